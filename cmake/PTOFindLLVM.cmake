@@ -1,0 +1,57 @@
+# Locates LLVM (14 through 19) through its CMake package or llvm-config,
+# and the test tools that ship with it (lit, FileCheck, not, count).
+
+set(_pto_llvm_hints "")
+find_program(PTO_LLVM_CONFIG NAMES llvm-config llvm-config-19 llvm-config-18
+  llvm-config-17 llvm-config-16 llvm-config-15 llvm-config-14)
+if(PTO_LLVM_CONFIG)
+  execute_process(COMMAND ${PTO_LLVM_CONFIG} --cmakedir
+    OUTPUT_VARIABLE _pto_llvm_cmakedir OUTPUT_STRIP_TRAILING_WHITESPACE
+    RESULT_VARIABLE _rc ERROR_QUIET)
+  if(_rc EQUAL 0)
+    list(APPEND _pto_llvm_hints ${_pto_llvm_cmakedir})
+  endif()
+endif()
+find_package(LLVM CONFIG HINTS ${_pto_llvm_hints})
+if(NOT LLVM_FOUND)
+  message(FATAL_ERROR "PTO needs LLVM 14 to 19 (its CMake package or llvm-config). "
+    "On Debian: apt-get install llvm-14-dev llvm-14-tools "
+    "(or run scripts/install-deps.sh).")
+endif()
+if(LLVM_VERSION_MAJOR LESS 14 OR LLVM_VERSION_MAJOR GREATER 19)
+  message(FATAL_ERROR "PTO supports LLVM 14 to 19, found ${LLVM_PACKAGE_VERSION} in ${LLVM_DIR}")
+endif()
+message(STATUS "PTO: using LLVM ${LLVM_PACKAGE_VERSION} from ${LLVM_DIR}")
+
+set(_pto_tool_dirs ${LLVM_TOOLS_BINARY_DIR})
+find_program(PTO_FILECHECK NAMES FileCheck HINTS ${_pto_tool_dirs} NO_DEFAULT_PATH)
+find_program(PTO_FILECHECK NAMES FileCheck FileCheck-${LLVM_VERSION_MAJOR})
+find_program(PTO_NOT NAMES not HINTS ${_pto_tool_dirs})
+find_program(PTO_COUNT NAMES count HINTS ${_pto_tool_dirs})
+
+# lit: a lit/llvm-lit on PATH, or lit.py inside the LLVM installation.
+find_program(PTO_LIT NAMES lit llvm-lit HINTS ${_pto_tool_dirs})
+if(NOT PTO_LIT)
+  find_file(PTO_LIT_PY lit.py
+    HINTS ${LLVM_TOOLS_BINARY_DIR}/../build/utils/lit
+          ${LLVM_LIBRARY_DIR}/../build/utils/lit
+          ${LLVM_INSTALL_PREFIX}/build/utils/lit
+    NO_DEFAULT_PATH)
+endif()
+
+if(PTO_BUILD_TESTS)
+  if(NOT PTO_FILECHECK OR NOT PTO_NOT)
+    message(FATAL_ERROR "FileCheck and not were not found next to LLVM ${LLVM_PACKAGE_VERSION}. "
+      "On Debian: apt-get install llvm-${LLVM_VERSION_MAJOR}-tools "
+      "(or run scripts/install-deps.sh).")
+  endif()
+  if(NOT PTO_LIT AND NOT PTO_LIT_PY)
+    message(FATAL_ERROR "lit was not found (looked for lit/llvm-lit on PATH and lit.py "
+      "under the LLVM installation). On Debian: apt-get install llvm-${LLVM_VERSION_MAJOR}-tools "
+      "(or run scripts/install-deps.sh).")
+  endif()
+endif()
+
+# mlir-opt of the same LLVM, for compatibility checks of the textual IR.
+find_program(PTO_MLIR_OPT NAMES mlir-opt HINTS ${_pto_tool_dirs} NO_DEFAULT_PATH)
+find_program(PTO_MLIR_OPT NAMES mlir-opt-${LLVM_VERSION_MAJOR} mlir-opt)

@@ -1,0 +1,930 @@
+/* Operations, regions, blocks, values and use-lists. */
+#include "IR/IRInternal.h"
+
+#include <assert.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Operation state                                                      */
+/* ------------------------------------------------------------------ */
+
+void pto_op_state_init(PtoOpState *st, PtoContext *ctx, const char *name,
+                       PtoLoc *loc) {
+  memset(st, 0, sizeof *st);
+  st->ctx = ctx;
+  if (name) {
+    st->name = pto_ident_cstr(ctx, name);
+    st->def = st->name->opdef;
+  }
+  st->loc = loc ? loc : ctx->l_unknown;
+}
+
+#define STATE_GROW(arr, num, cap, extra)                                     \
+  do {                                                                       \
+    if ((num) + (extra) > (cap)) {                                           \
+      unsigned ncap = (cap) ? (cap)*2 : 4;                                   \
+      while (ncap < (num) + (extra)) ncap *= 2;                              \
+      (arr) = pto_realloc((arr), ncap * sizeof(*(arr)));                     \
+      (cap) = ncap;                                                          \
+    }                                                                        \
+  } while (0)
+
+void pto_op_state_release(PtoOpState *st) {
+  for (unsigned i = 0; i < st->num_regions; i++)
+    if (st->regions[i]) pto_region_destroy(st->regions[i]);
+  pto_free(st->operands);
+  pto_free(st->result_types);
+  pto_free(st->attrs);
+  pto_free(st->regions);
+  pto_free(st->successors);
+  PtoContext *ctx = st->ctx;
+  memset(st, 0, sizeof *st);
+  st->ctx = ctx;
+}
+
+void pto_op_state_add_operand(PtoOpState *st, PtoValue *v) {
+  STATE_GROW(st->operands, st->num_operands, st->cap_operands, 1);
+  st->operands[st->num_operands++] = v;
+}
+
+void pto_op_state_add_operands(PtoOpState *st, PtoValue *const *v,
+                               unsigned n) {
+  STATE_GROW(st->operands, st->num_operands, st->cap_operands, n);
+  for (unsigned i = 0; i < n; i++) st->operands[st->num_operands++] = v[i];
+}
+
+void pto_op_state_add_result(PtoOpState *st, PtoType *t) {
+  STATE_GROW(st->result_types, st->num_results, st->cap_results, 1);
+  st->result_types[st->num_results++] = t;
+}
+
+void pto_op_state_add_results(PtoOpState *st, PtoType *const *t, unsigned n) {
+  STATE_GROW(st->result_types, st->num_results, st->cap_results, n);
+  for (unsigned i = 0; i < n; i++) st->result_types[st->num_results++] = t[i];
+}
+
+void pto_op_state_set_attr(PtoOpState *st, PtoIdent *name, PtoAttr *a) {
+  for (unsigned i = 0; i < st->num_attrs; i++)
+    if (st->attrs[i].name == name) {
+      st->attrs[i].value = a;
+      return;
+    }
+  STATE_GROW(st->attrs, st->num_attrs, st->cap_attrs, 1);
+  st->attrs[st->num_attrs].name = name;
+  st->attrs[st->num_attrs].value = a;
+  st->num_attrs++;
+}
+
+void pto_op_state_add_attr(PtoOpState *st, const char *name, PtoAttr *a) {
+  pto_op_state_set_attr(st, pto_ident_cstr(st->ctx, name), a);
+}
+
+PtoAttr *pto_op_state_get_attr(const PtoOpState *st, const char *name) {
+  for (unsigned i = 0; i < st->num_attrs; i++)
+    if (strcmp(st->attrs[i].name->str, name) == 0) return st->attrs[i].value;
+  return NULL;
+}
+
+PtoRegion *pto_op_state_add_region(PtoOpState *st) {
+  STATE_GROW(st->regions, st->num_regions, st->cap_regions, 1);
+  PtoRegion *r = pto_region_create(st->ctx);
+  st->regions[st->num_regions++] = r;
+  return r;
+}
+
+void pto_op_state_add_successor(PtoOpState *st, PtoBlock *b) {
+  STATE_GROW(st->successors, st->num_successors, st->cap_successors, 1);
+  st->successors[st->num_successors++] = b;
+}
+
+/* ------------------------------------------------------------------ */
+/* Creation and destruction                                             */
+/* ------------------------------------------------------------------ */
+
+static int attr_name_cmp(const PtoIdent *a, const PtoIdent *b) {
+  return strcmp(a->str, b->str);
+}
+
+/* Sorted insert into the op's attribute array. */
+static void op_put_attr(PtoOp *op, PtoIdent *name, PtoAttr *a) {
+  unsigned lo = 0, hi = op->num_attrs;
+  while (lo < hi) {
+    unsigned mid = (lo + hi) / 2;
+    int c = op->attrs[mid].name == name ? 0
+                                        : attr_name_cmp(op->attrs[mid].name, name);
+    if (c == 0) {
+      op->attrs[mid].value = a;
+      return;
+    }
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (op->num_attrs == op->cap_attrs) {
+    unsigned ncap = op->cap_attrs ? op->cap_attrs * 2 : 2;
+    PtoNamedAttr *na = pto_ir_alloc(op->ctx, ncap * sizeof *na);
+    if (op->num_attrs) memcpy(na, op->attrs, op->num_attrs * sizeof *na);
+    pto_ir_free(op->ctx, op->attrs, op->cap_attrs * sizeof *na);
+    op->attrs = na;
+    op->cap_attrs = ncap;
+  }
+  memmove(&op->attrs[lo + 1], &op->attrs[lo],
+          (op->num_attrs - lo) * sizeof *op->attrs);
+  op->attrs[lo].name = name;
+  op->attrs[lo].value = a;
+  op->num_attrs++;
+}
+
+static void region_init(PtoRegion *r, PtoContext *ctx, PtoOp *parent) {
+  pto_list_init(&r->blocks);
+  r->parent = parent;
+  r->ctx = ctx;
+}
+
+PtoOp *pto_op_create(PtoOpState *st) {
+  PtoContext *ctx = st->ctx;
+  size_t size = sizeof(PtoOp) + st->num_results * sizeof(PtoValue) +
+                st->num_regions * sizeof(PtoRegion) +
+                st->num_successors * sizeof(PtoBlock *) +
+                st->num_operands * sizeof(PtoUse);
+  PtoOp *op = pto_ir_alloc(ctx, size);
+  memset(op, 0, sizeof *op);
+  op->alloc_size = (uint32_t)size;
+  op->ctx = ctx;
+  op->name = st->name;
+  op->def = st->def ? st->def : st->name->opdef;
+  op->loc = st->loc ? st->loc : ctx->l_unknown;
+  pto_list_init(&op->node);
+  char *tail = (char *)(op->results + st->num_results);
+  op->num_results = st->num_results;
+  for (unsigned i = 0; i < st->num_results; i++) {
+    PtoValue *v = &op->results[i];
+    v->type = st->result_types[i];
+    v->first_use = NULL;
+    v->owner.op = op;
+    v->index = i;
+    v->is_arg = 0;
+    v->scratch = 0;
+  }
+  op->regions = (PtoRegion *)tail;
+  op->num_regions = (uint16_t)st->num_regions;
+  tail += st->num_regions * sizeof(PtoRegion);
+  for (unsigned i = 0; i < st->num_regions; i++) {
+    region_init(&op->regions[i], ctx, op);
+    if (st->regions[i]) {
+      pto_region_take_body(&op->regions[i], st->regions[i]);
+      pto_region_destroy(st->regions[i]);
+      st->regions[i] = NULL;
+    }
+  }
+  op->successors = (PtoBlock **)tail;
+  op->num_successors = (uint16_t)st->num_successors;
+  for (unsigned i = 0; i < st->num_successors; i++)
+    op->successors[i] = st->successors[i];
+  tail += st->num_successors * sizeof(PtoBlock *);
+  op->operands = (PtoUse *)tail;
+  op->operands_inline = true;
+  op->num_operands = op->cap_operands = st->num_operands;
+  for (unsigned i = 0; i < st->num_operands; i++) {
+    op->operands[i].owner = op;
+    pto_use_link(&op->operands[i], st->operands[i]);
+  }
+  for (unsigned i = 0; i < st->num_attrs; i++)
+    op_put_attr(op, st->attrs[i].name, st->attrs[i].value);
+  st->num_regions = 0;
+  pto_op_state_release(st);
+  return op;
+}
+
+PtoOp *pto_op_create_simple(PtoContext *ctx, const char *name, PtoLoc *loc,
+                            PtoValue *const *operands, unsigned nops,
+                            PtoType *const *result_types, unsigned nres,
+                            const PtoNamedAttr *attrs, unsigned nattrs) {
+  PtoOpState st;
+  pto_op_state_init(&st, ctx, name, loc);
+  pto_op_state_add_operands(&st, operands, nops);
+  pto_op_state_add_results(&st, result_types, nres);
+  for (unsigned i = 0; i < nattrs; i++)
+    pto_op_state_set_attr(&st, attrs[i].name, attrs[i].value);
+  return pto_op_create(&st);
+}
+
+static void region_clear(PtoRegion *r) {
+  /* Drop every use inside the region first so that blocks can be destroyed
+   * in any order even when values are used across blocks. */
+  PTO_FOR_BLOCKS(r, b) {
+    PTO_FOR_OPS(b, op) {
+      for (unsigned i = 0; i < op->num_operands; i++)
+        pto_use_unlink(&op->operands[i]);
+    }
+  }
+  while (!pto_list_empty(&r->blocks)) {
+    PtoBlock *b = block_from_node(r->blocks.next);
+    pto_block_erase(b);
+  }
+}
+
+void pto_op_destroy(PtoOp *op) {
+  assert(!op->block && "destroying an op still in a block");
+  for (unsigned i = 0; i < op->num_operands; i++)
+    pto_use_unlink(&op->operands[i]);
+  /* Remaining uses (only in IR being torn down after an error) are
+   * detached rather than left dangling. */
+  for (unsigned i = 0; i < op->num_results; i++)
+    while (op->results[i].first_use) pto_use_unlink(op->results[i].first_use);
+  for (unsigned i = 0; i < op->num_regions; i++) region_clear(&op->regions[i]);
+  if (!op->operands_inline)
+    pto_ir_free(op->ctx, op->operands, op->cap_operands * sizeof(PtoUse));
+  pto_ir_free(op->ctx, op->attrs, op->cap_attrs * sizeof(PtoNamedAttr));
+  pto_ir_free(op->ctx, op, op->alloc_size);
+}
+
+void pto_op_remove(PtoOp *op) {
+  if (!op->block) return;
+  pto_list_remove(&op->node);
+  op->block = NULL;
+}
+
+void pto_op_erase(PtoOp *op) {
+  pto_op_remove(op);
+  pto_op_destroy(op);
+}
+
+static void block_insert_node(PtoBlock *b, PtoListNode *pos, PtoOp *op) {
+  assert(!op->block);
+  pto_list_insert_before(pos, &op->node);
+  op->block = b;
+  /* appending keeps the order valid when the previous op is numbered */
+  if (b->order_valid) {
+    if (pos == &b->ops && op->node.prev != &b->ops) {
+      op->order = op_from_node(op->node.prev)->order + 1;
+    } else if (pos == &b->ops) {
+      op->order = 0;
+    } else {
+      b->order_valid = false;
+    }
+  }
+}
+
+void pto_op_move_before(PtoOp *op, PtoOp *pos) {
+  pto_op_remove(op);
+  block_insert_node(pos->block, &pos->node, op);
+}
+
+void pto_op_move_after(PtoOp *op, PtoOp *pos) {
+  pto_op_remove(op);
+  block_insert_node(pos->block, pos->node.next, op);
+}
+
+/* ------------------------------------------------------------------ */
+/* Accessors                                                            */
+/* ------------------------------------------------------------------ */
+
+PtoContext *pto_op_ctx(const PtoOp *op) { return op->ctx; }
+PtoIdent *pto_op_name(const PtoOp *op) { return op->name; }
+const char *pto_op_name_str(const PtoOp *op) { return op->name->str; }
+const PtoOpDef *pto_op_def(const PtoOp *op) { return op->def; }
+bool pto_op_is(const PtoOp *op, const char *name) {
+  return op && strcmp(op->name->str, name) == 0;
+}
+bool pto_op_has_trait(const PtoOp *op, uint32_t trait) {
+  return op->def && (op->def->traits & trait) == trait;
+}
+PtoLoc *pto_op_loc(const PtoOp *op) { return op->loc; }
+void pto_op_set_loc(PtoOp *op, PtoLoc *loc) { op->loc = loc; }
+PtoBlock *pto_op_block(const PtoOp *op) { return op->block; }
+PtoRegion *pto_op_parent_region(const PtoOp *op) {
+  return op->block ? op->block->parent : NULL;
+}
+PtoOp *pto_op_parent_op(const PtoOp *op) {
+  PtoRegion *r = pto_op_parent_region(op);
+  return r ? r->parent : NULL;
+}
+PtoOp *pto_op_next(const PtoOp *op) {
+  if (!op->block || op->node.next == &op->block->ops) return NULL;
+  return op_from_node(op->node.next);
+}
+PtoOp *pto_op_prev(const PtoOp *op) {
+  if (!op->block || op->node.prev == &op->block->ops) return NULL;
+  return op_from_node(op->node.prev);
+}
+bool pto_op_is_ancestor_of(const PtoOp *op, const PtoOp *other) {
+  for (const PtoOp *o = other; o; o = pto_op_parent_op(o))
+    if (o == op) return true;
+  return false;
+}
+
+static void block_renumber(PtoBlock *b) {
+  uint32_t i = 0;
+  for (PtoListNode *n = b->ops.next; n != &b->ops; n = n->next)
+    op_from_node(n)->order = i++;
+  b->order_valid = true;
+}
+
+bool pto_op_is_before_in_block(const PtoOp *a, const PtoOp *b) {
+  assert(a->block && a->block == b->block);
+  if (!a->block->order_valid) block_renumber(a->block);
+  return a->order < b->order;
+}
+
+unsigned pto_op_num_operands(const PtoOp *op) { return op->num_operands; }
+PtoValue *pto_op_operand(const PtoOp *op, unsigned i) {
+  return op->operands[i].value;
+}
+void pto_op_set_operand(PtoOp *op, unsigned i, PtoValue *v) {
+  PtoUse *u = &op->operands[i];
+  if (u->value == v) return;
+  pto_use_unlink(u);
+  pto_use_link(u, v);
+}
+
+void pto_op_set_operands(PtoOp *op, unsigned start, unsigned count,
+                         PtoValue *const *vals, unsigned n) {
+  assert(start + count <= op->num_operands);
+  unsigned newn = op->num_operands - count + n;
+  /* Unlink everything from `start` on, rebuild the tail. */
+  unsigned tail_n = op->num_operands - start - count;
+  PtoValue *tmp_buf[16];
+  PtoValue **tail = tail_n <= 16 ? tmp_buf : pto_malloc(tail_n * sizeof *tail);
+  for (unsigned i = 0; i < tail_n; i++)
+    tail[i] = op->operands[start + count + i].value;
+  for (unsigned i = start; i < op->num_operands; i++)
+    pto_use_unlink(&op->operands[i]);
+  if (newn > op->cap_operands) {
+    PtoUse *nu = pto_ir_alloc(op->ctx, newn * sizeof(PtoUse));
+    for (unsigned i = 0; i < start; i++) {
+      PtoValue *v = op->operands[i].value;
+      pto_use_unlink(&op->operands[i]);
+      nu[i].owner = op;
+      pto_use_link(&nu[i], v);
+    }
+    if (!op->operands_inline)
+      pto_ir_free(op->ctx, op->operands, op->cap_operands * sizeof(PtoUse));
+    op->operands = nu;
+    op->operands_inline = false;
+    op->cap_operands = newn;
+  }
+  for (unsigned i = 0; i < n; i++) {
+    op->operands[start + i].owner = op;
+    pto_use_link(&op->operands[start + i], vals[i]);
+  }
+  for (unsigned i = 0; i < tail_n; i++) {
+    op->operands[start + n + i].owner = op;
+    pto_use_link(&op->operands[start + n + i], tail[i]);
+  }
+  op->num_operands = newn;
+  if (tail != tmp_buf) pto_free(tail);
+}
+
+unsigned pto_op_num_results(const PtoOp *op) { return op->num_results; }
+PtoValue *pto_op_result(const PtoOp *op, unsigned i) {
+  return (PtoValue *)&op->results[i];
+}
+unsigned pto_op_num_regions(const PtoOp *op) { return op->num_regions; }
+PtoRegion *pto_op_region(const PtoOp *op, unsigned i) {
+  return &op->regions[i];
+}
+unsigned pto_op_num_successors(const PtoOp *op) { return op->num_successors; }
+PtoBlock *pto_op_successor(const PtoOp *op, unsigned i) {
+  return op->successors[i];
+}
+void pto_op_set_successor(PtoOp *op, unsigned i, PtoBlock *b) {
+  op->successors[i] = b;
+}
+
+unsigned pto_op_num_attrs(const PtoOp *op) { return op->num_attrs; }
+const PtoNamedAttr *pto_op_attrs(const PtoOp *op) { return op->attrs; }
+
+PtoAttr *pto_op_attr_id(const PtoOp *op, const PtoIdent *name) {
+  for (unsigned i = 0; i < op->num_attrs; i++)
+    if (op->attrs[i].name == name) return op->attrs[i].value;
+  return NULL;
+}
+
+PtoAttr *pto_op_attr(const PtoOp *op, const char *name) {
+  for (unsigned i = 0; i < op->num_attrs; i++)
+    if (strcmp(op->attrs[i].name->str, name) == 0) return op->attrs[i].value;
+  return NULL;
+}
+
+void pto_op_set_attr_id(PtoOp *op, PtoIdent *name, PtoAttr *a) {
+  if (!a) {
+    pto_op_remove_attr(op, name->str);
+    return;
+  }
+  op_put_attr(op, name, a);
+}
+
+void pto_op_set_attr(PtoOp *op, const char *name, PtoAttr *a) {
+  pto_op_set_attr_id(op, pto_ident_cstr(op->ctx, name), a);
+}
+
+bool pto_op_remove_attr(PtoOp *op, const char *name) {
+  for (unsigned i = 0; i < op->num_attrs; i++)
+    if (strcmp(op->attrs[i].name->str, name) == 0) {
+      memmove(&op->attrs[i], &op->attrs[i + 1],
+              (op->num_attrs - i - 1) * sizeof *op->attrs);
+      op->num_attrs--;
+      return true;
+    }
+  return false;
+}
+
+int64_t pto_op_attr_int(const PtoOp *op, const char *name, int64_t dflt) {
+  PtoAttr *a = pto_op_attr(op, name);
+  return a && a->kind == PTO_ATTR_INTEGER ? a->u.i : dflt;
+}
+
+bool pto_op_attr_flag(const PtoOp *op, const char *name) {
+  PtoAttr *a = pto_op_attr(op, name);
+  if (!a) return false;
+  if (a->kind == PTO_ATTR_UNIT) return true;
+  return a->kind == PTO_ATTR_INTEGER && a->u.i != 0;
+}
+
+const char *pto_op_attr_str(const PtoOp *op, const char *name) {
+  return pto_attr_str(pto_op_attr(op, name));
+}
+
+static bool region_effect_free(PtoRegion *r) {
+  PTO_FOR_BLOCKS(r, b) {
+    PTO_FOR_OPS(b, o) {
+      if (pto_op_has_trait(o, PTO_TRAIT_TERMINATOR) &&
+          !pto_op_has_trait(o, PTO_TRAIT_RETURN_LIKE) && !o->num_successors)
+        continue; /* scf.yield-like terminators only forward values */
+      if (!pto_op_is_effect_free(o)) return false;
+    }
+  }
+  return true;
+}
+
+bool pto_op_is_effect_free(const PtoOp *op) {
+  if (!op->def) return false;
+  if (op->def->traits & PTO_TRAIT_PURE) {
+    if (!(op->def->traits & PTO_TRAIT_RECURSIVE_EFFECTS)) return true;
+  }
+  if (op->def->traits & PTO_TRAIT_RECURSIVE_EFFECTS) {
+    for (unsigned i = 0; i < op->num_regions; i++)
+      if (!region_effect_free(&op->regions[i])) return false;
+    return true;
+  }
+  return false;
+}
+
+PtoAttr *pto_op_constant_value(const PtoOp *op) {
+  if (!pto_op_has_trait(op, PTO_TRAIT_CONSTANT_LIKE)) return NULL;
+  return pto_op_attr(op, "value");
+}
+
+/* ------------------------------------------------------------------ */
+/* Regions                                                              */
+/* ------------------------------------------------------------------ */
+
+PtoRegion *pto_region_create(PtoContext *ctx) {
+  PtoRegion *r = pto_ir_alloc(ctx, sizeof *r);
+  region_init(r, ctx, NULL);
+  return r;
+}
+
+void pto_region_destroy(PtoRegion *r) {
+  region_clear(r);
+  pto_ir_free(r->ctx, r, sizeof *r);
+}
+
+PtoOp *pto_region_parent_op(const PtoRegion *r) { return r->parent; }
+PtoBlock *pto_region_first_block(const PtoRegion *r) {
+  return pto_list_empty(&r->blocks) ? NULL : block_from_node(r->blocks.next);
+}
+PtoBlock *pto_region_last_block(const PtoRegion *r) {
+  return pto_list_empty(&r->blocks) ? NULL : block_from_node(r->blocks.prev);
+}
+bool pto_region_empty(const PtoRegion *r) { return pto_list_empty(&r->blocks); }
+unsigned pto_region_num_blocks(const PtoRegion *r) {
+  unsigned n = 0;
+  for (PtoListNode *x = r->blocks.next; x != &r->blocks; x = x->next) n++;
+  return n;
+}
+
+void pto_region_push_block(PtoRegion *r, PtoBlock *b) {
+  assert(!b->parent);
+  pto_list_push_back(&r->blocks, &b->node);
+  b->parent = r;
+}
+
+void pto_region_insert_block_after(PtoRegion *r, PtoBlock *pos, PtoBlock *b) {
+  assert(!b->parent);
+  pto_list_insert_after(pos ? &pos->node : &r->blocks, &b->node);
+  b->parent = r;
+}
+
+void pto_region_take_body(PtoRegion *to, PtoRegion *from) {
+  while (!pto_list_empty(&from->blocks)) {
+    PtoBlock *b = block_from_node(from->blocks.next);
+    pto_list_remove(&b->node);
+    b->parent = NULL;
+    pto_region_push_block(to, b);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Blocks                                                               */
+/* ------------------------------------------------------------------ */
+
+PtoBlock *pto_block_create(PtoContext *ctx) {
+  PtoBlock *b = pto_ir_alloc(ctx, sizeof *b);
+  memset(b, 0, sizeof *b);
+  pto_list_init(&b->node);
+  pto_list_init(&b->ops);
+  b->ctx = ctx;
+  b->order_valid = true;
+  return b;
+}
+
+void pto_block_erase(PtoBlock *b) {
+  if (b->parent) {
+    pto_list_remove(&b->node);
+    b->parent = NULL;
+  }
+  /* Drop uses inside first (ops may use values of later ops in graph-like
+   * or invalid IR), then destroy back to front. */
+  PTO_FOR_OPS(b, op) {
+    for (unsigned i = 0; i < op->num_operands; i++)
+      pto_use_unlink(&op->operands[i]);
+  }
+  while (!pto_list_empty(&b->ops)) {
+    PtoOp *op = op_from_node(b->ops.prev);
+    for (unsigned i = 0; i < op->num_results; i++) {
+      /* any remaining uses come from outside the block: detach them */
+      while (op->results[i].first_use) pto_use_unlink(op->results[i].first_use);
+    }
+    pto_op_erase(op);
+  }
+  for (uint32_t i = 0; i < b->nargs; i++) {
+    while (b->args[i]->v.first_use) pto_use_unlink(b->args[i]->v.first_use);
+    pto_ir_free(b->ctx, b->args[i], sizeof(PtoBlockArg));
+  }
+  pto_ir_free(b->ctx, b->args, b->cap_args * sizeof(PtoBlockArg *));
+  pto_ir_free(b->ctx, b, sizeof *b);
+}
+
+PtoRegion *pto_block_region(const PtoBlock *b) { return b->parent; }
+PtoOp *pto_block_parent_op(const PtoBlock *b) {
+  return b->parent ? b->parent->parent : NULL;
+}
+PtoBlock *pto_block_next(const PtoBlock *b) {
+  if (!b->parent || b->node.next == &b->parent->blocks) return NULL;
+  return block_from_node(b->node.next);
+}
+PtoBlock *pto_block_prev(const PtoBlock *b) {
+  if (!b->parent || b->node.prev == &b->parent->blocks) return NULL;
+  return block_from_node(b->node.prev);
+}
+unsigned pto_block_num_args(const PtoBlock *b) { return b->nargs; }
+PtoValue *pto_block_arg(const PtoBlock *b, unsigned i) {
+  return &b->args[i]->v;
+}
+
+PtoValue *pto_block_insert_arg(PtoBlock *b, unsigned i, PtoType *t,
+                               PtoLoc *loc) {
+  if (b->nargs == b->cap_args) {
+    uint32_t ncap = b->cap_args ? b->cap_args * 2 : 4;
+    PtoBlockArg **na = pto_ir_alloc(b->ctx, ncap * sizeof *na);
+    if (b->nargs) memcpy(na, b->args, b->nargs * sizeof *na);
+    pto_ir_free(b->ctx, b->args, b->cap_args * sizeof *na);
+    b->args = na;
+    b->cap_args = ncap;
+  }
+  PtoBlockArg *a = pto_ir_alloc(b->ctx, sizeof *a);
+  memset(a, 0, sizeof *a);
+  a->v.type = t;
+  a->v.owner.block = b;
+  a->v.is_arg = 1;
+  a->loc = loc ? loc : b->ctx->l_unknown;
+  memmove(&b->args[i + 1], &b->args[i], (b->nargs - i) * sizeof *b->args);
+  b->args[i] = a;
+  b->nargs++;
+  for (uint32_t k = i; k < b->nargs; k++) b->args[k]->v.index = k;
+  return &a->v;
+}
+
+PtoValue *pto_block_add_arg(PtoBlock *b, PtoType *t, PtoLoc *loc) {
+  return pto_block_insert_arg(b, b->nargs, t, loc);
+}
+
+void pto_block_erase_arg(PtoBlock *b, unsigned i) {
+  assert(i < b->nargs && !b->args[i]->v.first_use);
+  pto_ir_free(b->ctx, b->args[i], sizeof(PtoBlockArg));
+  memmove(&b->args[i], &b->args[i + 1], (b->nargs - i - 1) * sizeof *b->args);
+  b->nargs--;
+  for (uint32_t k = i; k < b->nargs; k++) b->args[k]->v.index = k;
+}
+
+PtoLoc *pto_block_arg_loc(const PtoValue *arg) {
+  return ((const PtoBlockArg *)arg)->loc;
+}
+
+PtoOp *pto_block_first_op(const PtoBlock *b) {
+  return pto_list_empty(&b->ops) ? NULL : op_from_node(b->ops.next);
+}
+PtoOp *pto_block_last_op(const PtoBlock *b) {
+  return pto_list_empty(&b->ops) ? NULL : op_from_node(b->ops.prev);
+}
+bool pto_block_empty(const PtoBlock *b) { return pto_list_empty(&b->ops); }
+
+PtoOp *pto_block_terminator(const PtoBlock *b) {
+  PtoOp *last = pto_block_last_op(b);
+  if (!last) return NULL;
+  if (!last->def || (last->def->traits & PTO_TRAIT_TERMINATOR)) return last;
+  return NULL;
+}
+
+void pto_block_append(PtoBlock *b, PtoOp *op) {
+  block_insert_node(b, &b->ops, op);
+}
+void pto_block_prepend(PtoBlock *b, PtoOp *op) {
+  block_insert_node(b, b->ops.next, op);
+}
+void pto_block_insert_before(PtoOp *pos, PtoOp *op) {
+  block_insert_node(pos->block, &pos->node, op);
+}
+void pto_block_insert_after(PtoOp *pos, PtoOp *op) {
+  block_insert_node(pos->block, pos->node.next, op);
+}
+
+void pto_block_splice(PtoBlock *to, PtoOp *pos, PtoBlock *from, PtoOp *first) {
+  PtoOp *o = first;
+  while (o) {
+    PtoOp *next = pto_op_next(o);
+    pto_op_remove(o);
+    if (pos)
+      block_insert_node(to, &pos->node, o);
+    else
+      block_insert_node(to, &to->ops, o);
+    o = next;
+  }
+  (void)from;
+}
+
+/* ------------------------------------------------------------------ */
+/* Values and uses                                                      */
+/* ------------------------------------------------------------------ */
+
+PtoType *pto_value_type(const PtoValue *v) { return v->type; }
+void pto_value_set_type(PtoValue *v, PtoType *t) { v->type = t; }
+PtoContext *pto_value_ctx(const PtoValue *v) {
+  return v->is_arg ? v->owner.block->ctx : v->owner.op->ctx;
+}
+bool pto_value_is_block_arg(const PtoValue *v) { return v->is_arg; }
+PtoOp *pto_value_def_op(const PtoValue *v) {
+  return v->is_arg ? NULL : v->owner.op;
+}
+PtoBlock *pto_value_owner_block(const PtoValue *v) {
+  return v->is_arg ? v->owner.block : NULL;
+}
+PtoBlock *pto_value_parent_block(const PtoValue *v) {
+  return v->is_arg ? v->owner.block : v->owner.op->block;
+}
+unsigned pto_value_index(const PtoValue *v) { return v->index; }
+PtoLoc *pto_value_loc(const PtoValue *v) {
+  return v->is_arg ? ((const PtoBlockArg *)v)->loc : v->owner.op->loc;
+}
+PtoUse *pto_value_first_use(const PtoValue *v) { return v->first_use; }
+bool pto_value_has_uses(const PtoValue *v) { return v->first_use != NULL; }
+bool pto_value_has_one_use(const PtoValue *v) {
+  return v->first_use && !v->first_use->next;
+}
+unsigned pto_value_num_uses(const PtoValue *v) {
+  unsigned n = 0;
+  for (PtoUse *u = v->first_use; u; u = u->next) n++;
+  return n;
+}
+
+void pto_value_replace_all_uses(PtoValue *from, PtoValue *to) {
+  if (from == to) return;
+  while (from->first_use) {
+    PtoUse *u = from->first_use;
+    pto_use_unlink(u);
+    pto_use_link(u, to);
+  }
+}
+
+void pto_value_replace_uses_except(PtoValue *from, PtoValue *to,
+                                   PtoOp *except) {
+  PtoUse *u = from->first_use;
+  while (u) {
+    PtoUse *next = u->next;
+    if (!pto_op_is_ancestor_of(except, u->owner)) {
+      pto_use_unlink(u);
+      pto_use_link(u, to);
+    }
+    u = next;
+  }
+}
+
+PtoAttr *pto_value_constant(const PtoValue *v) {
+  if (v->is_arg) return NULL;
+  return pto_op_constant_value(v->owner.op);
+}
+
+PtoUse *pto_use_next(const PtoUse *u) { return u->next; }
+PtoOp *pto_use_owner(const PtoUse *u) { return u->owner; }
+unsigned pto_use_operand_index(const PtoUse *u) {
+  return (unsigned)(u - u->owner->operands);
+}
+PtoValue *pto_use_value(const PtoUse *u) { return u->value; }
+
+void pto_op_replace_all_uses(PtoOp *op, PtoValue *const *vals) {
+  for (unsigned i = 0; i < op->num_results; i++)
+    pto_value_replace_all_uses(&op->results[i], vals[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Value maps and cloning                                               */
+/* ------------------------------------------------------------------ */
+
+struct PtoValueMap {
+  PtoPtrMap values;
+  PtoPtrMap blocks;
+};
+
+PtoValueMap *pto_value_map_create(void) {
+  PtoValueMap *m = pto_malloc(sizeof *m);
+  pto_ptrmap_init(&m->values);
+  pto_ptrmap_init(&m->blocks);
+  return m;
+}
+void pto_value_map_destroy(PtoValueMap *m) {
+  if (!m) return;
+  pto_ptrmap_release(&m->values);
+  pto_ptrmap_release(&m->blocks);
+  pto_free(m);
+}
+void pto_value_map_set(PtoValueMap *m, const PtoValue *from, PtoValue *to) {
+  pto_ptrmap_put(&m->values, (uintptr_t)from, to);
+}
+PtoValue *pto_value_map_get(const PtoValueMap *m, const PtoValue *from) {
+  return m ? pto_ptrmap_get(&m->values, (uintptr_t)from) : NULL;
+}
+PtoValue *pto_value_map_lookup(const PtoValueMap *m, PtoValue *from) {
+  PtoValue *v = pto_value_map_get(m, from);
+  return v ? v : from;
+}
+void pto_value_map_set_block(PtoValueMap *m, const PtoBlock *from,
+                             PtoBlock *to) {
+  pto_ptrmap_put(&m->blocks, (uintptr_t)from, to);
+}
+PtoBlock *pto_value_map_get_block(const PtoValueMap *m, const PtoBlock *from) {
+  return m ? pto_ptrmap_get(&m->blocks, (uintptr_t)from) : NULL;
+}
+
+static PtoOp *clone_op(PtoOp *op, PtoValueMap *map);
+
+static void clone_region_into(PtoRegion *from, PtoRegion *to,
+                              PtoValueMap *map) {
+  /* Blocks first (successors may refer forward), then their ops. */
+  PTO_FOR_BLOCKS(from, b) {
+    PtoBlock *nb = pto_block_create(to->ctx);
+    for (uint32_t i = 0; i < b->nargs; i++) {
+      PtoValue *na = pto_block_add_arg(nb, b->args[i]->v.type, b->args[i]->loc);
+      pto_value_map_set(map, &b->args[i]->v, na);
+    }
+    pto_value_map_set_block(map, b, nb);
+    pto_region_push_block(to, nb);
+  }
+  PTO_FOR_BLOCKS(from, b) {
+    PtoBlock *nb = pto_value_map_get_block(map, b);
+    PTO_FOR_OPS(b, o) pto_block_append(nb, clone_op(o, map));
+  }
+}
+
+void pto_region_clone_into(PtoRegion *from, PtoRegion *to, PtoValueMap *map) {
+  PtoValueMap *own = map ? NULL : pto_value_map_create();
+  clone_region_into(from, to, map ? map : own);
+  pto_value_map_destroy(own);
+}
+
+static PtoOp *clone_op(PtoOp *op, PtoValueMap *map) {
+  PtoOpState st;
+  memset(&st, 0, sizeof st);
+  st.ctx = op->ctx;
+  st.name = op->name;
+  st.def = op->def;
+  st.loc = op->loc;
+  for (unsigned i = 0; i < op->num_operands; i++)
+    pto_op_state_add_operand(&st,
+                             pto_value_map_lookup(map, op->operands[i].value));
+  for (unsigned i = 0; i < op->num_results; i++)
+    pto_op_state_add_result(&st, op->results[i].type);
+  for (unsigned i = 0; i < op->num_attrs; i++)
+    pto_op_state_set_attr(&st, op->attrs[i].name, op->attrs[i].value);
+  for (unsigned i = 0; i < op->num_successors; i++) {
+    PtoBlock *s = pto_value_map_get_block(map, op->successors[i]);
+    pto_op_state_add_successor(&st, s ? s : op->successors[i]);
+  }
+  for (unsigned i = 0; i < op->num_regions; i++) pto_op_state_add_region(&st);
+  PtoRegion **regs = NULL;
+  unsigned nregs = st.num_regions;
+  if (nregs) {
+    regs = pto_malloc(nregs * sizeof *regs);
+    memcpy(regs, st.regions, nregs * sizeof *regs);
+  }
+  for (unsigned i = 0; i < nregs; i++)
+    clone_region_into(&op->regions[i], regs[i], map);
+  pto_free(regs);
+  PtoOp *nop = pto_op_create(&st);
+  for (unsigned i = 0; i < op->num_results; i++)
+    pto_value_map_set(map, &op->results[i], &nop->results[i]);
+  return nop;
+}
+
+PtoOp *pto_op_clone(PtoOp *op, PtoValueMap *map) {
+  PtoValueMap *own = map ? NULL : pto_value_map_create();
+  PtoOp *c = clone_op(op, map ? map : own);
+  pto_value_map_destroy(own);
+  return c;
+}
+
+/* ------------------------------------------------------------------ */
+/* Builder                                                              */
+/* ------------------------------------------------------------------ */
+
+void pto_builder_init(PtoBuilder *b, PtoContext *ctx) {
+  memset(b, 0, sizeof *b);
+  b->ctx = ctx;
+  b->loc = ctx->l_unknown;
+}
+void pto_builder_set_before(PtoBuilder *b, PtoOp *op) {
+  b->block = op->block;
+  b->before = op;
+}
+void pto_builder_set_after(PtoBuilder *b, PtoOp *op) {
+  b->block = op->block;
+  b->before = pto_op_next(op);
+}
+void pto_builder_set_block_end(PtoBuilder *b, PtoBlock *blk) {
+  b->block = blk;
+  b->before = NULL;
+}
+void pto_builder_set_block_start(PtoBuilder *b, PtoBlock *blk) {
+  b->block = blk;
+  b->before = pto_block_first_op(blk);
+}
+PtoOp *pto_builder_insert(PtoBuilder *b, PtoOp *op) {
+  if (!b->block) return op;
+  if (b->before)
+    pto_block_insert_before(b->before, op);
+  else
+    pto_block_append(b->block, op);
+  return op;
+}
+PtoOp *pto_builder_create(PtoBuilder *b, PtoOpState *st) {
+  if (!st->loc || st->loc == b->ctx->l_unknown) st->loc = b->loc;
+  return pto_builder_insert(b, pto_op_create(st));
+}
+PtoOp *pto_builder_create_simple(PtoBuilder *b, const char *name,
+                                 PtoValue *const *operands, unsigned nops,
+                                 PtoType *const *result_types, unsigned nres,
+                                 const PtoNamedAttr *attrs, unsigned nattrs) {
+  return pto_builder_insert(
+      b, pto_op_create_simple(b->ctx, name, b->loc, operands, nops,
+                              result_types, nres, attrs, nattrs));
+}
+
+/* ------------------------------------------------------------------ */
+/* Walks                                                                */
+/* ------------------------------------------------------------------ */
+
+PtoWalkResult pto_region_walk(PtoRegion *r, PtoWalkOrder order, PtoWalkFn fn,
+                              void *user) {
+  PtoBlock *b = pto_region_first_block(r);
+  while (b) {
+    PtoBlock *nb = pto_block_next(b);
+    PtoOp *o = pto_block_first_op(b);
+    while (o) {
+      PtoOp *next = pto_op_next(o);
+      if (pto_op_walk(o, order, fn, user) == PTO_WALK_INTERRUPT)
+        return PTO_WALK_INTERRUPT;
+      o = next;
+    }
+    b = nb;
+  }
+  return PTO_WALK_ADVANCE;
+}
+
+PtoWalkResult pto_op_walk(PtoOp *op, PtoWalkOrder order, PtoWalkFn fn,
+                          void *user) {
+  if (order == PTO_WALK_PRE) {
+    PtoWalkResult r = fn(op, user);
+    if (r == PTO_WALK_INTERRUPT) return r;
+    if (r == PTO_WALK_SKIP) return PTO_WALK_ADVANCE;
+  }
+  for (unsigned i = 0; i < op->num_regions; i++)
+    if (pto_region_walk(&op->regions[i], order, fn, user) == PTO_WALK_INTERRUPT)
+      return PTO_WALK_INTERRUPT;
+  if (order == PTO_WALK_POST) {
+    PtoWalkResult r = fn(op, user);
+    if (r == PTO_WALK_INTERRUPT) return r;
+  }
+  return PTO_WALK_ADVANCE;
+}

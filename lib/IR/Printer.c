@@ -1,0 +1,770 @@
+/* Printer for the textual IR: custom forms through op hooks by default,
+ * MLIR's generic form on request. SSA names are assigned per
+ * isolated-from-above scope, in program order, so output is stable. */
+#include "IR/IRInternal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct PtoPrinter {
+  PtoContext *ctx;
+  PtoStr *out;
+  unsigned indent;
+  unsigned flags;
+};
+
+#define ARG_NAME_BIT (UINT32_C(1) << 31)
+
+/* ------------------------------------------------------------------ */
+/* Naming                                                               */
+/* ------------------------------------------------------------------ */
+
+typedef struct NameCounters {
+  uint32_t next_value;
+  uint32_t next_arg;
+} NameCounters;
+
+static void number_region(PtoRegion *r, NameCounters *nc);
+
+static void number_op_regions(PtoOp *op, NameCounters *nc) {
+  if (op->def && (op->def->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)) {
+    NameCounters fresh = {0, 0};
+    for (unsigned i = 0; i < op->num_regions; i++)
+      number_region(&op->regions[i], &fresh);
+  } else {
+    for (unsigned i = 0; i < op->num_regions; i++)
+      number_region(&op->regions[i], nc);
+  }
+}
+
+static void number_region(PtoRegion *r, NameCounters *nc) {
+  uint32_t bnum = 0;
+  PTO_FOR_BLOCKS(r, b) {
+    b->scratch = bnum++;
+    bool entry = b == pto_region_first_block(r);
+    for (uint32_t i = 0; i < b->nargs; i++)
+      b->args[i]->v.scratch =
+          entry ? (nc->next_arg++ | ARG_NAME_BIT) + 0 : nc->next_value++;
+    PTO_FOR_OPS(b, op) {
+      if (op->num_results) {
+        uint32_t n = nc->next_value++;
+        for (unsigned i = 0; i < op->num_results; i++) op->results[i].scratch = n;
+      }
+    }
+  }
+  PTO_FOR_BLOCKS(r, b) {
+    PTO_FOR_OPS(b, op) number_op_regions(op, nc);
+  }
+}
+
+/* Numbers every value visible while printing `op`. */
+static void number_for_print(PtoOp *op, unsigned flags) {
+  PtoOp *root = op;
+  if (!(flags & PTO_PRINT_LOCAL_SCOPE)) {
+    while (pto_op_parent_op(root) &&
+           !(root->def && (root->def->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)))
+      root = pto_op_parent_op(root);
+  }
+  NameCounters nc = {0, 0};
+  if (root != op) {
+    /* number the enclosing scope so that outer values have names */
+    number_op_regions(root, &nc);
+    return;
+  }
+  if (op->num_results)
+    for (unsigned i = 0; i < op->num_results; i++) op->results[i].scratch = 0;
+  NameCounters top = {op->num_results ? 1u : 0u, 0};
+  number_op_regions(op, &top);
+}
+
+/* ------------------------------------------------------------------ */
+/* Low-level output                                                     */
+/* ------------------------------------------------------------------ */
+
+PtoContext *pto_printer_ctx(PtoPrinter *p) { return p->ctx; }
+void pto_printer_puts(PtoPrinter *p, const char *s) { pto_str_puts(p->out, s); }
+void pto_printer_printf(PtoPrinter *p, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  pto_str_vprintf(p->out, fmt, ap);
+  va_end(ap);
+}
+void pto_printer_print_int(PtoPrinter *p, int64_t v) { pto_str_int(p->out, v); }
+
+bool pto_is_bare_identifier(const char *s, size_t n) {
+  if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_')) return false;
+  for (size_t i = 1; i < n; i++)
+    if (!(isalnum((unsigned char)s[i]) || s[i] == '_' || s[i] == '$' ||
+          s[i] == '.'))
+      return false;
+  return true;
+}
+
+static void print_symbol(PtoStr *s, const PtoIdent *id) {
+  pto_str_putc(s, '@');
+  if (pto_is_bare_identifier(id->str, id->len))
+    pto_str_append(s, id->str, id->len);
+  else
+    pto_str_quoted(s, id->str, id->len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Types                                                                */
+/* ------------------------------------------------------------------ */
+
+static void print_type(PtoPrinter *p, PtoType *t);
+
+static void print_dims(PtoStr *s, const int64_t *dims, unsigned rank) {
+  for (unsigned i = 0; i < rank; i++) {
+    if (dims[i] == PTO_DYN)
+      pto_str_putc(s, '?');
+    else
+      pto_str_int(s, dims[i]);
+    pto_str_putc(s, 'x');
+  }
+}
+
+void pto_printer_print_dims(PtoPrinter *p, const int64_t *dims, unsigned rank) {
+  print_dims(p->out, dims, rank);
+}
+
+static void print_type(PtoPrinter *p, PtoType *t) {
+  PtoStr *s = p->out;
+  if (!t) {
+    pto_str_puts(s, "<<NULL TYPE>>");
+    return;
+  }
+  switch ((PtoTypeKind)t->kind) {
+  case PTO_TYPE_INTEGER:
+    if (t->signedness == PTO_SIGNED) pto_str_putc(s, 's');
+    if (t->signedness == PTO_UNSIGNED) pto_str_putc(s, 'u');
+    pto_str_putc(s, 'i');
+    pto_str_uint(s, t->sub);
+    return;
+  case PTO_TYPE_INDEX:
+    pto_str_puts(s, "index");
+    return;
+  case PTO_TYPE_FLOAT: {
+    static const char *names[] = {"f16", "bf16", "f32", "f64"};
+    pto_str_puts(s, names[t->sub]);
+    return;
+  }
+  case PTO_TYPE_NONE:
+    pto_str_puts(s, "none");
+    return;
+  case PTO_TYPE_TENSOR:
+    pto_str_puts(s, "tensor<");
+    print_dims(s, t->u.tensor.shape, t->u.tensor.rank);
+    print_type(p, t->u.tensor.elem);
+    pto_str_putc(s, '>');
+    return;
+  case PTO_TYPE_FUNCTION: {
+    pto_str_putc(s, '(');
+    for (unsigned i = 0; i < t->u.func.nin; i++) {
+      if (i) pto_str_puts(s, ", ");
+      print_type(p, t->u.func.types[i]);
+    }
+    pto_str_puts(s, ") -> ");
+    unsigned nr = t->u.func.nres;
+    PtoType **res = t->u.func.types + t->u.func.nin;
+    bool paren = nr != 1 || res[0]->kind == PTO_TYPE_FUNCTION;
+    if (paren) pto_str_putc(s, '(');
+    for (unsigned i = 0; i < nr; i++) {
+      if (i) pto_str_puts(s, ", ");
+      print_type(p, res[i]);
+    }
+    if (paren) pto_str_putc(s, ')');
+    return;
+  }
+  case PTO_TYPE_DIALECT: {
+    pto_str_putc(s, '!');
+    pto_str_puts(s, t->u.dialect.dialect->str);
+    pto_str_putc(s, '.');
+    const PtoDialectDef *d = t->u.dialect.dialect->dialect;
+    if (d && d->print_type) {
+      d->print_type(p, t);
+    } else {
+      pto_str_puts(s, t->u.dialect.name->str);
+    }
+    return;
+  }
+  case PTO_TYPE_OPAQUE:
+    pto_str_putc(s, '!');
+    pto_str_puts(s, t->u.dialect.dialect->str);
+    pto_str_putc(s, '.');
+    pto_str_puts(s, t->u.dialect.name->str);
+    if (t->u.dialect.body) {
+      pto_str_putc(s, '<');
+      pto_str_append(s, t->u.dialect.body, t->u.dialect.body_len);
+      pto_str_putc(s, '>');
+    }
+    return;
+  }
+}
+
+void pto_printer_print_type(PtoPrinter *p, PtoType *t) { print_type(p, t); }
+
+void pto_printer_print_types(PtoPrinter *p, PtoType *const *t, unsigned n) {
+  for (unsigned i = 0; i < n; i++) {
+    if (i) pto_str_puts(p->out, ", ");
+    print_type(p, t[i]);
+  }
+}
+
+void pto_printer_print_result_types(PtoPrinter *p, PtoOp *op) {
+  if (op->num_results == 1) {
+    print_type(p, op->results[0].type);
+    return;
+  }
+  pto_str_putc(p->out, '(');
+  for (unsigned i = 0; i < op->num_results; i++) {
+    if (i) pto_str_puts(p->out, ", ");
+    print_type(p, op->results[i].type);
+  }
+  pto_str_putc(p->out, ')');
+}
+
+/* ------------------------------------------------------------------ */
+/* Attributes                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Shortest decimal form that reads back to the same value of the type's
+ * precision (MLIR's %e style); non-finite values as hex bit patterns. */
+static void print_float_value(PtoStr *s, double v, PtoType *t) {
+  PtoFloatKind k = t ? pto_type_float_kind(t) : PTO_F64;
+  if (!isfinite(v)) {
+    uint64_t bits = 0;
+    switch (k) {
+    case PTO_F16:
+      bits = pto_f32_to_f16_bits((float)v);
+      pto_str_printf(s, "0x%04llX", (unsigned long long)bits);
+      return;
+    case PTO_BF16:
+      bits = pto_f32_to_bf16_bits((float)v);
+      pto_str_printf(s, "0x%04llX", (unsigned long long)bits);
+      return;
+    case PTO_F32: {
+      float f = (float)v;
+      uint32_t b;
+      memcpy(&b, &f, 4);
+      pto_str_printf(s, "0x%08X", b);
+      return;
+    }
+    case PTO_F64:
+      memcpy(&bits, &v, 8);
+      pto_str_printf(s, "0x%016llX", (unsigned long long)bits);
+      return;
+    }
+  }
+  char buf[64];
+  for (int prec = 6; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*e", prec, v);
+    double back = strtod(buf, NULL);
+    if (pto_round_to_float_kind(back, k) == v) break;
+  }
+  pto_str_puts(s, buf);
+}
+
+static void print_attr(PtoPrinter *p, PtoAttr *a, bool with_type);
+
+static void print_dense(PtoPrinter *p, PtoAttr *a) {
+  PtoStr *s = p->out;
+  PtoType *t = a->type, *et = pto_type_tensor_elem(t);
+  pto_str_puts(s, "dense<");
+  bool is_float = et->kind == PTO_TYPE_FLOAT;
+  bool is_bool = pto_type_bitwidth(et) == 1;
+  int64_t numel = pto_type_tensor_numel(t);
+#define ELEM(i)                                                             \
+  do {                                                                      \
+    if (is_float)                                                           \
+      print_float_value(s, pto_attr_dense_get_f64(a, (i)), et);             \
+    else if (is_bool)                                                       \
+      pto_str_puts(s, pto_attr_dense_get_i64(a, (i)) ? "true" : "false");   \
+    else if (et->kind == PTO_TYPE_INTEGER && et->signedness == PTO_UNSIGNED) \
+      pto_str_uint(s, (uint64_t)pto_attr_dense_get_i64(a, (i)));            \
+    else                                                                    \
+      pto_str_int(s, pto_attr_dense_get_i64(a, (i)));                       \
+  } while (0)
+  if (a->u.dense.splat && numel != 0) {
+    ELEM(0);
+  } else if (numel > 0) {
+    unsigned rank = pto_type_tensor_rank(t);
+    const int64_t *shape = pto_type_tensor_shape(t);
+    if (rank == 0) {
+      ELEM(0);
+    } else {
+      int64_t idx[64] = {0};
+      for (unsigned d = 0; d < rank; d++) pto_str_putc(s, '[');
+      for (int64_t i = 0; i < numel; i++) {
+        ELEM(i);
+        /* advance the multi-index, closing/opening brackets */
+        unsigned d = rank;
+        while (d-- > 0) {
+          if (++idx[d] < shape[d]) break;
+          idx[d] = 0;
+        }
+        if (i + 1 == numel) break;
+        unsigned closed = rank - 1 - (d == (unsigned)-1 ? 0 : d);
+        for (unsigned c = 0; c < closed; c++) pto_str_putc(s, ']');
+        pto_str_puts(s, ", ");
+        for (unsigned c = 0; c < closed; c++) pto_str_putc(s, '[');
+      }
+      for (unsigned d = 0; d < rank; d++) pto_str_putc(s, ']');
+    }
+  }
+#undef ELEM
+  pto_str_puts(s, "> : ");
+  print_type(p, t);
+}
+
+static void print_attr(PtoPrinter *p, PtoAttr *a, bool with_type) {
+  PtoStr *s = p->out;
+  if (!a) {
+    pto_str_puts(s, "<<NULL ATTRIBUTE>>");
+    return;
+  }
+  switch ((PtoAttrKind)a->kind) {
+  case PTO_ATTR_INTEGER:
+    if (a->is_bool) {
+      pto_str_puts(s, a->u.i ? "true" : "false");
+      return;
+    }
+    if (a->type->kind == PTO_TYPE_INTEGER && a->type->signedness == PTO_UNSIGNED)
+      pto_str_uint(s, (uint64_t)a->u.i);
+    else
+      pto_str_int(s, a->u.i);
+    if (with_type && !(a->type->kind == PTO_TYPE_INTEGER && a->type->sub == 64 &&
+                       a->type->signedness == PTO_SIGNLESS)) {
+      pto_str_puts(s, " : ");
+      print_type(p, a->type);
+    }
+    return;
+  case PTO_ATTR_FLOAT:
+    print_float_value(s, a->u.f, a->type);
+    if (with_type && pto_type_float_kind(a->type) != PTO_F64) {
+      pto_str_puts(s, " : ");
+      print_type(p, a->type);
+    }
+    return;
+  case PTO_ATTR_UNIT:
+    pto_str_puts(s, "unit");
+    return;
+  case PTO_ATTR_STRING:
+    pto_str_quoted(s, a->u.str.s, a->u.str.len);
+    return;
+  case PTO_ATTR_TYPE:
+    print_type(p, a->u.type);
+    return;
+  case PTO_ATTR_ARRAY:
+    pto_str_putc(s, '[');
+    for (unsigned i = 0; i < a->u.array.n; i++) {
+      if (i) pto_str_puts(s, ", ");
+      print_attr(p, a->u.array.elems[i], true);
+    }
+    pto_str_putc(s, ']');
+    return;
+  case PTO_ATTR_DICT:
+    pto_str_putc(s, '{');
+    for (unsigned i = 0; i < a->u.dict.n; i++) {
+      const PtoNamedAttr *e = &a->u.dict.entries[i];
+      if (i) pto_str_puts(s, ", ");
+      if (pto_is_bare_identifier(e->name->str, e->name->len))
+        pto_str_append(s, e->name->str, e->name->len);
+      else
+        pto_str_quoted(s, e->name->str, e->name->len);
+      if (e->value->kind != PTO_ATTR_UNIT) {
+        pto_str_puts(s, " = ");
+        print_attr(p, e->value, true);
+      }
+    }
+    pto_str_putc(s, '}');
+    return;
+  case PTO_ATTR_SYMREF:
+    print_symbol(s, a->u.sym.root);
+    for (unsigned i = 0; i < a->u.sym.n; i++) {
+      pto_str_puts(s, "::");
+      print_symbol(s, a->u.sym.nested[i]);
+    }
+    return;
+  case PTO_ATTR_DENSE:
+    print_dense(p, a);
+    return;
+  case PTO_ATTR_DIALECT: {
+    pto_str_putc(s, '#');
+    pto_str_puts(s, a->u.dialect.dialect->str);
+    pto_str_putc(s, '.');
+    const PtoDialectDef *d = a->u.dialect.dialect->dialect;
+    if (d && d->print_attr)
+      d->print_attr(p, a);
+    else
+      pto_str_puts(s, a->u.dialect.name->str);
+    return;
+  }
+  case PTO_ATTR_OPAQUE:
+    pto_str_putc(s, '#');
+    pto_str_puts(s, a->u.dialect.dialect->str);
+    pto_str_putc(s, '.');
+    pto_str_puts(s, a->u.dialect.name->str);
+    if (a->u.dialect.body) {
+      pto_str_putc(s, '<');
+      pto_str_append(s, a->u.dialect.body, a->u.dialect.body_len);
+      pto_str_putc(s, '>');
+    }
+    return;
+  }
+}
+
+void pto_printer_print_attr(PtoPrinter *p, PtoAttr *a) { print_attr(p, a, true); }
+void pto_printer_print_attr_no_type(PtoPrinter *p, PtoAttr *a) {
+  print_attr(p, a, false);
+}
+void pto_printer_print_symbol_name(PtoPrinter *p, PtoIdent *name) {
+  print_symbol(p->out, name);
+}
+void pto_printer_print_string(PtoPrinter *p, const char *s, size_t len) {
+  pto_str_quoted(p->out, s, len);
+}
+
+/* ------------------------------------------------------------------ */
+/* Locations                                                            */
+/* ------------------------------------------------------------------ */
+
+static void print_loc_inner(PtoStr *s, PtoLoc *l, unsigned depth) {
+  if (!l || depth > 64) {
+    pto_str_puts(s, "unknown");
+    return;
+  }
+  switch ((PtoLocKind)l->kind) {
+  case PTO_LOC_UNKNOWN:
+    pto_str_puts(s, "unknown");
+    return;
+  case PTO_LOC_FILE:
+    pto_str_quoted(s, l->u.file.file->str, l->u.file.file->len);
+    pto_str_printf(s, ":%u:%u", l->u.file.line, l->u.file.col);
+    return;
+  case PTO_LOC_NAME:
+    pto_str_quoted(s, l->u.name.name->str, l->u.name.name->len);
+    if (l->u.name.child) {
+      pto_str_putc(s, '(');
+      print_loc_inner(s, l->u.name.child, depth + 1);
+      pto_str_putc(s, ')');
+    }
+    return;
+  case PTO_LOC_CALLSITE:
+    pto_str_puts(s, "callsite(");
+    print_loc_inner(s, l->u.cs.callee, depth + 1);
+    pto_str_puts(s, " at ");
+    print_loc_inner(s, l->u.cs.caller, depth + 1);
+    pto_str_putc(s, ')');
+    return;
+  case PTO_LOC_FUSED:
+    pto_str_puts(s, "fused[");
+    for (unsigned i = 0; i < l->u.fused.n; i++) {
+      if (i) pto_str_puts(s, ", ");
+      print_loc_inner(s, l->u.fused.locs[i], depth + 1);
+    }
+    pto_str_putc(s, ']');
+    return;
+  }
+}
+
+void pto_print_loc_to(PtoStr *s, PtoLoc *l) {
+  pto_str_puts(s, "loc(");
+  print_loc_inner(s, l, 0);
+  pto_str_putc(s, ')');
+}
+
+/* ------------------------------------------------------------------ */
+/* Values, blocks, regions, operations                                  */
+/* ------------------------------------------------------------------ */
+
+static void print_value(PtoPrinter *p, PtoValue *v) {
+  PtoStr *s = p->out;
+  if (!v) {
+    pto_str_puts(s, "<<NULL VALUE>>");
+    return;
+  }
+  if (v->is_arg) {
+    if (v->scratch & ARG_NAME_BIT) {
+      pto_str_puts(s, "%arg");
+      pto_str_uint(s, v->scratch & ~ARG_NAME_BIT);
+    } else {
+      pto_str_putc(s, '%');
+      pto_str_uint(s, v->scratch);
+    }
+    return;
+  }
+  if (!v->owner.op) {
+    pto_str_puts(s, "<<UNKNOWN SSA VALUE>>");
+    return;
+  }
+  pto_str_putc(s, '%');
+  pto_str_uint(s, v->scratch);
+  if (v->owner.op->num_results > 1) {
+    pto_str_putc(s, '#');
+    pto_str_uint(s, v->index);
+  }
+}
+
+void pto_printer_print_operand(PtoPrinter *p, PtoValue *v) { print_value(p, v); }
+
+void pto_printer_print_operands(PtoPrinter *p, PtoOp *op, unsigned start,
+                                unsigned n) {
+  for (unsigned i = 0; i < n; i++) {
+    if (i) pto_str_puts(p->out, ", ");
+    print_value(p, op->operands[start + i].value);
+  }
+}
+
+void pto_printer_print_values(PtoPrinter *p, PtoValue *const *v, unsigned n) {
+  for (unsigned i = 0; i < n; i++) {
+    if (i) pto_str_puts(p->out, ", ");
+    print_value(p, v[i]);
+  }
+}
+
+void pto_printer_print_successor(PtoPrinter *p, PtoBlock *b) {
+  pto_str_puts(p->out, "^bb");
+  pto_str_uint(p->out, b->scratch);
+}
+
+void pto_printer_print_block_arg_decl(PtoPrinter *p, PtoValue *arg) {
+  print_value(p, arg);
+  pto_str_puts(p->out, ": ");
+  print_type(p, arg->type);
+  if (p->flags & PTO_PRINT_DEBUGINFO) {
+    pto_str_putc(p->out, ' ');
+    pto_print_loc_to(p->out, ((PtoBlockArg *)arg)->loc);
+  }
+}
+
+static void print_op(PtoPrinter *p, PtoOp *op);
+
+static void print_block(PtoPrinter *p, PtoBlock *b, bool label,
+                        bool print_empty_terminator) {
+  PtoStr *s = p->out;
+  if (label) {
+    pto_str_indent(s, p->indent - 2);
+    pto_printer_print_successor(p, b);
+    if (b->nargs) {
+      pto_str_putc(s, '(');
+      for (uint32_t i = 0; i < b->nargs; i++) {
+        if (i) pto_str_puts(s, ", ");
+        pto_printer_print_block_arg_decl(p, &b->args[i]->v);
+      }
+      pto_str_putc(s, ')');
+    }
+    pto_str_puts(s, ":\n");
+  }
+  PTO_FOR_OPS(b, op) {
+    if (!print_empty_terminator && !pto_op_next(op) && op->def &&
+        (op->def->traits & PTO_TRAIT_TERMINATOR) && !op->num_operands &&
+        !op->num_results && !op->num_attrs && !op->num_successors &&
+        !op->num_regions && !(p->flags & PTO_PRINT_GENERIC))
+      continue;
+    print_op(p, op);
+  }
+}
+
+void pto_printer_print_region(PtoPrinter *p, PtoRegion *r,
+                              bool print_entry_args,
+                              bool print_empty_terminator) {
+  PtoStr *s = p->out;
+  pto_str_puts(s, "{\n");
+  p->indent += 2;
+  PTO_FOR_BLOCKS(r, b) {
+    bool entry = b == pto_region_first_block(r);
+    bool label = !entry || (print_entry_args && b->nargs);
+    /* an entry block with no label must not be followed by a block that
+     * could be mistaken for it; MLIR's rule: label when there are preds */
+    print_block(p, b, label, print_empty_terminator || pto_block_next(b) ||
+                                 !entry);
+  }
+  p->indent -= 2;
+  pto_str_indent(s, p->indent);
+  pto_str_putc(s, '}');
+}
+
+static bool attr_elided(const PtoIdent *name, const char *const *elided,
+                        unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    if (strcmp(name->str, elided[i]) == 0) return true;
+  return false;
+}
+
+static void print_attr_dict(PtoPrinter *p, PtoOp *op, const char *const *elided,
+                            unsigned n, bool keyword) {
+  unsigned shown = 0;
+  for (unsigned i = 0; i < op->num_attrs; i++)
+    if (!attr_elided(op->attrs[i].name, elided, n)) shown++;
+  if (!shown) return;
+  PtoStr *s = p->out;
+  pto_str_puts(s, keyword ? " attributes {" : " {");
+  bool first = true;
+  for (unsigned i = 0; i < op->num_attrs; i++) {
+    const PtoNamedAttr *e = &op->attrs[i];
+    if (attr_elided(e->name, elided, n)) continue;
+    if (!first) pto_str_puts(s, ", ");
+    first = false;
+    if (pto_is_bare_identifier(e->name->str, e->name->len))
+      pto_str_append(s, e->name->str, e->name->len);
+    else
+      pto_str_quoted(s, e->name->str, e->name->len);
+    if (e->value->kind != PTO_ATTR_UNIT) {
+      pto_str_puts(s, " = ");
+      print_attr(p, e->value, true);
+    }
+  }
+  pto_str_putc(s, '}');
+}
+
+void pto_printer_print_attr_dict(PtoPrinter *p, PtoOp *op,
+                                 const char *const *elided, unsigned n) {
+  print_attr_dict(p, op, elided, n, false);
+}
+void pto_printer_print_attr_dict_with_keyword(PtoPrinter *p, PtoOp *op,
+                                              const char *const *elided,
+                                              unsigned n) {
+  print_attr_dict(p, op, elided, n, true);
+}
+
+static void print_generic(PtoPrinter *p, PtoOp *op) {
+  PtoStr *s = p->out;
+  pto_str_quoted(s, op->name->str, op->name->len);
+  pto_str_putc(s, '(');
+  pto_printer_print_operands(p, op, 0, op->num_operands);
+  pto_str_putc(s, ')');
+  if (op->num_successors) {
+    pto_str_putc(s, '[');
+    for (unsigned i = 0; i < op->num_successors; i++) {
+      if (i) pto_str_puts(s, ", ");
+      pto_printer_print_successor(p, op->successors[i]);
+    }
+    pto_str_putc(s, ']');
+  }
+  if (op->num_regions) {
+    pto_str_puts(s, " (");
+    for (unsigned i = 0; i < op->num_regions; i++) {
+      if (i) pto_str_puts(s, ", ");
+      pto_printer_print_region(p, &op->regions[i], true, true);
+    }
+    pto_str_putc(s, ')');
+  }
+  print_attr_dict(p, op, NULL, 0, false);
+  pto_str_puts(s, " : (");
+  for (unsigned i = 0; i < op->num_operands; i++) {
+    if (i) pto_str_puts(s, ", ");
+    print_type(p, op->operands[i].value ? op->operands[i].value->type : NULL);
+  }
+  pto_str_puts(s, ") -> ");
+  bool paren = op->num_results != 1 ||
+               op->results[0].type->kind == PTO_TYPE_FUNCTION;
+  if (paren) pto_str_putc(s, '(');
+  for (unsigned i = 0; i < op->num_results; i++) {
+    if (i) pto_str_puts(s, ", ");
+    print_type(p, op->results[i].type);
+  }
+  if (paren) pto_str_putc(s, ')');
+}
+
+static void print_op_body(PtoPrinter *p, PtoOp *op) {
+  PtoStr *s = p->out;
+  if (op->num_results) {
+    pto_str_putc(s, '%');
+    pto_str_uint(s, op->results[0].scratch);
+    if (op->num_results > 1) {
+      pto_str_putc(s, ':');
+      pto_str_uint(s, op->num_results);
+    }
+    pto_str_puts(s, " = ");
+  }
+  if ((p->flags & PTO_PRINT_GENERIC) || !op->def || !op->def->print) {
+    print_generic(p, op);
+  } else {
+    /* builtin ops are printed without their dialect prefix, as in MLIR */
+    const char *nm = op->name->str;
+    if (strncmp(nm, "builtin.", 8) == 0) nm += 8;
+    pto_str_puts(s, nm);
+    op->def->print(p, op);
+  }
+  if (p->flags & PTO_PRINT_DEBUGINFO) {
+    pto_str_putc(s, ' ');
+    pto_print_loc_to(s, op->loc);
+  }
+}
+
+static void print_op(PtoPrinter *p, PtoOp *op) {
+  pto_str_indent(p->out, p->indent);
+  print_op_body(p, op);
+  pto_str_putc(p->out, '\n');
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry points                                                         */
+/* ------------------------------------------------------------------ */
+
+static void print_top(PtoOp *op, PtoStr *out, unsigned flags) {
+  PtoPrinter p = {op->ctx, out, 0, flags};
+  number_for_print(op, flags);
+  print_op(&p, op);
+}
+
+char *pto_op_print_to_string(PtoOp *op, unsigned flags) {
+  PtoStr s;
+  pto_str_init(&s);
+  print_top(op, &s, flags);
+  return pto_str_take(&s);
+}
+
+void pto_op_print(PtoOp *op, FILE *out, unsigned flags) {
+  PtoStr s;
+  pto_str_init(&s);
+  print_top(op, &s, flags);
+  fwrite(s.data, 1, s.len, out);
+  pto_str_release(&s);
+}
+
+void pto_print_type_to(PtoStr *s, PtoType *t) {
+  PtoPrinter p = {t ? t->ctx : NULL, s, 0, 0};
+  print_type(&p, t);
+}
+
+void pto_print_attr_to(PtoStr *s, PtoAttr *a) {
+  PtoPrinter p = {a ? a->ctx : NULL, s, 0, 0};
+  print_attr(&p, a, true);
+}
+
+char *pto_type_to_string(PtoType *t) {
+  PtoStr s;
+  pto_str_init(&s);
+  pto_print_type_to(&s, t);
+  return pto_str_take(&s);
+}
+
+char *pto_attr_to_string(PtoAttr *a) {
+  PtoStr s;
+  pto_str_init(&s);
+  pto_print_attr_to(&s, a);
+  return pto_str_take(&s);
+}
+
+char *pto_loc_to_string(PtoLoc *l) {
+  PtoStr s;
+  pto_str_init(&s);
+  pto_print_loc_to(&s, l);
+  return pto_str_take(&s);
+}
+
+void pto_type_dump(PtoType *t, FILE *out) {
+  char *s = pto_type_to_string(t);
+  fputs(s, out);
+  pto_free(s);
+}
+
+void pto_attr_dump(PtoAttr *a, FILE *out) {
+  char *s = pto_attr_to_string(a);
+  fputs(s, out);
+  pto_free(s);
+}

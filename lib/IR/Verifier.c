@@ -1,0 +1,387 @@
+/* Structural verification: op-table arities, terminators, successors,
+ * SSA dominance (scoped visibility over the dominator tree), isolation,
+ * symbol-table uniqueness, then each op's own verifier. */
+#include "IR/IRInternal.h"
+
+#include <string.h>
+
+typedef struct Verifier {
+  PtoContext *ctx;
+  uint32_t next_iso;
+  bool failed;
+} Verifier;
+
+static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso);
+
+static const char *plural(unsigned n, const char *one, const char *many) {
+  return n == 1 ? one : many;
+}
+
+static bool check_count(PtoOp *op, int16_t spec, unsigned n, const char *one,
+                        const char *many) {
+  if (spec >= 0) {
+    if (n == (unsigned)spec) return true;
+    pto_op_emit_error(op, "expected %d %s, but found %u", spec,
+                      plural((unsigned)spec, one, many), n);
+    return false;
+  }
+  unsigned min = (unsigned)(-spec - 1);
+  if (n >= min) return true;
+  pto_op_emit_error(op, "expected at least %u %s, but found %u", min,
+                    plural(min, one, many), n);
+  return false;
+}
+
+static void clear_marks_region(PtoRegion *r);
+static void clear_marks_op(PtoOp *op) {
+  for (unsigned i = 0; i < op->num_results; i++) op->results[i].scratch = 0;
+  for (unsigned i = 0; i < op->num_regions; i++) clear_marks_region(&op->regions[i]);
+}
+static void clear_marks_region(PtoRegion *r) {
+  PTO_FOR_BLOCKS(r, b) {
+    for (uint32_t i = 0; i < b->nargs; i++) b->args[i]->v.scratch = 0;
+    PTO_FOR_OPS(b, op) clear_marks_op(op);
+  }
+}
+
+static PtoResult check_operands(Verifier *vf, PtoOp *op, uint32_t iso,
+                                PtoRegion *lenient) {
+  for (unsigned i = 0; i < op->num_operands; i++) {
+    PtoValue *v = op->operands[i].value;
+    if (!v) return pto_op_emit_error(op, "null operand found at position %u", i);
+    if (v->scratch == iso) continue;
+    PtoBlock *vb = pto_value_parent_block(v);
+    if (lenient && vb && vb->parent == lenient) continue;
+    if (v->scratch != 0) {
+      PtoOp *iso_op = NULL;
+      for (PtoOp *o = pto_op_parent_op(op); o; o = pto_op_parent_op(o))
+        if (pto_op_has_trait(o, PTO_TRAIT_ISOLATED_FROM_ABOVE)) {
+          iso_op = o;
+          break;
+        }
+      PtoDiag *d = pto_op_diag(op, PTO_DIAG_ERROR,
+                               "using value defined outside the region");
+      if (iso_op)
+        pto_diag_note(d, iso_op->loc, "required by region isolation constraints");
+      return pto_diag_emit(d);
+    }
+    PtoDiag *d = pto_diag_begin(vf->ctx, PTO_DIAG_ERROR, op->loc);
+    pto_diag_printf(d, "operand #%u does not dominate this use", i);
+    pto_diag_note(d, pto_value_loc(v), "operand defined here");
+    return pto_diag_emit(d);
+  }
+  return PTO_SUCCESS;
+}
+
+static PtoResult verify_symbol_table(PtoOp *op) {
+  for (unsigned ri = 0; ri < op->num_regions; ri++) {
+    PtoPtrMap seen;
+    pto_ptrmap_init(&seen);
+    PtoResult r = PTO_SUCCESS;
+    PTO_FOR_BLOCKS(&op->regions[ri], b) {
+      PTO_FOR_OPS(b, child) {
+        PtoIdent *name = pto_op_symbol_name(child);
+        if (!name) continue;
+        PtoOp *prev = pto_ptrmap_put(&seen, (uintptr_t)name, child);
+        if (prev) {
+          PtoDiag *d = pto_diag_begin(op->ctx, PTO_DIAG_ERROR, child->loc);
+          pto_diag_printf(d, "redefinition of symbol named '%s'", name->str);
+          pto_diag_note(d, prev->loc, "see existing symbol definition here");
+          r = pto_diag_emit(d);
+          break;
+        }
+      }
+      if (r) break;
+    }
+    pto_ptrmap_release(&seen);
+    if (r) return r;
+  }
+  return PTO_SUCCESS;
+}
+
+static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
+                           PtoRegion *lenient) {
+  if (check_operands(vf, op, iso, lenient)) return PTO_FAILURE;
+  const PtoOpDef *d = op->def;
+  if (d) {
+    if (!check_count(op, d->num_operands, op->num_operands, "operand", "operands") ||
+        !check_count(op, d->num_results, op->num_results, "result", "results") ||
+        !check_count(op, d->num_regions, op->num_regions, "region", "regions") ||
+        !check_count(op, d->num_successors, op->num_successors, "successor",
+                     "successors"))
+      return PTO_FAILURE;
+    if ((d->traits & PTO_TRAIT_TERMINATOR) && pto_op_next(op))
+      return pto_op_emit_error(op, "must be the last operation in the parent block");
+    if (d->traits & PTO_TRAIT_SINGLE_BLOCK)
+      for (unsigned i = 0; i < op->num_regions; i++)
+        if (pto_region_num_blocks(&op->regions[i]) > 1)
+          return pto_op_emit_error(op, "expects region #%u to have 0 or 1 blocks", i);
+    if (d->traits & PTO_TRAIT_SYMBOL) {
+      PtoAttr *sn = pto_op_attr(op, "sym_name");
+      if (!sn || sn->kind != PTO_ATTR_STRING)
+        return pto_op_emit_error(op, "requires string attribute 'sym_name'");
+    }
+    if ((d->traits & PTO_TRAIT_HAS_PARENT_SYMBOL_TABLE)) {
+      PtoOp *parent = pto_op_parent_op(op);
+      if (!parent || !pto_op_has_trait(parent, PTO_TRAIT_SYMBOL_TABLE))
+        return pto_op_emit_error(op, "expects parent op to be a symbol table");
+    }
+  }
+  for (unsigned i = 0; i < op->num_successors; i++) {
+    PtoBlock *s = op->successors[i];
+    if (!s || !op->block || s->parent != op->block->parent)
+      return pto_op_emit_error(op, "reference to block defined in another region");
+  }
+  if (d && d->verify && d->verify(op)) return PTO_FAILURE;
+  if (d && (d->traits & PTO_TRAIT_SYMBOL_TABLE) && verify_symbol_table(op))
+    return PTO_FAILURE;
+  bool isolated = d && (d->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE);
+  for (unsigned i = 0; i < op->num_regions; i++) {
+    uint32_t inner = isolated ? ++vf->next_iso : iso;
+    if (verify_region(vf, &op->regions[i], inner)) return PTO_FAILURE;
+  }
+  return PTO_SUCCESS;
+}
+
+static PtoResult verify_block_terminator(PtoBlock *b) {
+  PtoOp *parent = pto_block_parent_op(b);
+  if (!parent || !parent->def) return PTO_SUCCESS; /* unknown region rules */
+  if (parent->def->traits & PTO_TRAIT_NO_TERMINATOR) return PTO_SUCCESS;
+  PtoOp *last = pto_block_last_op(b);
+  if (!last) {
+    return pto_emit_error(b->ctx, parent->loc,
+                          "'%s' op empty block: expect at least a terminator",
+                          parent->name->str);
+  }
+  if (last->def && !(last->def->traits & PTO_TRAIT_TERMINATOR))
+    return pto_emit_error(b->ctx, last->loc,
+                          "block with no terminator, has '%s'",
+                          last->name->str);
+  return PTO_SUCCESS;
+}
+
+/* Marks values of a block visible in `iso` and checks its ops. */
+static PtoResult enter_block(Verifier *vf, PtoBlock *b, uint32_t iso,
+                             PtoRegion *lenient) {
+  for (uint32_t i = 0; i < b->nargs; i++) b->args[i]->v.scratch = iso;
+  PTO_FOR_OPS(b, op) {
+    if (verify_op(vf, op, iso, lenient)) return PTO_FAILURE;
+    for (unsigned i = 0; i < op->num_results; i++) op->results[i].scratch = iso;
+  }
+  return verify_block_terminator(b);
+}
+
+static void leave_block(PtoBlock *b) {
+  for (uint32_t i = 0; i < b->nargs; i++) b->args[i]->v.scratch = 0;
+  PTO_FOR_OPS(b, op) {
+    for (unsigned i = 0; i < op->num_results; i++) op->results[i].scratch = 0;
+  }
+}
+
+/* ---- dominators for multi-block regions (Cooper, Harvey, Kennedy) ---- */
+
+typedef struct CfgInfo {
+  PtoBlock **blocks; /* region order */
+  uint32_t n;
+  int32_t *rpo_num;  /* block index -> reverse post-order number, -1 unreachable */
+  uint32_t *rpo;     /* rpo number -> block index */
+  uint32_t nreach;
+  int32_t *idom;     /* block index -> idom block index */
+} CfgInfo;
+
+static uint32_t block_index(CfgInfo *c, PtoBlock *b) { return b->scratch; }
+
+static void cfg_build(PtoRegion *r, CfgInfo *c) {
+  c->n = pto_region_num_blocks(r);
+  c->blocks = pto_malloc(c->n * sizeof *c->blocks);
+  uint32_t i = 0;
+  PTO_FOR_BLOCKS(r, b) {
+    b->scratch = i;
+    c->blocks[i++] = b;
+  }
+  c->rpo_num = pto_malloc(c->n * sizeof *c->rpo_num);
+  c->rpo = pto_malloc(c->n * sizeof *c->rpo);
+  c->idom = pto_malloc(c->n * sizeof *c->idom);
+  for (i = 0; i < c->n; i++) c->rpo_num[i] = -1, c->idom[i] = -1;
+  /* iterative DFS for post-order */
+  uint32_t *stack = pto_malloc(c->n * sizeof *stack);
+  uint32_t *next_succ = pto_calloc(c->n, sizeof *next_succ);
+  uint8_t *seen = pto_calloc(c->n, 1);
+  uint32_t *post = pto_malloc(c->n * sizeof *post), npost = 0, sp = 0;
+  stack[sp++] = 0;
+  seen[0] = 1;
+  while (sp) {
+    uint32_t bi = stack[sp - 1];
+    PtoOp *term = pto_block_last_op(c->blocks[bi]);
+    unsigned ns = term ? term->num_successors : 0;
+    if (next_succ[bi] < ns) {
+      PtoBlock *s = term->successors[next_succ[bi]++];
+      if (!s || s->parent != r) continue;
+      uint32_t si = block_index(c, s);
+      if (!seen[si]) {
+        seen[si] = 1;
+        stack[sp++] = si;
+      }
+      continue;
+    }
+    post[npost++] = bi;
+    sp--;
+  }
+  c->nreach = npost;
+  for (i = 0; i < npost; i++) {
+    uint32_t bi = post[npost - 1 - i];
+    c->rpo[i] = bi;
+    c->rpo_num[bi] = (int32_t)i;
+  }
+  /* predecessors lists */
+  uint32_t *pred_start = pto_calloc(c->n + 1, sizeof *pred_start);
+  for (i = 0; i < c->n; i++) {
+    PtoOp *term = pto_block_last_op(c->blocks[i]);
+    for (unsigned k = 0; term && k < term->num_successors; k++) {
+      PtoBlock *s = term->successors[k];
+      if (s && s->parent == r) pred_start[block_index(c, s) + 1]++;
+    }
+  }
+  for (i = 0; i < c->n; i++) pred_start[i + 1] += pred_start[i];
+  uint32_t *preds = pto_malloc((pred_start[c->n] + 1) * sizeof *preds);
+  uint32_t *fill = pto_calloc(c->n, sizeof *fill);
+  for (i = 0; i < c->n; i++) {
+    PtoOp *term = pto_block_last_op(c->blocks[i]);
+    for (unsigned k = 0; term && k < term->num_successors; k++) {
+      PtoBlock *s = term->successors[k];
+      if (!s || s->parent != r) continue;
+      uint32_t si = block_index(c, s);
+      preds[pred_start[si] + fill[si]++] = i;
+    }
+  }
+  c->idom[0] = 0;
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (uint32_t k = 1; k < c->nreach; k++) {
+      uint32_t b = c->rpo[k];
+      int32_t new_idom = -1;
+      for (uint32_t q = pred_start[b]; q < pred_start[b + 1]; q++) {
+        uint32_t pb = preds[q];
+        if (c->idom[pb] < 0) continue;
+        if (new_idom < 0) {
+          new_idom = (int32_t)pb;
+          continue;
+        }
+        int32_t f1 = (int32_t)pb, f2 = new_idom;
+        while (f1 != f2) {
+          while (c->rpo_num[f1] > c->rpo_num[f2]) f1 = c->idom[f1];
+          while (c->rpo_num[f2] > c->rpo_num[f1]) f2 = c->idom[f2];
+        }
+        new_idom = f1;
+      }
+      if (new_idom >= 0 && c->idom[b] != new_idom) {
+        c->idom[b] = new_idom;
+        changed = true;
+      }
+    }
+  }
+  pto_free(stack);
+  pto_free(next_succ);
+  pto_free(seen);
+  pto_free(post);
+  pto_free(pred_start);
+  pto_free(preds);
+  pto_free(fill);
+}
+
+static void cfg_free(CfgInfo *c) {
+  pto_free(c->blocks);
+  pto_free(c->rpo_num);
+  pto_free(c->rpo);
+  pto_free(c->idom);
+}
+
+static PtoResult verify_multiblock(Verifier *vf, PtoRegion *r, uint32_t iso) {
+  CfgInfo c;
+  cfg_build(r, &c);
+  PtoResult res = PTO_SUCCESS;
+  /* children lists of the dominator tree */
+  uint32_t *child_start = pto_calloc(c.n + 1, sizeof *child_start);
+  for (uint32_t i = 1; i < c.n; i++)
+    if (c.idom[i] >= 0) child_start[c.idom[i] + 1]++;
+  for (uint32_t i = 0; i < c.n; i++) child_start[i + 1] += child_start[i];
+  uint32_t *children = pto_malloc((child_start[c.n] + 1) * sizeof *children);
+  uint32_t *fill = pto_calloc(c.n, sizeof *fill);
+  for (uint32_t k = 0; k < c.nreach; k++) {
+    uint32_t i = c.rpo[k];
+    if (i != 0 && c.idom[i] >= 0)
+      children[child_start[c.idom[i]] + fill[c.idom[i]]++] = i;
+  }
+  /* explicit DFS over the dominator tree: enter, children, leave */
+  uint32_t *stack = pto_malloc((c.n + 1) * sizeof *stack);
+  uint32_t *pos = pto_calloc(c.n, sizeof *pos);
+  uint32_t sp = 0;
+  stack[sp++] = 0;
+  if (enter_block(vf, c.blocks[0], iso, NULL)) res = PTO_FAILURE;
+  while (sp && !res) {
+    uint32_t b = stack[sp - 1];
+    if (child_start[b] + pos[b] < child_start[b + 1]) {
+      uint32_t ch = children[child_start[b] + pos[b]++];
+      if (enter_block(vf, c.blocks[ch], iso, NULL)) {
+        res = PTO_FAILURE;
+        break;
+      }
+      stack[sp++] = ch;
+      continue;
+    }
+    leave_block(c.blocks[b]);
+    sp--;
+  }
+  /* unreachable blocks: values of this region are taken as dominating */
+  for (uint32_t i = 0; i < c.n && !res; i++)
+    if (c.rpo_num[i] < 0) {
+      if (enter_block(vf, c.blocks[i], iso, r)) res = PTO_FAILURE;
+      leave_block(c.blocks[i]);
+    }
+  pto_free(stack);
+  pto_free(pos);
+  pto_free(children);
+  pto_free(child_start);
+  pto_free(fill);
+  cfg_free(&c);
+  return res;
+}
+
+static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso) {
+  PtoBlock *first = pto_region_first_block(r);
+  if (!first) return PTO_SUCCESS;
+  if (!pto_block_next(first)) {
+    PtoResult res = enter_block(vf, first, iso, NULL);
+    leave_block(first);
+    return res;
+  }
+  /* the entry block may not be a branch target */
+  PTO_FOR_BLOCKS(r, b) {
+    PtoOp *t = pto_block_last_op(b);
+    for (unsigned i = 0; t && i < t->num_successors; i++)
+      if (t->successors[i] == first)
+        return pto_op_emit_error(t, "entry block of region may not have "
+                                    "predecessors");
+  }
+  return verify_multiblock(vf, r, iso);
+}
+
+PtoResult pto_op_verify(PtoOp *op) {
+  Verifier vf = {op->ctx, 1, false};
+  clear_marks_op(op);
+  /* values defined above `op` (when verifying a nested op) are visible */
+  uint32_t iso = 1;
+  if (op->block) {
+    for (PtoOp *o = op; o->block; o = pto_op_parent_op(o)) {
+      PtoBlock *b = o->block;
+      for (uint32_t i = 0; i < b->nargs; i++) b->args[i]->v.scratch = iso;
+      for (PtoOp *x = pto_block_first_op(b); x && x != o; x = pto_op_next(x))
+        for (unsigned i = 0; i < x->num_results; i++) x->results[i].scratch = iso;
+      PtoOp *parent = pto_op_parent_op(o);
+      if (!parent || pto_op_has_trait(parent, PTO_TRAIT_ISOLATED_FROM_ABOVE))
+        break;
+    }
+  }
+  return verify_op(&vf, op, iso, NULL);
+}

@@ -1,0 +1,101 @@
+/* String builder. */
+#include "Support/Str.h"
+#include "Support/Alloc.h"
+
+#include <stdio.h>
+
+void pto_str_init(PtoStr *s) { memset(s, 0, sizeof *s); }
+
+void pto_str_release(PtoStr *s) {
+  pto_free(s->data);
+  memset(s, 0, sizeof *s);
+}
+
+void pto_str_reserve_(PtoStr *s, size_t extra) {
+  size_t need = s->len + extra;
+  size_t ncap = s->cap ? s->cap : 64;
+  while (ncap < need) ncap *= 2;
+  s->data = pto_realloc(s->data, ncap);
+  s->cap = ncap;
+}
+
+void pto_str_vprintf(PtoStr *s, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  char buf[256];
+  int n = vsnprintf(buf, sizeof buf, fmt, ap);
+  if (n < 0) {
+    va_end(ap2);
+    return;
+  }
+  if ((size_t)n < sizeof buf) {
+    pto_str_append(s, buf, (size_t)n);
+  } else {
+    pto_str_reserve_(s, (size_t)n + 1);
+    vsnprintf(s->data + s->len, (size_t)n + 1, fmt, ap2);
+    s->len += (size_t)n;
+  }
+  va_end(ap2);
+}
+
+void pto_str_printf(PtoStr *s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  pto_str_vprintf(s, fmt, ap);
+  va_end(ap);
+}
+
+void pto_str_uint(PtoStr *s, uint64_t v) {
+  char buf[24];
+  int i = 24;
+  do {
+    buf[--i] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  pto_str_append(s, buf + i, (size_t)(24 - i));
+}
+
+void pto_str_int(PtoStr *s, int64_t v) {
+  if (v < 0) {
+    pto_str_putc(s, '-');
+    pto_str_uint(s, (uint64_t)0 - (uint64_t)v);
+  } else {
+    pto_str_uint(s, (uint64_t)v);
+  }
+}
+
+void pto_str_indent(PtoStr *s, unsigned n) {
+  if (s->len + n + 1 > s->cap) pto_str_reserve_(s, n + 1);
+  memset(s->data + s->len, ' ', n);
+  s->len += n;
+  s->data[s->len] = 0;
+}
+
+void pto_str_quoted(PtoStr *s, const char *p, size_t n) {
+  static const char hex[] = "0123456789ABCDEF";
+  pto_str_putc(s, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)p[i];
+    if (c == '"' || c == '\\') {
+      pto_str_putc(s, '\\');
+      pto_str_putc(s, (char)c);
+    } else if (c == '\n') {
+      pto_str_append(s, "\\n", 2);
+    } else if (c == '\t') {
+      pto_str_append(s, "\\t", 2);
+    } else if (c < 0x20 || c >= 0x7f) {
+      char b[3] = {'\\', hex[c >> 4], hex[c & 15]};
+      pto_str_append(s, b, 3);
+    } else {
+      pto_str_putc(s, (char)c);
+    }
+  }
+  pto_str_putc(s, '"');
+}
+
+char *pto_str_take(PtoStr *s) {
+  if (!s->data) pto_str_reserve_(s, 1), s->data[0] = 0;
+  char *d = s->data;
+  memset(s, 0, sizeof *s);
+  return d;
+}

@@ -1,0 +1,12 @@
+/* Out-of-line growth for PTO_VEC arrays. */
+#include "Support/Vec.h"
+
+void pto_vec_grow_(void **data, uint32_t *cap, uint32_t need, size_t elem) {
+  uint64_t ncap = *cap ? (uint64_t)*cap * 2 : 8;
+  while (ncap < need) ncap *= 2;
+  if (ncap > UINT32_MAX) ncap = UINT32_MAX;
+  size_t bytes;
+  if (!pto_size_mul((size_t)ncap, elem, &bytes)) bytes = SIZE_MAX;
+  *data = pto_realloc(*data, bytes);
+  *cap = (uint32_t)ncap;
+}

@@ -1,0 +1,34 @@
+# lit configuration for the PTO test suite.
+import os
+import lit.formats
+
+config.name = "PTO"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".pto", ".mlir", ".test"]
+config.excludes = ["Inputs", "lib", "unittests", "CMakeLists.txt", "lit.cfg.py",
+                   "lit.site.cfg.py", "README.md"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.pto_obj_root, "test")
+
+# Tools under test come first on PATH, then LLVM's FileCheck/not/count.
+config.environment["PATH"] = os.pathsep.join(
+    [config.pto_tools_dir, config.pto_test_tools_dir, config.llvm_tools_dir,
+     config.environment.get("PATH", os.environ.get("PATH", ""))])
+for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME", "TMPDIR"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%pto_src_root", config.pto_src_root))
+config.substitutions.append(("%pto_obj_root", config.pto_obj_root))
+
+if config.mlir_opt:
+    config.available_features.add("mlir-opt")
+    config.substitutions.append(("%mlir_opt", config.mlir_opt))
+if config.python_has_numpy:
+    config.available_features.add("numpy")
+if config.dot:
+    config.available_features.add("dot")
+    config.substitutions.append(("%dot", config.dot))
+if config.sanitized:
+    config.available_features.add("sanitized")
