@@ -68,6 +68,9 @@ bool pto_ctx_get_allow_unregistered(PtoContext *ctx);
 PtoResult pto_ctx_register_dialect(PtoContext *ctx, const PtoDialectDef *d);
 const PtoDialectDef *pto_ctx_lookup_dialect(PtoContext *ctx, const char *name,
                                             size_t len);
+/* Registered dialects, in registration order. */
+unsigned pto_ctx_num_dialects(PtoContext *ctx);
+const PtoDialectDef *pto_ctx_dialect(PtoContext *ctx, unsigned i);
 /* The registered definition of an op name, or NULL. */
 const PtoOpDef *pto_ctx_lookup_op(PtoContext *ctx, const char *name);
 /* Extension slots: higher layers (pass registry, interpreter) hang their

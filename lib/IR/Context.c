@@ -174,6 +174,11 @@ const PtoDialectDef *pto_ctx_lookup_dialect(PtoContext *ctx, const char *name,
   return e ? ((PtoIdent *)e->val)->dialect : NULL;
 }
 
+unsigned pto_ctx_num_dialects(PtoContext *ctx) { return ctx->dialects.len; }
+const PtoDialectDef *pto_ctx_dialect(PtoContext *ctx, unsigned i) {
+  return i < ctx->dialects.len ? ctx->dialects.data[i] : NULL;
+}
+
 const PtoOpDef *pto_ctx_lookup_op(PtoContext *ctx, const char *name) {
   PtoStrMapEntry *e = pto_strmap_find(&ctx->idents, name, strlen(name));
   return e ? ((PtoIdent *)e->val)->opdef : NULL;
