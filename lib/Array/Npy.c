@@ -271,8 +271,8 @@ static bool parse_descr(Lex *lx, Header *h) {
   }
   if (order == '>' && size > 1)
     return fail(r, "big-endian data ('%.*s') is not supported; save "
-                   "a.astype(a.dtype.newbyteorder('<')) instead",
-                (int)n, s);
+                   "a.astype('<%.*s') instead",
+                (int)n, s, (int)(n - 1), s + 1);
   h->dtype = (PtoDType)found;
   return true;
 }
@@ -299,6 +299,7 @@ static bool parse_header(Reader *r, const char *text, size_t len, Header *h) {
       if (!parse_shape(&lx, h)) return false;
       h->seen_shape = true;
     } else {
+      lx.p = key - 1; /* point at the key */
       return malformed(&lx,
                        "unexpected key '%.*s'; a .npy header has exactly the "
                        "keys 'descr', 'fortran_order' and 'shape'",
