@@ -44,6 +44,7 @@ static int info(PtoContext *ctx, int argc, char **argv) {
     printf("%s: dtype=%s shape=%s nbytes=%zu fnv1a=%016" PRIx64 "\n", argv[i],
            pto_dtype_name(a->dtype), pto_shape_str(shape, a->rank, a->shape),
            a->nbytes, fnv1a(a->data, a->nbytes));
+    fflush(stdout); /* keep the order with errors on stderr */
     pto_ndarray_destroy(a);
   }
   return rc;
