@@ -21,7 +21,8 @@ typedef struct Driver {
   PtoOpFolder *folder;
   bool changed;
   /* the last change, to point at when the driver does not converge */
-  const char *last_what;
+  const char *last_what;    /* a kind of change, or */
+  const char *last_pattern; /* the pattern that made it */
   PtoIdent *last_op;
   PtoLoc *last_loc;
 } Driver;
@@ -115,11 +116,17 @@ static bool trivially_dead(PtoOp *op) {
   return pto_op_is_effect_free(op);
 }
 
-static void note_change(Driver *d, const char *what, PtoOp *op) {
+static void record(Driver *d, const char *what, const char *pattern,
+                   PtoIdent *name, PtoLoc *loc) {
   d->changed = true;
   d->last_what = what;
-  d->last_op = pto_op_name(op);
-  d->last_loc = pto_op_loc(op);
+  d->last_pattern = pattern;
+  d->last_op = name;
+  d->last_loc = loc;
+}
+
+static void note_change(Driver *d, const char *what, PtoOp *op) {
+  record(d, what, NULL, pto_op_name(op), pto_op_loc(op));
 }
 
 /* Replaces a constant by an equal one the folder already has. */
@@ -151,10 +158,7 @@ static void process(Driver *d, PtoOp *op) {
     PtoIdent *name = pto_op_name(op);
     PtoLoc *loc = pto_op_loc(op);
     if (pto_fold_op(op, &d->rw, &in_place) == PTO_SUCCESS) {
-      d->changed = true;
-      d->last_what = "folding";
-      d->last_op = name;
-      d->last_loc = loc;
+      record(d, "folding", NULL, name, loc);
       d->stats.folded++;
       if (!in_place) return;
     }
@@ -168,10 +172,7 @@ static void process(Driver *d, PtoOp *op) {
     pto_builder_set_before(b, op);
     b->loc = loc;
     if (p->fn(op, &d->rw, p->user) == PTO_SUCCESS) {
-      d->changed = true;
-      d->last_what = p->debug_name;
-      d->last_op = name;
-      d->last_loc = loc;
+      record(d, NULL, p->debug_name, name, loc);
       d->stats.patterns_applied++;
       return;
     }
@@ -299,8 +300,12 @@ PtoResult pto_apply_patterns_greedily(PtoOp *root, const PtoPatternSet *set,
                                 "iteration%s; raise the iteration limit or "
                                 "look for patterns that undo each other",
                                 max, max == 1 ? "" : "s");
-    if (d.last_what)
-      pto_diag_note(diag, d.last_loc, "the last change was %s on '%s'",
+    if (d.last_pattern)
+      pto_diag_note(diag, d.last_loc,
+                    "the last change applied pattern '%s' to '%s'",
+                    d.last_pattern, pto_ident_str(d.last_op));
+    else if (d.last_what)
+      pto_diag_note(diag, d.last_loc, "the last change was %s of '%s'",
                     d.last_what, pto_ident_str(d.last_op));
     res = pto_diag_emit(diag);
   }

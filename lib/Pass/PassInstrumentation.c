@@ -233,7 +233,7 @@ static void time_tree(PtoStr *s, PtoPassManager *pm, double total,
       time_line(s, e->pass->seconds, total, depth, e->pass->def->argument);
     }
   }
-  if (pm->root->verify_each)
+  if (pm->root->verify_each && pm->entries.len)
     time_line(s, pm->verify_seconds, total, depth, "(verifier)");
 }
 

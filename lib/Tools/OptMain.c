@@ -280,7 +280,7 @@ static bool process_chunk(Run *run, const char *text, size_t len,
   bool ok = module != NULL;
   if (ok && pto_op_verify(module)) ok = false;
   pto_pm_add_timing(run->pm, "parse", pto_now_seconds() - t0);
-  if (ok && !pto_pm_empty(run->pm) && pto_pm_run(run->pm, module)) ok = false;
+  if (ok && pto_pm_run(run->pm, module)) ok = false;
   if (ok) {
     t0 = pto_now_seconds();
     char *s = pto_op_print_to_string(module, run->print_flags);

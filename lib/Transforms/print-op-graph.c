@@ -98,7 +98,9 @@ static void op_with_regions(Graph *g, PtoOp *op, unsigned depth) {
     escape_cstr(&g->out, pto_ident_str(sym));
   }
   pto_str_puts(&g->out, "\";\n");
-  op_node(g, op, depth + 1);
+  /* a node for the op itself only when values flow in or out of it */
+  if (pto_op_num_operands(op) || pto_op_num_results(op))
+    op_node(g, op, depth + 1);
   for (unsigned i = 0; i < pto_op_num_regions(op); i++)
     region_nodes(g, pto_op_region(op, i), depth + 1);
   indent(g, depth);
