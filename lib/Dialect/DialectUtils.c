@@ -55,7 +55,8 @@ PtoResult pto_dialect_op_error(PtoOp *op, const char *fmt, ...) {
   return pto_diag_emit(d);
 }
 
-PtoResult pto_dialect_parse_typed_operands(PtoParser *p, PtoOpState *st) {
+PtoResult pto_dialect_parse_terminator(PtoParser *p, PtoOpState *st) {
+  if (pto_parser_parse_optional_attr_dict(p, st)) return PTO_FAILURE;
   PtoUnresolvedOperand *ops;
   unsigned n;
   if (pto_parser_parse_operand_list(p, &ops, &n)) return PTO_FAILURE;
@@ -69,7 +70,8 @@ PtoResult pto_dialect_parse_typed_operands(PtoParser *p, PtoOpState *st) {
   return pto_parser_resolve_operands(p, ops, n, types, nt, loc, st);
 }
 
-void pto_dialect_print_typed_operands(PtoPrinter *p, PtoOp *op) {
+void pto_dialect_print_terminator(PtoPrinter *p, PtoOp *op) {
+  pto_printer_print_attr_dict(p, op, NULL, 0);
   unsigned n = pto_op_num_operands(op);
   if (!n) return;
   pto_printer_puts(p, " ");

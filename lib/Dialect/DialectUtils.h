@@ -14,11 +14,11 @@ PtoDiag *pto_dialect_op_diag(PtoOp *op, const char *fmt, ...);
 /* Same, emitted at once; returns PTO_FAILURE. */
 PtoResult pto_dialect_op_error(PtoOp *op, const char *fmt, ...);
 
-/* `%a, %b : t1, t2`, or nothing (for terminators such as scf.yield and
- * func.return). Operands are appended to `st`. */
-PtoResult pto_dialect_parse_typed_operands(PtoParser *p, PtoOpState *st);
-/* Prints ` %a, %b : t1, t2` for all operands, or nothing. */
-void pto_dialect_print_typed_operands(PtoPrinter *p, PtoOp *op);
+/* The form of terminators that pass values on (scf.yield, func.return):
+ * `{attrs} %a, %b : t1, t2`, each part optional. Usable as parse/print
+ * hooks. */
+PtoResult pto_dialect_parse_terminator(PtoParser *p, PtoOpState *st);
+void pto_dialect_print_terminator(PtoPrinter *p, PtoOp *op);
 
 /* `iN` without signedness. */
 bool pto_type_is_signless_int(const PtoType *t);

@@ -67,49 +67,41 @@ static void print_constant(PtoPrinter *p, PtoOp *op) {
   }
 }
 
-/* `%r = arith.addi %a, %b {attrs} : t` */
-static PtoResult parse_binary(PtoParser *p, PtoOpState *st) {
-  PtoUnresolvedOperand a, b;
+/* `%a, %b {attrs} : t`: the op's operands, all of type t; the result is
+ * `result`, or t when NULL. (`arith.addi %a, %b : i32`, `arith.negf %a : f32`) */
+static PtoResult parse_operands_of_type(PtoParser *p, PtoOpState *st,
+                                        PtoType *result) {
+  unsigned n = (unsigned)st->def->num_operands; /* 1 or 2 */
+  PtoUnresolvedOperand ops[2];
   PtoType *t;
-  if (pto_parser_parse_operand(p, &a) ||
-      pto_parser_parse_punct(p, PTO_P_COMMA) ||
-      pto_parser_parse_operand(p, &b) ||
-      pto_parser_parse_optional_attr_dict(p, st) ||
-      pto_parser_parse_colon_type(p, &t) ||
-      pto_parser_resolve_operand(p, &a, t, st) ||
-      pto_parser_resolve_operand(p, &b, t, st))
+  for (unsigned i = 0; i < n; i++)
+    if ((i && pto_parser_parse_punct(p, PTO_P_COMMA)) ||
+        pto_parser_parse_operand(p, &ops[i]))
+      return PTO_FAILURE;
+  if (pto_parser_parse_optional_attr_dict(p, st) ||
+      pto_parser_parse_colon_type(p, &t))
     return PTO_FAILURE;
-  pto_op_state_add_result(st, t);
+  for (unsigned i = 0; i < n; i++)
+    if (pto_parser_resolve_operand(p, &ops[i], t, st)) return PTO_FAILURE;
+  pto_op_state_add_result(st, result ? result : t);
   return PTO_SUCCESS;
 }
 
-static void print_binary(PtoPrinter *p, PtoOp *op) {
-  pto_printer_puts(p, " ");
-  pto_printer_print_operands(p, op, 0, 2);
-  pto_printer_print_attr_dict(p, op, NULL, 0);
+static void print_operands_of_type(PtoPrinter *p, PtoOp *op,
+                                   const char *const *elided, unsigned n) {
+  pto_printer_print_operands(p, op, 0, pto_op_num_operands(op));
+  pto_printer_print_attr_dict(p, op, elided, n);
   pto_printer_puts(p, " : ");
-  pto_printer_print_type(p, pto_value_type(pto_op_result(op, 0)));
+  pto_printer_print_type(p, pto_value_type(pto_op_operand(op, 0)));
 }
 
-/* `%r = arith.negf %a {attrs} : t` */
-static PtoResult parse_unary(PtoParser *p, PtoOpState *st) {
-  PtoUnresolvedOperand a;
-  PtoType *t;
-  if (pto_parser_parse_operand(p, &a) ||
-      pto_parser_parse_optional_attr_dict(p, st) ||
-      pto_parser_parse_colon_type(p, &t) ||
-      pto_parser_resolve_operand(p, &a, t, st))
-    return PTO_FAILURE;
-  pto_op_state_add_result(st, t);
-  return PTO_SUCCESS;
+static PtoResult parse_elementwise(PtoParser *p, PtoOpState *st) {
+  return parse_operands_of_type(p, st, NULL);
 }
 
-static void print_unary(PtoPrinter *p, PtoOp *op) {
+static void print_elementwise(PtoPrinter *p, PtoOp *op) {
   pto_printer_puts(p, " ");
-  pto_printer_print_operand(p, pto_op_operand(op, 0));
-  pto_printer_print_attr_dict(p, op, NULL, 0);
-  pto_printer_puts(p, " : ");
-  pto_printer_print_type(p, pto_value_type(pto_op_result(op, 0)));
+  print_operands_of_type(p, op, NULL, 0);
 }
 
 /* `%r = arith.cmpi slt, %a, %b {attrs} : t` */
@@ -131,19 +123,8 @@ static PtoResult parse_cmp(PtoParser *p, PtoOpState *st) {
              : "false, oeq, ogt, oge, olt, ole, one, ord, ueq, ugt, uge, "
                "ult, ule, une, uno, true");
   pto_op_state_add_attr(st, "predicate", pto_attr_i64(st->ctx, pred));
-  PtoUnresolvedOperand a, b;
-  PtoType *t;
-  if (pto_parser_parse_punct(p, PTO_P_COMMA) ||
-      pto_parser_parse_operand(p, &a) ||
-      pto_parser_parse_punct(p, PTO_P_COMMA) ||
-      pto_parser_parse_operand(p, &b) ||
-      pto_parser_parse_optional_attr_dict(p, st) ||
-      pto_parser_parse_colon_type(p, &t) ||
-      pto_parser_resolve_operand(p, &a, t, st) ||
-      pto_parser_resolve_operand(p, &b, t, st))
-    return PTO_FAILURE;
-  pto_op_state_add_result(st, pto_type_int(st->ctx, 1));
-  return PTO_SUCCESS;
+  if (pto_parser_parse_punct(p, PTO_P_COMMA)) return PTO_FAILURE;
+  return parse_operands_of_type(p, st, pto_type_int(st->ctx, 1));
 }
 
 static void print_cmp(PtoPrinter *p, PtoOp *op) {
@@ -153,11 +134,8 @@ static void print_cmp(PtoPrinter *p, PtoOp *op) {
   const char *name = is_cmpi(op) ? pto_cmpi_predicate_name(pred)
                                  : pto_cmpf_predicate_name(pred);
   pto_printer_printf(p, " %s, ", name ? name : "<<invalid predicate>>");
-  pto_printer_print_operands(p, op, 0, 2);
   static const char *const elided[] = {"predicate"};
-  pto_printer_print_attr_dict(p, op, elided, 1);
-  pto_printer_puts(p, " : ");
-  pto_printer_print_type(p, pto_value_type(pto_op_operand(op, 0)));
+  print_operands_of_type(p, op, elided, 1);
 }
 
 /* `%r = arith.select %c, %a, %b {attrs} : t` (also `: i1, t`) */

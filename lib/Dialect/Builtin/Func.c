@@ -293,16 +293,6 @@ static PtoResult func_verify(PtoOp *op) {
 /* func.return                                                          */
 /* ------------------------------------------------------------------ */
 
-static PtoResult return_parse(PtoParser *p, PtoOpState *st) {
-  if (pto_parser_parse_optional_attr_dict(p, st)) return PTO_FAILURE;
-  return pto_dialect_parse_typed_operands(p, st);
-}
-
-static void return_print(PtoPrinter *p, PtoOp *op) {
-  pto_printer_print_attr_dict(p, op, NULL, 0);
-  pto_dialect_print_typed_operands(p, op);
-}
-
 static PtoResult return_verify(PtoOp *op) {
   PtoOp *fn = pto_op_parent_op(op);
   if (!fn || !pto_op_is(fn, "func.func"))
@@ -394,6 +384,15 @@ PtoOp *pto_func_call_resolve(PtoOp *call) {
   return fn && pto_op_is(fn, "func.func") ? fn : NULL;
 }
 
+/* An arity error of a call, with a note at the callee. */
+static PtoResult count_mismatch(PtoOp *call, PtoOp *callee, const char *fmt,
+                                unsigned got, const char *name,
+                                unsigned expected) {
+  PtoDiag *d = pto_dialect_op_diag(call, fmt, got, name, expected);
+  pto_diag_note(d, pto_op_loc(callee), "callee defined here");
+  return pto_diag_emit(d);
+}
+
 static PtoResult call_verify(PtoOp *op) {
   PtoAttr *callee = pto_op_attr(op, "callee");
   if (!callee || pto_attr_kind(callee) != PTO_ATTR_SYMREF ||
@@ -412,15 +411,11 @@ static PtoResult call_verify(PtoOp *op) {
   }
   unsigned nin = pto_type_func_num_inputs(fty);
   unsigned nres = pto_type_func_num_results(fty);
-  if (nin != pto_op_num_operands(op)) {
-    PtoDiag *d = pto_dialect_op_diag(op, "incorrect number of operands for "
-                                         "callee: %u given, but @%s takes %u",
-                                     pto_op_num_operands(op),
-                                     pto_ident_str(pto_attr_symref_root(callee)),
-                                     nin);
-    pto_diag_note(d, pto_op_loc(sym), "callee defined here");
-    return pto_diag_emit(d);
-  }
+  const char *name = pto_ident_str(pto_attr_symref_root(callee));
+  if (nin != pto_op_num_operands(op))
+    return count_mismatch(op, sym, "incorrect number of operands for callee: "
+                                   "%u given, but @%s takes %u",
+                          pto_op_num_operands(op), name, nin);
   for (unsigned i = 0; i < nin; i++) {
     PtoType *t = pto_value_type(pto_op_operand(op, i));
     if (t != pto_type_func_input(fty, i))
@@ -429,16 +424,10 @@ static PtoResult call_verify(PtoOp *op) {
                                       "for operand number %u",
                                   pto_type_func_input(fty, i), t, i);
   }
-  if (nres != pto_op_num_results(op)) {
-    PtoDiag *d = pto_dialect_op_diag(op, "incorrect number of results for "
-                                         "callee: %u expected, but @%s "
-                                         "returns %u",
-                                     pto_op_num_results(op),
-                                     pto_ident_str(pto_attr_symref_root(callee)),
-                                     nres);
-    pto_diag_note(d, pto_op_loc(sym), "callee defined here");
-    return pto_diag_emit(d);
-  }
+  if (nres != pto_op_num_results(op))
+    return count_mismatch(op, sym, "incorrect number of results for callee: "
+                                   "%u expected, but @%s returns %u",
+                          pto_op_num_results(op), name, nres);
   for (unsigned i = 0; i < nres; i++) {
     PtoType *t = pto_value_type(pto_op_result(op, i));
     if (t != pto_type_func_result(fty, i))

@@ -293,16 +293,6 @@ static PtoResult if_verify(PtoOp *op) {
 /* scf.yield                                                            */
 /* ------------------------------------------------------------------ */
 
-static PtoResult yield_parse(PtoParser *p, PtoOpState *st) {
-  if (pto_parser_parse_optional_attr_dict(p, st)) return PTO_FAILURE;
-  return pto_dialect_parse_typed_operands(p, st);
-}
-
-static void yield_print(PtoPrinter *p, PtoOp *op) {
-  pto_printer_print_attr_dict(p, op, NULL, 0);
-  pto_dialect_print_typed_operands(p, op);
-}
-
 static PtoResult yield_verify(PtoOp *op) {
   PtoOp *parent = pto_op_parent_op(op);
   bool is_for = parent && pto_op_is(parent, "scf.for");
