@@ -21,10 +21,17 @@ static const PtoPyptoDtypes dtypes[] = {
 #include "pto/Dialect/PyptoOps.def"
 };
 
+/* Each op's canonicalization hook adds the patterns rooted at that op. */
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM)                 \
+  static void canon_##ID(void *set, PtoContext *ctx) {                      \
+    pypto_add_patterns(set, ctx, PTO_PYPTO_##ID);                            \
+  }
+#include "pto/Dialect/PyptoOps.def"
+
 const PtoOpDef pypto_op_defs[PTO_PYPTO_NUM_OPS] = {
 #define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM)                 \
   {"pypto." MN, NOP, NRES, 0, 0, TR, AFF, pypto_verify, pypto_parse,         \
-   pypto_print, pypto_fold, NULL, SUM},
+   pypto_print, pypto_fold, canon_##ID, SUM},
 #include "pto/Dialect/PyptoOps.def"
 };
 

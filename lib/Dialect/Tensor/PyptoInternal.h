@@ -49,6 +49,8 @@ PtoResult pypto_verify(PtoOp *op);
 PtoResult pypto_parse(PtoParser *p, PtoOpState *st);
 void pypto_print(PtoPrinter *p, PtoOp *op);
 PtoResult pypto_fold(PtoOp *op, PtoAttr *const *operands, PtoFoldResult *res);
+/* Adds the canonicalization patterns rooted at op `id` (a PtoPatternSet). */
+void pypto_add_patterns(void *set, PtoContext *ctx, PtoPyptoOp id);
 
 /* Number of leading tensor operands of an op kind with `n` operands. */
 unsigned pypto_num_tensor_operands(PtoPyptoKind k, unsigned n);
