@@ -205,7 +205,7 @@ TEST(accessors) {
   int64_t perm[PTO_MAX_RANK];
   CHECK(pto_pypto_get_perm(op, perm) == 2 && perm[0] == 1 && perm[1] == 0);
   op = pto_op_next(op);
-  CHECK(pto_pypto_get_cast_mode(op) == PTO_CAST_FLOOR && pto_pypto_get_saturate(op));
+  CHECK(pto_pypto_get_cast_mode(op) == PTO_ROUND_FLOOR && pto_pypto_get_saturate(op));
   op = pto_op_next(op);
   CHECK(pto_pypto_get_k(op) == 3 && !pto_pypto_get_largest(op) && pto_pypto_get_dim(op) == 1);
   op = pto_op_next(op);

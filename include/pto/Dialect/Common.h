@@ -43,17 +43,17 @@ typedef enum PtoDtypeClass {
 } PtoDtypeClass;
 
 PtoDtypeClass pto_dtype_class(const PtoType *t);
-static inline bool pto_dtype_is_float(const PtoType *t) {
+static inline bool pto_elem_is_float(const PtoType *t) {
   return pto_dtype_class(t) == PTO_DTYPE_FLOAT;
 }
-static inline bool pto_dtype_is_int(const PtoType *t) {
+static inline bool pto_elem_is_int(const PtoType *t) {
   return pto_dtype_class(t) == PTO_DTYPE_INT;
 }
-static inline bool pto_dtype_is_numeric(const PtoType *t) {
+static inline bool pto_elem_is_numeric(const PtoType *t) {
   PtoDtypeClass c = pto_dtype_class(t);
   return c == PTO_DTYPE_FLOAT || c == PTO_DTYPE_INT;
 }
-static inline bool pto_dtype_is_supported(const PtoType *t) {
+static inline bool pto_elem_is_supported(const PtoType *t) {
   return pto_dtype_class(t) != PTO_DTYPE_UNSUPPORTED;
 }
 

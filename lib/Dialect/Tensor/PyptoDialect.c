@@ -120,12 +120,11 @@ unsigned pto_pypto_get_perm(const PtoOp *op, int64_t perm[PTO_MAX_RANK]) {
   return n;
 }
 
-PtoCastMode pto_pypto_get_cast_mode(const PtoOp *op) {
-  static const char *const names[] = {"rint", "round", "floor", "ceil", "trunc"};
+PtoRoundMode pto_pypto_get_cast_mode(const PtoOp *op) {
   const char *m = pto_op_attr_str(op, "mode");
-  for (unsigned i = 0; m && i < 5; i++)
-    if (strcmp(m, names[i]) == 0) return (PtoCastMode)i;
-  return PTO_CAST_RINT;
+  PtoRoundMode r;
+  /* the verifier admits rint, round, floor, ceil and trunc only */
+  return m && pto_round_mode_from_name(m, &r) ? r : PTO_ROUND_RINT;
 }
 
 static bool str_attr_is(const PtoOp *op, const char *name, const char *value) {
@@ -144,7 +143,7 @@ PtoType *pto_pypto_get_acc_dtype(const PtoOp *op) {
   PtoAttr *a = pto_op_attr(op, "acc_dtype");
   if (a && pto_attr_kind(a) == PTO_ATTR_TYPE) return pto_attr_type_value(a);
   PtoType *e = pto_type_tensor_elem(pto_value_type(pto_op_operand(op, 0)));
-  return pto_dtype_is_int(e) ? pto_type_int(pto_op_ctx(op), 32) : pto_type_f32(pto_op_ctx(op));
+  return pto_elem_is_int(e) ? pto_type_int(pto_op_ctx(op), 32) : pto_type_f32(pto_op_ctx(op));
 }
 
 int64_t pto_pypto_get_k(const PtoOp *op) { return pto_op_attr_int(op, "k", 1); }

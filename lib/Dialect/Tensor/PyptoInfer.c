@@ -170,7 +170,7 @@ static PtoResult check_tensor(PyInfer *in, const char *what, unsigned i,
   if (!pto_type_is_tensor(t))
     return ERR("%s #%u must be a tensor, got '%s'", what, i, pypto_tstr(in, t));
   PtoType *e = pto_type_tensor_elem(t);
-  if (!pto_dtype_is_supported(e))
+  if (!pto_elem_is_supported(e))
     return ERR("%s #%u has unsupported element type '%s'", what, i,
                pypto_tstr(in, e));
   if (pto_shape_from_tensor(t, s))
@@ -210,14 +210,14 @@ static const char *dtypes_text(PtoPyptoDtypes c) {
 
 static bool dtype_in(PtoType *e, PtoPyptoDtypes c) {
   switch (c) {
-  case PTO_PYPTO_DTYPES_FLOAT: return pto_dtype_is_float(e);
-  case PTO_PYPTO_DTYPES_NUMERIC: return pto_dtype_is_numeric(e);
+  case PTO_PYPTO_DTYPES_FLOAT: return pto_elem_is_float(e);
+  case PTO_PYPTO_DTYPES_NUMERIC: return pto_elem_is_numeric(e);
   case PTO_PYPTO_DTYPES_MATMUL:
-    return pto_dtype_is_float(e) || (pto_dtype_is_int(e) && pto_type_int_width(e) == 8);
+    return pto_elem_is_float(e) || (pto_elem_is_int(e) && pto_type_int_width(e) == 8);
   case PTO_PYPTO_DTYPES_DEQUANT:
-    return pto_dtype_is_int(e) &&
+    return pto_elem_is_int(e) &&
            (pto_type_int_width(e) == 8 || pto_type_int_width(e) == 32);
-  default: return pto_dtype_is_supported(e);
+  default: return pto_elem_is_supported(e);
   }
 }
 
@@ -235,7 +235,7 @@ static PtoResult opnd_tensor_or_scalar(PyInfer *in, unsigned i, PtoShape *s,
                                        PtoType **elem) {
   PtoType *t = in->opnd[i];
   if (pto_type_is_tensor(t)) return opnd_tensor(in, i, s, elem);
-  if (!pto_dtype_is_supported(t))
+  if (!pto_elem_is_supported(t))
     return ERR("operand #%u has unsupported element type '%s'", i,
                pypto_tstr(in, t));
   s->rank = 0;
@@ -262,7 +262,7 @@ static PtoResult opnd_index(PyInfer *in, unsigned first) {
 static PtoResult opnd_indices(PyInfer *in, unsigned i, PtoShape *s) {
   PtoType *e;
   if (opnd_tensor(in, i, s, &e)) return PTO_FAILURE;
-  if (!pto_dtype_is_int(e) ||
+  if (!pto_elem_is_int(e) ||
       (pto_type_int_width(e) != 32 && pto_type_int_width(e) != 64))
     return ERR("operand #%u must be a tensor of i32 or i64 indices, got '%s'", i,
                pypto_tstr(in, in->opnd[i]));
@@ -390,7 +390,7 @@ static PtoResult infer_matmul(PyInfer *in) {
       pto_shape_matmul(&in->site, &a, pypto_tstr(in, in->opnd[0]), at, &b,
                        pypto_tstr(in, in->opnd[1]), bt, &r))
     return PTO_FAILURE;
-  bool is_int = pto_dtype_is_int(ea);
+  bool is_int = pto_elem_is_int(ea);
   PtoType *i32 = pto_type_int(in->ctx, 32), *f32 = pto_type_f32(in->ctx);
   PtoAttr *acc = pypto_infer_attr(in, "acc_dtype");
   if (acc) {
@@ -417,7 +417,7 @@ static PtoResult infer_matmul(PyInfer *in) {
     return ERR("result element type '%s' is not allowed for i8 operands; "
                "expected 'i32'",
                pypto_tstr(in, out));
-  if (!is_int && !pto_dtype_is_float(out))
+  if (!is_int && !pto_elem_is_float(out))
     return ERR("result element type '%s' is not allowed for %s operands; "
                "expected 'f32', 'f16' or 'bf16'",
                pypto_tstr(in, out), pypto_tstr(in, ea));
@@ -555,7 +555,7 @@ static PtoResult infer_fill(PyInfer *in, bool zeros) {
         pto_type_kind(in->opnd[0]) == PTO_TYPE_INDEX)
       return ERR("operand #0 must be a scalar, got '%s'",
                  in->nopnd ? pypto_tstr(in, in->opnd[0]) : "nothing");
-    if (!pto_dtype_is_supported(in->opnd[0]))
+    if (!pto_elem_is_supported(in->opnd[0]))
       return ERR("operand #0 has unsupported element type '%s'",
                  pypto_tstr(in, in->opnd[0]));
   }
@@ -663,7 +663,7 @@ static PtoResult infer_quant(PyInfer *in, bool quant) {
   } else if (in->want_elem) {
     out = in->want_elem;
   }
-  if (!pto_dtype_is_float(out))
+  if (!pto_elem_is_float(out))
     return ERR("result element type '%s' must be f32, f16 or bf16",
                pypto_tstr(in, out));
   set_res(in, tensor_of(in, &s, out));
