@@ -165,6 +165,8 @@ static double next_float(PtoDType dt, double r, bool up) {
     uint16_t h = bits16(dt, r);
     int32_t ord = h & 0x8000u ? -(int32_t)(h & 0x7fffu) : (int32_t)h;
     ord += up ? 1 : -1;
+    /* stepping onto zero keeps the sign we came from (-tiny -> -0) */
+    if (ord == 0) return copysign(0.0, r);
     h = ord < 0 ? (uint16_t)(0x8000u | (uint32_t)-ord) : (uint16_t)ord;
     return from_bits16(dt, h);
   }
