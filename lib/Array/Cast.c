@@ -474,6 +474,7 @@ void pto_dtype_cast_elem(PtoDType sdt, const void *src, PtoDType ddt, void *dst,
 static void convert_row(PtoDType sdt, const char *s, int64_t sstep,
                         PtoDType ddt, char *d, int64_t dstep, int64_t n,
                         PtoCastMode mode) {
+  if (n <= 0) return;
   if (sdt == ddt && sstep == dstep && sstep == (int64_t)pto_dtype_size(sdt)) {
     memcpy(d, s, (size_t)n * pto_dtype_size(sdt));
     return;
