@@ -72,7 +72,8 @@ typedef struct Tx {
   unsigned nvec_default;
   int64_t cube_default[6];
   bool provenance;
-  /* Constants are hoisted to the start of the function's entry block. */
+  /* Constants are hoisted to the start of the function's entry block,
+   * after the last one hoisted (NULL: none yet). */
   PtoOp *const_pos;
   PtoBlock *entry;
   /* The pypto op being expanded, its label and its number (-1: none). */
@@ -90,7 +91,7 @@ typedef struct Tx {
 
 void tx_init(Tx *t, PtoPass *pass);
 void tx_release(Tx *t);
-/* Resets the per-function state; constants go before `const_pos`. */
+/* Resets the per-function state; constants go to the start of `entry`. */
 void tx_begin_func(Tx *t, PtoBlock *entry);
 
 /* "'pypto.x' op <message>" at the op being expanded. */

@@ -122,7 +122,7 @@ void tx_begin_func(Tx *t, PtoBlock *entry) {
   memo_clear(t->memo);
   pto_ptrmap_clear(&t->vals);
   t->entry = entry;
-  t->const_pos = pto_block_first_op(entry);
+  t->const_pos = NULL;
 }
 
 PtoResult tx_error(Tx *t, const char *fmt, ...) {
@@ -349,11 +349,12 @@ PtoValue *tx_binary(Tx *t, PtoTileOp id, PtoValue *a, PtoValue *b,
 /* Constants and offsets                                                */
 /* ------------------------------------------------------------------ */
 
-/* Builds at the hoisting point (start of the function's entry block). */
+/* Builds at the hoisting point: after the constants hoisted so far, at
+ * the start of the function's entry block. */
 static PtoBuilder const_builder(Tx *t) {
   PtoBuilder b = t->b;
-  if (t->const_pos) pto_builder_set_before(&b, t->const_pos);
-  else pto_builder_set_block_end(&b, t->entry);
+  if (t->const_pos) pto_builder_set_after(&b, t->const_pos);
+  else pto_builder_set_block_start(&b, t->entry);
   b.loc = pto_loc_unknown(t->ctx);
   return b;
 }
@@ -364,6 +365,7 @@ PtoValue *tx_const_index(Tx *t, int64_t v) {
   if (c) return c;
   PtoBuilder b = const_builder(t);
   c = pto_arith_build_constant_index(&b, v);
+  t->const_pos = pto_value_def_op(c);
   memo_put(t, key, 2, c);
   return c;
 }
@@ -379,6 +381,7 @@ PtoValue *tx_const_scalar(Tx *t, PtoType *type, double f, int64_t i) {
   PtoBuilder b = const_builder(t);
   c = fl ? pto_arith_build_constant_float(&b, type, f)
          : pto_arith_build_constant_int(&b, type, i);
+  t->const_pos = pto_value_def_op(c);
   memo_put(t, key, 3, c);
   return c;
 }
