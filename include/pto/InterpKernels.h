@@ -122,6 +122,17 @@ const char *pto_reduce_kind_name(PtoReduceKind k); /* "sum", "amax", ... */
 PtoResult pto_kernel_reduce(PtoReduceKind k, const PtoNdArray *x, unsigned dim,
                             const PtoNdArray *out, PtoKernelError *err);
 
+/* Merges two partial results of argmax (max = true) or argmin over
+ * disjoint index ranges, the first covering the lower indices: element by
+ * element, (v1, i1) replaces (v0, i0) when v1 is a NaN and v0 is not, or
+ * v1 is strictly better; otherwise (v0, i0) stays (the first extreme value,
+ * or the first NaN, wins, as in pto_kernel_reduce). All six arrays have
+ * one shape; values one dtype, indices integers. */
+PtoResult pto_kernel_arg_combine(bool max, const PtoNdArray *v0,
+                                 const PtoNdArray *i0, const PtoNdArray *v1,
+                                 const PtoNdArray *i1, const PtoNdArray *vout,
+                                 const PtoNdArray *iout, PtoKernelError *err);
+
 /* ---- matrix products ---- */
 
 /* out[..., M, N] = acc + a[..., M, K] @ b[..., K, N] (a given as [..., K,
@@ -182,6 +193,14 @@ PtoResult pto_kernel_topk(const PtoNdArray *x, int64_t k, unsigned dim,
  * dim 1. */
 PtoResult pto_kernel_quantize(const PtoNdArray *x, const PtoNdArray *q,
                               const PtoNdArray *scale, PtoKernelError *err);
+/* The int8 part of quantize for given per-row scales (f32, x's shape with
+ * the last dim 1): q = clamp(rint(x / scale), -127, 127), and 0 on rows
+ * whose scale is 0. pto_kernel_quantize is this with scale = amax / 127
+ * (a row whose amax is a subnormal below 127 * 2^-149 has scale 0 but is
+ * only zero there when amax is). */
+PtoResult pto_kernel_quantize_scaled(const PtoNdArray *x,
+                                     const PtoNdArray *scale,
+                                     const PtoNdArray *q, PtoKernelError *err);
 /* out = f32(q) * scale rounded to out's dtype; scale (f32) broadcasts. */
 PtoResult pto_kernel_dequantize(const PtoNdArray *q, const PtoNdArray *scale,
                                 const PtoNdArray *out, PtoKernelError *err);

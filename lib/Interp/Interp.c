@@ -51,6 +51,12 @@ static Handler *lookup_handler(PtoInterp *I, PtoOp *op) {
   return h;
 }
 
+void pto_interp_register_alias(PtoInterp *I, const char *op_name,
+                               const char *existing) {
+  Handler *h = pto_ptrmap_get(&I->handlers, key_of_name(I, existing));
+  if (h) pto_interp_register(I, op_name, h->fn, h->user);
+}
+
 bool pto_interp_has_handler(PtoInterp *I, PtoOp *op) {
   return lookup_handler(I, op) != NULL;
 }
@@ -70,6 +76,7 @@ PtoInterp *pto_interp_create(PtoContext *ctx, const PtoInterpOptions *opts) {
   pto_ptrmap_init(&I->funcs);
   pto_interp_register_core(I);
   pto_interp_register_pypto(I);
+  pto_interp_register_tile(I);
   return I;
 }
 
@@ -250,6 +257,7 @@ PtoTensor *pto_interp_new_tensor(PtoInterpFrame *f, PtoOp *op, PtoDType dt,
 
 bool pto_interp_type_dtype(const PtoType *t, PtoDType *dt) {
   if (pto_type_is_tensor(t)) t = pto_type_tensor_elem(t);
+  else if (pto_type_is_tile(t)) t = pto_tile_elem(t);
   return pto_dtype_from_type(t, dt);
 }
 
@@ -278,6 +286,11 @@ PtoResult pto_interp_result_dtype(PtoInterpFrame *f, PtoOp *op, unsigned i,
 bool pto_interp_value_fits(PtoContext *ctx, const PtoInterpValue *v,
                            PtoType *ty, PtoStr *why) {
   PtoDType dt;
+  if (pto_type_is_tile(ty)) {
+    /* A tile is a tensor of exactly its static shape. */
+    ty = pto_type_tensor(ctx, pto_tile_shape(ty), pto_tile_rank(ty),
+                         pto_tile_elem(ty));
+  }
   if (pto_type_is_tensor(ty)) {
     if (v->kind != PTO_IVAL_TENSOR) {
       pto_str_puts(why, "a scalar");

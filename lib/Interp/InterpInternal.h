@@ -6,6 +6,7 @@
 
 #include "pto/Interp.h"
 #include "pto/InterpKernels.h"
+#include "pto/Dialect/Tile.h"
 
 #include "Support/Hash.h"
 #include "Support/Str.h"
@@ -42,9 +43,15 @@ struct PtoInterpFrame {
   PtoInterpValue *slots;
 };
 
-/* Built-in handlers (InterpCore.c: func, scf, arith; InterpPypto*.c). */
+/* Built-in handlers (InterpCore.c: func, scf, arith; InterpPypto*.c;
+ * InterpTile*.c). */
 void pto_interp_register_core(PtoInterp *I);
 void pto_interp_register_pypto(PtoInterp *I);
+void pto_interp_register_tile(PtoInterp *I);
+/* Gives `op_name` the handler (and user data) registered for `existing`,
+ * when there is one: ops of two levels with one semantics share it. */
+void pto_interp_register_alias(PtoInterp *I, const char *op_name,
+                               const char *existing);
 
 /* The slot of a value of the running function. */
 PtoInterpValue *pto_interp_slot(PtoInterpFrame *f, const PtoValue *v);

@@ -183,6 +183,78 @@ PtoResult pto_kernel_reduce(PtoReduceKind k, const PtoNdArray *x, unsigned dim,
 }
 
 /* ------------------------------------------------------------------ */
+/* Merging partial argmax / argmin results                              */
+/* ------------------------------------------------------------------ */
+
+PtoResult pto_kernel_arg_combine(bool max, const PtoNdArray *v0,
+                                 const PtoNdArray *i0, const PtoNdArray *v1,
+                                 const PtoNdArray *i1, const PtoNdArray *vout,
+                                 const PtoNdArray *iout, PtoKernelError *err) {
+  const PtoNdArray *all[6] = {v0, i0, v1, i1, vout, iout};
+  for (unsigned a = 1; a < 6; a++)
+    if (!pk_same_shape(all[a], v0->rank, v0->shape))
+      return pk_fail(err, "arg combine needs arrays of one shape");
+  if (v1->dtype != v0->dtype || vout->dtype != v0->dtype ||
+      !pto_dtype_is_int(i0->dtype) || !pto_dtype_is_int(i1->dtype) ||
+      !pto_dtype_is_int(iout->dtype))
+    return pk_fail(err, "arg combine needs values of one dtype and integer "
+                        "indices");
+  bool fl = pto_dtype_is_float(v0->dtype);
+  int64_t st[PK_MAX_ARR][PTO_MAX_RANK];
+  PkIter it;
+  /* Two walks in the same element order: the values decide, the indices
+   * follow the decisions recorded in `take`. */
+  int64_t n = pto_ndarray_numel(v0), pos = 0;
+  bool *take = pto_malloc((size_t)(n ? n : 1));
+  const PtoNdArray *vs[3] = {v0, v1, vout}, *is[3] = {i0, i1, iout};
+  for (unsigned a = 0; a < 3; a++)
+    memcpy(st[a], vs[a]->strides, v0->rank * sizeof(int64_t));
+  pk_iter_init(&it, v0->rank, v0->shape, 3, st);
+  if (!it.empty) do {
+      for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
+        int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK;
+        if (fl) {
+          double a[PK_CHUNK], b[PK_CHUNK];
+          pk_load_f64(v0->dtype, v0->data, it.off[0] + c * it.step[0], it.step[0], m, a);
+          pk_load_f64(v1->dtype, v1->data, it.off[1] + c * it.step[1], it.step[1], m, b);
+          for (int64_t i = 0; i < m; i++) {
+            take[pos + i] = better_f(max, b[i], a[i]);
+            if (take[pos + i]) a[i] = b[i];
+          }
+          pk_store_f64(vout->dtype, vout->data, it.off[2] + c * it.step[2], it.step[2], m, a);
+        } else {
+          int64_t a[PK_CHUNK], b[PK_CHUNK];
+          pk_load_i64(v0->dtype, v0->data, it.off[0] + c * it.step[0], it.step[0], m, a);
+          pk_load_i64(v1->dtype, v1->data, it.off[1] + c * it.step[1], it.step[1], m, b);
+          for (int64_t i = 0; i < m; i++) {
+            take[pos + i] = max ? b[i] > a[i] : b[i] < a[i];
+            if (take[pos + i]) a[i] = b[i];
+          }
+          pk_store_i64(vout->dtype, vout->data, it.off[2] + c * it.step[2], it.step[2], m, a);
+        }
+        pos += m;
+      }
+    } while (pk_iter_next(&it));
+  for (unsigned a = 0; a < 3; a++)
+    memcpy(st[a], is[a]->strides, v0->rank * sizeof(int64_t));
+  pk_iter_init(&it, v0->rank, v0->shape, 3, st);
+  pos = 0;
+  if (!it.empty) do {
+      for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
+        int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK, a[PK_CHUNK], b[PK_CHUNK];
+        pk_load_i64(i0->dtype, i0->data, it.off[0] + c * it.step[0], it.step[0], m, a);
+        pk_load_i64(i1->dtype, i1->data, it.off[1] + c * it.step[1], it.step[1], m, b);
+        for (int64_t i = 0; i < m; i++)
+          if (take[pos + i]) a[i] = b[i];
+        pk_store_i64(iout->dtype, iout->data, it.off[2] + c * it.step[2], it.step[2], m, a);
+        pos += m;
+      }
+    } while (pk_iter_next(&it));
+  pto_free(take);
+  return PTO_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
 /* Composites: one lane (all elements along `dim`) at a time            */
 /* ------------------------------------------------------------------ */
 

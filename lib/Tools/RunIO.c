@@ -329,6 +329,20 @@ static void print_summary(const RunOptions *o, PtoContext *ctx, unsigned i,
   pto_free(ts);
 }
 
+void run_tolerance(const RunOptions *o, PtoDType dt, double *rtol,
+                   double *atol) {
+  pto_default_tolerance(dt, rtol, atol);
+  if (o->have_rtol) *rtol = o->rtol;
+  if (o->have_atol) *atol = o->atol;
+}
+
+PtoNdArray run_value_array(const PtoInterpValue *v, uint64_t *buf) {
+  if (v->kind == PTO_IVAL_TENSOR) return *pto_tensor_array(v->tensor);
+  if (pto_dtype_is_float(v->dtype)) pto_dtype_store_f64(v->dtype, buf, 0, v->f);
+  else pto_dtype_store_i64(v->dtype, buf, 0, v->i);
+  return pto_ndarray_scalar_view(v->dtype, buf);
+}
+
 static bool compare(const RunOptions *o, PtoContext *ctx, unsigned i,
                     const PtoNdArray *got, const char *path) {
   PtoNdArray *e = pto_npy_read_file(ctx, path);
@@ -346,9 +360,7 @@ static bool compare(const RunOptions *o, PtoContext *ctx, unsigned i,
               pto_shape_str(b2, e->rank, e->shape));
   } else {
     double rtol, atol;
-    pto_default_tolerance(got->dtype, &rtol, &atol);
-    if (o->have_rtol) rtol = o->rtol;
-    if (o->have_atol) atol = o->atol;
+    run_tolerance(o, got->dtype, &rtol, &atol);
     PtoCompareResult r;
     ok = pto_compare_arrays(got, e, rtol, atol, &r);
     if (ok && !o->quiet)
@@ -376,14 +388,7 @@ int run_report_outputs(const RunOptions *o, PtoContext *ctx,
   for (unsigned i = 0; i < n; i++) {
     const PtoInterpValue *v = &res[i];
     uint64_t buf;
-    PtoNdArray arr;
-    if (v->kind == PTO_IVAL_TENSOR) {
-      arr = *pto_tensor_array(v->tensor);
-    } else {
-      if (pto_dtype_is_float(v->dtype)) pto_dtype_store_f64(v->dtype, &buf, 0, v->f);
-      else pto_dtype_store_i64(v->dtype, &buf, 0, v->i);
-      arr = pto_ndarray_scalar_view(v->dtype, &buf);
-    }
+    PtoNdArray arr = run_value_array(v, &buf);
     print_summary(o, ctx, i, v, &arr);
     char name[32];
     snprintf(name, sizeof name, "out%u.npy", i);

@@ -5,6 +5,7 @@
 #define PTO_TOOLS_RUNINTERNAL_H
 
 #include "pto/Interp.h"
+#include "pto/RunMain.h"
 
 #include "Support/Vec.h"
 
@@ -41,6 +42,9 @@ typedef struct RunOptions {
   bool have_rtol, have_atol;
   const char *pass_pipeline;
   bool stats, quiet;
+  /* --check-levels, and its testing knob --perturb-tile-op (0: off) */
+  bool check_levels;
+  int64_t perturb;
   PtoInterpOptions interp;
 } RunOptions;
 
@@ -58,5 +62,25 @@ bool run_make_inputs(const RunOptions *o, PtoContext *ctx, PtoOp *func,
  * compares with --expect files. Returns the exit code. */
 int run_report_outputs(const RunOptions *o, PtoContext *ctx,
                        const PtoInterpValue *res, unsigned n);
+
+/* The tolerance for a dtype: --rtol / --atol, else the dtype's default. */
+void run_tolerance(const RunOptions *o, PtoDType dt, double *rtol,
+                   double *atol);
+/* A run-time value as an array (a scalar in *buf as rank 0). */
+PtoNdArray run_value_array(const PtoInterpValue *v, uint64_t *buf);
+
+/* The function to run (--entry, or the first public one with a body), or
+ * NULL after reporting. */
+PtoOp *run_find_entry(const RunOptions *o, PtoOp *module);
+/* Runs a pass pipeline on the module; false after reporting. */
+bool run_apply_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline);
+
+/* --check-levels (RunCheck.c): runs the Tensor level, the Tensor level
+ * after the Tensor-level part of --pass-pipeline, and the Tile level on the
+ * same inputs; reports per output and, on a mismatch, the first tile op
+ * whose value differs from the Tensor-level value it came from. Returns
+ * the exit code. */
+int run_check_levels(const RunOptions *o, PtoContext *ctx, PtoOp *module,
+                     PtoInterpRegisterFn interp_fn);
 
 #endif

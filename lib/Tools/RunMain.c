@@ -59,6 +59,18 @@ static void print_help(const char *tool) {
       "                             func.func with a body)\n"
       "  --pass-pipeline=<pipeline> Transform the IR before running it\n"
       "                             (e.g. 'decompose')\n"
+      "  --check-levels             Run the Tensor level, the Tensor level after\n"
+      "                             the passes of --pass-pipeline before\n"
+      "                             tile-expand, and the Tile level (after\n"
+      "                             tile-expand, appended when the pipeline has\n"
+      "                             none, and the passes after it) on the same\n"
+      "                             inputs; report each output's error and, on a\n"
+      "                             mismatch, the first tile op whose value\n"
+      "                             differs from the Tensor-level value it came\n"
+      "                             from; exit 1 on a mismatch\n"
+      "  --perturb-tile-op <n>      With --check-levels, for testing the report:\n"
+      "                             add 1 to the n-th tile (in IR order) that\n"
+      "                             tile-expand traced to a Tensor-level result\n"
       "  --max-call-depth <n>       Deepest func.call nesting (default 256)\n"
       "  --max-tensor-bytes <n>     Largest tensor the interpreter allocates\n"
       "                             (default 4294967296)\n"
@@ -246,6 +258,12 @@ static int parse_args(RunOptions *o, int argc, char **argv, bool *exit_now) {
                   !o->interp.max_tensor_bytes))
         rc = pto_tool_usage_error(tool, "invalid --max-tensor-bytes '%s': "
                                         "expected a positive integer", v);
+    } else if (option_value(argc, argv, &i, "--perturb-tile-op", &v, &rc, tool)) {
+      if (!rc && (!parse_i64(v, &o->perturb) || o->perturb <= 0))
+        rc = pto_tool_usage_error(tool, "invalid --perturb-tile-op '%s': "
+                                        "expected a positive integer", v);
+    } else if (strcmp(a, "--check-levels") == 0) {
+      o->check_levels = true;
     } else if (strcmp(a, "--stats") == 0) {
       o->stats = true;
     } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
@@ -260,6 +278,8 @@ static int parse_args(RunOptions *o, int argc, char **argv, bool *exit_now) {
   }
   if (!rc && !o->file)
     rc = pto_tool_usage_error(tool, "%s", "no input file; pto-run FILE [options]");
+  if (!rc && o->perturb && !o->check_levels)
+    rc = pto_tool_usage_error(tool, "%s", "--perturb-tile-op needs --check-levels");
   return rc;
 }
 
@@ -274,7 +294,7 @@ static bool is_runnable(PtoOp *op) {
 
 /* The function to run: --entry, or the first public func.func with a
  * body. */
-static PtoOp *find_entry(const RunOptions *o, PtoOp *module) {
+PtoOp *run_find_entry(const RunOptions *o, PtoOp *module) {
   PtoBlock *body = pto_region_first_block(pto_op_region(module, 0));
   if (o->entry) {
     PtoOp *f = pto_symbol_lookup(module, o->entry);
@@ -297,9 +317,9 @@ static PtoOp *find_entry(const RunOptions *o, PtoOp *module) {
   return NULL;
 }
 
-static bool apply_pipeline(const RunOptions *o, PtoContext *ctx, PtoOp *module) {
+bool run_apply_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline) {
   PtoPassManager *pm = pto_pm_create(ctx, "builtin.module");
-  bool ok = pto_pm_add_pipeline(pm, o->pass_pipeline) == PTO_SUCCESS;
+  bool ok = pto_pm_add_pipeline(pm, pipeline) == PTO_SUCCESS;
   if (ok) {
     PtoInstrumentation ins;
     memset(&ins, 0, sizeof ins);
@@ -314,8 +334,10 @@ static bool apply_pipeline(const RunOptions *o, PtoContext *ctx, PtoOp *module) 
 
 static int run_module(const RunOptions *o, PtoContext *ctx, PtoOp *module,
                       PtoInterpRegisterFn interp_fn) {
-  if (o->pass_pipeline && !apply_pipeline(o, ctx, module)) return 1;
-  PtoOp *func = find_entry(o, module);
+  if (o->check_levels) return run_check_levels(o, ctx, module, interp_fn);
+  if (o->pass_pipeline && !run_apply_pipeline(ctx, module, o->pass_pipeline))
+    return 1;
+  PtoOp *func = run_find_entry(o, module);
   if (!func) return 1;
   PtoBlock *entry = pto_region_first_block(pto_op_region(func, 0));
   unsigned nargs = pto_block_num_args(entry);

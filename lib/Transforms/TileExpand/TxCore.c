@@ -552,14 +552,18 @@ void tx_mark(Tx *t, PtoValue *tile, unsigned res, const int64_t *offs,
              unsigned R) {
   if (!t->provenance || t->origin < 0) return;
   PtoOp *def = pto_value_def_op(tile);
+  unsigned tres = pto_value_index(tile);
+  PtoTileOrigin o;
+  /* A tile that is already some op's result tile (e.g. an expand to the
+   * same shape) keeps its first origin. */
   if (!def || pto_tile_op_id(def) == PTO_TILE_NONE ||
-      pto_op_attr_id(def, t->id_origin))
+      pto_tile_get_origin(def, tres, &o))
     return;
-  int64_t v[2 + PTO_MAX_RANK];
-  v[0] = t->origin;
-  v[1] = res;
-  memcpy(v + 2, offs, R * sizeof *offs);
-  pto_op_set_attr_id(def, t->id_origin, pto_attr_i64_array(t->ctx, v, 2 + R));
+  o.op = t->origin;
+  o.result = res;
+  o.rank = R;
+  memcpy(o.offsets, offs, R * sizeof *offs);
+  pto_tile_set_origin(def, tres, &o);
 }
 
 void tx_mark_grid(Tx *t, TxVal *v, unsigned res) {
