@@ -30,4 +30,10 @@ const PtoPassDef pto_dce_pass = {
     NULL,
     NULL,
     NULL,
+    "Erases ops whose results are unused and that have no side effects,\n"
+    "to a fixed point: erasing an op makes the ops defining its operands\n"
+    "candidates again. An op with regions is erased when it is declared\n"
+    "to have the effects of its body (`RecursiveEffects`) and its body\n"
+    "has none. Terminators, symbols and ops of unregistered dialects are\n"
+    "kept.",
 };

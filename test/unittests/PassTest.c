@@ -106,7 +106,8 @@ static const PtoPassStatDef count_stats[] = {
 
 static const PtoPassDef count_pass = {
     "ut-count", "Count ut ops", NULL, count_options, 2, count_stats, 1,
-    count_run, count_create, free, NULL};
+    count_run, count_create, free, NULL,
+    "Counts `ut.add` and `ut.const` ops; fails above `limit`."};
 
 /* ---- helpers ---- */
 
@@ -225,13 +226,13 @@ TEST(registration_errors) {
   static const PtoPassOptionDef bad_default[] = {
       {"n", PTO_OPT_INT, "many", "", 0, 0, NULL}};
   static const PtoPassDef bad = {"ut-bad", "", NULL, bad_default, 1, NULL, 0,
-                                 count_run, NULL, NULL, NULL};
+                                 count_run, NULL, NULL, NULL, NULL};
   CHECK(pto_register_pass(ctx, &bad) == PTO_FAILURE);
   CHECK_STR(cap.text, "invalid default value 'many' for option 'n' of pass "
                       "'ut-bad': expected an integer");
   cap.text[0] = 0;
-  static const PtoPassDef bad_name = {"ut.dotted", "", NULL, NULL, 0, NULL, 0,
-                                      count_run, NULL, NULL, NULL};
+  static const PtoPassDef bad_name = {"ut.dotted", "", NULL, NULL, 0, NULL,
+                                      0, count_run, NULL, NULL, NULL, NULL};
   CHECK(pto_register_pass(ctx, &bad_name) == PTO_FAILURE);
   CHECK(strstr(cap.text, "cannot register pass 'ut.dotted'") != NULL);
   CHECK(pto_lookup_pass(ctx, "ut-bad") == NULL);
