@@ -17,17 +17,15 @@ static PtoResult ut_fold_add(PtoOp *op, PtoAttr *const *c, PtoFoldResult *r) {
   return PTO_SUCCESS;
 }
 
-/* ut.twice(x) -> ut.add(x, x) */
+/* ut.twice(x) -> ut.add(x, x), built detached and inserted. */
 static PtoResult twice_to_add(PtoOp *op, PtoRewriter *rw, void *user) {
   if (user) ++*(int *)user;
-  PtoValue *x = pto_op_operand(op, 0);
-  PtoValue *ops[2] = {x, x};
-  PtoType *t = pto_value_type(pto_op_result(op, 0));
-  PtoOpState st;
-  pto_op_state_init(&st, pto_rewriter_ctx(rw), "ut.add", pto_op_loc(op));
-  pto_op_state_add_operands(&st, ops, 2);
-  pto_op_state_add_result(&st, t);
-  pto_rewriter_replace_op_with_op(rw, op, pto_rewriter_create(rw, &st));
+  PtoValue *x[2] = {pto_op_operand(op, 0), pto_op_operand(op, 0)};
+  PtoType *t = pto_value_type(x[0]);
+  PtoOp *add = pto_op_create_simple(pto_rewriter_ctx(rw), "ut.add",
+                                    pto_op_loc(op), x, 2, &t, 1, NULL, 0);
+  pto_rewriter_insert(rw, add);
+  pto_rewriter_replace_op_with_op(rw, op, add);
   return PTO_SUCCESS;
 }
 
