@@ -483,6 +483,12 @@ PtoResult pto_interp_call(PtoInterpFrame *f, PtoOp *call_op, PtoOp *func,
                                         "(unbounded recursion?)",
                             I->opts.max_call_depth);
   }
+  if (pto_region_empty(pto_op_region(func, 0))) {
+    for (unsigned i = 0; i < nargs; i++) pto_interp_value_release(&args[i]);
+    return pto_interp_error(f, call_op, "cannot run @%s: it is a declaration "
+                                        "without a body",
+                            pto_ident_str(pto_op_symbol_name(func)));
+  }
   NoteEntry n = {call_op, 0, false};
   pto_vec_push(&I->notes, n);
   I->depth++;

@@ -127,7 +127,7 @@ PtoResult pto_kernel_reduce(PtoReduceKind k, const PtoNdArray *x, unsigned dim,
                    name, pto_dtype_name(out->dtype), pto_dtype_name(x->dtype));
   int64_t R = x->shape[dim], sr = x->strides[dim];
   if (R == 0 && k != PTO_REDUCE_SUM && k != PTO_REDUCE_PROD)
-    return pk_fail(err, "%s of an empty dim (dim %u has size 0)", name, dim);
+    return pk_fail(err, "%s over dim %u of size 0 has no value", name, dim);
   bool fl = pto_dtype_is_float(x->dtype);
 
   /* Walk the output; x's reduced dim is stepped by hand. */
