@@ -214,15 +214,61 @@ static const PtoPassStatDef statistics[] = {
 };
 
 const PtoPassDef pto_tile_expand_pass = {
-    "tile-expand",
-    "Expand Tensor-level ops into ops on tiles (the Tile level)",
-    "builtin.module",
-    options,
-    PTO_ARRAY_SIZE(options),
-    statistics,
-    PTO_ARRAY_SIZE(statistics),
-    run,
-    NULL,
-    NULL,
-    check_options,
+    .argument = "tile-expand",
+    .summary = "Expand Tensor-level ops into ops on tiles (the Tile level)",
+    .anchor = "builtin.module",
+    .options = options,
+    .num_options = PTO_ARRAY_SIZE(options),
+    .statistics = statistics,
+    .num_statistics = PTO_ARRAY_SIZE(statistics),
+    .run = run,
+    .check_options = check_options,
+    .description =
+        "Rewrites every `pypto` op of every function into `tile` ops\n"
+        "(docs/dialects/tile.md) that compute the same values, so that no\n"
+        "pypto op remains and function signatures (tensors in GM) do not\n"
+        "change. The composites softmax, rms_norm and layer_norm are first\n"
+        "split as `decompose` splits them.\n"
+        "\n"
+        "Each op is tiled by its `vec_tile` (vector ops) or `cube_tile`\n"
+        "(matmul) attribute, else by the `vec-tile` / `cube-tile` options. A\n"
+        "vec tile gives the sizes of the trailing dims (leading dims are\n"
+        "tiled by 1); an op's own `vec_tile` with more dims than its tensor is\n"
+        "an error, while the option's extra leading entries are ignored. Edge\n"
+        "tiles of a dim the tile size does not divide get their exact smaller\n"
+        "shape. Elementwise ops tile their result; operands with size-1 dims\n"
+        "the result broadcasts read 1-sized tiles, combined with\n"
+        "`rowexpand_*` / `colexpand_*` ops where they apply and `tile.expand`\n"
+        "otherwise. Reductions over the last dim use the row forms\n"
+        "(`tile.rowsum`, `tile.rowargmax`, ...), over the second-to-last the\n"
+        "column forms; over any other dim the tile extent along it is 1 and the\n"
+        "slices are combined elementwise. The partial results of the tiles\n"
+        "along the reduced dim are combined by a balanced tree of tile ops in\n"
+        "index order (`add`, `maximum`, `argmax_combine`, ...). topk sorts each\n"
+        "tile (`tile.topk`) and merges the sorted lists (`tile.topk_merge`);\n"
+        "quantize takes a max tree of `rowmax` partials for the scales. matmul\n"
+        "tiles M and N by the L1 sizes mL1 and nL1, one tile per batch index,\n"
+        "and walks K in kL1 steps, accumulating into the tile (`tile.matmul`\n"
+        "with an accumulator operand, in the accumulation type until the last\n"
+        "step).\n"
+        "\n"
+        "A consumer whose tile is exactly a tile of its producer's grid uses\n"
+        "it directly, with no round trip through GM. Otherwise the producer's\n"
+        "tiles are assembled once into a workspace (`tile.empty` +\n"
+        "`tile.assemble`, placed right after the producer) and the consumer\n"
+        "views the tiles it needs (`tile.view`); results that leave the Tile\n"
+        "level (returned, yielded by loops, passed to calls) are assembled the\n"
+        "same way. `pypto.view` is read through: its consumers view the source\n"
+        "at the combined offsets, with `arith.addi` on index values for dynamic\n"
+        "offsets, inside the loop that computes them. `pypto.assemble`,\n"
+        "`concat` and `scatter_update` write tiles into GM tensors; `reshape`\n"
+        "becomes `tile.tensor_reshape`.\n"
+        "\n"
+        "Compute ops need static shapes: an op with a dynamic dim fails with\n"
+        "`dim N is dynamic and no enclosing scf.for iterates it; take a static\n"
+        "view inside a loop (pypto.loop) or give the dim a static size`. Tile\n"
+        "ops carry the Tensor op's `label` and location. With `provenance`,\n"
+        "each tile op producing a final tile of a Tensor-level result records\n"
+        "it in `tile.origin`, which `pto-run --check-levels` uses to name the\n"
+        "first tile that differs from the Tensor level.",
 };
