@@ -165,6 +165,8 @@ static double next_float(PtoDType dt, double r, bool up) {
     uint16_t h = bits16(dt, r);
     int32_t ord = h & 0x8000u ? -(int32_t)(h & 0x7fffu) : (int32_t)h;
     ord += up ? 1 : -1;
+    /* stepping onto zero keeps the sign we came from (-tiny -> -0) */
+    if (ord == 0) return copysign(0.0, r);
     h = ord < 0 ? (uint16_t)(0x8000u | (uint32_t)-ord) : (uint16_t)ord;
     return from_bits16(dt, h);
   }
@@ -469,11 +471,66 @@ void pto_dtype_cast_elem(PtoDType sdt, const void *src, PtoDType ddt, void *dst,
 
 /* ---- bulk conversion ---- */
 
+/* Direct converters for the float pairs bulk code meets most, valid in the
+ * default mode: each is exactly what pto_dtype_cast_elem computes for the
+ * pair, without its dispatch and its trip through double. */
+typedef void (*ElemFn)(const char *s, char *d);
+
+static float rd_f32(const char *s) {
+  float f;
+  memcpy(&f, s, 4);
+  return f;
+}
+static void wr_f32(char *d, float f) { memcpy(d, &f, 4); }
+static void f32_f16(const char *s, char *d) {
+  wr16(d, pto_f32_to_f16_bits(rd_f32(s)));
+}
+static void f32_bf16(const char *s, char *d) {
+  wr16(d, pto_f32_to_bf16_bits(rd_f32(s)));
+}
+static void f16_f32(const char *s, char *d) {
+  wr_f32(d, pto_f16_bits_to_f32(rd16(s)));
+}
+static void bf16_f32(const char *s, char *d) {
+  wr_f32(d, pto_bf16_bits_to_f32(rd16(s)));
+}
+static void f32_f64(const char *s, char *d) {
+  double v = rd_f32(s);
+  memcpy(d, &v, 8);
+}
+static void f64_f32(const char *s, char *d) {
+  double v;
+  memcpy(&v, s, 8);
+  wr_f32(d, (float)v);
+}
+
+static ElemFn direct_fn(PtoDType sdt, PtoDType ddt, PtoCastMode mode) {
+  if ((mode.round != PTO_ROUND_DEFAULT && mode.round != PTO_ROUND_RINT) ||
+      mode.sat != PTO_SAT_WRAP)
+    return NULL;
+  if (sdt == PTO_DT_F32) {
+    if (ddt == PTO_DT_F16) return f32_f16;
+    if (ddt == PTO_DT_BF16) return f32_bf16;
+    if (ddt == PTO_DT_F64) return f32_f64;
+  } else if (ddt == PTO_DT_F32) {
+    if (sdt == PTO_DT_F16) return f16_f32;
+    if (sdt == PTO_DT_BF16) return bf16_f32;
+    if (sdt == PTO_DT_F64) return f64_f32;
+  }
+  return NULL;
+}
+
 static void convert_row(PtoDType sdt, const char *s, int64_t sstep,
                         PtoDType ddt, char *d, int64_t dstep, int64_t n,
                         PtoCastMode mode) {
+  if (n <= 0) return;
   if (sdt == ddt && sstep == dstep && sstep == (int64_t)pto_dtype_size(sdt)) {
     memcpy(d, s, (size_t)n * pto_dtype_size(sdt));
+    return;
+  }
+  ElemFn fn = direct_fn(sdt, ddt, mode);
+  if (fn) {
+    for (int64_t i = 0; i < n; i++) fn(s + i * sstep, d + i * dstep);
     return;
   }
   for (int64_t i = 0; i < n; i++)

@@ -151,17 +151,21 @@ static const char *const round_names[] = {"default", "rint",  "round", "floor",
                                           "ceil",    "trunc", "odd"};
 static const char *const sat_names[] = {"wrap", "saturate"};
 
+/* Index of `name` in `names`, or -1. */
+static int find_name(const char *const *names, unsigned n, const char *name) {
+  for (unsigned i = 0; i < n; i++)
+    if (strcmp(name, names[i]) == 0) return (int)i;
+  return -1;
+}
+
 const char *pto_round_mode_name(PtoRoundMode m) {
   return (unsigned)m < PTO_ARRAY_SIZE(round_names) ? round_names[m] : "?";
 }
 
 bool pto_round_mode_from_name(const char *name, PtoRoundMode *out) {
-  for (unsigned i = 0; i < PTO_ARRAY_SIZE(round_names); i++)
-    if (strcmp(name, round_names[i]) == 0) {
-      *out = (PtoRoundMode)i;
-      return true;
-    }
-  return false;
+  int i = find_name(round_names, PTO_ARRAY_SIZE(round_names), name);
+  if (i >= 0) *out = (PtoRoundMode)i;
+  return i >= 0;
 }
 
 const char *pto_sat_mode_name(PtoSatMode m) {
@@ -169,10 +173,7 @@ const char *pto_sat_mode_name(PtoSatMode m) {
 }
 
 bool pto_sat_mode_from_name(const char *name, PtoSatMode *out) {
-  for (unsigned i = 0; i < PTO_ARRAY_SIZE(sat_names); i++)
-    if (strcmp(name, sat_names[i]) == 0) {
-      *out = (PtoSatMode)i;
-      return true;
-    }
-  return false;
+  int i = find_name(sat_names, PTO_ARRAY_SIZE(sat_names), name);
+  if (i >= 0) *out = (PtoSatMode)i;
+  return i >= 0;
 }

@@ -65,8 +65,8 @@ static PtoNdArray *new_header(PtoDType dt, unsigned rank, const int64_t *shape,
   PtoNdArray *a = pto_calloc(1, sizeof *a);
   a->dtype = dt;
   a->rank = rank;
-  memcpy(a->shape, shape, rank * sizeof *shape);
-  if (strides) memcpy(a->strides, strides, rank * sizeof *strides);
+  if (rank) memcpy(a->shape, shape, rank * sizeof *shape);
+  if (strides && rank) memcpy(a->strides, strides, rank * sizeof *strides);
   else pto_contiguous_strides(rank, shape, a->strides);
   a->nbytes = nbytes;
   return a;

@@ -86,17 +86,23 @@ typedef struct Lex {
   const char *begin, *p, *end;
 } Lex;
 
-/* The header as shown in messages: printable, at most 100 characters. */
-static void quote_header(PtoStr *s, const Lex *lx) {
-  const char *e = lx->end;
-  while (e > lx->begin && (e[-1] == ' ' || e[-1] == '\n')) e--;
-  size_t n = (size_t)(e - lx->begin);
-  for (size_t i = 0; i < n && i < 100; i++) {
-    unsigned char c = (unsigned char)lx->begin[i];
+/* Appends header text for a message: printable ASCII as is, other bytes
+ * as \xNN, at most `limit` characters. */
+static void put_escaped(PtoStr *s, const char *p, size_t n, size_t limit) {
+  for (size_t i = 0; i < n && i < limit; i++) {
+    unsigned char c = (unsigned char)p[i];
     if (c >= 0x20 && c < 0x7f) pto_str_putc(s, (char)c);
     else pto_str_printf(s, "\\x%02x", c);
   }
-  if (n > 100) pto_str_puts(s, "...");
+  if (n > limit) pto_str_puts(s, "...");
+  if (!s->data) pto_str_puts(s, "");
+}
+
+/* The header as shown in messages, without its padding. */
+static void quote_header(PtoStr *s, const Lex *lx) {
+  const char *e = lx->end;
+  while (e > lx->begin && (e[-1] == ' ' || e[-1] == '\n')) e--;
+  put_escaped(s, lx->begin, (size_t)(e - lx->begin), 100);
 }
 
 static bool malformed(Lex *lx, const char *fmt, ...)
@@ -112,7 +118,7 @@ static bool malformed(Lex *lx, const char *fmt, ...) {
   pto_str_init(&s);
   quote_header(&s, lx);
   pto_diag_printf(d, " (at offset %zu of the header: %s)",
-                  (size_t)(lx->p - lx->begin), s.data ? s.data : "");
+                  (size_t)(lx->p - lx->begin), s.data);
   pto_str_release(&s);
   pto_diag_emit(d);
   return false;
@@ -236,7 +242,7 @@ static bool parse_descr(Lex *lx, Header *h) {
   if (!lex_string(lx, &s, &n, "'descr'")) return false;
   size_t i = 0;
   char order = 0;
-  if (n > 0 && strchr("<>|=", s[0])) order = s[i++];
+  if (n > 0 && s[0] && strchr("<>|=", s[0])) order = s[i++];
   if (n - i == 1 && s[i] == 'O')
     return fail(r, "object arrays ('%.*s') are not supported: a .npy file "
                    "for PTO holds plain numbers",
@@ -261,7 +267,9 @@ static bool parse_descr(Lex *lx, Header *h) {
   if (found < 0) {
     PtoStr m;
     pto_str_init(&m);
-    pto_str_printf(&m, "unsupported dtype '%.*s'", (int)n, s);
+    pto_str_puts(&m, "unsupported dtype '");
+    put_escaped(&m, s, n, 40);
+    pto_str_putc(&m, '\'');
     if (digits) describe_descr(&m, kind, size);
     fail(r, "%s; PTO reads float16, float32, float64, bfloat16 (as '<u2'), "
             "int8, int16, int32, int64, uint8 and bool",
@@ -277,6 +285,43 @@ static bool parse_descr(Lex *lx, Header *h) {
   return true;
 }
 
+/* One `'key': value` entry; the key has been read. */
+static bool parse_entry(Lex *lx, const char *key, size_t kn, Header *h) {
+  bool descr = kn == 5 && memcmp(key, "descr", 5) == 0;
+  bool fortran = kn == 13 && memcmp(key, "fortran_order", 13) == 0;
+  bool shape = kn == 5 && memcmp(key, "shape", 5) == 0;
+  bool colon = accept(lx, ':');
+  if (!colon || !(descr || fortran || shape)) {
+    PtoStr q; /* the key may hold any bytes */
+    pto_str_init(&q);
+    put_escaped(&q, key, kn, 40);
+    if (!colon) {
+      malformed(lx, "expected ':' after '%s'", q.data);
+    } else {
+      lx->p = key - 1; /* point at the key */
+      malformed(lx,
+                "unexpected key '%s'; a .npy header has exactly the keys "
+                "'descr', 'fortran_order' and 'shape'",
+                q.data);
+    }
+    pto_str_release(&q);
+    return false;
+  }
+  if (descr) {
+    h->seen_descr = true;
+    return parse_descr(lx, h);
+  }
+  if (shape) {
+    h->seen_shape = true;
+    return parse_shape(lx, h);
+  }
+  h->seen_fortran = true;
+  if (accept_word(lx, "True")) h->fortran = true;
+  else if (!accept_word(lx, "False"))
+    return malformed(lx, "'fortran_order' must be True or False");
+  return true;
+}
+
 static bool parse_header(Reader *r, const char *text, size_t len, Header *h) {
   Lex lx = {r, text, text, text + len};
   memset(h, 0, sizeof *h);
@@ -285,26 +330,7 @@ static bool parse_header(Reader *r, const char *text, size_t len, Header *h) {
     const char *key;
     size_t kn;
     if (!lex_string(&lx, &key, &kn, "a key")) return false;
-    if (!accept(&lx, ':'))
-      return malformed(&lx, "expected ':' after '%.*s'", (int)kn, key);
-    if (kn == 5 && memcmp(key, "descr", 5) == 0) {
-      if (!parse_descr(&lx, h)) return false;
-      h->seen_descr = true;
-    } else if (kn == 13 && memcmp(key, "fortran_order", 13) == 0) {
-      if (accept_word(&lx, "True")) h->fortran = true;
-      else if (accept_word(&lx, "False")) h->fortran = false;
-      else return malformed(&lx, "'fortran_order' must be True or False");
-      h->seen_fortran = true;
-    } else if (kn == 5 && memcmp(key, "shape", 5) == 0) {
-      if (!parse_shape(&lx, h)) return false;
-      h->seen_shape = true;
-    } else {
-      lx.p = key - 1; /* point at the key */
-      return malformed(&lx,
-                       "unexpected key '%.*s'; a .npy header has exactly the "
-                       "keys 'descr', 'fortran_order' and 'shape'",
-                       (int)kn, key);
-    }
+    if (!parse_entry(&lx, key, kn, h)) return false;
     if (!accept(&lx, ',')) {
       if (accept(&lx, '}')) break;
       return malformed(&lx, "expected ',' or '}'");

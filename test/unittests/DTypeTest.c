@@ -299,6 +299,10 @@ TEST(float_rounding_modes) {
   PtoCastMode odd = {PTO_ROUND_ODD, PTO_SAT_WRAP};
   CHECK(f16_of(1e-30, odd) == 0x0001);
   CHECK(f16_of(-1e-30, odd) == 0x8001);
+  /* stepping toward zero from -min subnormal lands on -0 */
+  PtoCastMode tr = {PTO_ROUND_TRUNC, PTO_SAT_WRAP};
+  CHECK(f16_of(-0x1.8p-25, tr) == 0x8000);
+  CHECK(f16_of(0x1.8p-25, tr) == 0x0000);
 }
 
 TEST(strided_convert) {

@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 
+# Overflowing and NaN casts in the references are intended.
+np.seterr(all="ignore")
 FAILURES = []
 
 # (numpy dtype or None for bf16, pto name, bits view dtype)
@@ -173,7 +175,7 @@ def int_round(x, mode):
 def int_ref(v, dt, sat):
     """An integer v (Python int), or nan/inf, stored into integer dtype dt."""
     if dt == "bool":
-        return int(v != 0)
+        return int(v != 0)  # nan != 0
     lo, hi = INT_RANGE[dt]
     if isinstance(v, float):  # nan or inf
         if math.isnan(v) or not sat:
