@@ -28,17 +28,14 @@ void pypto_infer_init(PyInfer *in, PtoContext *ctx, PtoLoc *loc, PtoPyptoOp id,
 }
 
 void pypto_infer_done(PyInfer *in) {
-  for (unsigned i = 0; i < in->nstrs; i++) pto_free(in->strs[i]);
-  in->nstrs = 0;
+  pto_vec_foreach(&in->strs, s) pto_free(*s);
+  pto_vec_free(&in->strs);
 }
 
 const char *pypto_tstr(PyInfer *in, PtoType *t) {
-  if (in->nstrs == PTO_ARRAY_SIZE(in->strs)) {
-    pto_free(in->strs[0]);
-    memmove(in->strs, in->strs + 1, sizeof in->strs - sizeof in->strs[0]);
-    in->nstrs--;
-  }
-  return in->strs[in->nstrs++] = pto_type_to_string(t);
+  char *s = pto_type_to_string(t);
+  pto_vec_push(&in->strs, s);
+  return s;
 }
 
 #define ERR(...) pto_site_error(&in->site, __VA_ARGS__)
@@ -55,9 +52,9 @@ PtoAttr *pypto_infer_attr(const PyInfer *in, const char *name) {
 static PtoResult attr_int(PyInfer *in, const char *name, bool required,
                           int64_t dflt, int64_t *out) {
   PtoAttr *a = pypto_infer_attr(in, name);
+  *out = dflt;
   if (!a) {
     if (required) return ERR("requires attribute '%s'", name);
-    *out = dflt;
     return PTO_SUCCESS;
   }
   if (pto_attr_kind(a) != PTO_ATTR_INTEGER || pto_attr_is_bool(a))
@@ -183,6 +180,7 @@ static PtoResult check_tensor(PyInfer *in, const char *what, unsigned i,
 
 static PtoResult opnd_tensor(PyInfer *in, unsigned i, PtoShape *s,
                              PtoType **elem) {
+  if (elem) *elem = NULL;
   if (check_tensor(in, "operand", i, in->opnd[i], s)) return PTO_FAILURE;
   if (elem) *elem = pto_type_tensor_elem(in->opnd[i]);
   return PTO_SUCCESS;
@@ -234,6 +232,7 @@ static PtoResult opnd_class(PyInfer *in, unsigned i, PtoPyptoDtypes c) {
 static PtoResult opnd_tensor_or_scalar(PyInfer *in, unsigned i, PtoShape *s,
                                        PtoType **elem) {
   PtoType *t = in->opnd[i];
+  *elem = NULL;
   if (pto_type_is_tensor(t)) return opnd_tensor(in, i, s, elem);
   if (!pto_dtype_is_supported(t))
     return ERR("operand #%u has unsupported element type '%s'", i,

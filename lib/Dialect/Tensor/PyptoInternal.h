@@ -5,6 +5,8 @@
 
 #include "pto/Dialect/Pypto.h"
 
+#include "Support/Vec.h"
+
 /* One run of an op's checks. The verifier fills `want` with the op's result
  * types; the builder fills it from builder-only attributes (or leaves it
  * NULL when the result follows from the operands). */
@@ -21,8 +23,7 @@ typedef struct PyInfer {
   PtoType *want_elem; /* builder `dtype` for matmul / dequantize */
   PtoType *res[2];
   unsigned nres;
-  char *strs[12]; /* type spellings for messages, freed by pypto_infer_done */
-  unsigned nstrs;
+  PTO_VEC(char *) strs; /* type spellings for messages, freed at the end */
 } PyInfer;
 
 void pypto_infer_init(PyInfer *in, PtoContext *ctx, PtoLoc *loc, PtoPyptoOp id,
