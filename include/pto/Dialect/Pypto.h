@@ -87,15 +87,9 @@ unsigned pto_pypto_num_tensor_operands(const PtoOp *op);
 /* transpose: the permutation; returns its length. */
 unsigned pto_pypto_get_perm(const PtoOp *op, int64_t perm[PTO_MAX_RANK]);
 
-typedef enum PtoCastMode {
-  PTO_CAST_RINT,  /* nearest, ties to even (default) */
-  PTO_CAST_ROUND, /* nearest, ties away from zero */
-  PTO_CAST_FLOOR,
-  PTO_CAST_CEIL,
-  PTO_CAST_TRUNC,
-} PtoCastMode;
+/* cast: `mode` and `satmode` as a DType.h cast mode (absent: default, the
+ * numpy astype rules of docs/numerics.md). */
 PtoCastMode pto_pypto_get_cast_mode(const PtoOp *op);
-bool pto_pypto_get_saturate(const PtoOp *op); /* satmode = "on" */
 /* gelu: approximate = "tanh". */
 bool pto_pypto_get_gelu_tanh(const PtoOp *op);
 /* matmul */

@@ -121,11 +121,11 @@ unsigned pto_pypto_get_perm(const PtoOp *op, int64_t perm[PTO_MAX_RANK]) {
 }
 
 PtoCastMode pto_pypto_get_cast_mode(const PtoOp *op) {
-  static const char *const names[] = {"rint", "round", "floor", "ceil", "trunc"};
-  const char *m = pto_op_attr_str(op, "mode");
-  for (unsigned i = 0; m && i < 5; i++)
-    if (strcmp(m, names[i]) == 0) return (PtoCastMode)i;
-  return PTO_CAST_RINT;
+  PtoCastMode m = PTO_CAST_DEFAULT;
+  const char *r = pto_op_attr_str(op, "mode"), *sat = pto_op_attr_str(op, "satmode");
+  if (r) pto_round_mode_from_name(r, &m.round);
+  if (sat) pto_sat_mode_from_name(sat, &m.sat);
+  return m;
 }
 
 static bool str_attr_is(const PtoOp *op, const char *name, const char *value) {
@@ -133,7 +133,6 @@ static bool str_attr_is(const PtoOp *op, const char *name, const char *value) {
   return a && pto_attr_kind(a) == PTO_ATTR_STRING && strcmp(pto_attr_str(a), value) == 0;
 }
 
-bool pto_pypto_get_saturate(const PtoOp *op) { return str_attr_is(op, "satmode", "on"); }
 bool pto_pypto_get_gelu_tanh(const PtoOp *op) {
   return str_attr_is(op, "approximate", "tanh");
 }
@@ -144,7 +143,7 @@ PtoType *pto_pypto_get_acc_dtype(const PtoOp *op) {
   PtoAttr *a = pto_op_attr(op, "acc_dtype");
   if (a && pto_attr_kind(a) == PTO_ATTR_TYPE) return pto_attr_type_value(a);
   PtoType *e = pto_type_tensor_elem(pto_value_type(pto_op_operand(op, 0)));
-  return pto_dtype_is_int(e) ? pto_type_int(pto_op_ctx(op), 32) : pto_type_f32(pto_op_ctx(op));
+  return pto_elem_is_int(e) ? pto_type_int(pto_op_ctx(op), 32) : pto_type_f32(pto_op_ctx(op));
 }
 
 int64_t pto_pypto_get_k(const PtoOp *op) { return pto_op_attr_int(op, "k", 1); }

@@ -167,7 +167,7 @@ static PtoResult check_tensor(PyInfer *in, const char *what, unsigned i,
   if (!pto_type_is_tensor(t))
     return ERR("%s #%u must be a tensor, got '%s'", what, i, pypto_tstr(in, t));
   PtoType *e = pto_type_tensor_elem(t);
-  if (!pto_dtype_is_supported(e))
+  if (!pto_elem_is_supported(e))
     return ERR("%s #%u has unsupported element type '%s'", what, i,
                pypto_tstr(in, e));
   if (pto_shape_from_tensor(t, s))
@@ -208,14 +208,14 @@ static const char *dtypes_text(PtoPyptoDtypes c) {
 
 static bool dtype_in(PtoType *e, PtoPyptoDtypes c) {
   switch (c) {
-  case PTO_PYPTO_DTYPES_FLOAT: return pto_dtype_is_float(e);
-  case PTO_PYPTO_DTYPES_NUMERIC: return pto_dtype_is_numeric(e);
+  case PTO_PYPTO_DTYPES_FLOAT: return pto_elem_is_float(e);
+  case PTO_PYPTO_DTYPES_NUMERIC: return pto_elem_is_numeric(e);
   case PTO_PYPTO_DTYPES_MATMUL:
-    return pto_dtype_is_float(e) || (pto_dtype_is_int(e) && pto_type_int_width(e) == 8);
+    return pto_elem_is_float(e) || (pto_elem_is_int(e) && pto_type_int_width(e) == 8);
   case PTO_PYPTO_DTYPES_DEQUANT:
-    return pto_dtype_is_int(e) &&
+    return pto_elem_is_int(e) &&
            (pto_type_int_width(e) == 8 || pto_type_int_width(e) == 32);
-  default: return pto_dtype_is_supported(e);
+  default: return pto_elem_is_supported(e);
   }
 }
 
@@ -234,7 +234,7 @@ static PtoResult opnd_tensor_or_scalar(PyInfer *in, unsigned i, PtoShape *s,
   PtoType *t = in->opnd[i];
   *elem = NULL;
   if (pto_type_is_tensor(t)) return opnd_tensor(in, i, s, elem);
-  if (!pto_dtype_is_supported(t))
+  if (!pto_elem_is_supported(t))
     return ERR("operand #%u has unsupported element type '%s'", i,
                pypto_tstr(in, t));
   s->rank = 0;
@@ -261,7 +261,7 @@ static PtoResult opnd_index(PyInfer *in, unsigned first) {
 static PtoResult opnd_indices(PyInfer *in, unsigned i, PtoShape *s) {
   PtoType *e;
   if (opnd_tensor(in, i, s, &e)) return PTO_FAILURE;
-  if (!pto_dtype_is_int(e) ||
+  if (!pto_elem_is_int(e) ||
       (pto_type_int_width(e) != 32 && pto_type_int_width(e) != 64))
     return ERR("operand #%u must be a tensor of i32 or i64 indices, got '%s'", i,
                pypto_tstr(in, in->opnd[i]));
@@ -389,7 +389,7 @@ static PtoResult infer_matmul(PyInfer *in) {
       pto_shape_matmul(&in->site, &a, pypto_tstr(in, in->opnd[0]), at, &b,
                        pypto_tstr(in, in->opnd[1]), bt, &r))
     return PTO_FAILURE;
-  bool is_int = pto_dtype_is_int(ea);
+  bool is_int = pto_elem_is_int(ea);
   PtoType *i32 = pto_type_int(in->ctx, 32), *f32 = pto_type_f32(in->ctx);
   PtoAttr *acc = pypto_infer_attr(in, "acc_dtype");
   if (acc) {
@@ -416,7 +416,7 @@ static PtoResult infer_matmul(PyInfer *in) {
     return ERR("result element type '%s' is not allowed for i8 operands; "
                "expected 'i32'",
                pypto_tstr(in, out));
-  if (!is_int && !pto_dtype_is_float(out))
+  if (!is_int && !pto_elem_is_float(out))
     return ERR("result element type '%s' is not allowed for %s operands; "
                "expected 'f32', 'f16' or 'bf16'",
                pypto_tstr(in, out), pypto_tstr(in, ea));
@@ -554,7 +554,7 @@ static PtoResult infer_fill(PyInfer *in, bool zeros) {
         pto_type_kind(in->opnd[0]) == PTO_TYPE_INDEX)
       return ERR("operand #0 must be a scalar, got '%s'",
                  in->nopnd ? pypto_tstr(in, in->opnd[0]) : "nothing");
-    if (!pto_dtype_is_supported(in->opnd[0]))
+    if (!pto_elem_is_supported(in->opnd[0]))
       return ERR("operand #0 has unsupported element type '%s'",
                  pypto_tstr(in, in->opnd[0]));
   }
@@ -662,7 +662,7 @@ static PtoResult infer_quant(PyInfer *in, bool quant) {
   } else if (in->want_elem) {
     out = in->want_elem;
   }
-  if (!pto_dtype_is_float(out))
+  if (!pto_elem_is_float(out))
     return ERR("result element type '%s' must be f32, f16 or bf16",
                pypto_tstr(in, out));
   set_res(in, tensor_of(in, &s, out));
@@ -699,14 +699,37 @@ static PtoResult infer_norm(PyInfer *in, PtoPyptoKind k) {
   return PTO_SUCCESS;
 }
 
+/* A string attribute naming a cast mode; the accepted names are those of
+ * DType.h (`name_of` enumerates them until it returns "?"). */
+static PtoResult attr_mode(PyInfer *in, const char *attr,
+                           const char *(*name_of)(int), bool (*valid)(const char *)) {
+  PtoAttr *a = pypto_infer_attr(in, attr);
+  if (!a || (pto_attr_kind(a) == PTO_ATTR_STRING && valid(pto_attr_str(a))))
+    return PTO_SUCCESS;
+  PtoStr s;
+  pto_str_init(&s);
+  for (int i = 0; strcmp(name_of(i), "?") != 0; i++)
+    pto_str_printf(&s, "%s\"%s\"", i ? ", " : "", name_of(i));
+  ERR("attribute '%s' must be one of %s", attr, s.data);
+  pto_str_release(&s);
+  return PTO_FAILURE;
+}
+
+static const char *round_name(int i) { return pto_round_mode_name((PtoRoundMode)i); }
+static const char *sat_name(int i) { return pto_sat_mode_name((PtoSatMode)i); }
+static bool round_valid(const char *n) {
+  PtoRoundMode m;
+  return pto_round_mode_from_name(n, &m);
+}
+static bool sat_valid(const char *n) {
+  PtoSatMode m;
+  return pto_sat_mode_from_name(n, &m);
+}
+
 static PtoResult infer_cast(PyInfer *in) {
-  static const char *const modes[] = {"rint", "round", "floor", "ceil", "trunc", NULL};
-  static const char *const sat[] = {"on", "off", NULL};
   PtoShape s, w;
-  if (opnd_tensor(in, 0, &s, NULL) ||
-      attr_enum(in, "mode", modes,
-                "one of \"rint\", \"round\", \"floor\", \"ceil\", \"trunc\"") ||
-      attr_enum(in, "satmode", sat, "\"on\" or \"off\"") || need_want(in, "dtype") ||
+  if (opnd_tensor(in, 0, &s, NULL) || attr_mode(in, "mode", round_name, round_valid) ||
+      attr_mode(in, "satmode", sat_name, sat_valid) || need_want(in, "dtype") ||
       want_tensor(in, 0, &w))
     return PTO_FAILURE;
   set_res(in, tensor_of(in, &s, pto_type_tensor_elem(in->want[0])));
