@@ -16,10 +16,9 @@ void pypto_infer_init(PyInfer *in, PtoContext *ctx, PtoLoc *loc, PtoPyptoOp id,
   memset(in, 0, sizeof *in);
   in->ctx = ctx;
   in->id = id;
-  snprintf(in->prefix, sizeof in->prefix, "'%s' op ", pto_pypto_op_name(id));
   in->site.ctx = ctx;
   in->site.loc = loc;
-  in->site.prefix = in->prefix;
+  in->site.prefix = pypto_err_prefix(id);
   in->opnd = opnd;
   in->nopnd = nopnd;
   in->attrs = attrs;

@@ -21,6 +21,11 @@ static const PtoPyptoDtypes dtypes[] = {
 #include "pto/Dialect/PyptoOps.def"
 };
 
+static const char *const err_prefixes[] = {
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) "'pypto." MN "' op ",
+#include "pto/Dialect/PyptoOps.def"
+};
+
 /* Each op's canonicalization hook adds the patterns rooted at that op. */
 #define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM)                 \
   static void canon_##ID(void *set, PtoContext *ctx) {                      \
@@ -53,6 +58,7 @@ PtoPyptoOp pto_pypto_lookup(const char *name) {
 const char *pto_pypto_mnemonic(PtoPyptoOp id) { return mnemonics[id]; }
 const char *pto_pypto_op_name(PtoPyptoOp id) { return pypto_op_defs[id].name; }
 PtoPyptoKind pto_pypto_kind(PtoPyptoOp id) { return kinds[id]; }
+const char *pypto_err_prefix(PtoPyptoOp id) { return err_prefixes[id]; }
 PtoPyptoDtypes pto_pypto_dtypes(PtoPyptoOp id) { return dtypes[id]; }
 
 unsigned pypto_num_tensor_operands(PtoPyptoKind k, unsigned n) {

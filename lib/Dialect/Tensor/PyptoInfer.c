@@ -10,6 +10,15 @@
 
 #include <string.h>
 
+/* numpy broadcast of two operands; the types are spelled (which costs)
+ * only for the message. */
+static PtoResult bcast(PyInfer *in, const PtoShape *a, PtoType *ta,
+                       const PtoShape *b, PtoType *tb, PtoShape *out) {
+  if (!pto_shape_broadcast(NULL, "", a, "", b, "", out)) return PTO_SUCCESS;
+  return pto_shape_broadcast(&in->site, "operands", a, pypto_tstr(in, ta), b,
+                             pypto_tstr(in, tb), out);
+}
+
 static PtoResult infer_elementwise(PyInfer *in, PtoPyptoKind k) {
   PtoShape a, b;
   PtoType *ea, *eb;
@@ -42,8 +51,7 @@ static PtoResult infer_elementwise(PyInfer *in, PtoPyptoKind k) {
     break;
   }
   PtoShape r;
-  if (pto_shape_broadcast(&in->site, "operands", &a, pypto_tstr(in, in->opnd[0]),
-                          &b, pypto_tstr(in, in->opnd[1]), &r))
+  if (bcast(in, &a, in->opnd[0], &b, in->opnd[1], &r))
     return PTO_FAILURE;
   pypto_set_res(in, pypto_tensor_of(in, &r, k == PTO_PYPTO_KIND_BINARY
                                     ? ea
@@ -61,10 +69,8 @@ static PtoResult infer_where(PyInfer *in) {
   if (pypto_opnd_tensor_or_scalar(in, 1, &x, &ex) ||
       pypto_opnd_tensor_or_scalar(in, 2, &y, &ey) || pypto_same_elem(in, ex, ey))
     return PTO_FAILURE;
-  if (pto_shape_broadcast(&in->site, "operands", &x, pypto_tstr(in, in->opnd[1]),
-                          &y, pypto_tstr(in, in->opnd[2]), &xy) ||
-      pto_shape_broadcast(&in->site, "operands", &c, pypto_tstr(in, in->opnd[0]),
-                          &xy, pypto_tstr(in, pypto_tensor_of(in, &xy, ex)), &r))
+  if (bcast(in, &x, in->opnd[1], &y, in->opnd[2], &xy) ||
+      bcast(in, &c, in->opnd[0], &xy, pypto_tensor_of(in, &xy, ex), &r))
     return PTO_FAILURE;
   pypto_set_res(in, pypto_tensor_of(in, &r, ex));
   return PTO_SUCCESS;
@@ -95,7 +101,9 @@ static PtoResult infer_matmul(PyInfer *in) {
   if (!pypto_dtype_in(ea, PTO_PYPTO_DTYPES_MATMUL))
     return ERR("operands must be f32, f16, bf16 or i8 tensors, got '%s'",
                pypto_tstr(in, in->opnd[0]));
-  if (pypto_attr_flag(in, "a_trans", &at) || pypto_attr_flag(in, "b_trans", &bt) ||
+  if (pypto_attr_flag(in, "a_trans", &at) || pypto_attr_flag(in, "b_trans", &bt))
+    return PTO_FAILURE;
+  if (pto_shape_matmul(NULL, &a, "", at, &b, "", bt, &r) &&
       pto_shape_matmul(&in->site, &a, pypto_tstr(in, in->opnd[0]), at, &b,
                        pypto_tstr(in, in->opnd[1]), bt, &r))
     return PTO_FAILURE;

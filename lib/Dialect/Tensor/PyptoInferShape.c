@@ -81,8 +81,8 @@ PtoResult pypto_infer_reshape_expand(PyInfer *in, bool expand) {
   if (expand) {
     if (pto_shape_expand_check(&in->site, &s, &w) || pypto_dyn_sizes(in, &w, 1))
       return PTO_FAILURE;
-  } else if (pto_shape_reshape_check(&in->site, &s, &w,
-                                     pypto_tstr(in, in->want[0]))) {
+  } else if (pto_shape_reshape_check(NULL, &s, &w, "") &&
+             pto_shape_reshape_check(&in->site, &s, &w, pypto_tstr(in, in->want[0]))) {
     return PTO_FAILURE;
   }
   pypto_set_res(in, in->want[0]);

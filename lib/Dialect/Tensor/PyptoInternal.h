@@ -13,7 +13,6 @@
 typedef struct PyInfer {
   PtoContext *ctx;
   PtoErrSite site;
-  char prefix[64];
   PtoPyptoOp id;
   PtoType *const *opnd;
   unsigned nopnd;
@@ -108,6 +107,9 @@ void pypto_print(PtoPrinter *p, PtoOp *op);
 PtoResult pypto_fold(PtoOp *op, PtoAttr *const *operands, PtoFoldResult *res);
 /* Adds the canonicalization patterns rooted at op `id` (a PtoPatternSet). */
 void pypto_add_patterns(void *set, PtoContext *ctx, PtoPyptoOp id);
+
+/* "'pypto.<op>' op ", the start of the op's messages. */
+const char *pypto_err_prefix(PtoPyptoOp id);
 
 /* Number of leading tensor operands of an op kind with `n` operands. */
 unsigned pypto_num_tensor_operands(PtoPyptoKind k, unsigned n);
