@@ -59,6 +59,21 @@ static PtoResult infer_elementwise(PyInfer *in, PtoPyptoKind k) {
   return PTO_SUCCESS;
 }
 
+/* The result element type of ops whose shape follows from the operands but
+ * whose dtype is chosen: the op's result type, the builder's `dtype`, or
+ * `dflt`. */
+static PtoResult result_elem(PyInfer *in, PtoType *dflt, PtoType **out) {
+  PtoShape w;
+  *out = dflt;
+  if (in->want[0]) {
+    if (pypto_want_tensor(in, 0, &w)) return PTO_FAILURE;
+    *out = pto_type_tensor_elem(in->want[0]);
+  } else if (in->want_elem) {
+    *out = in->want_elem;
+  }
+  return PTO_SUCCESS;
+}
+
 static PtoResult infer_where(PyInfer *in) {
   PtoShape c, x, y, xy, r;
   PtoType *ec, *ex, *ey;
@@ -122,14 +137,8 @@ static PtoResult infer_matmul(PyInfer *in) {
                  is_int ? "'i32'" : f16 ? "'f32' or 'f16'" : "'f32'",
                  pypto_tstr(in, ea));
   }
-  PtoType *out = is_int ? i32 : ea;
-  if (in->want[0]) {
-    PtoShape w;
-    if (pypto_want_tensor(in, 0, &w)) return PTO_FAILURE;
-    out = pto_type_tensor_elem(in->want[0]);
-  } else if (in->want_elem) {
-    out = in->want_elem;
-  }
+  PtoType *out;
+  if (result_elem(in, is_int ? i32 : ea, &out)) return PTO_FAILURE;
   if (is_int && out != i32)
     return ERR("result element type '%s' is not allowed for i8 operands; "
                "expected 'i32'",
@@ -162,14 +171,8 @@ static PtoResult infer_quant(PyInfer *in, bool quant) {
   if (!pto_shape_broadcasts_to(&sc, &s))
     return ERR("scale '%s' does not broadcast to '%s'", pypto_tstr(in, in->opnd[1]),
                pypto_tstr(in, in->opnd[0]));
-  PtoType *out = pto_type_f32(in->ctx);
-  if (in->want[0]) {
-    PtoShape w;
-    if (pypto_want_tensor(in, 0, &w)) return PTO_FAILURE;
-    out = pto_type_tensor_elem(in->want[0]);
-  } else if (in->want_elem) {
-    out = in->want_elem;
-  }
+  PtoType *out;
+  if (result_elem(in, pto_type_f32(in->ctx), &out)) return PTO_FAILURE;
   if (!pto_elem_is_float(out))
     return ERR("result element type '%s' must be f32, f16 or bf16",
                pypto_tstr(in, out));

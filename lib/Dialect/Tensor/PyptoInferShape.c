@@ -28,6 +28,19 @@ static PtoResult read_offsets(PyInfer *in, unsigned first, int64_t *offs,
   return pypto_opnd_index(in, first);
 }
 
+/* A window `win` (of element type `we`) of `src` (element type `se`) at
+ * `offs`; `wn` and `sn` name them in messages. */
+static PtoResult check_window(PyInfer *in, const char *wn, PtoType *we,
+                              const PtoShape *win, const char *sn, PtoType *se,
+                              const PtoShape *src, const int64_t *offs, unsigned n) {
+  if (we != se)
+    return ERR("%s element type '%s' differs from the %s's '%s'", wn,
+               pypto_tstr(in, we), sn, pypto_tstr(in, se));
+  if (win->rank != src->rank)
+    return ERR("%s rank %u differs from the %s rank %u", wn, win->rank, sn, src->rank);
+  return pto_shape_window_check(&in->site, src, offs, n, win);
+}
+
 PtoResult pypto_infer_view(PyInfer *in) {
   PtoShape s, w;
   PtoType *e;
@@ -38,13 +51,9 @@ PtoResult pypto_infer_view(PyInfer *in) {
     return PTO_FAILURE;
   if (!pto_shape_is_static(&w))
     return ERR("result sizes must be static, got '%s'", pypto_tstr(in, in->want[0]));
-  PtoType *we = pto_type_tensor_elem(in->want[0]);
-  if (we != e)
-    return ERR("result element type '%s' differs from the source's '%s'",
-               pypto_tstr(in, we), pypto_tstr(in, e));
-  if (w.rank != s.rank)
-    return ERR("result rank %u differs from the source rank %u", w.rank, s.rank);
-  if (pto_shape_window_check(&in->site, &s, offs, n, &w)) return PTO_FAILURE;
+  if (check_window(in, "result", pto_type_tensor_elem(in->want[0]), &w, "source", e,
+                   &s, offs, n))
+    return PTO_FAILURE;
   pypto_set_res(in, in->want[0]);
   return PTO_SUCCESS;
 }
@@ -57,12 +66,8 @@ PtoResult pypto_infer_assemble(PyInfer *in) {
   if (pypto_opnd_tensor(in, 0, &v, &ev) || pypto_opnd_tensor(in, 1, &y, &ey) ||
       read_offsets(in, 2, offs, &n))
     return PTO_FAILURE;
-  if (ev != ey)
-    return ERR("value element type '%s' differs from the destination's '%s'",
-               pypto_tstr(in, ev), pypto_tstr(in, ey));
-  if (v.rank != y.rank)
-    return ERR("value rank %u differs from the destination rank %u", v.rank, y.rank);
-  if (pto_shape_window_check(&in->site, &y, offs, n, &v)) return PTO_FAILURE;
+  if (check_window(in, "value", ev, &v, "destination", ey, &y, offs, n))
+    return PTO_FAILURE;
   pypto_set_res(in, in->opnd[1]);
   return PTO_SUCCESS;
 }
