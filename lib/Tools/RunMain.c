@@ -62,7 +62,8 @@ static void print_help(const char *tool) {
       "  --max-call-depth <n>       Deepest func.call nesting (default 256)\n"
       "  --max-tensor-bytes <n>     Largest tensor the interpreter allocates\n"
       "                             (default 4294967296)\n"
-      "  --stats                    Print the executed op count and run time\n"
+      "  --stats                    Print the executed op count, the run time\n"
+      "                             and the peak resident set\n"
       "  --help                     Print this help\n"
       "  --version                  Print the version\n",
       tool, tool);
@@ -297,6 +298,19 @@ static PtoOp *find_entry(const RunOptions *o, PtoOp *module) {
   return NULL;
 }
 
+/* This process's peak resident set in KiB (Linux's VmHWM, which counts
+ * only this program's image, unlike a parent's view through wait4); 0 when
+ * unknown. */
+static long peak_rss_kib(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kib = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+  if (f) fclose(f);
+  return kib;
+}
+
 static bool apply_pipeline(const RunOptions *o, PtoContext *ctx, PtoOp *module) {
   PtoPassManager *pm = pto_pm_create(ctx, "builtin.module");
   bool ok = pto_pm_add_pipeline(pm, o->pass_pipeline) == PTO_SUCCESS;
@@ -335,10 +349,14 @@ static int run_module(const RunOptions *o, PtoContext *ctx, PtoOp *module,
   pto_free(args);
   int rc = 1;
   if (!r) {
-    if (o->stats)
-      fprintf(stderr, "%s: @%s executed %" PRIu64 " ops in %.3f ms\n", o->tool,
+    if (o->stats) {
+      fprintf(stderr, "%s: @%s executed %" PRIu64 " ops in %.3f ms", o->tool,
               pto_ident_str(pto_op_symbol_name(func)),
               pto_interp_num_ops_executed(I), dt * 1e3);
+      long rss = peak_rss_kib();
+      if (rss) fprintf(stderr, "; peak RSS %.1f MiB", (double)rss / 1024.0);
+      fputc('\n', stderr);
+    }
     rc = run_report_outputs(o, ctx, res, nres);
     for (unsigned i = 0; i < nres; i++) pto_interp_value_release(&res[i]);
     pto_free(res);
