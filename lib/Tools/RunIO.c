@@ -37,6 +37,7 @@ typedef struct ArgCtx {
 static bool arg_error(const ArgCtx *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static bool arg_error(const ArgCtx *a, const char *fmt, ...) {
+  fflush(stdout);
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "%s: error: ", a->o->tool);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 int run_error(const RunOptions *o, const char *fmt, ...) {
+  fflush(stdout); /* keep the order of result lines and errors */
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "%s: error: ", o->tool);
@@ -349,7 +350,9 @@ static int run_module(const RunOptions *o, PtoContext *ctx, PtoOp *module,
   pto_free(args);
   int rc = 1;
   if (!r) {
+    rc = run_report_outputs(o, ctx, res, nres);
     if (o->stats) {
+      fflush(stdout);
       fprintf(stderr, "%s: @%s executed %" PRIu64 " ops in %.3f ms", o->tool,
               pto_ident_str(pto_op_symbol_name(func)),
               pto_interp_num_ops_executed(I), dt * 1e3);
@@ -357,7 +360,6 @@ static int run_module(const RunOptions *o, PtoContext *ctx, PtoOp *module,
       if (rss) fprintf(stderr, "; peak RSS %.1f MiB", (double)rss / 1024.0);
       fputc('\n', stderr);
     }
-    rc = run_report_outputs(o, ctx, res, nres);
     for (unsigned i = 0; i < nres; i++) pto_interp_value_release(&res[i]);
     pto_free(res);
   }
