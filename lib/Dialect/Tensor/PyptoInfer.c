@@ -6,6 +6,8 @@
  * PyptoInferShape.c. */
 #include "PyptoInternal.h"
 
+#include "Dialect/Common/OpCheck.h"
+
 #include "Support/Str.h"
 
 #include <string.h>
@@ -213,35 +215,11 @@ static PtoResult infer_norm(PyInfer *in, PtoPyptoKind k) {
 /* A string attribute naming a cast mode; the accepted names are those of
  * DType.h (`name_of` enumerates them until it returns "?"). */
 
-static PtoResult attr_mode(PyInfer *in, const char *attr,
-                           const char *(*name_of)(int), bool (*valid)(const char *)) {
-  PtoAttr *a = pypto_infer_attr(in, attr);
-  if (!a || (pto_attr_kind(a) == PTO_ATTR_STRING && valid(pto_attr_str(a))))
-    return PTO_SUCCESS;
-  PtoStr s;
-  pto_str_init(&s);
-  for (int i = 0; strcmp(name_of(i), "?") != 0; i++)
-    pto_str_printf(&s, "%s\"%s\"", i ? ", " : "", name_of(i));
-  ERR("attribute '%s' must be one of %s", attr, s.data);
-  pto_str_release(&s);
-  return PTO_FAILURE;
-}
-
-static const char *round_name(int i) { return pto_round_mode_name((PtoRoundMode)i); }
-static const char *sat_name(int i) { return pto_sat_mode_name((PtoSatMode)i); }
-static bool round_valid(const char *n) {
-  PtoRoundMode m;
-  return pto_round_mode_from_name(n, &m);
-}
-static bool sat_valid(const char *n) {
-  PtoSatMode m;
-  return pto_sat_mode_from_name(n, &m);
-}
-
 static PtoResult infer_cast(PyInfer *in) {
   PtoShape s, w;
-  if (pypto_opnd_tensor(in, 0, &s, NULL) || attr_mode(in, "mode", round_name, round_valid) ||
-      attr_mode(in, "satmode", sat_name, sat_valid) || pypto_need_want(in, "dtype") ||
+  if (pypto_opnd_tensor(in, 0, &s, NULL) ||
+      pto_check_cast_attrs(&in->site, in->attrs, in->nattrs) ||
+      pypto_need_want(in, "dtype") ||
       pypto_want_tensor(in, 0, &w))
     return PTO_FAILURE;
   pypto_set_res(in, pypto_tensor_of(in, &s, pto_type_tensor_elem(in->want[0])));
