@@ -39,15 +39,15 @@ const char *pto_dtype_set_text(PtoDtypeSet set) {
 }
 
 void pto_opcheck_init(PtoOpCheck *c, PtoContext *ctx, PtoLoc *loc,
-                      const char *op_name, PtoType *const *opnd, unsigned n,
+                      const char *op_name, const char *prefix,
+                      PtoType *const *opnd, unsigned n,
                       const PtoNamedAttr *attrs, unsigned nattrs) {
-  memset(c, 0, sizeof *c);
   c->ctx = ctx;
   c->op_name = op_name;
-  snprintf(c->prefix, sizeof c->prefix, "'%s' op ", op_name);
   c->site.ctx = ctx;
   c->site.loc = loc;
-  c->site.prefix = c->prefix;
+  c->site.prefix = prefix;
+  c->nstrs = 0;
   c->opnd = opnd;
   c->nopnd = n;
   c->attrs = attrs;

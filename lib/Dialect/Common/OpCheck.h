@@ -24,7 +24,6 @@ const char *pto_dtype_set_text(PtoDtypeSet set);
 typedef struct PtoOpCheck {
   PtoContext *ctx;
   PtoErrSite site;
-  char prefix[64];
   const char *op_name;
   PtoType *const *opnd;
   unsigned nopnd;
@@ -34,8 +33,12 @@ typedef struct PtoOpCheck {
   unsigned nstrs;
 } PtoOpCheck;
 
+/* `prefix` is the message prefix "'d.op' op " (a string that outlives the
+ * check: op tables spell it at compile time, so that verifying many ops
+ * formats nothing until there is an error). */
 void pto_opcheck_init(PtoOpCheck *c, PtoContext *ctx, PtoLoc *loc,
-                      const char *op_name, PtoType *const *opnd, unsigned n,
+                      const char *op_name, const char *prefix,
+                      PtoType *const *opnd, unsigned n,
                       const PtoNamedAttr *attrs, unsigned nattrs);
 void pto_opcheck_done(PtoOpCheck *c);
 /* The type's spelling, owned by `c` (the last few stay valid). */
