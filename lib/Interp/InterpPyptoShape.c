@@ -31,19 +31,7 @@ static PtoResult window_offsets(PtoInterpFrame *f, PtoOp *op,
                                 int64_t *offs) {
   PtoValue *dyn[PTO_MAX_RANK];
   unsigned n = pto_pypto_get_offsets(op, offs, dyn);
-  for (unsigned d = 0; d < n; d++) {
-    if (dyn[d]) offs[d] = pto_interp_value_as_i64(pto_interp_slot(f, dyn[d]));
-    if (offs[d] < 0)
-      return pto_interp_error(f, op, "offset #%u is %" PRId64 " at run time; "
-                                     "offsets must be non-negative",
-                              d, offs[d]);
-    if (size[d] > src->shape[d] || offs[d] > src->shape[d] - size[d])
-      return pto_interp_error(f, op, "window out of bounds in dim %u at run "
-                                     "time: offset %" PRId64 " + size %" PRId64
-                                     " > %" PRId64,
-                              d, offs[d], size[d], src->shape[d]);
-  }
-  return PTO_SUCCESS;
+  return ip_window_offsets(f, op, src, n, offs, dyn, size, -1);
 }
 
 static PtoResult h_view(PtoInterpFrame *f, PtoOp *op, void *user) {

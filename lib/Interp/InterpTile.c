@@ -71,23 +71,8 @@ static PtoResult window(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *src,
   PtoValue *dyn[PTO_MAX_RANK];
   unsigned n = pto_tile_get_offsets(op, offs, dyn);
   pto_tile_window_shape(tile, src->rank, win);
-  for (unsigned d = 0; d < n && d < src->rank; d++) {
-    if (dyn[d]) offs[d] = pto_interp_value_as_i64(pto_interp_slot(f, dyn[d]));
-    if ((int)d == free) {
-      win[d] = src->shape[d];
-      continue;
-    }
-    if (offs[d] < 0)
-      return pto_interp_error(f, op, "offset #%u is %" PRId64 " at run time; "
-                                     "offsets must be non-negative",
-                              d, offs[d]);
-    if (win[d] > src->shape[d] || offs[d] > src->shape[d] - win[d])
-      return pto_interp_error(f, op, "window out of bounds in dim %u at run "
-                                     "time: offset %" PRId64 " + size %" PRId64
-                                     " > %" PRId64,
-                              d, offs[d], win[d], src->shape[d]);
-  }
-  return PTO_SUCCESS;
+  if (free >= 0) win[free] = src->shape[free];
+  return ip_window_offsets(f, op, src, n, offs, dyn, win, free);
 }
 
 static PtoResult h_view(PtoInterpFrame *f, PtoOp *op, void *user) {

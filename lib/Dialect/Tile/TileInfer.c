@@ -396,13 +396,21 @@ static PtoResult infer_rowcol_expand(TileInfer *in, bool col) {
   return PTO_SUCCESS;
 }
 
+/* Operand #0 is a tile and the written result a tile of its element type
+ * (ops that change only the shape). */
+static PtoResult same_elem_result(TileInfer *in, PtoType **t) {
+  if (opnd_tile(in, 0, t) || want_tile(in, 0)) return PTO_FAILURE;
+  PtoType *we = pto_tile_elem(in->want[0]), *e = pto_tile_elem(*t);
+  if (we != e)
+    return ERR("result element type '%s' differs from the operand's '%s'",
+               TSTR(we), TSTR(e));
+  return PTO_SUCCESS;
+}
+
 static PtoResult infer_expand(TileInfer *in) {
   PtoType *t = NULL;
-  if (opnd_tile(in, 0, &t) || want_tile(in, 0)) return PTO_FAILURE;
+  if (same_elem_result(in, &t)) return PTO_FAILURE;
   PtoType *w = in->want[0];
-  if (pto_tile_elem(w) != pto_tile_elem(t))
-    return ERR("result element type '%s' differs from the operand's '%s'",
-               TSTR(pto_tile_elem(w)), TSTR(pto_tile_elem(t)));
   if (pto_tile_rank(w) != pto_tile_rank(t))
     return ERR("result rank %u differs from the operand rank %u; reshape the "
                "operand first",
@@ -429,11 +437,8 @@ static PtoResult infer_full(TileInfer *in) {
 
 static PtoResult infer_reshape(TileInfer *in) {
   PtoType *t = NULL;
-  if (opnd_tile(in, 0, &t) || want_tile(in, 0)) return PTO_FAILURE;
+  if (same_elem_result(in, &t)) return PTO_FAILURE;
   PtoType *w = in->want[0];
-  if (pto_tile_elem(w) != pto_tile_elem(t))
-    return ERR("result element type '%s' differs from the operand's '%s'",
-               TSTR(pto_tile_elem(w)), TSTR(pto_tile_elem(t)));
   if (pto_tile_numel(w) != pto_tile_numel(t))
     return ERR("reshape changes the number of elements: %" PRId64 " vs %" PRId64,
                pto_tile_numel(t), pto_tile_numel(w));
@@ -443,18 +448,12 @@ static PtoResult infer_reshape(TileInfer *in) {
 
 static PtoResult infer_transpose(TileInfer *in) {
   PtoType *t = NULL;
-  if (opnd_tile(in, 0, &t)) return PTO_FAILURE;
-  PtoAttr *a = pto_opcheck_attr(&in->c, "perm");
-  if (!a) return ERR("requires attribute 'perm'");
   int64_t perm[PTO_MAX_RANK];
-  unsigned n;
-  if (pto_attr_kind(a) != PTO_ATTR_ARRAY ||
-      (pto_attr_array_size(a) <= PTO_MAX_RANK &&
-       !pto_attr_get_i64_array(a, perm, PTO_MAX_RANK, &n)))
-    return ERR("attribute 'perm' must be an array of integers");
-  if (pto_attr_array_size(a) > PTO_MAX_RANK)
-    return ERR("attribute 'perm' must be a permutation of [0, %u)",
-               pto_tile_rank(t));
+  unsigned n = 0;
+  if (opnd_tile(in, 0, &t) ||
+      pto_check_perm_attr(&in->c.site, in->c.attrs, in->c.nattrs,
+                          pto_tile_rank(t), perm, &n))
+    return PTO_FAILURE;
   PtoShape s, r;
   pto_shape_init(&s, pto_tile_shape(t), pto_tile_rank(t));
   if (pto_shape_transpose(&in->c.site, &s, perm, n, &r)) return PTO_FAILURE;
@@ -475,16 +474,20 @@ static PtoResult infer_matmul(TileInfer *in) {
   if (in->c.nopnd > 3)
     return ERR("expected 2 operands, or 3 with an accumulator, got %u",
                in->c.nopnd);
-  PtoType *a = NULL, *b = NULL, *out = NULL, *acc = NULL;
+  PtoType *a = NULL, *b = NULL, *acc = NULL;
   bool at, bt;
   if (opnd_2d(in, 0, &a) || opnd_2d(in, 1, &b) ||
       pto_opcheck_same_elem(&in->c, pto_tile_elem(a), pto_tile_elem(b)))
     return PTO_FAILURE;
+  PtoType *ea = pto_tile_elem(a);
+  PtoType *out = pto_elem_is_int(ea) ? pto_type_int(in->c.ctx, 32) : ea;
   if (in->want[0]) {
     if (want_tile(in, 0)) return PTO_FAILURE;
     out = pto_tile_elem(in->want[0]);
   }
-  if (pto_opcheck_matmul_dtypes(&in->c, "tiles", pto_tile_elem(a), &out, &acc) ||
+  if (pto_check_matmul_operands(&in->c.site, &in->c.strs, "tiles", a, ea) ||
+      pto_check_matmul_elems(&in->c.site, &in->c.strs, in->c.attrs,
+                             in->c.nattrs, ea, out, &acc) ||
       pto_opcheck_flag(&in->c, "a_trans", &at) ||
       pto_opcheck_flag(&in->c, "b_trans", &bt))
     return PTO_FAILURE;
@@ -494,7 +497,7 @@ static PtoResult infer_matmul(TileInfer *in) {
   if (pto_shape_matmul(&in->c.site, &sa, TSTR(a), at, &sb, TSTR(b), bt, &r))
     return PTO_FAILURE;
   if (in->c.nopnd == 3) {
-    PtoType *c;
+    PtoType *c = NULL;
     if (opnd_tile(in, 2, &c)) return PTO_FAILURE;
     if (opnd_exact(in, 2, tile_of(in, r.dims, 2, acc),
                    " (the result's shape in the accumulation type)"))

@@ -126,15 +126,12 @@ void tx_begin_func(Tx *t, PtoBlock *entry) {
 }
 
 PtoResult tx_error(Tx *t, const char *fmt, ...) {
-  PtoStr s;
-  pto_str_init(&s);
+  PtoDiag *d = pto_op_diag(t->op, PTO_DIAG_ERROR, "%s", "");
   va_list ap;
   va_start(ap, fmt);
-  pto_str_vprintf(&s, fmt, ap);
+  pto_diag_vprintf(d, fmt, ap);
   va_end(ap);
-  PtoResult r = pto_op_emit_error(t->op, "%s", s.data ? s.data : "");
-  pto_str_release(&s);
-  return r;
+  return pto_diag_emit(d);
 }
 
 /* ------------------------------------------------------------------ */
