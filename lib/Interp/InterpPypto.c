@@ -68,6 +68,14 @@ PtoResult ip_broadcast(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *a,
                         tail);
 }
 
+PtoNdArray ip_window_of(const PtoNdArray *a, const int64_t *offs,
+                        const int64_t *shape) {
+  PtoNdArray w = *a;
+  w.data = pto_ndarray_elem_ptr(a, offs);
+  memcpy(w.shape, shape, a->rank * sizeof(int64_t));
+  return w;
+}
+
 PtoResult ip_window_offsets(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *src,
                             unsigned n, int64_t *offs, PtoValue *const *dyn,
                             const int64_t *size, int free) {

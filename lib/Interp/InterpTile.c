@@ -36,15 +36,6 @@ static PtoNdArray relabel(const PtoNdArray *a, unsigned rank,
   return r;
 }
 
-/* The window of `a` at `offs` with `shape` (a's rank). */
-static PtoNdArray window_of(const PtoNdArray *a, const int64_t *offs,
-                            const int64_t *shape) {
-  PtoNdArray w = *a;
-  w.data = pto_ndarray_elem_ptr(a, offs);
-  memcpy(w.shape, shape, a->rank * sizeof(int64_t));
-  return w;
-}
-
 static PtoResult finish(PtoInterpFrame *f, PtoOp *op, PtoTensor *t,
                         PtoResult r, const PtoKernelError *err) {
   if (r) return ip_kernel_error(f, op, err, t);
@@ -103,7 +94,7 @@ static PtoResult h_assemble(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoTensor *y = take_dst(f, op);
   const PtoNdArray *ya = pto_tensor_array(y);
   PtoNdArray v = relabel(pto_tensor_array(src), ya->rank, win);
-  PtoNdArray w = window_of(ya, offs, win);
+  PtoNdArray w = ip_window_of(ya, offs, win);
   PtoKernelError err;
   PtoResult r = pto_kernel_unary(PTO_UNARY_IDENTITY, &v, &w, &err);
   pto_tensor_release(src);
@@ -124,7 +115,7 @@ static PtoResult h_gather(PtoInterpFrame *f, PtoOp *op, void *user) {
     pto_tensor_release(idx);
     return PTO_FAILURE;
   }
-  PtoNdArray xw = window_of(x, offs, win);
+  PtoNdArray xw = ip_window_of(x, offs, win);
   PtoNdArray out = relabel(pto_tensor_array(t), x->rank, owin);
   const PtoNdArray *ia = pto_tensor_array(idx);
   PtoNdArray iw = select ? *ia : relabel(ia, x->rank, owin);
@@ -145,7 +136,7 @@ static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
   pto_tile_window_shape(tt, y0->rank, swin);
   PtoTensor *src = contiguous(f, op, 0);
   PtoTensor *y = take_dst(f, op);
-  PtoNdArray yw = window_of(pto_tensor_array(y), offs, win);
+  PtoNdArray yw = ip_window_of(pto_tensor_array(y), offs, win);
   PtoNdArray sw = relabel(pto_tensor_array(src), y0->rank, swin);
   PtoKernelError err;
   PtoResult r = pto_kernel_scatter_update(&yw, arg(f, op, 2), &sw, dim, &err);
@@ -336,8 +327,8 @@ static PtoResult h_topk_merge(PtoInterpFrame *f, PtoOp *op, void *user) {
   /* side by side */
   for (unsigned k = 0; k < 2; k++) {
     const PtoNdArray *v = arg(f, op, 2 * k), *i = arg(f, op, 2 * k + 1);
-    PtoNdArray wv = window_of(pto_tensor_array(vals), offs, v->shape);
-    PtoNdArray wi = window_of(pto_tensor_array(idxs), offs, v->shape);
+    PtoNdArray wv = ip_window_of(pto_tensor_array(vals), offs, v->shape);
+    PtoNdArray wi = ip_window_of(pto_tensor_array(idxs), offs, v->shape);
     if (pto_kernel_unary(PTO_UNARY_IDENTITY, v, &wv, &err) ||
         pto_kernel_unary(PTO_UNARY_IDENTITY, i, &wi, &err))
       goto kernel_error;
