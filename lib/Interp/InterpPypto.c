@@ -39,6 +39,17 @@ void ip_set_tensor(PtoInterpFrame *f, PtoOp *op, unsigned i, PtoTensor *t) {
   pto_interp_set_result(f, op, i, pto_interp_value_tensor(t));
 }
 
+PtoResult ip_finish(PtoInterpFrame *f, PtoOp *op, PtoTensor *t, PtoResult r,
+                    const PtoKernelError *err) {
+  if (r) return ip_kernel_error(f, op, err, t);
+  ip_set_tensor(f, op, 0, t);
+  return PTO_SUCCESS;
+}
+
+const PtoNdArray *ip_tensor_arg(PtoInterpFrame *f, PtoOp *op, unsigned i) {
+  return pto_tensor_array(pto_interp_operand_tensor(f, op, i));
+}
+
 PtoResult ip_shape_error(PtoInterpFrame *f, PtoOp *op, const char *what,
                          const PtoNdArray *a, const PtoNdArray *b,
                          const char *tail) {
@@ -86,18 +97,6 @@ PtoResult ip_result_sizes(PtoInterpFrame *f, PtoOp *op, unsigned first,
   return PTO_SUCCESS;
 }
 
-static const PtoNdArray *tensor_arg(PtoInterpFrame *f, PtoOp *op, unsigned i) {
-  return pto_tensor_array(pto_interp_operand_tensor(f, op, i));
-}
-
-/* Runs `r` (a kernel call) on result tensor t and sets it as result 0. */
-static PtoResult finish(PtoInterpFrame *f, PtoOp *op, PtoTensor *t,
-                        PtoResult r, const PtoKernelError *err) {
-  if (r) return ip_kernel_error(f, op, err, t);
-  ip_set_tensor(f, op, 0, t);
-  return PTO_SUCCESS;
-}
-
 static PtoPyptoOp id_of(void *user) { return (PtoPyptoOp)(intptr_t)user; }
 
 /* ------------------------------------------------------------------ */
@@ -129,24 +128,24 @@ static PtoUnaryKind unary_kind(PtoPyptoOp id, PtoOp *op) {
 }
 
 static PtoResult h_unary(PtoInterpFrame *f, PtoOp *op, void *user) {
-  const PtoNdArray *x = tensor_arg(f, op, 0);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   PtoTensor *t = ip_new_result(f, op, 0, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   PtoResult r = pto_kernel_unary(unary_kind(id_of(user), op), x,
                                  pto_tensor_array(t), &err);
-  return finish(f, op, t, r, &err);
+  return ip_finish(f, op, t, r, &err);
 }
 
 static PtoResult h_cast(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = tensor_arg(f, op, 0);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   PtoTensor *t = ip_new_result(f, op, 0, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   PtoResult r = pto_kernel_cast(x, pto_tensor_array(t),
                                 pto_pypto_get_cast_mode(op), &err);
-  return finish(f, op, t, r, &err);
+  return ip_finish(f, op, t, r, &err);
 }
 
 static PtoBinaryKind binary_kind(PtoPyptoOp id) {
@@ -180,7 +179,7 @@ static PtoResult h_binary(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoKernelError err;
   PtoResult r = pto_kernel_binary(binary_kind(id_of(user)), &a, &b,
                                   pto_tensor_array(t), &err);
-  return finish(f, op, t, r, &err);
+  return ip_finish(f, op, t, r, &err);
 }
 
 static PtoResult h_where(PtoInterpFrame *f, PtoOp *op, void *user) {
@@ -199,7 +198,7 @@ static PtoResult h_where(PtoInterpFrame *f, PtoOp *op, void *user) {
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   PtoResult r = pto_kernel_where(&a[0], &a[1], &a[2], pto_tensor_array(t), &err);
-  return finish(f, op, t, r, &err);
+  return ip_finish(f, op, t, r, &err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -227,7 +226,7 @@ static PtoResult h_reduce(PtoInterpFrame *f, PtoOp *op, void *user) {
   case PTO_PYPTO_ARGMAX: k = PTO_REDUCE_ARGMAX; break;
   default: k = PTO_REDUCE_ARGMIN; break;
   }
-  const PtoNdArray *x = tensor_arg(f, op, 0);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   unsigned dim = pto_pypto_get_dim(op);
   int64_t shape[PTO_MAX_RANK];
   unsigned rank = 0;
@@ -239,7 +238,7 @@ static PtoResult h_reduce(PtoInterpFrame *f, PtoOp *op, void *user) {
   if (!t) return PTO_FAILURE;
   PtoNdArray out = keepdim_array(pto_tensor_array(t), x, dim);
   PtoKernelError err;
-  return finish(f, op, t, pto_kernel_reduce(k, x, dim, &out, &err), &err);
+  return ip_finish(f, op, t, pto_kernel_reduce(k, x, dim, &out, &err), &err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -248,7 +247,7 @@ static PtoResult h_reduce(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_matmul(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *a = tensor_arg(f, op, 0), *b = tensor_arg(f, op, 1);
+  const PtoNdArray *a = ip_tensor_arg(f, op, 0), *b = ip_tensor_arg(f, op, 1);
   bool at = pto_pypto_get_a_trans(op), bt = pto_pypto_get_b_trans(op);
   int64_t m = a->shape[a->rank - (at ? 1 : 2)];
   int64_t ka = a->shape[a->rank - (at ? 2 : 1)];
@@ -275,7 +274,7 @@ static PtoResult h_matmul(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoKernelError err;
   PtoResult r = pto_kernel_matmul(a, b, at, bt, NULL, acc, pto_tensor_array(t),
                                   &err);
-  return finish(f, op, t, r, &err);
+  return ip_finish(f, op, t, r, &err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -284,7 +283,7 @@ static PtoResult h_matmul(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_norm(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoPyptoOp id = id_of(user);
-  const PtoNdArray *x = tensor_arg(f, op, 0);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   PtoTensor *t = ip_new_result(f, op, 0, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   const PtoNdArray *o = pto_tensor_array(t);
@@ -293,17 +292,17 @@ static PtoResult h_norm(PtoInterpFrame *f, PtoOp *op, void *user) {
   if (id == PTO_PYPTO_SOFTMAX)
     r = pto_kernel_softmax(x, pto_pypto_get_dim(op), o, &err);
   else if (id == PTO_PYPTO_RMS_NORM)
-    r = pto_kernel_rms_norm(x, tensor_arg(f, op, 1), pto_pypto_get_eps(op), o,
+    r = pto_kernel_rms_norm(x, ip_tensor_arg(f, op, 1), pto_pypto_get_eps(op), o,
                             &err);
   else
-    r = pto_kernel_layer_norm(x, tensor_arg(f, op, 1), tensor_arg(f, op, 2),
+    r = pto_kernel_layer_norm(x, ip_tensor_arg(f, op, 1), ip_tensor_arg(f, op, 2),
                               pto_pypto_get_eps(op), o, &err);
-  return finish(f, op, t, r, &err);
+  return ip_finish(f, op, t, r, &err);
 }
 
 static PtoResult h_quantize(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = tensor_arg(f, op, 0);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   int64_t sshape[PTO_MAX_RANK];
   memcpy(sshape, x->shape, x->rank * sizeof *sshape);
   sshape[x->rank - 1] = 1;
@@ -325,7 +324,7 @@ static PtoResult h_quantize(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_dequantize(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *q = tensor_arg(f, op, 0), *s = tensor_arg(f, op, 1);
+  const PtoNdArray *q = ip_tensor_arg(f, op, 0), *s = ip_tensor_arg(f, op, 1);
   unsigned rank;
   int64_t shape[PTO_MAX_RANK];
   if (!pto_broadcast_shapes(q->rank, q->shape, s->rank, s->shape, &rank,
@@ -336,7 +335,7 @@ static PtoResult h_dequantize(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoTensor *t = ip_new_result(f, op, 0, q->rank, q->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  return finish(f, op, t, pto_kernel_dequantize(q, s, pto_tensor_array(t), &err),
+  return ip_finish(f, op, t, pto_kernel_dequantize(q, s, pto_tensor_array(t), &err),
                 &err);
 }
 

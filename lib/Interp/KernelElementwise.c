@@ -222,32 +222,25 @@ static void binary_i64(PtoBinaryKind k, int64_t *a, const int64_t *b,
   }
 }
 
-/* Comparisons of a chunk into 0/1. */
+/* Comparisons of a chunk into 0/1, one function per element type. */
 #define COMPARE(OP)                                                         \
   for (int64_t i = 0; i < n; i++) r[i] = a[i] OP b[i];                      \
   break;
-static void compare_f64(PtoBinaryKind k, const double *a, const double *b,
-                        int64_t *r, int64_t n) {
-  switch (k) {
-  case PTO_BINARY_EQ: COMPARE(==)
-  case PTO_BINARY_NE: COMPARE(!=)
-  case PTO_BINARY_LT: COMPARE(<)
-  case PTO_BINARY_LE: COMPARE(<=)
-  case PTO_BINARY_GT: COMPARE(>)
-  default: COMPARE(>=)
+#define DEFINE_COMPARE(NAME, T)                                             \
+  static void NAME(PtoBinaryKind k, const T *a, const T *b, int64_t *r,     \
+                   int64_t n) {                                             \
+    switch (k) {                                                            \
+    case PTO_BINARY_EQ: COMPARE(==)                                         \
+    case PTO_BINARY_NE: COMPARE(!=)                                         \
+    case PTO_BINARY_LT: COMPARE(<)                                          \
+    case PTO_BINARY_LE: COMPARE(<=)                                         \
+    case PTO_BINARY_GT: COMPARE(>)                                          \
+    default: COMPARE(>=)                                                    \
+    }                                                                       \
   }
-}
-static void compare_i64(PtoBinaryKind k, const int64_t *a, const int64_t *b,
-                        int64_t *r, int64_t n) {
-  switch (k) {
-  case PTO_BINARY_EQ: COMPARE(==)
-  case PTO_BINARY_NE: COMPARE(!=)
-  case PTO_BINARY_LT: COMPARE(<)
-  case PTO_BINARY_LE: COMPARE(<=)
-  case PTO_BINARY_GT: COMPARE(>)
-  default: COMPARE(>=)
-  }
-}
+DEFINE_COMPARE(compare_f64, double)
+DEFINE_COMPARE(compare_i64, int64_t)
+#undef DEFINE_COMPARE
 #undef COMPARE
 
 PtoResult pto_kernel_binary(PtoBinaryKind k, const PtoNdArray *a,
