@@ -132,12 +132,8 @@ PtoResult pto_kernel_unary(PtoUnaryKind k, const PtoNdArray *x,
   if (!fl && unary_needs_float(k))
     return pk_fail(err, "%s needs a float dtype, got %s",
                    pto_unary_kind_name(k), pto_dtype_name(x->dtype));
-  int64_t st[2][PTO_MAX_RANK];
-  if (!pk_bcast_strides(x, out->rank, out->shape, st[0], "input", err))
-    return PTO_FAILURE;
-  memcpy(st[1], out->strides, out->rank * sizeof(int64_t));
   PkIter it;
-  pk_iter_init(&it, out->rank, out->shape, 2, st);
+  if (!pk_iter_map(&it, x, out, err)) return PTO_FAILURE;
   if (it.empty) return PTO_SUCCESS;
   size_t es = pto_dtype_size(x->dtype);
   do {
@@ -351,12 +347,8 @@ static bool cast_via_double(PtoDType s, PtoDType d, PtoCastMode mode) {
 
 PtoResult pto_kernel_cast(const PtoNdArray *x, const PtoNdArray *out,
                           PtoCastMode mode, PtoKernelError *err) {
-  int64_t st[2][PTO_MAX_RANK];
-  if (!pk_bcast_strides(x, out->rank, out->shape, st[0], "input", err))
-    return PTO_FAILURE;
-  memcpy(st[1], out->strides, out->rank * sizeof(int64_t));
   PkIter it;
-  pk_iter_init(&it, out->rank, out->shape, 2, st);
+  if (!pk_iter_map(&it, x, out, err)) return PTO_FAILURE;
   if (it.empty) return PTO_SUCCESS;
   PtoDType s = x->dtype, d = out->dtype;
   bool fast = cast_via_double(s, d, mode);
