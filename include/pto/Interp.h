@@ -95,7 +95,7 @@ void pto_interp_value_release(PtoInterpValue *v); /* resets to NONE */
 /* Scalars as double / int64 whatever their type. */
 double pto_interp_value_as_f64(const PtoInterpValue *v);
 int64_t pto_interp_value_as_i64(const PtoInterpValue *v);
-/* The value in IR-like text: `2.5 : f32`, `tensor<4x8xf32>`. */
+/* The value as text: `2.5 : f32`, `tensor (4, 8) f32`. */
 char *pto_interp_value_to_string(const PtoInterpValue *v); /* pto_free */
 
 /* ------------------------------------------------------------------ */
