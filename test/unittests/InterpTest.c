@@ -402,6 +402,35 @@ TEST(two_threads) {
   CHECK(ok[0] && ok[1]);
 }
 
+/* Every op of every built-in dialect has a handler, but for what the
+ * interpreter runs itself (functions, modules, terminators). */
+TEST(every_op_has_a_handler) {
+  PtoContext *ctx = new_ctx();
+  PtoInterp *I = pto_interp_create(ctx, NULL);
+  unsigned checked = 0;
+  for (unsigned d = 0; d < pto_ctx_num_dialects(ctx); d++) {
+    const PtoDialectDef *dd = pto_ctx_dialect(ctx, d);
+    for (unsigned i = 0; i < dd->num_ops; i++) {
+      const PtoOpDef *od = &dd->ops[i];
+      if (pto_opdef_has_trait(od, PTO_TRAIT_TERMINATOR) ||
+          pto_opdef_has_trait(od, PTO_TRAIT_IS_FUNCTION) ||
+          pto_opdef_has_trait(od, PTO_TRAIT_SYMBOL_TABLE))
+        continue;
+      PtoOp *op = pto_op_create_simple(ctx, od->name, pto_loc_unknown(ctx),
+                                       NULL, 0, NULL, 0, NULL, 0);
+      if (!pto_interp_has_handler(I, op)) {
+        fprintf(stderr, "no interpreter handler for %s\n", od->name);
+        CHECK(false);
+      }
+      pto_op_destroy(op);
+      checked++;
+    }
+  }
+  CHECK(checked > 80);
+  pto_interp_destroy(I);
+  pto_ctx_destroy(ctx);
+}
+
 /* ------------------------------------------------------------------ */
 /* Kernels on strided and broadcast arrays                              */
 /* ------------------------------------------------------------------ */
@@ -499,6 +528,7 @@ RUN_TESTS(T(tensor_views_share_and_copy_on_write), T(values),
           T(run_and_argument_checks), T(user_handler),
           T(override_builtin_handler), T(observer_and_in_place_assemble),
           T(observer_can_stop_the_run), T(tensor_size_limit), T(two_threads),
+          T(every_op_has_a_handler),
           T(kernel_matmul_strided_with_accumulator),
           T(kernel_reduce_layouts_agree), T(kernel_scatter_checks_before_writing),
           T(compare_and_checksum))
