@@ -4,7 +4,7 @@
 #include "pto/Transforms.h"
 
 static void register_all(PtoContext *ctx) {
-  pto_register_pypto_dialect(ctx);
+  pto_register_all_dialects(ctx);
   pto_register_all_passes(ctx);
 }
 
