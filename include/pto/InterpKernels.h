@@ -94,7 +94,8 @@ PtoResult pto_kernel_where(const PtoNdArray *cond, const PtoNdArray *x,
 
 /* pypto.cast: x broadcasts to out; values are converted from x's dtype to
  * out's with `mode`, exactly as pto_dtype_cast_elem (DType.h,
- * docs/numerics.md) converts one element. */
+ * docs/numerics.md) converts one element (pypto.cast's default is
+ * {PTO_ROUND_RINT, PTO_SAT_WRAP}). */
 PtoResult pto_kernel_cast(const PtoNdArray *x, const PtoNdArray *out,
                           PtoCastMode mode, PtoKernelError *err);
 

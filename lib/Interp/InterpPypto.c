@@ -143,8 +143,9 @@ static PtoResult h_cast(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoTensor *t = ip_new_result(f, op, 0, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  PtoResult r = pto_kernel_cast(x, pto_tensor_array(t),
-                                pto_pypto_get_cast_mode(op), &err);
+  PtoCastMode mode = {pto_pypto_get_cast_mode(op),
+                      pto_pypto_get_saturate(op) ? PTO_SAT_SATURATE : PTO_SAT_WRAP};
+  PtoResult r = pto_kernel_cast(x, pto_tensor_array(t), mode, &err);
   return ip_finish(f, op, t, r, &err);
 }
 
