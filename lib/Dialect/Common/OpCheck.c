@@ -42,7 +42,12 @@ void pto_opcheck_init(PtoOpCheck *c, PtoContext *ctx, PtoLoc *loc,
   memset(c, 0, sizeof *c);
   c->ctx = ctx;
   c->op_name = op_name;
-  snprintf(c->prefix, sizeof c->prefix, "'%s' op ", op_name);
+  /* "'<op_name>' op " without snprintf: this runs once per verified op. */
+  size_t len = strlen(op_name), cap = sizeof c->prefix - sizeof "'' op ";
+  if (len > cap) len = cap;
+  c->prefix[0] = '\'';
+  memcpy(c->prefix + 1, op_name, len);
+  memcpy(c->prefix + 1 + len, "' op ", sizeof "' op ");
   c->site.ctx = ctx;
   c->site.loc = loc;
   c->site.prefix = c->prefix;
