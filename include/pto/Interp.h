@@ -156,6 +156,9 @@ const PtoInterpValue *pto_interp_operand(PtoInterpFrame *f, PtoOp *op,
 /* Operand i as a tensor (borrowed). */
 PtoTensor *pto_interp_operand_tensor(PtoInterpFrame *f, PtoOp *op,
                                      unsigned i);
+/* Whether this op is the last use of operand i's value (its only use, in
+ * the block that defines it): nothing reads the value after the op. */
+bool pto_interp_is_last_use(PtoInterpFrame *f, PtoOp *op, unsigned i);
 /* Operand i as a tensor the caller owns a reference to. When this op is
  * the value's last use, the binding's reference is moved out, so that a
  * following pto_tensor_make_unique can update it in place. */

@@ -204,13 +204,18 @@ PtoTensor *pto_interp_operand_tensor(PtoInterpFrame *f, PtoOp *op,
   return pto_interp_operand(f, op, i)->tensor;
 }
 
+bool pto_interp_is_last_use(PtoInterpFrame *f, PtoOp *op, unsigned i) {
+  (void)f;
+  /* A value with this op as its only use, defined in this op's block, is
+   * dead once the op has read it. */
+  PtoValue *v = pto_op_operand(op, i);
+  return pto_value_has_one_use(v) && pto_value_parent_block(v) == pto_op_block(op);
+}
+
 PtoTensor *pto_interp_take_operand_tensor(PtoInterpFrame *f, PtoOp *op,
                                           unsigned i) {
-  PtoValue *v = pto_op_operand(op, i);
-  PtoInterpValue *s = pto_interp_slot(f, v);
-  /* A value with this op as its only use, defined in this op's block, is
-   * dead once the op has read it: its reference can move. */
-  if (pto_value_has_one_use(v) && pto_value_parent_block(v) == pto_op_block(op)) {
+  PtoInterpValue *s = pto_interp_slot(f, pto_op_operand(op, i));
+  if (pto_interp_is_last_use(f, op, i)) { /* the reference can move */
     PtoTensor *t = s->tensor;
     s->tensor = NULL;
     s->kind = PTO_IVAL_NONE;

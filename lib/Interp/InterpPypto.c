@@ -99,6 +99,27 @@ PtoResult ip_result_sizes(PtoInterpFrame *f, PtoOp *op, unsigned first,
 
 static PtoPyptoOp id_of(void *user) { return (PtoPyptoOp)(intptr_t)user; }
 
+/* The result of an elementwise op of `shape`: the tensor of one of the
+ * first `n` operands, written in place, when this op is its last use,
+ * nothing else shares it and it has the result's dtype and shape (the
+ * kernels read each element before writing it); a new tensor otherwise. */
+static PtoTensor *elementwise_result(PtoInterpFrame *f, PtoOp *op, unsigned n,
+                                     unsigned rank, const int64_t *shape) {
+  PtoDType dt;
+  if (pto_interp_result_dtype(f, op, 0, &dt)) return NULL;
+  for (unsigned i = 0; i < n; i++) {
+    const PtoInterpValue *v = pto_interp_operand(f, op, i);
+    if (v->kind != PTO_IVAL_TENSOR || !pto_interp_is_last_use(f, op, i) ||
+        !pto_tensor_is_unique(v->tensor))
+      continue;
+    const PtoNdArray *a = pto_tensor_array(v->tensor);
+    if (a->dtype == dt && pto_ndarray_is_contiguous(a) && a->rank == rank &&
+        memcmp(a->shape, shape, rank * sizeof *shape) == 0)
+      return pto_interp_take_operand_tensor(f, op, i);
+  }
+  return pto_interp_new_tensor(f, op, dt, rank, shape);
+}
+
 /* ------------------------------------------------------------------ */
 /* Elementwise                                                          */
 /* ------------------------------------------------------------------ */
@@ -129,7 +150,7 @@ static PtoUnaryKind unary_kind(PtoPyptoOp id, PtoOp *op) {
 
 static PtoResult h_unary(PtoInterpFrame *f, PtoOp *op, void *user) {
   const PtoNdArray *x = ip_tensor_arg(f, op, 0);
-  PtoTensor *t = ip_new_result(f, op, 0, x->rank, x->shape);
+  PtoTensor *t = elementwise_result(f, op, 1, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   PtoResult r = pto_kernel_unary(unary_kind(id_of(user), op), x,
@@ -175,7 +196,7 @@ static PtoResult h_binary(PtoInterpFrame *f, PtoOp *op, void *user) {
   unsigned rank;
   int64_t shape[PTO_MAX_RANK];
   if (ip_broadcast(f, op, &a, &b, &rank, shape)) return PTO_FAILURE;
-  PtoTensor *t = ip_new_result(f, op, 0, rank, shape);
+  PtoTensor *t = elementwise_result(f, op, 2, rank, shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   PtoResult r = pto_kernel_binary(binary_kind(id_of(user)), &a, &b,
