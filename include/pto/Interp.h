@@ -95,7 +95,7 @@ void pto_interp_value_release(PtoInterpValue *v); /* resets to NONE */
 /* Scalars as double / int64 whatever their type. */
 double pto_interp_value_as_f64(const PtoInterpValue *v);
 int64_t pto_interp_value_as_i64(const PtoInterpValue *v);
-/* The value in IR-like text: `2.5 : f32`, `tensor<4x8xf32>`. */
+/* The value as text: `2.5 : f32`, `tensor (4, 8) f32`. */
 char *pto_interp_value_to_string(const PtoInterpValue *v); /* pto_free */
 
 /* ------------------------------------------------------------------ */
@@ -156,6 +156,9 @@ const PtoInterpValue *pto_interp_operand(PtoInterpFrame *f, PtoOp *op,
 /* Operand i as a tensor (borrowed). */
 PtoTensor *pto_interp_operand_tensor(PtoInterpFrame *f, PtoOp *op,
                                      unsigned i);
+/* Whether this op is the last use of operand i's value (its only use, in
+ * the block that defines it): nothing reads the value after the op. */
+bool pto_interp_is_last_use(PtoInterpFrame *f, PtoOp *op, unsigned i);
 /* Operand i as a tensor the caller owns a reference to. When this op is
  * the value's last use, the binding's reference is moved out, so that a
  * following pto_tensor_make_unique can update it in place. */

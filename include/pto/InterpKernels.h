@@ -7,7 +7,9 @@
  *   says "broadcasts", an input broadcasts to the output with numpy's rule
  *   (right-aligned, size-1 or missing dims stretch).
  * - Outputs are written through their strides and must not overlap inputs,
- *   except where a kernel says it works in place.
+ *   except where a kernel says it works in place. The elementwise kernels
+ *   (unary, binary, where, cast) may write over an input of the output's
+ *   own shape and layout: each element is read before it is written.
  * - Floats compute in double and are rounded once, to nearest even, to the
  *   output dtype; integers compute modulo 2^64 and wrap to the output width.
  * - A kernel checks its shape preconditions and the data it indexes by;
@@ -94,7 +96,8 @@ PtoResult pto_kernel_where(const PtoNdArray *cond, const PtoNdArray *x,
 
 /* pypto.cast: x broadcasts to out; values are converted from x's dtype to
  * out's with `mode`, exactly as pto_dtype_cast_elem (DType.h,
- * docs/numerics.md) converts one element. */
+ * docs/numerics.md) converts one element (pypto.cast's default is
+ * {PTO_ROUND_RINT, PTO_SAT_WRAP}). */
 PtoResult pto_kernel_cast(const PtoNdArray *x, const PtoNdArray *out,
                           PtoCastMode mode, PtoKernelError *err);
 

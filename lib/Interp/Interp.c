@@ -13,6 +13,10 @@
 
 #define DEFAULT_MAX_CALL_DEPTH 256
 #define DEFAULT_MAX_TENSOR_BYTES (UINT64_C(4) << 30)
+/* C stack the interpreter may use for nested calls: each func.call
+ * recurses through a few C frames (a few hundred bytes each, several
+ * times that with sanitizers), and a thread's stack is typically 8 MiB. */
+#define STACK_BUDGET ((uintptr_t)2 << 20)
 /* Notes shown for the calls and iterations a run-time error happened in. */
 #define MAX_NOTES 8
 
@@ -207,13 +211,18 @@ PtoTensor *pto_interp_operand_tensor(PtoInterpFrame *f, PtoOp *op,
   return pto_interp_operand(f, op, i)->tensor;
 }
 
+bool pto_interp_is_last_use(PtoInterpFrame *f, PtoOp *op, unsigned i) {
+  (void)f;
+  /* A value with this op as its only use, defined in this op's block, is
+   * dead once the op has read it. */
+  PtoValue *v = pto_op_operand(op, i);
+  return pto_value_has_one_use(v) && pto_value_parent_block(v) == pto_op_block(op);
+}
+
 PtoTensor *pto_interp_take_operand_tensor(PtoInterpFrame *f, PtoOp *op,
                                           unsigned i) {
-  PtoValue *v = pto_op_operand(op, i);
-  PtoInterpValue *s = pto_interp_slot(f, v);
-  /* A value with this op as its only use, defined in this op's block, is
-   * dead once the op has read it: its reference can move. */
-  if (pto_value_has_one_use(v) && pto_value_parent_block(v) == pto_op_block(op)) {
+  PtoInterpValue *s = pto_interp_slot(f, pto_op_operand(op, i));
+  if (pto_interp_is_last_use(f, op, i)) { /* the reference can move */
     PtoTensor *t = s->tensor;
     s->tensor = NULL;
     s->kind = PTO_IVAL_NONE;
@@ -477,11 +486,19 @@ PtoResult pto_interp_call(PtoInterpFrame *f, PtoOp *call_op, PtoOp *func,
                           PtoInterpValue *args, unsigned nargs,
                           PtoInterpValue *results, unsigned nresults) {
   PtoInterp *I = f->I;
-  if (I->depth >= I->opts.max_call_depth) {
+  char here;
+  uintptr_t at = (uintptr_t)&here;
+  uintptr_t used = at < I->stack_base ? I->stack_base - at : at - I->stack_base;
+  if (I->depth >= I->opts.max_call_depth || used > STACK_BUDGET) {
     for (unsigned i = 0; i < nargs; i++) pto_interp_value_release(&args[i]);
-    return pto_interp_error(f, call_op, "call depth limit of %u exceeded "
+    if (I->depth >= I->opts.max_call_depth)
+      return pto_interp_error(f, call_op, "call depth limit of %u exceeded "
+                                          "(unbounded recursion?)",
+                              I->opts.max_call_depth);
+    return pto_interp_error(f, call_op, "call depth %u needs more than the "
+                                        "interpreter's %u KiB of stack "
                                         "(unbounded recursion?)",
-                            I->opts.max_call_depth);
+                            I->depth, (unsigned)(STACK_BUDGET >> 10));
   }
   if (pto_region_empty(pto_op_region(func, 0))) {
     for (unsigned i = 0; i < nargs; i++) pto_interp_value_release(&args[i]);
@@ -512,6 +529,8 @@ PtoResult pto_interp_run(PtoInterp *I, PtoOp *func,
   PtoInterpValue *res = pto_calloc(nres ? nres : 1, sizeof *res);
   I->notes.len = 0;
   I->depth = 0;
+  char base;
+  I->stack_base = (uintptr_t)&base;
   PtoResult r = run_func(I, NULL, NULL, func, owned, nargs, res, nres);
   pto_free(owned);
   if (r) {

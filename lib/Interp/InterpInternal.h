@@ -34,6 +34,7 @@ struct PtoInterp {
   void *observer_user;
   uint64_t nexec;
   unsigned depth;
+  uintptr_t stack_base; /* address of a local of pto_interp_run */
   PTO_VEC(NoteEntry) notes;
 };
 

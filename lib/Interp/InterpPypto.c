@@ -39,6 +39,17 @@ void ip_set_tensor(PtoInterpFrame *f, PtoOp *op, unsigned i, PtoTensor *t) {
   pto_interp_set_result(f, op, i, pto_interp_value_tensor(t));
 }
 
+PtoResult ip_finish(PtoInterpFrame *f, PtoOp *op, PtoTensor *t, PtoResult r,
+                    const PtoKernelError *err) {
+  if (r) return ip_kernel_error(f, op, err, t);
+  ip_set_tensor(f, op, 0, t);
+  return PTO_SUCCESS;
+}
+
+const PtoNdArray *ip_tensor_arg(PtoInterpFrame *f, PtoOp *op, unsigned i) {
+  return pto_tensor_array(pto_interp_operand_tensor(f, op, i));
+}
+
 PtoResult ip_shape_error(PtoInterpFrame *f, PtoOp *op, const char *what,
                          const PtoNdArray *a, const PtoNdArray *b,
                          const char *tail) {
@@ -113,19 +124,28 @@ PtoResult ip_result_sizes(PtoInterpFrame *f, PtoOp *op, unsigned first,
   return PTO_SUCCESS;
 }
 
-static const PtoNdArray *tensor_arg(PtoInterpFrame *f, PtoOp *op, unsigned i) {
-  return pto_tensor_array(pto_interp_operand_tensor(f, op, i));
-}
-
-/* Runs `r` (a kernel call) on result tensor t and sets it as result 0. */
-static PtoResult finish(PtoInterpFrame *f, PtoOp *op, PtoTensor *t,
-                        PtoResult r, const PtoKernelError *err) {
-  if (r) return ip_kernel_error(f, op, err, t);
-  ip_set_tensor(f, op, 0, t);
-  return PTO_SUCCESS;
-}
-
 static PtoPyptoOp id_of(void *user) { return (PtoPyptoOp)(intptr_t)user; }
+
+/* The result of an elementwise op of `shape`: the tensor of one of the
+ * first `n` operands, written in place, when this op is its last use,
+ * nothing else shares it and it has the result's dtype and shape (the
+ * kernels read each element before writing it); a new tensor otherwise. */
+static PtoTensor *elementwise_result(PtoInterpFrame *f, PtoOp *op, unsigned n,
+                                     unsigned rank, const int64_t *shape) {
+  PtoDType dt;
+  if (pto_interp_result_dtype(f, op, 0, &dt)) return NULL;
+  for (unsigned i = 0; i < n; i++) {
+    const PtoInterpValue *v = pto_interp_operand(f, op, i);
+    if (v->kind != PTO_IVAL_TENSOR || !pto_interp_is_last_use(f, op, i) ||
+        !pto_tensor_is_unique(v->tensor))
+      continue;
+    const PtoNdArray *a = pto_tensor_array(v->tensor);
+    if (a->dtype == dt && pto_ndarray_is_contiguous(a) && a->rank == rank &&
+        memcmp(a->shape, shape, rank * sizeof *shape) == 0)
+      return pto_interp_take_operand_tensor(f, op, i);
+  }
+  return pto_interp_new_tensor(f, op, dt, rank, shape);
+}
 
 /* ------------------------------------------------------------------ */
 /* Elementwise                                                          */
@@ -156,24 +176,25 @@ static PtoUnaryKind unary_kind(PtoPyptoOp id, PtoOp *op) {
 }
 
 static PtoResult h_unary(PtoInterpFrame *f, PtoOp *op, void *user) {
-  const PtoNdArray *x = tensor_arg(f, op, 0);
-  PtoTensor *t = ip_new_result(f, op, 0, x->rank, x->shape);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
+  PtoTensor *t = elementwise_result(f, op, 1, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   PtoResult r = pto_kernel_unary(unary_kind(id_of(user), op), x,
                                  pto_tensor_array(t), &err);
-  return finish(f, op, t, r, &err);
+  return ip_finish(f, op, t, r, &err);
 }
 
 static PtoResult h_cast(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = tensor_arg(f, op, 0);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   PtoTensor *t = ip_new_result(f, op, 0, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  PtoResult r = pto_kernel_cast(x, pto_tensor_array(t),
-                                pto_pypto_get_cast_mode(op), &err);
-  return finish(f, op, t, r, &err);
+  PtoCastMode mode = {pto_pypto_get_cast_mode(op),
+                      pto_pypto_get_saturate(op) ? PTO_SAT_SATURATE : PTO_SAT_WRAP};
+  PtoResult r = pto_kernel_cast(x, pto_tensor_array(t), mode, &err);
+  return ip_finish(f, op, t, r, &err);
 }
 
 static PtoBinaryKind binary_kind(PtoPyptoOp id) {
@@ -202,12 +223,12 @@ static PtoResult h_binary(PtoInterpFrame *f, PtoOp *op, void *user) {
   unsigned rank;
   int64_t shape[PTO_MAX_RANK];
   if (ip_broadcast(f, op, &a, &b, &rank, shape)) return PTO_FAILURE;
-  PtoTensor *t = ip_new_result(f, op, 0, rank, shape);
+  PtoTensor *t = elementwise_result(f, op, 2, rank, shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   PtoResult r = pto_kernel_binary(binary_kind(id_of(user)), &a, &b,
                                   pto_tensor_array(t), &err);
-  return finish(f, op, t, r, &err);
+  return ip_finish(f, op, t, r, &err);
 }
 
 static PtoResult h_where(PtoInterpFrame *f, PtoOp *op, void *user) {
@@ -226,7 +247,7 @@ static PtoResult h_where(PtoInterpFrame *f, PtoOp *op, void *user) {
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   PtoResult r = pto_kernel_where(&a[0], &a[1], &a[2], pto_tensor_array(t), &err);
-  return finish(f, op, t, r, &err);
+  return ip_finish(f, op, t, r, &err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -254,7 +275,7 @@ static PtoResult h_reduce(PtoInterpFrame *f, PtoOp *op, void *user) {
   case PTO_PYPTO_ARGMAX: k = PTO_REDUCE_ARGMAX; break;
   default: k = PTO_REDUCE_ARGMIN; break;
   }
-  const PtoNdArray *x = tensor_arg(f, op, 0);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   unsigned dim = pto_pypto_get_dim(op);
   int64_t shape[PTO_MAX_RANK];
   unsigned rank = 0;
@@ -266,7 +287,7 @@ static PtoResult h_reduce(PtoInterpFrame *f, PtoOp *op, void *user) {
   if (!t) return PTO_FAILURE;
   PtoNdArray out = keepdim_array(pto_tensor_array(t), x, dim);
   PtoKernelError err;
-  return finish(f, op, t, pto_kernel_reduce(k, x, dim, &out, &err), &err);
+  return ip_finish(f, op, t, pto_kernel_reduce(k, x, dim, &out, &err), &err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -275,7 +296,7 @@ static PtoResult h_reduce(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_matmul(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *a = tensor_arg(f, op, 0), *b = tensor_arg(f, op, 1);
+  const PtoNdArray *a = ip_tensor_arg(f, op, 0), *b = ip_tensor_arg(f, op, 1);
   bool at = pto_pypto_get_a_trans(op), bt = pto_pypto_get_b_trans(op);
   int64_t m = a->shape[a->rank - (at ? 1 : 2)];
   int64_t ka = a->shape[a->rank - (at ? 2 : 1)];
@@ -302,7 +323,7 @@ static PtoResult h_matmul(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoKernelError err;
   PtoResult r = pto_kernel_matmul(a, b, at, bt, NULL, acc, pto_tensor_array(t),
                                   &err);
-  return finish(f, op, t, r, &err);
+  return ip_finish(f, op, t, r, &err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -311,7 +332,7 @@ static PtoResult h_matmul(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_norm(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoPyptoOp id = id_of(user);
-  const PtoNdArray *x = tensor_arg(f, op, 0);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   PtoTensor *t = ip_new_result(f, op, 0, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   const PtoNdArray *o = pto_tensor_array(t);
@@ -320,17 +341,17 @@ static PtoResult h_norm(PtoInterpFrame *f, PtoOp *op, void *user) {
   if (id == PTO_PYPTO_SOFTMAX)
     r = pto_kernel_softmax(x, pto_pypto_get_dim(op), o, &err);
   else if (id == PTO_PYPTO_RMS_NORM)
-    r = pto_kernel_rms_norm(x, tensor_arg(f, op, 1), pto_pypto_get_eps(op), o,
+    r = pto_kernel_rms_norm(x, ip_tensor_arg(f, op, 1), pto_pypto_get_eps(op), o,
                             &err);
   else
-    r = pto_kernel_layer_norm(x, tensor_arg(f, op, 1), tensor_arg(f, op, 2),
+    r = pto_kernel_layer_norm(x, ip_tensor_arg(f, op, 1), ip_tensor_arg(f, op, 2),
                               pto_pypto_get_eps(op), o, &err);
-  return finish(f, op, t, r, &err);
+  return ip_finish(f, op, t, r, &err);
 }
 
 static PtoResult h_quantize(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = tensor_arg(f, op, 0);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   int64_t sshape[PTO_MAX_RANK];
   memcpy(sshape, x->shape, x->rank * sizeof *sshape);
   sshape[x->rank - 1] = 1;
@@ -352,7 +373,7 @@ static PtoResult h_quantize(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_dequantize(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *q = tensor_arg(f, op, 0), *s = tensor_arg(f, op, 1);
+  const PtoNdArray *q = ip_tensor_arg(f, op, 0), *s = ip_tensor_arg(f, op, 1);
   unsigned rank;
   int64_t shape[PTO_MAX_RANK];
   if (!pto_broadcast_shapes(q->rank, q->shape, s->rank, s->shape, &rank,
@@ -363,7 +384,7 @@ static PtoResult h_dequantize(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoTensor *t = ip_new_result(f, op, 0, q->rank, q->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  return finish(f, op, t, pto_kernel_dequantize(q, s, pto_tensor_array(t), &err),
+  return ip_finish(f, op, t, pto_kernel_dequantize(q, s, pto_tensor_array(t), &err),
                 &err);
 }
 

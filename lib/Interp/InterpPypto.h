@@ -18,6 +18,12 @@ PtoResult ip_kernel_error(PtoInterpFrame *f, PtoOp *op,
                           const PtoKernelError *err, PtoTensor *t);
 /* Sets result i to tensor t (taking its reference). */
 void ip_set_tensor(PtoInterpFrame *f, PtoOp *op, unsigned i, PtoTensor *t);
+/* After a kernel call `r` that filled t: sets t as result 0, or reports
+ * the kernel's error and releases t. */
+PtoResult ip_finish(PtoInterpFrame *f, PtoOp *op, PtoTensor *t, PtoResult r,
+                    const PtoKernelError *err);
+/* Operand i's elements (a tensor operand). */
+const PtoNdArray *ip_tensor_arg(PtoInterpFrame *f, PtoOp *op, unsigned i);
 /* An error naming two run-time shapes: "<what> at run time: '<a>' and
  * '<b>'<tail>". */
 PtoResult ip_shape_error(PtoInterpFrame *f, PtoOp *op, const char *what,

@@ -9,17 +9,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-static const PtoNdArray *tensor_arg(PtoInterpFrame *f, PtoOp *op, unsigned i) {
-  return pto_tensor_array(pto_interp_operand_tensor(f, op, i));
-}
-
-static PtoResult finish(PtoInterpFrame *f, PtoOp *op, PtoTensor *t,
-                        PtoResult r, const PtoKernelError *err) {
-  if (r) return ip_kernel_error(f, op, err, t);
-  ip_set_tensor(f, op, 0, t);
-  return PTO_SUCCESS;
-}
-
 /* ------------------------------------------------------------------ */
 /* Windows: view and assemble                                           */
 /* ------------------------------------------------------------------ */
@@ -48,9 +37,9 @@ static PtoResult h_view(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_assemble(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *v = tensor_arg(f, op, 0);
+  const PtoNdArray *v = ip_tensor_arg(f, op, 0);
   int64_t offs[PTO_MAX_RANK];
-  if (window_offsets(f, op, tensor_arg(f, op, 1), v->shape, offs))
+  if (window_offsets(f, op, ip_tensor_arg(f, op, 1), v->shape, offs))
     return PTO_FAILURE;
   /* the destination is updated in place when this was its last use */
   PtoTensor *y = pto_tensor_make_unique(pto_interp_take_operand_tensor(f, op, 1));
@@ -60,7 +49,7 @@ static PtoResult h_assemble(PtoInterpFrame *f, PtoOp *op, void *user) {
   }
   PtoNdArray w = ip_window_of(pto_tensor_array(y), offs, v->shape);
   PtoKernelError err;
-  return finish(f, op, y, pto_kernel_unary(PTO_UNARY_IDENTITY, v, &w, &err),
+  return ip_finish(f, op, y, pto_kernel_unary(PTO_UNARY_IDENTITY, v, &w, &err),
                 &err);
 }
 
@@ -93,7 +82,7 @@ static PtoResult h_reshape(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_transpose(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = tensor_arg(f, op, 0);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   int64_t perm[PTO_MAX_RANK];
   unsigned n = pto_pypto_get_perm(op, perm);
   PtoNdArray p = *x; /* x's elements seen in the permuted order */
@@ -104,7 +93,7 @@ static PtoResult h_transpose(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoTensor *t = ip_new_result(f, op, 0, n, p.shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  return finish(f, op, t,
+  return ip_finish(f, op, t,
                 pto_kernel_unary(PTO_UNARY_IDENTITY, &p, pto_tensor_array(t), &err),
                 &err);
 }
@@ -112,12 +101,12 @@ static PtoResult h_transpose(PtoInterpFrame *f, PtoOp *op, void *user) {
 static PtoResult h_concat(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   unsigned n = pto_op_num_operands(op), dim = pto_pypto_get_dim(op);
-  const PtoNdArray *x0 = tensor_arg(f, op, 0);
+  const PtoNdArray *x0 = ip_tensor_arg(f, op, 0);
   int64_t shape[PTO_MAX_RANK];
   memcpy(shape, x0->shape, x0->rank * sizeof *shape);
   shape[dim] = 0;
   for (unsigned i = 0; i < n; i++) {
-    const PtoNdArray *x = tensor_arg(f, op, i);
+    const PtoNdArray *x = ip_tensor_arg(f, op, i);
     for (unsigned d = 0; d < x->rank; d++)
       if (d != dim && x->shape[d] != x0->shape[d])
         return pto_interp_error(f, op, "operand #%u dim %u is %" PRId64 " at "
@@ -130,7 +119,7 @@ static PtoResult h_concat(PtoInterpFrame *f, PtoOp *op, void *user) {
   int64_t offs[PTO_MAX_RANK] = {0};
   PtoKernelError err;
   for (unsigned i = 0; i < n; i++) {
-    const PtoNdArray *x = tensor_arg(f, op, i);
+    const PtoNdArray *x = ip_tensor_arg(f, op, i);
     if (pto_ndarray_numel(x) == 0) continue;
     PtoNdArray w = ip_window_of(pto_tensor_array(t), offs, x->shape);
     if (pto_kernel_unary(PTO_UNARY_IDENTITY, x, &w, &err))
@@ -143,7 +132,7 @@ static PtoResult h_concat(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_expand(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = tensor_arg(f, op, 0);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   unsigned rank;
   int64_t shape[PTO_MAX_RANK];
   if (ip_result_sizes(f, op, 1, &rank, shape)) return PTO_FAILURE;
@@ -156,7 +145,7 @@ static PtoResult h_expand(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoTensor *t = ip_new_result(f, op, 0, rank, shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  return finish(f, op, t,
+  return ip_finish(f, op, t,
                 pto_kernel_unary(PTO_UNARY_IDENTITY, x, pto_tensor_array(t), &err),
                 &err);
 }
@@ -182,7 +171,7 @@ static PtoResult h_fill(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_dim(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = tensor_arg(f, op, 0);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   pto_interp_set_result(f, op, 0,
                         pto_interp_value_int(PTO_DT_INDEX,
                                              x->shape[pto_pypto_get_dim(op)]));
@@ -195,11 +184,11 @@ static PtoResult h_dim(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_gather(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = tensor_arg(f, op, 0), *idx = tensor_arg(f, op, 1);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0), *idx = ip_tensor_arg(f, op, 1);
   PtoTensor *t = ip_new_result(f, op, 0, idx->rank, idx->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  return finish(f, op, t,
+  return ip_finish(f, op, t,
                 pto_kernel_gather(x, idx, pto_pypto_get_dim(op),
                                   pto_tensor_array(t), &err),
                 &err);
@@ -207,7 +196,7 @@ static PtoResult h_gather(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_index_select(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = tensor_arg(f, op, 0), *idx = tensor_arg(f, op, 1);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0), *idx = ip_tensor_arg(f, op, 1);
   unsigned dim = pto_pypto_get_dim(op);
   int64_t shape[PTO_MAX_RANK];
   memcpy(shape, x->shape, x->rank * sizeof *shape);
@@ -215,17 +204,17 @@ static PtoResult h_index_select(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoTensor *t = ip_new_result(f, op, 0, x->rank, shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  return finish(f, op, t,
+  return ip_finish(f, op, t,
                 pto_kernel_index_select(x, idx, dim, pto_tensor_array(t), &err),
                 &err);
 }
 
 static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *idx = tensor_arg(f, op, 1), *src = tensor_arg(f, op, 2);
+  const PtoNdArray *idx = ip_tensor_arg(f, op, 1), *src = ip_tensor_arg(f, op, 2);
   PtoTensor *y = pto_tensor_make_unique(pto_interp_take_operand_tensor(f, op, 0));
   PtoKernelError err;
-  return finish(f, op, y,
+  return ip_finish(f, op, y,
                 pto_kernel_scatter_update(pto_tensor_array(y), idx, src,
                                           pto_pypto_get_dim(op), &err),
                 &err);
@@ -233,7 +222,7 @@ static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_topk(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = tensor_arg(f, op, 0);
+  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   unsigned dim = pto_pypto_get_dim(op);
   int64_t k = pto_pypto_get_k(op), shape[PTO_MAX_RANK];
   if (k > x->shape[dim])

@@ -132,12 +132,8 @@ PtoResult pto_kernel_unary(PtoUnaryKind k, const PtoNdArray *x,
   if (!fl && unary_needs_float(k))
     return pk_fail(err, "%s needs a float dtype, got %s",
                    pto_unary_kind_name(k), pto_dtype_name(x->dtype));
-  int64_t st[2][PTO_MAX_RANK];
-  if (!pk_bcast_strides(x, out->rank, out->shape, st[0], "input", err))
-    return PTO_FAILURE;
-  memcpy(st[1], out->strides, out->rank * sizeof(int64_t));
   PkIter it;
-  pk_iter_init(&it, out->rank, out->shape, 2, st);
+  if (!pk_iter_map(&it, x, out, err)) return PTO_FAILURE;
   if (it.empty) return PTO_SUCCESS;
   size_t es = pto_dtype_size(x->dtype);
   do {
@@ -222,32 +218,25 @@ static void binary_i64(PtoBinaryKind k, int64_t *a, const int64_t *b,
   }
 }
 
-/* Comparisons of a chunk into 0/1. */
+/* Comparisons of a chunk into 0/1, one function per element type. */
 #define COMPARE(OP)                                                         \
   for (int64_t i = 0; i < n; i++) r[i] = a[i] OP b[i];                      \
   break;
-static void compare_f64(PtoBinaryKind k, const double *a, const double *b,
-                        int64_t *r, int64_t n) {
-  switch (k) {
-  case PTO_BINARY_EQ: COMPARE(==)
-  case PTO_BINARY_NE: COMPARE(!=)
-  case PTO_BINARY_LT: COMPARE(<)
-  case PTO_BINARY_LE: COMPARE(<=)
-  case PTO_BINARY_GT: COMPARE(>)
-  default: COMPARE(>=)
+#define DEFINE_COMPARE(NAME, T)                                             \
+  static void NAME(PtoBinaryKind k, const T *a, const T *b, int64_t *r,     \
+                   int64_t n) {                                             \
+    switch (k) {                                                            \
+    case PTO_BINARY_EQ: COMPARE(==)                                         \
+    case PTO_BINARY_NE: COMPARE(!=)                                         \
+    case PTO_BINARY_LT: COMPARE(<)                                          \
+    case PTO_BINARY_LE: COMPARE(<=)                                         \
+    case PTO_BINARY_GT: COMPARE(>)                                          \
+    default: COMPARE(>=)                                                    \
+    }                                                                       \
   }
-}
-static void compare_i64(PtoBinaryKind k, const int64_t *a, const int64_t *b,
-                        int64_t *r, int64_t n) {
-  switch (k) {
-  case PTO_BINARY_EQ: COMPARE(==)
-  case PTO_BINARY_NE: COMPARE(!=)
-  case PTO_BINARY_LT: COMPARE(<)
-  case PTO_BINARY_LE: COMPARE(<=)
-  case PTO_BINARY_GT: COMPARE(>)
-  default: COMPARE(>=)
-  }
-}
+DEFINE_COMPARE(compare_f64, double)
+DEFINE_COMPARE(compare_i64, int64_t)
+#undef DEFINE_COMPARE
 #undef COMPARE
 
 PtoResult pto_kernel_binary(PtoBinaryKind k, const PtoNdArray *a,
@@ -358,12 +347,8 @@ static bool cast_via_double(PtoDType s, PtoDType d, PtoCastMode mode) {
 
 PtoResult pto_kernel_cast(const PtoNdArray *x, const PtoNdArray *out,
                           PtoCastMode mode, PtoKernelError *err) {
-  int64_t st[2][PTO_MAX_RANK];
-  if (!pk_bcast_strides(x, out->rank, out->shape, st[0], "input", err))
-    return PTO_FAILURE;
-  memcpy(st[1], out->strides, out->rank * sizeof(int64_t));
   PkIter it;
-  pk_iter_init(&it, out->rank, out->shape, 2, st);
+  if (!pk_iter_map(&it, x, out, err)) return PTO_FAILURE;
   if (it.empty) return PTO_SUCCESS;
   PtoDType s = x->dtype, d = out->dtype;
   bool fast = cast_via_double(s, d, mode);

@@ -112,53 +112,48 @@ PtoResult pto_kernel_gather(const PtoNdArray *x, const PtoNdArray *index,
   return PTO_SUCCESS;
 }
 
-PtoResult pto_kernel_index_select(const PtoNdArray *x,
-                                  const PtoNdArray *index, unsigned dim,
-                                  const PtoNdArray *out, PtoKernelError *err) {
+/* index_select and scatter_update move slices along `dim` between `table`
+ * (picked by the 1-D index) and `dense` (table's shape with `dim` the
+ * index's length): dense[j] = table[index[j]], or the reverse when
+ * `scatter`. `dense_name` names `dense` in messages. */
+static PtoResult move_slices(const char *what, const char *dense_name,
+                             const PtoNdArray *table, const PtoNdArray *index,
+                             const PtoNdArray *dense, unsigned dim,
+                             bool scatter, PtoKernelError *err) {
   char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
-  if (check_dim("index_select", dim, x->rank, err)) return PTO_FAILURE;
+  if (check_dim(what, dim, table->rank, err)) return PTO_FAILURE;
   if (index->rank != 1)
-    return pk_fail(err, "index_select: the index must be 1-D, got shape %s",
+    return pk_fail(err, "%s: the index must be 1-D, got shape %s", what,
                    pk_shape_str(b1, index));
   int64_t want[PTO_MAX_RANK];
-  memcpy(want, x->shape, x->rank * sizeof *want);
+  memcpy(want, table->shape, table->rank * sizeof *want);
   want[dim] = index->shape[0];
-  if (out->dtype != x->dtype || !pk_same_shape(out, x->rank, want))
-    return pk_fail(err, "index_select: output shape %s, expected %s",
-                   pk_shape_str(b1, out), pto_shape_str(b2, x->rank, want));
-  if (check_indices(index, x->shape[dim], dim, err)) return PTO_FAILURE;
+  if (dense->dtype != table->dtype || !pk_same_shape(dense, table->rank, want))
+    return pk_fail(err, "%s has shape %s, expected %s", dense_name,
+                   pk_shape_str(b1, dense), pto_shape_str(b2, table->rank, want));
+  if (check_indices(index, table->shape[dim], dim, err)) return PTO_FAILURE;
   for (int64_t j = 0; j < index->shape[0]; j++) {
     int64_t v = pto_dtype_load_i64(index->dtype, index->data,
                                    j * index->strides[0]);
-    PtoNdArray xs = select_slice(x, dim, v), os = select_slice(out, dim, j);
-    if (copy_slice(&xs, &os, err)) return PTO_FAILURE;
+    PtoNdArray ts = select_slice(table, dim, v), ds = select_slice(dense, dim, j);
+    if (scatter ? copy_slice(&ds, &ts, err) : copy_slice(&ts, &ds, err))
+      return PTO_FAILURE;
   }
   return PTO_SUCCESS;
+}
+
+PtoResult pto_kernel_index_select(const PtoNdArray *x,
+                                  const PtoNdArray *index, unsigned dim,
+                                  const PtoNdArray *out, PtoKernelError *err) {
+  return move_slices("index_select", "the output", x, index, out, dim, false,
+                     err);
 }
 
 PtoResult pto_kernel_scatter_update(const PtoNdArray *dst,
                                     const PtoNdArray *index,
                                     const PtoNdArray *src, unsigned dim,
                                     PtoKernelError *err) {
-  char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
-  if (check_dim("scatter_update", dim, dst->rank, err)) return PTO_FAILURE;
-  if (index->rank != 1)
-    return pk_fail(err, "scatter_update: the index must be 1-D, got shape %s",
-                   pk_shape_str(b1, index));
-  int64_t want[PTO_MAX_RANK];
-  memcpy(want, dst->shape, dst->rank * sizeof *want);
-  want[dim] = index->shape[0];
-  if (src->dtype != dst->dtype || !pk_same_shape(src, dst->rank, want))
-    return pk_fail(err, "src has shape %s, expected %s",
-                   pk_shape_str(b1, src), pto_shape_str(b2, dst->rank, want));
-  if (check_indices(index, dst->shape[dim], dim, err)) return PTO_FAILURE;
-  for (int64_t j = 0; j < index->shape[0]; j++) {
-    int64_t v = pto_dtype_load_i64(index->dtype, index->data,
-                                   j * index->strides[0]);
-    PtoNdArray ss = select_slice(src, dim, j), ds = select_slice(dst, dim, v);
-    if (copy_slice(&ss, &ds, err)) return PTO_FAILURE;
-  }
-  return PTO_SUCCESS;
+  return move_slices("scatter_update", "src", dst, index, src, dim, true, err);
 }
 
 /* ------------------------------------------------------------------ */

@@ -105,6 +105,16 @@ bool pk_bcast_strides(const PtoNdArray *a, unsigned rank, const int64_t *shape,
   return true;
 }
 
+bool pk_iter_map(PkIter *it, const PtoNdArray *in, const PtoNdArray *out,
+                 PtoKernelError *err) {
+  int64_t st[2][PTO_MAX_RANK];
+  if (!pk_bcast_strides(in, out->rank, out->shape, st[0], "input", err))
+    return false;
+  memcpy(st[1], out->strides, out->rank * sizeof(int64_t));
+  pk_iter_init(it, out->rank, out->shape, 2, st);
+  return true;
+}
+
 double pk_round(PtoDType dt, double v) {
   switch (dt) {
   case PTO_DT_F32:

@@ -39,6 +39,11 @@ bool pk_iter_next(PkIter *it);
 bool pk_bcast_strides(const PtoNdArray *a, unsigned rank, const int64_t *shape,
                       int64_t *strides, const char *what, PtoKernelError *err);
 
+/* The rows of an elementwise map from `in` (broadcast) to `out`: arrays 0
+ * and 1 of the iterator. False (err filled) when `in` does not broadcast. */
+bool pk_iter_map(PkIter *it, const PtoNdArray *in, const PtoNdArray *out,
+                 PtoKernelError *err);
+
 /* Fills err (if non-NULL) and returns PTO_FAILURE. */
 PtoResult pk_fail(PtoKernelError *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

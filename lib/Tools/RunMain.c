@@ -250,7 +250,7 @@ static int parse_args(RunOptions *o, int argc, char **argv, bool *exit_now) {
                                         "non-negative number", v);
       o->have_atol = true;
     } else if (option_value(argc, argv, &i, "--max-call-depth", &v, &rc, tool)) {
-      uint64_t n;
+      uint64_t n = 0;
       if (!rc && (!parse_u64(v, &n) || n == 0 || n > 1000000))
         rc = pto_tool_usage_error(tool, "invalid --max-call-depth '%s': expected "
                                         "an integer in [1, 1000000]", v);

@@ -172,8 +172,14 @@ const PtoPassDef pto_decompose_pass = {
     .num_statistics = PTO_ARRAY_SIZE(statistics),
     .run = run,
     .description =
-        "Rewrites each composite pypto op (softmax, rms_norm, layer_norm) into\n"
-        "the primitive ops of its definition (docs/dialects/pypto.md); the new\n"
-        "ops carry the composite's location and tuning attributes. Other ops\n"
-        "are left alone.",
+        "Replaces each composite pypto op nested in the anchor (loop bodies\n"
+        "included) by primitive pypto ops, numerically stable:\n"
+        "`softmax` becomes amax, sub, exp, sum, div along its `dim` (with\n"
+        "`keepdim`); `rms_norm` becomes x * rsqrt(sum(x*x) / D + eps) * gamma\n"
+        "and `layer_norm` (x - mean) * rsqrt(var + eps) * gamma + beta over\n"
+        "the last dim, D its size (an `arith.constant`, or `pypto.dim` and a\n"
+        "conversion when dynamic) and eps an `arith.constant` of the element\n"
+        "type. Every produced op carries the composite's `vec_tile`,\n"
+        "`cube_tile` and `label` and its location. All other ops are left\n"
+        "alone. Needs the arith dialect.",
 };

@@ -319,31 +319,27 @@ static const PtoPassStatDef statistics[] = {
 };
 
 const PtoPassDef pto_inline_pass = {
-    "inline",
-    "Inline calls of functions with a single-block body, callees first",
-    NULL,
-    NULL,
-    0,
-    statistics,
-    PTO_ARRAY_SIZE(statistics),
-    run,
-    NULL,
-    NULL,
-    NULL,
-    "Replaces each `func.call` of a `func.func` with a body by a copy of\n"
-    "that body: the callee's arguments become the call's operands, the\n"
-    "call's results the values its `func.return` returns, and the copied\n"
-    "ops get the location `callsite(<op's location> at <call's location>)`.\n"
-    "Callees are processed before their callers (bottom-up over the strongly\n"
-    "connected components of the call graph), so each body is inlined\n"
-    "already flat. Calls between functions of one cycle (recursion) are\n"
-    "kept; a call from outside into a recursive function is inlined once,\n"
-    "which leaves a call into the cycle.\n"
-    "\n"
-    "Left alone: calls of declarations, of bodies with more than one block\n"
-    "(there is no branch op to stitch them into the caller), of bodies with\n"
-    "unregistered ops, and of callees in another symbol table than the\n"
-    "call. A private function whose last reference went away with inlining\n"
-    "is erased; public ones stay, as do private functions that were never\n"
-    "called (`symbol-dce` erases those).",
+    .argument = "inline",
+    .summary =
+        "Inline calls of functions with a single-block body, callees first",
+    .statistics = statistics,
+    .num_statistics = PTO_ARRAY_SIZE(statistics),
+    .run = run,
+    .description =
+        "Replaces each `func.call` of a `func.func` with a body by a copy of\n"
+        "that body: the callee's arguments become the call's operands, the\n"
+        "call's results the values its `func.return` returns, and the copied\n"
+        "ops get the location `callsite(<op's location> at <call's location>)`.\n"
+        "Callees are processed before their callers (bottom-up over the strongly\n"
+        "connected components of the call graph), so each body is inlined\n"
+        "already flat. Calls between functions of one cycle (recursion) are\n"
+        "kept; a call from outside into a recursive function is inlined once,\n"
+        "which leaves a call into the cycle.\n"
+        "\n"
+        "Left alone: calls of declarations, of bodies with more than one block\n"
+        "(there is no branch op to stitch them into the caller), of bodies with\n"
+        "unregistered ops, and of callees in another symbol table than the\n"
+        "call. A private function whose last reference went away with inlining\n"
+        "is erased; public ones stay, as do private functions that were never\n"
+        "called (`symbol-dce` erases those).",
 };

@@ -198,30 +198,28 @@ static const PtoPassStatDef statistics[] = {
 };
 
 const PtoPassDef pto_loop_unroll_pass = {
-    "loop-unroll",
-    "Unroll scf.for loops with constant bounds by a factor, or completely",
-    NULL,
-    options,
-    PTO_ARRAY_SIZE(options),
-    statistics,
-    PTO_ARRAY_SIZE(statistics),
-    run,
-    NULL,
-    NULL,
-    NULL,
-    "Unrolls `scf.for` loops whose lower bound, upper bound and step are\n"
-    "constants. A loop of at most `full-unroll-threshold` iterations, or of\n"
-    "at most `factor`, is replaced by one copy of its body per iteration,\n"
-    "the induction variable a constant in each (a loop of zero iterations\n"
-    "by its inits). A longer loop becomes a loop over the first\n"
-    "`trip - trip % factor` iterations stepping `factor * step`, whose body\n"
-    "holds `factor` copies (copy k sees `iv + k * step`), followed by an\n"
-    "epilogue loop over the remaining iterations when the trip count is not\n"
-    "a multiple of the factor. Loop-carried values (`iter_args`) flow from\n"
-    "each copy into the next and through the epilogue. Inner loops are\n"
-    "unrolled before the loops around them, and the loops' attributes are\n"
-    "kept on the loops that replace them.\n"
-    "\n"
-    "Left alone: loops with a bound or step that is not a constant, and\n"
-    "loops whose step times the factor does not fit the bound type.",
+    .argument = "loop-unroll",
+    .summary =
+        "Unroll scf.for loops with constant bounds by a factor, or completely",
+    .options = options,
+    .num_options = PTO_ARRAY_SIZE(options),
+    .statistics = statistics,
+    .num_statistics = PTO_ARRAY_SIZE(statistics),
+    .run = run,
+    .description =
+        "Unrolls `scf.for` loops whose lower bound, upper bound and step are\n"
+        "constants. A loop of at most `full-unroll-threshold` iterations, or of\n"
+        "at most `factor`, is replaced by one copy of its body per iteration,\n"
+        "the induction variable a constant in each (a loop of zero iterations\n"
+        "by its inits). A longer loop becomes a loop over the first\n"
+        "`trip - trip % factor` iterations stepping `factor * step`, whose body\n"
+        "holds `factor` copies (copy k sees `iv + k * step`), followed by an\n"
+        "epilogue loop over the remaining iterations when the trip count is not\n"
+        "a multiple of the factor. Loop-carried values (`iter_args`) flow from\n"
+        "each copy into the next and through the epilogue. Inner loops are\n"
+        "unrolled before the loops around them, and the loops' attributes are\n"
+        "kept on the loops that replace them.\n"
+        "\n"
+        "Left alone: loops with a bound or step that is not a constant, and\n"
+        "loops whose step times the factor does not fit the bound type.",
 };

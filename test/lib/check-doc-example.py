@@ -1,23 +1,26 @@
-"""Checks that a documentation page quotes an example file verbatim.
+"""Checks that a documentation page quotes files verbatim.
 
-usage: check-doc-example.py PAGE.md EXAMPLE.pto
+usage: check-doc-example.py PAGE.md FILE...
 
-The example must appear as the whole body of one fenced code block of the
-page, so that the page shows exactly what the lit tests run."""
+Each file (an example, or the output a test just produced from it) must
+appear as the whole body of one fenced code block of the page, so that the
+page shows exactly what the lit tests run and what comes out."""
 import re
 import sys
 
 
 def main():
-    page_path, example_path = sys.argv[1], sys.argv[2]
+    page_path = sys.argv[1]
     page = open(page_path, encoding="utf-8").read()
-    example = open(example_path, encoding="utf-8").read()
     blocks = re.findall(r"^```[a-z]*\n(.*?)^```$", page, re.S | re.M)
-    if example in blocks:
-        return 0
-    sys.stderr.write("%s: no code block quotes %s verbatim; copy the file "
-                     "into the page again\n" % (page_path, example_path))
-    return 1
+    status = 0
+    for path in sys.argv[2:]:
+        text = open(path, encoding="utf-8").read()
+        if text not in blocks:
+            sys.stderr.write("%s: no code block quotes %s verbatim; copy it "
+                             "into the page again\n" % (page_path, path))
+            status = 1
+    return status
 
 
 if __name__ == "__main__":

@@ -309,6 +309,53 @@ TEST(observer_and_in_place_assemble) {
   pto_ctx_destroy(ctx);
 }
 
+static PtoResult record_data(PtoOp *op, const PtoInterpValue *res, unsigned n,
+                             void *user) {
+  Seen *s = user;
+  if (n == 1 && res[0].kind == PTO_IVAL_TENSOR && s->ops < 8)
+    s->data[s->ops++] = pto_tensor_array(res[0].tensor)->data;
+  (void)op;
+  return PTO_SUCCESS;
+}
+
+TEST(elementwise_ops_reuse_dead_operands) {
+  PtoContext *ctx = new_ctx();
+  PtoOp *m = parse(ctx,
+                   "func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                   "  %a = pypto.neg %x : tensor<4xf32>\n"
+                   "  %b = pypto.exp %a : tensor<4xf32>\n"
+                   "  %c = pypto.add %b, %x : tensor<4xf32>\n"
+                   "  %d = pypto.add %x, %x : tensor<4xf32>\n"
+                   "  %e = pypto.mul %d, %c : tensor<4xf32>\n"
+                   "  func.return %e : tensor<4xf32>\n}\n");
+  PtoInterp *I = pto_interp_create(ctx, NULL);
+  Seen seen;
+  memset(&seen, 0, sizeof seen);
+  pto_interp_set_observer(I, record_data, &seen);
+  float x[4] = {0, 1, 2, 3};
+  PtoInterpValue arg = pto_interp_value_tensor(vec_f32(x, 4));
+  const void *xd = pto_tensor_array(arg.tensor)->data;
+  PtoInterpValue *res;
+  unsigned n;
+  CHECK(pto_interp_run(I, func_of(m, "f"), &arg, 1, &res, &n) == PTO_SUCCESS);
+  /* neg cannot write over the caller's x; exp and the first add write over
+   * their dead operands; add %x, %x needs a new buffer; mul reuses one */
+  CHECK(seen.ops == 5);
+  CHECK(seen.data[0] != xd && seen.data[1] == seen.data[0] &&
+        seen.data[2] == seen.data[0]);
+  CHECK(seen.data[3] != xd && seen.data[3] != seen.data[0]);
+  CHECK(seen.data[4] == seen.data[3] || seen.data[4] == seen.data[2]);
+  CHECK(at_f32(arg.tensor, 3) == 3.0f);
+  float b1 = (float)exp(-1.0), c1 = (float)((double)b1 + 1.0);
+  CHECK(at_f32(res[0].tensor, 1) == 2.0f * c1);
+  pto_interp_value_release(&res[0]);
+  pto_free(res);
+  pto_interp_value_release(&arg);
+  pto_interp_destroy(I);
+  pto_op_destroy(m);
+  pto_ctx_destroy(ctx);
+}
+
 static PtoResult stop_at_neg(PtoOp *op, const PtoInterpValue *res, unsigned n,
                              void *user) {
   (void)res;
@@ -400,6 +447,35 @@ TEST(two_threads) {
   for (int i = 0; i < 2; i++) pthread_create(&t[i], NULL, thread_run, &ok[i]);
   for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
   CHECK(ok[0] && ok[1]);
+}
+
+/* Every op of every built-in dialect has a handler, but for what the
+ * interpreter runs itself (functions, modules, terminators). */
+TEST(every_op_has_a_handler) {
+  PtoContext *ctx = new_ctx();
+  PtoInterp *I = pto_interp_create(ctx, NULL);
+  unsigned checked = 0;
+  for (unsigned d = 0; d < pto_ctx_num_dialects(ctx); d++) {
+    const PtoDialectDef *dd = pto_ctx_dialect(ctx, d);
+    for (unsigned i = 0; i < dd->num_ops; i++) {
+      const PtoOpDef *od = &dd->ops[i];
+      if (pto_opdef_has_trait(od, PTO_TRAIT_TERMINATOR) ||
+          pto_opdef_has_trait(od, PTO_TRAIT_IS_FUNCTION) ||
+          pto_opdef_has_trait(od, PTO_TRAIT_SYMBOL_TABLE))
+        continue;
+      PtoOp *op = pto_op_create_simple(ctx, od->name, pto_loc_unknown(ctx),
+                                       NULL, 0, NULL, 0, NULL, 0);
+      if (!pto_interp_has_handler(I, op)) {
+        fprintf(stderr, "no interpreter handler for %s\n", od->name);
+        CHECK(false);
+      }
+      pto_op_destroy(op);
+      checked++;
+    }
+  }
+  CHECK(checked > 80);
+  pto_interp_destroy(I);
+  pto_ctx_destroy(ctx);
 }
 
 /* ------------------------------------------------------------------ */
@@ -498,7 +574,9 @@ TEST(compare_and_checksum) {
 RUN_TESTS(T(tensor_views_share_and_copy_on_write), T(values),
           T(run_and_argument_checks), T(user_handler),
           T(override_builtin_handler), T(observer_and_in_place_assemble),
-          T(observer_can_stop_the_run), T(tensor_size_limit), T(two_threads),
+          T(observer_can_stop_the_run), T(elementwise_ops_reuse_dead_operands),
+          T(tensor_size_limit), T(two_threads),
+          T(every_op_has_a_handler),
           T(kernel_matmul_strided_with_accumulator),
           T(kernel_reduce_layouts_agree), T(kernel_scatter_checks_before_writing),
           T(compare_and_checksum))

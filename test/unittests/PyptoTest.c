@@ -197,7 +197,7 @@ TEST(accessors) {
   const char *text =
       "%x = \"src.v\"() : () -> tensor<4x8xf32>\n"
       "%t = pypto.transpose %x {perm = [1, 0]} : tensor<4x8xf32> -> tensor<8x4xf32>\n"
-      "%c = pypto.cast %x {mode = \"floor\", satmode = \"saturate\"} : tensor<4x8xf32> -> tensor<4x8xi8>\n"
+      "%c = pypto.cast %x {mode = \"floor\", satmode = \"on\"} : tensor<4x8xf32> -> tensor<4x8xi8>\n"
       "%k:2 = pypto.topk %x {k = 3 : i64, largest = false} : tensor<4x8xf32> -> tensor<4x3xf32>, tensor<4x3xi32>\n"
       "%g = pypto.gelu %x {approximate = \"tanh\"} : tensor<4x8xf32>\n";
   pto_ctx_set_allow_unregistered(f.ctx, true);
@@ -207,8 +207,7 @@ TEST(accessors) {
   int64_t perm[PTO_MAX_RANK];
   CHECK(pto_pypto_get_perm(op, perm) == 2 && perm[0] == 1 && perm[1] == 0);
   op = pto_op_next(op);
-  PtoCastMode cm = pto_pypto_get_cast_mode(op);
-  CHECK(cm.round == PTO_ROUND_FLOOR && cm.sat == PTO_SAT_SATURATE);
+  CHECK(pto_pypto_get_cast_mode(op) == PTO_ROUND_FLOOR && pto_pypto_get_saturate(op));
   op = pto_op_next(op);
   CHECK(pto_pypto_get_k(op) == 3 && !pto_pypto_get_largest(op) && pto_pypto_get_dim(op) == 1);
   op = pto_op_next(op);

@@ -30,31 +30,29 @@ PtoResult pto_site_error(const PtoErrSite *site, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* ------------------------------------------------------------------ */
-/* Element types of Tensor- and Tile-level values                      */
+/* Element types                                                        */
 /* ------------------------------------------------------------------ */
 
-/* The element types these levels compute on: a subset of the PtoDType
- * storage types (no f64, u8, index; signless integers only). */
-typedef enum PtoElemClass {
-  PTO_ELEM_UNSUPPORTED,
-  PTO_ELEM_FLOAT, /* f32, f16, bf16 */
-  PTO_ELEM_INT,   /* i8, i16, i32, i64 (signless, read as signed) */
-  PTO_ELEM_BOOL,  /* i1 */
-} PtoElemClass;
+typedef enum PtoDtypeClass {
+  PTO_DTYPE_UNSUPPORTED,
+  PTO_DTYPE_FLOAT, /* f32, f16, bf16 */
+  PTO_DTYPE_INT,   /* i8, i16, i32, i64 (signless, read as signed) */
+  PTO_DTYPE_BOOL,  /* i1 */
+} PtoDtypeClass;
 
-PtoElemClass pto_elem_class(const PtoType *t);
+PtoDtypeClass pto_dtype_class(const PtoType *t);
 static inline bool pto_elem_is_float(const PtoType *t) {
-  return pto_elem_class(t) == PTO_ELEM_FLOAT;
+  return pto_dtype_class(t) == PTO_DTYPE_FLOAT;
 }
 static inline bool pto_elem_is_int(const PtoType *t) {
-  return pto_elem_class(t) == PTO_ELEM_INT;
+  return pto_dtype_class(t) == PTO_DTYPE_INT;
 }
 static inline bool pto_elem_is_numeric(const PtoType *t) {
-  PtoElemClass c = pto_elem_class(t);
-  return c == PTO_ELEM_FLOAT || c == PTO_ELEM_INT;
+  PtoDtypeClass c = pto_dtype_class(t);
+  return c == PTO_DTYPE_FLOAT || c == PTO_DTYPE_INT;
 }
 static inline bool pto_elem_is_supported(const PtoType *t) {
-  return pto_elem_class(t) != PTO_ELEM_UNSUPPORTED;
+  return pto_dtype_class(t) != PTO_DTYPE_UNSUPPORTED;
 }
 
 /* ------------------------------------------------------------------ */

@@ -28,9 +28,8 @@ PtoResult pto_arith_fold(PtoOp *op, PtoAttr *const *operands,
 
 /* Canonicalization hooks (ArithCanonicalize.c), one per op that has
  * patterns. */
-#define ARITH_CANON_HOOKS(X)                                                  \
-  X(addi) X(subi) X(muli) X(minsi) X(maxsi) X(addf) X(mulf) X(maximumf)      \
-  X(minimumf) X(cmpi) X(extsi) X(trunci)
+#define ARITH_CANON_HOOKS(X) \
+  X(addi) X(subi) X(muli) X(cmpi) X(extsi) X(trunci)
 #define ARITH_DECLARE_CANON(name) \
   void pto_arith_canon_##name(void *patterns, PtoContext *ctx);
 ARITH_CANON_HOOKS(ARITH_DECLARE_CANON)

@@ -1,6 +1,6 @@
 /* Canonicalization patterns of arith (the rewrites a fold cannot express
- * because they create ops): constants to the right of commutative ops and
- * comparisons, reassociation of constant chains of addi/subi/muli, and
+ * because they create ops or change one in place): constants to the right
+ * of comparisons, reassociation of constant chains of addi/subi/muli, and
  * merging of extension/truncation chains. */
 #include "Dialect/Arith/Arith.h"
 #include "pto/Pass.h"
@@ -47,14 +47,8 @@ static void replace(PtoRewriter *rw, PtoOp *op, PtoValue *v) {
 /* Constants to the right                                               */
 /* ------------------------------------------------------------------ */
 
-static PtoResult constant_to_right(PtoOp *op, PtoRewriter *rw, void *user) {
-  PtoValue *l = pto_op_operand(op, 0), *r = pto_op_operand(op, 1);
-  if (!pto_value_constant(l) || pto_value_constant(r)) return PTO_FAILURE;
-  pto_op_set_operand(op, 0, r);
-  pto_op_set_operand(op, 1, l);
-  pto_rewriter_notify_modified(rw, op);
-  return PTO_SUCCESS;
-}
+/* (Commutative ops need no pattern: the fold step of the rewrite driver
+ * puts constant operands of every COMMUTATIVE op last.) */
 
 /* `cmpi slt, c, x` is `cmpi sgt, x, c`. */
 static PtoResult cmpi_constant_to_right(PtoOp *op, PtoRewriter *rw,
@@ -211,33 +205,13 @@ static PtoResult trunci_of_cast(PtoOp *op, PtoRewriter *rw, void *user) {
 #define ADD(root, fn) pto_pattern_add(set, root, 1, fn, NULL, #fn)
 
 void pto_arith_canon_addi(void *set, PtoContext *ctx) {
-  ADD("arith.addi", constant_to_right);
   ADD("arith.addi", addi_constants);
 }
 void pto_arith_canon_subi(void *set, PtoContext *ctx) {
   ADD("arith.subi", subi_constants);
 }
 void pto_arith_canon_muli(void *set, PtoContext *ctx) {
-  ADD("arith.muli", constant_to_right);
   ADD("arith.muli", muli_constants);
-}
-void pto_arith_canon_minsi(void *set, PtoContext *ctx) {
-  ADD("arith.minsi", constant_to_right);
-}
-void pto_arith_canon_maxsi(void *set, PtoContext *ctx) {
-  ADD("arith.maxsi", constant_to_right);
-}
-void pto_arith_canon_addf(void *set, PtoContext *ctx) {
-  ADD("arith.addf", constant_to_right);
-}
-void pto_arith_canon_mulf(void *set, PtoContext *ctx) {
-  ADD("arith.mulf", constant_to_right);
-}
-void pto_arith_canon_maximumf(void *set, PtoContext *ctx) {
-  ADD("arith.maximumf", constant_to_right);
-}
-void pto_arith_canon_minimumf(void *set, PtoContext *ctx) {
-  ADD("arith.minimumf", constant_to_right);
 }
 void pto_arith_canon_cmpi(void *set, PtoContext *ctx) {
   ADD("arith.cmpi", cmpi_constant_to_right);

@@ -397,11 +397,7 @@ static PtoResult verify_cast(PtoOp *op) {
 
 #define PURE_SAME (PTO_TRAIT_PURE | PTO_TRAIT_SAME_OPERANDS_AND_RESULT_TYPE)
 #define COMM PTO_TRAIT_COMMUTATIVE
-#ifdef PTO_HAVE_PATTERNS
 #define ARITH_CANON(name) pto_arith_canon_##name
-#else
-#define ARITH_CANON(name) NULL
-#endif
 
 #define PTO_OP PTO_OPDEF_ROW
 const PtoOpDef pto_arith_ops[ARITH_NUM_OPS] = {

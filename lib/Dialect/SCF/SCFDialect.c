@@ -322,11 +322,7 @@ static PtoResult yield_verify(PtoOp *op) {
 /* Registration                                                         */
 /* ------------------------------------------------------------------ */
 
-#ifdef PTO_HAVE_PATTERNS
 #define SCF_CANON(name) pto_scf_canon_##name
-#else
-#define SCF_CANON(name) NULL
-#endif
 
 #define PTO_OP PTO_OPDEF_ROW
 static const PtoOpDef scf_ops[SCF_NUM_OPS] = {

@@ -67,7 +67,7 @@ PtoResult pypto_builder_attrs(PyInfer *in, const PtoNamedAttr *attrs,
       rest[(*nrest)++] = attrs[i];
     }
   }
-  PtoType *op0 = in->nopnd ? in->opnd[0] : NULL;
+  PtoType *op0 = in->c.nopnd ? in->c.opnd[0] : NULL;
   PtoType *elem = op0 && pto_type_is_tensor(op0) ? pto_type_tensor_elem(op0) : NULL;
   PtoShape s;
   switch (k) {
@@ -78,7 +78,7 @@ PtoResult pypto_builder_attrs(PyInfer *in, const PtoNamedAttr *attrs,
   case PTO_PYPTO_KIND_CAST:
     if (!dtype) return ERR("requires builder attribute 'dtype'");
     if (elem && !pto_shape_from_tensor(op0, &s))
-      in->want[0] = pto_shape_tensor(in->ctx, &s, dtype);
+      in->want[0] = pto_shape_tensor(in->c.ctx, &s, dtype);
     return PTO_SUCCESS;
   case PTO_PYPTO_KIND_ZEROS:
     if (!dtype) return ERR("requires builder attribute 'dtype'");
@@ -92,7 +92,7 @@ PtoResult pypto_builder_attrs(PyInfer *in, const PtoNamedAttr *attrs,
   }
   if (!takes_shape || !shape_attr) return PTO_SUCCESS;
   if (read_shape(in, shape_attr, &s)) return PTO_FAILURE;
-  if (elem) in->want[0] = pto_shape_tensor(in->ctx, &s, elem);
+  if (elem) in->want[0] = pto_shape_tensor(in->c.ctx, &s, elem);
   return PTO_SUCCESS;
 }
 
@@ -100,12 +100,12 @@ PtoResult pypto_builder_attrs(PyInfer *in, const PtoNamedAttr *attrs,
  * operands. */
 static PtoResult check_arity(PyInfer *in) {
   int16_t spec = pypto_op_defs[in->id].num_operands;
-  if (spec >= 0 && in->nopnd != (unsigned)spec)
+  if (spec >= 0 && in->c.nopnd != (unsigned)spec)
     return ERR("expected %d operand%s, but found %u", spec, spec == 1 ? "" : "s",
-               in->nopnd);
-  if (spec < 0 && in->nopnd < (unsigned)(-spec - 1))
+               in->c.nopnd);
+  if (spec < 0 && in->c.nopnd < (unsigned)(-spec - 1))
     return ERR("expected at least %d operand%s, but found %u", -spec - 1,
-               spec == -2 ? "" : "s", in->nopnd);
+               spec == -2 ? "" : "s", in->c.nopnd);
   return PTO_SUCCESS;
 }
 
@@ -115,8 +115,8 @@ static PtoResult infer_for_build(PyInfer *in, const PtoNamedAttr *attrs,
                                  unsigned *nrest) {
   if (check_arity(in) || pypto_builder_attrs(in, attrs, nattrs, rest, nrest))
     return PTO_FAILURE;
-  in->attrs = rest;
-  in->nattrs = *nrest;
+  in->c.attrs = rest;
+  in->c.nattrs = *nrest;
   return pypto_infer(in);
 }
 

@@ -6,19 +6,13 @@
  * PyptoInferShape.c. */
 #include "PyptoInternal.h"
 
-#include "Dialect/Common/OpCheck.h"
-
-#include "Support/Str.h"
-
-#include <string.h>
-
 /* numpy broadcast of two operands; the types are spelled (which costs)
  * only for the message. */
 static PtoResult bcast(PyInfer *in, const PtoShape *a, PtoType *ta,
                        const PtoShape *b, PtoType *tb, PtoShape *out) {
   if (!pto_shape_broadcast(NULL, "", a, "", b, "", out)) return PTO_SUCCESS;
-  return pto_shape_broadcast(&in->site, "operands", a, pypto_tstr(in, ta), b,
-                             pypto_tstr(in, tb), out);
+  return pto_shape_broadcast(&in->c.site, "operands", a, pto_opcheck_tstr(&in->c, ta), b,
+                             pto_opcheck_tstr(&in->c, tb), out);
 }
 
 static PtoResult infer_elementwise(PyInfer *in, PtoPyptoKind k) {
@@ -28,50 +22,44 @@ static PtoResult infer_elementwise(PyInfer *in, PtoPyptoKind k) {
   switch (k) {
   case PTO_PYPTO_KIND_UNARY:
     if (pypto_opnd_class(in, 0, pto_pypto_dtypes(in->id))) return PTO_FAILURE;
-    if (in->id == PTO_PYPTO_GELU) {
-      if (pto_check_gelu_attrs(&in->site, in->attrs, in->nattrs)) return PTO_FAILURE;
-    }
-    pypto_set_res(in, in->opnd[0]);
+    if (in->id == PTO_PYPTO_GELU && pto_opcheck_gelu_attrs(&in->c)) return PTO_FAILURE;
+    pypto_set_res(in, in->c.opnd[0]);
     return PTO_SUCCESS;
   case PTO_PYPTO_KIND_SCALAR:
     if (pypto_opnd_class(in, 0, pto_pypto_dtypes(in->id))) return PTO_FAILURE;
-    if (in->opnd[1] != ea)
+    if (in->c.opnd[1] != ea)
       return ERR("operand #1 must be a scalar of type '%s', got '%s'",
-                 pypto_tstr(in, ea), pypto_tstr(in, in->opnd[1]));
-    pypto_set_res(in, in->opnd[0]);
+                 pto_opcheck_tstr(&in->c, ea), pto_opcheck_tstr(&in->c, in->c.opnd[1]));
+    pypto_set_res(in, in->c.opnd[0]);
     return PTO_SUCCESS;
   case PTO_PYPTO_KIND_BINARY:
-    if (pypto_opnd_tensor(in, 1, &b, &eb) || pypto_same_elem(in, ea, eb) ||
+    if (pypto_opnd_tensor(in, 1, &b, &eb) || pto_opcheck_same_elem(&in->c, ea, eb) ||
         pypto_opnd_class(in, 0, pto_pypto_dtypes(in->id)))
       return PTO_FAILURE;
     break;
   default: /* COMPARE */
-    if (pypto_opnd_tensor_or_scalar(in, 1, &b, &eb) || pypto_same_elem(in, ea, eb) ||
+    if (pypto_opnd_tensor_or_scalar(in, 1, &b, &eb) || pto_opcheck_same_elem(&in->c, ea, eb) ||
         pypto_opnd_class(in, 0, pto_pypto_dtypes(in->id)))
       return PTO_FAILURE;
     break;
   }
   PtoShape r;
-  if (bcast(in, &a, in->opnd[0], &b, in->opnd[1], &r))
+  if (bcast(in, &a, in->c.opnd[0], &b, in->c.opnd[1], &r))
     return PTO_FAILURE;
   pypto_set_res(in, pypto_tensor_of(in, &r, k == PTO_PYPTO_KIND_BINARY
                                     ? ea
-                                    : pto_type_int(in->ctx, 1)));
+                                    : pto_type_int(in->c.ctx, 1)));
   return PTO_SUCCESS;
 }
 
-/* The result element type of ops whose shape follows from the operands but
- * whose dtype is chosen: the op's result type, the builder's `dtype`, or
- * `dflt`. */
-static PtoResult result_elem(PyInfer *in, PtoType *dflt, PtoType **out) {
+/* The element type chosen for the result of matmul / dequantize: the op's
+ * result type, the builder's `dtype`, or NULL for the default. */
+static PtoResult chosen_elem(PyInfer *in, PtoType **out) {
   PtoShape w;
-  *out = dflt;
-  if (in->want[0]) {
-    if (pypto_want_tensor(in, 0, &w)) return PTO_FAILURE;
-    *out = pto_type_tensor_elem(in->want[0]);
-  } else if (in->want_elem) {
-    *out = in->want_elem;
-  }
+  *out = in->want_elem;
+  if (!in->want[0]) return PTO_SUCCESS;
+  if (pypto_want_tensor(in, 0, &w)) return PTO_FAILURE;
+  *out = pto_type_tensor_elem(in->want[0]);
   return PTO_SUCCESS;
 }
 
@@ -79,14 +67,14 @@ static PtoResult infer_where(PyInfer *in) {
   PtoShape c, x, y, xy, r;
   PtoType *ec, *ex, *ey;
   if (pypto_opnd_tensor(in, 0, &c, &ec)) return PTO_FAILURE;
-  if (ec != pto_type_int(in->ctx, 1))
+  if (ec != pto_type_int(in->c.ctx, 1))
     return ERR("operand #0 must be a tensor of i1 values, got '%s'",
-               pypto_tstr(in, in->opnd[0]));
+               pto_opcheck_tstr(&in->c, in->c.opnd[0]));
   if (pypto_opnd_tensor_or_scalar(in, 1, &x, &ex) ||
-      pypto_opnd_tensor_or_scalar(in, 2, &y, &ey) || pypto_same_elem(in, ex, ey))
+      pypto_opnd_tensor_or_scalar(in, 2, &y, &ey) || pto_opcheck_same_elem(&in->c, ex, ey))
     return PTO_FAILURE;
-  if (bcast(in, &x, in->opnd[1], &y, in->opnd[2], &xy) ||
-      bcast(in, &c, in->opnd[0], &xy, pypto_tensor_of(in, &xy, ex), &r))
+  if (bcast(in, &x, in->c.opnd[1], &y, in->c.opnd[2], &xy) ||
+      bcast(in, &c, in->c.opnd[0], &xy, pypto_tensor_of(in, &xy, ex), &r))
     return PTO_FAILURE;
   pypto_set_res(in, pypto_tensor_of(in, &r, ex));
   return PTO_SUCCESS;
@@ -98,11 +86,11 @@ static PtoResult infer_reduce(PyInfer *in, bool arg) {
   unsigned dim;
   bool keep;
   if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_opnd_min_rank(in, 0, &s, 1) ||
-      pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_NUMERIC) || pypto_attr_dim(in, true, 0, s.rank, &dim) ||
-      pypto_attr_flag(in, "keepdim", &keep))
+      pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_NUMERIC) || pto_opcheck_dim(&in->c, true, 0, s.rank, &dim) ||
+      pto_opcheck_flag(&in->c, "keepdim", &keep))
     return PTO_FAILURE;
   pto_shape_reduce(&s, dim, keep, &r);
-  pypto_set_res(in, pypto_tensor_of(in, &r, arg ? pto_type_int(in->ctx, 32) : e));
+  pypto_set_res(in, pypto_tensor_of(in, &r, arg ? pto_type_int(in->c.ctx, 32) : e));
   return PTO_SUCCESS;
 }
 
@@ -112,21 +100,16 @@ static PtoResult infer_matmul(PyInfer *in) {
   bool at, bt;
   if (pypto_opnd_tensor(in, 0, &a, &ea) || pypto_opnd_tensor(in, 1, &b, &eb) ||
       pypto_opnd_min_rank(in, 0, &a, 2) || pypto_opnd_min_rank(in, 1, &b, 2) ||
-      pypto_same_elem(in, ea, eb))
+      pto_opcheck_same_elem(&in->c, ea, eb))
     return PTO_FAILURE;
-  if (pto_check_matmul_operands(&in->site, &in->strs, "tensors", in->opnd[0], ea))
-    return PTO_FAILURE;
-  if (pypto_attr_flag(in, "a_trans", &at) || pypto_attr_flag(in, "b_trans", &bt))
+  PtoType *out, *acc;
+  if (chosen_elem(in, &out) ||
+      pto_opcheck_matmul_dtypes(&in->c, "tensors", ea, &out, &acc) ||
+      pto_opcheck_flag(&in->c, "a_trans", &at) || pto_opcheck_flag(&in->c, "b_trans", &bt))
     return PTO_FAILURE;
   if (pto_shape_matmul(NULL, &a, "", at, &b, "", bt, &r) &&
-      pto_shape_matmul(&in->site, &a, pypto_tstr(in, in->opnd[0]), at, &b,
-                       pypto_tstr(in, in->opnd[1]), bt, &r))
-    return PTO_FAILURE;
-  bool is_int = pto_elem_is_int(ea);
-  PtoType *out, *acc;
-  if (result_elem(in, is_int ? pto_type_int(in->ctx, 32) : ea, &out) ||
-      pto_check_matmul_elems(&in->site, &in->strs, in->attrs, in->nattrs, ea,
-                             out, &acc))
+      pto_shape_matmul(&in->c.site, &a, pto_opcheck_tstr(&in->c, in->c.opnd[0]), at, &b,
+                       pto_opcheck_tstr(&in->c, in->c.opnd[1]), bt, &r))
     return PTO_FAILURE;
   pypto_set_res(in, pypto_tensor_of(in, &r, out));
   return PTO_SUCCESS;
@@ -139,24 +122,25 @@ static PtoResult infer_quant(PyInfer *in, bool quant) {
   if (quant) {
     if (pypto_opnd_min_rank(in, 0, &s, 1) || pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_FLOAT))
       return PTO_FAILURE;
-    pypto_set_res(in, pypto_tensor_of(in, &s, pto_type_int(in->ctx, 8)));
+    pypto_set_res(in, pypto_tensor_of(in, &s, pto_type_int(in->c.ctx, 8)));
     pto_shape_replace_dim(&s, s.rank - 1, 1, &sc);
-    pypto_set_res(in, pypto_tensor_of(in, &sc, pto_type_f32(in->ctx)));
+    pypto_set_res(in, pypto_tensor_of(in, &sc, pto_type_f32(in->c.ctx)));
     return PTO_SUCCESS;
   }
   if (pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_DEQUANT) || pypto_opnd_tensor(in, 1, &sc, &es))
     return PTO_FAILURE;
-  if (es != pto_type_f32(in->ctx))
+  if (es != pto_type_f32(in->c.ctx))
     return ERR("operand #1 must be a tensor of f32 values, got '%s'",
-               pypto_tstr(in, in->opnd[1]));
+               pto_opcheck_tstr(&in->c, in->c.opnd[1]));
   if (!pto_shape_broadcasts_to(&sc, &s))
-    return ERR("scale '%s' does not broadcast to '%s'", pypto_tstr(in, in->opnd[1]),
-               pypto_tstr(in, in->opnd[0]));
+    return ERR("scale '%s' does not broadcast to '%s'", pto_opcheck_tstr(&in->c, in->c.opnd[1]),
+               pto_opcheck_tstr(&in->c, in->c.opnd[0]));
   PtoType *out;
-  if (result_elem(in, pto_type_f32(in->ctx), &out)) return PTO_FAILURE;
+  if (chosen_elem(in, &out)) return PTO_FAILURE;
+  if (!out) out = pto_type_f32(in->c.ctx);
   if (!pto_elem_is_float(out))
     return ERR("result element type '%s' must be f32, f16 or bf16",
-               pypto_tstr(in, out));
+               pto_opcheck_tstr(&in->c, out));
   pypto_set_res(in, pypto_tensor_of(in, &s, out));
   return PTO_SUCCESS;
 }
@@ -168,38 +152,33 @@ static PtoResult infer_norm(PyInfer *in, PtoPyptoKind k) {
     return PTO_FAILURE;
   if (k == PTO_PYPTO_KIND_SOFTMAX) {
     unsigned d;
-    if (pypto_attr_dim(in, true, 0, s.rank, &d)) return PTO_FAILURE;
-    pypto_set_res(in, in->opnd[0]);
+    if (pto_opcheck_dim(&in->c, true, 0, s.rank, &d)) return PTO_FAILURE;
+    pypto_set_res(in, in->c.opnd[0]);
     return PTO_SUCCESS;
   }
   if (pypto_opnd_min_rank(in, 0, &s, 1)) return PTO_FAILURE;
   PtoShape g;
   pto_shape_init(&g, &s.dims[s.rank - 1], 1);
   static const char *const names[] = {"gamma", "beta"};
-  for (unsigned i = 1; i < in->nopnd; i++) {
+  for (unsigned i = 1; i < in->c.nopnd; i++) {
     PtoShape gi;
     PtoType *ei;
     if (pypto_opnd_tensor(in, i, &gi, &ei)) return PTO_FAILURE;
     if (ei != e || !pypto_compatible(&gi, &g))
       return ERR("%s must have type '%s', got '%s'", names[i - 1],
-                 pypto_tstr(in, pypto_tensor_of(in, &g, e)), pypto_tstr(in, in->opnd[i]));
+                 pto_opcheck_tstr(&in->c, pypto_tensor_of(in, &g, e)), pto_opcheck_tstr(&in->c, in->c.opnd[i]));
   }
-  PtoAttr *eps = pypto_infer_attr(in, "eps");
+  PtoAttr *eps = pto_opcheck_attr(&in->c, "eps");
   if (eps && (pto_attr_kind(eps) != PTO_ATTR_FLOAT || !(pto_attr_float_value(eps) >= 0)))
     return ERR("attribute 'eps' must be a non-negative float");
-  pypto_set_res(in, in->opnd[0]);
+  pypto_set_res(in, in->c.opnd[0]);
   return PTO_SUCCESS;
 }
 
-/* A string attribute naming a cast mode; the accepted names are those of
- * DType.h (`name_of` enumerates them until it returns "?"). */
-
 static PtoResult infer_cast(PyInfer *in) {
   PtoShape s, w;
-  if (pypto_opnd_tensor(in, 0, &s, NULL) ||
-      pto_check_cast_attrs(&in->site, in->attrs, in->nattrs) ||
-      pypto_need_want(in, "dtype") ||
-      pypto_want_tensor(in, 0, &w))
+  if (pypto_opnd_tensor(in, 0, &s, NULL) || pto_opcheck_cast_attrs(&in->c) ||
+      pypto_need_want(in, "dtype") || pypto_want_tensor(in, 0, &w))
     return PTO_FAILURE;
   pypto_set_res(in, pypto_tensor_of(in, &s, pto_type_tensor_elem(in->want[0])));
   return PTO_SUCCESS;
@@ -207,7 +186,7 @@ static PtoResult infer_cast(PyInfer *in) {
 
 PtoResult pypto_infer(PyInfer *in) {
   in->nres = 0;
-  if (pto_tuning_verify_attrs(&in->site, in->attrs, in->nattrs) ||
+  if (pto_tuning_verify_attrs(&in->c.site, in->c.attrs, in->c.nattrs) ||
       pypto_check_known_attrs(in))
     return PTO_FAILURE;
   PtoPyptoKind k = pto_pypto_kind(in->id);

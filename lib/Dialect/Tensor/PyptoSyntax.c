@@ -1,13 +1,10 @@
-/* Custom assembly of pypto ops (grammar in docs/dialects/pypto.md):
- *   %r = pypto.op operands attr-dict : operand-types [-> result-types]
- * with the window forms of view / assemble (`%x[%i, 0]`) and the dynamic
- * size lists of full / zeros / expand (`(%n)`), spelled by the pieces the
- * Tile level shares (lib/Dialect/Common/Syntax.c). */
+/* Custom assembly of pypto ops (grammar in docs/dialects/pypto.md): the
+ * common form of lib/Dialect/Common/Syntax.h,
+ *   %r = pypto.op operands (sizes) attr-dict : operand-types [-> result-types]
+ * and the window forms of view / assemble (`%x[%i, 0]`). */
 #include "PyptoInternal.h"
 
 #include "Dialect/Common/Syntax.h"
-
-#include <string.h>
 
 PtoResult pypto_parse(PtoParser *p, PtoOpState *st) {
   PtoPyptoOp id = (PtoPyptoOp)(st->def - pypto_op_defs);
@@ -23,14 +20,11 @@ static PtoType *operand_type(PtoOp *op, unsigned i) {
   return pto_value_type(pto_op_operand(op, i));
 }
 
-static PtoType *result_type(PtoOp *op, unsigned i) {
-  return pto_value_type(pto_op_result(op, i));
-}
-
-/* The generic form is the fallback for ops the custom form cannot spell
- * (only reachable for ops that do not verify). */
+/* Whether the custom form can spell the op (only ops that do not verify,
+ * printed with PTO_PRINT_ASSUME_VERIFIED, may fail this). */
 static bool printable(PtoOp *op, PtoPyptoKind k) {
   unsigned n = pto_op_num_operands(op), m = pto_pypto_num_tensor_operands(op);
+  if (pto_op_num_results(op) == 0) return false;
   if (k == PTO_PYPTO_KIND_VIEW || k == PTO_PYPTO_KIND_ASSEMBLE) {
     int64_t offs[PTO_MAX_RANK];
     unsigned nofs = pto_pypto_get_offsets(op, offs, NULL), ndyn = 0;
@@ -40,9 +34,9 @@ static bool printable(PtoOp *op, PtoPyptoKind k) {
     for (unsigned i = 0; i < nofs; i++) ndyn += offs[i] == PTO_DYN;
     return pto_op_num_results(op) == 1 && m == (k == PTO_PYPTO_KIND_VIEW ? 1u : 2u) &&
            ndyn == n - m &&
-           (k == PTO_PYPTO_KIND_VIEW || result_type(op, 0) == operand_type(op, 1));
+           (k == PTO_PYPTO_KIND_VIEW ||
+            pto_value_type(pto_op_result(op, 0)) == operand_type(op, 1));
   }
-  if (pto_op_num_results(op) == 0) return false;
   if (k == PTO_PYPTO_KIND_ZEROS) return pto_op_num_results(op) == 1;
   return m > 0;
 }
@@ -50,21 +44,16 @@ static bool printable(PtoOp *op, PtoPyptoKind k) {
 void pypto_print(PtoPrinter *p, PtoOp *op) {
   PtoPyptoKind k = pto_pypto_kind(pto_pypto_op_id(op));
   if (!printable(op, k)) {
-    /* Keeps the text parseable: the verifier reports the problem. */
     pto_printer_puts(p, " <<invalid pypto op; print with --print-generic>>");
     return;
   }
-  if (k == PTO_PYPTO_KIND_VIEW || k == PTO_PYPTO_KIND_ASSEMBLE) {
-    int64_t offs[PTO_MAX_RANK];
-    PtoValue *dyn[PTO_MAX_RANK];
-    unsigned n = pto_pypto_get_offsets(op, offs, dyn);
-    pto_syntax_print_window(p, op, k == PTO_PYPTO_KIND_ASSEMBLE, false, offs,
-                            dyn, n);
+  if (k != PTO_PYPTO_KIND_VIEW && k != PTO_PYPTO_KIND_ASSEMBLE) {
+    pto_syntax_print_common(p, op, pto_pypto_num_tensor_operands(op), NULL, 0);
     return;
   }
-  pto_syntax_print_common(p, op,
-                          k == PTO_PYPTO_KIND_ZEROS
-                              ? 0
-                              : pto_pypto_num_tensor_operands(op),
-                          NULL, 0);
+  int64_t offs[PTO_MAX_RANK];
+  PtoValue *dyn[PTO_MAX_RANK];
+  unsigned n = pto_pypto_get_offsets(op, offs, dyn);
+  pto_syntax_print_window(p, op, k == PTO_PYPTO_KIND_ASSEMBLE, false, offs, dyn,
+                          n);
 }

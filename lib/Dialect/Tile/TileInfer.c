@@ -10,17 +10,11 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* "'tile.add' op ", spelled by the op table. */
-static const char *const prefixes[] = {
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) "'tile." MN "' op ",
-#include "pto/Dialect/TileOps.def"
-};
-
 void tile_infer_init(TileInfer *in, PtoContext *ctx, PtoLoc *loc, PtoTileOp id,
                      PtoType *const *opnd, unsigned nopnd,
                      const PtoNamedAttr *attrs, unsigned nattrs) {
-  pto_opcheck_init(&in->c, ctx, loc, pto_tile_op_name(id), prefixes[id], opnd,
-                   nopnd, attrs, nattrs);
+  pto_opcheck_init(&in->c, ctx, loc, pto_tile_op_name(id), opnd, nopnd, attrs,
+                   nattrs);
   in->id = id;
   in->want[0] = in->want[1] = in->res[0] = in->res[1] = NULL;
   in->nres = 0;
@@ -448,15 +442,10 @@ static PtoResult infer_reshape(TileInfer *in) {
 
 static PtoResult infer_transpose(TileInfer *in) {
   PtoType *t = NULL;
-  int64_t perm[PTO_MAX_RANK];
-  unsigned n = 0;
-  if (opnd_tile(in, 0, &t) ||
-      pto_check_perm_attr(&in->c.site, in->c.attrs, in->c.nattrs,
-                          pto_tile_rank(t), perm, &n))
-    return PTO_FAILURE;
+  if (opnd_tile(in, 0, &t)) return PTO_FAILURE;
   PtoShape s, r;
   pto_shape_init(&s, pto_tile_shape(t), pto_tile_rank(t));
-  if (pto_shape_transpose(&in->c.site, &s, perm, n, &r)) return PTO_FAILURE;
+  if (pto_opcheck_transpose(&in->c, &s, &r)) return PTO_FAILURE;
   set_res(in, tile_of(in, r.dims, r.rank, pto_tile_elem(t)));
   return PTO_SUCCESS;
 }
@@ -479,15 +468,12 @@ static PtoResult infer_matmul(TileInfer *in) {
   if (opnd_2d(in, 0, &a) || opnd_2d(in, 1, &b) ||
       pto_opcheck_same_elem(&in->c, pto_tile_elem(a), pto_tile_elem(b)))
     return PTO_FAILURE;
-  PtoType *ea = pto_tile_elem(a);
-  PtoType *out = pto_elem_is_int(ea) ? pto_type_int(in->c.ctx, 32) : ea;
+  PtoType *out = NULL;
   if (in->want[0]) {
     if (want_tile(in, 0)) return PTO_FAILURE;
     out = pto_tile_elem(in->want[0]);
   }
-  if (pto_check_matmul_operands(&in->c.site, &in->c.strs, "tiles", a, ea) ||
-      pto_check_matmul_elems(&in->c.site, &in->c.strs, in->c.attrs,
-                             in->c.nattrs, ea, out, &acc) ||
+  if (pto_opcheck_matmul_dtypes(&in->c, "tiles", pto_tile_elem(a), &out, &acc) ||
       pto_opcheck_flag(&in->c, "a_trans", &at) ||
       pto_opcheck_flag(&in->c, "b_trans", &bt))
     return PTO_FAILURE;
