@@ -753,20 +753,24 @@ PtoAttr *pto_parse_attr_str(PtoContext *ctx, const char *text);
 /* ---- the parser API for custom assembly forms and dialect types ---- */
 
 typedef struct PtoUnresolvedOperand {
-  PtoIdent *name;    /* "%x" without the '%' */
-  unsigned number;   /* result number after '#' */
-  PtoLoc *loc;
+  PtoIdent *name;      /* "%x" without the '%' */
+  unsigned number;     /* result number after '#' */
+  unsigned line, col;  /* where it is written: see pto_parser_operand_loc */
 } PtoUnresolvedOperand;
 
 /* A region argument declared by an op's syntax (e.g. `%i` of scf.for). */
 typedef struct PtoRegionArg {
   PtoUnresolvedOperand name;
   PtoType *type;
-  PtoLoc *loc;
+  PtoLoc *loc; /* an explicit `loc(...)`; NULL: where the name is written */
 } PtoRegionArg;
 
 PtoContext *pto_parser_ctx(PtoParser *p);
 PtoLoc *pto_parser_loc(PtoParser *p); /* location of the next token */
+/* Location of an operand as written. Locations are uniqued and live as long
+ * as the context, so the parser makes them on demand (for diagnostics)
+ * rather than one per operand. */
+PtoLoc *pto_parser_operand_loc(PtoParser *p, const PtoUnresolvedOperand *u);
 /* Reports an error at the next token; returns PTO_FAILURE. */
 PtoResult pto_parser_error(PtoParser *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -812,6 +816,7 @@ PtoResult pto_parser_parse_operand_list(PtoParser *p,
 PtoResult pto_parser_resolve_operand(PtoParser *p,
                                      const PtoUnresolvedOperand *u,
                                      PtoType *type, PtoOpState *st);
+/* A count mismatch is reported at `loc`, or at the op when it is NULL. */
 PtoResult pto_parser_resolve_operands(PtoParser *p,
                                       const PtoUnresolvedOperand *u,
                                       unsigned n, PtoType *const *types,

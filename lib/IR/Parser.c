@@ -19,7 +19,7 @@ enum { MAX_NESTING = 256, MAX_RANK = 64 };
 typedef struct Forward {
   PtoValue **vals;
   uint32_t n;
-  PtoLoc *loc; /* first use */
+  uint32_t line, col; /* first use */
   struct Forward *next_all;
 } Forward;
 
@@ -70,6 +70,7 @@ struct PtoParser {
   PtoArena tmp;          /* stack-like scratch, reset after each op */
   PtoArena persist;      /* placeholders, forward refs, block refs */
   unsigned num_results;  /* of the op being parsed by a custom hook */
+  uint32_t op_line, op_col; /* where the op being parsed starts */
   const PtoOpDef *cur_def;
   PtoStr scratch;
 };
@@ -80,12 +81,20 @@ struct PtoParser {
 
 static void advance(PtoParser *p) { p->tok = lexer_next(&p->lex); }
 
+/* Locations are made only when kept in the IR or reported: each is a
+ * uniqued object that lives as long as the context. */
+static PtoLoc *pos_loc(PtoParser *p, uint32_t line, uint32_t col) {
+  return pto_loc_file_id(p->ctx, p->file, line, col);
+}
 static PtoLoc *tok_loc(PtoParser *p, const Token *t) {
-  return pto_loc_file_id(p->ctx, p->file, t->line, t->col);
+  return pos_loc(p, t->line, t->col);
 }
 
 PtoContext *pto_parser_ctx(PtoParser *p) { return p->ctx; }
 PtoLoc *pto_parser_loc(PtoParser *p) { return tok_loc(p, &p->tok); }
+PtoLoc *pto_parser_operand_loc(PtoParser *p, const PtoUnresolvedOperand *u) {
+  return pos_loc(p, u->line, u->col);
+}
 unsigned pto_parser_num_results(PtoParser *p) { return p->num_results; }
 
 static PtoResult verror_at(PtoParser *p, PtoLoc *loc, const char *fmt,
@@ -408,13 +417,13 @@ static PtoResult parse_tensor_type(PtoParser *p, PtoType **out) {
   unsigned rank;
   if (pto_parser_parse_dimension_list(p, dims, MAX_RANK, &rank, true))
     return PTO_FAILURE;
-  PtoLoc *eloc = pto_parser_loc(p);
+  Token et = p->tok;
   PtoType *elem;
   if (parse_type(p, &elem)) return PTO_FAILURE;
   if (elem->kind != PTO_TYPE_INTEGER && elem->kind != PTO_TYPE_INDEX &&
       elem->kind != PTO_TYPE_FLOAT && elem->kind != PTO_TYPE_DIALECT &&
       elem->kind != PTO_TYPE_OPAQUE)
-    return pto_parser_error_at(p, eloc, "invalid tensor element type");
+    return pto_parser_error_at(p, tok_loc(p, &et), "invalid tensor element type");
   if (tok_is(p, T_COMMA))
     return pto_parser_error(p, "tensor encodings are not supported");
   if (expect(p, T_GREATER, "'>' in tensor type")) return PTO_FAILURE;
@@ -913,7 +922,7 @@ static int hexval(char c) {
 }
 
 static PtoResult parse_dense_attr(PtoParser *p, PtoAttr **out) {
-  PtoLoc *loc = pto_parser_loc(p);
+  Token dense_tok = p->tok;
   advance(p); /* 'dense' */
   if (expect(p, T_LESS, "'<' after 'dense'")) return PTO_FAILURE;
   DenseParse dp;
@@ -936,15 +945,17 @@ static PtoResult parse_dense_attr(PtoParser *p, PtoAttr **out) {
   if (!r) r = expect(p, T_GREATER, "'>'");
   PtoType *ty = NULL;
   if (!r) r = expect(p, T_COLON, "':' after dense elements literal");
-  PtoLoc *tloc = pto_parser_loc(p);
+  Token type_tok = p->tok;
   if (!r) r = pto_parser_parse_type(p, &ty);
   if (!r && (ty->kind != PTO_TYPE_TENSOR || !pto_type_tensor_is_static(ty)))
-    r = pto_parser_error_at(p, tloc, "elements literal must be a static "
+    r = pto_parser_error_at(p, tok_loc(p, &type_tok),
+                            "elements literal must be a static "
                                      "tensor type");
   PtoType *et = r ? NULL : pto_type_tensor_elem(ty);
   if (!r && et->kind != PTO_TYPE_INTEGER && et->kind != PTO_TYPE_INDEX &&
       et->kind != PTO_TYPE_FLOAT)
-    r = pto_parser_error_at(p, tloc, "dense elements need an integer, index "
+    r = pto_parser_error_at(p, tok_loc(p, &type_tok),
+                            "dense elements need an integer, index "
                                      "or float element type");
   if (r) {
     pto_vec_free(&dp.elems);
@@ -954,7 +965,8 @@ static PtoResult parse_dense_attr(PtoParser *p, PtoAttr **out) {
   size_t eb = pto_type_bitwidth(et) <= 8 ? 1 : pto_type_bitwidth(et) / 8;
   if (numel < 0 || (uint64_t)numel > ((uint64_t)1 << 32)) {
     pto_vec_free(&dp.elems);
-    return pto_parser_error_at(p, tloc, "elements literal type is too large");
+    return pto_parser_error_at(p, tok_loc(p, &type_tok),
+                               "elements literal type is too large");
   }
   if (hex) {
     decode_string(p, &hex_tok, &p->scratch);
@@ -995,7 +1007,8 @@ static PtoResult parse_dense_attr(PtoParser *p, PtoAttr **out) {
   if (empty) {
     if (numel != 0) {
       pto_vec_free(&dp.elems);
-      return pto_parser_error_at(p, loc, "expected %lld elements in literal "
+      return pto_parser_error_at(p, tok_loc(p, &dense_tok),
+                                 "expected %lld elements in literal "
                                          "but found none",
                                  (long long)numel);
     }
@@ -1026,7 +1039,8 @@ static PtoResult parse_dense_attr(PtoParser *p, PtoAttr **out) {
       pto_str_printf(&s, "%s%lld", i ? ", " : "",
                      (long long)pto_type_tensor_dim(ty, i));
     pto_str_putc(&s, ']');
-    pto_parser_error_at(p, loc, "inferred shape of elements literal (%s)",
+    pto_parser_error_at(p, tok_loc(p, &dense_tok),
+                        "inferred shape of elements literal (%s)",
                         s.data);
     pto_str_release(&s);
     pto_vec_free(&dp.elems);
@@ -1380,7 +1394,7 @@ static PtoResult pop_iso(PtoParser *p) {
   PtoResult r = PTO_SUCCESS;
   if (s->num_fwd && !p->failed) {
     /* report the first (by position) unresolved name */
-    PtoLoc *best = NULL;
+    Forward *best = NULL;
     const char *bname = NULL;
     uint32_t blen = 0;
     unsigned bl = UINT32_MAX, bc = UINT32_MAX;
@@ -1388,14 +1402,13 @@ static PtoResult pop_iso(PtoParser *p) {
       PtoStrMapEntry *e = &s->names.slots[i];
       if (!e->key || e->len == 0 || !e->val || !is_fwd(e->val)) continue;
       Forward *f = as_fwd(e->val);
-      unsigned l = 0, c = 0;
-      pto_loc_get_file_line_col(f->loc, NULL, &l, &c);
-      if (l < bl || (l == bl && c < bc)) {
-        bl = l, bc = c, best = f->loc, bname = e->key, blen = e->len;
+      if (f->line < bl || (f->line == bl && f->col < bc)) {
+        bl = f->line, bc = f->col, best = f, bname = e->key, blen = e->len;
       }
     }
     if (best)
-      r = pto_parser_error_at(p, best, "use of undeclared SSA value name '%%%.*s'",
+      r = pto_parser_error_at(p, pos_loc(p, bl, bc),
+                              "use of undeclared SSA value name '%%%.*s'",
                               (int)blen, bname);
   } else if (s->num_fwd) {
     r = PTO_FAILURE;
@@ -1414,7 +1427,8 @@ static PtoValue *new_placeholder(PtoParser *p, PtoType *t) {
 
 PtoResult pto_parser_parse_operand(PtoParser *p, PtoUnresolvedOperand *out) {
   if (!tok_is(p, T_PERCENT_ID)) return pto_parser_error(p, "expected SSA operand");
-  out->loc = pto_parser_loc(p);
+  out->line = p->tok.line;
+  out->col = p->tok.col;
   out->name = pto_ident(p->ctx, p->tok.p + 1, p->tok.len - 1);
   out->number = 0;
   advance(p);
@@ -1472,14 +1486,14 @@ static PtoValue *lookup_value(PtoParser *p, const PtoUnresolvedOperand *u,
     PtoValue *first = e->val;
     uint32_t count = first->scratch;
     if (u->number >= count) {
-      pto_parser_error_at(p, u->loc, "reference to invalid result number");
+      pto_parser_error_at(p, pto_parser_operand_loc(p, u), "reference to invalid result number");
       return NULL;
     }
     PtoValue *v = first + u->number;
     if (first->is_arg) v = first;
     if (v->type != type) {
       char *a = pto_type_to_string(type), *b = pto_type_to_string(v->type);
-      pto_parser_error_at(p, u->loc,
+      pto_parser_error_at(p, pto_parser_operand_loc(p, u),
                           "use of value '%%%s' expects different type than "
                           "prior uses: '%s' vs '%s'",
                           name, a, b);
@@ -1495,7 +1509,8 @@ static PtoValue *lookup_value(PtoParser *p, const PtoUnresolvedOperand *u,
     f = as_fwd(e->val);
   } else {
     f = pto_arena_zalloc(&p->persist, sizeof *f);
-    f->loc = u->loc;
+    f->line = u->line;
+    f->col = u->col;
     f->next_all = p->all_fwd;
     p->all_fwd = f;
     /* the key must outlive the source text: the identifier is interned */
@@ -1504,7 +1519,7 @@ static PtoValue *lookup_value(PtoParser *p, const PtoUnresolvedOperand *u,
   }
   if (u->number >= f->n) {
     if (u->number > 4096) {
-      pto_parser_error_at(p, u->loc, "result number %u is too large", u->number);
+      pto_parser_error_at(p, pto_parser_operand_loc(p, u), "result number %u is too large", u->number);
       return NULL;
     }
     uint32_t nn = u->number + 1;
@@ -1518,7 +1533,7 @@ static PtoValue *lookup_value(PtoParser *p, const PtoUnresolvedOperand *u,
   } else if (f->vals[u->number]->type != type) {
     char *a = pto_type_to_string(type),
          *b = pto_type_to_string(f->vals[u->number]->type);
-    pto_parser_error_at(p, u->loc,
+    pto_parser_error_at(p, pto_parser_operand_loc(p, u),
                         "use of value '%%%s' expects different type than prior "
                         "uses: '%s' vs '%s'",
                         name, a, b);
@@ -1544,7 +1559,7 @@ PtoResult pto_parser_resolve_operands(PtoParser *p,
                                       unsigned ntypes, PtoLoc *loc,
                                       PtoOpState *st) {
   if (n != ntypes)
-    return pto_parser_error_at(p, loc ? loc : pto_parser_loc(p),
+    return pto_parser_error_at(p, loc ? loc : pos_loc(p, p->op_line, p->op_col),
                                "%u operands present, but expected %u", n,
                                ntypes);
   for (unsigned i = 0; i < n; i++)
@@ -1553,13 +1568,13 @@ PtoResult pto_parser_resolve_operands(PtoParser *p,
 }
 
 /* Defines `name` as `count` consecutive values starting at `first`. */
-static PtoResult define_values(PtoParser *p, PtoIdent *name, PtoLoc *loc,
-                               PtoValue *first, uint32_t count) {
+static PtoResult define_values(PtoParser *p, PtoIdent *name, uint32_t line,
+                               uint32_t col, PtoValue *first, uint32_t count) {
   IsoScope *s = cur_iso(p);
   PtoStrMapEntry *e = pto_strmap_find(&s->names, name->str, name->len);
   first->scratch = count;
   if (e && !is_fwd(e->val)) {
-    PtoDiag *d = pto_diag_begin(p->ctx, PTO_DIAG_ERROR, loc);
+    PtoDiag *d = pto_diag_begin(p->ctx, PTO_DIAG_ERROR, pos_loc(p, line, col));
     pto_diag_printf(d, "redefinition of SSA value '%%%s'", name->str);
     pto_diag_note(d, pto_value_loc(e->val), "previously defined here");
     p->failed = true;
@@ -1571,12 +1586,12 @@ static PtoResult define_values(PtoParser *p, PtoIdent *name, PtoLoc *loc,
       PtoValue *ph = f->vals[i];
       if (!ph) continue;
       if (i >= count)
-        return pto_parser_error_at(p, f->loc,
+        return pto_parser_error_at(p, pos_loc(p, f->line, f->col),
                                    "reference to invalid result number");
       PtoValue *v = first->is_arg ? first : first + i;
       if (ph->type != v->type) {
         char *a = pto_type_to_string(ph->type), *b = pto_type_to_string(v->type);
-        pto_parser_error_at(p, loc,
+        pto_parser_error_at(p, pos_loc(p, line, col),
                             "definition of SSA value '%%%s#%u' has type '%s', "
                             "but a prior use expects '%s'",
                             name->str, i, b, a);
@@ -1659,16 +1674,17 @@ PtoResult pto_parser_parse_region_arg(PtoParser *p, PtoRegionArg *out) {
   memset(out, 0, sizeof *out);
   if (pto_parser_parse_operand(p, &out->name)) return PTO_FAILURE;
   if (out->name.number)
-    return pto_parser_error_at(p, out->name.loc, "invalid region argument name");
-  out->loc = out->name.loc;
+    return pto_parser_error_at(p, pto_parser_operand_loc(p, &out->name),
+                               "invalid region argument name");
   return PTO_SUCCESS;
 }
 
 static PtoResult define_block_arg(PtoParser *p, PtoBlock *b,
                                   const PtoUnresolvedOperand *name,
                                   PtoType *type, PtoLoc *loc) {
-  PtoValue *v = pto_block_add_arg(b, type, loc);
-  return define_values(p, name->name, name->loc, v, 1);
+  PtoValue *v = pto_block_add_arg(b, type,
+                                  loc ? loc : pto_parser_operand_loc(p, name));
+  return define_values(p, name->name, name->line, name->col, v, 1);
 }
 
 /* Ops of one block until '}' or the next block label. */
@@ -1696,9 +1712,10 @@ static PtoResult parse_block_label(PtoParser *p, PtoBlock **out) {
         PtoType *ty;
         if (pto_parser_parse_operand(p, &name)) return PTO_FAILURE;
         if (name.number)
-          return pto_parser_error_at(p, name.loc, "invalid block argument name");
+          return pto_parser_error_at(p, pto_parser_operand_loc(p, &name),
+                                     "invalid block argument name");
         if (pto_parser_parse_colon_type(p, &ty)) return PTO_FAILURE;
-        PtoLoc *aloc = name.loc;
+        PtoLoc *aloc = NULL;
         if (tok_is_kw(p, "loc") && parse_loc(p, &aloc)) return PTO_FAILURE;
         if (define_block_arg(p, b, &name, ty, aloc)) return PTO_FAILURE;
       } while (consume_if(p, T_COMMA));
@@ -1735,10 +1752,9 @@ static PtoResult parse_region_body(PtoParser *p, PtoRegion *region,
   pto_region_push_block(region, entry);
   for (unsigned i = 0; i < n; i++) {
     if (!args[i].type)
-      return pto_parser_error_at(p, args[i].name.loc,
+      return pto_parser_error_at(p, pto_parser_operand_loc(p, &args[i].name),
                                  "region argument has no type");
-    if (define_block_arg(p, entry, &args[i].name, args[i].type,
-                         args[i].loc ? args[i].loc : args[i].name.loc))
+    if (define_block_arg(p, entry, &args[i].name, args[i].type, args[i].loc))
       return PTO_FAILURE;
   }
   if (parse_block_body(p, entry)) return PTO_FAILURE;
@@ -1792,12 +1808,12 @@ bool pto_parser_optional_region(PtoParser *p, PtoRegion *region,
 
 typedef struct ResultGroup {
   PtoIdent *name;
-  PtoLoc *loc;
+  uint32_t line, col;
   uint32_t count;
 } ResultGroup;
 
 static PtoResult parse_generic_op(PtoParser *p, PtoOpState *st,
-                                  unsigned nresults, PtoLoc *oploc) {
+                                  unsigned nresults) {
   Token nt = p->tok;
   decode_string(p, &nt, &p->scratch);
   if (p->scratch.len == 0)
@@ -1866,16 +1882,17 @@ static PtoResult parse_generic_op(PtoParser *p, PtoOpState *st,
     goto out;
   if ((r = expect(p, T_COLON, "':' followed by operation type"))) goto out;
   {
-    PtoLoc *tloc = pto_parser_loc(p);
+    Token type_tok = p->tok;
     PtoType *fty;
     if ((r = pto_parser_parse_type(p, &fty))) goto out;
     if (fty->kind != PTO_TYPE_FUNCTION) {
-      r = pto_parser_error_at(p, tloc, "expected function type");
+      r = pto_parser_error_at(p, tok_loc(p, &type_tok), "expected function type");
       goto out;
     }
     unsigned nin = pto_type_func_num_inputs(fty);
     if (nin != nops) {
-      r = pto_parser_error_at(p, tloc, "expected %u operand type%s but had %u",
+      r = pto_parser_error_at(p, tok_loc(p, &type_tok),
+                              "expected %u operand type%s but had %u",
                               nops, nops == 1 ? "" : "s", nin);
       goto out;
     }
@@ -1887,7 +1904,7 @@ static PtoResult parse_generic_op(PtoParser *p, PtoOpState *st,
     for (unsigned i = 0; i < nres; i++)
       pto_op_state_add_result(st, pto_type_func_result(fty, i));
     if (nresults != nres) {
-      r = pto_parser_error_at(p, oploc,
+      r = pto_parser_error_at(p, pos_loc(p, p->op_line, p->op_col),
                               "operation defines %u results but was provided "
                               "%u to bind",
                               nres, nresults);
@@ -1900,7 +1917,7 @@ out:
 }
 
 static PtoResult parse_custom_op(PtoParser *p, PtoOpState *st,
-                                 unsigned nresults, PtoLoc *oploc) {
+                                 unsigned nresults) {
   Token nt = p->tok;
   PtoIdent *name = pto_ident(p->ctx, nt.p, nt.len);
   const PtoOpDef *def = name->opdef;
@@ -1942,7 +1959,7 @@ static PtoResult parse_custom_op(PtoParser *p, PtoOpState *st,
   p->num_results = saved_nres;
   if (r) return PTO_FAILURE;
   if (st->num_results != nresults)
-    return pto_parser_error_at(p, oploc,
+    return pto_parser_error_at(p, pos_loc(p, p->op_line, p->op_col),
                                "operation defines %u results but was provided "
                                "%u to bind",
                                st->num_results, nresults);
@@ -1950,14 +1967,15 @@ static PtoResult parse_custom_op(PtoParser *p, PtoOpState *st,
 }
 
 static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
-  PtoLoc *oploc = pto_parser_loc(p);
+  uint32_t line = p->tok.line, col = p->tok.col;
   PTO_VEC(ResultGroup) groups = {0};
   unsigned nresults = 0;
   PtoResult r = PTO_SUCCESS;
   if (tok_is(p, T_PERCENT_ID)) {
     do {
       ResultGroup g;
-      g.loc = pto_parser_loc(p);
+      g.line = p->tok.line;
+      g.col = p->tok.col;
       if (!tok_is(p, T_PERCENT_ID)) {
         r = pto_parser_error(p, "expected SSA value name");
         goto out;
@@ -1980,18 +1998,25 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
     if ((r = expect(p, T_EQUAL, "'=' after SSA name"))) goto out;
   }
   PtoOpState st;
-  pto_op_state_init(&st, p->ctx, NULL, oploc);
+  pto_op_state_init(&st, p->ctx, NULL, NULL);
+  st.loc = NULL;
+  uint32_t saved_line = p->op_line, saved_col = p->op_col;
+  p->op_line = line;
+  p->op_col = col;
   PtoArenaMark mark = pto_arena_mark(&p->tmp);
   if (tok_is(p, T_STRING))
-    r = parse_generic_op(p, &st, nresults, oploc);
+    r = parse_generic_op(p, &st, nresults);
   else if (tok_is(p, T_BARE_ID))
-    r = parse_custom_op(p, &st, nresults, oploc);
+    r = parse_custom_op(p, &st, nresults);
   else
     r = pto_parser_error(p, "expected operation name in quotes");
   if (!r && tok_is_kw(p, "loc")) {
     PtoLoc *l;
     if ((r = parse_loc(p, &l)) == PTO_SUCCESS) st.loc = l;
   }
+  p->op_line = saved_line; /* back to the enclosing op, if any */
+  p->op_col = saved_col;
+  if (!r && !st.loc) st.loc = pos_loc(p, line, col);
   if (r) {
     pto_op_state_release(&st);
     pto_arena_reset(&p->tmp, mark);
@@ -2002,8 +2027,9 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
   pto_block_append(into, op);
   unsigned k = 0;
   for (uint32_t i = 0; i < groups.len; i++) {
-    if ((r = define_values(p, groups.data[i].name, groups.data[i].loc,
-                           &op->results[k], groups.data[i].count)))
+    if ((r = define_values(p, groups.data[i].name, groups.data[i].line,
+                           groups.data[i].col, &op->results[k],
+                           groups.data[i].count)))
       goto out;
     k += groups.data[i].count;
   }
