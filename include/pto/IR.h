@@ -327,6 +327,10 @@ void pto_ctx_set_diag_stream(PtoContext *ctx, FILE *f);
  * text is copied. Registering a name again replaces its text. */
 void pto_ctx_add_source(PtoContext *ctx, const char *name, const char *text,
                         size_t len);
+/* The same without the copy: `text` (allocated with the library's allocator,
+ * e.g. by pto_read_file) now belongs to the context, which frees it. */
+void pto_ctx_take_source(PtoContext *ctx, const char *name, char *text,
+                         size_t len);
 /* Number of errors reported through this context so far. */
 unsigned pto_ctx_num_errors(PtoContext *ctx);
 /* Renders a diagnostic as the default handler would (with source line). */
@@ -871,6 +875,7 @@ enum PtoPrintFlags {
   PTO_PRINT_LOCAL_SCOPE = 1u << 3,
 };
 
+/* Writes as it goes, through a buffer of a few tens of KiB. */
 void pto_op_print(PtoOp *op, FILE *out, unsigned flags);
 char *pto_op_print_to_string(PtoOp *op, unsigned flags); /* pto_free it */
 char *pto_type_to_string(PtoType *t);

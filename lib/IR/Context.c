@@ -214,23 +214,27 @@ void pto_ctx_set_ext(PtoContext *ctx, const char *key, void *ext,
 
 /* ---- sources ---- */
 
-void pto_ctx_add_source(PtoContext *ctx, const char *name, const char *text,
-                        size_t len) {
+void pto_ctx_take_source(PtoContext *ctx, const char *name, char *text,
+                         size_t len) {
   for (uint32_t i = 0; i < ctx->sources.len; i++) {
     PtoSource *s = &ctx->sources.data[i];
     if (strcmp(s->name, name) == 0) {
-      pto_free(s->text);
+      if (s->text != text) pto_free(s->text);
       pto_free(s->line_starts);
-      s->text = pto_strndup(text, len);
+      s->text = text;
       s->len = len;
       s->line_starts = NULL;
       s->nlines = 0;
       return;
     }
   }
-  PtoSource s = {pto_strndup(name, strlen(name)), pto_strndup(text, len), len,
-                 NULL, 0};
+  PtoSource s = {pto_strndup(name, strlen(name)), text, len, NULL, 0};
   pto_vec_push(&ctx->sources, s);
+}
+
+void pto_ctx_add_source(PtoContext *ctx, const char *name, const char *text,
+                        size_t len) {
+  pto_ctx_take_source(ctx, name, pto_strndup(text, len), len);
 }
 
 const PtoSource *pto_ctx_find_source(PtoContext *ctx, const char *name) {

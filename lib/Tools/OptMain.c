@@ -71,10 +71,21 @@ static int usage_error(const char *tool, const char *fmt, const char *arg) {
   return 1;
 }
 
-/* Processes one buffer (a whole file or one split chunk). */
+static FILE *open_output(const OptOptions *o, const char *tool) {
+  if (!o->output || strcmp(o->output, "-") == 0) return stdout;
+  FILE *f = fopen(o->output, "wb");
+  if (!f)
+    fprintf(stderr, "%s: could not open output file '%s': %s\n", tool,
+            o->output, strerror(errno));
+  return f;
+}
+
+/* Processes one buffer (a whole file or one split chunk). The result goes
+ * to `out`, or, when it is NULL, straight to the output file: a large
+ * module is then never held in memory as text. */
 static bool process_chunk(const OptOptions *o, PtoContext *ctx,
                           const char *text, size_t len, unsigned first_line,
-                          PtoStr *out) {
+                          PtoStr *out, const char *tool) {
   PtoDiagVerifier *dv = NULL;
   if (o->verify_diagnostics)
     dv = pto_diag_verifier_create(ctx, o->input, text, len, first_line);
@@ -86,9 +97,19 @@ static bool process_chunk(const OptOptions *o, PtoContext *ctx,
     unsigned flags = 0;
     if (o->print_generic) flags |= PTO_PRINT_GENERIC;
     if (o->print_debuginfo) flags |= PTO_PRINT_DEBUGINFO;
-    char *s = pto_op_print_to_string(module, flags);
-    pto_str_puts(out, s);
-    pto_free(s);
+    if (out) {
+      char *s = pto_op_print_to_string(module, flags);
+      pto_str_puts(out, s);
+      pto_free(s);
+    } else {
+      FILE *f = open_output(o, tool);
+      if (f) {
+        pto_op_print(module, f, flags);
+        if (f != stdout) fclose(f);
+      } else {
+        ok = false;
+      }
+    }
   }
   if (module) pto_op_destroy(module);
   if (dv) return pto_diag_verifier_finish(dv) == PTO_SUCCESS;
@@ -142,7 +163,7 @@ int pto_opt_main(int argc, char **argv, const char *tool,
   PtoContext *ctx = pto_ctx_create();
   if (register_fn) register_fn(ctx);
   pto_ctx_set_allow_unregistered(ctx, o.allow_unregistered);
-  pto_ctx_add_source(ctx, o.input, text, len);
+  pto_ctx_take_source(ctx, o.input, text, len); /* freed with ctx */
 
   PtoStr out;
   pto_str_init(&out);
@@ -153,19 +174,17 @@ int pto_opt_main(int argc, char **argv, const char *tool,
     for (unsigned i = 0; i < n; i++) {
       if (i) pto_str_puts(&out, "// -----\n");
       if (!process_chunk(&o, ctx, chunks[i].text, chunks[i].len,
-                         chunks[i].first_line, &out))
+                         chunks[i].first_line, &out, tool))
         ok = false;
     }
     pto_free(chunks);
   } else {
-    ok = process_chunk(&o, ctx, text, len, 1, &out);
+    ok = process_chunk(&o, ctx, text, len, 1, NULL, tool);
   }
   int rc = ok ? 0 : 1;
-  if (ok) {
-    FILE *f = o.output && strcmp(o.output, "-") != 0 ? fopen(o.output, "wb") : stdout;
+  if (ok && o.split_input) {
+    FILE *f = open_output(&o, tool);
     if (!f) {
-      fprintf(stderr, "%s: could not open output file '%s': %s\n", tool,
-              o.output, strerror(errno));
       rc = 1;
     } else {
       if (out.len) fwrite(out.data, 1, out.len, f);
@@ -174,6 +193,5 @@ int pto_opt_main(int argc, char **argv, const char *tool,
   }
   pto_str_release(&out);
   pto_ctx_destroy(ctx);
-  pto_free(text);
   return rc;
 }
