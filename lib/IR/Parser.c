@@ -46,7 +46,7 @@ typedef struct IsoScope {
 typedef struct BlockRef {
   PtoBlock *block;
   bool defined;
-  PtoLoc *loc;
+  uint32_t line, col; /* first reference */
 } BlockRef;
 
 /* Block labels live per region. */
@@ -880,26 +880,29 @@ static void store_elem(void *dst, PtoType *et, const DenseLit *l) {
   }
 }
 
+static PtoResult lit_error(PtoParser *p, const DenseLit *l, const char *msg) {
+  return pto_parser_error_at(p, pos_loc(p, l->line, l->col), "%s", msg);
+}
+
 static PtoResult check_dense_lit(PtoParser *p, PtoType *et, const DenseLit *l) {
-  PtoLoc *loc = pto_loc_file_id(p->ctx, p->file, l->line, l->col);
   if (et->kind == PTO_TYPE_FLOAT) {
     if (l->is_bool)
-      return pto_parser_error_at(p, loc, "expected floating point elements, "
-                                         "but parsed boolean");
+      return lit_error(p, l, "expected floating point elements, but parsed "
+                             "boolean");
     return PTO_SUCCESS;
   }
   if (l->is_float)
-    return pto_parser_error_at(p, loc, "expected integer elements, but parsed "
-                                       "floating-point");
+    return lit_error(p, l, "expected integer elements, but parsed "
+                           "floating-point");
   unsigned w = pto_type_bitwidth(et);
   if (w == 1) {
     if (l->neg || l->mag > 1)
-      return pto_parser_error_at(p, loc, "integer constant out of range for i1");
+      return lit_error(p, l, "integer constant out of range for i1");
     return PTO_SUCCESS;
   }
   if (l->is_bool)
-    return pto_parser_error_at(p, loc, "expected integer elements, but parsed "
-                                       "boolean");
+    return lit_error(p, l, "expected integer elements, but parsed "
+                           "boolean");
   bool uns = et->kind == PTO_TYPE_INTEGER && et->signedness == PTO_UNSIGNED;
   bool ok;
   if (w >= 64)
@@ -909,8 +912,8 @@ static PtoResult check_dense_lit(PtoParser *p, PtoType *et, const DenseLit *l) {
   else
     ok = l->mag < ((uint64_t)1 << w);
   if (!ok)
-    return pto_parser_error_at(p, loc, "integer constant out of range for "
-                                       "element type");
+    return lit_error(p, l, "integer constant out of range for "
+                           "element type");
   return PTO_SUCCESS;
 }
 
@@ -1633,7 +1636,8 @@ static PtoResult pop_region(PtoParser *p) {
     if (!e->key || e->len == 0 || !e->val) continue;
     BlockRef *br = e->val;
     if (!br->defined && !p->failed)
-      r = pto_parser_error_at(p, br->loc, "reference to an undefined block");
+      r = pto_parser_error_at(p, pos_loc(p, br->line, br->col),
+                              "reference to an undefined block");
     else if (!br->defined)
       r = PTO_FAILURE;
   }
@@ -1654,7 +1658,8 @@ static BlockRef *block_ref(PtoParser *p, const Token *t) {
   if (!br) {
     br = pto_arena_zalloc(&p->persist, sizeof *br);
     br->block = pto_block_create(p->ctx);
-    br->loc = tok_loc(p, t);
+    br->line = t->line;
+    br->col = t->col;
     pto_vec_push(&p->pending_blocks, br->block);
     pto_strmap_put(&rs->blocks, name->str, name->len, br);
   }
