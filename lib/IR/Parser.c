@@ -31,16 +31,12 @@ static inline Forward *as_fwd(void *p) {
   return (Forward *)((uintptr_t)p & ~FWD_TAG);
 }
 
-typedef struct NameKey {
-  const char *p;
-  uint32_t len;
-} NameKey;
-
-/* SSA names live per isolated-from-above scope. */
+/* SSA names live per isolated-from-above scope. Names are interned, so the
+ * map is keyed by the PtoIdent pointer. */
 typedef struct IsoScope {
-  PtoStrMap names;
-  PTO_VEC(NameKey) defs; /* definition order, for region-scoped removal */
-  uint32_t num_fwd;      /* forward refs still unresolved */
+  PtoPtrMap names;
+  PTO_VEC(PtoIdent *) defs; /* definition order, for region-scoped removal */
+  uint32_t num_fwd;         /* forward refs still unresolved */
 } IsoScope;
 
 typedef struct BlockRef {
@@ -1387,7 +1383,7 @@ static IsoScope *cur_iso(PtoParser *p) { return &pto_vec_last(&p->iso); }
 static void push_iso(PtoParser *p) {
   IsoScope s;
   memset(&s, 0, sizeof s);
-  pto_strmap_init(&s.names);
+  pto_ptrmap_init(&s.names);
   pto_vec_push(&p->iso, s);
 }
 
@@ -1397,26 +1393,24 @@ static PtoResult pop_iso(PtoParser *p) {
   PtoResult r = PTO_SUCCESS;
   if (s->num_fwd && !p->failed) {
     /* report the first (by position) unresolved name */
-    Forward *best = NULL;
-    const char *bname = NULL;
-    uint32_t blen = 0;
+    const PtoIdent *best = NULL;
     unsigned bl = UINT32_MAX, bc = UINT32_MAX;
-    for (uint32_t i = 0; i < s->names.cap; i++) {
-      PtoStrMapEntry *e = &s->names.slots[i];
-      if (!e->key || e->len == 0 || !e->val || !is_fwd(e->val)) continue;
-      Forward *f = as_fwd(e->val);
-      if (f->line < bl || (f->line == bl && f->col < bc)) {
-        bl = f->line, bc = f->col, best = f, bname = e->key, blen = e->len;
-      }
+    uint64_t key;
+    void *val;
+    for (uint32_t it = 0; pto_ptrmap_next(&s->names, &it, &key, &val);) {
+      if (!is_fwd(val)) continue;
+      Forward *f = as_fwd(val);
+      if (f->line < bl || (f->line == bl && f->col < bc))
+        bl = f->line, bc = f->col, best = (const PtoIdent *)(uintptr_t)key;
     }
     if (best)
       r = pto_parser_error_at(p, pos_loc(p, bl, bc),
-                              "use of undeclared SSA value name '%%%.*s'",
-                              (int)blen, bname);
+                              "use of undeclared SSA value name '%%%s'",
+                              best->str);
   } else if (s->num_fwd) {
     r = PTO_FAILURE;
   }
-  pto_strmap_release(&s->names);
+  pto_ptrmap_release(&s->names);
   pto_vec_free(&s->defs);
   p->iso.len--;
   return r;
@@ -1483,10 +1477,9 @@ static PtoValue *lookup_value(PtoParser *p, const PtoUnresolvedOperand *u,
                               PtoType *type) {
   IsoScope *s = cur_iso(p);
   const char *name = u->name->str;
-  size_t len = u->name->len;
-  PtoStrMapEntry *e = pto_strmap_find(&s->names, name, len);
-  if (e && !is_fwd(e->val)) {
-    PtoValue *first = e->val;
+  void **e = pto_ptrmap_find(&s->names, (uintptr_t)u->name);
+  if (e && !is_fwd(*e)) {
+    PtoValue *first = *e;
     uint32_t count = first->scratch;
     if (u->number >= count) {
       pto_parser_error_at(p, pto_parser_operand_loc(p, u), "reference to invalid result number");
@@ -1509,15 +1502,15 @@ static PtoValue *lookup_value(PtoParser *p, const PtoUnresolvedOperand *u,
   /* forward reference */
   Forward *f;
   if (e) {
-    f = as_fwd(e->val);
+    f = as_fwd(*e);
   } else {
     f = pto_arena_zalloc(&p->persist, sizeof *f);
     f->line = u->line;
     f->col = u->col;
     f->next_all = p->all_fwd;
     p->all_fwd = f;
-    /* the key must outlive the source text: the identifier is interned */
-    pto_strmap_put(&s->names, name, len, (void *)((uintptr_t)f | FWD_TAG));
+    pto_ptrmap_put(&s->names, (uintptr_t)u->name,
+                   (void *)((uintptr_t)f | FWD_TAG));
     s->num_fwd++;
   }
   if (u->number >= f->n) {
@@ -1574,17 +1567,17 @@ PtoResult pto_parser_resolve_operands(PtoParser *p,
 static PtoResult define_values(PtoParser *p, PtoIdent *name, uint32_t line,
                                uint32_t col, PtoValue *first, uint32_t count) {
   IsoScope *s = cur_iso(p);
-  PtoStrMapEntry *e = pto_strmap_find(&s->names, name->str, name->len);
+  void **e = pto_ptrmap_find(&s->names, (uintptr_t)name);
   first->scratch = count;
-  if (e && !is_fwd(e->val)) {
+  if (e && !is_fwd(*e)) {
     PtoDiag *d = pto_diag_begin(p->ctx, PTO_DIAG_ERROR, pos_loc(p, line, col));
     pto_diag_printf(d, "redefinition of SSA value '%%%s'", name->str);
-    pto_diag_note(d, pto_value_loc(e->val), "previously defined here");
+    pto_diag_note(d, pto_value_loc(*e), "previously defined here");
     p->failed = true;
     return pto_diag_emit(d);
   }
   if (e) {
-    Forward *f = as_fwd(e->val);
+    Forward *f = as_fwd(*e);
     for (uint32_t i = 0; i < f->n; i++) {
       PtoValue *ph = f->vals[i];
       if (!ph) continue;
@@ -1605,13 +1598,12 @@ static PtoResult define_values(PtoParser *p, PtoIdent *name, uint32_t line,
       pto_value_replace_all_uses(ph, v);
     }
     f->n = 0;
-    e->val = first;
+    *e = first;
     s->num_fwd--;
   } else {
-    pto_strmap_put(&s->names, name->str, name->len, first);
+    pto_ptrmap_put(&s->names, (uintptr_t)name, first);
   }
-  NameKey k = {name->str, name->len};
-  pto_vec_push(&s->defs, k);
+  pto_vec_push(&s->defs, name);
   return PTO_SUCCESS;
 }
 
@@ -1644,7 +1636,7 @@ static PtoResult pop_region(PtoParser *p) {
   /* names defined in the region go out of scope */
   IsoScope *s = cur_iso(p);
   for (uint32_t i = rs->defs_mark; i < s->defs.len; i++)
-    pto_strmap_remove(&s->names, s->defs.data[i].p, s->defs.data[i].len);
+    pto_ptrmap_remove(&s->names, (uintptr_t)s->defs.data[i]);
   s->defs.len = rs->defs_mark;
   pto_strmap_release(&rs->blocks);
   p->regions.len--;
@@ -2103,7 +2095,7 @@ static void parser_release(PtoParser *p) {
   }
   pto_vec_free(&p->regions);
   while (p->iso.len) {
-    pto_strmap_release(&cur_iso(p)->names);
+    pto_ptrmap_release(&cur_iso(p)->names);
     pto_vec_free(&cur_iso(p)->defs);
     p->iso.len--;
   }
