@@ -63,6 +63,7 @@ struct PtoParser {
   Forward *all_fwd;
   PTO_VEC(PtoBlock *) pending_blocks; /* referenced before definition */
   PtoStrMap type_aliases, attr_aliases, loc_aliases;
+  PtoStrMap tensor_types; /* spelling in the text -> type; see cached_tensor */
   PtoArena tmp;          /* stack-like scratch, reset after each op */
   PtoArena persist;      /* placeholders, forward refs, block refs */
   unsigned num_results;  /* of the op being parsed by a custom hook */
@@ -365,10 +366,40 @@ static bool consume_x(PtoParser *p) {
   return false;
 }
 
+/* `128x64x` written without spaces is read straight from the text: the
+ * token-by-token path below lexes `x64xf32` as an identifier and has to
+ * back up after every 'x'. Stops (leaving the rest to that path) at
+ * anything else, including what that path must diagnose. */
+static unsigned scan_dims(PtoParser *p, int64_t *dims, unsigned cap,
+                          bool allow_dynamic) {
+  const char *s = p->tok.p, *e = p->lex.end, *resume = NULL;
+  unsigned n = 0;
+  while (n < cap && s < e) {
+    int64_t d = 0;
+    const char *q = s;
+    if (*q == '?' && allow_dynamic) {
+      d = PTO_DYN;
+      q++;
+    } else {
+      while (q < e && (unsigned)(*q - '0') < 10 && d <= INT64_MAX / 20)
+        d = d * 10 + (*q++ - '0');
+      if (q == s || d > INT64_MAX / 2) break;
+    }
+    if (q >= e || *q != 'x') break;
+    dims[n++] = d;
+    s = resume = q + 1;
+  }
+  if (resume) {
+    lexer_reset_to(&p->lex, resume, &p->tok);
+    advance(p);
+  }
+  return n;
+}
+
 PtoResult pto_parser_parse_dimension_list(PtoParser *p, int64_t *dims,
                                           unsigned cap, unsigned *rank,
                                           bool allow_dynamic) {
-  unsigned n = 0;
+  unsigned n = scan_dims(p, dims, cap, allow_dynamic);
   for (;;) {
     int64_t d;
     if (tok_is(p, T_QUESTION)) {
@@ -424,6 +455,40 @@ static PtoResult parse_tensor_type(PtoParser *p, PtoType **out) {
     return pto_parser_error(p, "tensor encodings are not supported");
   if (expect(p, T_GREATER, "'>' in tensor type")) return PTO_FAILURE;
   *out = pto_type_tensor(p->ctx, dims, rank, elem);
+  return PTO_SUCCESS;
+}
+
+/* The same tensor types are spelled out on almost every op of a kernel
+ * (`tensor<128x64xf32>` in each op's signature). The parser remembers the
+ * type of each plain spelling it has read (one line; digits, '?', 'x' and a
+ * builtin element type) and skips re-reading it. `p->tok` is `tensor`. */
+static PtoResult cached_tensor_type(PtoParser *p, PtoType **out) {
+  const char *start = p->tok.p, *s = start + 6, *e = p->lex.end, *end = NULL;
+  if (s < e && *s == '<') {
+    for (s++; s < e; s++) {
+      unsigned char c = (unsigned char)*s;
+      if (c == '>') {
+        end = s + 1;
+        break;
+      }
+      if (!(c == '?' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' &&
+                                                   (c | 0x20) <= 'z')))
+        break;
+    }
+  }
+  size_t len = end ? (size_t)(end - start) : 0;
+  if (end) {
+    PtoType *t = pto_strmap_get(&p->tensor_types, start, len);
+    if (t) {
+      lexer_reset_to(&p->lex, end, &p->tok);
+      advance(p);
+      *out = t;
+      return PTO_SUCCESS;
+    }
+  }
+  advance(p);
+  if (parse_tensor_type(p, out)) return PTO_FAILURE;
+  if (end) pto_strmap_put(&p->tensor_types, start, len, *out);
   return PTO_SUCCESS;
 }
 
@@ -591,8 +656,7 @@ static PtoResult parse_type(PtoParser *p, PtoType **out) {
     else if (n == 3 && memcmp(s, "f64", 3) == 0) t = ctx->t_float[PTO_F64];
     else if (n == 4 && memcmp(s, "none", 4) == 0) t = ctx->t_none;
     else if (n == 6 && memcmp(s, "tensor", 6) == 0) {
-      advance(p);
-      return parse_tensor_type(p, out);
+      return cached_tensor_type(p, out);
     } else {
       PtoSignedness sg = PTO_SIGNLESS;
       const char *d = s;
@@ -2084,6 +2148,7 @@ static void parser_init(PtoParser *p, PtoContext *ctx, const char *text,
   pto_strmap_init(&p->type_aliases);
   pto_strmap_init(&p->attr_aliases);
   pto_strmap_init(&p->loc_aliases);
+  pto_strmap_init(&p->tensor_types);
   pto_str_init(&p->scratch);
   advance(p);
 }
@@ -2106,6 +2171,7 @@ static void parser_release(PtoParser *p) {
   pto_strmap_release(&p->type_aliases);
   pto_strmap_release(&p->attr_aliases);
   pto_strmap_release(&p->loc_aliases);
+  pto_strmap_release(&p->tensor_types);
   pto_str_release(&p->scratch);
   pto_arena_release(&p->tmp);
   pto_arena_release(&p->persist);
