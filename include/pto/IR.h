@@ -327,6 +327,10 @@ void pto_ctx_set_diag_stream(PtoContext *ctx, FILE *f);
  * text is copied. Registering a name again replaces its text. */
 void pto_ctx_add_source(PtoContext *ctx, const char *name, const char *text,
                         size_t len);
+/* The same without the copy: `text` (allocated with the library's allocator,
+ * e.g. by pto_read_file) now belongs to the context, which frees it. */
+void pto_ctx_take_source(PtoContext *ctx, const char *name, char *text,
+                         size_t len);
 /* Number of errors reported through this context so far. */
 unsigned pto_ctx_num_errors(PtoContext *ctx);
 /* Renders a diagnostic as the default handler would (with source line). */
@@ -772,20 +776,31 @@ PtoAttr *pto_parse_attr_str(PtoContext *ctx, const char *text);
 /* ---- the parser API for custom assembly forms and dialect types ---- */
 
 typedef struct PtoUnresolvedOperand {
-  PtoIdent *name;    /* "%x" without the '%' */
-  unsigned number;   /* result number after '#' */
-  PtoLoc *loc;
+  PtoIdent *name;      /* "%x" without the '%' */
+  unsigned number;     /* result number after '#' */
+  unsigned line, col;  /* where it is written: see pto_parser_operand_loc */
 } PtoUnresolvedOperand;
 
 /* A region argument declared by an op's syntax (e.g. `%i` of scf.for). */
 typedef struct PtoRegionArg {
   PtoUnresolvedOperand name;
   PtoType *type;
-  PtoLoc *loc;
+  PtoLoc *loc; /* an explicit `loc(...)`; NULL: where the name is written */
 } PtoRegionArg;
 
 PtoContext *pto_parser_ctx(PtoParser *p);
 PtoLoc *pto_parser_loc(PtoParser *p); /* location of the next token */
+/* Where the next token starts, without making a location: keep it for a
+ * diagnostic that may come later and make the location then with
+ * pto_parser_pos_loc (a hook that parses every op or type should not make
+ * a uniqued location up front). */
+typedef struct PtoParserPos { unsigned line, col; } PtoParserPos;
+PtoParserPos pto_parser_pos(PtoParser *p);
+PtoLoc *pto_parser_pos_loc(PtoParser *p, PtoParserPos pos);
+/* Location of an operand as written. Locations are uniqued and live as long
+ * as the context, so the parser makes them on demand (for diagnostics)
+ * rather than one per operand. */
+PtoLoc *pto_parser_operand_loc(PtoParser *p, const PtoUnresolvedOperand *u);
 /* Reports an error at the next token; returns PTO_FAILURE. */
 PtoResult pto_parser_error(PtoParser *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -831,6 +846,7 @@ PtoResult pto_parser_parse_operand_list(PtoParser *p,
 PtoResult pto_parser_resolve_operand(PtoParser *p,
                                      const PtoUnresolvedOperand *u,
                                      PtoType *type, PtoOpState *st);
+/* A count mismatch is reported at `loc`, or at the op when it is NULL. */
 PtoResult pto_parser_resolve_operands(PtoParser *p,
                                       const PtoUnresolvedOperand *u,
                                       unsigned n, PtoType *const *types,
@@ -885,6 +901,7 @@ enum PtoPrintFlags {
   PTO_PRINT_LOCAL_SCOPE = 1u << 3,
 };
 
+/* Writes as it goes, through a buffer of a few tens of KiB. */
 void pto_op_print(PtoOp *op, FILE *out, unsigned flags);
 char *pto_op_print_to_string(PtoOp *op, unsigned flags); /* pto_free it */
 char *pto_type_to_string(PtoType *t);

@@ -13,7 +13,12 @@ struct PtoPrinter {
   PtoStr *out;
   unsigned indent;
   unsigned flags;
+  FILE *sink; /* when set, `out` is flushed here between ops */
 };
+
+/* Printing to a stream goes through a buffer of about this size rather than
+ * holding the whole text (as large as the input) in memory. */
+enum { PRINT_FLUSH_BYTES = 64 * 1024 };
 
 #define ARG_NAME_BIT (UINT32_C(1) << 31)
 
@@ -699,14 +704,18 @@ static void print_op(PtoPrinter *p, PtoOp *op) {
   pto_str_indent(p->out, p->indent);
   print_op_body(p, op);
   pto_str_putc(p->out, '\n');
+  if (p->sink && p->out->len >= PRINT_FLUSH_BYTES) {
+    fwrite(p->out->data, 1, p->out->len, p->sink);
+    p->out->len = 0;
+  }
 }
 
 /* ------------------------------------------------------------------ */
 /* Entry points                                                         */
 /* ------------------------------------------------------------------ */
 
-static void print_top(PtoOp *op, PtoStr *out, unsigned flags) {
-  PtoPrinter p = {op->ctx, out, 0, flags};
+static void print_top(PtoOp *op, PtoStr *out, FILE *sink, unsigned flags) {
+  PtoPrinter p = {op->ctx, out, 0, flags, sink};
   number_for_print(op, flags);
   print_op(&p, op);
 }
@@ -714,25 +723,26 @@ static void print_top(PtoOp *op, PtoStr *out, unsigned flags) {
 char *pto_op_print_to_string(PtoOp *op, unsigned flags) {
   PtoStr s;
   pto_str_init(&s);
-  print_top(op, &s, flags);
+  print_top(op, &s, NULL, flags);
   return pto_str_take(&s);
 }
 
 void pto_op_print(PtoOp *op, FILE *out, unsigned flags) {
   PtoStr s;
   pto_str_init(&s);
-  print_top(op, &s, flags);
+  pto_str_reserve_(&s, PRINT_FLUSH_BYTES + 4096);
+  print_top(op, &s, out, flags);
   fwrite(s.data, 1, s.len, out);
   pto_str_release(&s);
 }
 
 void pto_print_type_to(PtoStr *s, PtoType *t) {
-  PtoPrinter p = {t ? t->ctx : NULL, s, 0, 0};
+  PtoPrinter p = {t ? t->ctx : NULL, s, 0, 0, NULL};
   print_type(&p, t);
 }
 
 void pto_print_attr_to(PtoStr *s, PtoAttr *a) {
-  PtoPrinter p = {a ? a->ctx : NULL, s, 0, 0};
+  PtoPrinter p = {a ? a->ctx : NULL, s, 0, 0, NULL};
   print_attr(&p, a, true);
 }
 

@@ -51,6 +51,12 @@ void *pto_ptrmap_get(const PtoPtrMap *m, uint64_t key) {
   return m->keys[i] == key ? m->vals[i] : NULL;
 }
 
+void **pto_ptrmap_find(const PtoPtrMap *m, uint64_t key) {
+  if (!m->len) return NULL;
+  uint32_t i = ptr_slot(m, key);
+  return m->keys[i] == key ? &m->vals[i] : NULL;
+}
+
 bool pto_ptrmap_contains(const PtoPtrMap *m, uint64_t key) {
   if (!m->len) return false;
   return m->keys[ptr_slot(m, key)] == key;

@@ -133,7 +133,7 @@ PtoResult pto_syntax_parse_common(PtoParser *p, PtoOpState *st, bool main,
     pto_op_state_add_result(st, t);
     return PTO_SUCCESS;
   }
-  PtoLoc *tloc = pto_parser_loc(p);
+  PtoParserPos tpos = pto_parser_pos(p);
   PtoType **types, **res = NULL;
   unsigned ntypes, nres = 0;
   if (pto_parser_parse_type_list(p, &types, &ntypes)) return PTO_FAILURE;
@@ -141,8 +141,9 @@ PtoResult pto_syntax_parse_common(PtoParser *p, PtoOpState *st, bool main,
       pto_parser_parse_type_list(p, &res, &nres))
     return PTO_FAILURE;
   if (ntypes != nops && !(ntypes == 1 && nops > 1))
-    return pto_parser_error_at(p, tloc, "expected %u operand types, got %u",
-                               nops, ntypes);
+    return pto_parser_error_at(p, pto_parser_pos_loc(p, tpos),
+                               "expected %u operand types, got %u", nops,
+                               ntypes);
   for (unsigned i = 0; i < nops; i++)
     if (pto_parser_resolve_operand(p, &ops[i], types[ntypes == 1 ? 0 : i], st))
       return PTO_FAILURE;

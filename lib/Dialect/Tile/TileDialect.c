@@ -135,7 +135,7 @@ PtoType *tile_parse_type(PtoParser *p, const char *mnemonic) {
   int64_t dims[PTO_MAX_RANK + 1];
   unsigned rank;
   PtoType *elem;
-  PtoLoc *eloc = pto_parser_loc(p);
+  PtoParserPos epos = pto_parser_pos(p);
   if (pto_parser_parse_punct(p, PTO_P_LESS) ||
       pto_parser_parse_dimension_list(p, dims, PTO_MAX_RANK + 1, &rank, true))
     return NULL;
@@ -144,7 +144,7 @@ PtoType *tile_parse_type(PtoParser *p, const char *mnemonic) {
   char buf[160];
   const char *msg = tile_type_problem(dims, rank, elem, buf, sizeof buf);
   if (msg) {
-    pto_parser_error_at(p, eloc, "%s", msg);
+    pto_parser_error_at(p, pto_parser_pos_loc(p, epos), "%s", msg);
     return NULL;
   }
   PtoContext *ctx = pto_parser_ctx(p);
