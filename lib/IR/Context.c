@@ -1,6 +1,7 @@
 /* PtoContext: interning, uniquing tables, registries, IR memory. */
 #include "IR/IRInternal.h"
 
+#include <assert.h>
 #include <string.h>
 
 void pto_free(void *p);
@@ -109,35 +110,49 @@ void pto_ir_free(PtoContext *ctx, void *p, size_t n) {
 
 /* ---- unique tables ---- */
 
+/* Uniqued objects come from the context's arena and are 16-byte aligned,
+ * so each slot keeps the low 4 bits of the object's hash in the pointer's
+ * low bits: a probe rejects most other objects without loading them (a
+ * cache miss each in a large table). */
+#define TAG_MASK ((uintptr_t)15)
+
+static void *slot_obj(uintptr_t slot) { return (void *)(slot & ~TAG_MASK); }
+
 void *pto_unique_find(PtoUniqueTable *t, uint32_t hash, const void *key,
                       PtoUniqueEqFn eq) {
   if (!t->len) return NULL;
   uint32_t mask = t->cap - 1, i = hash & mask;
+  uintptr_t tag = hash & TAG_MASK;
   for (;;) {
-    void *o = t->slots[i];
-    if (!o) return NULL;
-    if (*(const uint32_t *)o == hash && eq(o, key)) return o;
+    uintptr_t slot = t->slots[i];
+    if (!slot) return NULL;
+    if ((slot & TAG_MASK) == tag) {
+      void *o = slot_obj(slot);
+      if (*(const uint32_t *)o == hash && eq(o, key)) return o;
+    }
     i = (i + 1) & mask;
   }
 }
 
-static void unique_place(void **slots, uint32_t cap, void *obj) {
-  uint32_t mask = cap - 1, i = *(uint32_t *)obj & mask;
+static void unique_place(uintptr_t *slots, uint32_t cap, uintptr_t slot) {
+  uint32_t mask = cap - 1, i = *(uint32_t *)slot_obj(slot) & mask;
   while (slots[i]) i = (i + 1) & mask;
-  slots[i] = obj;
+  slots[i] = slot;
 }
 
 void pto_unique_insert(PtoUniqueTable *t, void *obj) {
+  assert(((uintptr_t)obj & TAG_MASK) == 0 && "uniqued objects are 16-aligned");
   if ((t->len + 1) * 4 >= t->cap * 3) {
     uint32_t ncap = t->cap ? t->cap * 2 : 64;
-    void **ns = pto_calloc(ncap, sizeof(void *));
+    uintptr_t *ns = pto_calloc(ncap, sizeof *ns);
     for (uint32_t i = 0; i < t->cap; i++)
       if (t->slots[i]) unique_place(ns, ncap, t->slots[i]);
     pto_free(t->slots);
     t->slots = ns;
     t->cap = ncap;
   }
-  unique_place(t->slots, t->cap, obj);
+  unique_place(t->slots, t->cap,
+               (uintptr_t)obj | (*(uint32_t *)obj & TAG_MASK));
   t->len++;
 }
 

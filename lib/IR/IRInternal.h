@@ -23,7 +23,7 @@ struct PtoIdent {
 /* Uniqued objects (types, attributes, locations) start with their hash so
  * that one table implementation serves all three. */
 typedef struct PtoUniqueTable {
-  void **slots;
+  uintptr_t *slots; /* object pointer | low bits of its hash (Context.c) */
   uint32_t cap, len;
 } PtoUniqueTable;
 

@@ -8,10 +8,26 @@
 /* Operation state                                                      */
 /* ------------------------------------------------------------------ */
 
+#define STATE_INLINE(st, arr, cap, buf) \
+  ((st)->arr = (st)->buf, (st)->cap = PTO_ARRAY_SIZE((st)->buf))
+
+static void state_reset(PtoOpState *st, PtoContext *ctx) {
+  st->ctx = ctx;
+  st->name = NULL;
+  st->def = NULL;
+  st->loc = NULL;
+  st->num_operands = st->num_results = st->num_attrs = 0;
+  st->num_regions = st->num_successors = 0;
+  STATE_INLINE(st, operands, cap_operands, inline_operands);
+  STATE_INLINE(st, result_types, cap_results, inline_result_types);
+  STATE_INLINE(st, attrs, cap_attrs, inline_attrs);
+  STATE_INLINE(st, regions, cap_regions, inline_regions);
+  STATE_INLINE(st, successors, cap_successors, inline_successors);
+}
+
 void pto_op_state_init(PtoOpState *st, PtoContext *ctx, const char *name,
                        PtoLoc *loc) {
-  memset(st, 0, sizeof *st);
-  st->ctx = ctx;
+  state_reset(st, ctx);
   if (name) {
     st->name = pto_ident_cstr(ctx, name);
     st->def = st->name->opdef;
@@ -19,47 +35,64 @@ void pto_op_state_init(PtoOpState *st, PtoContext *ctx, const char *name,
   st->loc = loc ? loc : ctx->l_unknown;
 }
 
-#define STATE_GROW(arr, num, cap, extra)                                     \
-  do {                                                                       \
-    if ((num) + (extra) > (cap)) {                                           \
-      unsigned ncap = (cap) ? (cap)*2 : 4;                                   \
-      while (ncap < (num) + (extra)) ncap *= 2;                              \
-      (arr) = pto_realloc((arr), ncap * sizeof(*(arr)));                     \
-      (cap) = ncap;                                                          \
-    }                                                                        \
+/* Grows one of the state's arrays to `need` elements; `buf` is its inline
+ * buffer, which is never freed or reallocated. */
+static void *state_grow(void *arr, unsigned *cap, unsigned need, size_t elem,
+                        void *buf) {
+  unsigned ncap = *cap ? *cap * 2 : 4; /* 0: a zero-filled state */
+  while (ncap < need) ncap *= 2;
+  void *n;
+  if (arr == buf) {
+    n = pto_malloc(ncap * elem);
+    memcpy(n, arr, *cap * elem);
+  } else {
+    n = pto_realloc(arr, ncap * elem);
+  }
+  *cap = ncap;
+  return n;
+}
+#define STATE_GROW(st, arr, num, cap, buf, extra)                          \
+  do {                                                                     \
+    if ((st)->num + (extra) > (st)->cap)                                   \
+      (st)->arr = state_grow((st)->arr, &(st)->cap, (st)->num + (extra),   \
+                             sizeof(*(st)->arr), (st)->buf);               \
   } while (0)
+
+static void state_free(void *arr, void *buf) {
+  if (arr != buf) pto_free(arr);
+}
 
 void pto_op_state_release(PtoOpState *st) {
   for (unsigned i = 0; i < st->num_regions; i++)
     if (st->regions[i]) pto_region_destroy(st->regions[i]);
-  pto_free(st->operands);
-  pto_free(st->result_types);
-  pto_free(st->attrs);
-  pto_free(st->regions);
-  pto_free(st->successors);
-  PtoContext *ctx = st->ctx;
-  memset(st, 0, sizeof *st);
-  st->ctx = ctx;
+  state_free(st->operands, st->inline_operands);
+  state_free(st->result_types, st->inline_result_types);
+  state_free(st->attrs, st->inline_attrs);
+  state_free(st->regions, st->inline_regions);
+  state_free(st->successors, st->inline_successors);
+  state_reset(st, st->ctx);
 }
 
 void pto_op_state_add_operand(PtoOpState *st, PtoValue *v) {
-  STATE_GROW(st->operands, st->num_operands, st->cap_operands, 1);
+  STATE_GROW(st, operands, num_operands, cap_operands, inline_operands, 1);
   st->operands[st->num_operands++] = v;
 }
 
 void pto_op_state_add_operands(PtoOpState *st, PtoValue *const *v,
                                unsigned n) {
-  STATE_GROW(st->operands, st->num_operands, st->cap_operands, n);
+  STATE_GROW(st, operands, num_operands, cap_operands, inline_operands, n);
   for (unsigned i = 0; i < n; i++) st->operands[st->num_operands++] = v[i];
 }
 
 void pto_op_state_add_result(PtoOpState *st, PtoType *t) {
-  STATE_GROW(st->result_types, st->num_results, st->cap_results, 1);
+  STATE_GROW(st, result_types, num_results, cap_results, inline_result_types,
+             1);
   st->result_types[st->num_results++] = t;
 }
 
 void pto_op_state_add_results(PtoOpState *st, PtoType *const *t, unsigned n) {
-  STATE_GROW(st->result_types, st->num_results, st->cap_results, n);
+  STATE_GROW(st, result_types, num_results, cap_results, inline_result_types,
+             n);
   for (unsigned i = 0; i < n; i++) st->result_types[st->num_results++] = t[i];
 }
 
@@ -69,7 +102,7 @@ void pto_op_state_set_attr(PtoOpState *st, PtoIdent *name, PtoAttr *a) {
       st->attrs[i].value = a;
       return;
     }
-  STATE_GROW(st->attrs, st->num_attrs, st->cap_attrs, 1);
+  STATE_GROW(st, attrs, num_attrs, cap_attrs, inline_attrs, 1);
   st->attrs[st->num_attrs].name = name;
   st->attrs[st->num_attrs].value = a;
   st->num_attrs++;
@@ -86,14 +119,15 @@ PtoAttr *pto_op_state_get_attr(const PtoOpState *st, const char *name) {
 }
 
 PtoRegion *pto_op_state_add_region(PtoOpState *st) {
-  STATE_GROW(st->regions, st->num_regions, st->cap_regions, 1);
+  STATE_GROW(st, regions, num_regions, cap_regions, inline_regions, 1);
   PtoRegion *r = pto_region_create(st->ctx);
   st->regions[st->num_regions++] = r;
   return r;
 }
 
 void pto_op_state_add_successor(PtoOpState *st, PtoBlock *b) {
-  STATE_GROW(st->successors, st->num_successors, st->cap_successors, 1);
+  STATE_GROW(st, successors, num_successors, cap_successors,
+             inline_successors, 1);
   st->successors[st->num_successors++] = b;
 }
 
@@ -806,11 +840,9 @@ void pto_region_clone_into(PtoRegion *from, PtoRegion *to, PtoValueMap *map) {
 
 static PtoOp *clone_op(PtoOp *op, PtoValueMap *map) {
   PtoOpState st;
-  memset(&st, 0, sizeof st);
-  st.ctx = op->ctx;
+  pto_op_state_init(&st, op->ctx, NULL, op->loc);
   st.name = op->name;
   st.def = op->def;
-  st.loc = op->loc;
   for (unsigned i = 0; i < op->num_operands; i++)
     pto_op_state_add_operand(&st,
                              pto_value_map_lookup(map, op->operands[i].value));

@@ -494,18 +494,19 @@ static PtoResult cached_tensor_type(PtoParser *p, PtoType **out) {
 
 PtoResult pto_parser_parse_type_list(PtoParser *p, PtoType ***out,
                                      unsigned *n) {
-  PTO_VEC(PtoType *) v = {0};
+  PTO_SMALL_VEC(PtoType *, 8) v;
+  pto_small_vec_init(&v);
   PtoResult r = PTO_SUCCESS;
   do {
     PtoType *t;
     if ((r = parse_type(p, &t))) break;
-    pto_vec_push(&v, t);
+    pto_small_vec_push(&v, t);
   } while (consume_if(p, T_COMMA));
   if (!r) {
     *out = pto_arena_memdup(&p->tmp, v.data, v.len * sizeof(PtoType *));
     *n = v.len;
   }
-  pto_vec_free(&v);
+  pto_small_vec_free(&v);
   return r;
 }
 
@@ -1187,7 +1188,8 @@ static PtoResult parse_attr_name(PtoParser *p, PtoIdent **out) {
  * error, as in MLIR). */
 static PtoResult parse_attr_dict_entries(PtoParser *p, PtoNamedAttr **out,
                                          unsigned *n) {
-  PTO_VEC(PtoNamedAttr) v = {0};
+  PTO_SMALL_VEC(PtoNamedAttr, 8) v;
+  pto_small_vec_init(&v);
   if (expect(p, T_LBRACE, NULL)) return PTO_FAILURE;
   PtoResult r = PTO_SUCCESS;
   if (!tok_is(p, T_RBRACE)) {
@@ -1208,7 +1210,7 @@ static PtoResult parse_attr_dict_entries(PtoParser *p, PtoNamedAttr **out,
       } else {
         na.value = p->ctx->a_unit;
       }
-      pto_vec_push(&v, na);
+      pto_small_vec_push(&v, na);
     } while (consume_if(p, T_COMMA));
   }
   if (!r) r = expect(p, T_RBRACE, NULL);
@@ -1216,7 +1218,7 @@ static PtoResult parse_attr_dict_entries(PtoParser *p, PtoNamedAttr **out,
     *out = pto_arena_memdup(&p->tmp, v.data, v.len * sizeof *v.data);
     *n = v.len;
   }
-  pto_vec_free(&v);
+  pto_small_vec_free(&v);
   return r;
 }
 
@@ -1240,7 +1242,8 @@ static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
   }
   case T_LSQUARE: {
     advance(p);
-    PTO_VEC(PtoAttr *) v = {0};
+    PTO_SMALL_VEC(PtoAttr *, 8) v;
+    pto_small_vec_init(&v);
     PtoResult r = PTO_SUCCESS;
     if (!tok_is(p, T_RSQUARE)) {
       do {
@@ -1249,12 +1252,12 @@ static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
         r = parse_attr(p, NULL, &e);
         p->depth--;
         if (r) break;
-        pto_vec_push(&v, e);
+        pto_small_vec_push(&v, e);
       } while (consume_if(p, T_COMMA));
     }
     if (!r) r = expect(p, T_RSQUARE, NULL);
     if (!r) *out = pto_attr_array(ctx, v.data, v.len);
-    pto_vec_free(&v);
+    pto_small_vec_free(&v);
     return r;
   }
   case T_LBRACE: {
@@ -1520,20 +1523,21 @@ bool pto_parser_optional_operand(PtoParser *p, PtoUnresolvedOperand *out,
 PtoResult pto_parser_parse_operand_list(PtoParser *p,
                                         PtoUnresolvedOperand **out,
                                         unsigned *n) {
-  PTO_VEC(PtoUnresolvedOperand) v = {0};
+  PTO_SMALL_VEC(PtoUnresolvedOperand, 8) v;
+  pto_small_vec_init(&v);
   PtoResult r = PTO_SUCCESS;
   if (tok_is(p, T_PERCENT_ID)) {
     do {
       PtoUnresolvedOperand u;
       if ((r = pto_parser_parse_operand(p, &u))) break;
-      pto_vec_push(&v, u);
+      pto_small_vec_push(&v, u);
     } while (consume_if(p, T_COMMA));
   }
   if (!r) {
     *out = pto_arena_memdup(&p->tmp, v.data, v.len * sizeof *v.data);
     *n = v.len;
   }
-  pto_vec_free(&v);
+  pto_small_vec_free(&v);
   return r;
 }
 
@@ -2029,7 +2033,8 @@ static PtoResult parse_custom_op(PtoParser *p, PtoOpState *st,
 
 static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
   uint32_t line = p->tok.line, col = p->tok.col;
-  PTO_VEC(ResultGroup) groups = {0};
+  PTO_SMALL_VEC(ResultGroup, 4) groups;
+  pto_small_vec_init(&groups);
   unsigned nresults = 0;
   PtoResult r = PTO_SUCCESS;
   if (tok_is(p, T_PERCENT_ID)) {
@@ -2054,7 +2059,7 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
         g.count = (uint32_t)c;
       }
       nresults += g.count;
-      pto_vec_push(&groups, g);
+      pto_small_vec_push(&groups, g);
     } while (consume_if(p, T_COMMA));
     if ((r = expect(p, T_EQUAL, "'=' after SSA name"))) goto out;
   }
@@ -2095,7 +2100,7 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
     k += groups.data[i].count;
   }
 out:
-  pto_vec_free(&groups);
+  pto_small_vec_free(&groups);
   return r;
 }
 

@@ -1,0 +1,79 @@
+/* Unit tests of PtoOpState: ops larger than its inline buffers, states
+ * initialised by zero-filling, release without create. */
+#include "Test.h"
+#include "pto/IR.h"
+
+/* An op with more of everything than the state keeps inline. */
+static PtoOp *make_big(PtoContext *ctx, PtoOpState *st, PtoValue *v) {
+  PtoType *i32 = pto_type_int(ctx, 32);
+  for (unsigned i = 0; i < 9; i++) pto_op_state_add_operand(st, v);
+  for (unsigned i = 0; i < 5; i++) pto_op_state_add_result(st, i32);
+  static const char *names[] = {"f", "e", "d", "c", "b", "a", "g"};
+  for (unsigned i = 0; i < 7; i++)
+    pto_op_state_add_attr(st, names[i], pto_attr_i64(ctx, i));
+  for (unsigned i = 0; i < 3; i++) pto_op_state_add_region(st);
+  return pto_op_create(st);
+}
+
+TEST(state_beyond_inline_buffers) {
+  PtoContext *ctx = pto_ctx_create();
+  pto_ctx_set_allow_unregistered(ctx, true);
+  PtoType *i32 = pto_type_int(ctx, 32);
+  PtoOp *c = pto_op_create_simple(ctx, "x.c", NULL, NULL, 0, &i32, 1, NULL, 0);
+  PtoOpState st;
+  pto_op_state_init(&st, ctx, "x.big", NULL);
+  PtoOp *op = make_big(ctx, &st, pto_op_result(c, 0));
+  CHECK(pto_op_num_operands(op) == 9);
+  CHECK(pto_op_num_results(op) == 5);
+  CHECK(pto_op_num_regions(op) == 3);
+  CHECK(pto_op_num_attrs(op) == 7);
+  CHECK(pto_value_num_uses(pto_op_result(c, 0)) == 9);
+  const PtoNamedAttr *a = pto_op_attrs(op);
+  CHECK_STR(pto_ident_str(a[0].name), "a");
+  CHECK_STR(pto_ident_str(a[6].name), "g");
+  CHECK(pto_attr_int_value(pto_op_attr(op, "g")) == 6);
+  /* the state is reusable after pto_op_create */
+  CHECK(st.num_operands == 0 && st.num_attrs == 0 && st.num_regions == 0);
+  PtoOp *clone = pto_op_clone(op, NULL);
+  char *s1 = pto_op_print_to_string(op, PTO_PRINT_GENERIC);
+  char *s2 = pto_op_print_to_string(clone, PTO_PRINT_GENERIC);
+  CHECK_STR(s2, s1);
+  pto_free(s1);
+  pto_free(s2);
+  pto_op_destroy(clone);
+  pto_op_destroy(op);
+  pto_op_destroy(c);
+  pto_ctx_destroy(ctx);
+}
+
+TEST(zero_filled_state) {
+  PtoContext *ctx = pto_ctx_create();
+  pto_ctx_set_allow_unregistered(ctx, true);
+  PtoType *i32 = pto_type_int(ctx, 32);
+  PtoOp *c = pto_op_create_simple(ctx, "x.c", NULL, NULL, 0, &i32, 1, NULL, 0);
+  PtoOpState st;
+  memset(&st, 0, sizeof st);
+  st.ctx = ctx;
+  st.name = pto_ident_cstr(ctx, "x.big");
+  PtoOp *op = make_big(ctx, &st, pto_op_result(c, 0));
+  CHECK(pto_op_num_operands(op) == 9 && pto_op_num_attrs(op) == 7);
+  pto_op_destroy(op);
+  pto_op_destroy(c);
+  pto_ctx_destroy(ctx);
+}
+
+TEST(release_without_create) {
+  PtoContext *ctx = pto_ctx_create();
+  PtoOpState st;
+  pto_op_state_init(&st, ctx, "x.a", NULL);
+  PtoType *f32 = pto_type_f32(ctx);
+  for (unsigned i = 0; i < 20; i++) pto_op_state_add_result(&st, f32);
+  for (unsigned i = 0; i < 5; i++) pto_op_state_add_region(&st);
+  pto_op_state_release(&st); /* frees the regions and the heap arrays */
+  CHECK(st.num_results == 0 && st.num_regions == 0);
+  pto_op_state_release(&st); /* twice is harmless */
+  pto_ctx_destroy(ctx);
+}
+
+RUN_TESTS(T(state_beyond_inline_buffers), T(zero_filled_state),
+          T(release_without_create))
