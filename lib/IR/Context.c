@@ -66,6 +66,7 @@ PtoIdent *pto_ident(PtoContext *ctx, const char *s, size_t len) {
   PtoIdent *id = pto_arena_alloc(&ctx->arena, sizeof *id + len + 1);
   id->len = (uint32_t)len;
   id->hash = (uint32_t)pto_hash_bytes(s, len);
+  id->ctx = ctx;
   id->opdef = NULL;
   id->dialect = NULL;
   memcpy(id->str, s, len);

@@ -15,6 +15,7 @@
 struct PtoIdent {
   uint32_t len;
   uint32_t hash;
+  PtoContext *ctx;                 /* its context (and that of ops named so) */
   const PtoOpDef *opdef;           /* registered op of this name, if any */
   const PtoDialectDef *dialect;    /* registered dialect of this name */
   char str[];
@@ -123,13 +124,12 @@ struct PtoLoc {
   } u;
 };
 
+/* A value does not point to its owner: an op result finds its op from its
+ * index (results are an array at the end of the op), a block argument is
+ * the first member of a PtoBlockArg. */
 struct PtoValue {
   PtoType *type;
   PtoUse *first_use;
-  union {
-    PtoOp *op;
-    PtoBlock *block;
-  } owner;
   uint32_t index : 31;
   uint32_t is_arg : 1;
   /* Scratch used by one algorithm at a time (printer numbering, verifier
@@ -137,8 +137,10 @@ struct PtoValue {
   uint32_t scratch;
 };
 
+/* Also the parser's placeholders for forward references (block NULL). */
 typedef struct PtoBlockArg {
   PtoValue v;
+  PtoBlock *block;
   PtoLoc *loc;
 } PtoBlockArg;
 
@@ -166,26 +168,44 @@ struct PtoBlock {
   bool order_valid;
 };
 
+/* One allocation holds the op and, after it, its results, regions,
+ * successors, and (until they outgrow it) its operands and attributes.
+ * The registered definition and the context come from the name. This
+ * keeps an op with one result and two operands in 176 bytes. */
 struct PtoOp {
   PtoListNode node; /* in the block */
   PtoBlock *block;
   PtoIdent *name;
-  const PtoOpDef *def;
   PtoLoc *loc;
-  PtoContext *ctx;
+  PtoUse *operands;
+  PtoNamedAttr *attrs; /* sorted by name */
   uint32_t order;
   uint32_t num_operands, cap_operands;
   uint32_t num_results;
   uint32_t num_attrs, cap_attrs;
   uint16_t num_regions, num_successors;
-  bool operands_inline;
-  uint32_t alloc_size;
-  PtoUse *operands;
-  PtoNamedAttr *attrs;
-  PtoRegion *regions;    /* inline, after the results */
-  PtoBlock **successors; /* inline, after the regions */
+  uint32_t alloc_size : 30;
+  uint32_t operands_inline : 1, attrs_inline : 1;
   PtoValue results[];
 };
+
+static inline PtoContext *op_ctx(const PtoOp *op) { return op->name->ctx; }
+static inline const PtoOpDef *op_def(const PtoOp *op) {
+  return op->name->opdef;
+}
+static inline PtoRegion *op_regions(const PtoOp *op) {
+  return (PtoRegion *)(op->results + op->num_results);
+}
+static inline PtoBlock **op_successors(const PtoOp *op) {
+  return (PtoBlock **)(op_regions(op) + op->num_regions);
+}
+/* The op defining a result (not a block argument). */
+static inline PtoOp *result_op(const PtoValue *v) {
+  return (PtoOp *)((char *)(v - v->index) - offsetof(PtoOp, results));
+}
+static inline PtoBlock *arg_block(const PtoValue *v) {
+  return ((const PtoBlockArg *)v)->block;
+}
 
 typedef struct PtoDiagHandlerEntry {
   PtoDiagHandlerFn fn;

@@ -1483,10 +1483,13 @@ static PtoResult pop_iso(PtoParser *p) {
   return r;
 }
 
+/* A forward-referenced value: shaped as a block argument without a block,
+ * so that nothing mistakes it for an op result. */
 static PtoValue *new_placeholder(PtoParser *p, PtoType *t) {
-  PtoValue *v = pto_arena_zalloc(&p->persist, sizeof *v);
-  v->type = t;
-  return v;
+  PtoBlockArg *a = pto_arena_zalloc(&p->persist, sizeof *a);
+  a->v.type = t;
+  a->v.is_arg = 1;
+  return &a->v;
 }
 
 PtoResult pto_parser_parse_operand(PtoParser *p, PtoUnresolvedOperand *out) {

@@ -75,5 +75,36 @@ TEST(release_without_create) {
   pto_ctx_destroy(ctx);
 }
 
+/* Attributes and operands start in the op's own allocation and move out
+ * when they outgrow it. */
+TEST(attrs_and_operands_outgrow_the_op) {
+  PtoContext *ctx = pto_ctx_create();
+  pto_ctx_set_allow_unregistered(ctx, true);
+  PtoType *i32 = pto_type_int(ctx, 32);
+  PtoOp *c = pto_op_create_simple(ctx, "x.c", NULL, NULL, 0, &i32, 1, NULL, 0);
+  PtoValue *v = pto_op_result(c, 0);
+  PtoNamedAttr na = {pto_ident_cstr(ctx, "m"), pto_attr_i64(ctx, 1)};
+  PtoOp *op = pto_op_create_simple(ctx, "x.op", NULL, &v, 1, &i32, 1, &na, 1);
+  static const char *names[] = {"z", "a", "q", "b", "y", "m"};
+  for (unsigned i = 0; i < 6; i++)
+    pto_op_set_attr(op, names[i], pto_attr_i64(ctx, 10 + i));
+  CHECK(pto_op_num_attrs(op) == 6);
+  CHECK(pto_attr_int_value(pto_op_attr(op, "m")) == 15);
+  CHECK(pto_op_remove_attr(op, "q") && !pto_op_attr(op, "q"));
+  char *s = pto_op_print_to_string(op, PTO_PRINT_GENERIC | PTO_PRINT_LOCAL_SCOPE);
+  CHECK(strstr(s, "{a = 11, b = 13, m = 15, y = 14, z = 10}") != NULL);
+  pto_free(s);
+  PtoValue *more[5] = {v, v, v, v, v};
+  pto_op_set_operands(op, 1, 0, more, 5);
+  CHECK(pto_op_num_operands(op) == 6);
+  CHECK(pto_value_num_uses(v) == 6);
+  pto_op_set_operands(op, 0, 6, NULL, 0);
+  CHECK(pto_op_num_operands(op) == 0 && !pto_value_has_uses(v));
+  CHECK(pto_value_def_op(pto_op_result(op, 0)) == op);
+  pto_op_destroy(op);
+  pto_op_destroy(c);
+  pto_ctx_destroy(ctx);
+}
+
 RUN_TESTS(T(state_beyond_inline_buffers), T(zero_filled_state),
-          T(release_without_create))
+          T(release_without_create), T(attrs_and_operands_outgrow_the_op))
