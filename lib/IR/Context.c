@@ -84,8 +84,8 @@ size_t pto_ident_len(const PtoIdent *id) { return id ? id->len : 0; }
 /* ---- IR memory ---- */
 
 void *pto_ir_alloc(PtoContext *ctx, size_t n) {
-  n = (n + 15) & ~(size_t)15;
-  size_t cls = n / 16;
+  n = (n + 7) & ~(size_t)7;
+  size_t cls = n / 8;
   if (cls < PTO_IR_NUM_CLASSES) {
     void *p = ctx->free_lists[cls];
     if (p) {
@@ -99,8 +99,8 @@ void *pto_ir_alloc(PtoContext *ctx, size_t n) {
 
 void pto_ir_free(PtoContext *ctx, void *p, size_t n) {
   if (!p) return;
-  n = (n + 15) & ~(size_t)15;
-  size_t cls = n / 16;
+  n = (n + 7) & ~(size_t)7;
+  size_t cls = n / 8;
   if (cls < PTO_IR_NUM_CLASSES) {
     *(void **)p = ctx->free_lists[cls];
     ctx->free_lists[cls] = p;
@@ -111,11 +111,11 @@ void pto_ir_free(PtoContext *ctx, void *p, size_t n) {
 
 /* ---- unique tables ---- */
 
-/* Uniqued objects come from the context's arena and are 16-byte aligned,
- * so each slot keeps the low 4 bits of the object's hash in the pointer's
+/* Uniqued objects come from the context's arena and are 8-byte aligned,
+ * so each slot keeps the low 3 bits of the object's hash in the pointer's
  * low bits: a probe rejects most other objects without loading them (a
  * cache miss each in a large table). */
-#define TAG_MASK ((uintptr_t)15)
+#define TAG_MASK ((uintptr_t)7)
 
 static void *slot_obj(uintptr_t slot) { return (void *)(slot & ~TAG_MASK); }
 
@@ -142,7 +142,7 @@ static void unique_place(uintptr_t *slots, uint32_t cap, uintptr_t slot) {
 }
 
 void pto_unique_insert(PtoUniqueTable *t, void *obj) {
-  assert(((uintptr_t)obj & TAG_MASK) == 0 && "uniqued objects are 16-aligned");
+  assert(((uintptr_t)obj & TAG_MASK) == 0 && "uniqued objects are 8-aligned");
   if ((t->len + 1) * 4 >= t->cap * 3) {
     uint32_t ncap = t->cap ? t->cap * 2 : 64;
     uintptr_t *ns = pto_calloc(ncap, sizeof *ns);

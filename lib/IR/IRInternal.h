@@ -226,7 +226,7 @@ typedef struct PtoCtxExt {
   PtoExtDestroyFn destroy;
 } PtoCtxExt;
 
-enum { PTO_IR_NUM_CLASSES = 64 }; /* size classes of 16 bytes, up to 1 KiB */
+enum { PTO_IR_NUM_CLASSES = 128 }; /* size classes of 8 bytes, up to 1 KiB */
 
 struct PtoContext {
   PtoArena arena;   /* identifiers, types, attributes, locations */
