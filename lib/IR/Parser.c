@@ -1694,16 +1694,21 @@ static void push_region(PtoParser *p) {
 static PtoResult pop_region(PtoParser *p) {
   RegionScope *rs = &pto_vec_last(&p->regions);
   PtoResult r = PTO_SUCCESS;
+  const BlockRef *first = NULL; /* undefined, by position */
   for (uint32_t i = 0; i < rs->blocks.cap; i++) {
     PtoStrMapEntry *e = &rs->blocks.slots[i];
     if (!e->key || e->len == 0 || !e->val) continue;
-    BlockRef *br = e->val;
-    if (!br->defined && !p->failed)
-      r = pto_parser_error_at(p, pos_loc(p, br->line, br->col),
-                              "reference to an undefined block");
-    else if (!br->defined)
-      r = PTO_FAILURE;
+    const BlockRef *br = e->val;
+    if (!br->defined &&
+        (!first || br->line < first->line ||
+         (br->line == first->line && br->col < first->col)))
+      first = br;
   }
+  if (first && !p->failed)
+    r = pto_parser_error_at(p, pos_loc(p, first->line, first->col),
+                            "reference to an undefined block");
+  else if (first)
+    r = PTO_FAILURE;
   /* names defined in the region go out of scope */
   IsoScope *s = cur_iso(p);
   for (uint32_t i = rs->defs_mark; i < s->defs.len; i++)
