@@ -39,6 +39,10 @@ struct PtoType {
       int64_t *shape;
       unsigned rank;
       PtoType *elem;
+      /* Printed form, made on first print when the element type is
+       * builtin: tensor types recur in every op signature. */
+      const char *text;
+      uint32_t text_len;
     } tensor;
     struct {
       PtoType **types; /* inputs then results */

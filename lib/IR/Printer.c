@@ -159,12 +159,24 @@ static void print_type(PtoPrinter *p, PtoType *t) {
   case PTO_TYPE_NONE:
     pto_str_puts(s, "none");
     return;
-  case PTO_TYPE_TENSOR:
+  case PTO_TYPE_TENSOR: {
+    if (t->u.tensor.text) {
+      pto_str_append(s, t->u.tensor.text, t->u.tensor.text_len);
+      return;
+    }
+    size_t start = s->len;
     pto_str_puts(s, "tensor<");
     print_dims(s, t->u.tensor.shape, t->u.tensor.rank);
     print_type(p, t->u.tensor.elem);
     pto_str_putc(s, '>');
+    PtoTypeKind ek = (PtoTypeKind)t->u.tensor.elem->kind;
+    if (ek == PTO_TYPE_INTEGER || ek == PTO_TYPE_INDEX || ek == PTO_TYPE_FLOAT) {
+      t->u.tensor.text_len = (uint32_t)(s->len - start);
+      t->u.tensor.text = pto_arena_strndup(&t->ctx->arena, s->data + start,
+                                           t->u.tensor.text_len);
+    }
     return;
+  }
   case PTO_TYPE_FUNCTION: {
     pto_str_putc(s, '(');
     for (unsigned i = 0; i < t->u.func.nin; i++) {

@@ -5,6 +5,7 @@
 
 #include "Support/Arena.h"
 #include "Support/Hash.h"
+#include "Support/Str.h"
 #include "Support/Vec.h"
 
 TEST(small_vec_grows_out_of_line) {
@@ -56,5 +57,27 @@ TEST(arena_mark_and_reset) {
   pto_arena_release(&a);
 }
 
+TEST(str_numbers_and_quoting) {
+  PtoStr s;
+  pto_str_init(&s);
+  static const uint64_t u[] = {0, 7, 10, 99, 100, 101, 999, 1000, 12345,
+                               UINT64_MAX};
+  for (unsigned i = 0; i < sizeof u / sizeof u[0]; i++) {
+    pto_str_uint(&s, u[i]);
+    pto_str_putc(&s, ' ');
+  }
+  pto_str_int(&s, INT64_MIN);
+  pto_str_putc(&s, ' ');
+  pto_str_int(&s, -42);
+  CHECK_STR(s.data, "0 7 10 99 100 101 999 1000 12345 18446744073709551615 "
+                    "-9223372036854775808 -42");
+  s.len = 0;
+  pto_str_quoted(&s, "bench.addf", 10);
+  pto_str_quoted(&s, "a\"b\\c\n\t\x01\x7f\xc3", 10);
+  CHECK_STR(s.data, "\"bench.addf\"\"a\\\"b\\\\c\\n\\t\\01\\7F\\C3\"");
+  pto_str_release(&s);
+}
+
 RUN_TESTS(T(small_vec_grows_out_of_line), T(ptrmap_find_updates_in_place),
-          T(hash_of_empty_input), T(arena_mark_and_reset))
+          T(hash_of_empty_input), T(arena_mark_and_reset),
+          T(str_numbers_and_quoting))
