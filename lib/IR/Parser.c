@@ -63,7 +63,7 @@ struct PtoParser {
   Forward *all_fwd;
   PTO_VEC(PtoBlock *) pending_blocks; /* referenced before definition */
   PtoStrMap type_aliases, attr_aliases, loc_aliases;
-  PtoStrMap tensor_types; /* spelling in the text -> type; see cached_tensor */
+  PtoStrMap type_spellings; /* text -> type; see cached_type */
   PtoArena tmp;          /* stack-like scratch, reset after each op */
   PtoArena persist;      /* placeholders, forward refs, block refs */
   unsigned num_results;  /* of the op being parsed by a custom hook */
@@ -458,27 +458,62 @@ static PtoResult parse_tensor_type(PtoParser *p, PtoType **out) {
   return PTO_SUCCESS;
 }
 
-/* The same tensor types are spelled out on almost every op of a kernel
- * (`tensor<128x64xf32>` in each op's signature). The parser remembers the
- * type of each plain spelling it has read (one line; digits, '?', 'x' and a
- * builtin element type) and skips re-reading it. `p->tok` is `tensor`. */
-static PtoResult cached_tensor_type(PtoParser *p, PtoType **out) {
-  const char *start = p->tok.p, *s = start + 6, *e = p->lex.end, *end = NULL;
-  if (s < e && *s == '<') {
-    for (s++; s < e; s++) {
-      unsigned char c = (unsigned char)*s;
-      if (c == '>') {
-        end = s + 1;
-        break;
-      }
-      if (!(c == '?' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' &&
-                                                   (c | 0x20) <= 'z')))
-        break;
-    }
+/* ---- spelled-type cache ----
+ * The same types are spelled out on almost every op of a kernel: the
+ * signature `(tensor<128x64xf32>, index) -> tensor<128x64xf32>` of a generic
+ * op, or its tensor types. The parser remembers the type of each such
+ * spelling it has read, keyed by its text, and skips re-reading it. Only
+ * spellings of builtin types on one line qualify (plain_type_end); a
+ * spelling is cached only once parsing it consumed exactly that text. */
+
+static bool is_plain_char(char c) {
+  return (unsigned)(c - '0') < 10 || (unsigned)((c | 0x20) - 'a') < 26;
+}
+
+static PtoResult parse_function_type(PtoParser *p, PtoType **out);
+static const char *plain_type_end(const char *s, const char *e, int depth);
+
+/* `(t1, t2)` or `()`. */
+static const char *plain_list_end(const char *s, const char *e, int depth) {
+  if (++s < e && *s == ')') return s + 1;
+  for (;;) {
+    s = plain_type_end(s, e, depth + 1);
+    if (!s || s >= e) return NULL;
+    if (*s == ')') return s + 1;
+    if (e - s < 2 || s[0] != ',' || s[1] != ' ') return NULL;
+    s += 2;
   }
+}
+
+/* End of the plain type spelled at s, or NULL: a function type, a
+ * tensor<...> of digits, '?', 'x' and a builtin element type, or a name. */
+static const char *plain_type_end(const char *s, const char *e, int depth) {
+  if (depth > 8 || s >= e) return NULL;
+  if (*s == '(') {
+    s = plain_list_end(s, e, depth);
+    if (!s || e - s < 4 || memcmp(s, " -> ", 4) != 0) return NULL;
+    s += 4;
+    if (s < e && *s == '(') return plain_list_end(s, e, depth);
+    return plain_type_end(s, e, depth + 1);
+  }
+  if (e - s > 7 && memcmp(s, "tensor<", 7) == 0) {
+    for (s += 7; s < e && (is_plain_char(*s) || *s == '?'); s++) {
+    }
+    return s < e && *s == '>' ? s + 1 : NULL;
+  }
+  const char *b = s;
+  while (s < e && is_plain_char(*s)) s++;
+  return s > b ? s : NULL;
+}
+
+typedef PtoResult (*TypeParseFn)(PtoParser *p, PtoType **out);
+
+/* Parses the type at the current token with `parse`, through the cache. */
+static PtoResult cached_type(PtoParser *p, PtoType **out, TypeParseFn parse) {
+  const char *start = p->tok.p, *end = plain_type_end(start, p->lex.end, 0);
   size_t len = end ? (size_t)(end - start) : 0;
   if (end) {
-    PtoType *t = pto_strmap_get(&p->tensor_types, start, len);
+    PtoType *t = pto_strmap_get(&p->type_spellings, start, len);
     if (t) {
       lexer_reset_to(&p->lex, end, &p->tok);
       advance(p);
@@ -486,10 +521,18 @@ static PtoResult cached_tensor_type(PtoParser *p, PtoType **out) {
       return PTO_SUCCESS;
     }
   }
-  advance(p);
-  if (parse_tensor_type(p, out)) return PTO_FAILURE;
-  if (end) pto_strmap_put(&p->tensor_types, start, len, *out);
+  if (parse(p, out)) return PTO_FAILURE;
+  if (!end || p->tok.p < end) return PTO_SUCCESS;
+  for (const char *c = end; c < p->tok.p; c++)
+    if (*c != ' ' && *c != '\t' && *c != '\r' && *c != '\n')
+      return PTO_SUCCESS; /* read more or less than the spelling */
+  pto_strmap_put(&p->type_spellings, start, len, *out);
   return PTO_SUCCESS;
+}
+
+static PtoResult parse_tensor_keyword_type(PtoParser *p, PtoType **out) {
+  advance(p); /* 'tensor' */
+  return parse_tensor_type(p, out);
 }
 
 PtoResult pto_parser_parse_type_list(PtoParser *p, PtoType ***out,
@@ -642,7 +685,7 @@ static PtoResult parse_dialect_type(PtoParser *p, PtoType **out) {
 static PtoResult parse_type(PtoParser *p, PtoType **out) {
   switch (p->tok.kind) {
   case T_LPAREN:
-    return parse_function_type(p, out);
+    return cached_type(p, out, parse_function_type);
   case T_EXCL_ID:
     return parse_dialect_type(p, out);
   case T_BARE_ID: {
@@ -657,7 +700,7 @@ static PtoResult parse_type(PtoParser *p, PtoType **out) {
     else if (n == 3 && memcmp(s, "f64", 3) == 0) t = ctx->t_float[PTO_F64];
     else if (n == 4 && memcmp(s, "none", 4) == 0) t = ctx->t_none;
     else if (n == 6 && memcmp(s, "tensor", 6) == 0) {
-      return cached_tensor_type(p, out);
+      return cached_type(p, out, parse_tensor_keyword_type);
     } else {
       PtoSignedness sg = PTO_SIGNLESS;
       const char *d = s;
@@ -2161,7 +2204,7 @@ static void parser_init(PtoParser *p, PtoContext *ctx, const char *text,
   pto_strmap_init(&p->type_aliases);
   pto_strmap_init(&p->attr_aliases);
   pto_strmap_init(&p->loc_aliases);
-  pto_strmap_init(&p->tensor_types);
+  pto_strmap_init(&p->type_spellings);
   pto_str_init(&p->scratch);
   advance(p);
 }
@@ -2184,7 +2227,7 @@ static void parser_release(PtoParser *p) {
   pto_strmap_release(&p->type_aliases);
   pto_strmap_release(&p->attr_aliases);
   pto_strmap_release(&p->loc_aliases);
-  pto_strmap_release(&p->tensor_types);
+  pto_strmap_release(&p->type_spellings);
   pto_str_release(&p->scratch);
   pto_arena_release(&p->tmp);
   pto_arena_release(&p->persist);
