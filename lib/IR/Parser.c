@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,7 +270,50 @@ PtoResult pto_parser_parse_integer(PtoParser *p, int64_t *out) {
   return pto_parser_error(p, "expected integer value");
 }
 
+#if FLT_EVAL_METHOD == 0
+/* Decimal literals of at most 15 significant digits times 10^-22..10^22
+ * are exact with one IEEE multiplication or division: both operands are
+ * exact doubles, so the one rounding gives the correctly rounded value,
+ * as strtod does (Clinger's fast path). Others go to strtod. */
+static bool fast_decimal(const char *s, const char *e, double *out) {
+  static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,
+                                 1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+                                 1e18, 1e19, 1e20, 1e21, 1e22};
+  uint64_t m = 0;
+  int digits = 0, exp10 = 0;
+  bool frac = false;
+  for (; s < e; s++) {
+    if (*s == '.' && !frac) {
+      frac = true;
+      continue;
+    }
+    if ((unsigned)(*s - '0') >= 10) break;
+    if ((m || *s != '0') && ++digits > 15) return false;
+    m = m * 10 + (uint64_t)(*s - '0');
+    exp10 -= frac;
+  }
+  if (s < e && (*s == 'e' || *s == 'E')) {
+    bool neg = ++s < e && *s == '-';
+    if (s < e && (*s == '-' || *s == '+')) s++;
+    int x = 0;
+    for (; s < e && (unsigned)(*s - '0') < 10 && x < 1000; s++)
+      x = x * 10 + (*s - '0');
+    exp10 += neg ? -x : x;
+  }
+  if (s != e || exp10 < -22 || exp10 > 22) return false;
+  *out = exp10 < 0 ? (double)m / pow10[-exp10] : (double)m * pow10[exp10];
+  return true;
+}
+#else
+static bool fast_decimal(const char *s, const char *e, double *out) {
+  return false;
+}
+#endif
+
 static double tok_double(const Token *t) {
+  double v;
+  if (fast_decimal(t->p, t->p + t->len, &v)) return v;
   char buf[128];
   size_t n = t->len < sizeof buf - 1 ? t->len : sizeof buf - 1;
   memcpy(buf, t->p, n);
