@@ -34,6 +34,7 @@ void pto_ctx_destroy(PtoContext *ctx) {
   for (uint32_t i = ctx->exts.len; i-- > 0;)
     if (ctx->exts.data[i].destroy) ctx->exts.data[i].destroy(ctx->exts.data[i].ext);
   pto_vec_free(&ctx->exts);
+  pto_vec_free(&ctx->packed_files);
   for (uint32_t i = 0; i < ctx->sources.len; i++) {
     pto_free(ctx->sources.data[i].name);
     pto_free(ctx->sources.data[i].text);

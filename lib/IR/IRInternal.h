@@ -180,7 +180,7 @@ struct PtoOp {
   PtoListNode node; /* in the block */
   PtoBlock *block;
   PtoIdent *name;
-  PtoLoc *loc;
+  uintptr_t loc_bits; /* a PtoLoc *, or a parsed position: see op_loc */
   PtoUse *operands;
   PtoNamedAttr *attrs; /* sorted by name */
   uint32_t order;
@@ -194,6 +194,21 @@ struct PtoOp {
 };
 
 static inline PtoContext *op_ctx(const PtoOp *op) { return op->name->ctx; }
+
+/* A parsed op keeps its position (file, line, column) packed in loc_bits,
+ * tagged by bit 0, until someone asks for its location: uniquing one
+ * location per op costs a hash-table insertion (a cache miss in a large
+ * table) and 40 bytes that only diagnostics and --print-debuginfo need.
+ * op_loc returns the same uniqued location either way. */
+PtoLoc *pto_op_lazy_loc(PtoOp *op);
+static inline PtoLoc *op_loc(const PtoOp *op) {
+  return op->loc_bits & 1 ? pto_op_lazy_loc((PtoOp *)op)
+                          : (PtoLoc *)op->loc_bits;
+}
+/* Packs a position into *bits; false when it does not fit (then make the
+ * location). */
+bool pto_loc_pack(PtoContext *ctx, PtoIdent *file, uint32_t line,
+                  uint32_t col, uintptr_t *bits);
 static inline const PtoOpDef *op_def(const PtoOp *op) {
   return op->name->opdef;
 }
@@ -248,6 +263,7 @@ struct PtoContext {
   PTO_VEC(PtoSource) sources;
   unsigned num_errors;
   PTO_VEC(PtoCtxExt) exts;
+  PTO_VEC(PtoIdent *) packed_files; /* file names of packed positions */
 };
 
 /* IR memory recycled through size-class free lists. */

@@ -191,7 +191,7 @@ PtoOp *pto_op_create(PtoOpState *st) {
   memset(op, 0, sizeof *op);
   op->alloc_size = (uint32_t)size;
   op->name = st->name;
-  op->loc = st->loc ? st->loc : ctx->l_unknown;
+  op->loc_bits = (uintptr_t)(st->loc ? st->loc : ctx->l_unknown);
   pto_list_init(&op->node);
   char *tail = (char *)(op->results + st->num_results);
   op->num_results = st->num_results;
@@ -330,8 +330,8 @@ bool pto_op_is(const PtoOp *op, const char *name) {
 bool pto_op_has_trait(const PtoOp *op, uint32_t trait) {
   return op_def(op) && (op_def(op)->traits & trait) == trait;
 }
-PtoLoc *pto_op_loc(const PtoOp *op) { return op->loc; }
-void pto_op_set_loc(PtoOp *op, PtoLoc *loc) { op->loc = loc; }
+PtoLoc *pto_op_loc(const PtoOp *op) { return op_loc(op); }
+void pto_op_set_loc(PtoOp *op, PtoLoc *loc) { op->loc_bits = (uintptr_t)loc; }
 PtoBlock *pto_op_block(const PtoOp *op) { return op->block; }
 PtoRegion *pto_op_parent_region(const PtoOp *op) {
   return op->block ? op->block->parent : NULL;
@@ -724,7 +724,7 @@ PtoBlock *pto_value_parent_block(const PtoValue *v) {
 }
 unsigned pto_value_index(const PtoValue *v) { return v->index; }
 PtoLoc *pto_value_loc(const PtoValue *v) {
-  return v->is_arg ? ((const PtoBlockArg *)v)->loc : result_op(v)->loc;
+  return v->is_arg ? ((const PtoBlockArg *)v)->loc : op_loc(result_op(v));
 }
 PtoUse *pto_value_first_use(const PtoValue *v) { return v->first_use; }
 bool pto_value_has_uses(const PtoValue *v) { return v->first_use != NULL; }
@@ -843,7 +843,7 @@ void pto_region_clone_into(PtoRegion *from, PtoRegion *to, PtoValueMap *map) {
 
 static PtoOp *clone_op(PtoOp *op, PtoValueMap *map) {
   PtoOpState st;
-  pto_op_state_init(&st, op_ctx(op), NULL, op->loc);
+  pto_op_state_init(&st, op_ctx(op), NULL, NULL);
   st.name = op->name;
   st.def = op_def(op);
   for (unsigned i = 0; i < op->num_operands; i++)
@@ -868,6 +868,7 @@ static PtoOp *clone_op(PtoOp *op, PtoValueMap *map) {
     clone_region_into(&op_regions(op)[i], regs[i], map);
   pto_free(regs);
   PtoOp *nop = pto_op_create(&st);
+  nop->loc_bits = op->loc_bits; /* a packed position stays packed */
   for (unsigned i = 0; i < op->num_results; i++)
     pto_value_map_set(map, &op->results[i], &nop->results[i]);
   return nop;

@@ -2177,13 +2177,16 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
   }
   p->op_line = saved_line; /* back to the enclosing op, if any */
   p->op_col = saved_col;
-  if (!r && !st.loc) st.loc = pos_loc(p, line, col);
+  uintptr_t packed = 0;
+  if (!r && !st.loc && !pto_loc_pack(p->ctx, p->file, line, col, &packed))
+    st.loc = pos_loc(p, line, col);
   if (r) {
     pto_op_state_release(&st);
     pto_arena_reset(&p->tmp, mark);
     goto out;
   }
   PtoOp *op = pto_op_create(&st);
+  if (packed) op->loc_bits = packed; /* see op_loc */
   pto_arena_reset(&p->tmp, mark);
   pto_block_append(into, op);
   unsigned k = 0;

@@ -708,7 +708,7 @@ static void print_op_body(PtoPrinter *p, PtoOp *op) {
   }
   if (p->flags & PTO_PRINT_DEBUGINFO) {
     pto_str_putc(s, ' ');
-    pto_print_loc_to(s, op->loc);
+    pto_print_loc_to(s, op_loc(op));
   }
 }
 

@@ -62,10 +62,10 @@ static PtoResult check_operands(Verifier *vf, PtoOp *op, uint32_t iso,
       PtoDiag *d = pto_op_diag(op, PTO_DIAG_ERROR,
                                "using value defined outside the region");
       if (iso_op)
-        pto_diag_note(d, iso_op->loc, "required by region isolation constraints");
+        pto_diag_note(d, op_loc(iso_op), "required by region isolation constraints");
       return pto_diag_emit(d);
     }
-    PtoDiag *d = pto_diag_begin(vf->ctx, PTO_DIAG_ERROR, op->loc);
+    PtoDiag *d = pto_diag_begin(vf->ctx, PTO_DIAG_ERROR, op_loc(op));
     pto_diag_printf(d, "operand #%u does not dominate this use", i);
     pto_diag_note(d, pto_value_loc(v), "operand defined here");
     return pto_diag_emit(d);
@@ -84,9 +84,9 @@ static PtoResult verify_symbol_table(PtoOp *op) {
         if (!name) continue;
         PtoOp *prev = pto_ptrmap_put(&seen, (uintptr_t)name, child);
         if (prev) {
-          PtoDiag *d = pto_diag_begin(op_ctx(op), PTO_DIAG_ERROR, child->loc);
+          PtoDiag *d = pto_diag_begin(op_ctx(op), PTO_DIAG_ERROR, op_loc(child));
           pto_diag_printf(d, "redefinition of symbol named '%s'", name->str);
-          pto_diag_note(d, prev->loc, "see existing symbol definition here");
+          pto_diag_note(d, op_loc(prev), "see existing symbol definition here");
           r = pto_diag_emit(d);
           break;
         }
@@ -149,12 +149,12 @@ static PtoResult verify_block_terminator(PtoBlock *b) {
   if (op_def(parent)->traits & PTO_TRAIT_NO_TERMINATOR) return PTO_SUCCESS;
   PtoOp *last = pto_block_last_op(b);
   if (!last) {
-    return pto_emit_error(b->ctx, parent->loc,
+    return pto_emit_error(b->ctx, op_loc(parent),
                           "'%s' op empty block: expect at least a terminator",
                           parent->name->str);
   }
   if (op_def(last) && !(op_def(last)->traits & PTO_TRAIT_TERMINATOR))
-    return pto_emit_error(b->ctx, last->loc,
+    return pto_emit_error(b->ctx, op_loc(last),
                           "block with no terminator, has '%s'",
                           last->name->str);
   return PTO_SUCCESS;

@@ -1,6 +1,7 @@
 /* Unit tests of the parser's fast paths against the slow ones they
  * shortcut: decimal literals against strtod, cached type spellings
- * against fresh parses, dimension lists read from the text. */
+ * against fresh parses, dimension lists read from the text, op locations
+ * made on demand. */
 #include "Test.h"
 #include "pto/IR.h"
 
@@ -86,4 +87,37 @@ TEST(type_spellings) {
   pto_ctx_destroy(ctx);
 }
 
-RUN_TESTS(T(float_literals_match_strtod), T(type_spellings))
+/* Parsed ops keep their position packed until asked: the location they
+ * give is still the uniqued one, for clones too. */
+TEST(op_locations_made_on_demand) {
+  PtoContext *ctx = pto_ctx_create();
+  pto_ctx_set_allow_unregistered(ctx, true);
+  const char *src = "\"t.a\"() : () -> ()\n"
+                    "  %x = \"t.b\"() : () -> i1\n"
+                    "\"t.c\"() : () -> () loc(\"other.py\":7:3)\n";
+  PtoParseOptions o = {"f.pto", 10};
+  PtoOp *m = pto_parse_module(ctx, src, strlen(src), &o);
+  CHECK(m != NULL);
+  if (m) {
+    PtoOp *a = pto_block_first_op(pto_region_first_block(pto_op_region(m, 0)));
+    PtoOp *b = pto_op_next(a), *c = pto_op_next(b);
+    PtoOp *bc = pto_op_clone(b, NULL);
+    CHECK(pto_op_loc(b) == pto_loc_file(ctx, "f.pto", 11, 3));
+    CHECK(pto_op_loc(b) == pto_op_loc(b));
+    CHECK(pto_op_loc(bc) == pto_loc_file(ctx, "f.pto", 11, 3));
+    CHECK(pto_value_loc(pto_op_result(b, 0)) == pto_op_loc(b));
+    CHECK(pto_op_loc(a) == pto_loc_file(ctx, "f.pto", 10, 1));
+    CHECK(pto_op_loc(c) == pto_loc_file(ctx, "other.py", 7, 3));
+    pto_op_set_loc(a, pto_loc_name(ctx, "n", NULL));
+    CHECK(pto_loc_kind(pto_op_loc(a)) == PTO_LOC_NAME);
+    char *s = pto_op_print_to_string(m, PTO_PRINT_DEBUGINFO);
+    CHECK(strstr(s, "\"t.b\"() : () -> i1 loc(\"f.pto\":11:3)") != NULL);
+    pto_free(s);
+    pto_op_destroy(bc);
+    pto_op_destroy(m);
+  }
+  pto_ctx_destroy(ctx);
+}
+
+RUN_TESTS(T(float_literals_match_strtod), T(type_spellings),
+          T(op_locations_made_on_demand))
