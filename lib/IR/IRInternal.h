@@ -264,6 +264,9 @@ struct PtoContext {
   unsigned num_errors;
   PTO_VEC(PtoCtxExt) exts;
   PTO_VEC(PtoIdent *) packed_files; /* file names of packed positions */
+  /* While pto_op_verify runs (the IR cannot change): symbol table op ->
+   * PtoSymbolTable, so that symbol users resolve in O(1), not by a scan. */
+  PtoPtrMap *verify_symtabs;
 };
 
 /* IR memory recycled through size-class free lists. */
