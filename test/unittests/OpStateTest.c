@@ -3,6 +3,16 @@
 #include "Test.h"
 #include "pto/IR.h"
 
+/* A context that accepts the test's unregistered ops, and a detached op
+ * "x.c" with one i32 result to use as an operand. */
+static PtoContext *new_ctx(PtoOp **c) {
+  PtoContext *ctx = pto_ctx_create();
+  pto_ctx_set_allow_unregistered(ctx, true);
+  PtoType *i32 = pto_type_int(ctx, 32);
+  *c = pto_op_create_simple(ctx, "x.c", NULL, NULL, 0, &i32, 1, NULL, 0);
+  return ctx;
+}
+
 /* An op with more of everything than the state keeps inline. */
 static PtoOp *make_big(PtoContext *ctx, PtoOpState *st, PtoValue *v) {
   PtoType *i32 = pto_type_int(ctx, 32);
@@ -16,10 +26,8 @@ static PtoOp *make_big(PtoContext *ctx, PtoOpState *st, PtoValue *v) {
 }
 
 TEST(state_beyond_inline_buffers) {
-  PtoContext *ctx = pto_ctx_create();
-  pto_ctx_set_allow_unregistered(ctx, true);
-  PtoType *i32 = pto_type_int(ctx, 32);
-  PtoOp *c = pto_op_create_simple(ctx, "x.c", NULL, NULL, 0, &i32, 1, NULL, 0);
+  PtoOp *c;
+  PtoContext *ctx = new_ctx(&c);
   PtoOpState st;
   pto_op_state_init(&st, ctx, "x.big", NULL);
   PtoOp *op = make_big(ctx, &st, pto_op_result(c, 0));
@@ -47,10 +55,8 @@ TEST(state_beyond_inline_buffers) {
 }
 
 TEST(zero_filled_state) {
-  PtoContext *ctx = pto_ctx_create();
-  pto_ctx_set_allow_unregistered(ctx, true);
-  PtoType *i32 = pto_type_int(ctx, 32);
-  PtoOp *c = pto_op_create_simple(ctx, "x.c", NULL, NULL, 0, &i32, 1, NULL, 0);
+  PtoOp *c;
+  PtoContext *ctx = new_ctx(&c);
   PtoOpState st;
   memset(&st, 0, sizeof st);
   st.ctx = ctx;
@@ -78,12 +84,11 @@ TEST(release_without_create) {
 /* Attributes and operands start in the op's own allocation and move out
  * when they outgrow it. */
 TEST(attrs_and_operands_outgrow_the_op) {
-  PtoContext *ctx = pto_ctx_create();
-  pto_ctx_set_allow_unregistered(ctx, true);
-  PtoType *i32 = pto_type_int(ctx, 32);
-  PtoOp *c = pto_op_create_simple(ctx, "x.c", NULL, NULL, 0, &i32, 1, NULL, 0);
+  PtoOp *c;
+  PtoContext *ctx = new_ctx(&c);
   PtoValue *v = pto_op_result(c, 0);
   PtoNamedAttr na = {pto_ident_cstr(ctx, "m"), pto_attr_i64(ctx, 1)};
+  PtoType *i32 = pto_type_int(ctx, 32);
   PtoOp *op = pto_op_create_simple(ctx, "x.op", NULL, &v, 1, &i32, 1, &na, 1);
   static const char *names[] = {"z", "a", "q", "b", "y", "m"};
   for (unsigned i = 0; i < 6; i++)
