@@ -10,6 +10,7 @@ PtoContext *pto_ctx_create(void) {
   PtoContext *ctx = pto_calloc(1, sizeof *ctx);
   pto_arena_init(&ctx->arena);
   pto_arena_init(&ctx->ir_arena);
+  pto_arena_init(&ctx->ident_arena);
   pto_strmap_init(&ctx->idents);
   ctx->diag_stream = stderr;
   /* Builtin scalar types and common attributes are created eagerly so that
@@ -48,6 +49,7 @@ void pto_ctx_destroy(PtoContext *ctx) {
   pto_unique_release(&ctx->locs);
   pto_strmap_release(&ctx->idents);
   pto_arena_release(&ctx->ir_arena);
+  pto_arena_release(&ctx->ident_arena);
   pto_arena_release(&ctx->arena);
   pto_free(ctx);
 }
@@ -64,7 +66,7 @@ bool pto_ctx_get_allow_unregistered(PtoContext *ctx) {
 PtoIdent *pto_ident(PtoContext *ctx, const char *s, size_t len) {
   PtoStrMapEntry *e = pto_strmap_find(&ctx->idents, s, len);
   if (e) return e->val;
-  PtoIdent *id = pto_arena_alloc(&ctx->arena, sizeof *id + len + 1);
+  PtoIdent *id = pto_arena_alloc(&ctx->ident_arena, sizeof *id + len + 1);
   id->len = (uint32_t)len;
   id->hash = (uint32_t)pto_hash_bytes(s, len);
   id->ctx = ctx;

@@ -248,7 +248,9 @@ typedef struct PtoCtxExt {
 enum { PTO_IR_NUM_CLASSES = 128 }; /* size classes of 8 bytes, up to 1 KiB */
 
 struct PtoContext {
-  PtoArena arena;   /* identifiers, types, attributes, locations */
+  PtoArena arena;   /* types, attributes, locations */
+  /* Identifiers apart, densely: interning compares with their text. */
+  PtoArena ident_arena;
   PtoArena ir_arena; /* operations, blocks, regions (recycled) */
   void *free_lists[PTO_IR_NUM_CLASSES];
   PtoStrMap idents;

@@ -570,7 +570,10 @@ static PtoResult cached_type(PtoParser *p, PtoType **out, TypeParseFn parse) {
   for (const char *c = end; c < p->tok.p; c++)
     if (*c != ' ' && *c != '\t' && *c != '\r' && *c != '\n')
       return PTO_SUCCESS; /* read more or less than the spelling */
-  pto_strmap_put(&p->type_spellings, start, len, *out);
+  /* the key is copied: the first spelling is far back in the text by the
+   * time it is looked up again (a cache miss per comparison) */
+  pto_strmap_put(&p->type_spellings, pto_arena_strndup(&p->persist, start, len),
+                 len, *out);
   return PTO_SUCCESS;
 }
 
