@@ -5,4 +5,5 @@ void pto_register_all_dialects(PtoContext *ctx) {
   pto_register_func_dialect(ctx);
   pto_register_arith_dialect(ctx);
   pto_register_scf_dialect(ctx);
+  pto_register_pypto_dialect(ctx);
 }
