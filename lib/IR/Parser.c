@@ -314,11 +314,14 @@ static bool fast_decimal(const char *s, const char *e, double *out) {
 static double tok_double(const Token *t) {
   double v;
   if (fast_decimal(t->p, t->p + t->len, &v)) return v;
-  char buf[128];
-  size_t n = t->len < sizeof buf - 1 ? t->len : sizeof buf - 1;
-  memcpy(buf, t->p, n);
-  buf[n] = 0;
-  return strtod(buf, NULL);
+  /* strtod needs a terminated copy; long literals (many digits) too */
+  char small[128];
+  char *buf = t->len < sizeof small ? small : pto_malloc(t->len + 1);
+  memcpy(buf, t->p, t->len);
+  buf[t->len] = 0;
+  v = strtod(buf, NULL);
+  if (buf != small) pto_free(buf);
+  return v;
 }
 
 PtoResult pto_parser_parse_float(PtoParser *p, double *out) {

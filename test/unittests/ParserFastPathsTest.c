@@ -42,6 +42,12 @@ TEST(float_literals_match_strtod) {
     }
   }
   CHECK(bad == 0);
+  /* longer than any buffer: every digit and the exponent count */
+  char lng[400] = "0.";
+  memset(lng + 2, '0', 300);
+  strcpy(lng + 302, "25e301 : f64");
+  PtoAttr *a = pto_parse_attr_str(ctx, lng);
+  CHECK(a && pto_attr_float_value(a) == 2.5);
   pto_ctx_destroy(ctx);
 }
 
