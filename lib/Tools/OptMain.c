@@ -107,15 +107,6 @@ static int usage_error(const char *tool, const char *fmt, const char *arg) {
   return 1;
 }
 
-static FILE *open_output(const OptOptions *o, const char *tool) {
-  if (!o->output || strcmp(o->output, "-") == 0) return stdout;
-  FILE *f = fopen(o->output, "wb");
-  if (!f)
-    fprintf(stderr, "%s: could not open output file '%s': %s\n", tool,
-            o->output, strerror(errno));
-  return f;
-}
-
 /* `--name` or `--name=value`: returns the value (NULL when absent) if `a`
  * is that flag. */
 static bool flag(const char *a, const char *name, const char **value) {
@@ -271,13 +262,24 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
 
 typedef struct Run {
   const OptOptions *o;
+  const char *tool;
   PtoContext *ctx;
   PtoPassManager *pm;
   unsigned print_flags;
-  const char *tool;
 } Run;
 
-/* Processes one buffer (a whole file or one split chunk). */
+static FILE *open_output(const OptOptions *o, const char *tool) {
+  if (!o->output || strcmp(o->output, "-") == 0) return stdout;
+  FILE *f = fopen(o->output, "wb");
+  if (!f)
+    fprintf(stderr, "%s: could not open output file '%s': %s\n", tool,
+            o->output, strerror(errno));
+  return f;
+}
+
+/* Processes one buffer (a whole file or one split chunk). The result goes
+ * to `out`, or, when it is NULL, straight to the output file: a large
+ * module is then never held in memory as text. */
 static bool process_chunk(Run *run, const char *text, size_t len,
                           unsigned first_line, PtoStr *out) {
   const OptOptions *o = run->o;
@@ -298,7 +300,6 @@ static bool process_chunk(Run *run, const char *text, size_t len,
       pto_str_puts(out, s);
       pto_free(s);
     } else {
-      /* a single module is streamed: never held in memory as text */
       FILE *f = open_output(o, run->tool);
       if (f) {
         pto_op_print(module, f, run->print_flags);
@@ -337,13 +338,8 @@ static PtoPassManager *build_pass_manager(const OptOptions *o,
 
 static int write_output(const OptOptions *o, const char *tool,
                         const PtoStr *out) {
-  FILE *f = o->output && strcmp(o->output, "-") != 0 ? fopen(o->output, "wb")
-                                                     : stdout;
-  if (!f) {
-    fprintf(stderr, "%s: could not open output file '%s': %s\n", tool,
-            o->output, strerror(errno));
-    return 1;
-  }
+  FILE *f = open_output(o, tool);
+  if (!f) return 1;
   if (out->len) fwrite(out->data, 1, out->len, f);
   if (f != stdout) fclose(f);
   return 0;
@@ -360,7 +356,7 @@ static int run_on_input(OptOptions *o, const char *tool, PtoContext *ctx,
     return 1;
   }
   pto_ctx_take_source(ctx, o->input, text, len); /* freed with ctx */
-  Run run = {o, ctx, pm, 0, tool};
+  Run run = {o, tool, ctx, pm, 0};
   run.print_flags = (o->print_generic ? PTO_PRINT_GENERIC : 0) |
                     (o->print_debuginfo ? PTO_PRINT_DEBUGINFO : 0);
   PtoStr out;
