@@ -9,10 +9,10 @@ regions, multi-result ops and a few multi-block regions with successors.
 
 Compute ops live in the unregistered dialect `bench`, so pto-opt and mlir-opt
 (with --allow-unregistered-dialect) do the same work on them: parse, check
-structure and dominance, print. `func.func`/`func.return` are unregistered
-in MLIR 14 too; the file is valid for their usual semantics (function_type
-matches the entry block and the return), so it stays valid where they are
-registered. The output is deterministic for a given size and seed.
+structure and dominance, print. `func.func`/`func.return` are registered
+in PTO but not in MLIR 14; the file follows their rules (function_type
+matches the entry block and the return) so that PTO's verifier accepts it.
+The output is deterministic for a given size and seed.
 
 Usage: gen.py [--ops N] [--seed S] [-o FILE]
 """

@@ -13,9 +13,10 @@ For each workload, --reps times, interleaved:
                                                     form, when mlir-opt is
                                                     installed)
 It prints the tile ops created (from --pass-statistics), the median wall
-time and the peak RSS of each, the ratio tile-expand run / round trip of
-its output, and whether tile-expand stays within the targets: under 1 s
-and under 300 MB per workload.
+time, CPU time and peak RSS of each (bench/benchlib.py), the ratio
+tile-expand run / round trip of its output, and whether tile-expand stays
+within the targets: under 1 s and under 300 MiB per workload (exit 1 when
+it does not).
 
 Usage: run.py [--reps R] [--pto-opt PATH] [--mlir-opt PATH]
               [--softmax N] [--matmul N] [--keep DIR]
@@ -25,7 +26,6 @@ import argparse
 import os
 import re
 import shutil
-import statistics
 import sys
 import tempfile
 
@@ -98,7 +98,6 @@ def main():
     mlir_opt = benchlib.resolve(args.mlir_opt) if args.mlir_opt else benchlib.find_mlir_opt()
     work = args.keep or tempfile.mkdtemp(prefix="pto-bench-tile-expand-")
     os.makedirs(work, exist_ok=True)
-    floor = benchlib.launcher_floor()
 
     workloads = [
         ("softmax %dx%d f32, vec tile 32x32" % (args.softmax, args.softmax),
@@ -118,37 +117,29 @@ def main():
         created, kinds = tile_ops_created(pto_opt, src, work)
         benchlib.run_once([pto_opt, src, "--tile-expand", "--print-generic",
                            "-o", generic])
-        runs = {"expand": [], "roundtrip": [], "mlir": []}
-        rss = {"expand": 0, "roundtrip": 0, "mlir": 0}
-        for _ in range(args.reps):
-            cmds = [("expand", [pto_opt, src, "--tile-expand", "-o", tiled]),
-                    ("roundtrip", [pto_opt, tiled, "-o", os.devnull])]
-            if mlir_opt:
-                cmds.append(("mlir", [mlir_opt, "--allow-unregistered-dialect",
-                                      generic, "-o", os.devnull]))
-            for key, cmd in cmds:
-                t, r = benchlib.run_once(cmd)
-                runs[key].append(t)
-                rss[key] = max(rss[key], r, floor)
-        t = statistics.median(runs["expand"])
-        mib = rss["expand"] / 1024.0
-        ok = t < TARGET_S and mib < TARGET_MIB
+        cmds = {"tile-expand": [pto_opt, src, "--tile-expand", "-o", tiled],
+                "pto-opt": [pto_opt, tiled, "-o", os.devnull]}
+        if mlir_opt:
+            cmds["mlir-opt"] = [mlir_opt, "--allow-unregistered-dialect",
+                                generic, "-o", os.devnull]
+        med, floor = benchlib.measure(cmds, args.reps)
+        t, _, kib = med["tile-expand"]
+        ok = t < TARGET_S and kib / 1024.0 < TARGET_MIB
         within &= ok
         top = ", ".join("%d %s" % (n, k) for k, n in
                         sorted(kinds.items(), key=lambda kv: (-kv[1], kv[0]))[:4])
         print(title)
         print("  tile ops created  %d (%s, ...); output %.1f MB"
               % (created, top, os.path.getsize(tiled) / 1e6))
-        print("  tile-expand       %7.3f s, %s peak RSS - %s (target < %.0f s, < %.0f MiB)"
-              % (t, benchlib.fmt_mib(rss["expand"]), "ok" if ok else "OVER",
-                 TARGET_S, TARGET_MIB))
-        rt = statistics.median(runs["roundtrip"])
-        print("  round trip of the output (pto-opt)  %7.3f s, %s peak RSS; "
-              "tile-expand/round trip %.2fx"
-              % (rt, benchlib.fmt_mib(rss["roundtrip"]), t / rt))
+        benchlib.print_row("tile-expand", med["tile-expand"], floor, 11)
+        print("  tile-expand %s the targets (< %.0f s, < %.0f MiB)"
+              % ("meets" if ok else "MISSES", TARGET_S, TARGET_MIB))
+        print("  round trip of the output (parse + verify + print):")
+        benchlib.print_row("pto-opt", med["pto-opt"], floor, 11)
         if mlir_opt:
-            print("  the output in generic form through mlir-opt  %7.3f s, %s peak RSS"
-                  % (statistics.median(runs["mlir"]), benchlib.fmt_mib(rss["mlir"])))
+            benchlib.print_row("mlir-opt", med["mlir-opt"], floor, 11)
+        print("  tile-expand / pto-opt round trip %.2fx"
+              % (t / med["pto-opt"][0]))
     if not args.keep:
         shutil.rmtree(work)
     return 0 if within else 1

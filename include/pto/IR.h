@@ -420,7 +420,7 @@ typedef enum PtoAffinity {
  * meaning "n or more". */
 #define PTO_VARIADIC(n) (-(n)-1)
 
-/* Accumulated description of an op being built or parsed. */
+/* Accumulated description of an op being built or parsed (see below). */
 typedef struct PtoOpState PtoOpState;
 
 /* fold: per result, either a constant attribute or an existing value. */
@@ -486,6 +486,10 @@ bool pto_opdef_has_trait(const PtoOpDef *d, uint32_t trait);
 /* Operations                                                           */
 /* ------------------------------------------------------------------ */
 
+/* The arrays start in the inline buffers at the end, so that building a
+ * small op allocates nothing: initialise with pto_op_state_init (a
+ * zero-filled state works too, without the buffers) and never copy a state
+ * by value. */
 struct PtoOpState {
   PtoContext *ctx;
   PtoIdent *name;
@@ -501,6 +505,11 @@ struct PtoOpState {
   unsigned num_regions, cap_regions;
   PtoBlock **successors;
   unsigned num_successors, cap_successors;
+  PtoValue *inline_operands[6];
+  PtoType *inline_result_types[4];
+  PtoNamedAttr inline_attrs[4];
+  PtoRegion *inline_regions[2];
+  PtoBlock *inline_successors[2];
 };
 
 void pto_op_state_init(PtoOpState *st, PtoContext *ctx, const char *name,

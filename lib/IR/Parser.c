@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,7 @@ struct PtoParser {
   Forward *all_fwd;
   PTO_VEC(PtoBlock *) pending_blocks; /* referenced before definition */
   PtoStrMap type_aliases, attr_aliases, loc_aliases;
-  PtoStrMap tensor_types; /* spelling in the text -> type; see cached_tensor */
+  PtoStrMap type_spellings; /* text -> type; see cached_type */
   PtoArena tmp;          /* stack-like scratch, reset after each op */
   PtoArena persist;      /* placeholders, forward refs, block refs */
   unsigned num_results;  /* of the op being parsed by a custom hook */
@@ -275,12 +276,58 @@ PtoResult pto_parser_parse_integer(PtoParser *p, int64_t *out) {
   return pto_parser_error(p, "expected integer value");
 }
 
+#if FLT_EVAL_METHOD == 0
+/* Decimal literals of at most 15 significant digits times 10^-22..10^22
+ * are exact with one IEEE multiplication or division: both operands are
+ * exact doubles, so the one rounding gives the correctly rounded value,
+ * as strtod does (Clinger's fast path). Others go to strtod. */
+static bool fast_decimal(const char *s, const char *e, double *out) {
+  static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,
+                                 1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+                                 1e18, 1e19, 1e20, 1e21, 1e22};
+  uint64_t m = 0;
+  int digits = 0, exp10 = 0;
+  bool frac = false;
+  for (; s < e; s++) {
+    if (*s == '.' && !frac) {
+      frac = true;
+      continue;
+    }
+    if ((unsigned)(*s - '0') >= 10) break;
+    if ((m || *s != '0') && ++digits > 15) return false;
+    m = m * 10 + (uint64_t)(*s - '0');
+    exp10 -= frac;
+  }
+  if (s < e && (*s == 'e' || *s == 'E')) {
+    bool neg = ++s < e && *s == '-';
+    if (s < e && (*s == '-' || *s == '+')) s++;
+    int x = 0;
+    for (; s < e && (unsigned)(*s - '0') < 10 && x < 1000; s++)
+      x = x * 10 + (*s - '0');
+    exp10 += neg ? -x : x;
+  }
+  if (s != e || exp10 < -22 || exp10 > 22) return false;
+  *out = exp10 < 0 ? (double)m / pow10[-exp10] : (double)m * pow10[exp10];
+  return true;
+}
+#else
+static bool fast_decimal(const char *s, const char *e, double *out) {
+  return false;
+}
+#endif
+
 static double tok_double(const Token *t) {
-  char buf[128];
-  size_t n = t->len < sizeof buf - 1 ? t->len : sizeof buf - 1;
-  memcpy(buf, t->p, n);
-  buf[n] = 0;
-  return strtod(buf, NULL);
+  double v;
+  if (fast_decimal(t->p, t->p + t->len, &v)) return v;
+  /* strtod needs a terminated copy; long literals (many digits) too */
+  char small[128];
+  char *buf = t->len < sizeof small ? small : pto_malloc(t->len + 1);
+  memcpy(buf, t->p, t->len);
+  buf[t->len] = 0;
+  v = strtod(buf, NULL);
+  if (buf != small) pto_free(buf);
+  return v;
 }
 
 PtoResult pto_parser_parse_float(PtoParser *p, double *out) {
@@ -464,27 +511,62 @@ static PtoResult parse_tensor_type(PtoParser *p, PtoType **out) {
   return PTO_SUCCESS;
 }
 
-/* The same tensor types are spelled out on almost every op of a kernel
- * (`tensor<128x64xf32>` in each op's signature). The parser remembers the
- * type of each plain spelling it has read (one line; digits, '?', 'x' and a
- * builtin element type) and skips re-reading it. `p->tok` is `tensor`. */
-static PtoResult cached_tensor_type(PtoParser *p, PtoType **out) {
-  const char *start = p->tok.p, *s = start + 6, *e = p->lex.end, *end = NULL;
-  if (s < e && *s == '<') {
-    for (s++; s < e; s++) {
-      unsigned char c = (unsigned char)*s;
-      if (c == '>') {
-        end = s + 1;
-        break;
-      }
-      if (!(c == '?' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' &&
-                                                   (c | 0x20) <= 'z')))
-        break;
-    }
+/* ---- spelled-type cache ----
+ * The same types are spelled out on almost every op of a kernel: the
+ * signature `(tensor<128x64xf32>, index) -> tensor<128x64xf32>` of a generic
+ * op, or its tensor types. The parser remembers the type of each such
+ * spelling it has read, keyed by its text, and skips re-reading it. Only
+ * spellings of builtin types on one line qualify (plain_type_end); a
+ * spelling is cached only once parsing it consumed exactly that text. */
+
+static bool is_plain_char(char c) {
+  return (unsigned)(c - '0') < 10 || (unsigned)((c | 0x20) - 'a') < 26;
+}
+
+static PtoResult parse_function_type(PtoParser *p, PtoType **out);
+static const char *plain_type_end(const char *s, const char *e, int depth);
+
+/* `(t1, t2)` or `()`. */
+static const char *plain_list_end(const char *s, const char *e, int depth) {
+  if (++s < e && *s == ')') return s + 1;
+  for (;;) {
+    s = plain_type_end(s, e, depth + 1);
+    if (!s || s >= e) return NULL;
+    if (*s == ')') return s + 1;
+    if (e - s < 2 || s[0] != ',' || s[1] != ' ') return NULL;
+    s += 2;
   }
+}
+
+/* End of the plain type spelled at s, or NULL: a function type, a
+ * tensor<...> of digits, '?', 'x' and a builtin element type, or a name. */
+static const char *plain_type_end(const char *s, const char *e, int depth) {
+  if (depth > 8 || s >= e) return NULL;
+  if (*s == '(') {
+    s = plain_list_end(s, e, depth);
+    if (!s || e - s < 4 || memcmp(s, " -> ", 4) != 0) return NULL;
+    s += 4;
+    if (s < e && *s == '(') return plain_list_end(s, e, depth);
+    return plain_type_end(s, e, depth + 1);
+  }
+  if (e - s > 7 && memcmp(s, "tensor<", 7) == 0) {
+    for (s += 7; s < e && (is_plain_char(*s) || *s == '?'); s++) {
+    }
+    return s < e && *s == '>' ? s + 1 : NULL;
+  }
+  const char *b = s;
+  while (s < e && is_plain_char(*s)) s++;
+  return s > b ? s : NULL;
+}
+
+typedef PtoResult (*TypeParseFn)(PtoParser *p, PtoType **out);
+
+/* Parses the type at the current token with `parse`, through the cache. */
+static PtoResult cached_type(PtoParser *p, PtoType **out, TypeParseFn parse) {
+  const char *start = p->tok.p, *end = plain_type_end(start, p->lex.end, 0);
   size_t len = end ? (size_t)(end - start) : 0;
   if (end) {
-    PtoType *t = pto_strmap_get(&p->tensor_types, start, len);
+    PtoType *t = pto_strmap_get(&p->type_spellings, start, len);
     if (t) {
       lexer_reset_to(&p->lex, end, &p->tok);
       advance(p);
@@ -492,26 +574,38 @@ static PtoResult cached_tensor_type(PtoParser *p, PtoType **out) {
       return PTO_SUCCESS;
     }
   }
-  advance(p);
-  if (parse_tensor_type(p, out)) return PTO_FAILURE;
-  if (end) pto_strmap_put(&p->tensor_types, start, len, *out);
+  if (parse(p, out)) return PTO_FAILURE;
+  if (!end || p->tok.p < end) return PTO_SUCCESS;
+  for (const char *c = end; c < p->tok.p; c++)
+    if (*c != ' ' && *c != '\t' && *c != '\r' && *c != '\n')
+      return PTO_SUCCESS; /* read more or less than the spelling */
+  /* the key is copied: the first spelling is far back in the text by the
+   * time it is looked up again (a cache miss per comparison) */
+  pto_strmap_put(&p->type_spellings, pto_arena_strndup(&p->persist, start, len),
+                 len, *out);
   return PTO_SUCCESS;
+}
+
+static PtoResult parse_tensor_keyword_type(PtoParser *p, PtoType **out) {
+  advance(p); /* 'tensor' */
+  return parse_tensor_type(p, out);
 }
 
 PtoResult pto_parser_parse_type_list(PtoParser *p, PtoType ***out,
                                      unsigned *n) {
-  PTO_VEC(PtoType *) v = {0};
+  PTO_SMALL_VEC(PtoType *, 8) v;
+  pto_small_vec_init(&v);
   PtoResult r = PTO_SUCCESS;
   do {
     PtoType *t;
     if ((r = parse_type(p, &t))) break;
-    pto_vec_push(&v, t);
+    pto_small_vec_push(&v, t);
   } while (consume_if(p, T_COMMA));
   if (!r) {
     *out = pto_arena_memdup(&p->tmp, v.data, v.len * sizeof(PtoType *));
     *n = v.len;
   }
-  pto_vec_free(&v);
+  pto_small_vec_free(&v);
   return r;
 }
 
@@ -647,7 +741,7 @@ static PtoResult parse_dialect_type(PtoParser *p, PtoType **out) {
 static PtoResult parse_type(PtoParser *p, PtoType **out) {
   switch (p->tok.kind) {
   case T_LPAREN:
-    return parse_function_type(p, out);
+    return cached_type(p, out, parse_function_type);
   case T_EXCL_ID:
     return parse_dialect_type(p, out);
   case T_BARE_ID: {
@@ -662,7 +756,7 @@ static PtoResult parse_type(PtoParser *p, PtoType **out) {
     else if (n == 3 && memcmp(s, "f64", 3) == 0) t = ctx->t_float[PTO_F64];
     else if (n == 4 && memcmp(s, "none", 4) == 0) t = ctx->t_none;
     else if (n == 6 && memcmp(s, "tensor", 6) == 0) {
-      return cached_tensor_type(p, out);
+      return cached_type(p, out, parse_tensor_keyword_type);
     } else {
       PtoSignedness sg = PTO_SIGNLESS;
       const char *d = s;
@@ -1193,7 +1287,8 @@ static PtoResult parse_attr_name(PtoParser *p, PtoIdent **out) {
  * error, as in MLIR). */
 static PtoResult parse_attr_dict_entries(PtoParser *p, PtoNamedAttr **out,
                                          unsigned *n) {
-  PTO_VEC(PtoNamedAttr) v = {0};
+  PTO_SMALL_VEC(PtoNamedAttr, 8) v;
+  pto_small_vec_init(&v);
   if (expect(p, T_LBRACE, NULL)) return PTO_FAILURE;
   PtoResult r = PTO_SUCCESS;
   if (!tok_is(p, T_RBRACE)) {
@@ -1214,7 +1309,7 @@ static PtoResult parse_attr_dict_entries(PtoParser *p, PtoNamedAttr **out,
       } else {
         na.value = p->ctx->a_unit;
       }
-      pto_vec_push(&v, na);
+      pto_small_vec_push(&v, na);
     } while (consume_if(p, T_COMMA));
   }
   if (!r) r = expect(p, T_RBRACE, NULL);
@@ -1222,7 +1317,7 @@ static PtoResult parse_attr_dict_entries(PtoParser *p, PtoNamedAttr **out,
     *out = pto_arena_memdup(&p->tmp, v.data, v.len * sizeof *v.data);
     *n = v.len;
   }
-  pto_vec_free(&v);
+  pto_small_vec_free(&v);
   return r;
 }
 
@@ -1246,7 +1341,8 @@ static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
   }
   case T_LSQUARE: {
     advance(p);
-    PTO_VEC(PtoAttr *) v = {0};
+    PTO_SMALL_VEC(PtoAttr *, 8) v;
+    pto_small_vec_init(&v);
     PtoResult r = PTO_SUCCESS;
     if (!tok_is(p, T_RSQUARE)) {
       do {
@@ -1255,12 +1351,12 @@ static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
         r = parse_attr(p, NULL, &e);
         p->depth--;
         if (r) break;
-        pto_vec_push(&v, e);
+        pto_small_vec_push(&v, e);
       } while (consume_if(p, T_COMMA));
     }
     if (!r) r = expect(p, T_RSQUARE, NULL);
     if (!r) *out = pto_attr_array(ctx, v.data, v.len);
-    pto_vec_free(&v);
+    pto_small_vec_free(&v);
     return r;
   }
   case T_LBRACE: {
@@ -1486,10 +1582,13 @@ static PtoResult pop_iso(PtoParser *p) {
   return r;
 }
 
+/* A forward-referenced value: shaped as a block argument without a block,
+ * so that nothing mistakes it for an op result. */
 static PtoValue *new_placeholder(PtoParser *p, PtoType *t) {
-  PtoValue *v = pto_arena_zalloc(&p->persist, sizeof *v);
-  v->type = t;
-  return v;
+  PtoBlockArg *a = pto_arena_zalloc(&p->persist, sizeof *a);
+  a->v.type = t;
+  a->v.is_arg = 1;
+  return &a->v;
 }
 
 PtoResult pto_parser_parse_operand(PtoParser *p, PtoUnresolvedOperand *out) {
@@ -1526,20 +1625,21 @@ bool pto_parser_optional_operand(PtoParser *p, PtoUnresolvedOperand *out,
 PtoResult pto_parser_parse_operand_list(PtoParser *p,
                                         PtoUnresolvedOperand **out,
                                         unsigned *n) {
-  PTO_VEC(PtoUnresolvedOperand) v = {0};
+  PTO_SMALL_VEC(PtoUnresolvedOperand, 8) v;
+  pto_small_vec_init(&v);
   PtoResult r = PTO_SUCCESS;
   if (tok_is(p, T_PERCENT_ID)) {
     do {
       PtoUnresolvedOperand u;
       if ((r = pto_parser_parse_operand(p, &u))) break;
-      pto_vec_push(&v, u);
+      pto_small_vec_push(&v, u);
     } while (consume_if(p, T_COMMA));
   }
   if (!r) {
     *out = pto_arena_memdup(&p->tmp, v.data, v.len * sizeof *v.data);
     *n = v.len;
   }
-  pto_vec_free(&v);
+  pto_small_vec_free(&v);
   return r;
 }
 
@@ -1693,16 +1793,21 @@ static void push_region(PtoParser *p) {
 static PtoResult pop_region(PtoParser *p) {
   RegionScope *rs = &pto_vec_last(&p->regions);
   PtoResult r = PTO_SUCCESS;
+  const BlockRef *first = NULL; /* undefined, by position */
   for (uint32_t i = 0; i < rs->blocks.cap; i++) {
     PtoStrMapEntry *e = &rs->blocks.slots[i];
     if (!e->key || e->len == 0 || !e->val) continue;
-    BlockRef *br = e->val;
-    if (!br->defined && !p->failed)
-      r = pto_parser_error_at(p, pos_loc(p, br->line, br->col),
-                              "reference to an undefined block");
-    else if (!br->defined)
-      r = PTO_FAILURE;
+    const BlockRef *br = e->val;
+    if (!br->defined &&
+        (!first || br->line < first->line ||
+         (br->line == first->line && br->col < first->col)))
+      first = br;
   }
+  if (first && !p->failed)
+    r = pto_parser_error_at(p, pos_loc(p, first->line, first->col),
+                            "reference to an undefined block");
+  else if (first)
+    r = PTO_FAILURE;
   /* names defined in the region go out of scope */
   IsoScope *s = cur_iso(p);
   for (uint32_t i = rs->defs_mark; i < s->defs.len; i++)
@@ -2035,7 +2140,8 @@ static PtoResult parse_custom_op(PtoParser *p, PtoOpState *st,
 
 static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
   uint32_t line = p->tok.line, col = p->tok.col;
-  PTO_VEC(ResultGroup) groups = {0};
+  PTO_SMALL_VEC(ResultGroup, 4) groups;
+  pto_small_vec_init(&groups);
   unsigned nresults = 0;
   PtoResult r = PTO_SUCCESS;
   if (tok_is(p, T_PERCENT_ID)) {
@@ -2060,7 +2166,7 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
         g.count = (uint32_t)c;
       }
       nresults += g.count;
-      pto_vec_push(&groups, g);
+      pto_small_vec_push(&groups, g);
     } while (consume_if(p, T_COMMA));
     if ((r = expect(p, T_EQUAL, "'=' after SSA name"))) goto out;
   }
@@ -2083,13 +2189,16 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
   }
   p->op_line = saved_line; /* back to the enclosing op, if any */
   p->op_col = saved_col;
-  if (!r && !st.loc) st.loc = pos_loc(p, line, col);
+  uintptr_t packed = 0;
+  if (!r && !st.loc && !pto_loc_pack(p->ctx, p->file, line, col, &packed))
+    st.loc = pos_loc(p, line, col);
   if (r) {
     pto_op_state_release(&st);
     pto_arena_reset(&p->tmp, mark);
     goto out;
   }
   PtoOp *op = pto_op_create(&st);
+  if (packed) op->loc_bits = packed; /* see op_loc */
   pto_arena_reset(&p->tmp, mark);
   pto_block_append(into, op);
   unsigned k = 0;
@@ -2101,7 +2210,7 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
     k += groups.data[i].count;
   }
 out:
-  pto_vec_free(&groups);
+  pto_small_vec_free(&groups);
   return r;
 }
 
@@ -2154,7 +2263,7 @@ static void parser_init(PtoParser *p, PtoContext *ctx, const char *text,
   pto_strmap_init(&p->type_aliases);
   pto_strmap_init(&p->attr_aliases);
   pto_strmap_init(&p->loc_aliases);
-  pto_strmap_init(&p->tensor_types);
+  pto_strmap_init(&p->type_spellings);
   pto_str_init(&p->scratch);
   advance(p);
 }
@@ -2177,7 +2286,7 @@ static void parser_release(PtoParser *p) {
   pto_strmap_release(&p->type_aliases);
   pto_strmap_release(&p->attr_aliases);
   pto_strmap_release(&p->loc_aliases);
-  pto_strmap_release(&p->tensor_types);
+  pto_strmap_release(&p->type_spellings);
   pto_str_release(&p->scratch);
   pto_arena_release(&p->tmp);
   pto_arena_release(&p->persist);

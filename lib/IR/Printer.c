@@ -34,13 +34,13 @@ typedef struct NameCounters {
 static void number_region(PtoRegion *r, NameCounters *nc);
 
 static void number_op_regions(PtoOp *op, NameCounters *nc) {
-  if (op->def && (op->def->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)) {
+  if (op_def(op) && (op_def(op)->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)) {
     NameCounters fresh = {0, 0};
     for (unsigned i = 0; i < op->num_regions; i++)
-      number_region(&op->regions[i], &fresh);
+      number_region(&op_regions(op)[i], &fresh);
   } else {
     for (unsigned i = 0; i < op->num_regions; i++)
-      number_region(&op->regions[i], nc);
+      number_region(&op_regions(op)[i], nc);
   }
 }
 
@@ -69,7 +69,7 @@ static void number_for_print(PtoOp *op, unsigned flags) {
   PtoOp *root = op;
   if (!(flags & PTO_PRINT_LOCAL_SCOPE)) {
     while (pto_op_parent_op(root) &&
-           !(root->def && (root->def->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)))
+           !(op_def(root) && (op_def(root)->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)))
       root = pto_op_parent_op(root);
   }
   NameCounters nc = {0, 0};
@@ -159,12 +159,24 @@ static void print_type(PtoPrinter *p, PtoType *t) {
   case PTO_TYPE_NONE:
     pto_str_puts(s, "none");
     return;
-  case PTO_TYPE_TENSOR:
+  case PTO_TYPE_TENSOR: {
+    if (t->u.tensor.text) {
+      pto_str_append(s, t->u.tensor.text, t->u.tensor.text_len);
+      return;
+    }
+    size_t start = s->len;
     pto_str_puts(s, "tensor<");
     print_dims(s, t->u.tensor.shape, t->u.tensor.rank);
     print_type(p, t->u.tensor.elem);
     pto_str_putc(s, '>');
+    PtoTypeKind ek = (PtoTypeKind)t->u.tensor.elem->kind;
+    if (ek == PTO_TYPE_INTEGER || ek == PTO_TYPE_INDEX || ek == PTO_TYPE_FLOAT) {
+      t->u.tensor.text_len = (uint32_t)(s->len - start);
+      t->u.tensor.text = pto_arena_strndup(&t->ctx->arena, s->data + start,
+                                           t->u.tensor.text_len);
+    }
     return;
+  }
   case PTO_TYPE_FUNCTION: {
     pto_str_putc(s, '(');
     for (unsigned i = 0; i < t->u.func.nin; i++) {
@@ -491,6 +503,10 @@ static void print_value(PtoPrinter *p, PtoValue *v) {
     pto_str_puts(s, "<<NULL VALUE>>");
     return;
   }
+  if (v->is_arg && !arg_block(v)) {
+    pto_str_puts(s, "<<UNKNOWN SSA VALUE>>"); /* parser placeholder */
+    return;
+  }
   if (v->is_arg) {
     if (v->scratch & ARG_NAME_BIT) {
       pto_str_puts(s, "%arg");
@@ -501,13 +517,9 @@ static void print_value(PtoPrinter *p, PtoValue *v) {
     }
     return;
   }
-  if (!v->owner.op) {
-    pto_str_puts(s, "<<UNKNOWN SSA VALUE>>");
-    return;
-  }
   pto_str_putc(s, '%');
   pto_str_uint(s, v->scratch);
-  if (v->owner.op->num_results > 1) {
+  if (result_op(v)->num_results > 1) {
     pto_str_putc(s, '#');
     pto_str_uint(s, v->index);
   }
@@ -564,8 +576,8 @@ static void print_block(PtoPrinter *p, PtoBlock *b, bool label,
     pto_str_puts(s, ":\n");
   }
   PTO_FOR_OPS(b, op) {
-    if (!print_empty_terminator && !pto_op_next(op) && op->def &&
-        (op->def->traits & PTO_TRAIT_TERMINATOR) && !op->num_operands &&
+    if (!print_empty_terminator && !pto_op_next(op) && op_def(op) &&
+        (op_def(op)->traits & PTO_TRAIT_TERMINATOR) && !op->num_operands &&
         !op->num_results && !op->num_attrs && !op->num_successors &&
         !op->num_regions && !(p->flags & PTO_PRINT_GENERIC))
       continue;
@@ -645,7 +657,7 @@ static void print_generic(PtoPrinter *p, PtoOp *op) {
     pto_str_putc(s, '[');
     for (unsigned i = 0; i < op->num_successors; i++) {
       if (i) pto_str_puts(s, ", ");
-      pto_printer_print_successor(p, op->successors[i]);
+      pto_printer_print_successor(p, op_successors(op)[i]);
     }
     pto_str_putc(s, ']');
   }
@@ -653,7 +665,7 @@ static void print_generic(PtoPrinter *p, PtoOp *op) {
     pto_str_puts(s, " (");
     for (unsigned i = 0; i < op->num_regions; i++) {
       if (i) pto_str_puts(s, ", ");
-      pto_printer_print_region(p, &op->regions[i], true, true);
+      pto_printer_print_region(p, &op_regions(op)[i], true, true);
     }
     pto_str_putc(s, ')');
   }
@@ -685,18 +697,18 @@ static void print_op_body(PtoPrinter *p, PtoOp *op) {
     }
     pto_str_puts(s, " = ");
   }
-  if ((p->flags & PTO_PRINT_GENERIC) || !op->def || !op->def->print) {
+  if ((p->flags & PTO_PRINT_GENERIC) || !op_def(op) || !op_def(op)->print) {
     print_generic(p, op);
   } else {
     /* builtin ops are printed without their dialect prefix, as in MLIR */
     const char *nm = op->name->str;
     if (strncmp(nm, "builtin.", 8) == 0) nm += 8;
     pto_str_puts(s, nm);
-    op->def->print(p, op);
+    op_def(op)->print(p, op);
   }
   if (p->flags & PTO_PRINT_DEBUGINFO) {
     pto_str_putc(s, ' ');
-    pto_print_loc_to(s, op->loc);
+    pto_print_loc_to(s, op_loc(op));
   }
 }
 
@@ -715,7 +727,7 @@ static void print_op(PtoPrinter *p, PtoOp *op) {
 /* ------------------------------------------------------------------ */
 
 static void print_top(PtoOp *op, PtoStr *out, FILE *sink, unsigned flags) {
-  PtoPrinter p = {op->ctx, out, 0, flags, sink};
+  PtoPrinter p = {op_ctx(op), out, 0, flags, sink};
   number_for_print(op, flags);
   print_op(&p, op);
 }

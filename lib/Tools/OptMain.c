@@ -100,15 +100,6 @@ static void print_help(const char *tool, PtoContext *ctx) {
   pto_str_release(&s);
 }
 
-static FILE *open_output(const OptOptions *o, const char *tool) {
-  if (!o->output || strcmp(o->output, "-") == 0) return stdout;
-  FILE *f = fopen(o->output, "wb");
-  if (!f)
-    fprintf(stderr, "%s: could not open output file '%s': %s\n", tool,
-            o->output, strerror(errno));
-  return f;
-}
-
 /* Checks the pass names of --print-ir-before/after. */
 static bool known_passes(PtoContext *ctx, const char *list, const char **bad,
                          char *buf, size_t cap) {
@@ -243,13 +234,24 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
 
 typedef struct Run {
   const OptOptions *o;
+  const char *tool;
   PtoContext *ctx;
   PtoPassManager *pm;
   unsigned print_flags;
-  const char *tool;
 } Run;
 
-/* Processes one buffer (a whole file or one split chunk). */
+static FILE *open_output(const OptOptions *o, const char *tool) {
+  if (!o->output || strcmp(o->output, "-") == 0) return stdout;
+  FILE *f = fopen(o->output, "wb");
+  if (!f)
+    fprintf(stderr, "%s: could not open output file '%s': %s\n", tool,
+            o->output, strerror(errno));
+  return f;
+}
+
+/* Processes one buffer (a whole file or one split chunk). The result goes
+ * to `out`, or, when it is NULL, straight to the output file: a large
+ * module is then never held in memory as text. */
 static bool process_chunk(Run *run, const char *text, size_t len,
                           unsigned first_line, PtoStr *out) {
   const OptOptions *o = run->o;
@@ -270,7 +272,6 @@ static bool process_chunk(Run *run, const char *text, size_t len,
       pto_str_puts(out, s);
       pto_free(s);
     } else {
-      /* a single module is streamed: never held in memory as text */
       FILE *f = open_output(o, run->tool);
       if (f) {
         pto_op_print(module, f, run->print_flags);
@@ -309,13 +310,8 @@ static PtoPassManager *build_pass_manager(const OptOptions *o,
 
 static int write_output(const OptOptions *o, const char *tool,
                         const PtoStr *out) {
-  FILE *f = o->output && strcmp(o->output, "-") != 0 ? fopen(o->output, "wb")
-                                                     : stdout;
-  if (!f) {
-    fprintf(stderr, "%s: could not open output file '%s': %s\n", tool,
-            o->output, strerror(errno));
-    return 1;
-  }
+  FILE *f = open_output(o, tool);
+  if (!f) return 1;
   if (out->len) fwrite(out->data, 1, out->len, f);
   if (f != stdout) fclose(f);
   return 0;
@@ -332,7 +328,7 @@ static int run_on_input(OptOptions *o, const char *tool, PtoContext *ctx,
     return 1;
   }
   pto_ctx_take_source(ctx, o->input, text, len); /* freed with ctx */
-  Run run = {o, ctx, pm, 0, tool};
+  Run run = {o, tool, ctx, pm, 0};
   run.print_flags = (o->print_generic ? PTO_PRINT_GENERIC : 0) |
                     (o->print_debuginfo ? PTO_PRINT_DEBUGINFO : 0);
   PtoStr out;
