@@ -1,13 +1,16 @@
-/* The `test` dialect: small ops that exercise the IR core (custom syntax,
- * regions, traits, symbols, successors, dialect types and attributes).
- * Registered only by the test tools. */
-#include "pto/IR.h"
+/* The `ptotest` dialect: small ops that exercise the IR core (custom syntax,
+ * regions with declared arguments, implicit terminators, traits, symbols,
+ * successors with operands, dialect types and attributes, diagnostics).
+ * Registered only by the test tools. Its namespace is not `test` because
+ * mlir-opt registers a `test` dialect of its own, and our generic output
+ * must stay readable by mlir-opt. */
+#include "TestDialect.h"
 
 #include <string.h>
 
 /* ---- custom forms ---- */
 
-/* `%r = test.add %a, %b : type` */
+/* `%r = ptotest.add %a, %b : type` */
 static PtoResult parse_binary(PtoParser *p, PtoOpState *st) {
   PtoUnresolvedOperand a, b;
   PtoType *t;
@@ -40,7 +43,7 @@ static PtoResult verify_same_types(PtoOp *op) {
   return PTO_SUCCESS;
 }
 
-/* `%c = test.constant 42 : i32` */
+/* `%c = ptotest.constant 42 : i32` */
 static PtoResult parse_constant(PtoParser *p, PtoOpState *st) {
   PtoAttr *v;
   if (pto_parser_parse_attr(p, NULL, &v)) return PTO_FAILURE;
@@ -67,7 +70,9 @@ static PtoResult verify_constant(PtoOp *op) {
   return PTO_SUCCESS;
 }
 
-/* `test.isolated { ... }` */
+/* `ptotest.isolated attributes {...} { ... }` (also region, single_block,
+ * symbol_table): an optional attribute dictionary, then one region whose
+ * entry block may be written with its label and arguments. */
 static PtoResult parse_region_op(PtoParser *p, PtoOpState *st) {
   if (pto_parser_parse_optional_attr_dict_with_keyword(p, st)) return PTO_FAILURE;
   PtoRegion *r = pto_op_state_add_region(st);
@@ -80,8 +85,8 @@ static void print_region_op(PtoPrinter *p, PtoOp *op) {
   pto_printer_print_region(p, pto_op_region(op, 0), true, true);
 }
 
-/* `test.yield %a, %b : t1, t2` or `test.yield` */
-static PtoResult parse_yield(PtoParser *p, PtoOpState *st) {
+/* `: t1, t2` after an operand list; none when the list is empty. */
+static PtoResult parse_typed_operands(PtoParser *p, PtoOpState *st) {
   PtoUnresolvedOperand *ops;
   unsigned n;
   if (pto_parser_parse_operand_list(p, &ops, &n)) return PTO_FAILURE;
@@ -95,10 +100,9 @@ static PtoResult parse_yield(PtoParser *p, PtoOpState *st) {
   return pto_parser_resolve_operands(p, ops, n, types, nt, loc, st);
 }
 
-static void print_yield(PtoPrinter *p, PtoOp *op) {
+static void print_typed_operands(PtoPrinter *p, PtoOp *op) {
   unsigned n = pto_op_num_operands(op);
   if (!n) return;
-  pto_printer_puts(p, " ");
   pto_printer_print_operands(p, op, 0, n);
   pto_printer_puts(p, " : ");
   for (unsigned i = 0; i < n; i++) {
@@ -107,7 +111,18 @@ static void print_yield(PtoPrinter *p, PtoOp *op) {
   }
 }
 
-/* `test.symbol @name` */
+/* `ptotest.yield %a, %b : t1, t2` or `ptotest.yield` */
+static PtoResult parse_yield(PtoParser *p, PtoOpState *st) {
+  return parse_typed_operands(p, st);
+}
+
+static void print_yield(PtoPrinter *p, PtoOp *op) {
+  if (!pto_op_num_operands(op)) return;
+  pto_printer_puts(p, " ");
+  print_typed_operands(p, op);
+}
+
+/* `ptotest.symbol @name` */
 static PtoResult parse_symbol(PtoParser *p, PtoOpState *st) {
   PtoIdent *name;
   if (pto_parser_parse_symbol_name(p, &name)) return PTO_FAILURE;
@@ -134,20 +149,41 @@ static PtoResult verify_positive(PtoOp *op) {
   return PTO_SUCCESS;
 }
 
-/* `test.br ^bb1` */
+/* `ptotest.br ^bb1` or `ptotest.br ^bb1(%a, %b : i32, f32)`: the operands
+ * are passed to the successor's arguments. */
 static PtoResult parse_br(PtoParser *p, PtoOpState *st) {
   PtoBlock *b;
   if (pto_parser_parse_successor(p, &b)) return PTO_FAILURE;
   pto_op_state_add_successor(st, b);
-  return PTO_SUCCESS;
+  if (!pto_parser_optional_punct(p, PTO_P_LPAREN)) return PTO_SUCCESS;
+  if (parse_typed_operands(p, st)) return PTO_FAILURE;
+  return pto_parser_parse_punct(p, PTO_P_RPAREN);
 }
 
 static void print_br(PtoPrinter *p, PtoOp *op) {
   pto_printer_puts(p, " ");
   pto_printer_print_successor(p, pto_op_successor(op, 0));
+  if (!pto_op_num_operands(op)) return;
+  pto_printer_puts(p, "(");
+  print_typed_operands(p, op);
+  pto_printer_puts(p, ")");
 }
 
-/* `test.cond_br %c, ^bb1, ^bb2` */
+static PtoResult verify_br(PtoOp *op) {
+  PtoBlock *dest = pto_op_successor(op, 0);
+  unsigned n = pto_op_num_operands(op), m = pto_block_num_args(dest);
+  if (n != m)
+    return pto_op_emit_error(op, "branch has %u operands for successor #0, "
+                                 "but target block has %u", n, m);
+  for (unsigned i = 0; i < n; i++)
+    if (pto_value_type(pto_op_operand(op, i)) !=
+        pto_value_type(pto_block_arg(dest, i)))
+      return pto_op_emit_error(op, "type mismatch for bb argument #%u of "
+                                   "successor #0", i);
+  return PTO_SUCCESS;
+}
+
+/* `ptotest.cond_br %c, ^bb1, ^bb2` */
 static PtoResult parse_cond_br(PtoParser *p, PtoOpState *st) {
   PtoUnresolvedOperand c;
   PtoBlock *t, *f;
@@ -171,6 +207,108 @@ static void print_cond_br(PtoPrinter *p, PtoOp *op) {
   pto_printer_print_successor(p, pto_op_successor(op, 1));
 }
 
+/* `ptotest.loop %i = %lb to %ub { ... }`: the region's argument is declared
+ * by the syntax and its `ptotest.yield` terminator is implicit. */
+static PtoResult parse_loop(PtoParser *p, PtoOpState *st) {
+  PtoRegionArg iv;
+  PtoUnresolvedOperand lb, ub;
+  PtoType *index = pto_type_index(st->ctx);
+  if (pto_parser_parse_region_arg(p, &iv) ||
+      pto_parser_parse_punct(p, PTO_P_EQUAL) ||
+      pto_parser_parse_operand(p, &lb) ||
+      pto_parser_parse_keyword(p, "to") || pto_parser_parse_operand(p, &ub) ||
+      pto_parser_resolve_operand(p, &lb, index, st) ||
+      pto_parser_resolve_operand(p, &ub, index, st) ||
+      pto_parser_parse_optional_attr_dict_with_keyword(p, st))
+    return PTO_FAILURE;
+  iv.type = index;
+  PtoRegion *r = pto_op_state_add_region(st);
+  if (pto_parser_parse_region(p, r, &iv, 1)) return PTO_FAILURE;
+  PtoBlock *body = pto_region_first_block(r);
+  PtoOp *last = pto_block_last_op(body);
+  if (!last || !pto_op_has_trait(last, PTO_TRAIT_TERMINATOR))
+    pto_block_append(body, pto_op_create_simple(st->ctx, "ptotest.yield",
+                                                st->loc, NULL, 0, NULL, 0,
+                                                NULL, 0));
+  return PTO_SUCCESS;
+}
+
+static void print_loop(PtoPrinter *p, PtoOp *op) {
+  PtoRegion *r = pto_op_region(op, 0);
+  pto_printer_puts(p, " ");
+  pto_printer_print_operand(p, pto_block_arg(pto_region_first_block(r), 0));
+  pto_printer_puts(p, " = ");
+  pto_printer_print_operand(p, pto_op_operand(op, 0));
+  pto_printer_puts(p, " to ");
+  pto_printer_print_operand(p, pto_op_operand(op, 1));
+  pto_printer_print_attr_dict_with_keyword(p, op, NULL, 0);
+  pto_printer_puts(p, " ");
+  pto_printer_print_region(p, r, false, false);
+}
+
+static PtoResult verify_loop(PtoOp *op) {
+  PtoBlock *body = pto_region_first_block(pto_op_region(op, 0));
+  if (!body || pto_block_num_args(body) != 1 ||
+      pto_type_kind(pto_value_type(pto_block_arg(body, 0))) != PTO_TYPE_INDEX)
+    return pto_op_emit_error(op, "expects one 'index' region argument");
+  PtoOp *term = pto_block_last_op(body);
+  if (term && pto_op_is(term, "ptotest.yield") && pto_op_num_operands(term))
+    return pto_op_emit_error(op, "expects its region to yield no values");
+  return PTO_SUCCESS;
+}
+
+/* `%a:3 = ptotest.dup %x : t`: as many results as names are bound. */
+static PtoResult parse_dup(PtoParser *p, PtoOpState *st) {
+  PtoUnresolvedOperand x;
+  PtoType *t;
+  if (pto_parser_parse_operand(p, &x) || pto_parser_parse_colon_type(p, &t) ||
+      pto_parser_resolve_operand(p, &x, t, st))
+    return PTO_FAILURE;
+  for (unsigned i = 0; i < pto_parser_num_results(p); i++)
+    pto_op_state_add_result(st, t);
+  return PTO_SUCCESS;
+}
+
+static void print_dup(PtoPrinter *p, PtoOp *op) {
+  pto_printer_puts(p, " ");
+  pto_printer_print_operand(p, pto_op_operand(op, 0));
+  pto_printer_puts(p, " : ");
+  pto_printer_print_type(p, pto_value_type(pto_op_operand(op, 0)));
+}
+
+/* A parse hook that fails without saying why: the core must still report
+ * an error. */
+static PtoResult parse_silent_fail(PtoParser *p, PtoOpState *st) {
+  (void)p;
+  (void)st;
+  return PTO_FAILURE;
+}
+
+/* `"ptotest.diagnose"() {severity = "warning", message = "...", note =
+ * "..."}` reports the given diagnostic while being verified, so that tests
+ * can produce every severity with notes at will. */
+static PtoResult verify_diagnose(PtoOp *op) {
+  const char *sev = pto_op_attr_str(op, "severity");
+  const char *msg = pto_op_attr_str(op, "message");
+  const char *note = pto_op_attr_str(op, "note");
+  if (!sev || !msg)
+    return pto_op_emit_error(op, "requires string attributes 'severity' and "
+                                 "'message'");
+  PtoDiagSeverity s;
+  if (strcmp(sev, "error") == 0) s = PTO_DIAG_ERROR;
+  else if (strcmp(sev, "warning") == 0) s = PTO_DIAG_WARNING;
+  else if (strcmp(sev, "remark") == 0) s = PTO_DIAG_REMARK;
+  else if (strcmp(sev, "note") == 0) s = PTO_DIAG_NOTE;
+  else return pto_op_emit_error(op, "unknown severity '%s'", sev);
+  PtoDiag *d = pto_diag_begin(pto_op_ctx(op), s, pto_op_loc(op));
+  pto_diag_printf(d, "%s", msg);
+  if (note) {
+    PtoOp *parent = pto_op_parent_op(op);
+    pto_diag_note(d, parent ? pto_op_loc(parent) : pto_op_loc(op), "%s", note);
+  }
+  return pto_diag_emit(d);
+}
+
 static PtoResult fold_add(PtoOp *op, PtoAttr *const *c, PtoFoldResult *r) {
   if (c[0] && c[1] && pto_attr_kind(c[0]) == PTO_ATTR_INTEGER &&
       pto_attr_kind(c[1]) == PTO_ATTR_INTEGER) {
@@ -185,50 +323,72 @@ enum {
   PURE = PTO_TRAIT_PURE,
   TERM = PTO_TRAIT_TERMINATOR,
 };
+#define NONE PTO_AFFINITY_NONE
 
 static const PtoOpDef test_ops[] = {
-    {"test.add", 2, 1, 0, 0, PURE | PTO_TRAIT_COMMUTATIVE, PTO_AFFINITY_NONE,
-     verify_same_types, parse_binary, print_binary, fold_add, NULL,
+    {"ptotest.add", 2, 1, 0, 0,
+     PURE | PTO_TRAIT_COMMUTATIVE | PTO_TRAIT_SAME_OPERANDS_AND_RESULT_TYPE,
+     NONE, verify_same_types, parse_binary, print_binary, fold_add, NULL,
      "integer addition with a custom form"},
-    {"test.constant", 0, 1, 0, 0, PURE | PTO_TRAIT_CONSTANT_LIKE,
-     PTO_AFFINITY_NONE, verify_constant, parse_constant, print_constant, NULL,
-     NULL, "a constant"},
-    {"test.isolated", 0, 0, 1, 0,
-     PTO_TRAIT_ISOLATED_FROM_ABOVE | PTO_TRAIT_NO_TERMINATOR, PTO_AFFINITY_NONE,
-     NULL, parse_region_op, print_region_op, NULL, NULL,
+    {"ptotest.constant", 0, 1, 0, 0, PURE | PTO_TRAIT_CONSTANT_LIKE, NONE,
+     verify_constant, parse_constant, print_constant, NULL, NULL, "a constant"},
+    {"ptotest.isolated", 0, 0, 1, 0,
+     PTO_TRAIT_ISOLATED_FROM_ABOVE | PTO_TRAIT_NO_TERMINATOR, NONE, NULL,
+     parse_region_op, print_region_op, NULL, NULL,
      "a region isolated from above"},
-    {"test.region", 0, 0, 1, 0, 0, PTO_AFFINITY_NONE, NULL, parse_region_op,
+    {"ptotest.region", 0, 0, 1, 0, 0, NONE, NULL, parse_region_op,
      print_region_op, NULL, NULL, "a region that needs terminators"},
-    {"test.single_block", 0, 0, 1, 0,
-     PTO_TRAIT_SINGLE_BLOCK | PTO_TRAIT_NO_TERMINATOR, PTO_AFFINITY_NONE, NULL,
+    {"ptotest.single_block", 0, 0, 1, 0,
+     PTO_TRAIT_SINGLE_BLOCK | PTO_TRAIT_NO_TERMINATOR, NONE, NULL,
      parse_region_op, print_region_op, NULL, NULL, "at most one block"},
-    {"test.yield", PTO_VARIADIC(0), 0, 0, 0, TERM | PURE, PTO_AFFINITY_NONE,
-     NULL, parse_yield, print_yield, NULL, NULL, "region terminator"},
-    {"test.br", 0, 0, 0, 1, TERM, PTO_AFFINITY_NONE, NULL, parse_br, print_br,
-     NULL, NULL, "unconditional branch"},
-    {"test.cond_br", 1, 0, 0, 2, TERM, PTO_AFFINITY_NONE, NULL, parse_cond_br,
+    {"ptotest.yield", PTO_VARIADIC(0), 0, 0, 0, TERM | PURE, NONE, NULL,
+     parse_yield, print_yield, NULL, NULL, "region terminator"},
+    {"ptotest.br", PTO_VARIADIC(0), 0, 0, 1, TERM, NONE, verify_br, parse_br,
+     print_br, NULL, NULL, "unconditional branch with block arguments"},
+    {"ptotest.cond_br", 1, 0, 0, 2, TERM, NONE, NULL, parse_cond_br,
      print_cond_br, NULL, NULL, "conditional branch"},
-    {"test.symbol_table", 0, 0, 1, 0,
-     PTO_TRAIT_SYMBOL_TABLE | PTO_TRAIT_NO_TERMINATOR, PTO_AFFINITY_NONE, NULL,
+    {"ptotest.symbol_table", 0, 0, 1, 0,
+     PTO_TRAIT_SYMBOL_TABLE | PTO_TRAIT_NO_TERMINATOR, NONE, NULL,
      parse_region_op, print_region_op, NULL, NULL, "a symbol table"},
-    {"test.symbol", 0, 0, 0, 0,
-     PTO_TRAIT_SYMBOL | PTO_TRAIT_HAS_PARENT_SYMBOL_TABLE, PTO_AFFINITY_NONE,
-     NULL, parse_symbol, print_symbol, NULL, NULL, "a symbol"},
-    {"test.positive", 0, 0, 0, 0, 0, PTO_AFFINITY_NONE, verify_positive, NULL,
-     NULL, NULL, NULL, "requires value > 0 (custom verifier)"},
-    {"test.two_operands", 2, PTO_VARIADIC(0), 0, 0, 0, PTO_AFFINITY_NONE, NULL,
-     NULL, NULL, NULL, NULL, "exactly two operands"},
-    {"test.one_result", PTO_VARIADIC(0), 1, 0, 0, 0, PTO_AFFINITY_NONE, NULL,
-     NULL, NULL, NULL, NULL, "exactly one result"},
-    {"test.at_least_one", PTO_VARIADIC(1), PTO_VARIADIC(0), 0, 0, 0,
-     PTO_AFFINITY_NONE, NULL, NULL, NULL, NULL, NULL, "one or more operands"},
-    {"test.side_effect", PTO_VARIADIC(0), PTO_VARIADIC(0), 0, 0, 0,
-     PTO_AFFINITY_NONE, NULL, NULL, NULL, NULL, NULL, "an op with effects"},
-    {"test.pure", PTO_VARIADIC(0), PTO_VARIADIC(0), 0, 0, PURE,
-     PTO_AFFINITY_NONE, NULL, NULL, NULL, NULL, NULL, "an op without effects"},
+    {"ptotest.symbol", 0, 0, 0, 0,
+     PTO_TRAIT_SYMBOL | PTO_TRAIT_HAS_PARENT_SYMBOL_TABLE, NONE, NULL,
+     parse_symbol, print_symbol, NULL, NULL, "a symbol"},
+    {"ptotest.positive", 0, 0, 0, 0, 0, NONE, verify_positive, NULL, NULL, NULL,
+     NULL, "requires value > 0 (custom verifier)"},
+    {"ptotest.two_operands", 2, PTO_VARIADIC(0), 0, 0, 0, NONE, NULL, NULL,
+     NULL, NULL, NULL, "exactly two operands"},
+    {"ptotest.one_result", PTO_VARIADIC(0), 1, 0, 0, 0, NONE, NULL, NULL, NULL,
+     NULL, NULL, "exactly one result"},
+    {"ptotest.at_least_one", PTO_VARIADIC(1), PTO_VARIADIC(0), 0, 0, 0, NONE,
+     NULL, NULL, NULL, NULL, NULL, "one or more operands"},
+    {"ptotest.two_regions", 0, 0, 2, 0, PTO_TRAIT_NO_TERMINATOR, NONE, NULL,
+     NULL, NULL, NULL, NULL, "exactly two regions"},
+    {"ptotest.same_type", PTO_VARIADIC(0), PTO_VARIADIC(0), 0, 0,
+     PTO_TRAIT_SAME_OPERANDS_AND_RESULT_TYPE, NONE, NULL, NULL, NULL, NULL,
+     NULL, "operands and results of one type"},
+    {"ptotest.same_operands", PTO_VARIADIC(0), PTO_VARIADIC(0), 0, 0,
+     PTO_TRAIT_SAME_OPERANDS_TYPE, NONE, NULL, NULL, NULL, NULL, NULL,
+     "operands of one type"},
+    {"ptotest.same_shape", PTO_VARIADIC(0), PTO_VARIADIC(0), 0, 0,
+     PTO_TRAIT_SAME_OPERANDS_SHAPE, NONE, NULL, NULL, NULL, NULL, NULL,
+     "operands of one shape"},
+    {"ptotest.side_effect", PTO_VARIADIC(0), PTO_VARIADIC(0), 0, 0, 0, NONE,
+     NULL, NULL, NULL, NULL, NULL, "an op with effects"},
+    {"ptotest.pure", PTO_VARIADIC(0), PTO_VARIADIC(0), 0, 0, PURE, NONE, NULL,
+     NULL, NULL, NULL, NULL, "an op without effects"},
+    {"ptotest.loop", 2, 0, 1, 0,
+     PTO_TRAIT_SINGLE_BLOCK | PTO_TRAIT_RECURSIVE_EFFECTS, NONE, verify_loop,
+     parse_loop, print_loop, NULL, NULL,
+     "a loop with a declared induction variable"},
+    {"ptotest.dup", 1, PTO_VARIADIC(0), 0, 0, PURE, NONE, NULL, parse_dup,
+     print_dup, NULL, NULL, "copies its operand to every result"},
+    {"ptotest.silent_fail", 0, 0, 0, 0, 0, NONE, NULL, parse_silent_fail,
+     NULL, NULL, NULL, "a custom form that always fails to parse"},
+    {"ptotest.diagnose", 0, 0, 0, 0, 0, NONE, verify_diagnose, NULL, NULL,
+     NULL, NULL, "reports a diagnostic while being verified"},
 };
 
-/* `!test.box<T>`: a type wrapping another type. */
+/* `!ptotest.box<T>`: a type wrapping another type; `!ptotest.unit`. */
 static PtoType *parse_test_type(PtoParser *p, const char *mnemonic) {
   PtoContext *ctx = pto_parser_ctx(p);
   if (strcmp(mnemonic, "box") == 0) {
@@ -236,11 +396,12 @@ static PtoType *parse_test_type(PtoParser *p, const char *mnemonic) {
     if (pto_parser_parse_punct(p, PTO_P_LESS) || pto_parser_parse_type(p, &inner) ||
         pto_parser_parse_punct(p, PTO_P_GREATER))
       return NULL;
-    return pto_type_dialect(ctx, "test", "box", NULL, 0, &inner, 1, NULL, 0);
+    return pto_type_dialect(ctx, "ptotest", "box", NULL, 0, &inner, 1, NULL, 0);
   }
   if (strcmp(mnemonic, "unit") == 0)
-    return pto_type_dialect(ctx, "test", "unit", NULL, 0, NULL, 0, NULL, 0);
-  pto_parser_error(p, "unknown test type '%s'", mnemonic);
+    return pto_type_dialect(ctx, "ptotest", "unit", NULL, 0, NULL, 0, NULL, 0);
+  if (strcmp(mnemonic, "silent") == 0) return NULL; /* no diagnostic */
+  pto_parser_error(p, "unknown ptotest type '%s'", mnemonic);
   return NULL;
 }
 
@@ -253,10 +414,11 @@ static void print_test_type(PtoPrinter *p, PtoType *t) {
   }
 }
 
-/* `#test.pair<1, 2>` */
+/* `#ptotest.pair<1, 2>` */
 static PtoAttr *parse_test_attr(PtoParser *p, const char *mnemonic) {
+  if (strcmp(mnemonic, "silent") == 0) return NULL; /* no diagnostic */
   if (strcmp(mnemonic, "pair") != 0) {
-    pto_parser_error(p, "unknown test attribute '%s'", mnemonic);
+    pto_parser_error(p, "unknown ptotest attribute '%s'", mnemonic);
     return NULL;
   }
   int64_t v[2];
@@ -264,7 +426,7 @@ static PtoAttr *parse_test_attr(PtoParser *p, const char *mnemonic) {
       pto_parser_parse_punct(p, PTO_P_COMMA) || pto_parser_parse_integer(p, &v[1]) ||
       pto_parser_parse_punct(p, PTO_P_GREATER))
     return NULL;
-  return pto_attr_dialect(pto_parser_ctx(p), "test", "pair", v, 2, NULL, 0,
+  return pto_attr_dialect(pto_parser_ctx(p), "ptotest", "pair", v, 2, NULL, 0,
                           NULL, 0);
 }
 
@@ -276,12 +438,12 @@ static void print_test_attr(PtoPrinter *p, PtoAttr *a) {
 static PtoOp *test_materialize(PtoContext *ctx, PtoAttr *value, PtoType *type,
                                PtoLoc *loc) {
   PtoNamedAttr na = {pto_ident_cstr(ctx, "value"), value};
-  return pto_op_create_simple(ctx, "test.constant", loc, NULL, 0, &type, 1,
+  return pto_op_create_simple(ctx, "ptotest.constant", loc, NULL, 0, &type, 1,
                               &na, 1);
 }
 
 static const PtoDialectDef test_dialect = {
-    "test",          test_ops,        sizeof test_ops / sizeof test_ops[0],
+    "ptotest",       test_ops,        sizeof test_ops / sizeof test_ops[0],
     parse_test_type, print_test_type, parse_test_attr,
     print_test_attr, test_materialize, "ops for testing the IR core"};
 
