@@ -131,6 +131,18 @@ static bool consume_if(PtoParser *p, TokKind k) {
   return true;
 }
 
+/* Recursion through regions, types, attributes and locations is bounded so
+ * that adversarial input cannot exhaust the stack. */
+static PtoResult enter_nested(PtoParser *p) {
+  if (p->depth >= MAX_NESTING)
+    return pto_parser_error(p, "nesting too deep (at most %d levels of "
+                               "regions, types, attributes and locations)",
+                            MAX_NESTING);
+  p->depth++;
+  return PTO_SUCCESS;
+}
+static void leave_nested(PtoParser *p) { p->depth--; }
+
 static const char *punct_spelling(TokKind k) {
   switch (k) {
   case T_COMMA: return "','";
@@ -536,12 +548,9 @@ static PtoResult parse_dialect_type(PtoParser *p, PtoType **out) {
   advance(p);
   const PtoDialectDef *d = dialect->dialect;
   if (d && d->parse_type) {
-    if (p->depth++ > MAX_NESTING) {
-      p->depth--;
-      return pto_parser_error(p, "nesting too deep");
-    }
+    if (enter_nested(p)) return PTO_FAILURE;
     PtoType *ty = d->parse_type(p, mnem->str);
-    p->depth--;
+    leave_nested(p);
     if (!ty) {
       if (!p->failed)
         pto_parser_error_at(p, tok_loc(p, &t), "invalid '%s' type", mnem->str);
@@ -568,7 +577,7 @@ static PtoResult parse_dialect_type(PtoParser *p, PtoType **out) {
   return PTO_SUCCESS;
 }
 
-static PtoResult parse_type(PtoParser *p, PtoType **out) {
+static PtoResult parse_type_impl(PtoParser *p, PtoType **out) {
   switch (p->tok.kind) {
   case T_LPAREN:
     return parse_function_type(p, out);
@@ -629,14 +638,18 @@ static PtoResult parse_type(PtoParser *p, PtoType **out) {
   }
 }
 
-PtoResult pto_parser_parse_type(PtoParser *p, PtoType **out) {
-  if (p->depth++ > MAX_NESTING) {
-    p->depth--;
-    return pto_parser_error(p, "nesting too deep");
-  }
-  PtoResult r = parse_type(p, out);
-  p->depth--;
+/* Every recursive path through types (function types, tensor elements,
+ * dialect type parameters) comes back here, so the depth guard against
+ * stack exhaustion lives here. */
+static PtoResult parse_type(PtoParser *p, PtoType **out) {
+  if (enter_nested(p)) return PTO_FAILURE;
+  PtoResult r = parse_type_impl(p, out);
+  leave_nested(p);
   return r;
+}
+
+PtoResult pto_parser_parse_type(PtoParser *p, PtoType **out) {
+  return parse_type(p, out);
 }
 
 PtoResult pto_parser_parse_colon_type(PtoParser *p, PtoType **out) {
@@ -791,8 +804,9 @@ static PtoResult parse_dense_elem(PtoParser *p, DenseParse *dp) {
 
 /* `[[1, 2], [3, 4]]`: records the shape, checks it is rectangular. */
 static PtoResult parse_dense_list(PtoParser *p, DenseParse *dp, unsigned dim) {
-  if (dim >= MAX_RANK || p->depth > MAX_NESTING)
-    return pto_parser_error(p, "nesting too deep");
+  if (dim >= MAX_RANK)
+    return pto_parser_error(p, "tensor literal has too many dimensions (at "
+                               "most %d)", MAX_RANK);
   if (expect(p, T_LSQUARE, NULL)) return PTO_FAILURE;
   int64_t count = 0;
   bool nested = false, first = true;
@@ -804,10 +818,8 @@ static PtoResult parse_dense_list(PtoParser *p, DenseParse *dp, unsigned dim) {
                                    "consistent between elements");
       nested = is_list;
       first = false;
-      p->depth++;
       PtoResult r = is_list ? parse_dense_list(p, dp, dim + 1)
                             : parse_dense_elem(p, dp);
-      p->depth--;
       if (r) return r;
       count++;
     } while (consume_if(p, T_COMMA));
@@ -1061,9 +1073,9 @@ static PtoResult parse_hash_attr(PtoParser *p, PtoAttr **out) {
   advance(p);
   const PtoDialectDef *d = dialect->dialect;
   if (d && d->parse_attr) {
-    p->depth++;
+    if (enter_nested(p)) return PTO_FAILURE;
     PtoAttr *a = d->parse_attr(p, mnem->str);
-    p->depth--;
+    leave_nested(p);
     if (!a) {
       if (!p->failed)
         pto_parser_error_at(p, tok_loc(p, &t), "invalid '%s' attribute",
@@ -1143,8 +1155,7 @@ static PtoResult parse_attr_dict_entries(PtoParser *p, PtoNamedAttr **out,
   return r;
 }
 
-static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
-  if (p->depth > MAX_NESTING) return pto_parser_error(p, "nesting too deep");
+static PtoResult parse_attr_impl(PtoParser *p, PtoType *hint, PtoAttr **out) {
   PtoContext *ctx = p->ctx;
   switch (p->tok.kind) {
   case T_INTEGER:
@@ -1168,9 +1179,7 @@ static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
     if (!tok_is(p, T_RSQUARE)) {
       do {
         PtoAttr *e;
-        p->depth++;
         r = parse_attr(p, NULL, &e);
-        p->depth--;
         if (r) break;
         pto_vec_push(&v, e);
       } while (consume_if(p, T_COMMA));
@@ -1184,9 +1193,7 @@ static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
     PtoNamedAttr *e;
     unsigned n;
     PtoArenaMark m = pto_arena_mark(&p->tmp);
-    p->depth++;
     PtoResult r = parse_attr_dict_entries(p, &e, &n);
-    p->depth--;
     if (!r) *out = pto_attr_dict(ctx, e, n);
     pto_arena_reset(&p->tmp, m);
     return r;
@@ -1243,12 +1250,16 @@ static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
   }
 }
 
+static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
+  if (enter_nested(p)) return PTO_FAILURE;
+  PtoResult r = parse_attr_impl(p, hint, out);
+  leave_nested(p);
+  return r;
+}
+
 PtoResult pto_parser_parse_attr(PtoParser *p, PtoType *type_hint,
                                 PtoAttr **out) {
-  p->depth++;
-  PtoResult r = parse_attr(p, type_hint, out);
-  p->depth--;
-  return r;
+  return parse_attr(p, type_hint, out);
 }
 
 PtoResult pto_parser_parse_optional_attr_dict(PtoParser *p, PtoOpState *st) {
@@ -1277,10 +1288,7 @@ PtoResult pto_parser_parse_optional_attr_dict_with_keyword(PtoParser *p,
 static PtoResult parse_loc_inner(PtoParser *p, PtoLoc **out);
 
 static PtoResult parse_loc_inner(PtoParser *p, PtoLoc **out) {
-  if (p->depth++ > MAX_NESTING) {
-    p->depth--;
-    return pto_parser_error(p, "nesting too deep");
-  }
+  if (enter_nested(p)) return PTO_FAILURE;
   PtoResult r = PTO_SUCCESS;
   PtoContext *ctx = p->ctx;
   if (tok_is_kw(p, "unknown")) {
@@ -1349,7 +1357,7 @@ static PtoResult parse_loc_inner(PtoParser *p, PtoLoc **out) {
     r = pto_parser_error(p, "expected location instance");
   }
 done:
-  p->depth--;
+  leave_nested(p);
   return r;
 }
 
@@ -1756,17 +1764,14 @@ static PtoResult parse_region_impl(PtoParser *p, PtoRegion *region,
                                    const PtoRegionArg *args, unsigned n,
                                    bool isolated) {
   if (expect(p, T_LBRACE, "'{' to begin a region")) return PTO_FAILURE;
-  if (p->depth++ > MAX_NESTING) {
-    p->depth--;
-    return pto_parser_error(p, "regions nested too deeply");
-  }
+  if (enter_nested(p)) return PTO_FAILURE;
   if (isolated) push_iso(p);
   push_region(p);
   PtoResult r = parse_region_body(p, region, args, n);
   if (!r) r = expect(p, T_RBRACE, "'}' to end region");
   if (pop_region(p)) r = PTO_FAILURE;
   if (isolated && pop_iso(p)) r = PTO_FAILURE;
-  p->depth--;
+  leave_nested(p);
   return r;
 }
 
