@@ -139,6 +139,8 @@ int pto_opt_main(int argc, char **argv, const char *tool,
     fprintf(stderr, "%s: could not open input file '%s': %s\n", tool, o.input, err);
     return 1;
   }
+  /* diagnostics and locations name standard input as MLIR does */
+  if (strcmp(o.input, "-") == 0) o.input = "<stdin>";
   PtoContext *ctx = pto_ctx_create();
   if (register_fn) register_fn(ctx);
   pto_ctx_set_allow_unregistered(ctx, o.allow_unregistered);
