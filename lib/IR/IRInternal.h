@@ -230,6 +230,9 @@ struct PtoContext {
 void *pto_ir_alloc(PtoContext *ctx, size_t n);
 void pto_ir_free(PtoContext *ctx, void *p, size_t n);
 
+/* Writes an integer element of dense storage (eb: pto_dense_elem_bytes). */
+void pto_dense_store_int(void *dst, size_t eb, int64_t v);
+
 /* Unique tables. */
 typedef bool (*PtoUniqueEqFn)(const void *a, const void *b);
 void *pto_unique_find(PtoUniqueTable *t, uint32_t hash, const void *key,

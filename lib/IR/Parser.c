@@ -866,21 +866,8 @@ static void store_elem(void *dst, PtoType *et, const DenseLit *l) {
     }
     return;
   }
-  int64_t v = l->neg ? (int64_t)(0 - l->mag) : (int64_t)l->mag;
-  unsigned w = pto_type_bitwidth(et);
-  if (w <= 8) {
-    int8_t x = (int8_t)v;
-    if (w == 1) x = v != 0;
-    memcpy(dst, &x, 1);
-  } else if (w <= 16) {
-    int16_t x = (int16_t)v;
-    memcpy(dst, &x, 2);
-  } else if (w <= 32) {
-    int32_t x = (int32_t)v;
-    memcpy(dst, &x, 4);
-  } else {
-    memcpy(dst, &v, 8);
-  }
+  pto_dense_store_int(dst, pto_dense_elem_bytes(et),
+                      l->neg ? (int64_t)(0 - l->mag) : (int64_t)l->mag);
 }
 
 static PtoResult check_dense_lit(PtoParser *p, PtoType *et, const DenseLit *l) {
@@ -963,7 +950,7 @@ static PtoResult parse_dense_attr(PtoParser *p, PtoAttr **out) {
     return PTO_FAILURE;
   }
   int64_t numel = pto_type_tensor_numel(ty);
-  size_t eb = pto_type_bitwidth(et) <= 8 ? 1 : pto_type_bitwidth(et) / 8;
+  size_t eb = pto_dense_elem_bytes(et);
   if (numel < 0 || (uint64_t)numel > ((uint64_t)1 << 32)) {
     pto_vec_free(&dp.elems);
     return pto_parser_error_at(p, tloc, "elements literal type is too large");
