@@ -723,7 +723,11 @@ static PtoResult parse_number_attr(PtoParser *p, PtoType *hint,
   if (!ty) ty = pto_type_int(p->ctx, 64);
   if (ty->kind == PTO_TYPE_FLOAT) {
     if (tok_is_hex(&t)) {
-      if (neg || !float_kind_fits(ty, mag))
+      if (neg)
+        return pto_parser_error_at(p, tok_loc(p, &t),
+                                   "hexadecimal float literal should not "
+                                   "have a leading minus");
+      if (!float_kind_fits(ty, mag))
         return pto_parser_error_at(p, tok_loc(p, &t),
                                    "hexadecimal float constant out of range "
                                    "for type");
@@ -764,6 +768,7 @@ typedef struct DenseLit {
   double f;
   uint64_t mag;
   bool neg, is_float, is_bool;
+  bool is_hex; /* for float elements: the bit pattern */
   uint32_t line, col;
 } DenseLit;
 
@@ -792,6 +797,7 @@ static PtoResult parse_dense_elem(PtoParser *p, DenseParse *dp) {
       if (!tok_uint(&p->tok, &l.mag))
         return pto_parser_error(p, "integer constant out of range");
       l.f = (double)l.mag;
+      l.is_hex = tok_is_hex(&p->tok);
     } else {
       return pto_parser_error(p, "expected element literal of primitive type");
     }
@@ -830,7 +836,7 @@ static PtoResult parse_dense_list(PtoParser *p, DenseParse *dp, unsigned dim) {
     dp->rank = dim + 1;
     dp->shape_set = true;
   }
-  if (dim >= dp->rank && dp->shape_set)
+  if (dp->shape_set && (nested ? dim >= dp->rank : dim + 1 != dp->rank))
     return pto_parser_error(p, "tensor literal is invalid; ranks are not "
                                "consistent between elements");
   if (dp->shape[dim] == -1)
@@ -842,6 +848,10 @@ static PtoResult parse_dense_list(PtoParser *p, DenseParse *dp, unsigned dim) {
 }
 
 static void store_elem(void *dst, PtoType *et, const DenseLit *l) {
+  if (et->kind == PTO_TYPE_FLOAT && l->is_hex) {
+    pto_dense_store_int(dst, pto_dense_elem_bytes(et), (int64_t)l->mag);
+    return;
+  }
   if (et->kind == PTO_TYPE_FLOAT) {
     double v = l->is_float ? l->f : (l->neg ? -(double)l->mag : (double)l->mag);
     switch (pto_type_float_kind(et)) {
@@ -876,6 +886,12 @@ static PtoResult check_dense_lit(PtoParser *p, PtoType *et, const DenseLit *l) {
     if (l->is_bool)
       return pto_parser_error_at(p, loc, "expected floating point elements, "
                                          "but parsed boolean");
+    if (l->is_hex && l->neg)
+      return pto_parser_error_at(p, loc, "hexadecimal float literal should "
+                                         "not have a leading minus");
+    if (l->is_hex && !float_kind_fits(et, l->mag))
+      return pto_parser_error_at(p, loc, "hexadecimal float constant out of "
+                                         "range for type");
     return PTO_SUCCESS;
   }
   if (l->is_float)
