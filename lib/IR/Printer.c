@@ -343,7 +343,10 @@ static void print_attr(PtoPrinter *p, PtoAttr *a, bool with_type) {
     return;
   case PTO_ATTR_FLOAT:
     print_float_value(s, a->u.f, a->type);
-    if (with_type && pto_type_float_kind(a->type) != PTO_F64) {
+    /* f64 is the default of a float literal, but a hex bit pattern
+     * without a type would read back as an integer */
+    if (with_type &&
+        (pto_type_float_kind(a->type) != PTO_F64 || !isfinite(a->u.f))) {
       pto_str_puts(s, " : ");
       print_type(p, a->type);
     }
