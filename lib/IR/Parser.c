@@ -49,6 +49,14 @@ typedef struct BlockRef {
   PtoLoc *loc;
 } BlockRef;
 
+/* `loc(#alias)` of an op or block argument whose alias is defined later in
+ * the file (mlir-opt prints location aliases at the end). */
+typedef struct DeferredLoc {
+  PtoOp *op;      /* or: */
+  PtoValue *arg;  /* a block argument */
+  Token alias;
+} DeferredLoc;
+
 /* Block labels live per region. */
 typedef struct RegionScope {
   PtoStrMap blocks;
@@ -66,6 +74,7 @@ struct PtoParser {
   PTO_VEC(RegionScope) regions;
   Forward *all_fwd;
   PTO_VEC(PtoBlock *) pending_blocks; /* referenced before definition */
+  PTO_VEC(DeferredLoc) deferred_locs;
   PtoStrMap type_aliases, attr_aliases, loc_aliases;
   PtoArena tmp;          /* stack-like scratch, reset after each op */
   PtoArena persist;      /* placeholders, forward refs, block refs */
@@ -1350,7 +1359,10 @@ static PtoResult parse_loc_inner(PtoParser *p, PtoLoc **out) {
   } else if (tok_is(p, T_HASH_ID)) {
     PtoLoc *l = pto_strmap_get(&p->loc_aliases, p->tok.p + 1, p->tok.len - 1);
     if (!l) {
-      r = pto_parser_error(p, "undefined location alias '%.*s'",
+      bool attr = pto_strmap_get(&p->attr_aliases, p->tok.p + 1, p->tok.len - 1);
+      r = pto_parser_error(p, attr ? "expected location, but '#%.*s' is an "
+                                     "attribute alias"
+                                   : "undefined location alias '#%.*s'",
                            (int)p->tok.len - 1, p->tok.p + 1);
       goto done;
     }
@@ -1370,6 +1382,61 @@ static PtoResult parse_loc(PtoParser *p, PtoLoc **out) {
   if (expect(p, T_LPAREN, "'(' in location")) return PTO_FAILURE;
   if (parse_loc_inner(p, out)) return PTO_FAILURE;
   return expect(p, T_RPAREN, "')' in location");
+}
+
+/* The `loc(...)` after an op or block argument. `loc(#alias)` of an alias
+ * not defined yet leaves *out unchanged and the alias token in *deferred
+ * (kind T_HASH_ID) for resolve_deferred_locs. */
+static PtoResult parse_trailing_loc(PtoParser *p, PtoLoc **out,
+                                    Token *deferred) {
+  deferred->kind = T_EOF;
+  if (!tok_is_kw(p, "loc")) return PTO_SUCCESS;
+  Lexer save = p->lex;
+  Token loc_kw = p->tok;
+  advance(p);
+  if (tok_is(p, T_LPAREN)) {
+    advance(p);
+    Token a = p->tok;
+    if (a.kind == T_HASH_ID &&
+        !pto_strmap_get(&p->loc_aliases, a.p + 1, a.len - 1) &&
+        !pto_strmap_get(&p->attr_aliases, a.p + 1, a.len - 1)) {
+      advance(p);
+      *deferred = a;
+      return expect(p, T_RPAREN, "')' in location");
+    }
+  }
+  p->lex = save;
+  p->tok = loc_kw;
+  return parse_loc(p, out);
+}
+
+static void defer_loc(PtoParser *p, PtoOp *op, PtoValue *arg,
+                      const Token *alias) {
+  if (alias->kind != T_HASH_ID) return;
+  DeferredLoc d = {op, arg, *alias};
+  pto_vec_push(&p->deferred_locs, d);
+}
+
+/* At the end of the input every deferred alias must have been defined. */
+static PtoResult resolve_deferred_locs(PtoParser *p) {
+  for (uint32_t i = 0; i < p->deferred_locs.len; i++) {
+    DeferredLoc *d = &p->deferred_locs.data[i];
+    PtoLoc *l = pto_strmap_get(&p->loc_aliases, d->alias.p + 1, d->alias.len - 1);
+    if (!l) {
+      bool attr =
+          pto_strmap_get(&p->attr_aliases, d->alias.p + 1, d->alias.len - 1);
+      return pto_parser_error_at(
+          p, tok_loc(p, &d->alias),
+          attr ? "expected location, but '#%.*s' is an attribute alias"
+               : "location alias '#%.*s' is never defined",
+          (int)d->alias.len - 1, d->alias.p + 1);
+    }
+    if (d->op)
+      pto_op_set_loc(d->op, l);
+    else
+      ((PtoBlockArg *)d->arg)->loc = l;
+  }
+  return PTO_SUCCESS;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1710,8 +1777,11 @@ static PtoResult parse_block_label(PtoParser *p, PtoBlock **out) {
           return pto_parser_error_at(p, name.loc, "invalid block argument name");
         if (pto_parser_parse_colon_type(p, &ty)) return PTO_FAILURE;
         PtoLoc *aloc = name.loc;
-        if (tok_is_kw(p, "loc") && parse_loc(p, &aloc)) return PTO_FAILURE;
+        Token deferred;
+        if (parse_trailing_loc(p, &aloc, &deferred)) return PTO_FAILURE;
         if (define_block_arg(p, b, &name, ty, aloc)) return PTO_FAILURE;
+        defer_loc(p, NULL, pto_block_arg(b, pto_block_num_args(b) - 1),
+                  &deferred);
       } while (consume_if(p, T_COMMA));
     }
     if (expect(p, T_RPAREN, "')' to end argument list")) return PTO_FAILURE;
@@ -1996,10 +2066,9 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
     r = parse_custom_op(p, &st, nresults, oploc);
   else
     r = pto_parser_error(p, "expected operation name in quotes");
-  if (!r && tok_is_kw(p, "loc")) {
-    PtoLoc *l;
-    if ((r = parse_loc(p, &l)) == PTO_SUCCESS) st.loc = l;
-  }
+  Token deferred_loc;
+  deferred_loc.kind = T_EOF;
+  if (!r) r = parse_trailing_loc(p, &st.loc, &deferred_loc);
   if (r) {
     pto_op_state_release(&st);
     pto_arena_reset(&p->tmp, mark);
@@ -2008,6 +2077,7 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
   PtoOp *op = pto_op_create(&st);
   pto_arena_reset(&p->tmp, mark);
   pto_block_append(into, op);
+  defer_loc(p, op, NULL, &deferred_loc);
   unsigned k = 0;
   for (uint32_t i = 0; i < groups.len; i++) {
     if ((r = define_values(p, groups.data[i].name, groups.data[i].loc,
@@ -2088,6 +2158,7 @@ static void parser_release(PtoParser *p) {
   for (uint32_t i = 0; i < p->pending_blocks.len; i++)
     pto_block_erase(p->pending_blocks.data[i]);
   pto_vec_free(&p->pending_blocks);
+  pto_vec_free(&p->deferred_locs);
   pto_strmap_release(&p->type_aliases);
   pto_strmap_release(&p->attr_aliases);
   pto_strmap_release(&p->loc_aliases);
@@ -2133,6 +2204,7 @@ PtoOp *pto_parse_module(PtoContext *ctx, const char *text, size_t len,
     if ((r = parse_op(&p, top))) break;
   }
   if (!r) r = pop_iso(&p);
+  if (!r) r = resolve_deferred_locs(&p);
   PtoOp *module = NULL;
   if (!r) {
     PtoOp *first = pto_block_first_op(top);
