@@ -208,6 +208,11 @@ typedef struct PtoCtxExt {
 
 enum { PTO_IR_NUM_CLASSES = 64 }; /* size classes of 16 bytes, up to 1 KiB */
 
+/* Levels of nested regions (and, in the parser, of types, attributes and
+ * locations) the parser, verifier and printer handle: recursion deeper than
+ * this is reported instead of risking the stack. */
+enum { PTO_MAX_NESTING = 256 };
+
 struct PtoContext {
   PtoArena arena;   /* identifiers, types, attributes, locations */
   PtoArena ir_arena; /* operations, blocks, regions (recycled) */
@@ -224,6 +229,7 @@ struct PtoContext {
   PTO_VEC(PtoSource) sources;
   unsigned num_errors;
   PTO_VEC(PtoCtxExt) exts;
+  uint32_t verify_mark; /* last visibility mark handed out by the verifier */
 };
 
 /* IR memory recycled through size-class free lists. */

@@ -13,7 +13,7 @@
 PtoLoc *pto_loc_file_id(PtoContext *ctx, PtoIdent *file, unsigned line,
                         unsigned col);
 
-enum { MAX_NESTING = 256, MAX_RANK = 64 };
+enum { MAX_NESTING = PTO_MAX_NESTING, MAX_RANK = 64 };
 
 /* A forward-referenced SSA name: placeholders per result number. */
 typedef struct Forward {

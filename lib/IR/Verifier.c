@@ -1,15 +1,30 @@
-/* Structural verification: op-table arities, terminators, successors,
- * SSA dominance (scoped visibility over the dominator tree), isolation,
- * symbol-table uniqueness, then each op's own verifier. */
+/* Structural verification: op-table arities and traits, terminators,
+ * successors, SSA dominance (scoped visibility over the dominator tree),
+ * isolation, symbol-table uniqueness, then each op's own verifier.
+ *
+ * Visibility: while a block is being checked, its values carry a mark in
+ * PtoValue.scratch that names the isolated-from-above scope they are
+ * visible in; an operand is valid iff it carries the mark of the scope of
+ * its use. Marks are unique to one verification: they come from a counter
+ * in the context, in a range that the printer's and parser's uses of
+ * `scratch` (small value numbers, argument numbers with bit 31 set) never
+ * reach, so that values nobody visited are never mistaken for visible. */
 #include "IR/IRInternal.h"
 
 #include <string.h>
 
 typedef struct Verifier {
   PtoContext *ctx;
-  uint32_t next_iso;
-  bool failed;
+  unsigned depth; /* nesting of regions being verified */
 } Verifier;
+
+enum { MARK_FIRST = 0x40000000u, MARK_LAST = 0x7fffffffu };
+
+static uint32_t new_mark(Verifier *vf) {
+  uint32_t m = vf->ctx->verify_mark + 1;
+  if (m < MARK_FIRST || m > MARK_LAST) m = MARK_FIRST;
+  return vf->ctx->verify_mark = m;
+}
 
 static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso);
 
@@ -32,16 +47,11 @@ static bool check_count(PtoOp *op, int16_t spec, unsigned n, const char *one,
   return false;
 }
 
-static void clear_marks_region(PtoRegion *r);
-static void clear_marks_op(PtoOp *op) {
-  for (unsigned i = 0; i < op->num_results; i++) op->results[i].scratch = 0;
-  for (unsigned i = 0; i < op->num_regions; i++) clear_marks_region(&op->regions[i]);
-}
-static void clear_marks_region(PtoRegion *r) {
-  PTO_FOR_BLOCKS(r, b) {
-    for (uint32_t i = 0; i < b->nargs; i++) b->args[i]->v.scratch = 0;
-    PTO_FOR_OPS(b, op) clear_marks_op(op);
-  }
+/* True if `v` is defined in one of the regions of `op`, at any depth. */
+static bool defined_inside(const PtoValue *v, const PtoOp *op) {
+  PtoBlock *b = pto_value_parent_block(v);
+  PtoOp *owner = b ? pto_block_parent_op(b) : NULL;
+  return owner && pto_op_is_ancestor_of(op, owner);
 }
 
 static PtoResult check_operands(Verifier *vf, PtoOp *op, uint32_t iso,
@@ -52,17 +62,18 @@ static PtoResult check_operands(Verifier *vf, PtoOp *op, uint32_t iso,
     if (v->scratch == iso) continue;
     PtoBlock *vb = pto_value_parent_block(v);
     if (lenient && vb && vb->parent == lenient) continue;
-    if (v->scratch != 0) {
-      PtoOp *iso_op = NULL;
-      for (PtoOp *o = pto_op_parent_op(op); o; o = pto_op_parent_op(o))
-        if (pto_op_has_trait(o, PTO_TRAIT_ISOLATED_FROM_ABOVE)) {
-          iso_op = o;
-          break;
-        }
+    /* Not visible. Isolation is the reason when the value comes from
+     * outside the nearest isolated-from-above ancestor. */
+    PtoOp *iso_op = NULL;
+    for (PtoOp *o = pto_op_parent_op(op); o; o = pto_op_parent_op(o))
+      if (pto_op_has_trait(o, PTO_TRAIT_ISOLATED_FROM_ABOVE)) {
+        iso_op = o;
+        break;
+      }
+    if (iso_op && !defined_inside(v, iso_op)) {
       PtoDiag *d = pto_op_diag(op, PTO_DIAG_ERROR,
                                "using value defined outside the region");
-      if (iso_op)
-        pto_diag_note(d, iso_op->loc, "required by region isolation constraints");
+      pto_diag_note(d, iso_op->loc, "required by region isolation constraints");
       return pto_diag_emit(d);
     }
     PtoDiag *d = pto_diag_begin(vf->ctx, PTO_DIAG_ERROR, op->loc);
@@ -136,11 +147,15 @@ static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
   if (d && (d->traits & PTO_TRAIT_SYMBOL_TABLE) && verify_symbol_table(op))
     return PTO_FAILURE;
   bool isolated = d && (d->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE);
-  for (unsigned i = 0; i < op->num_regions; i++) {
-    uint32_t inner = isolated ? ++vf->next_iso : iso;
-    if (verify_region(vf, &op->regions[i], inner)) return PTO_FAILURE;
-  }
-  return PTO_SUCCESS;
+  if (op->num_regions && vf->depth >= PTO_MAX_NESTING)
+    return pto_op_emit_error(op, "regions nested too deeply to verify (at "
+                                 "most %d levels)", PTO_MAX_NESTING);
+  vf->depth++;
+  PtoResult r = PTO_SUCCESS;
+  for (unsigned i = 0; i < op->num_regions && !r; i++)
+    r = verify_region(vf, &op->regions[i], isolated ? new_mark(vf) : iso);
+  vf->depth--;
+  return r;
 }
 
 static PtoResult verify_block_terminator(PtoBlock *b) {
@@ -368,20 +383,19 @@ static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso) {
 }
 
 PtoResult pto_op_verify(PtoOp *op) {
-  Verifier vf = {op->ctx, 1, false};
-  clear_marks_op(op);
-  /* values defined above `op` (when verifying a nested op) are visible */
-  uint32_t iso = 1;
-  if (op->block) {
-    for (PtoOp *o = op; o->block; o = pto_op_parent_op(o)) {
-      PtoBlock *b = o->block;
-      for (uint32_t i = 0; i < b->nargs; i++) b->args[i]->v.scratch = iso;
-      for (PtoOp *x = pto_block_first_op(b); x && x != o; x = pto_op_next(x))
-        for (unsigned i = 0; i < x->num_results; i++) x->results[i].scratch = iso;
-      PtoOp *parent = pto_op_parent_op(o);
-      if (!parent || pto_op_has_trait(parent, PTO_TRAIT_ISOLATED_FROM_ABOVE))
-        break;
-    }
+  Verifier vf = {op->ctx, 0};
+  uint32_t iso = new_mark(&vf);
+  /* Values defined above a nested `op`, up to the nearest isolated
+   * ancestor, are visible in it. (Their marks outlive this call; being
+   * unique to it, they cannot confuse later ones.) */
+  for (PtoOp *o = op; o->block; o = pto_op_parent_op(o)) {
+    PtoBlock *b = o->block;
+    for (uint32_t i = 0; i < b->nargs; i++) b->args[i]->v.scratch = iso;
+    for (PtoOp *x = pto_block_first_op(b); x && x != o; x = pto_op_next(x))
+      for (unsigned i = 0; i < x->num_results; i++) x->results[i].scratch = iso;
+    PtoOp *parent = pto_op_parent_op(o);
+    if (!parent || pto_op_has_trait(parent, PTO_TRAIT_ISOLATED_FROM_ABOVE))
+      break;
   }
   return verify_op(&vf, op, iso, NULL);
 }
