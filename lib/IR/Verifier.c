@@ -366,18 +366,18 @@ static PtoResult verify_multiblock(Verifier *vf, PtoRegion *r, uint32_t iso) {
 static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso) {
   PtoBlock *first = pto_region_first_block(r);
   if (!first) return PTO_SUCCESS;
-  if (!pto_block_next(first)) {
-    PtoResult res = enter_block(vf, first, iso, NULL);
-    leave_block(first);
-    return res;
-  }
-  /* the entry block may not be a branch target */
+  /* the entry block may not be a branch target, not even of itself */
   PTO_FOR_BLOCKS(r, b) {
     PtoOp *t = pto_block_last_op(b);
     for (unsigned i = 0; t && i < t->num_successors; i++)
       if (t->successors[i] == first)
         return pto_op_emit_error(t, "entry block of region may not have "
                                     "predecessors");
+  }
+  if (!pto_block_next(first)) {
+    PtoResult res = enter_block(vf, first, iso, NULL);
+    leave_block(first);
+    return res;
   }
   return verify_multiblock(vf, r, iso);
 }
