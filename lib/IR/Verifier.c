@@ -84,6 +84,46 @@ static PtoResult check_operands(Verifier *vf, PtoOp *op, uint32_t iso,
   return PTO_SUCCESS;
 }
 
+/* Shape of a tensor type; other types count as scalars (rank 0). */
+static bool same_shape(const PtoType *a, const PtoType *b) {
+  unsigned ra = pto_type_tensor_rank(a), rb = pto_type_tensor_rank(b);
+  if (ra != rb) return false;
+  for (unsigned i = 0; i < ra; i++) {
+    int64_t x = pto_type_tensor_dim(a, i), y = pto_type_tensor_dim(b, i);
+    if (x != y && x != PTO_DYN && y != PTO_DYN) return false;
+  }
+  return true;
+}
+
+/* The SAME_* traits, with MLIR's messages. */
+static PtoResult verify_type_traits(PtoOp *op) {
+  uint32_t tr = op->def->traits;
+  unsigned nops = op->num_operands;
+  if ((tr & PTO_TRAIT_SAME_OPERANDS_AND_RESULT_TYPE) &&
+      (nops || op->num_results)) {
+    PtoType *t = nops ? op->operands[0].value->type : op->results[0].type;
+    for (unsigned i = 0; i < nops; i++)
+      if (op->operands[i].value->type != t)
+        return pto_op_emit_error(op, "requires the same type for all "
+                                     "operands and results");
+    for (unsigned i = 0; i < op->num_results; i++)
+      if (op->results[i].type != t)
+        return pto_op_emit_error(op, "requires the same type for all "
+                                     "operands and results");
+  }
+  if (tr & PTO_TRAIT_SAME_OPERANDS_TYPE)
+    for (unsigned i = 1; i < nops; i++)
+      if (op->operands[i].value->type != op->operands[0].value->type)
+        return pto_op_emit_error(op, "requires all operands to have the same "
+                                     "type");
+  if (tr & PTO_TRAIT_SAME_OPERANDS_SHAPE)
+    for (unsigned i = 1; i < nops; i++)
+      if (!same_shape(op->operands[i].value->type, op->operands[0].value->type))
+        return pto_op_emit_error(op, "requires the same shape for all "
+                                     "operands");
+  return PTO_SUCCESS;
+}
+
 static PtoResult verify_symbol_table(PtoOp *op) {
   for (unsigned ri = 0; ri < op->num_regions; ri++) {
     PtoPtrMap seen;
@@ -132,6 +172,7 @@ static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
       if (!sn || sn->kind != PTO_ATTR_STRING)
         return pto_op_emit_error(op, "requires string attribute 'sym_name'");
     }
+    if (verify_type_traits(op)) return PTO_FAILURE;
     if ((d->traits & PTO_TRAIT_HAS_PARENT_SYMBOL_TABLE)) {
       PtoOp *parent = pto_op_parent_op(op);
       if (!parent || !pto_op_has_trait(parent, PTO_TRAIT_SYMBOL_TABLE))

@@ -34,12 +34,10 @@ static void print_binary(PtoPrinter *p, PtoOp *op) {
   pto_printer_print_type(p, pto_value_type(pto_op_result(op, 0)));
 }
 
-static PtoResult verify_same_types(PtoOp *op) {
-  PtoType *t = pto_value_type(pto_op_result(op, 0));
-  for (unsigned i = 0; i < pto_op_num_operands(op); i++)
-    if (pto_value_type(pto_op_operand(op, i)) != t)
-      return pto_op_emit_error(op, "requires the same type for all operands "
-                                   "and results");
+/* Equal types are checked by the core (SAME_OPERANDS_AND_RESULT_TYPE). */
+static PtoResult verify_int_type(PtoOp *op) {
+  if (!pto_type_is_int_or_index(pto_value_type(pto_op_result(op, 0))))
+    return pto_op_emit_error(op, "expects an integer or index type");
   return PTO_SUCCESS;
 }
 
@@ -328,7 +326,7 @@ enum {
 static const PtoOpDef test_ops[] = {
     {"ptotest.add", 2, 1, 0, 0,
      PURE | PTO_TRAIT_COMMUTATIVE | PTO_TRAIT_SAME_OPERANDS_AND_RESULT_TYPE,
-     NONE, verify_same_types, parse_binary, print_binary, fold_add, NULL,
+     NONE, verify_int_type, parse_binary, print_binary, fold_add, NULL,
      "integer addition with a custom form"},
     {"ptotest.constant", 0, 1, 0, 0, PURE | PTO_TRAIT_CONSTANT_LIKE, NONE,
      verify_constant, parse_constant, print_constant, NULL, NULL, "a constant"},
