@@ -1,6 +1,8 @@
 /* Printer for the textual IR: custom forms through op hooks by default,
- * MLIR's generic form on request. SSA names are assigned per
- * isolated-from-above scope, in program order, so output is stable. */
+ * MLIR's generic form on request. SSA names are assigned in program order,
+ * so output is stable: per isolated-from-above scope in the custom form,
+ * and once for the whole printout in the generic form, whose readers
+ * (mlir-opt) may not know which of our ops are isolated from above. */
 #include "IR/IRInternal.h"
 
 #include <ctype.h>
@@ -24,13 +26,19 @@ struct PtoPrinter {
 typedef struct NameCounters {
   uint32_t next_value;
   uint32_t next_arg;
+  bool generic; /* one numbering for everything */
 } NameCounters;
 
 static void number_region(PtoRegion *r, NameCounters *nc);
 
+static bool names_restart_in(const PtoOp *op, const NameCounters *nc) {
+  return !nc->generic && op->def &&
+         (op->def->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE);
+}
+
 static void number_op_regions(PtoOp *op, NameCounters *nc) {
-  if (op->def && (op->def->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)) {
-    NameCounters fresh = {0, 0};
+  if (names_restart_in(op, nc)) {
+    NameCounters fresh = {0, 0, false};
     for (unsigned i = 0; i < op->num_regions; i++)
       number_region(&op->regions[i], &fresh);
   } else {
@@ -61,13 +69,12 @@ static void number_region(PtoRegion *r, NameCounters *nc) {
 
 /* Numbers every value visible while printing `op`. */
 static void number_for_print(PtoOp *op, unsigned flags) {
+  NameCounters nc = {0, 0, (flags & PTO_PRINT_GENERIC) != 0};
   PtoOp *root = op;
   if (!(flags & PTO_PRINT_LOCAL_SCOPE)) {
-    while (pto_op_parent_op(root) &&
-           !(root->def && (root->def->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)))
+    while (pto_op_parent_op(root) && !names_restart_in(root, &nc))
       root = pto_op_parent_op(root);
   }
-  NameCounters nc = {0, 0};
   if (root != op) {
     /* number the enclosing scope so that outer values have names */
     number_op_regions(root, &nc);
@@ -75,7 +82,7 @@ static void number_for_print(PtoOp *op, unsigned flags) {
   }
   if (op->num_results)
     for (unsigned i = 0; i < op->num_results; i++) op->results[i].scratch = 0;
-  NameCounters top = {op->num_results ? 1u : 0u, 0};
+  NameCounters top = {op->num_results ? 1u : 0u, 0, nc.generic};
   number_op_regions(op, &top);
 }
 
