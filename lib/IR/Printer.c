@@ -15,6 +15,8 @@ struct PtoPrinter {
   PtoStr *out;
   unsigned indent;
   unsigned flags;
+  unsigned depth;   /* regions being printed */
+  bool too_deep;    /* reported already */
 };
 
 #define ARG_NAME_BIT (UINT32_C(1) << 31)
@@ -29,25 +31,28 @@ typedef struct NameCounters {
   bool generic; /* one numbering for everything */
 } NameCounters;
 
-static void number_region(PtoRegion *r, NameCounters *nc);
+static void number_region(PtoRegion *r, NameCounters *nc, unsigned depth);
 
 static bool names_restart_in(const PtoOp *op, const NameCounters *nc) {
   return !nc->generic && op->def &&
          (op->def->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE);
 }
 
-static void number_op_regions(PtoOp *op, NameCounters *nc) {
+/* Regions deeper than PTO_MAX_NESTING are not printed (see print_region),
+ * so they need no names. */
+static void number_op_regions(PtoOp *op, NameCounters *nc, unsigned depth) {
+  if (depth >= PTO_MAX_NESTING) return;
   if (names_restart_in(op, nc)) {
     NameCounters fresh = {0, 0, false};
     for (unsigned i = 0; i < op->num_regions; i++)
-      number_region(&op->regions[i], &fresh);
+      number_region(&op->regions[i], &fresh, depth + 1);
   } else {
     for (unsigned i = 0; i < op->num_regions; i++)
-      number_region(&op->regions[i], nc);
+      number_region(&op->regions[i], nc, depth + 1);
   }
 }
 
-static void number_region(PtoRegion *r, NameCounters *nc) {
+static void number_region(PtoRegion *r, NameCounters *nc, unsigned depth) {
   uint32_t bnum = 0;
   PTO_FOR_BLOCKS(r, b) {
     b->scratch = bnum++;
@@ -63,7 +68,7 @@ static void number_region(PtoRegion *r, NameCounters *nc) {
     }
   }
   PTO_FOR_BLOCKS(r, b) {
-    PTO_FOR_OPS(b, op) number_op_regions(op, nc);
+    PTO_FOR_OPS(b, op) number_op_regions(op, nc, depth);
   }
 }
 
@@ -77,13 +82,13 @@ static void number_for_print(PtoOp *op, unsigned flags) {
   }
   if (root != op) {
     /* number the enclosing scope so that outer values have names */
-    number_op_regions(root, &nc);
+    number_op_regions(root, &nc, 0);
     return;
   }
   if (op->num_results)
     for (unsigned i = 0; i < op->num_results; i++) op->results[i].scratch = 0;
   NameCounters top = {op->num_results ? 1u : 0u, 0, nc.generic};
-  number_op_regions(op, &top);
+  number_op_regions(op, &top, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -582,6 +587,19 @@ void pto_printer_print_region(PtoPrinter *p, PtoRegion *r,
                               bool print_entry_args,
                               bool print_empty_terminator) {
   PtoStr *s = p->out;
+  if (p->depth >= PTO_MAX_NESTING) {
+    /* reported once; the marker keeps the output from parsing */
+    if (!p->too_deep) {
+      PtoOp *op = pto_region_parent_op(r);
+      pto_emit_error(p->ctx, op ? op->loc : NULL,
+                     "regions nested too deeply to print (at most %d levels)",
+                     PTO_MAX_NESTING);
+      p->too_deep = true;
+    }
+    pto_str_puts(s, "{ <<regions nested too deeply>> }");
+    return;
+  }
+  p->depth++;
   pto_str_puts(s, "{\n");
   p->indent += 2;
   PTO_FOR_BLOCKS(r, b) {
@@ -592,6 +610,7 @@ void pto_printer_print_region(PtoPrinter *p, PtoRegion *r,
     print_block(p, b, label, print_empty_terminator || pto_block_next(b) ||
                                  !entry);
   }
+  p->depth--;
   p->indent -= 2;
   pto_str_indent(s, p->indent);
   pto_str_putc(s, '}');
@@ -715,8 +734,30 @@ static void print_op(PtoPrinter *p, PtoOp *op) {
 /* Entry points                                                         */
 /* ------------------------------------------------------------------ */
 
+static bool swallow_diag(const PtoDiagInfo *d, void *user) {
+  (void)d;
+  (void)user;
+  return true;
+}
+
+/* Whether `op` verifies, without reporting anything. */
+static bool verifies_quietly(PtoOp *op) {
+  PtoContext *ctx = op->ctx;
+  unsigned errors = ctx->num_errors;
+  pto_ctx_push_diag_handler(ctx, swallow_diag, NULL);
+  bool ok = pto_op_verify(op) == PTO_SUCCESS;
+  pto_ctx_pop_diag_handler(ctx);
+  ctx->num_errors = errors;
+  return ok;
+}
+
 static void print_top(PtoOp *op, PtoStr *out, unsigned flags) {
-  PtoPrinter p = {op->ctx, out, 0, flags};
+  /* Custom printers may rely on the op's invariants: IR that does not
+   * verify is printed in the generic form, as MLIR does. */
+  if (!(flags & (PTO_PRINT_GENERIC | PTO_PRINT_ASSUME_VERIFIED)) &&
+      !verifies_quietly(op))
+    flags |= PTO_PRINT_GENERIC;
+  PtoPrinter p = {op->ctx, out, 0, flags, 0, false};
   number_for_print(op, flags);
   print_op(&p, op);
 }
@@ -737,12 +778,12 @@ void pto_op_print(PtoOp *op, FILE *out, unsigned flags) {
 }
 
 void pto_print_type_to(PtoStr *s, PtoType *t) {
-  PtoPrinter p = {t ? t->ctx : NULL, s, 0, 0};
+  PtoPrinter p = {t ? t->ctx : NULL, s, 0, 0, 0, false};
   print_type(&p, t);
 }
 
 void pto_print_attr_to(PtoStr *s, PtoAttr *a) {
-  PtoPrinter p = {a ? a->ctx : NULL, s, 0, 0};
+  PtoPrinter p = {a ? a->ctx : NULL, s, 0, 0, 0, false};
   print_attr(&p, a, true);
 }
 
