@@ -36,6 +36,19 @@ TEST(invalid_ir_prints_generic) {
   pto_ctx_destroy(ctx);
 }
 
+/* Found by fuzzing: a symbol whose name is not a string crashed the custom
+ * printer. */
+TEST(invalid_symbol_prints_generic) {
+  PtoContext *ctx = ctx_with_test_dialect();
+  PtoOp *m = parse(ctx, "\"ptotest.symbol\"() {sym_name = 1} : () -> ()\n");
+  CHECK(m != NULL);
+  char *s = pto_op_print_to_string(m, 0);
+  CHECK(strstr(s, "\"ptotest.symbol\"() {sym_name = 1} : () -> ()") != NULL);
+  pto_free(s);
+  pto_op_destroy(m);
+  pto_ctx_destroy(ctx);
+}
+
 static PtoOp *nest(PtoContext *ctx, unsigned depth) {
   PtoOp *m = parse(ctx, "");
   PtoBlock *b = pto_region_first_block(pto_op_region(m, 0));
@@ -72,4 +85,5 @@ TEST(deep_nesting) {
   pto_ctx_destroy(ctx);
 }
 
-RUN_TESTS(T(invalid_ir_prints_generic), T(deep_nesting))
+RUN_TESTS(T(invalid_ir_prints_generic), T(invalid_symbol_prints_generic),
+          T(deep_nesting))
