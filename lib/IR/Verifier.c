@@ -199,10 +199,16 @@ static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
   return r;
 }
 
+/* MLIR's rule: only the single block of a region whose op does not need
+ * terminators (or might not: an unregistered op) may go without one; the
+ * blocks of a CFG region all need one, whatever the op. */
 static PtoResult verify_block_terminator(PtoBlock *b) {
   PtoOp *parent = pto_block_parent_op(b);
-  if (!parent || !parent->def) return PTO_SUCCESS; /* unknown region rules */
-  if (parent->def->traits & PTO_TRAIT_NO_TERMINATOR) return PTO_SUCCESS;
+  if (!parent) return PTO_SUCCESS;
+  bool single = !pto_block_next(b) && !pto_block_prev(b);
+  if (single &&
+      (!parent->def || (parent->def->traits & PTO_TRAIT_NO_TERMINATOR)))
+    return PTO_SUCCESS;
   PtoOp *last = pto_block_last_op(b);
   if (!last) {
     return pto_emit_error(b->ctx, parent->loc,
