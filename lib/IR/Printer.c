@@ -583,9 +583,11 @@ static void print_block(PtoPrinter *p, PtoBlock *b, bool label,
   }
 }
 
-void pto_printer_print_region(PtoPrinter *p, PtoRegion *r,
-                              bool print_entry_args,
-                              bool print_empty_terminator) {
+/* `print_empty_block`: label an empty entry block even when it is the only
+ * block, so that it does not read back as a region without blocks (the
+ * generic form, as MLIR prints it). */
+static void print_region(PtoPrinter *p, PtoRegion *r, bool print_entry_args,
+                         bool print_empty_terminator, bool print_empty_block) {
   PtoStr *s = p->out;
   if (p->depth >= PTO_MAX_NESTING) {
     /* reported once; the marker keeps the output from parsing */
@@ -604,9 +606,11 @@ void pto_printer_print_region(PtoPrinter *p, PtoRegion *r,
   p->indent += 2;
   PTO_FOR_BLOCKS(r, b) {
     bool entry = b == pto_region_first_block(r);
-    bool label = !entry || (print_entry_args && b->nargs);
-    /* an entry block with no label must not be followed by a block that
-     * could be mistaken for it; MLIR's rule: label when there are preds */
+    /* The entry block's label is needed for its arguments, and when it is
+     * empty and the next block would read as the entry block. */
+    bool empty_entry = pto_block_empty(b) &&
+                       (pto_block_next(b) || print_empty_block);
+    bool label = !entry || (print_entry_args && (b->nargs || empty_entry));
     print_block(p, b, label, print_empty_terminator || pto_block_next(b) ||
                                  !entry);
   }
@@ -614,6 +618,12 @@ void pto_printer_print_region(PtoPrinter *p, PtoRegion *r,
   p->indent -= 2;
   pto_str_indent(s, p->indent);
   pto_str_putc(s, '}');
+}
+
+void pto_printer_print_region(PtoPrinter *p, PtoRegion *r,
+                              bool print_entry_args,
+                              bool print_empty_terminator) {
+  print_region(p, r, print_entry_args, print_empty_terminator, false);
 }
 
 static bool attr_elided(const PtoIdent *name, const char *const *elided,
@@ -677,7 +687,7 @@ static void print_generic(PtoPrinter *p, PtoOp *op) {
     pto_str_puts(s, " (");
     for (unsigned i = 0; i < op->num_regions; i++) {
       if (i) pto_str_puts(s, ", ");
-      pto_printer_print_region(p, &op->regions[i], true, true);
+      print_region(p, &op->regions[i], true, true, true);
     }
     pto_str_putc(s, ')');
   }
