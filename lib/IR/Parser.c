@@ -496,38 +496,108 @@ static PtoResult parse_function_type(PtoParser *p, PtoType **out) {
 }
 
 /* Captures a balanced `<...>` body verbatim (for unregistered dialects). */
-static PtoResult capture_angle_body(PtoParser *p, const char **body,
-                                    size_t *len) {
-  /* p->tok is '<' */
-  const char *start = p->tok.p + 1, *s = start, *e = p->lex.end;
-  int depth = 1;
-  while (s < e && depth > 0) {
+/* Finds the '>' closing a dialect symbol body that starts at `s` (after
+ * its '<'). The body must stay on one line (as MLIR's lexer requires of
+ * the tokens in it) and its brackets must match, as mlir-opt checks.
+ * Returns NULL with *bad at the offending character, or at the end of the
+ * line or text when the body is not closed. */
+static const char *body_end(const char *s, const char *e, const char **bad) {
+  char closers[MAX_NESTING];
+  unsigned depth = 0;
+  closers[depth++] = '>';
+  for (; s < e && *s != '\n'; s++) {
     char c = *s;
     if (c == '"') {
-      s++;
-      while (s < e && *s != '"') {
-        if (*s == '\\' && s + 1 < e) s++;
-        s++;
-      }
+      for (s++; s < e && *s != '"' && *s != '\n'; s++)
+        if (*s == '\\' && s + 1 < e && s[1] != '\n') s++;
+      if (s >= e || *s == '\n') break;
     } else if (c == '-' && s + 1 < e && s[1] == '>') {
       s++;
     } else if (c == '<' || c == '(' || c == '[' || c == '{') {
-      depth++;
+      if (depth == MAX_NESTING) break;
+      closers[depth++] = c == '<' ? '>' : c == '(' ? ')' : c == '[' ? ']' : '}';
     } else if (c == '>' || c == ')' || c == ']' || c == '}') {
-      depth--;
-      if (depth == 0) break;
-    } else if (c == '\n') {
-      break;
+      if (c != closers[depth - 1]) break;
+      if (--depth == 0) return s;
     }
-    s++;
   }
-  if (depth != 0)
-    return pto_parser_error(p, "unbalanced '<' in dialect type or attribute");
+  *bad = s;
+  return NULL;
+}
+
+static PtoResult bad_body(PtoParser *p, const char *bad, const char *end,
+                          PtoLoc *loc) {
+  if (bad < end && *bad != '\n' && *bad != '"')
+    return pto_parser_error_at(p, loc, "unbalanced '%c' in dialect type or "
+                                       "attribute", *bad);
+  return pto_parser_error_at(p, loc, "unbalanced '<' in dialect type or "
+                                     "attribute (it must be closed on the "
+                                     "same line)");
+}
+
+static PtoResult capture_angle_body(PtoParser *p, const char **body,
+                                    size_t *len) {
+  /* p->tok is '<' */
+  const char *start = p->tok.p + 1, *bad, *e = p->lex.end;
+  const char *s = body_end(start, e, &bad);
+  if (!s) {
+    bool at_bad = bad < e && *bad != '\n' && *bad != '"';
+    return bad_body(p, bad, e,
+                    at_bad ? pto_loc_file_id(p->ctx, p->file, p->tok.line,
+                                             p->tok.col +
+                                                 (uint32_t)(bad - p->tok.p))
+                           : tok_loc(p, &p->tok));
+  }
   *body = start;
   *len = (size_t)(s - start);
   /* continue lexing after the closing '>' */
   lexer_reset_to(&p->lex, s + 1, &p->tok);
   advance(p);
+  return PTO_SUCCESS;
+}
+
+/* MLIR's opaque form `!dialect<"name<body>">` (or `#dialect<...>`), which
+ * mlir-opt prints for symbols of unregistered dialects: `t` is the
+ * `!dialect` token, the next one '<'. Makes an opaque type or attribute,
+ * printed back in the pretty form `!dialect.name<body>`. */
+static PtoResult parse_opaque_symbol(PtoParser *p, const Token *t,
+                                     bool is_type, void **out) {
+  const char *what = is_type ? "type" : "attribute";
+  PtoIdent *dialect = pto_ident(p->ctx, t->p + 1, t->len - 1);
+  if (dialect->dialect)
+    return pto_parser_error_at(p, tok_loc(p, t),
+                               "dialect '%s' is registered: write its %ss as "
+                               "%c%s.name<...>",
+                               dialect->str, what, t->p[0], dialect->str);
+  if (!p->ctx->allow_unregistered)
+    return pto_parser_error_at(
+        p, tok_loc(p, t),
+        "dialect '%s' is not registered; use --allow-unregistered-dialect "
+        "to accept its %ss",
+        dialect->str, what);
+  if (expect(p, T_LESS, NULL)) return PTO_FAILURE;
+  if (!tok_is(p, T_STRING))
+    return pto_parser_error(p, "expected string in opaque dialect %s", what);
+  Token st = p->tok;
+  decode_string(p, &st, &p->scratch);
+  advance(p);
+  if (expect(p, T_GREATER, NULL)) return PTO_FAILURE;
+  const char *sym = p->scratch.data, *bad = NULL, *end = NULL;
+  size_t n = p->scratch.len, name_len = 0;
+  while (name_len < n && sym[name_len] != '<') name_len++;
+  const char *body = name_len < n ? sym + name_len + 1 : NULL;
+  if (body && !(end = body_end(body, sym + n, &bad)))
+    return bad_body(p, bad, sym + n, tok_loc(p, &st));
+  if (!pto_is_bare_identifier(sym, name_len) || (body && end != sym + n - 1))
+    return pto_parser_error_at(p, tok_loc(p, &st),
+                               "expected 'name' or 'name<body>' in opaque "
+                               "dialect %s", what);
+  PtoIdent *name = pto_ident(p->ctx, sym, name_len);
+  size_t blen = body ? n - name_len - 2 : 0;
+  if (is_type)
+    *out = pto_type_opaque(p->ctx, dialect->str, name->str, body, blen);
+  else
+    *out = pto_attr_opaque(p->ctx, dialect->str, name->str, body, blen);
   return PTO_SUCCESS;
 }
 
@@ -544,13 +614,11 @@ static PtoResult parse_dialect_type(PtoParser *p, PtoType **out) {
     return PTO_SUCCESS;
   }
   if (!dot) {
-    /* MLIR 14's opaque form: !dialect<"body"> */
     advance(p);
     if (!tok_is(p, T_LESS))
       return pto_parser_error_at(p, tok_loc(p, &t), "undefined symbol alias id '%.*s'",
                                  (int)n, s);
-    return pto_parser_error_at(p, tok_loc(p, &t),
-                               "opaque dialect type syntax is not supported");
+    return parse_opaque_symbol(p, &t, true, (void **)out);
   }
   PtoIdent *dialect = pto_ident(p->ctx, s, (size_t)(dot - s));
   PtoIdent *mnem = pto_ident(p->ctx, dot + 1, n - (size_t)(dot - s) - 1);
@@ -1078,8 +1146,13 @@ static PtoResult parse_hash_attr(PtoParser *p, PtoAttr **out) {
     return PTO_SUCCESS;
   }
   const char *dot = memchr(s, '.', n);
-  if (!dot)
-    return pto_parser_error(p, "undefined symbol alias id '%.*s'", (int)n, s);
+  if (!dot) {
+    advance(p);
+    if (!tok_is(p, T_LESS))
+      return pto_parser_error_at(p, tok_loc(p, &t),
+                                 "undefined symbol alias id '%.*s'", (int)n, s);
+    return parse_opaque_symbol(p, &t, false, (void **)out);
+  }
   PtoIdent *dialect = pto_ident(p->ctx, s, (size_t)(dot - s));
   PtoIdent *mnem = pto_ident(p->ctx, dot + 1, n - (size_t)(dot - s) - 1);
   advance(p);
