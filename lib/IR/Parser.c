@@ -67,6 +67,7 @@ struct PtoParser {
   PtoContext *ctx;
   Lexer lex;
   Token tok;
+  Token prev; /* the token before `tok` (kind T_EOF before the first) */
   PtoIdent *file;
   bool failed;
   unsigned depth;
@@ -87,7 +88,10 @@ struct PtoParser {
 /* Tokens and errors                                                    */
 /* ------------------------------------------------------------------ */
 
-static void advance(PtoParser *p) { p->tok = lexer_next(&p->lex); }
+static void advance(PtoParser *p) {
+  p->prev = p->tok;
+  p->tok = lexer_next(&p->lex);
+}
 
 static PtoLoc *tok_loc(PtoParser *p, const Token *t) {
   return pto_loc_file_id(p->ctx, p->file, t->line, t->col);
@@ -123,7 +127,13 @@ PtoResult pto_parser_error(PtoParser *p, const char *fmt, ...) {
     va_end(ap);
     return pto_parser_error_at(p, tok_loc(p, &p->tok), "%s", p->tok.err);
   }
-  verror_at(p, tok_loc(p, &p->tok), fmt, ap);
+  /* What is missing at the end of the input is reported right after the
+   * last token, on its line, rather than past the end. */
+  PtoLoc *loc = tok_loc(p, &p->tok);
+  if (p->tok.kind == T_EOF && p->prev.kind != T_EOF)
+    loc = pto_loc_file_id(p->ctx, p->file, p->prev.line,
+                          p->prev.col + p->prev.len);
+  verror_at(p, loc, fmt, ap);
   va_end(ap);
   return PTO_FAILURE;
 }
@@ -1465,7 +1475,7 @@ static PtoResult parse_trailing_loc(PtoParser *p, PtoLoc **out,
   deferred->kind = T_EOF;
   if (!tok_is_kw(p, "loc")) return PTO_SUCCESS;
   Lexer save = p->lex;
-  Token loc_kw = p->tok;
+  Token loc_kw = p->tok, before = p->prev;
   advance(p);
   if (tok_is(p, T_LPAREN)) {
     advance(p);
@@ -1480,6 +1490,7 @@ static PtoResult parse_trailing_loc(PtoParser *p, PtoLoc **out,
   }
   p->lex = save;
   p->tok = loc_kw;
+  p->prev = before;
   return parse_loc(p, out);
 }
 
