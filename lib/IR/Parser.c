@@ -776,6 +776,20 @@ static double bits_to_double(PtoType *t, uint64_t bits) {
   return 0;
 }
 
+/* Whether -mag (neg) or mag is a value of integer type `ty`: signless
+ * types take any bit pattern of their width (255 : i8 is -1), signed ones
+ * the signed range, unsigned ones the unsigned range. */
+static bool int_literal_fits(const PtoType *ty, bool neg, uint64_t mag) {
+  unsigned w = pto_type_int_width(ty);
+  PtoSignedness s = ty->kind == PTO_TYPE_INTEGER ? (PtoSignedness)ty->signedness
+                                                 : PTO_SIGNLESS;
+  uint64_t half = w >= 64 ? (uint64_t)1 << 63 : (uint64_t)1 << (w - 1);
+  if (s == PTO_UNSIGNED) return !neg && (w >= 64 || mag < ((uint64_t)1 << w));
+  if (neg) return mag <= half;
+  if (s == PTO_SIGNED) return mag < half;
+  return w >= 64 || mag < ((uint64_t)1 << w);
+}
+
 /* Integer or float literal with optional `: type`. */
 static PtoResult parse_number_attr(PtoParser *p, PtoType *hint,
                                    PtoAttr **out) {
@@ -828,22 +842,12 @@ static PtoResult parse_number_attr(PtoParser *p, PtoType *hint,
   if (ty->kind != PTO_TYPE_INTEGER && ty->kind != PTO_TYPE_INDEX)
     return pto_parser_error_at(p, tok_loc(p, &t),
                                "integer literal not valid for specified type");
-  unsigned w = pto_type_int_width(ty);
   bool uns = ty->kind == PTO_TYPE_INTEGER && ty->signedness == PTO_UNSIGNED;
   if (neg && uns)
     return pto_parser_error_at(p, tok_loc(p, &t),
                                "negative integer literal not valid for "
                                "unsigned integer type");
-  bool ok;
-  if (w >= 64)
-    ok = neg ? mag <= (uint64_t)INT64_MAX + 1 : true;
-  else if (w == 1)
-    ok = !neg ? mag <= 1 : mag <= 1;
-  else if (neg)
-    ok = mag <= ((uint64_t)1 << (w - 1));
-  else
-    ok = mag < ((uint64_t)1 << w);
-  if (!ok)
+  if (!int_literal_fits(ty, neg, mag))
     return pto_parser_error_at(p, tok_loc(p, &t),
                                "integer constant out of range for attribute");
   *out = pto_attr_int(p->ctx, ty, neg ? (int64_t)(0 - mag) : (int64_t)mag);
@@ -993,15 +997,7 @@ static PtoResult check_dense_lit(PtoParser *p, PtoType *et, const DenseLit *l) {
   if (l->is_bool)
     return pto_parser_error_at(p, loc, "expected integer elements, but parsed "
                                        "boolean");
-  bool uns = et->kind == PTO_TYPE_INTEGER && et->signedness == PTO_UNSIGNED;
-  bool ok;
-  if (w >= 64)
-    ok = l->neg ? l->mag <= (uint64_t)INT64_MAX + 1 : true;
-  else if (l->neg)
-    ok = !uns && l->mag <= ((uint64_t)1 << (w - 1));
-  else
-    ok = l->mag < ((uint64_t)1 << w);
-  if (!ok)
+  if (!int_literal_fits(et, l->neg, l->mag))
     return pto_parser_error_at(p, loc, "integer constant out of range for "
                                        "element type");
   return PTO_SUCCESS;
