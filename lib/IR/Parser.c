@@ -2268,14 +2268,10 @@ PtoOp *pto_parse_module(PtoContext *ctx, const char *text, size_t len,
       r = pto_parser_error(&p, "%s", p.tok.err);
       break;
     }
-    if ((tok_is(&p, T_HASH_ID) || tok_is(&p, T_EXCL_ID))) {
-      Lexer save = p.lex;
-      Token t2 = lexer_next(&p.lex);
-      p.lex = save;
-      if (t2.kind == T_EQUAL) {
-        if ((r = parse_alias(&p))) break;
-        continue;
-      }
+    /* no op starts with '!' or '#': these begin alias definitions */
+    if (tok_is(&p, T_HASH_ID) || tok_is(&p, T_EXCL_ID)) {
+      if ((r = parse_alias(&p))) break;
+      continue;
     }
     if (tok_is(&p, T_FILE_META_BEGIN)) {
       r = pto_parser_error(&p, "file metadata dictionaries are not supported");
