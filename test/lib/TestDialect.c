@@ -274,6 +274,71 @@ static void print_dup(PtoPrinter *p, PtoOp *op) {
   pto_printer_print_type(p, pto_value_type(pto_op_operand(op, 0)));
 }
 
+/* `ptotest.literals kw -1.5e3 "str" @sym 42 [optional 7]`: one of each
+ * literal the parser API reads, kept as attributes kw, f, s, sym, i and
+ * (when present) opt. */
+static PtoResult parse_literals(PtoParser *p, PtoOpState *st) {
+  PtoContext *ctx = st->ctx;
+  PtoIdent *kw, *sym;
+  double f;
+  char *s;
+  size_t n;
+  int64_t i;
+  if (pto_parser_parse_any_keyword(p, &kw) || pto_parser_parse_float(p, &f) ||
+      pto_parser_parse_string(p, &s, &n) ||
+      pto_parser_parse_symbol_name(p, &sym) || pto_parser_parse_integer(p, &i))
+    return PTO_FAILURE;
+  pto_op_state_add_attr(st, "kw", pto_attr_cstr(ctx, pto_ident_str(kw)));
+  pto_op_state_add_attr(st, "f", pto_attr_float(ctx, pto_type_float(ctx, PTO_F64), f));
+  pto_op_state_add_attr(st, "s", pto_attr_string(ctx, s, n));
+  pto_op_state_add_attr(st, "sym", pto_attr_symref(ctx, sym, NULL, 0));
+  pto_op_state_add_attr(st, "i", pto_attr_i64(ctx, i));
+  if (pto_parser_optional_punct(p, PTO_P_LSQUARE)) {
+    PtoResult status;
+    if (pto_parser_parse_keyword(p, "optional")) return PTO_FAILURE;
+    if (!pto_parser_optional_integer(p, &i, &status))
+      return pto_parser_error(p, "expected an integer after 'optional'");
+    if (status || pto_parser_parse_punct(p, PTO_P_RSQUARE)) return PTO_FAILURE;
+    pto_op_state_add_attr(st, "opt", pto_attr_i64(ctx, i));
+  }
+  return pto_parser_parse_optional_attr_dict(p, st);
+}
+
+static void print_literals(PtoPrinter *p, PtoOp *op) {
+  pto_printer_printf(p, " %s ", pto_op_attr_str(op, "kw"));
+  pto_printer_print_attr_no_type(p, pto_op_attr(op, "f"));
+  pto_printer_puts(p, " ");
+  PtoAttr *s = pto_op_attr(op, "s");
+  pto_printer_print_string(p, pto_attr_str(s), pto_attr_str_len(s));
+  pto_printer_puts(p, " ");
+  pto_printer_print_symbol_name(p, pto_attr_symref_root(pto_op_attr(op, "sym")));
+  pto_printer_puts(p, " ");
+  pto_printer_print_int(p, pto_op_attr_int(op, "i", 0));
+  if (pto_op_attr(op, "opt")) {
+    pto_printer_puts(p, " [optional ");
+    pto_printer_print_int(p, pto_op_attr_int(op, "opt", 0));
+    pto_printer_puts(p, "]");
+  }
+  static const char *el[] = {"kw", "f", "s", "sym", "i", "opt"};
+  pto_printer_print_attr_dict(p, op, el, 6);
+}
+
+static PtoResult verify_literals(PtoOp *op) {
+  static const char *names[] = {"kw", "f", "s", "sym", "i"};
+  for (unsigned k = 0; k < 5; k++)
+    if (!pto_op_attr(op, names[k]))
+      return pto_op_emit_error(op, "requires attribute '%s'", names[k]);
+  return PTO_SUCCESS;
+}
+
+/* A hook that declares a region argument but forgets its type: the core
+ * reports the mistake instead of crashing. */
+static PtoResult parse_untyped_region(PtoParser *p, PtoOpState *st) {
+  PtoRegionArg arg;
+  if (pto_parser_parse_region_arg(p, &arg)) return PTO_FAILURE;
+  return pto_parser_parse_region(p, pto_op_state_add_region(st), &arg, 1);
+}
+
 /* A parse hook that fails without saying why: the core must still report
  * an error. */
 static PtoResult parse_silent_fail(PtoParser *p, PtoOpState *st) {
@@ -382,13 +447,31 @@ static const PtoOpDef test_ops[] = {
      print_dup, NULL, NULL, "copies its operand to every result"},
     {"ptotest.silent_fail", 0, 0, 0, 0, 0, NONE, NULL, parse_silent_fail,
      NULL, NULL, NULL, "a custom form that always fails to parse"},
+    {"ptotest.literals", 0, 0, 0, 0, PURE, NONE, verify_literals,
+     parse_literals, print_literals, NULL, NULL,
+     "keyword, float, string, symbol and integer literals"},
+    {"ptotest.untyped_region", 0, 0, 1, 0, PTO_TRAIT_NO_TERMINATOR, NONE, NULL,
+     parse_untyped_region, NULL, NULL, NULL,
+     "declares a region argument without a type (a hook bug)"},
     {"ptotest.diagnose", 0, 0, 0, 0, 0, NONE, verify_diagnose, NULL, NULL,
      NULL, NULL, "reports a diagnostic while being verified"},
 };
 
-/* `!ptotest.box<T>`: a type wrapping another type; `!ptotest.unit`. */
+/* `!ptotest.box<T>`: a type wrapping another type; `!ptotest.unit`;
+ * `!ptotest.tile<4x8xf32>`: a static shape and an element type. */
 static PtoType *parse_test_type(PtoParser *p, const char *mnemonic) {
   PtoContext *ctx = pto_parser_ctx(p);
+  if (strcmp(mnemonic, "tile") == 0) {
+    int64_t dims[4];
+    unsigned rank;
+    PtoType *elem;
+    if (pto_parser_parse_punct(p, PTO_P_LESS) ||
+        pto_parser_parse_dimension_list(p, dims, 4, &rank, false) ||
+        pto_parser_parse_type(p, &elem) ||
+        pto_parser_parse_punct(p, PTO_P_GREATER))
+      return NULL;
+    return pto_type_dialect(ctx, "ptotest", "tile", dims, rank, &elem, 1, NULL, 0);
+  }
   if (strcmp(mnemonic, "box") == 0) {
     PtoType *inner;
     if (pto_parser_parse_punct(p, PTO_P_LESS) || pto_parser_parse_type(p, &inner) ||
@@ -405,6 +488,13 @@ static PtoType *parse_test_type(PtoParser *p, const char *mnemonic) {
 
 static void print_test_type(PtoPrinter *p, PtoType *t) {
   pto_printer_puts(p, pto_type_dialect_mnemonic(t));
+  if (strcmp(pto_type_dialect_mnemonic(t), "tile") == 0) {
+    pto_printer_puts(p, "<");
+    pto_printer_print_dims(p, pto_type_ints(t), pto_type_num_ints(t));
+    pto_printer_print_type(p, pto_type_type_param(t, 0));
+    pto_printer_puts(p, ">");
+    return;
+  }
   if (pto_type_num_types(t)) {
     pto_printer_puts(p, "<");
     pto_printer_print_type(p, pto_type_type_param(t, 0));
