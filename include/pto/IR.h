@@ -294,7 +294,9 @@ PtoLoc *pto_loc_name(PtoContext *ctx, const char *name, PtoLoc *child);
 PtoLoc *pto_loc_callsite(PtoContext *ctx, PtoLoc *callee, PtoLoc *caller);
 PtoLoc *pto_loc_fused(PtoContext *ctx, PtoLoc *const *locs, unsigned n);
 PtoLocKind pto_loc_kind(const PtoLoc *l);
-/* The first file:line:col inside a location, if any. */
+/* The first file:line:col inside a location, if any: a name's child, a
+ * call site's callee then caller, the first of fused locations that has
+ * one. */
 bool pto_loc_get_file_line_col(const PtoLoc *l, const char **file,
                                unsigned *line, unsigned *col);
 

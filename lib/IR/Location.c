@@ -124,7 +124,7 @@ PtoLocKind pto_loc_kind(const PtoLoc *l) { return (PtoLocKind)l->kind; }
 
 bool pto_loc_get_file_line_col(const PtoLoc *l, const char **file,
                                unsigned *line, unsigned *col) {
-  for (unsigned depth = 0; l && depth < 64; depth++) {
+  for (unsigned depth = 0; l && depth < PTO_MAX_NESTING; depth++) {
     switch (l->kind) {
     case PTO_LOC_UNKNOWN:
       return false;
@@ -137,7 +137,10 @@ bool pto_loc_get_file_line_col(const PtoLoc *l, const char **file,
       l = l->u.name.child;
       break;
     case PTO_LOC_CALLSITE:
-      l = l->u.cs.callee;
+      /* the callee's position, else the caller's (as MLIR shows them) */
+      if (pto_loc_get_file_line_col(l->u.cs.callee, file, line, col))
+        return true;
+      l = l->u.cs.caller;
       break;
     case PTO_LOC_FUSED:
       for (unsigned i = 0; i < l->u.fused.n; i++)
