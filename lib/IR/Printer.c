@@ -447,7 +447,7 @@ void pto_printer_print_string(PtoPrinter *p, const char *s, size_t len) {
 /* ------------------------------------------------------------------ */
 
 static void print_loc_inner(PtoStr *s, PtoLoc *l, unsigned depth) {
-  if (!l || depth > 64) {
+  if (!l || depth > PTO_MAX_NESTING) {
     pto_str_puts(s, "unknown");
     return;
   }
