@@ -144,6 +144,7 @@ static void region_init(PtoRegion *r, PtoContext *ctx, PtoOp *parent) {
 
 PtoOp *pto_op_create(PtoOpState *st) {
   PtoContext *ctx = st->ctx;
+  assert(st->num_regions <= UINT16_MAX && st->num_successors <= UINT16_MAX);
   size_t size = sizeof(PtoOp) + st->num_results * sizeof(PtoValue) +
                 st->num_regions * sizeof(PtoRegion) +
                 st->num_successors * sizeof(PtoBlock *) +

@@ -2146,6 +2146,12 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
     r = parse_custom_op(p, &st, nresults, oploc);
   else
     r = pto_parser_error(p, "expected operation name in quotes");
+  /* an op holds at most 65535 regions and successors */
+  if (!r && (st.num_regions > UINT16_MAX || st.num_successors > UINT16_MAX))
+    r = pto_parser_error_at(p, oploc, "too many %s (at most %u)",
+                            st.num_regions > UINT16_MAX ? "regions"
+                                                        : "successors",
+                            (unsigned)UINT16_MAX);
   Token deferred_loc;
   deferred_loc.kind = T_EOF;
   if (!r) r = parse_trailing_loc(p, &st.loc, &deferred_loc);
