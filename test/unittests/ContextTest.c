@@ -168,6 +168,29 @@ TEST(rendering_with_sources) {
   s = pto_diag_render(ctx, &again);
   CHECK_STR(s, "s.pto:1:5: error: x\nnew text\n    ^\n");
   pto_free(s);
+  /* a long line is shown as a window of 160 characters around the caret */
+  char longline[1001];
+  for (int i = 0; i < 1000; i++) longline[i] = (char)('a' + i % 26);
+  longline[1000] = 0;
+  pto_ctx_add_source(ctx, "long.pto", longline, 1000);
+  PtoDiagInfo mid = {PTO_DIAG_ERROR, pto_loc_file(ctx, "long.pto", 1, 501), "m", 0, NULL};
+  s = pto_diag_render(ctx, &mid);
+  char expect[512];
+  snprintf(expect, sizeof expect, "long.pto:1:501: error: m\n...%.160s...\n%*s^\n",
+           longline + 420, 83, "");
+  CHECK_STR(s, expect);
+  pto_free(s);
+  PtoDiagInfo start = {PTO_DIAG_ERROR, pto_loc_file(ctx, "long.pto", 1, 2), "m", 0, NULL};
+  s = pto_diag_render(ctx, &start);
+  snprintf(expect, sizeof expect, "long.pto:1:2: error: m\n%.160s...\n ^\n", longline);
+  CHECK_STR(s, expect);
+  pto_free(s);
+  PtoDiagInfo end = {PTO_DIAG_ERROR, pto_loc_file(ctx, "long.pto", 1, 1000), "m", 0, NULL};
+  s = pto_diag_render(ctx, &end);
+  snprintf(expect, sizeof expect, "long.pto:1:1000: error: m\n...%.160s\n%*s^\n",
+           longline + 840, 3 + 159, "");
+  CHECK_STR(s, expect);
+  pto_free(s);
   PtoDiagInfo named = {PTO_DIAG_ERROR, pto_loc_name(ctx, "nm", NULL), "y", 0, NULL};
   s = pto_diag_render(ctx, &named);
   CHECK_STR(s, "nm: error: y\n");
