@@ -1857,7 +1857,7 @@ static PtoResult parse_block_label(PtoParser *p, PtoBlock **out) {
           return pto_parser_error_at(p, name.loc, "invalid block argument name");
         if (pto_parser_parse_colon_type(p, &ty)) return PTO_FAILURE;
         PtoLoc *aloc = name.loc;
-        Token deferred;
+        Token deferred = {0};
         if (parse_trailing_loc(p, &aloc, &deferred)) return PTO_FAILURE;
         if (define_block_arg(p, b, &name, ty, aloc)) return PTO_FAILURE;
         defer_loc(p, NULL, pto_block_arg(b, pto_block_num_args(b) - 1),
@@ -2152,8 +2152,7 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
                             st.num_regions > UINT16_MAX ? "regions"
                                                         : "successors",
                             (unsigned)UINT16_MAX);
-  Token deferred_loc;
-  deferred_loc.kind = T_EOF;
+  Token deferred_loc = {0}; /* kind T_EOF: none */
   if (!r) r = parse_trailing_loc(p, &st.loc, &deferred_loc);
   if (r) {
     pto_op_state_release(&st);
