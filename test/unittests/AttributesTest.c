@@ -2,7 +2,6 @@
  * every kind, dense elements, float format conversions. */
 #include "IRTestUtil.h"
 #include "Test.h"
-#include "TestDialect.h"
 
 #include <math.h>
 

@@ -4,7 +4,6 @@
  * used from two threads at once. */
 #include "IRTestUtil.h"
 #include "Test.h"
-#include "TestDialect.h"
 
 #include <pthread.h>
 

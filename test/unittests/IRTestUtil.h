@@ -3,6 +3,7 @@
 #ifndef PTO_IR_TEST_UTIL_H
 #define PTO_IR_TEST_UTIL_H
 
+#include "TestDialect.h"
 #include "pto/IR.h"
 
 #include <string.h>
@@ -46,6 +47,13 @@ static inline PtoContext *test_ctx(void) {
   return ctx;
 }
 
+/* ... that also knows the ptotest dialect. */
+static inline PtoContext *ctx_with_test_dialect(void) {
+  PtoContext *ctx = test_ctx();
+  pto_register_test_dialect(ctx);
+  return ctx;
+}
+
 static inline PtoOp *parse(PtoContext *ctx, const char *src) {
   PtoParseOptions o = {"test.pto", 1};
   return pto_parse_module(ctx, src, strlen(src), &o);
@@ -63,6 +71,22 @@ static inline PtoOp *nested_op(PtoOp *op, unsigned r, unsigned i) {
   PtoOp *o = pto_block_first_op(pto_region_first_block(pto_op_region(op, r)));
   while (o && i--) o = pto_op_next(o);
   return o;
+}
+
+/* A module holding `depth` "x.wrap" ops nested in each other's region. */
+static inline PtoOp *nest_regions(PtoContext *ctx, unsigned depth) {
+  PtoOp *m = parse(ctx, "");
+  PtoBlock *b = pto_region_first_block(pto_op_region(m, 0));
+  for (unsigned i = 0; i < depth; i++) {
+    PtoOpState st;
+    pto_op_state_init(&st, ctx, "x.wrap", NULL);
+    PtoRegion *r = pto_op_state_add_region(&st);
+    PtoBlock *inner = pto_block_create(ctx);
+    pto_region_push_block(r, inner);
+    pto_block_append(b, pto_op_create(&st));
+    b = inner;
+  }
+  return m;
 }
 
 #endif

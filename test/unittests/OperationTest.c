@@ -2,7 +2,6 @@
  * builder, walks, replace-all-uses, erase, move, clone with a value map. */
 #include "IRTestUtil.h"
 #include "Test.h"
-#include "TestDialect.h"
 
 static PtoBlock *body(PtoOp *module) {
   return pto_region_first_block(pto_op_region(module, 0));
@@ -235,8 +234,7 @@ TEST(walks) {
 /* ---- cloning ---- */
 
 TEST(clone_with_value_map) {
-  PtoContext *ctx = test_ctx();
-  pto_register_test_dialect(ctx);
+  PtoContext *ctx = ctx_with_test_dialect();
   PtoOp *m = parse(ctx,
       "%outer = \"x.outer\"() : () -> i32\n"
       "%r = \"x.op\"(%outer) ({\n"
@@ -296,8 +294,7 @@ TEST(clone_with_value_map) {
  * dominates but is printed later) must refer to the cloned definition.
  * Found while testing: the clone used the original value. */
 TEST(clone_forward_reference) {
-  PtoContext *ctx = test_ctx();
-  pto_register_test_dialect(ctx);
+  PtoContext *ctx = ctx_with_test_dialect();
   PtoOp *m = parse(ctx, "ptotest.region {\n  ptotest.br ^def\n^use:\n"
                         "  \"x.use\"(%v) : (i32) -> ()\n  ptotest.yield\n"
                         "^def:\n  %v = \"x.def\"() : () -> i32\n"
@@ -326,8 +323,7 @@ TEST(clone_forward_reference) {
 }
 
 TEST(op_accessors_and_attributes) {
-  PtoContext *ctx = test_ctx();
-  pto_register_test_dialect(ctx);
+  PtoContext *ctx = ctx_with_test_dialect();
   PtoOp *m = parse(ctx, "%c = ptotest.constant 5 : i64 {flag, s = \"str\", z = false}\n");
   PtoOp *c = module_op(m, 0);
   CHECK(pto_op_is(c, "ptotest.constant") && !pto_op_is(c, "ptotest.add"));

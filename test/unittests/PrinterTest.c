@@ -2,13 +2,6 @@
  * does not verify, nesting limits, printing nested ops, naming. */
 #include "IRTestUtil.h"
 #include "Test.h"
-#include "TestDialect.h"
-
-static PtoContext *ctx_with_test_dialect(void) {
-  PtoContext *ctx = test_ctx();
-  pto_register_test_dialect(ctx);
-  return ctx;
-}
 
 /* A custom printer may index operands its op must have: IR that fails
  * verification is printed in the generic form, quietly. */
@@ -49,29 +42,14 @@ TEST(invalid_symbol_prints_generic) {
   pto_ctx_destroy(ctx);
 }
 
-static PtoOp *nest(PtoContext *ctx, unsigned depth) {
-  PtoOp *m = parse(ctx, "");
-  PtoBlock *b = pto_region_first_block(pto_op_region(m, 0));
-  for (unsigned i = 0; i < depth; i++) {
-    PtoOpState st;
-    pto_op_state_init(&st, ctx, "x.wrap", NULL);
-    PtoRegion *r = pto_op_state_add_region(&st);
-    PtoBlock *inner = pto_block_create(ctx);
-    pto_region_push_block(r, inner);
-    pto_block_append(b, pto_op_create(&st));
-    b = inner;
-  }
-  return m;
-}
-
 TEST(deep_nesting) {
   PtoContext *ctx = test_ctx();
-  PtoOp *ok = nest(ctx, 200);
+  PtoOp *ok = nest_regions(ctx, 200);
   char *s = pto_op_print_to_string(ok, 0);
   CHECK(strstr(s, "nested too deeply") == NULL);
   pto_free(s);
   pto_op_destroy(ok);
-  PtoOp *deep = nest(ctx, 5000);
+  PtoOp *deep = nest_regions(ctx, 5000);
   DiagLog log;
   diag_log_start(&log, ctx);
   s = pto_op_print_to_string(deep, 0);

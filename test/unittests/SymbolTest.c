@@ -2,7 +2,6 @@
  * references, the cached table, visibility. */
 #include "IRTestUtil.h"
 #include "Test.h"
-#include "TestDialect.h"
 
 static const char *src =
     "ptotest.symbol @top\n"
@@ -17,8 +16,7 @@ static const char *src =
     "\"x.user\"() ({\n  \"x.nested_user\"() : () -> ()\n}) : () -> ()\n";
 
 TEST(names_and_lookup) {
-  PtoContext *ctx = test_ctx();
-  pto_register_test_dialect(ctx);
+  PtoContext *ctx = ctx_with_test_dialect();
   PtoOp *m = parse(ctx, src);
   CHECK(m != NULL && pto_op_verify(m) == PTO_SUCCESS);
   PtoOp *top = module_op(m, 0), *priv = module_op(m, 1), *inner = module_op(m, 2);
@@ -54,8 +52,7 @@ TEST(names_and_lookup) {
 }
 
 TEST(cached_table) {
-  PtoContext *ctx = test_ctx();
-  pto_register_test_dialect(ctx);
+  PtoContext *ctx = ctx_with_test_dialect();
   PtoOp *m = parse(ctx, src);
   PtoSymbolTable *st = pto_symtab_create(m);
   PtoOp *top = module_op(m, 0);

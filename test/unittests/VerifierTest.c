@@ -2,13 +2,6 @@
  * textual rules are tested by test/IR/invalid-*.pto). */
 #include "IRTestUtil.h"
 #include "Test.h"
-#include "TestDialect.h"
-
-static PtoContext *ctx_with_test_dialect(void) {
-  PtoContext *ctx = test_ctx();
-  pto_register_test_dialect(ctx);
-  return ctx;
-}
 
 /* Verifies `op` capturing diagnostics; returns whether it failed and the
  * log holds `message`. */
@@ -124,28 +117,12 @@ TEST(verify_nested_op_sees_values_above) {
   pto_ctx_destroy(ctx);
 }
 
-/* Builds `depth` regions nested in each other inside the module. */
-static PtoOp *nest(PtoContext *ctx, unsigned depth) {
-  PtoOp *m = parse(ctx, "");
-  PtoBlock *b = pto_region_first_block(pto_op_region(m, 0));
-  for (unsigned i = 0; i < depth; i++) {
-    PtoOpState st;
-    pto_op_state_init(&st, ctx, "x.wrap", NULL);
-    PtoRegion *r = pto_op_state_add_region(&st);
-    PtoBlock *inner = pto_block_create(ctx);
-    pto_region_push_block(r, inner);
-    pto_block_append(b, pto_op_create(&st));
-    b = inner;
-  }
-  return m;
-}
-
 TEST(deep_nesting_is_reported) {
   PtoContext *ctx = test_ctx();
-  PtoOp *ok = nest(ctx, 200);
+  PtoOp *ok = nest_regions(ctx, 200);
   CHECK(pto_op_verify(ok) == PTO_SUCCESS);
   pto_op_destroy(ok);
-  PtoOp *deep = nest(ctx, 5000);
+  PtoOp *deep = nest_regions(ctx, 5000);
   CHECK(fails_with(deep, "'x.wrap' op regions nested too deeply to verify (at "
                          "most 256 levels)"));
   pto_op_destroy(deep);
