@@ -523,8 +523,11 @@ uint16_t pto_f32_to_f16_bits(float f) {
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t exp = (x >> 23) & 0xffu;
   uint32_t man = x & 0x7fffffu;
-  if (exp == 0xff) /* inf or nan (keep a quiet nan) */
-    return (uint16_t)(sign | 0x7c00u | (man ? 0x200u | (man >> 13) : 0));
+  if (exp == 0xff) { /* inf, or nan keeping its top payload bits (numpy) */
+    uint32_t h = 0x7c00u | (man >> 13);
+    if (man && h == 0x7c00u) h++; /* a payload only in low bits: stay nan */
+    return (uint16_t)(sign | h);
+  }
   int32_t e = (int32_t)exp - 127 + 15;
   if (e >= 31) return (uint16_t)(sign | 0x7c00u);
   if (e <= 0) {

@@ -386,16 +386,16 @@ TEST(locations) {
 
 TEST(parse_strings) {
   PtoContext *ctx = pto_ctx_create();
-  DiagLog log;
-  diag_log_start(&log, ctx);
+  DiagCapture log;
+  diag_capture_begin(&log, ctx);
   CHECK(pto_parse_type_str(ctx, "i32 i64") == NULL);
-  CHECK(diag_log_has(&log, "<type>:1:5: error: unexpected trailing characters after type"));
+  CHECK(diag_capture_has(&log, "<type>:1:5: error: unexpected trailing characters after type"));
   CHECK(pto_parse_attr_str(ctx, "1 2") == NULL);
-  CHECK(diag_log_has(&log, "<attr>:1:3: error: unexpected trailing characters after attribute"));
+  CHECK(diag_capture_has(&log, "<attr>:1:3: error: unexpected trailing characters after attribute"));
   CHECK(pto_parse_type_str(ctx, "tensor<") == NULL);
   CHECK(pto_parse_attr_str(ctx, "[1, ") == NULL);
   CHECK(log.count == 4);
-  diag_log_stop(&log);
+  diag_capture_end(&log);
   CHECK(pto_parse_attr_str(ctx, "1.5 : f16") == pto_attr_float(ctx, pto_type_float(ctx, PTO_F16), 1.5));
   pto_ctx_destroy(ctx);
 }

@@ -40,13 +40,13 @@ TEST(dialect_registry) {
   CHECK(pto_ctx_lookup_dialect(ctx, "nope", 4) == NULL);
   CHECK(pto_ctx_lookup_op(ctx, "ptotest.add") != NULL);
   CHECK(pto_ctx_lookup_op(ctx, "ptotest.nope") == NULL);
-  DiagLog log;
-  diag_log_start(&log, ctx);
+  DiagCapture log;
+  diag_capture_begin(&log, ctx);
   CHECK(pto_ctx_register_dialect(ctx, &other_ptotest) == PTO_FAILURE);
-  CHECK(diag_log_has(&log, "error: dialect 'ptotest' is already registered"));
+  CHECK(diag_capture_has(&log, "error: dialect 'ptotest' is already registered"));
   CHECK(pto_ctx_register_dialect(ctx, &clash) == PTO_FAILURE);
-  CHECK(diag_log_has(&log, "error: operation 'ptotest.add' is already registered"));
-  diag_log_stop(&log);
+  CHECK(diag_capture_has(&log, "error: operation 'ptotest.add' is already registered"));
+  diag_capture_end(&log);
   CHECK(pto_ctx_num_dialects(ctx) == 2 && pto_ctx_lookup_dialect(ctx, "clash", 5) == NULL);
   /* allow-unregistered is off by default */
   CHECK(!pto_ctx_get_allow_unregistered(ctx));
@@ -200,16 +200,16 @@ TEST(rendering_with_sources) {
 TEST(op_diagnostics) {
   PtoContext *ctx = test_ctx();
   PtoOp *m = parse(ctx, "\"x.op\"() : () -> ()\n");
-  DiagLog log;
-  diag_log_start(&log, ctx);
+  DiagCapture log;
+  diag_capture_begin(&log, ctx);
   CHECK(pto_op_emit_error(module_op(m, 0), "has %s", "a problem") == PTO_FAILURE);
   CHECK_STR(log.text, "test.pto:1:1: error: 'x.op' op has a problem\n");
   PtoDiag *d = pto_op_diag(module_op(m, 0), PTO_DIAG_WARNING, "is %d", 7);
   pto_diag_note(d, pto_op_loc(m), "in the module");
   CHECK(pto_diag_emit(d) == PTO_SUCCESS);
-  CHECK(diag_log_has(&log, "test.pto:1:1: warning: 'x.op' op is 7\n"
+  CHECK(diag_capture_has(&log, "test.pto:1:1: warning: 'x.op' op is 7\n"
                            "test.pto:1:1: note: in the module\n"));
-  diag_log_stop(&log);
+  diag_capture_end(&log);
   pto_op_destroy(m);
   pto_ctx_destroy(ctx);
 }
@@ -275,8 +275,8 @@ static void *work(void *arg) {
              "\"x.t\"(%%1) ({ ^bb0(%%x: tensor<%dx?xf32>): \"x.c\"(%%x) : "
              "(tensor<%dx?xf32>) -> () }) {v = [1, 2.5, \"s\"]} : (i32) -> ()\n",
              job->id * 100 + iter, job->id + 1, job->id + 1);
-    DiagLog log;
-    diag_log_start(&log, ctx);
+    DiagCapture log;
+    diag_capture_begin(&log, ctx);
     PtoOp *m = parse(ctx, src);
     if (!m || pto_op_verify(m) || log.count) {
       job->ok = 0;
@@ -290,7 +290,7 @@ static void *work(void *arg) {
       PtoOp *bad = parse(ctx, "\"x.y\"(%undefined) : (i32) -> ()");
       if (bad || log.count != 1) job->ok = 0;
     }
-    diag_log_stop(&log);
+    diag_capture_end(&log);
     if (m) pto_op_destroy(m);
     pto_ctx_destroy(ctx);
   }

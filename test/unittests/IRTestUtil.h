@@ -1,44 +1,13 @@
-/* Helpers shared by the IR unit tests: parsing strings and capturing the
- * diagnostics a context reports. */
+/* Helpers shared by the IR unit tests: contexts, parsing strings, finding
+ * ops, building nested IR (diagnostics are captured with DiagCapture.h). */
 #ifndef PTO_IR_TEST_UTIL_H
 #define PTO_IR_TEST_UTIL_H
 
+#include "DiagCapture.h"
 #include "TestDialect.h"
 #include "pto/IR.h"
 
 #include <string.h>
-
-/* Diagnostics captured as rendered text ("file:line:col: error: ..."),
- * one after the other. */
-typedef struct DiagLog {
-  PtoContext *ctx;
-  char text[16384];
-  unsigned count;
-} DiagLog;
-
-static inline bool diag_log_handler(const PtoDiagInfo *d, void *user) {
-  DiagLog *log = user;
-  char *s = pto_diag_render(log->ctx, d);
-  size_t have = strlen(log->text), n = strlen(s);
-  if (have + n < sizeof log->text) memcpy(log->text + have, s, n + 1);
-  pto_free(s);
-  log->count++;
-  return true;
-}
-
-static inline void diag_log_start(DiagLog *log, PtoContext *ctx) {
-  memset(log, 0, sizeof *log);
-  log->ctx = ctx;
-  pto_ctx_push_diag_handler(ctx, diag_log_handler, log);
-}
-
-static inline void diag_log_stop(DiagLog *log) {
-  pto_ctx_pop_diag_handler(log->ctx);
-}
-
-static inline bool diag_log_has(const DiagLog *log, const char *needle) {
-  return strstr(log->text, needle) != NULL;
-}
 
 /* A context that accepts unregistered ops. */
 static inline PtoContext *test_ctx(void) {

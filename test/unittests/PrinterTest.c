@@ -16,10 +16,10 @@ TEST(invalid_ir_prints_generic) {
   /* drop one operand: the op no longer verifies */
   pto_op_set_operands(add, 1, 1, NULL, 0);
   unsigned errors = pto_ctx_num_errors(ctx);
-  DiagLog log;
-  diag_log_start(&log, ctx);
+  DiagCapture log;
+  diag_capture_begin(&log, ctx);
   s = pto_op_print_to_string(m, 0);
-  diag_log_stop(&log);
+  diag_capture_end(&log);
   CHECK(strstr(s, "%1 = \"ptotest.add\"(%0) : (i32) -> i32") != NULL);
   CHECK(strstr(s, "module {") == NULL); /* the module is generic too */
   CHECK(log.count == 0);
@@ -50,13 +50,13 @@ TEST(deep_nesting) {
   pto_free(s);
   pto_op_destroy(ok);
   PtoOp *deep = nest_regions(ctx, 5000);
-  DiagLog log;
-  diag_log_start(&log, ctx);
+  DiagCapture log;
+  diag_capture_begin(&log, ctx);
   s = pto_op_print_to_string(deep, 0);
-  diag_log_stop(&log);
+  diag_capture_end(&log);
   CHECK(strstr(s, "{ <<regions nested too deeply>> }") != NULL);
   CHECK(log.count == 1);
-  CHECK(diag_log_has(&log, "error: regions nested too deeply to print (at most "
+  CHECK(diag_capture_has(&log, "error: regions nested too deeply to print (at most "
                            "256 levels)"));
   pto_free(s);
   pto_op_destroy(deep);

@@ -6,13 +6,13 @@
 /* Verifies `op` capturing diagnostics; returns whether it failed and the
  * log holds `message`. */
 static bool fails_with(PtoOp *op, const char *message) {
-  DiagLog log;
-  diag_log_start(&log, pto_op_ctx(op));
+  DiagCapture log;
+  diag_capture_begin(&log, pto_op_ctx(op));
   bool failed = pto_op_verify(op) == PTO_FAILURE;
-  diag_log_stop(&log);
-  if (!diag_log_has(&log, message))
+  diag_capture_end(&log);
+  if (!diag_capture_has(&log, message))
     fprintf(stderr, "diagnostics were:\n%s", log.text);
-  return failed && diag_log_has(&log, message);
+  return failed && diag_capture_has(&log, message);
 }
 
 TEST(value_from_nested_region_used_outside) {

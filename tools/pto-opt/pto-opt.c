@@ -1,6 +1,9 @@
 /* pto-opt: the PTO optimizer driver. */
 #include "pto/OptMain.h"
+#include "pto/Transforms.h"
+
+static void register_all(PtoContext *ctx) { pto_register_all_passes(ctx); }
 
 int main(int argc, char **argv) {
-  return pto_opt_main(argc, argv, "pto-opt", NULL);
+  return pto_opt_main(argc, argv, "pto-opt", register_all);
 }

@@ -1,0 +1,179 @@
+/* The element-type table: sizes, names, .npy descrs, integer ranges, and
+ * the mapping between dtypes and scalar IR types. */
+#include "pto/DType.h"
+
+#include "Support/Alloc.h"
+
+#include <string.h>
+
+enum { F_FLOAT = 1, F_INT = 2, F_SIGNED = 4 };
+
+typedef struct DTypeInfo {
+  const char *name, *numpy, *descr, *ir;
+  uint8_t size, flags;
+  int64_t min, max;
+} DTypeInfo;
+
+/* Indexed by PtoDType. */
+static const DTypeInfo infos[PTO_DT_COUNT] = {
+    [PTO_DT_F32] = {"f32", "float32", "<f4", "f32", 4, F_FLOAT | F_SIGNED, 0, 0},
+    [PTO_DT_F16] = {"f16", "float16", "<f2", "f16", 2, F_FLOAT | F_SIGNED, 0, 0},
+    [PTO_DT_BF16] = {"bf16", "bfloat16", "<u2", "bf16", 2, F_FLOAT | F_SIGNED,
+                     0, 0},
+    [PTO_DT_F64] = {"f64", "float64", "<f8", "f64", 8, F_FLOAT | F_SIGNED, 0, 0},
+    [PTO_DT_I8] = {"i8", "int8", "|i1", "i8", 1, F_INT | F_SIGNED, INT8_MIN,
+                   INT8_MAX},
+    [PTO_DT_I16] = {"i16", "int16", "<i2", "i16", 2, F_INT | F_SIGNED,
+                    INT16_MIN, INT16_MAX},
+    [PTO_DT_I32] = {"i32", "int32", "<i4", "i32", 4, F_INT | F_SIGNED,
+                    INT32_MIN, INT32_MAX},
+    [PTO_DT_I64] = {"i64", "int64", "<i8", "i64", 8, F_INT | F_SIGNED,
+                    INT64_MIN, INT64_MAX},
+    [PTO_DT_U8] = {"u8", "uint8", "|u1", "ui8", 1, F_INT, 0, UINT8_MAX},
+    [PTO_DT_BOOL] = {"bool", "bool", "|b1", "i1", 1, F_INT, 0, 1},
+    [PTO_DT_INDEX] = {"index", "int64", "<i8", "index", 8, F_INT | F_SIGNED,
+                      INT64_MIN, INT64_MAX},
+};
+
+bool pto_dtype_is_valid(int dt) { return dt >= 0 && dt < PTO_DT_COUNT; }
+
+size_t pto_dtype_size(PtoDType dt) { return infos[dt].size; }
+const char *pto_dtype_name(PtoDType dt) { return infos[dt].name; }
+const char *pto_dtype_numpy_name(PtoDType dt) { return infos[dt].numpy; }
+const char *pto_dtype_npy_descr(PtoDType dt) { return infos[dt].descr; }
+
+bool pto_dtype_from_name(const char *name, PtoDType *out) {
+  /* index's numpy name is int64, so index is found by its own name only;
+   * the loop meets I64 first for "int64". */
+  for (int i = 0; i < PTO_DT_COUNT; i++) {
+    const DTypeInfo *d = &infos[i];
+    if (strcmp(name, d->name) == 0 || strcmp(name, d->numpy) == 0 ||
+        strcmp(name, d->ir) == 0) {
+      *out = (PtoDType)i;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool pto_dtype_is_float(PtoDType dt) { return infos[dt].flags & F_FLOAT; }
+bool pto_dtype_is_int(PtoDType dt) { return infos[dt].flags & F_INT; }
+bool pto_dtype_is_signed(PtoDType dt) { return infos[dt].flags & F_SIGNED; }
+int64_t pto_dtype_int_min(PtoDType dt) { return infos[dt].min; }
+int64_t pto_dtype_int_max(PtoDType dt) { return infos[dt].max; }
+
+bool pto_dtype_from_type(const PtoType *t, PtoDType *out) {
+  switch (pto_type_kind(t)) {
+  case PTO_TYPE_INDEX:
+    *out = PTO_DT_INDEX;
+    return true;
+  case PTO_TYPE_FLOAT:
+    switch (pto_type_float_kind(t)) {
+    case PTO_F16:
+      *out = PTO_DT_F16;
+      return true;
+    case PTO_BF16:
+      *out = PTO_DT_BF16;
+      return true;
+    case PTO_F32:
+      *out = PTO_DT_F32;
+      return true;
+    case PTO_F64:
+      *out = PTO_DT_F64;
+      return true;
+    }
+    return false;
+  case PTO_TYPE_INTEGER: {
+    unsigned w = pto_type_int_width(t);
+    PtoSignedness s = pto_type_int_signedness(t);
+    if (s == PTO_UNSIGNED) {
+      if (w != 8) return false;
+      *out = PTO_DT_U8;
+      return true;
+    }
+    switch (w) {
+    case 1:
+      /* si1 holds {-1, 0}: not a bool */
+      if (s != PTO_SIGNLESS) return false;
+      *out = PTO_DT_BOOL;
+      return true;
+    case 8:
+      *out = PTO_DT_I8;
+      return true;
+    case 16:
+      *out = PTO_DT_I16;
+      return true;
+    case 32:
+      *out = PTO_DT_I32;
+      return true;
+    case 64:
+      *out = PTO_DT_I64;
+      return true;
+    }
+    return false;
+  }
+  default:
+    return false;
+  }
+}
+
+PtoType *pto_dtype_to_type(PtoContext *ctx, PtoDType dt) {
+  switch (dt) {
+  case PTO_DT_F32:
+    return pto_type_float(ctx, PTO_F32);
+  case PTO_DT_F16:
+    return pto_type_float(ctx, PTO_F16);
+  case PTO_DT_BF16:
+    return pto_type_float(ctx, PTO_BF16);
+  case PTO_DT_F64:
+    return pto_type_float(ctx, PTO_F64);
+  case PTO_DT_I8:
+    return pto_type_int(ctx, 8);
+  case PTO_DT_I16:
+    return pto_type_int(ctx, 16);
+  case PTO_DT_I32:
+    return pto_type_int(ctx, 32);
+  case PTO_DT_I64:
+    return pto_type_int(ctx, 64);
+  case PTO_DT_U8:
+    return pto_type_int_signed(ctx, 8, PTO_UNSIGNED);
+  case PTO_DT_BOOL:
+    return pto_type_int(ctx, 1);
+  case PTO_DT_INDEX:
+    return pto_type_index(ctx);
+  }
+  return NULL;
+}
+
+/* ---- cast mode names ---- */
+
+static const char *const round_names[] = {"default", "rint",  "round", "floor",
+                                          "ceil",    "trunc", "odd"};
+static const char *const sat_names[] = {"wrap", "saturate"};
+
+/* Index of `name` in `names`, or -1. */
+static int find_name(const char *const *names, unsigned n, const char *name) {
+  for (unsigned i = 0; i < n; i++)
+    if (strcmp(name, names[i]) == 0) return (int)i;
+  return -1;
+}
+
+const char *pto_round_mode_name(PtoRoundMode m) {
+  return (unsigned)m < PTO_ARRAY_SIZE(round_names) ? round_names[m] : "?";
+}
+
+bool pto_round_mode_from_name(const char *name, PtoRoundMode *out) {
+  int i = find_name(round_names, PTO_ARRAY_SIZE(round_names), name);
+  if (i >= 0) *out = (PtoRoundMode)i;
+  return i >= 0;
+}
+
+const char *pto_sat_mode_name(PtoSatMode m) {
+  return (unsigned)m < PTO_ARRAY_SIZE(sat_names) ? sat_names[m] : "?";
+}
+
+bool pto_sat_mode_from_name(const char *name, PtoSatMode *out) {
+  int i = find_name(sat_names, PTO_ARRAY_SIZE(sat_names), name);
+  if (i >= 0) *out = (PtoSatMode)i;
+  return i >= 0;
+}
