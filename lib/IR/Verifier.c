@@ -26,7 +26,23 @@ static uint32_t new_mark(Verifier *vf) {
   return vf->ctx->verify_mark = m;
 }
 
-static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso);
+/* Regions whose unreachable blocks are being checked: a use there, or in a
+ * region nested there (not isolated), may refer to any value of those
+ * regions, since dominance says nothing about unreachable code (MLIR's
+ * rule). */
+typedef struct Lenient {
+  const PtoRegion *region;
+  const struct Lenient *up;
+} Lenient;
+
+static bool lenient_has(const Lenient *l, const PtoRegion *r) {
+  for (; l; l = l->up)
+    if (l->region == r) return true;
+  return false;
+}
+
+static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso,
+                               const Lenient *lenient);
 
 static const char *plural(unsigned n, const char *one, const char *many) {
   return n == 1 ? one : many;
@@ -55,13 +71,13 @@ static bool defined_inside(const PtoValue *v, const PtoOp *op) {
 }
 
 static PtoResult check_operands(Verifier *vf, PtoOp *op, uint32_t iso,
-                                PtoRegion *lenient) {
+                                const Lenient *lenient) {
   for (unsigned i = 0; i < op->num_operands; i++) {
     PtoValue *v = op->operands[i].value;
     if (!v) return pto_op_emit_error(op, "null operand found at position %u", i);
     if (v->scratch == iso) continue;
     PtoBlock *vb = pto_value_parent_block(v);
-    if (lenient && vb && vb->parent == lenient) continue;
+    if (vb && lenient_has(lenient, vb->parent)) continue;
     /* Not visible. Isolation is the reason when the value comes from
      * outside the nearest isolated-from-above ancestor. */
     PtoOp *iso_op = NULL;
@@ -151,7 +167,7 @@ static PtoResult verify_symbol_table(PtoOp *op) {
 }
 
 static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
-                           PtoRegion *lenient) {
+                           const Lenient *lenient) {
   if (check_operands(vf, op, iso, lenient)) return PTO_FAILURE;
   const PtoOpDef *d = op->def;
   if (d) {
@@ -194,7 +210,8 @@ static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
   vf->depth++;
   PtoResult r = PTO_SUCCESS;
   for (unsigned i = 0; i < op->num_regions && !r; i++)
-    r = verify_region(vf, &op->regions[i], isolated ? new_mark(vf) : iso);
+    r = isolated ? verify_region(vf, &op->regions[i], new_mark(vf), NULL)
+                 : verify_region(vf, &op->regions[i], iso, lenient);
   vf->depth--;
   return r;
 }
@@ -224,7 +241,7 @@ static PtoResult verify_block_terminator(PtoBlock *b) {
 
 /* Marks values of a block visible in `iso` and checks its ops. */
 static PtoResult enter_block(Verifier *vf, PtoBlock *b, uint32_t iso,
-                             PtoRegion *lenient) {
+                             const Lenient *lenient) {
   for (uint32_t i = 0; i < b->nargs; i++) b->args[i]->v.scratch = iso;
   PTO_FOR_OPS(b, op) {
     if (verify_op(vf, op, iso, lenient)) return PTO_FAILURE;
@@ -241,7 +258,8 @@ static void leave_block(PtoBlock *b) {
 }
 
 /* Multi-block regions: values are visible along the dominator tree. */
-static PtoResult verify_multiblock(Verifier *vf, PtoRegion *r, uint32_t iso) {
+static PtoResult verify_multiblock(Verifier *vf, PtoRegion *r, uint32_t iso,
+                                   const Lenient *lenient) {
   PtoDomTree *t = pto_domtree_create(r);
   unsigned n = pto_domtree_num_blocks(t);
   PtoResult res = PTO_SUCCESS;
@@ -250,12 +268,12 @@ static PtoResult verify_multiblock(Verifier *vf, PtoRegion *r, uint32_t iso) {
   uint32_t *pos = pto_calloc(n, sizeof *pos);
   uint32_t sp = 0;
   stack[sp++] = 0;
-  if (enter_block(vf, pto_domtree_block(t, 0), iso, NULL)) res = PTO_FAILURE;
+  if (enter_block(vf, pto_domtree_block(t, 0), iso, lenient)) res = PTO_FAILURE;
   while (sp && !res) {
     uint32_t b = stack[sp - 1];
     if (pos[b] < pto_domtree_num_children(t, b)) {
       uint32_t ch = pto_domtree_child(t, b, pos[b]++);
-      if (enter_block(vf, pto_domtree_block(t, ch), iso, NULL)) {
+      if (enter_block(vf, pto_domtree_block(t, ch), iso, lenient)) {
         res = PTO_FAILURE;
         break;
       }
@@ -266,9 +284,10 @@ static PtoResult verify_multiblock(Verifier *vf, PtoRegion *r, uint32_t iso) {
     sp--;
   }
   /* unreachable blocks: values of this region are taken as dominating */
+  Lenient here = {r, lenient};
   for (uint32_t i = 0; i < n && !res; i++)
     if (!pto_domtree_reachable(t, i)) {
-      if (enter_block(vf, pto_domtree_block(t, i), iso, r)) res = PTO_FAILURE;
+      if (enter_block(vf, pto_domtree_block(t, i), iso, &here)) res = PTO_FAILURE;
       leave_block(pto_domtree_block(t, i));
     }
   pto_free(stack);
@@ -277,7 +296,8 @@ static PtoResult verify_multiblock(Verifier *vf, PtoRegion *r, uint32_t iso) {
   return res;
 }
 
-static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso) {
+static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso,
+                               const Lenient *lenient) {
   PtoBlock *first = pto_region_first_block(r);
   if (!first) return PTO_SUCCESS;
   /* the entry block may not be a branch target, not even of itself */
@@ -289,11 +309,11 @@ static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso) {
                                     "predecessors");
   }
   if (!pto_block_next(first)) {
-    PtoResult res = enter_block(vf, first, iso, NULL);
+    PtoResult res = enter_block(vf, first, iso, lenient);
     leave_block(first);
     return res;
   }
-  return verify_multiblock(vf, r, iso);
+  return verify_multiblock(vf, r, iso, lenient);
 }
 
 PtoResult pto_op_verify(PtoOp *op) {
