@@ -292,6 +292,10 @@ void pto_print_attr_to(PtoStr *s, PtoAttr *a);
 void pto_print_loc_to(PtoStr *s, PtoLoc *l);
 /* True when `s` can be printed as a bare identifier. */
 bool pto_is_bare_identifier(const char *s, size_t n);
+/* True when the body of an unregistered dialect type or attribute reads
+ * back as written between `<` and `>` (printable, one line, brackets and
+ * quotes balanced). */
+bool pto_dialect_body_is_pretty(const char *body, size_t len);
 
 /* The builtin dialect (builtin.module) the core always registers. */
 extern const PtoDialectDef pto_builtin_dialect;

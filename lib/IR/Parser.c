@@ -535,6 +535,21 @@ static const char *body_end(const char *s, const char *e, const char **bad) {
   return NULL;
 }
 
+bool pto_dialect_body_is_pretty(const char *body, size_t len) {
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)body[i];
+    if ((c < 0x20 && c != '\t') || c >= 0x7f) return false;
+  }
+  /* it must close exactly where the printer will put the '>' */
+  char *buf = pto_malloc(len + 1);
+  memcpy(buf, body, len);
+  buf[len] = '>';
+  const char *bad;
+  bool ok = body_end(buf, buf + len + 1, &bad) == buf + len;
+  pto_free(buf);
+  return ok;
+}
+
 static PtoResult bad_body(PtoParser *p, const char *bad, const char *end,
                           PtoLoc *loc) {
   if (bad < end && *bad != '\n' && *bad != '"')
@@ -592,13 +607,12 @@ static PtoResult parse_opaque_symbol(PtoParser *p, const Token *t,
   decode_string(p, &st, &p->scratch);
   advance(p);
   if (expect(p, T_GREATER, NULL)) return PTO_FAILURE;
-  const char *sym = p->scratch.data, *bad = NULL, *end = NULL;
+  /* any body: the printer quotes again what cannot be written plainly */
+  const char *sym = p->scratch.data;
   size_t n = p->scratch.len, name_len = 0;
   while (name_len < n && sym[name_len] != '<') name_len++;
   const char *body = name_len < n ? sym + name_len + 1 : NULL;
-  if (body && !(end = body_end(body, sym + n, &bad)))
-    return bad_body(p, bad, sym + n, tok_loc(p, &st));
-  if (!pto_is_bare_identifier(sym, name_len) || (body && end != sym + n - 1))
+  if (name_len == 0 || (body && sym[n - 1] != '>'))
     return pto_parser_error_at(p, tok_loc(p, &st),
                                "expected 'name' or 'name<body>' in opaque "
                                "dialect %s", what);

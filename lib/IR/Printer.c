@@ -128,6 +128,38 @@ static void print_symbol(PtoStr *s, const PtoIdent *id) {
 
 static void print_type(PtoPrinter *p, PtoType *t);
 
+/* A type or attribute of an unregistered dialect: `!d.name<body>` as it
+ * was written, or MLIR's opaque form `!d<"name<body>">` (escaped) when the
+ * name or body would not read back as they are. */
+static void print_opaque(PtoStr *s, char sigil, const PtoIdent *dialect,
+                         const PtoIdent *name, const char *body, size_t len) {
+  pto_str_putc(s, sigil);
+  pto_str_append(s, dialect->str, dialect->len);
+  if (pto_is_bare_identifier(name->str, name->len) &&
+      (!body || pto_dialect_body_is_pretty(body, len))) {
+    pto_str_putc(s, '.');
+    pto_str_append(s, name->str, name->len);
+    if (body) {
+      pto_str_putc(s, '<');
+      pto_str_append(s, body, len);
+      pto_str_putc(s, '>');
+    }
+    return;
+  }
+  PtoStr sym;
+  pto_str_init(&sym);
+  pto_str_append(&sym, name->str, name->len);
+  if (body) {
+    pto_str_putc(&sym, '<');
+    pto_str_append(&sym, body, len);
+    pto_str_putc(&sym, '>');
+  }
+  pto_str_putc(s, '<');
+  pto_str_quoted(s, sym.data, sym.len);
+  pto_str_putc(s, '>');
+  pto_str_release(&sym);
+}
+
 static void print_dims(PtoStr *s, const int64_t *dims, unsigned rank) {
   for (unsigned i = 0; i < rank; i++) {
     if (dims[i] == PTO_DYN)
@@ -203,15 +235,8 @@ static void print_type(PtoPrinter *p, PtoType *t) {
     return;
   }
   case PTO_TYPE_OPAQUE:
-    pto_str_putc(s, '!');
-    pto_str_puts(s, t->u.dialect.dialect->str);
-    pto_str_putc(s, '.');
-    pto_str_puts(s, t->u.dialect.name->str);
-    if (t->u.dialect.body) {
-      pto_str_putc(s, '<');
-      pto_str_append(s, t->u.dialect.body, t->u.dialect.body_len);
-      pto_str_putc(s, '>');
-    }
+    print_opaque(s, '!', t->u.dialect.dialect, t->u.dialect.name,
+                 t->u.dialect.body, t->u.dialect.body_len);
     return;
   }
 }
@@ -418,15 +443,8 @@ static void print_attr(PtoPrinter *p, PtoAttr *a, bool with_type) {
     return;
   }
   case PTO_ATTR_OPAQUE:
-    pto_str_putc(s, '#');
-    pto_str_puts(s, a->u.dialect.dialect->str);
-    pto_str_putc(s, '.');
-    pto_str_puts(s, a->u.dialect.name->str);
-    if (a->u.dialect.body) {
-      pto_str_putc(s, '<');
-      pto_str_append(s, a->u.dialect.body, a->u.dialect.body_len);
-      pto_str_putc(s, '>');
-    }
+    print_opaque(s, '#', a->u.dialect.dialect, a->u.dialect.name,
+                 a->u.dialect.body, a->u.dialect.body_len);
     return;
   }
 }
