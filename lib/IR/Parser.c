@@ -505,7 +505,6 @@ static PtoResult parse_function_type(PtoParser *p, PtoType **out) {
   return PTO_SUCCESS;
 }
 
-/* Captures a balanced `<...>` body verbatim (for unregistered dialects). */
 /* Finds the '>' closing a dialect symbol body that starts at `s` (after
  * its '<'). The body must stay on one line (as MLIR's lexer requires of
  * the tokens in it) and its brackets must match, as mlir-opt checks.
@@ -560,6 +559,7 @@ static PtoResult bad_body(PtoParser *p, const char *bad, const char *end,
                                      "same line)");
 }
 
+/* Captures a balanced `<...>` body verbatim (for unregistered dialects). */
 static PtoResult capture_angle_body(PtoParser *p, const char **body,
                                     size_t *len) {
   /* p->tok is '<' */
@@ -581,10 +581,21 @@ static PtoResult capture_angle_body(PtoParser *p, const char **body,
   return PTO_SUCCESS;
 }
 
+/* Types and attributes (`what`) of unregistered dialects need the flag. */
+static PtoResult check_unregistered_allowed(PtoParser *p, const Token *t,
+                                            const PtoIdent *dialect,
+                                            const char *what) {
+  if (p->ctx->allow_unregistered) return PTO_SUCCESS;
+  return pto_parser_error_at(p, tok_loc(p, t),
+                             "dialect '%s' is not registered; use "
+                             "--allow-unregistered-dialect to accept its %ss",
+                             dialect->str, what);
+}
+
 /* MLIR's opaque form `!dialect<"name<body>">` (or `#dialect<...>`), which
  * mlir-opt prints for symbols of unregistered dialects: `t` is the
  * `!dialect` token, the next one '<'. Makes an opaque type or attribute,
- * printed back in the pretty form `!dialect.name<body>`. */
+ * printed back as `!dialect.name<body>` when that reads back the same. */
 static PtoResult parse_opaque_symbol(PtoParser *p, const Token *t,
                                      bool is_type, void **out) {
   const char *what = is_type ? "type" : "attribute";
@@ -594,12 +605,7 @@ static PtoResult parse_opaque_symbol(PtoParser *p, const Token *t,
                                "dialect '%s' is registered: write its %ss as "
                                "%c%s.name<...>",
                                dialect->str, what, t->p[0], dialect->str);
-  if (!p->ctx->allow_unregistered)
-    return pto_parser_error_at(
-        p, tok_loc(p, t),
-        "dialect '%s' is not registered; use --allow-unregistered-dialect "
-        "to accept its %ss",
-        dialect->str, what);
+  if (check_unregistered_allowed(p, t, dialect, what)) return PTO_FAILURE;
   if (expect(p, T_LESS, NULL)) return PTO_FAILURE;
   if (!tok_is(p, T_STRING))
     return pto_parser_error(p, "expected string in opaque dialect %s", what);
@@ -664,12 +670,7 @@ static PtoResult parse_dialect_type(PtoParser *p, PtoType **out) {
     return pto_parser_error_at(p, tok_loc(p, &t),
                                "dialect '%s' provides no type '%s'",
                                dialect->str, mnem->str);
-  if (!p->ctx->allow_unregistered)
-    return pto_parser_error_at(
-        p, tok_loc(p, &t),
-        "dialect '%s' is not registered; use --allow-unregistered-dialect "
-        "to accept its types",
-        dialect->str);
+  if (check_unregistered_allowed(p, &t, dialect, "type")) return PTO_FAILURE;
   const char *body = NULL;
   size_t blen = 0;
   if (tok_is(p, T_LESS) && capture_angle_body(p, &body, &blen))
@@ -1194,12 +1195,8 @@ static PtoResult parse_hash_attr(PtoParser *p, PtoAttr **out) {
     return pto_parser_error_at(p, tok_loc(p, &t),
                                "dialect '%s' provides no attribute '%s'",
                                dialect->str, mnem->str);
-  if (!p->ctx->allow_unregistered)
-    return pto_parser_error_at(
-        p, tok_loc(p, &t),
-        "dialect '%s' is not registered; use --allow-unregistered-dialect "
-        "to accept its attributes",
-        dialect->str);
+  if (check_unregistered_allowed(p, &t, dialect, "attribute"))
+    return PTO_FAILURE;
   const char *body = NULL;
   size_t blen = 0;
   if (tok_is(p, T_LESS) && capture_angle_body(p, &body, &blen))
