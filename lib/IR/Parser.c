@@ -581,6 +581,21 @@ static PtoResult capture_angle_body(PtoParser *p, const char **body,
   return PTO_SUCCESS;
 }
 
+/* The `dialect` and `name` of a `!dialect.name` or `#dialect.name` token
+ * (`dot` is its first '.'); neither may be empty. */
+static PtoResult split_dialect_symbol(PtoParser *p, const Token *t,
+                                      const char *dot, const char *what,
+                                      PtoIdent **dialect, PtoIdent **name) {
+  const char *s = t->p + 1, *e = t->p + t->len;
+  if (dot == s || dot + 1 == e)
+    return pto_parser_error_at(p, tok_loc(p, t), "expected '%cdialect.name' "
+                                                 "for a dialect %s",
+                               t->p[0], what);
+  *dialect = pto_ident(p->ctx, s, (size_t)(dot - s));
+  *name = pto_ident(p->ctx, dot + 1, (size_t)(e - dot - 1));
+  return PTO_SUCCESS;
+}
+
 /* Types and attributes (`what`) of unregistered dialects need the flag. */
 static PtoResult check_unregistered_allowed(PtoParser *p, const Token *t,
                                             const PtoIdent *dialect,
@@ -650,8 +665,9 @@ static PtoResult parse_dialect_type(PtoParser *p, PtoType **out) {
                                  (int)n, s);
     return parse_opaque_symbol(p, &t, true, (void **)out);
   }
-  PtoIdent *dialect = pto_ident(p->ctx, s, (size_t)(dot - s));
-  PtoIdent *mnem = pto_ident(p->ctx, dot + 1, n - (size_t)(dot - s) - 1);
+  PtoIdent *dialect, *mnem;
+  if (split_dialect_symbol(p, &t, dot, "type", &dialect, &mnem))
+    return PTO_FAILURE;
   advance(p);
   const PtoDialectDef *d = dialect->dialect;
   if (d && d->parse_type) {
@@ -1174,8 +1190,9 @@ static PtoResult parse_hash_attr(PtoParser *p, PtoAttr **out) {
                                  "undefined symbol alias id '%.*s'", (int)n, s);
     return parse_opaque_symbol(p, &t, false, (void **)out);
   }
-  PtoIdent *dialect = pto_ident(p->ctx, s, (size_t)(dot - s));
-  PtoIdent *mnem = pto_ident(p->ctx, dot + 1, n - (size_t)(dot - s) - 1);
+  PtoIdent *dialect, *mnem;
+  if (split_dialect_symbol(p, &t, dot, "attribute", &dialect, &mnem))
+    return PTO_FAILURE;
   advance(p);
   const PtoDialectDef *d = dialect->dialect;
   if (d && d->parse_attr) {
