@@ -551,6 +551,11 @@ bool pto_dialect_body_is_pretty(const char *body, size_t len) {
 
 static PtoResult bad_body(PtoParser *p, const char *bad, const char *end,
                           PtoLoc *loc) {
+  if (bad < end && *bad && strchr("<([{", *bad)) /* body_end's depth limit */
+    return pto_parser_error_at(p, loc, "nesting too deep (at most %d levels "
+                                       "of regions, types, attributes and "
+                                       "locations)",
+                               MAX_NESTING);
   if (bad < end && *bad != '\n' && *bad != '"')
     return pto_parser_error_at(p, loc, "unbalanced '%c' in dialect type or "
                                        "attribute", *bad);
