@@ -586,16 +586,21 @@ static PtoResult capture_angle_body(PtoParser *p, const char **body,
   return PTO_SUCCESS;
 }
 
+static PtoResult bad_dialect_symbol(PtoParser *p, const Token *t,
+                                    const char *what) {
+  return pto_parser_error_at(p, tok_loc(p, t), "expected '%cdialect.name' "
+                                               "for a dialect %s",
+                             t->p[0], what);
+}
+
 /* The `dialect` and `name` of a `!dialect.name` or `#dialect.name` token
- * (`dot` is its first '.'); neither may be empty. */
+ * (`dot` is its first '.'): the dialect an identifier, the name not empty. */
 static PtoResult split_dialect_symbol(PtoParser *p, const Token *t,
                                       const char *dot, const char *what,
                                       PtoIdent **dialect, PtoIdent **name) {
   const char *s = t->p + 1, *e = t->p + t->len;
-  if (dot == s || dot + 1 == e)
-    return pto_parser_error_at(p, tok_loc(p, t), "expected '%cdialect.name' "
-                                                 "for a dialect %s",
-                               t->p[0], what);
+  if (!pto_is_bare_identifier(s, (size_t)(dot - s)) || dot + 1 == e)
+    return bad_dialect_symbol(p, t, what);
   *dialect = pto_ident(p->ctx, s, (size_t)(dot - s));
   *name = pto_ident(p->ctx, dot + 1, (size_t)(e - dot - 1));
   return PTO_SUCCESS;
@@ -619,6 +624,8 @@ static PtoResult check_unregistered_allowed(PtoParser *p, const Token *t,
 static PtoResult parse_opaque_symbol(PtoParser *p, const Token *t,
                                      bool is_type, void **out) {
   const char *what = is_type ? "type" : "attribute";
+  if (!pto_is_bare_identifier(t->p + 1, t->len - 1))
+    return bad_dialect_symbol(p, t, what);
   PtoIdent *dialect = pto_ident(p->ctx, t->p + 1, t->len - 1);
   if (dialect->dialect)
     return pto_parser_error_at(p, tok_loc(p, t),
