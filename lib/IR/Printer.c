@@ -1,8 +1,7 @@
 /* Printer for the textual IR: custom forms through op hooks by default,
  * MLIR's generic form on request. SSA names are assigned in program order,
- * so output is stable: per isolated-from-above scope in the custom form,
- * and once for the whole printout in the generic form, whose readers
- * (mlir-opt) may not know which of our ops are isolated from above. */
+ * per isolated-from-above scope, so output is stable (see scope_counters
+ * for how the generic form keeps them readable by mlir-opt). */
 #include "IR/IRInternal.h"
 
 #include <ctype.h>
@@ -15,9 +14,14 @@ struct PtoPrinter {
   PtoStr *out;
   unsigned indent;
   unsigned flags;
+  FILE *sink; /* when set, `out` is flushed here between ops */
   unsigned depth;   /* regions being printed */
   bool too_deep;    /* reported already */
 };
+
+/* Printing to a stream goes through a buffer of about this size rather than
+ * holding the whole text (as large as the input) in memory. */
+enum { PRINT_FLUSH_BYTES = 64 * 1024 };
 
 #define ARG_NAME_BIT (UINT32_C(1) << 31)
 
@@ -28,27 +32,37 @@ struct PtoPrinter {
 typedef struct NameCounters {
   uint32_t next_value;
   uint32_t next_arg;
-  bool generic; /* one numbering for everything */
+  bool generic;
 } NameCounters;
 
 static void number_region(PtoRegion *r, NameCounters *nc, unsigned depth);
 
-static bool names_restart_in(const PtoOp *op, const NameCounters *nc) {
-  return !nc->generic && op->def &&
-         (op->def->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE);
+static bool is_isolated(const PtoOp *op) {
+  return op_def(op) && (op_def(op)->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE);
+}
+
+/* The regions of an op isolated from above get their own numbering. In the
+ * custom form it restarts from 0; in the generic form it goes on from the
+ * enclosing scope's, so that no inner name shadows one visible outside:
+ * the generic form's readers (mlir-opt) may not know that the op is
+ * isolated. Sibling ops reuse the same numbers either way. */
+static NameCounters scope_counters(const NameCounters *outer) {
+  NameCounters fresh = {0, 0, outer->generic};
+  if (outer->generic) fresh = *outer;
+  return fresh;
 }
 
 /* Regions deeper than PTO_MAX_NESTING are not printed (see print_region),
  * so they need no names. */
 static void number_op_regions(PtoOp *op, NameCounters *nc, unsigned depth) {
   if (depth >= PTO_MAX_NESTING) return;
-  if (names_restart_in(op, nc)) {
-    NameCounters fresh = {0, 0, false};
+  if (is_isolated(op)) {
+    NameCounters fresh = scope_counters(nc);
     for (unsigned i = 0; i < op->num_regions; i++)
-      number_region(&op->regions[i], &fresh, depth + 1);
+      number_region(&op_regions(op)[i], &fresh, depth + 1);
   } else {
     for (unsigned i = 0; i < op->num_regions; i++)
-      number_region(&op->regions[i], nc, depth + 1);
+      number_region(&op_regions(op)[i], nc, depth + 1);
   }
 }
 
@@ -77,7 +91,7 @@ static void number_for_print(PtoOp *op, unsigned flags) {
   NameCounters nc = {0, 0, (flags & PTO_PRINT_GENERIC) != 0};
   PtoOp *root = op;
   if (!(flags & PTO_PRINT_LOCAL_SCOPE)) {
-    while (pto_op_parent_op(root) && !names_restart_in(root, &nc))
+    while (pto_op_parent_op(root) && !(is_isolated(root) && !nc.generic))
       root = pto_op_parent_op(root);
   }
   if (root != op) {
@@ -198,12 +212,24 @@ static void print_type(PtoPrinter *p, PtoType *t) {
   case PTO_TYPE_NONE:
     pto_str_puts(s, "none");
     return;
-  case PTO_TYPE_TENSOR:
+  case PTO_TYPE_TENSOR: {
+    if (t->u.tensor.text) {
+      pto_str_append(s, t->u.tensor.text, t->u.tensor.text_len);
+      return;
+    }
+    size_t start = s->len;
     pto_str_puts(s, "tensor<");
     print_dims(s, t->u.tensor.shape, t->u.tensor.rank);
     print_type(p, t->u.tensor.elem);
     pto_str_putc(s, '>');
+    PtoTypeKind ek = (PtoTypeKind)t->u.tensor.elem->kind;
+    if (ek == PTO_TYPE_INTEGER || ek == PTO_TYPE_INDEX || ek == PTO_TYPE_FLOAT) {
+      t->u.tensor.text_len = (uint32_t)(s->len - start);
+      t->u.tensor.text = pto_arena_strndup(&t->ctx->arena, s->data + start,
+                                           t->u.tensor.text_len);
+    }
     return;
+  }
   case PTO_TYPE_FUNCTION: {
     pto_str_putc(s, '(');
     for (unsigned i = 0; i < t->u.func.nin; i++) {
@@ -519,6 +545,10 @@ static void print_value(PtoPrinter *p, PtoValue *v) {
     pto_str_puts(s, "<<NULL VALUE>>");
     return;
   }
+  if (v->is_arg && !arg_block(v)) {
+    pto_str_puts(s, "<<UNKNOWN SSA VALUE>>"); /* parser placeholder */
+    return;
+  }
   if (v->is_arg) {
     if (v->scratch & ARG_NAME_BIT) {
       pto_str_puts(s, "%arg");
@@ -529,13 +559,9 @@ static void print_value(PtoPrinter *p, PtoValue *v) {
     }
     return;
   }
-  if (!v->owner.op) {
-    pto_str_puts(s, "<<UNKNOWN SSA VALUE>>");
-    return;
-  }
   pto_str_putc(s, '%');
   pto_str_uint(s, v->scratch);
-  if (v->owner.op->num_results > 1) {
+  if (result_op(v)->num_results > 1) {
     pto_str_putc(s, '#');
     pto_str_uint(s, v->index);
   }
@@ -592,8 +618,8 @@ static void print_block(PtoPrinter *p, PtoBlock *b, bool label,
     pto_str_puts(s, ":\n");
   }
   PTO_FOR_OPS(b, op) {
-    if (!print_empty_terminator && !pto_op_next(op) && op->def &&
-        (op->def->traits & PTO_TRAIT_TERMINATOR) && !op->num_operands &&
+    if (!print_empty_terminator && !pto_op_next(op) && op_def(op) &&
+        (op_def(op)->traits & PTO_TRAIT_TERMINATOR) && !op->num_operands &&
         !op->num_results && !op->num_attrs && !op->num_successors &&
         !op->num_regions && !(p->flags & PTO_PRINT_GENERIC))
       continue;
@@ -611,7 +637,7 @@ static void print_region(PtoPrinter *p, PtoRegion *r, bool print_entry_args,
     /* reported once; the marker keeps the output from parsing */
     if (!p->too_deep) {
       PtoOp *op = pto_region_parent_op(r);
-      pto_emit_error(p->ctx, op ? op->loc : NULL,
+      pto_emit_error(p->ctx, op ? op_loc(op) : NULL,
                      "regions nested too deeply to print (at most %d levels)",
                      PTO_MAX_NESTING);
       p->too_deep = true;
@@ -697,7 +723,7 @@ static void print_generic(PtoPrinter *p, PtoOp *op) {
     pto_str_putc(s, '[');
     for (unsigned i = 0; i < op->num_successors; i++) {
       if (i) pto_str_puts(s, ", ");
-      pto_printer_print_successor(p, op->successors[i]);
+      pto_printer_print_successor(p, op_successors(op)[i]);
     }
     pto_str_putc(s, ']');
   }
@@ -705,7 +731,7 @@ static void print_generic(PtoPrinter *p, PtoOp *op) {
     pto_str_puts(s, " (");
     for (unsigned i = 0; i < op->num_regions; i++) {
       if (i) pto_str_puts(s, ", ");
-      print_region(p, &op->regions[i], true, true, true);
+      print_region(p, &op_regions(op)[i], true, true, true);
     }
     pto_str_putc(s, ')');
   }
@@ -737,18 +763,18 @@ static void print_op_body(PtoPrinter *p, PtoOp *op) {
     }
     pto_str_puts(s, " = ");
   }
-  if ((p->flags & PTO_PRINT_GENERIC) || !op->def || !op->def->print) {
+  if ((p->flags & PTO_PRINT_GENERIC) || !op_def(op) || !op_def(op)->print) {
     print_generic(p, op);
   } else {
     /* builtin ops are printed without their dialect prefix, as in MLIR */
     const char *nm = op->name->str;
     if (strncmp(nm, "builtin.", 8) == 0) nm += 8;
     pto_str_puts(s, nm);
-    op->def->print(p, op);
+    op_def(op)->print(p, op);
   }
   if (p->flags & PTO_PRINT_DEBUGINFO) {
     pto_str_putc(s, ' ');
-    pto_print_loc_to(s, op->loc);
+    pto_print_loc_to(s, op_loc(op));
   }
 }
 
@@ -756,6 +782,10 @@ static void print_op(PtoPrinter *p, PtoOp *op) {
   pto_str_indent(p->out, p->indent);
   print_op_body(p, op);
   pto_str_putc(p->out, '\n');
+  if (p->sink && p->out->len >= PRINT_FLUSH_BYTES) {
+    fwrite(p->out->data, 1, p->out->len, p->sink);
+    p->out->len = 0;
+  }
 }
 
 /* ------------------------------------------------------------------ */
@@ -770,7 +800,7 @@ static bool swallow_diag(const PtoDiagInfo *d, void *user) {
 
 /* Whether `op` verifies, without reporting anything. */
 static bool verifies_quietly(PtoOp *op) {
-  PtoContext *ctx = op->ctx;
+  PtoContext *ctx = op_ctx(op);
   unsigned errors = ctx->num_errors;
   pto_ctx_push_diag_handler(ctx, swallow_diag, NULL);
   bool ok = pto_op_verify(op) == PTO_SUCCESS;
@@ -779,13 +809,13 @@ static bool verifies_quietly(PtoOp *op) {
   return ok;
 }
 
-static void print_top(PtoOp *op, PtoStr *out, unsigned flags) {
+static void print_top(PtoOp *op, PtoStr *out, FILE *sink, unsigned flags) {
   /* Custom printers may rely on the op's invariants: IR that does not
    * verify is printed in the generic form, as MLIR does. */
   if (!(flags & (PTO_PRINT_GENERIC | PTO_PRINT_ASSUME_VERIFIED)) &&
       !verifies_quietly(op))
     flags |= PTO_PRINT_GENERIC;
-  PtoPrinter p = {op->ctx, out, 0, flags, 0, false};
+  PtoPrinter p = {op_ctx(op), out, 0, flags, sink, 0, false};
   number_for_print(op, flags);
   print_op(&p, op);
 }
@@ -793,25 +823,26 @@ static void print_top(PtoOp *op, PtoStr *out, unsigned flags) {
 char *pto_op_print_to_string(PtoOp *op, unsigned flags) {
   PtoStr s;
   pto_str_init(&s);
-  print_top(op, &s, flags);
+  print_top(op, &s, NULL, flags);
   return pto_str_take(&s);
 }
 
 void pto_op_print(PtoOp *op, FILE *out, unsigned flags) {
   PtoStr s;
   pto_str_init(&s);
-  print_top(op, &s, flags);
+  pto_str_reserve_(&s, PRINT_FLUSH_BYTES + 4096);
+  print_top(op, &s, out, flags);
   fwrite(s.data, 1, s.len, out);
   pto_str_release(&s);
 }
 
 void pto_print_type_to(PtoStr *s, PtoType *t) {
-  PtoPrinter p = {t ? t->ctx : NULL, s, 0, 0, 0, false};
+  PtoPrinter p = {t ? t->ctx : NULL, s, 0, 0, NULL, 0, false};
   print_type(&p, t);
 }
 
 void pto_print_attr_to(PtoStr *s, PtoAttr *a) {
-  PtoPrinter p = {a ? a->ctx : NULL, s, 0, 0, 0, false};
+  PtoPrinter p = {a ? a->ctx : NULL, s, 0, 0, NULL, 0, false};
   print_attr(&p, a, true);
 }
 

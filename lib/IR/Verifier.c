@@ -89,10 +89,10 @@ static PtoResult check_operands(Verifier *vf, PtoOp *op, uint32_t iso,
     if (iso_op && !defined_inside(v, iso_op)) {
       PtoDiag *d = pto_op_diag(op, PTO_DIAG_ERROR,
                                "using value defined outside the region");
-      pto_diag_note(d, iso_op->loc, "required by region isolation constraints");
+      pto_diag_note(d, op_loc(iso_op), "required by region isolation constraints");
       return pto_diag_emit(d);
     }
-    PtoDiag *d = pto_diag_begin(vf->ctx, PTO_DIAG_ERROR, op->loc);
+    PtoDiag *d = pto_diag_begin(vf->ctx, PTO_DIAG_ERROR, op_loc(op));
     pto_diag_printf(d, "operand #%u does not dominate this use", i);
     pto_diag_note(d, pto_value_loc(v), "operand defined here");
     return pto_diag_emit(d);
@@ -111,32 +111,46 @@ static bool same_shape(const PtoType *a, const PtoType *b) {
   return true;
 }
 
-/* The SAME_* traits, with MLIR's messages. */
+/* "'op' op <what>, but got 'T1' and 'T2'": the first two types that
+ * disagree. */
+static PtoResult trait_error(PtoOp *op, const char *what, PtoType *a,
+                             PtoType *b) {
+  PtoDiag *d = pto_op_diag(op, PTO_DIAG_ERROR, "%s, but got '", what);
+  pto_diag_print_type(d, a);
+  pto_diag_printf(d, "' and '");
+  pto_diag_print_type(d, b);
+  pto_diag_printf(d, "'");
+  return pto_diag_emit(d);
+}
+
+/* The SAME_* traits, with MLIR's messages and the types found. */
 static PtoResult verify_type_traits(PtoOp *op) {
-  uint32_t tr = op->def->traits;
+  uint32_t tr = op_def(op)->traits;
   unsigned nops = op->num_operands;
   if ((tr & PTO_TRAIT_SAME_OPERANDS_AND_RESULT_TYPE) &&
       (nops || op->num_results)) {
     PtoType *t = nops ? op->operands[0].value->type : op->results[0].type;
-    for (unsigned i = 0; i < nops; i++)
-      if (op->operands[i].value->type != t)
-        return pto_op_emit_error(op, "requires the same type for all "
-                                     "operands and results");
-    for (unsigned i = 0; i < op->num_results; i++)
-      if (op->results[i].type != t)
-        return pto_op_emit_error(op, "requires the same type for all "
-                                     "operands and results");
+    PtoType *other = NULL;
+    for (unsigned i = 0; i < nops && !other; i++)
+      if (op->operands[i].value->type != t) other = op->operands[i].value->type;
+    for (unsigned i = 0; i < op->num_results && !other; i++)
+      if (op->results[i].type != t) other = op->results[i].type;
+    if (other)
+      return trait_error(op, "requires the same type for all operands and "
+                             "results", t, other);
   }
   if (tr & PTO_TRAIT_SAME_OPERANDS_TYPE)
     for (unsigned i = 1; i < nops; i++)
       if (op->operands[i].value->type != op->operands[0].value->type)
-        return pto_op_emit_error(op, "requires all operands to have the same "
-                                     "type");
+        return trait_error(op, "requires all operands to have the same type",
+                           op->operands[0].value->type,
+                           op->operands[i].value->type);
   if (tr & PTO_TRAIT_SAME_OPERANDS_SHAPE)
     for (unsigned i = 1; i < nops; i++)
       if (!same_shape(op->operands[i].value->type, op->operands[0].value->type))
-        return pto_op_emit_error(op, "requires the same shape for all "
-                                     "operands");
+        return trait_error(op, "requires the same shape for all operands",
+                           op->operands[0].value->type,
+                           op->operands[i].value->type);
   return PTO_SUCCESS;
 }
 
@@ -145,15 +159,15 @@ static PtoResult verify_symbol_table(PtoOp *op) {
     PtoPtrMap seen;
     pto_ptrmap_init(&seen);
     PtoResult r = PTO_SUCCESS;
-    PTO_FOR_BLOCKS(&op->regions[ri], b) {
+    PTO_FOR_BLOCKS(&op_regions(op)[ri], b) {
       PTO_FOR_OPS(b, child) {
         PtoIdent *name = pto_op_symbol_name(child);
         if (!name) continue;
         PtoOp *prev = pto_ptrmap_put(&seen, (uintptr_t)name, child);
         if (prev) {
-          PtoDiag *d = pto_diag_begin(op->ctx, PTO_DIAG_ERROR, child->loc);
+          PtoDiag *d = pto_diag_begin(op_ctx(op), PTO_DIAG_ERROR, op_loc(child));
           pto_diag_printf(d, "redefinition of symbol named '%s'", name->str);
-          pto_diag_note(d, prev->loc, "see existing symbol definition here");
+          pto_diag_note(d, op_loc(prev), "see existing symbol definition here");
           r = pto_diag_emit(d);
           break;
         }
@@ -169,7 +183,7 @@ static PtoResult verify_symbol_table(PtoOp *op) {
 static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
                            const Lenient *lenient) {
   if (check_operands(vf, op, iso, lenient)) return PTO_FAILURE;
-  const PtoOpDef *d = op->def;
+  const PtoOpDef *d = op_def(op);
   if (d) {
     if (!check_count(op, d->num_operands, op->num_operands, "operand", "operands") ||
         !check_count(op, d->num_results, op->num_results, "result", "results") ||
@@ -181,7 +195,7 @@ static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
       return pto_op_emit_error(op, "must be the last operation in the parent block");
     if (d->traits & PTO_TRAIT_SINGLE_BLOCK)
       for (unsigned i = 0; i < op->num_regions; i++)
-        if (pto_region_num_blocks(&op->regions[i]) > 1)
+        if (pto_region_num_blocks(&op_regions(op)[i]) > 1)
           return pto_op_emit_error(op, "expects region #%u to have 0 or 1 blocks", i);
     if (d->traits & PTO_TRAIT_SYMBOL) {
       PtoAttr *sn = pto_op_attr(op, "sym_name");
@@ -196,7 +210,7 @@ static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
     }
   }
   for (unsigned i = 0; i < op->num_successors; i++) {
-    PtoBlock *s = op->successors[i];
+    PtoBlock *s = op_successors(op)[i];
     if (!s || !op->block || s->parent != op->block->parent)
       return pto_op_emit_error(op, "reference to block defined in another region");
   }
@@ -210,8 +224,8 @@ static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
   vf->depth++;
   PtoResult r = PTO_SUCCESS;
   for (unsigned i = 0; i < op->num_regions && !r; i++)
-    r = isolated ? verify_region(vf, &op->regions[i], new_mark(vf), NULL)
-                 : verify_region(vf, &op->regions[i], iso, lenient);
+    r = isolated ? verify_region(vf, &op_regions(op)[i], new_mark(vf), NULL)
+                 : verify_region(vf, &op_regions(op)[i], iso, lenient);
   vf->depth--;
   return r;
 }
@@ -223,17 +237,17 @@ static PtoResult verify_block_terminator(PtoBlock *b) {
   PtoOp *parent = pto_block_parent_op(b);
   if (!parent) return PTO_SUCCESS;
   bool single = !pto_block_next(b) && !pto_block_prev(b);
-  if (single &&
-      (!parent->def || (parent->def->traits & PTO_TRAIT_NO_TERMINATOR)))
+  if (single && (!op_def(parent) ||
+                 (op_def(parent)->traits & PTO_TRAIT_NO_TERMINATOR)))
     return PTO_SUCCESS;
   PtoOp *last = pto_block_last_op(b);
   if (!last) {
-    return pto_emit_error(b->ctx, parent->loc,
+    return pto_emit_error(b->ctx, op_loc(parent),
                           "'%s' op empty block: expect at least a terminator",
                           parent->name->str);
   }
-  if (last->def && !(last->def->traits & PTO_TRAIT_TERMINATOR))
-    return pto_emit_error(b->ctx, last->loc,
+  if (op_def(last) && !(op_def(last)->traits & PTO_TRAIT_TERMINATOR))
+    return pto_emit_error(b->ctx, op_loc(last),
                           "block with no terminator, has '%s'",
                           last->name->str);
   return PTO_SUCCESS;
@@ -304,7 +318,7 @@ static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso,
   PTO_FOR_BLOCKS(r, b) {
     PtoOp *t = pto_block_last_op(b);
     for (unsigned i = 0; t && i < t->num_successors; i++)
-      if (t->successors[i] == first)
+      if (op_successors(t)[i] == first)
         return pto_op_emit_error(t, "entry block of region may not have "
                                     "predecessors");
   }
@@ -317,7 +331,7 @@ static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso,
 }
 
 PtoResult pto_op_verify(PtoOp *op) {
-  Verifier vf = {op->ctx, 0};
+  Verifier vf = {op_ctx(op), 0};
   uint32_t iso = new_mark(&vf);
   /* Values defined above a nested `op`, up to the nearest isolated
    * ancestor, are visible in it. (Their marks outlive this call; being
@@ -331,5 +345,21 @@ PtoResult pto_op_verify(PtoOp *op) {
     if (!parent || pto_op_has_trait(parent, PTO_TRAIT_ISOLATED_FROM_ABOVE))
       break;
   }
-  return verify_op(&vf, op, iso, NULL);
+  /* one symbol table cache for the run (an outer run's if nested) */
+  PtoPtrMap symtabs;
+  bool own_cache = !op_ctx(op)->verify_symtabs;
+  if (own_cache) {
+    pto_ptrmap_init(&symtabs);
+    op_ctx(op)->verify_symtabs = &symtabs;
+  }
+  PtoResult r = verify_op(&vf, op, iso, NULL);
+  if (own_cache) {
+    uint64_t key;
+    void *st;
+    for (uint32_t it = 0; pto_ptrmap_next(&symtabs, &it, &key, &st);)
+      pto_symtab_destroy(st);
+    pto_ptrmap_release(&symtabs);
+    op_ctx(op)->verify_symtabs = NULL;
+  }
+  return r;
 }

@@ -7,7 +7,10 @@
 extern const PtoPassDef pto_canonicalize_pass;
 extern const PtoPassDef pto_cse_pass;
 extern const PtoPassDef pto_dce_pass;
+extern const PtoPassDef pto_inline_pass;
+extern const PtoPassDef pto_loop_unroll_pass;
 extern const PtoPassDef pto_symbol_dce_pass;
 extern const PtoPassDef pto_print_op_graph_pass;
+extern const PtoPassDef pto_decompose_pass;
 
 #endif

@@ -17,12 +17,14 @@ import sys
 CALLS = re.compile(r"\b(pto_parser_error_at|pto_parser_error|pto_emit_error|"
                    r"pto_emit_warning|pto_emit_remark|pto_op_emit_error|"
                    r"pto_op_diag|pto_diag_note|pto_diag_printf|error_tok|"
-                   r"diag_at)\s*\(")
+                   r"diag_at|trait_error|lit_error)\s*\(")
 STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 CONVERSION = re.compile(r"%(?:%|[-+ #0]*(?:\*|\d+)?(?:\.(?:\*|\d+))?"
                         r"(?:hh|h|ll|l|z|j|t)?[diouxXcsp])")
 # Pieces that are not messages on their own.
-IGNORED = {"%s", "", "'%s' op "}
+IGNORED = {"%s", "", "'%s' op ", "'", "' and '", "%s, but got '"}
+# Helpers that append to the message they are given.
+SUFFIX = {"trait_error": ", but got '%s' and '%s'"}
 
 
 def call_args(text, start):
@@ -90,6 +92,7 @@ def main():
             for msg in messages(call_args(text, m.end() - 1)):
                 msg = unescape(msg)
                 if msg not in IGNORED:
+                    msg += SUFFIX.get(m.group(1), "")
                     found.setdefault(msg, f"{name}")
     tests = []
     for dirpath, _, files in os.walk(test_dir):

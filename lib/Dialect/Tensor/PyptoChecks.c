@@ -1,0 +1,153 @@
+/* The pypto side of op checking: the inference state around the shared
+ * PtoOpCheck (lib/Dialect/Common/OpCheck.h), the attributes each op kind
+ * defines, operand rules of the Tensor level, and the final comparison with
+ * the op's actual result types. */
+#include "PyptoInternal.h"
+
+#include <string.h>
+
+/* The dtype columns of the pypto and tile op tables share one order. */
+_Static_assert((int)PTO_PYPTO_DTYPES_FLOAT == (int)PTO_DTYPES_FLOAT &&
+                   (int)PTO_PYPTO_DTYPES_NUMERIC == (int)PTO_DTYPES_NUMERIC &&
+                   (int)PTO_PYPTO_DTYPES_ANY == (int)PTO_DTYPES_ANY &&
+                   (int)PTO_PYPTO_DTYPES_MATMUL == (int)PTO_DTYPES_MATMUL &&
+                   (int)PTO_PYPTO_DTYPES_DEQUANT == (int)PTO_DTYPES_DEQUANT,
+               "PtoPyptoDtypes must follow PtoDtypeSet");
+
+void pypto_infer_init(PyInfer *in, PtoContext *ctx, PtoLoc *loc, PtoPyptoOp id,
+                      PtoType *const *opnd, unsigned nopnd,
+                      const PtoNamedAttr *attrs, unsigned nattrs) {
+  memset(in, 0, sizeof *in);
+  pto_opcheck_init(&in->c, ctx, loc, pto_pypto_op_name(id), opnd, nopnd, attrs,
+                   nattrs);
+  in->id = id;
+}
+
+void pypto_infer_done(PyInfer *in) { pto_opcheck_done(&in->c); }
+
+/* Attributes each kind defines (besides the tuning attributes). */
+static const char *const *kind_attrs(PtoPyptoOp id) {
+  static const char *const none[] = {NULL};
+  static const char *const gelu[] = {"approximate", NULL};
+  static const char *const cast[] = {"mode", "satmode", NULL};
+  static const char *const reduce[] = {"dim", "keepdim", NULL};
+  static const char *const matmul[] = {"a_trans", "b_trans", "acc_dtype", NULL};
+  static const char *const window[] = {"static_offsets", NULL};
+  static const char *const perm[] = {"perm", NULL};
+  static const char *const dim[] = {"dim", NULL};
+  static const char *const topk[] = {"k", "dim", "largest", NULL};
+  static const char *const eps[] = {"eps", NULL};
+  if (id == PTO_PYPTO_GELU) return gelu;
+  switch (pto_pypto_kind(id)) {
+  case PTO_PYPTO_KIND_CAST: return cast;
+  case PTO_PYPTO_KIND_REDUCE:
+  case PTO_PYPTO_KIND_ARGREDUCE: return reduce;
+  case PTO_PYPTO_KIND_MATMUL: return matmul;
+  case PTO_PYPTO_KIND_VIEW:
+  case PTO_PYPTO_KIND_ASSEMBLE: return window;
+  case PTO_PYPTO_KIND_TRANSPOSE: return perm;
+  case PTO_PYPTO_KIND_CONCAT:
+  case PTO_PYPTO_KIND_DIM:
+  case PTO_PYPTO_KIND_GATHER:
+  case PTO_PYPTO_KIND_INDEX_SELECT:
+  case PTO_PYPTO_KIND_SCATTER:
+  case PTO_PYPTO_KIND_SOFTMAX: return dim;
+  case PTO_PYPTO_KIND_TOPK: return topk;
+  case PTO_PYPTO_KIND_RMS_NORM:
+  case PTO_PYPTO_KIND_LAYER_NORM: return eps;
+  default: return none;
+  }
+}
+
+PtoResult pypto_check_known_attrs(PyInfer *in) {
+  return pto_opcheck_known_attrs(&in->c, kind_attrs(in->id), pto_tuning_is_attr_name,
+                                 "vec_tile, cube_tile, label");
+}
+
+/* ---- operands and results ---- */
+
+PtoResult pypto_opnd_tensor(PyInfer *in, unsigned i, PtoShape *s,
+                             PtoType **elem) {
+  if (elem) *elem = NULL;
+  if (pto_opcheck_tensor(&in->c, "operand", i, in->c.opnd[i], s)) return PTO_FAILURE;
+  if (elem) *elem = pto_type_tensor_elem(in->c.opnd[i]);
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_opnd_min_rank(PyInfer *in, unsigned i, const PtoShape *s,
+                               unsigned r) {
+  if (s->rank < r) return ERR("operand #%u must have rank >= %u", i, r);
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_want_tensor(PyInfer *in, unsigned r, PtoShape *s) {
+  return pto_opcheck_tensor(&in->c, "result", r, in->want[r], s);
+}
+
+PtoResult pypto_opnd_class(PyInfer *in, unsigned i, PtoPyptoDtypes c) {
+  PtoType *t = in->c.opnd[i];
+  PtoType *e = pto_type_is_tensor(t) ? pto_type_tensor_elem(t) : t;
+  if (!pto_dtype_in_set(e, (PtoDtypeSet)c))
+    return ERR("operand #%u must be a tensor of %s, got '%s'", i,
+               pto_dtype_set_text((PtoDtypeSet)c), pto_opcheck_tstr(&in->c, t));
+  return PTO_SUCCESS;
+}
+
+/* A tensor or a scalar of a supported dtype; a scalar has rank 0. */
+PtoResult pypto_opnd_tensor_or_scalar(PyInfer *in, unsigned i, PtoShape *s,
+                                       PtoType **elem) {
+  PtoType *t = in->c.opnd[i];
+  *elem = NULL;
+  if (pto_type_is_tensor(t)) return pypto_opnd_tensor(in, i, s, elem);
+  if (!pto_elem_is_supported(t))
+    return ERR("operand #%u has unsupported element type '%s'", i,
+               pto_opcheck_tstr(&in->c, t));
+  s->rank = 0;
+  *elem = t;
+  return PTO_SUCCESS;
+}
+
+/* Index tensors of gather / index_select / scatter_update. */
+PtoResult pypto_opnd_indices(PyInfer *in, unsigned i, PtoShape *s) {
+  PtoType *e;
+  if (pypto_opnd_tensor(in, i, s, &e)) return PTO_FAILURE;
+  if (!pto_elem_is_int(e) ||
+      (pto_type_int_width(e) != 32 && pto_type_int_width(e) != 64))
+    return ERR("operand #%u must be a tensor of i32 or i64 indices, got '%s'", i,
+               pto_opcheck_tstr(&in->c, in->c.opnd[i]));
+  return PTO_SUCCESS;
+}
+
+PtoType *pypto_tensor_of(PyInfer *in, const PtoShape *s, PtoType *elem) {
+  return pto_shape_tensor(in->c.ctx, s, elem);
+}
+
+void pypto_set_res(PyInfer *in, PtoType *t) { in->res[in->nres++] = t; }
+
+/* Two shapes agree where both are static. */
+bool pypto_compatible(const PtoShape *a, const PtoShape *b) {
+  if (a->rank != b->rank) return false;
+  for (unsigned i = 0; i < a->rank; i++)
+    if (a->dims[i] != PTO_DYN && b->dims[i] != PTO_DYN && a->dims[i] != b->dims[i])
+      return false;
+  return true;
+}
+
+PtoResult pypto_need_want(PyInfer *in, const char *battr) {
+  if (!in->want[0]) return ERR("requires builder attribute '%s'", battr);
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_infer_check_results(PyInfer *in) {
+  for (unsigned i = 0; i < in->nres; i++) {
+    if (in->want[i] == in->res[i]) continue;
+    PtoShape s;
+    if (pto_type_is_tensor(in->res[i]) && in->want[i] &&
+        pto_opcheck_tensor(&in->c, "result", i, in->want[i], &s))
+      return PTO_FAILURE;
+    return ERR("result #%u has type '%s' but the inferred type is '%s'", i,
+               in->want[i] ? pto_opcheck_tstr(&in->c, in->want[i]) : "nothing",
+               pto_opcheck_tstr(&in->c, in->res[i]));
+  }
+  return PTO_SUCCESS;
+}

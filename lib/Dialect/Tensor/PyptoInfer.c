@@ -1,0 +1,223 @@
+/* Result-type inference of the elementwise, reduction, matmul,
+ * quantisation, composite and cast ops, and the dispatch over op kinds. The
+ * verifier and the builder both run it, so an op that builds is an op that
+ * verifies, with the same messages. Shape rules come from
+ * lib/Dialect/Common; the shape and indexing ops are in
+ * PyptoInferShape.c. */
+#include "PyptoInternal.h"
+
+/* numpy broadcast of two operands; the types are spelled (which costs)
+ * only for the message. */
+static PtoResult bcast(PyInfer *in, const PtoShape *a, PtoType *ta,
+                       const PtoShape *b, PtoType *tb, PtoShape *out) {
+  if (!pto_shape_broadcast(NULL, "", a, "", b, "", out)) return PTO_SUCCESS;
+  return pto_shape_broadcast(&in->c.site, "operands", a, pto_opcheck_tstr(&in->c, ta), b,
+                             pto_opcheck_tstr(&in->c, tb), out);
+}
+
+static PtoResult infer_elementwise(PyInfer *in, PtoPyptoKind k) {
+  PtoShape a, b;
+  PtoType *ea, *eb;
+  if (pypto_opnd_tensor(in, 0, &a, &ea)) return PTO_FAILURE;
+  switch (k) {
+  case PTO_PYPTO_KIND_UNARY:
+    if (pypto_opnd_class(in, 0, pto_pypto_dtypes(in->id))) return PTO_FAILURE;
+    if (in->id == PTO_PYPTO_GELU && pto_opcheck_gelu_attrs(&in->c)) return PTO_FAILURE;
+    pypto_set_res(in, in->c.opnd[0]);
+    return PTO_SUCCESS;
+  case PTO_PYPTO_KIND_SCALAR:
+    if (pypto_opnd_class(in, 0, pto_pypto_dtypes(in->id))) return PTO_FAILURE;
+    if (in->c.opnd[1] != ea)
+      return ERR("operand #1 must be a scalar of type '%s', got '%s'",
+                 pto_opcheck_tstr(&in->c, ea), pto_opcheck_tstr(&in->c, in->c.opnd[1]));
+    pypto_set_res(in, in->c.opnd[0]);
+    return PTO_SUCCESS;
+  case PTO_PYPTO_KIND_BINARY:
+    if (pypto_opnd_tensor(in, 1, &b, &eb) || pto_opcheck_same_elem(&in->c, ea, eb) ||
+        pypto_opnd_class(in, 0, pto_pypto_dtypes(in->id)))
+      return PTO_FAILURE;
+    break;
+  default: /* COMPARE */
+    if (pypto_opnd_tensor_or_scalar(in, 1, &b, &eb) || pto_opcheck_same_elem(&in->c, ea, eb) ||
+        pypto_opnd_class(in, 0, pto_pypto_dtypes(in->id)))
+      return PTO_FAILURE;
+    break;
+  }
+  PtoShape r;
+  if (bcast(in, &a, in->c.opnd[0], &b, in->c.opnd[1], &r))
+    return PTO_FAILURE;
+  pypto_set_res(in, pypto_tensor_of(in, &r, k == PTO_PYPTO_KIND_BINARY
+                                    ? ea
+                                    : pto_type_int(in->c.ctx, 1)));
+  return PTO_SUCCESS;
+}
+
+/* The element type chosen for the result of matmul / dequantize: the op's
+ * result type, the builder's `dtype`, or NULL for the default. */
+static PtoResult chosen_elem(PyInfer *in, PtoType **out) {
+  PtoShape w;
+  *out = in->want_elem;
+  if (!in->want[0]) return PTO_SUCCESS;
+  if (pypto_want_tensor(in, 0, &w)) return PTO_FAILURE;
+  *out = pto_type_tensor_elem(in->want[0]);
+  return PTO_SUCCESS;
+}
+
+static PtoResult infer_where(PyInfer *in) {
+  PtoShape c, x, y, xy, r;
+  PtoType *ec, *ex, *ey;
+  if (pypto_opnd_tensor(in, 0, &c, &ec)) return PTO_FAILURE;
+  if (ec != pto_type_int(in->c.ctx, 1))
+    return ERR("operand #0 must be a tensor of i1 values, got '%s'",
+               pto_opcheck_tstr(&in->c, in->c.opnd[0]));
+  if (pypto_opnd_tensor_or_scalar(in, 1, &x, &ex) ||
+      pypto_opnd_tensor_or_scalar(in, 2, &y, &ey) || pto_opcheck_same_elem(&in->c, ex, ey))
+    return PTO_FAILURE;
+  if (bcast(in, &x, in->c.opnd[1], &y, in->c.opnd[2], &xy) ||
+      bcast(in, &c, in->c.opnd[0], &xy, pypto_tensor_of(in, &xy, ex), &r))
+    return PTO_FAILURE;
+  pypto_set_res(in, pypto_tensor_of(in, &r, ex));
+  return PTO_SUCCESS;
+}
+
+static PtoResult infer_reduce(PyInfer *in, bool arg) {
+  PtoShape s, r;
+  PtoType *e;
+  unsigned dim;
+  bool keep;
+  if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_opnd_min_rank(in, 0, &s, 1) ||
+      pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_NUMERIC) || pto_opcheck_dim(&in->c, true, 0, s.rank, &dim) ||
+      pto_opcheck_flag(&in->c, "keepdim", &keep))
+    return PTO_FAILURE;
+  pto_shape_reduce(&s, dim, keep, &r);
+  pypto_set_res(in, pypto_tensor_of(in, &r, arg ? pto_type_int(in->c.ctx, 32) : e));
+  return PTO_SUCCESS;
+}
+
+static PtoResult infer_matmul(PyInfer *in) {
+  PtoShape a, b, r;
+  PtoType *ea, *eb;
+  bool at, bt;
+  if (pypto_opnd_tensor(in, 0, &a, &ea) || pypto_opnd_tensor(in, 1, &b, &eb) ||
+      pypto_opnd_min_rank(in, 0, &a, 2) || pypto_opnd_min_rank(in, 1, &b, 2) ||
+      pto_opcheck_same_elem(&in->c, ea, eb))
+    return PTO_FAILURE;
+  PtoType *out, *acc;
+  if (chosen_elem(in, &out) ||
+      pto_opcheck_matmul_dtypes(&in->c, "tensors", ea, &out, &acc) ||
+      pto_opcheck_flag(&in->c, "a_trans", &at) || pto_opcheck_flag(&in->c, "b_trans", &bt))
+    return PTO_FAILURE;
+  if (pto_shape_matmul(NULL, &a, "", at, &b, "", bt, &r) &&
+      pto_shape_matmul(&in->c.site, &a, pto_opcheck_tstr(&in->c, in->c.opnd[0]), at, &b,
+                       pto_opcheck_tstr(&in->c, in->c.opnd[1]), bt, &r))
+    return PTO_FAILURE;
+  pypto_set_res(in, pypto_tensor_of(in, &r, out));
+  return PTO_SUCCESS;
+}
+
+static PtoResult infer_quant(PyInfer *in, bool quant) {
+  PtoShape s, sc;
+  PtoType *e, *es;
+  if (pypto_opnd_tensor(in, 0, &s, &e)) return PTO_FAILURE;
+  if (quant) {
+    if (pypto_opnd_min_rank(in, 0, &s, 1) || pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_FLOAT))
+      return PTO_FAILURE;
+    pypto_set_res(in, pypto_tensor_of(in, &s, pto_type_int(in->c.ctx, 8)));
+    pto_shape_replace_dim(&s, s.rank - 1, 1, &sc);
+    pypto_set_res(in, pypto_tensor_of(in, &sc, pto_type_f32(in->c.ctx)));
+    return PTO_SUCCESS;
+  }
+  if (pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_DEQUANT) || pypto_opnd_tensor(in, 1, &sc, &es))
+    return PTO_FAILURE;
+  if (es != pto_type_f32(in->c.ctx))
+    return ERR("operand #1 must be a tensor of f32 values, got '%s'",
+               pto_opcheck_tstr(&in->c, in->c.opnd[1]));
+  if (!pto_shape_broadcasts_to(&sc, &s))
+    return ERR("scale '%s' does not broadcast to '%s'", pto_opcheck_tstr(&in->c, in->c.opnd[1]),
+               pto_opcheck_tstr(&in->c, in->c.opnd[0]));
+  PtoType *out;
+  if (chosen_elem(in, &out)) return PTO_FAILURE;
+  if (!out) out = pto_type_f32(in->c.ctx);
+  if (!pto_elem_is_float(out))
+    return ERR("result element type '%s' must be f32, f16 or bf16",
+               pto_opcheck_tstr(&in->c, out));
+  pypto_set_res(in, pypto_tensor_of(in, &s, out));
+  return PTO_SUCCESS;
+}
+
+static PtoResult infer_norm(PyInfer *in, PtoPyptoKind k) {
+  PtoShape s;
+  PtoType *e;
+  if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_FLOAT))
+    return PTO_FAILURE;
+  if (k == PTO_PYPTO_KIND_SOFTMAX) {
+    unsigned d;
+    if (pto_opcheck_dim(&in->c, true, 0, s.rank, &d)) return PTO_FAILURE;
+    pypto_set_res(in, in->c.opnd[0]);
+    return PTO_SUCCESS;
+  }
+  if (pypto_opnd_min_rank(in, 0, &s, 1)) return PTO_FAILURE;
+  PtoShape g;
+  pto_shape_init(&g, &s.dims[s.rank - 1], 1);
+  static const char *const names[] = {"gamma", "beta"};
+  for (unsigned i = 1; i < in->c.nopnd; i++) {
+    PtoShape gi;
+    PtoType *ei;
+    if (pypto_opnd_tensor(in, i, &gi, &ei)) return PTO_FAILURE;
+    if (ei != e || !pypto_compatible(&gi, &g))
+      return ERR("%s must have type '%s', got '%s'", names[i - 1],
+                 pto_opcheck_tstr(&in->c, pypto_tensor_of(in, &g, e)), pto_opcheck_tstr(&in->c, in->c.opnd[i]));
+  }
+  PtoAttr *eps = pto_opcheck_attr(&in->c, "eps");
+  if (eps && (pto_attr_kind(eps) != PTO_ATTR_FLOAT || !(pto_attr_float_value(eps) >= 0)))
+    return ERR("attribute 'eps' must be a non-negative float");
+  pypto_set_res(in, in->c.opnd[0]);
+  return PTO_SUCCESS;
+}
+
+static PtoResult infer_cast(PyInfer *in) {
+  PtoShape s, w;
+  if (pypto_opnd_tensor(in, 0, &s, NULL) || pto_opcheck_cast_attrs(&in->c) ||
+      pypto_need_want(in, "dtype") || pypto_want_tensor(in, 0, &w))
+    return PTO_FAILURE;
+  pypto_set_res(in, pypto_tensor_of(in, &s, pto_type_tensor_elem(in->want[0])));
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_infer(PyInfer *in) {
+  in->nres = 0;
+  if (pto_tuning_verify_attrs(&in->c.site, in->c.attrs, in->c.nattrs) ||
+      pypto_check_known_attrs(in))
+    return PTO_FAILURE;
+  PtoPyptoKind k = pto_pypto_kind(in->id);
+  switch (k) {
+  case PTO_PYPTO_KIND_UNARY:
+  case PTO_PYPTO_KIND_BINARY:
+  case PTO_PYPTO_KIND_SCALAR:
+  case PTO_PYPTO_KIND_COMPARE: return infer_elementwise(in, k);
+  case PTO_PYPTO_KIND_CAST: return infer_cast(in);
+  case PTO_PYPTO_KIND_WHERE: return infer_where(in);
+  case PTO_PYPTO_KIND_REDUCE: return infer_reduce(in, false);
+  case PTO_PYPTO_KIND_ARGREDUCE: return infer_reduce(in, true);
+  case PTO_PYPTO_KIND_MATMUL: return infer_matmul(in);
+  case PTO_PYPTO_KIND_VIEW: return pypto_infer_view(in);
+  case PTO_PYPTO_KIND_ASSEMBLE: return pypto_infer_assemble(in);
+  case PTO_PYPTO_KIND_RESHAPE: return pypto_infer_reshape_expand(in, false);
+  case PTO_PYPTO_KIND_EXPAND: return pypto_infer_reshape_expand(in, true);
+  case PTO_PYPTO_KIND_TRANSPOSE: return pypto_infer_transpose(in);
+  case PTO_PYPTO_KIND_CONCAT: return pypto_infer_concat(in);
+  case PTO_PYPTO_KIND_FULL: return pypto_infer_fill(in, false);
+  case PTO_PYPTO_KIND_ZEROS: return pypto_infer_fill(in, true);
+  case PTO_PYPTO_KIND_DIM: return pypto_infer_dim(in);
+  case PTO_PYPTO_KIND_GATHER:
+  case PTO_PYPTO_KIND_INDEX_SELECT:
+  case PTO_PYPTO_KIND_SCATTER: return pypto_infer_indexing(in, k);
+  case PTO_PYPTO_KIND_TOPK: return pypto_infer_topk(in);
+  case PTO_PYPTO_KIND_QUANTIZE: return infer_quant(in, true);
+  case PTO_PYPTO_KIND_DEQUANTIZE: return infer_quant(in, false);
+  case PTO_PYPTO_KIND_SOFTMAX:
+  case PTO_PYPTO_KIND_RMS_NORM:
+  case PTO_PYPTO_KIND_LAYER_NORM: return infer_norm(in, k);
+  }
+  return ERR("unknown op kind");
+}

@@ -1,0 +1,95 @@
+/* Custom assembly of pypto ops (grammar in docs/dialects/pypto.md): the
+ * common form of lib/Dialect/Common/Syntax.h,
+ *   %r = pypto.op operands (sizes) attr-dict : operand-types [-> result-types]
+ * and the window forms of view / assemble (`%x[%i, 0]`). */
+#include "PyptoInternal.h"
+
+#include "Dialect/Common/Syntax.h"
+
+static PtoResult parse_window(PtoParser *p, PtoOpState *st, bool assemble) {
+  PtoUnresolvedOperand x, y, dyn[PTO_MAX_RANK];
+  int64_t offs[PTO_MAX_RANK];
+  unsigned n, ndyn;
+  PtoType *t, *u;
+  if (pto_parser_parse_operand(p, &x)) return PTO_FAILURE;
+  if (assemble && (pto_parser_parse_keyword(p, "into") ||
+                   pto_parser_parse_operand(p, &y)))
+    return PTO_FAILURE;
+  if (pto_syntax_parse_offsets(p, offs, &n, dyn, &ndyn) ||
+      pto_parser_parse_optional_attr_dict(p, st) ||
+      pto_parser_parse_colon_type(p, &t))
+    return PTO_FAILURE;
+  if (assemble ? pto_parser_parse_keyword(p, "into")
+               : pto_parser_parse_punct(p, PTO_P_ARROW))
+    return PTO_FAILURE;
+  if (pto_parser_parse_type(p, &u) || pto_parser_resolve_operand(p, &x, t, st) ||
+      (assemble && pto_parser_resolve_operand(p, &y, u, st)) ||
+      pto_syntax_resolve_index(p, dyn, ndyn, st))
+    return PTO_FAILURE;
+  pto_op_state_add_attr(st, "static_offsets", pto_attr_i64_array(st->ctx, offs, n));
+  pto_op_state_add_result(st, u);
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_parse(PtoParser *p, PtoOpState *st) {
+  PtoPyptoOp id = (PtoPyptoOp)(st->def - pypto_op_defs);
+  PtoPyptoKind k = pto_pypto_kind(id);
+  if (k == PTO_PYPTO_KIND_VIEW || k == PTO_PYPTO_KIND_ASSEMBLE)
+    return parse_window(p, st, k == PTO_PYPTO_KIND_ASSEMBLE);
+  bool sizes = k == PTO_PYPTO_KIND_ZEROS || k == PTO_PYPTO_KIND_FULL ||
+               k == PTO_PYPTO_KIND_EXPAND;
+  return pto_syntax_parse_common(p, st, k != PTO_PYPTO_KIND_ZEROS, sizes);
+}
+
+static PtoType *operand_type(PtoOp *op, unsigned i) {
+  return pto_value_type(pto_op_operand(op, i));
+}
+
+/* Whether the custom form can spell the op (only ops that do not verify,
+ * printed with PTO_PRINT_ASSUME_VERIFIED, may fail this). */
+static bool printable(PtoOp *op, PtoPyptoKind k) {
+  unsigned n = pto_op_num_operands(op), m = pto_pypto_num_tensor_operands(op);
+  if (pto_op_num_results(op) == 0) return false;
+  if (k == PTO_PYPTO_KIND_VIEW || k == PTO_PYPTO_KIND_ASSEMBLE) {
+    int64_t offs[PTO_MAX_RANK];
+    unsigned nofs = pto_pypto_get_offsets(op, offs, NULL), ndyn = 0;
+    PtoAttr *a = pto_op_attr(op, "static_offsets");
+    if (!a || pto_attr_kind(a) != PTO_ATTR_ARRAY || pto_attr_array_size(a) != nofs)
+      return false;
+    for (unsigned i = 0; i < nofs; i++) ndyn += offs[i] == PTO_DYN;
+    return pto_op_num_results(op) == 1 && m == (k == PTO_PYPTO_KIND_VIEW ? 1u : 2u) &&
+           ndyn == n - m &&
+           (k == PTO_PYPTO_KIND_VIEW ||
+            pto_value_type(pto_op_result(op, 0)) == operand_type(op, 1));
+  }
+  if (k == PTO_PYPTO_KIND_ZEROS) return pto_op_num_results(op) == 1;
+  return m > 0;
+}
+
+void pypto_print(PtoPrinter *p, PtoOp *op) {
+  PtoPyptoKind k = pto_pypto_kind(pto_pypto_op_id(op));
+  static const char *const elided[] = {"static_offsets"};
+  if (!printable(op, k)) {
+    pto_printer_puts(p, " <<invalid pypto op; print with --print-generic>>");
+    return;
+  }
+  if (k != PTO_PYPTO_KIND_VIEW && k != PTO_PYPTO_KIND_ASSEMBLE) {
+    pto_syntax_print_common(p, op, pto_pypto_num_tensor_operands(op), NULL, 0);
+    return;
+  }
+  int64_t offs[PTO_MAX_RANK];
+  PtoValue *dyn[PTO_MAX_RANK];
+  unsigned n = pto_pypto_get_offsets(op, offs, dyn);
+  pto_printer_puts(p, " ");
+  pto_printer_print_operand(p, pto_op_operand(op, 0));
+  if (k == PTO_PYPTO_KIND_ASSEMBLE) {
+    pto_printer_puts(p, " into ");
+    pto_printer_print_operand(p, pto_op_operand(op, 1));
+  }
+  pto_syntax_print_offsets(p, offs, n, dyn);
+  pto_printer_print_attr_dict(p, op, elided, 1);
+  pto_printer_puts(p, " : ");
+  pto_printer_print_type(p, operand_type(op, 0));
+  pto_printer_puts(p, k == PTO_PYPTO_KIND_VIEW ? " -> " : " into ");
+  pto_printer_print_type(p, pto_value_type(pto_op_result(op, 0)));
+}
