@@ -2,8 +2,11 @@
  * is parsed and verified; IR that verifies is printed in the custom, generic
  * and debug-info forms, and each printout must parse back, verify, and print
  * the same text again (printing is a fixed point). The whole input is also
- * run under --verify-diagnostics, whose expectations it may contain. */
+ * run under --verify-diagnostics, whose expectations it may contain. The
+ * shipped dialects and the test dialect are registered, so that their
+ * parse, print and verify hooks are fuzzed too. */
 #include "TestDialect.h"
+#include "pto/Dialects.h"
 #include "pto/IR.h"
 
 #include <stdint.h>
@@ -20,6 +23,7 @@ static bool swallow(const PtoDiagInfo *d, void *ctx) {
 
 static PtoContext *new_context(void) {
   PtoContext *ctx = pto_ctx_create();
+  pto_register_all_dialects(ctx);
   pto_register_test_dialect(ctx);
   pto_ctx_set_allow_unregistered(ctx, true);
   pto_ctx_set_diag_stream(ctx, NULL);
