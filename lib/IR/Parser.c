@@ -809,7 +809,9 @@ static PtoResult parse_opaque_symbol(PtoParser *p, const Token *t,
   size_t n = p->scratch.len, name_len = 0;
   while (name_len < n && sym[name_len] != '<') name_len++;
   const char *body = name_len < n ? sym + name_len + 1 : NULL;
-  if (name_len == 0 || (body && sym[n - 1] != '>'))
+  /* the name is kept as a C string: a NUL in it would cut it short */
+  if (name_len == 0 || memchr(sym, '\0', name_len) ||
+      (body && sym[n - 1] != '>'))
     return pto_parser_error_at(p, tok_loc(p, &st),
                                "expected 'name' or 'name<body>' in opaque "
                                "dialect %s", what);
