@@ -209,6 +209,11 @@ static inline PtoLoc *op_loc(const PtoOp *op) {
  * location). */
 bool pto_loc_pack(PtoContext *ctx, PtoIdent *file, uint32_t line,
                   uint32_t col, uintptr_t *bits);
+/* pto_loc_file and pto_loc_name for names already interned (the
+ * parser's): such names may hold any byte, NUL included. */
+PtoLoc *pto_loc_file_id(PtoContext *ctx, PtoIdent *file, unsigned line,
+                        unsigned col);
+PtoLoc *pto_loc_name_id(PtoContext *ctx, PtoIdent *name, PtoLoc *child);
 static inline const PtoOpDef *op_def(const PtoOp *op) {
   return op->name->opdef;
 }

@@ -79,9 +79,6 @@ PtoLoc *pto_loc_file(PtoContext *ctx, const char *file, unsigned line,
   return loc_get(ctx, &key);
 }
 
-/* Fast path for the parser: file already interned. */
-PtoLoc *pto_loc_file_id(PtoContext *ctx, PtoIdent *file, unsigned line,
-                        unsigned col);
 PtoLoc *pto_loc_file_id(PtoContext *ctx, PtoIdent *file, unsigned line,
                         unsigned col) {
   PtoLoc key;
@@ -93,13 +90,17 @@ PtoLoc *pto_loc_file_id(PtoContext *ctx, PtoIdent *file, unsigned line,
   return loc_get(ctx, &key);
 }
 
-PtoLoc *pto_loc_name(PtoContext *ctx, const char *name, PtoLoc *child) {
+PtoLoc *pto_loc_name_id(PtoContext *ctx, PtoIdent *name, PtoLoc *child) {
   PtoLoc key;
   memset(&key, 0, sizeof key);
   key.kind = PTO_LOC_NAME;
-  key.u.name.name = pto_ident_cstr(ctx, name);
+  key.u.name.name = name;
   key.u.name.child = child;
   return loc_get(ctx, &key);
+}
+
+PtoLoc *pto_loc_name(PtoContext *ctx, const char *name, PtoLoc *child) {
+  return pto_loc_name_id(ctx, pto_ident_cstr(ctx, name), child);
 }
 
 PtoLoc *pto_loc_callsite(PtoContext *ctx, PtoLoc *callee, PtoLoc *caller) {

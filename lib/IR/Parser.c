@@ -11,9 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-PtoLoc *pto_loc_file_id(PtoContext *ctx, PtoIdent *file, unsigned line,
-                        unsigned col);
-
 enum { MAX_NESTING = PTO_MAX_NESTING, MAX_RANK = 64 };
 
 /* A forward-referenced SSA name: placeholders per result number. */
@@ -1618,9 +1615,9 @@ static PtoResult parse_loc_inner(PtoParser *p, PtoLoc **out) {
       PtoLoc *child;
       if ((r = parse_loc_inner(p, &child))) goto done;
       if ((r = expect(p, T_RPAREN, "')' after child location"))) goto done;
-      *out = pto_loc_name(ctx, s->str, child);
+      *out = pto_loc_name_id(ctx, s, child);
     } else {
-      *out = pto_loc_name(ctx, s->str, NULL);
+      *out = pto_loc_name_id(ctx, s, NULL);
     }
   } else if (tok_is_kw(p, "callsite")) {
     advance(p);
