@@ -21,6 +21,11 @@ for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME", "TMPDIR"]:
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%pto_src_root", config.pto_src_root))
 config.substitutions.append(("%pto_obj_root", config.pto_obj_root))
+# %roundtrip TOOL [FLAGS] FILE: printing is a fixed point in every form, and
+# both forms describe the same IR (test/lib/roundtrip.py).
+config.substitutions.append(
+    ("%roundtrip", config.python_executable + " " +
+     os.path.join(config.pto_src_root, "test", "lib", "roundtrip.py")))
 
 if config.mlir_opt:
     config.available_features.add("mlir-opt")

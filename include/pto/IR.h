@@ -216,10 +216,14 @@ PtoAttr *pto_attr_dict(PtoContext *ctx, const PtoNamedAttr *entries,
 PtoAttr *pto_attr_symref(PtoContext *ctx, PtoIdent *root,
                          PtoIdent *const *nested, unsigned n);
 /* Dense elements of a static tensor type. `data` holds numel elements in
- * the element type's storage (i1/i8: 1 byte, f16/bf16: 2-byte bit
- * patterns, index: 8 bytes), or one element when `splat`. */
+ * the element type's storage (pto_dense_elem_bytes each: integers in the
+ * smallest of 1, 2, 4 or 8 bytes that holds them, sign- or zero-extended;
+ * f16/bf16 as 2-byte bit patterns; index in 8 bytes), or one element when
+ * `splat`. */
 PtoAttr *pto_attr_dense(PtoContext *ctx, PtoType *tensor_type,
                         const void *data, size_t bytes, bool splat);
+/* Bytes one element of type `elem` occupies in dense storage. */
+size_t pto_dense_elem_bytes(const PtoType *elem);
 PtoAttr *pto_attr_dialect(PtoContext *ctx, const char *dialect,
                           const char *name, const int64_t *ints,
                           unsigned nints, PtoType *const *types,
@@ -290,7 +294,9 @@ PtoLoc *pto_loc_name(PtoContext *ctx, const char *name, PtoLoc *child);
 PtoLoc *pto_loc_callsite(PtoContext *ctx, PtoLoc *callee, PtoLoc *caller);
 PtoLoc *pto_loc_fused(PtoContext *ctx, PtoLoc *const *locs, unsigned n);
 PtoLocKind pto_loc_kind(const PtoLoc *l);
-/* The first file:line:col inside a location, if any. */
+/* The first file:line:col inside a location, if any: a name's child, a
+ * call site's callee then caller, the first of fused locations that has
+ * one. */
 bool pto_loc_get_file_line_col(const PtoLoc *l, const char **file,
                                unsigned *line, unsigned *col);
 

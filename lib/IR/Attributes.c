@@ -162,7 +162,7 @@ static PtoAttr attr_key(PtoAttrKind k) {
 
 /* Integers are kept canonical for their type: sign-extended from the width
  * for signless/signed types, zero-extended for unsigned ones. */
-static int64_t int_canonical(PtoType *t, int64_t v) {
+static int64_t int_canonical(const PtoType *t, int64_t v) {
   unsigned w = pto_type_int_width(t);
   if (w == 0 || w >= 64) return v;
   uint64_t mask = ((uint64_t)1 << w) - 1, u = (uint64_t)v & mask;
@@ -230,7 +230,7 @@ PtoAttr *pto_attr_array(PtoContext *ctx, PtoAttr *const *elems, unsigned n) {
 }
 
 PtoAttr *pto_attr_i64_array(PtoContext *ctx, const int64_t *v, unsigned n) {
-  PtoAttr *buf[16] = {0};
+  PtoAttr *buf[16] = {0}; /* zeroed: gcc -O3 warns otherwise */
   PtoAttr **el = n <= 16 ? buf : pto_malloc(n * sizeof *el);
   for (unsigned i = 0; i < n; i++) el[i] = pto_attr_i64(ctx, v[i]);
   PtoAttr *a = pto_attr_array(ctx, el, n);
@@ -276,13 +276,79 @@ PtoAttr *pto_attr_symref(PtoContext *ctx, PtoIdent *root,
   return attr_get(ctx, &key);
 }
 
-static size_t elem_storage_bytes(PtoType *t) {
-  unsigned w = pto_type_bitwidth(t);
-  return w <= 8 ? 1 : (w + 7) / 8;
+size_t pto_dense_elem_bytes(const PtoType *elem) {
+  unsigned w = pto_type_bitwidth(elem);
+  return w <= 8 ? 1 : w <= 16 ? 2 : w <= 32 ? 4 : 8;
+}
+
+void pto_dense_store_int(void *dst, size_t eb, int64_t v) {
+  switch (eb) {
+  case 1: {
+    int8_t x = (int8_t)v;
+    memcpy(dst, &x, 1);
+    return;
+  }
+  case 2: {
+    int16_t x = (int16_t)v;
+    memcpy(dst, &x, 2);
+    return;
+  }
+  case 4: {
+    int32_t x = (int32_t)v;
+    memcpy(dst, &x, 4);
+    return;
+  }
+  default:
+    memcpy(dst, &v, 8);
+  }
+}
+
+/* Raw element bits, sign-extended from the storage size. */
+static int64_t dense_load_int(const void *p, size_t eb) {
+  switch (eb) {
+  case 1: {
+    int8_t v;
+    memcpy(&v, p, 1);
+    return v;
+  }
+  case 2: {
+    int16_t v;
+    memcpy(&v, p, 2);
+    return v;
+  }
+  case 4: {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+  }
+  default: {
+    int64_t v;
+    memcpy(&v, p, 8);
+    return v;
+  }
+  }
+}
+
+/* Integers whose width is not a storage size (i1, i12, ...) are stored
+ * extended from their width as int_canonical says, so that equal values
+ * have equal bytes whichever way the caller filled the upper bits. Returns
+ * a new buffer, or NULL when `data` is canonical by construction. */
+static void *dense_canonical_ints(PtoType *et, const void *data, size_t bytes) {
+  if (et->kind != PTO_TYPE_INTEGER) return NULL;
+  size_t eb = pto_dense_elem_bytes(et);
+  if (pto_type_bitwidth(et) == eb * 8) return NULL;
+  unsigned char *buf = pto_malloc(bytes ? bytes : 1);
+  for (size_t off = 0; off + eb <= bytes; off += eb)
+    pto_dense_store_int(buf + off, eb,
+                        int_canonical(et, dense_load_int((const char *)data + off, eb)));
+  return buf;
 }
 
 PtoAttr *pto_attr_dense(PtoContext *ctx, PtoType *tensor_type,
                         const void *data, size_t bytes, bool splat) {
+  void *canon = dense_canonical_ints(pto_type_tensor_elem(tensor_type), data,
+                                     bytes);
+  if (canon) data = canon;
   PtoAttr key = attr_key(PTO_ATTR_DENSE);
   key.type = tensor_type;
   key.u.dense.data = (void *)data;
@@ -290,7 +356,7 @@ PtoAttr *pto_attr_dense(PtoContext *ctx, PtoType *tensor_type,
   key.u.dense.splat = splat;
   /* A non-splat whose elements are all equal is stored as a splat, so that
    * equal values compare equal. */
-  size_t eb = elem_storage_bytes(pto_type_tensor_elem(tensor_type));
+  size_t eb = pto_dense_elem_bytes(pto_type_tensor_elem(tensor_type));
   if (!splat && bytes >= eb && bytes % eb == 0) {
     bool all = true;
     for (size_t i = eb; i < bytes && all; i += eb)
@@ -300,7 +366,9 @@ PtoAttr *pto_attr_dense(PtoContext *ctx, PtoType *tensor_type,
       key.u.dense.splat = true;
     }
   }
-  return attr_get(ctx, &key);
+  PtoAttr *a = attr_get(ctx, &key);
+  pto_free(canon);
+  return a;
 }
 
 static PtoAttr *dialect_attr_get(PtoContext *ctx, PtoAttrKind k,
@@ -393,7 +461,7 @@ size_t pto_attr_dense_bytes(const PtoAttr *a) { return a->u.dense.bytes; }
 
 static const void *dense_elem_ptr(const PtoAttr *a, int64_t i, PtoType **et) {
   *et = pto_type_tensor_elem(a->type);
-  size_t eb = elem_storage_bytes(*et);
+  size_t eb = pto_dense_elem_bytes(*et);
   if (a->u.dense.splat) i = 0;
   return (const char *)a->u.dense.data + (size_t)i * eb;
 }
@@ -427,30 +495,7 @@ int64_t pto_attr_dense_get_i64(const PtoAttr *a, int64_t i) {
   PtoType *et;
   const void *p = dense_elem_ptr(a, i, &et);
   if (et->kind == PTO_TYPE_FLOAT) return (int64_t)pto_attr_dense_get_f64(a, i);
-  bool uns = et->kind == PTO_TYPE_INTEGER && et->signedness == PTO_UNSIGNED;
-  switch (elem_storage_bytes(et)) {
-  case 1: {
-    uint8_t v;
-    memcpy(&v, p, 1);
-    if (pto_type_bitwidth(et) == 1) return v != 0;
-    return uns ? (int64_t)v : (int64_t)(int8_t)v;
-  }
-  case 2: {
-    uint16_t v;
-    memcpy(&v, p, 2);
-    return uns ? (int64_t)v : (int64_t)(int16_t)v;
-  }
-  case 4: {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return uns ? (int64_t)v : (int64_t)(int32_t)v;
-  }
-  default: {
-    int64_t v;
-    memcpy(&v, p, 8);
-    return v;
-  }
-  }
+  return int_canonical(et, dense_load_int(p, pto_dense_elem_bytes(et)));
 }
 
 const char *pto_attr_dialect_name(const PtoAttr *a) {

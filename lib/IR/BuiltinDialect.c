@@ -2,6 +2,8 @@
  * the IR core because the parser wraps top-level ops in an implicit one. */
 #include "IR/IRInternal.h"
 
+#include <string.h>
+
 static PtoResult module_parse(PtoParser *p, PtoOpState *st) {
   PtoIdent *name;
   PtoResult s;
@@ -34,6 +36,16 @@ static PtoResult module_verify(PtoOp *op) {
   PtoAttr *n = pto_op_attr(op, "sym_name");
   if (n && pto_attr_kind(n) != PTO_ATTR_STRING)
     return pto_op_emit_error(op, "attribute 'sym_name' must be a string");
+  /* MLIR's rule for modules, so that mlir-opt accepts ours */
+  const PtoNamedAttr *attrs = pto_op_attrs(op);
+  for (unsigned i = 0; i < pto_op_num_attrs(op); i++) {
+    const char *name = pto_ident_str(attrs[i].name);
+    if (strcmp(name, "sym_name") && strcmp(name, "sym_visibility") &&
+        !strchr(name, '.'))
+      return pto_op_emit_error(op, "can only contain attributes with "
+                                   "dialect-prefixed names, found: '%s'",
+                               name);
+  }
   PtoRegion *r = pto_op_region(op, 0);
   PtoBlock *b = pto_region_first_block(r);
   if (b && pto_block_num_args(b))

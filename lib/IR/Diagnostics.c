@@ -43,6 +43,8 @@ static const char *sev_name(PtoDiagSeverity s) {
   return "error";
 }
 
+enum { MAX_SHOWN = 160 }; /* characters of a source line shown */
+
 static void render_one(PtoContext *ctx, PtoStr *s, PtoDiagSeverity sev,
                        PtoLoc *loc, const char *msg) {
   const char *file;
@@ -61,11 +63,22 @@ static void render_one(PtoContext *ctx, PtoStr *s, PtoDiagSeverity sev,
   const char *ls;
   size_t ll;
   if (!src || !pto_source_line(src, line, &ls, &ll)) return;
-  pto_str_append(s, ls, ll);
+  /* Long lines (generated IR, big literals) are shown as a window around
+   * the column, marked with "..." where cut. */
+  size_t at = col ? col - 1 : 0, from = 0, shown = ll;
+  if (ll > MAX_SHOWN) {
+    from = at > MAX_SHOWN / 2 ? at - MAX_SHOWN / 2 : 0;
+    if (from + MAX_SHOWN > ll) from = ll - MAX_SHOWN;
+    shown = MAX_SHOWN;
+  }
+  if (from) pto_str_puts(s, "...");
+  pto_str_append(s, ls + from, shown);
+  if (from + shown < ll) pto_str_puts(s, "...");
   pto_str_putc(s, '\n');
   /* caret under the column; tabs kept so that the caret lines up */
-  for (unsigned i = 1; i < col && i <= ll; i++)
-    pto_str_putc(s, ls[i - 1] == '\t' ? '\t' : ' ');
+  if (from) pto_str_puts(s, "   ");
+  for (size_t i = from; i < at && i < from + shown; i++)
+    pto_str_putc(s, ls[i] == '\t' ? '\t' : ' ');
   pto_str_puts(s, "^\n");
 }
 

@@ -209,6 +209,11 @@ static inline PtoLoc *op_loc(const PtoOp *op) {
  * location). */
 bool pto_loc_pack(PtoContext *ctx, PtoIdent *file, uint32_t line,
                   uint32_t col, uintptr_t *bits);
+/* pto_loc_file and pto_loc_name for names already interned (the
+ * parser's): such names may hold any byte, NUL included. */
+PtoLoc *pto_loc_file_id(PtoContext *ctx, PtoIdent *file, unsigned line,
+                        unsigned col);
+PtoLoc *pto_loc_name_id(PtoContext *ctx, PtoIdent *name, PtoLoc *child);
 static inline const PtoOpDef *op_def(const PtoOp *op) {
   return op->name->opdef;
 }
@@ -247,6 +252,11 @@ typedef struct PtoCtxExt {
 
 enum { PTO_IR_NUM_CLASSES = 128 }; /* size classes of 8 bytes, up to 1 KiB */
 
+/* Levels of nested regions (and, in the parser, of types, attributes and
+ * locations) the parser, verifier and printer handle: recursion deeper than
+ * this is reported instead of risking the stack. */
+enum { PTO_MAX_NESTING = 256 };
+
 struct PtoContext {
   PtoArena arena;   /* types, attributes, locations */
   /* Identifiers apart, densely: interning compares with their text. */
@@ -269,11 +279,15 @@ struct PtoContext {
   /* While pto_op_verify runs (the IR cannot change): symbol table op ->
    * PtoSymbolTable, so that symbol users resolve in O(1), not by a scan. */
   PtoPtrMap *verify_symtabs;
+  uint32_t verify_mark; /* last visibility mark handed out by the verifier */
 };
 
 /* IR memory recycled through size-class free lists. */
 void *pto_ir_alloc(PtoContext *ctx, size_t n);
 void pto_ir_free(PtoContext *ctx, void *p, size_t n);
+
+/* Writes an integer element of dense storage (eb: pto_dense_elem_bytes). */
+void pto_dense_store_int(void *dst, size_t eb, int64_t v);
 
 /* Unique tables. */
 typedef bool (*PtoUniqueEqFn)(const void *a, const void *b);
@@ -328,6 +342,10 @@ void pto_print_attr_to(PtoStr *s, PtoAttr *a);
 void pto_print_loc_to(PtoStr *s, PtoLoc *l);
 /* True when `s` can be printed as a bare identifier. */
 bool pto_is_bare_identifier(const char *s, size_t n);
+/* True when the body of an unregistered dialect type or attribute reads
+ * back as written between `<` and `>` (printable, one line, brackets and
+ * quotes balanced). */
+bool pto_dialect_body_is_pretty(const char *body, size_t len);
 
 /* The builtin dialect (builtin.module) the core always registers. */
 extern const PtoDialectDef pto_builtin_dialect;

@@ -79,9 +79,6 @@ PtoLoc *pto_loc_file(PtoContext *ctx, const char *file, unsigned line,
   return loc_get(ctx, &key);
 }
 
-/* Fast path for the parser: file already interned. */
-PtoLoc *pto_loc_file_id(PtoContext *ctx, PtoIdent *file, unsigned line,
-                        unsigned col);
 PtoLoc *pto_loc_file_id(PtoContext *ctx, PtoIdent *file, unsigned line,
                         unsigned col) {
   PtoLoc key;
@@ -93,13 +90,17 @@ PtoLoc *pto_loc_file_id(PtoContext *ctx, PtoIdent *file, unsigned line,
   return loc_get(ctx, &key);
 }
 
-PtoLoc *pto_loc_name(PtoContext *ctx, const char *name, PtoLoc *child) {
+PtoLoc *pto_loc_name_id(PtoContext *ctx, PtoIdent *name, PtoLoc *child) {
   PtoLoc key;
   memset(&key, 0, sizeof key);
   key.kind = PTO_LOC_NAME;
-  key.u.name.name = pto_ident_cstr(ctx, name);
+  key.u.name.name = name;
   key.u.name.child = child;
   return loc_get(ctx, &key);
+}
+
+PtoLoc *pto_loc_name(PtoContext *ctx, const char *name, PtoLoc *child) {
+  return pto_loc_name_id(ctx, pto_ident_cstr(ctx, name), child);
 }
 
 PtoLoc *pto_loc_callsite(PtoContext *ctx, PtoLoc *callee, PtoLoc *caller) {
@@ -158,7 +159,7 @@ PtoLocKind pto_loc_kind(const PtoLoc *l) { return (PtoLocKind)l->kind; }
 
 bool pto_loc_get_file_line_col(const PtoLoc *l, const char **file,
                                unsigned *line, unsigned *col) {
-  for (unsigned depth = 0; l && depth < 64; depth++) {
+  for (unsigned depth = 0; l && depth < PTO_MAX_NESTING; depth++) {
     switch (l->kind) {
     case PTO_LOC_UNKNOWN:
       return false;
@@ -171,7 +172,10 @@ bool pto_loc_get_file_line_col(const PtoLoc *l, const char **file,
       l = l->u.name.child;
       break;
     case PTO_LOC_CALLSITE:
-      l = l->u.cs.callee;
+      /* the callee's position, else the caller's (as MLIR shows them) */
+      if (pto_loc_get_file_line_col(l->u.cs.callee, file, line, col))
+        return true;
+      l = l->u.cs.caller;
       break;
     case PTO_LOC_FUSED:
       for (unsigned i = 0; i < l->u.fused.n; i++)

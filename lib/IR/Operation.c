@@ -181,6 +181,7 @@ static void region_init(PtoRegion *r, PtoContext *ctx, PtoOp *parent) {
 
 PtoOp *pto_op_create(PtoOpState *st) {
   PtoContext *ctx = st->ctx;
+  assert(st->num_regions <= UINT16_MAX && st->num_successors <= UINT16_MAX);
   size_t size = sizeof(PtoOp) + st->num_results * sizeof(PtoValue) +
                 st->num_regions * sizeof(PtoRegion) +
                 st->num_successors * sizeof(PtoBlock *) +
@@ -815,10 +816,33 @@ PtoBlock *pto_value_map_get_block(const PtoValueMap *m, const PtoBlock *from) {
   return m ? pto_ptrmap_get(&m->blocks, (uintptr_t)from) : NULL;
 }
 
-static PtoOp *clone_op(PtoOp *op, PtoValueMap *map);
+/* An operand of a clone that referred to a value not cloned yet: a use
+ * that comes before its definition in the text (a block dominated by a
+ * later one, or a graph region). Fixed once everything is cloned. */
+typedef struct CloneFixup {
+  PtoOp *op;
+  unsigned index;
+  PtoValue *orig;
+} CloneFixup;
 
-static void clone_region_into(PtoRegion *from, PtoRegion *to,
-                              PtoValueMap *map) {
+typedef struct Cloner {
+  PtoValueMap *map;
+  PTO_VEC(CloneFixup) fixups;
+} Cloner;
+
+static PtoOp *clone_op(PtoOp *op, Cloner *c);
+
+static void clone_finish(Cloner *c) {
+  for (uint32_t i = 0; i < c->fixups.len; i++) {
+    CloneFixup *f = &c->fixups.data[i];
+    PtoValue *v = pto_value_map_get(c->map, f->orig);
+    if (v) pto_op_set_operand(f->op, f->index, v);
+  }
+  pto_vec_free(&c->fixups);
+}
+
+static void clone_region_into(PtoRegion *from, PtoRegion *to, Cloner *c) {
+  PtoValueMap *map = c->map;
   /* Blocks first (successors may refer forward), then their ops. */
   PTO_FOR_BLOCKS(from, b) {
     PtoBlock *nb = pto_block_create(to->ctx);
@@ -831,17 +855,20 @@ static void clone_region_into(PtoRegion *from, PtoRegion *to,
   }
   PTO_FOR_BLOCKS(from, b) {
     PtoBlock *nb = pto_value_map_get_block(map, b);
-    PTO_FOR_OPS(b, o) pto_block_append(nb, clone_op(o, map));
+    PTO_FOR_OPS(b, o) pto_block_append(nb, clone_op(o, c));
   }
 }
 
 void pto_region_clone_into(PtoRegion *from, PtoRegion *to, PtoValueMap *map) {
   PtoValueMap *own = map ? NULL : pto_value_map_create();
-  clone_region_into(from, to, map ? map : own);
+  Cloner c = {map ? map : own, {0}};
+  clone_region_into(from, to, &c);
+  clone_finish(&c);
   pto_value_map_destroy(own);
 }
 
-static PtoOp *clone_op(PtoOp *op, PtoValueMap *map) {
+static PtoOp *clone_op(PtoOp *op, Cloner *c) {
+  PtoValueMap *map = c->map;
   PtoOpState st;
   pto_op_state_init(&st, op_ctx(op), NULL, NULL);
   st.name = op->name;
@@ -865,10 +892,17 @@ static PtoOp *clone_op(PtoOp *op, PtoValueMap *map) {
     memcpy(regs, st.regions, nregs * sizeof *regs);
   }
   for (unsigned i = 0; i < nregs; i++)
-    clone_region_into(&op_regions(op)[i], regs[i], map);
+    clone_region_into(&op_regions(op)[i], regs[i], c);
   pto_free(regs);
   PtoOp *nop = pto_op_create(&st);
   nop->loc_bits = op->loc_bits; /* a packed position stays packed */
+  for (unsigned i = 0; i < op->num_operands; i++) {
+    PtoValue *v = op->operands[i].value;
+    if (v && !pto_value_map_get(map, v)) {
+      CloneFixup f = {nop, i, v};
+      pto_vec_push(&c->fixups, f);
+    }
+  }
   for (unsigned i = 0; i < op->num_results; i++)
     pto_value_map_set(map, &op->results[i], &nop->results[i]);
   return nop;
@@ -876,9 +910,11 @@ static PtoOp *clone_op(PtoOp *op, PtoValueMap *map) {
 
 PtoOp *pto_op_clone(PtoOp *op, PtoValueMap *map) {
   PtoValueMap *own = map ? NULL : pto_value_map_create();
-  PtoOp *c = clone_op(op, map ? map : own);
+  Cloner c = {map ? map : own, {0}};
+  PtoOp *clone = clone_op(op, &c);
+  clone_finish(&c);
   pto_value_map_destroy(own);
-  return c;
+  return clone;
 }
 
 /* ------------------------------------------------------------------ */

@@ -11,10 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-PtoLoc *pto_loc_file_id(PtoContext *ctx, PtoIdent *file, unsigned line,
-                        unsigned col);
-
-enum { MAX_NESTING = 256, MAX_RANK = 64 };
+enum { MAX_NESTING = PTO_MAX_NESTING, MAX_RANK = 64 };
 
 /* A forward-referenced SSA name: placeholders per result number. */
 typedef struct Forward {
@@ -46,6 +43,14 @@ typedef struct BlockRef {
   uint32_t line, col; /* first reference */
 } BlockRef;
 
+/* `loc(#alias)` of an op or block argument whose alias is defined later in
+ * the file (mlir-opt prints location aliases at the end). */
+typedef struct DeferredLoc {
+  PtoOp *op;      /* or: */
+  PtoValue *arg;  /* a block argument */
+  Token alias;
+} DeferredLoc;
+
 /* Block labels live per region. */
 typedef struct RegionScope {
   PtoStrMap blocks;
@@ -56,6 +61,7 @@ struct PtoParser {
   PtoContext *ctx;
   Lexer lex;
   Token tok;
+  Token prev; /* the token before `tok` (kind T_EOF before the first) */
   PtoIdent *file;
   bool failed;
   unsigned depth;
@@ -63,6 +69,7 @@ struct PtoParser {
   PTO_VEC(RegionScope) regions;
   Forward *all_fwd;
   PTO_VEC(PtoBlock *) pending_blocks; /* referenced before definition */
+  PTO_VEC(DeferredLoc) deferred_locs;
   PtoStrMap type_aliases, attr_aliases, loc_aliases;
   PtoStrMap type_spellings; /* text -> type; see cached_type */
   PtoArena tmp;          /* stack-like scratch, reset after each op */
@@ -77,7 +84,10 @@ struct PtoParser {
 /* Tokens and errors                                                    */
 /* ------------------------------------------------------------------ */
 
-static void advance(PtoParser *p) { p->tok = lexer_next(&p->lex); }
+static void advance(PtoParser *p) {
+  p->prev = p->tok;
+  p->tok = lexer_next(&p->lex);
+}
 
 /* Locations are made only when kept in the IR or reported: each is a
  * uniqued object that lives as long as the context. */
@@ -127,7 +137,13 @@ PtoResult pto_parser_error(PtoParser *p, const char *fmt, ...) {
     va_end(ap);
     return pto_parser_error_at(p, tok_loc(p, &p->tok), "%s", p->tok.err);
   }
-  verror_at(p, tok_loc(p, &p->tok), fmt, ap);
+  /* What is missing at the end of the input is reported right after the
+   * last token, on its line, rather than past the end. */
+  PtoLoc *loc = tok_loc(p, &p->tok);
+  if (p->tok.kind == T_EOF && p->prev.kind != T_EOF)
+    loc = pto_loc_file_id(p->ctx, p->file, p->prev.line,
+                          p->prev.col + p->prev.len);
+  verror_at(p, loc, fmt, ap);
   va_end(ap);
   return PTO_FAILURE;
 }
@@ -143,6 +159,18 @@ static bool consume_if(PtoParser *p, TokKind k) {
   advance(p);
   return true;
 }
+
+/* Recursion through regions, types, attributes and locations is bounded so
+ * that adversarial input cannot exhaust the stack. */
+static PtoResult enter_nested(PtoParser *p) {
+  if (p->depth >= MAX_NESTING)
+    return pto_parser_error(p, "nesting too deep (at most %d levels of "
+                               "regions, types, attributes and locations)",
+                            MAX_NESTING);
+  p->depth++;
+  return PTO_SUCCESS;
+}
+static void leave_nested(PtoParser *p) { p->depth--; }
 
 static const char *punct_spelling(TokKind k) {
   switch (k) {
@@ -644,39 +672,158 @@ static PtoResult parse_function_type(PtoParser *p, PtoType **out) {
   return PTO_SUCCESS;
 }
 
+/* Finds the '>' closing a dialect symbol body that starts at `s` (after
+ * its '<'). The body must stay on one line (as MLIR's lexer requires of
+ * the tokens in it) and its brackets must match, as mlir-opt checks.
+ * Returns NULL with *bad at the offending character, or at the end of the
+ * line or text when the body is not closed. */
+static const char *body_end(const char *s, const char *e, const char **bad) {
+  char closers[MAX_NESTING];
+  unsigned depth = 0;
+  closers[depth++] = '>';
+  for (; s < e && *s != '\n'; s++) {
+    char c = *s;
+    if (c == '"') {
+      for (s++; s < e && *s != '"' && *s != '\n'; s++)
+        if (*s == '\\' && s + 1 < e && s[1] != '\n') s++;
+      if (s >= e || *s == '\n') break;
+    } else if (c == '-' && s + 1 < e && s[1] == '>') {
+      s++;
+    } else if (c == '<' || c == '(' || c == '[' || c == '{') {
+      if (depth == MAX_NESTING) break;
+      closers[depth++] = c == '<' ? '>' : c == '(' ? ')' : c == '[' ? ']' : '}';
+    } else if (c == '>' || c == ')' || c == ']' || c == '}') {
+      if (c != closers[depth - 1]) break;
+      if (--depth == 0) return s;
+    }
+  }
+  *bad = s;
+  return NULL;
+}
+
+bool pto_dialect_body_is_pretty(const char *body, size_t len) {
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)body[i];
+    if ((c < 0x20 && c != '\t') || c >= 0x7f) return false;
+  }
+  /* it must close exactly where the printer will put the '>' */
+  char *buf = pto_malloc(len + 1);
+  memcpy(buf, body, len);
+  buf[len] = '>';
+  const char *bad;
+  bool ok = body_end(buf, buf + len + 1, &bad) == buf + len;
+  pto_free(buf);
+  return ok;
+}
+
+static PtoResult bad_body(PtoParser *p, const char *bad, const char *end,
+                          PtoLoc *loc) {
+  if (bad < end && *bad && strchr("<([{", *bad)) /* body_end's depth limit */
+    return pto_parser_error_at(p, loc, "nesting too deep (at most %d levels "
+                                       "of regions, types, attributes and "
+                                       "locations)",
+                               MAX_NESTING);
+  if (bad < end && *bad != '\n' && *bad != '"')
+    return pto_parser_error_at(p, loc, "unbalanced '%c' in dialect type or "
+                                       "attribute", *bad);
+  return pto_parser_error_at(p, loc, "unbalanced '<' in dialect type or "
+                                     "attribute (it must be closed on the "
+                                     "same line)");
+}
+
 /* Captures a balanced `<...>` body verbatim (for unregistered dialects). */
 static PtoResult capture_angle_body(PtoParser *p, const char **body,
                                     size_t *len) {
   /* p->tok is '<' */
-  const char *start = p->tok.p + 1, *s = start, *e = p->lex.end;
-  int depth = 1;
-  while (s < e && depth > 0) {
-    char c = *s;
-    if (c == '"') {
-      s++;
-      while (s < e && *s != '"') {
-        if (*s == '\\' && s + 1 < e) s++;
-        s++;
-      }
-    } else if (c == '-' && s + 1 < e && s[1] == '>') {
-      s++;
-    } else if (c == '<' || c == '(' || c == '[' || c == '{') {
-      depth++;
-    } else if (c == '>' || c == ')' || c == ']' || c == '}') {
-      depth--;
-      if (depth == 0) break;
-    } else if (c == '\n') {
-      break;
-    }
-    s++;
+  const char *start = p->tok.p + 1, *bad, *e = p->lex.end;
+  const char *s = body_end(start, e, &bad);
+  if (!s) {
+    bool at_bad = bad < e && *bad != '\n' && *bad != '"';
+    return bad_body(p, bad, e,
+                    at_bad ? pto_loc_file_id(p->ctx, p->file, p->tok.line,
+                                             p->tok.col +
+                                                 (uint32_t)(bad - p->tok.p))
+                           : tok_loc(p, &p->tok));
   }
-  if (depth != 0)
-    return pto_parser_error(p, "unbalanced '<' in dialect type or attribute");
   *body = start;
   *len = (size_t)(s - start);
   /* continue lexing after the closing '>' */
   lexer_reset_to(&p->lex, s + 1, &p->tok);
   advance(p);
+  return PTO_SUCCESS;
+}
+
+static PtoResult bad_dialect_symbol(PtoParser *p, const Token *t,
+                                    const char *what) {
+  return pto_parser_error_at(p, tok_loc(p, t), "expected '%cdialect.name' "
+                                               "for a dialect %s",
+                             t->p[0], what);
+}
+
+/* The `dialect` and `name` of a `!dialect.name` or `#dialect.name` token
+ * (`dot` is its first '.'): the dialect an identifier, the name not empty. */
+static PtoResult split_dialect_symbol(PtoParser *p, const Token *t,
+                                      const char *dot, const char *what,
+                                      PtoIdent **dialect, PtoIdent **name) {
+  const char *s = t->p + 1, *e = t->p + t->len;
+  if (!pto_is_bare_identifier(s, (size_t)(dot - s)) || dot + 1 == e)
+    return bad_dialect_symbol(p, t, what);
+  *dialect = pto_ident(p->ctx, s, (size_t)(dot - s));
+  *name = pto_ident(p->ctx, dot + 1, (size_t)(e - dot - 1));
+  return PTO_SUCCESS;
+}
+
+/* Types and attributes (`what`) of unregistered dialects need the flag. */
+static PtoResult check_unregistered_allowed(PtoParser *p, const Token *t,
+                                            const PtoIdent *dialect,
+                                            const char *what) {
+  if (p->ctx->allow_unregistered) return PTO_SUCCESS;
+  return pto_parser_error_at(p, tok_loc(p, t),
+                             "dialect '%s' is not registered; use "
+                             "--allow-unregistered-dialect to accept its %ss",
+                             dialect->str, what);
+}
+
+/* MLIR's opaque form `!dialect<"name<body>">` (or `#dialect<...>`), which
+ * mlir-opt prints for symbols of unregistered dialects: `t` is the
+ * `!dialect` token, the next one '<'. Makes an opaque type or attribute,
+ * printed back as `!dialect.name<body>` when that reads back the same. */
+static PtoResult parse_opaque_symbol(PtoParser *p, const Token *t,
+                                     bool is_type, void **out) {
+  const char *what = is_type ? "type" : "attribute";
+  if (!pto_is_bare_identifier(t->p + 1, t->len - 1))
+    return bad_dialect_symbol(p, t, what);
+  PtoIdent *dialect = pto_ident(p->ctx, t->p + 1, t->len - 1);
+  if (dialect->dialect)
+    return pto_parser_error_at(p, tok_loc(p, t),
+                               "dialect '%s' is registered: write its %ss as "
+                               "%c%s.name<...>",
+                               dialect->str, what, t->p[0], dialect->str);
+  if (check_unregistered_allowed(p, t, dialect, what)) return PTO_FAILURE;
+  if (expect(p, T_LESS, NULL)) return PTO_FAILURE;
+  if (!tok_is(p, T_STRING))
+    return pto_parser_error(p, "expected string in opaque dialect %s", what);
+  Token st = p->tok;
+  decode_string(p, &st, &p->scratch);
+  advance(p);
+  if (expect(p, T_GREATER, NULL)) return PTO_FAILURE;
+  /* any body: the printer quotes again what cannot be written plainly */
+  const char *sym = p->scratch.data;
+  size_t n = p->scratch.len, name_len = 0;
+  while (name_len < n && sym[name_len] != '<') name_len++;
+  const char *body = name_len < n ? sym + name_len + 1 : NULL;
+  /* the name is kept as a C string: a NUL in it would cut it short */
+  if (name_len == 0 || memchr(sym, '\0', name_len) ||
+      (body && sym[n - 1] != '>'))
+    return pto_parser_error_at(p, tok_loc(p, &st),
+                               "expected 'name' or 'name<body>' in opaque "
+                               "dialect %s", what);
+  PtoIdent *name = pto_ident(p->ctx, sym, name_len);
+  size_t blen = body ? n - name_len - 2 : 0;
+  if (is_type)
+    *out = pto_type_opaque(p->ctx, dialect->str, name->str, body, blen);
+  else
+    *out = pto_attr_opaque(p->ctx, dialect->str, name->str, body, blen);
   return PTO_SUCCESS;
 }
 
@@ -693,25 +840,21 @@ static PtoResult parse_dialect_type(PtoParser *p, PtoType **out) {
     return PTO_SUCCESS;
   }
   if (!dot) {
-    /* MLIR 14's opaque form: !dialect<"body"> */
     advance(p);
     if (!tok_is(p, T_LESS))
       return pto_parser_error_at(p, tok_loc(p, &t), "undefined symbol alias id '%.*s'",
                                  (int)n, s);
-    return pto_parser_error_at(p, tok_loc(p, &t),
-                               "opaque dialect type syntax is not supported");
+    return parse_opaque_symbol(p, &t, true, (void **)out);
   }
-  PtoIdent *dialect = pto_ident(p->ctx, s, (size_t)(dot - s));
-  PtoIdent *mnem = pto_ident(p->ctx, dot + 1, n - (size_t)(dot - s) - 1);
+  PtoIdent *dialect, *mnem;
+  if (split_dialect_symbol(p, &t, dot, "type", &dialect, &mnem))
+    return PTO_FAILURE;
   advance(p);
   const PtoDialectDef *d = dialect->dialect;
   if (d && d->parse_type) {
-    if (p->depth++ > MAX_NESTING) {
-      p->depth--;
-      return pto_parser_error(p, "nesting too deep");
-    }
+    if (enter_nested(p)) return PTO_FAILURE;
     PtoType *ty = d->parse_type(p, mnem->str);
-    p->depth--;
+    leave_nested(p);
     if (!ty) {
       if (!p->failed)
         pto_parser_error_at(p, tok_loc(p, &t), "invalid '%s' type", mnem->str);
@@ -724,12 +867,7 @@ static PtoResult parse_dialect_type(PtoParser *p, PtoType **out) {
     return pto_parser_error_at(p, tok_loc(p, &t),
                                "dialect '%s' provides no type '%s'",
                                dialect->str, mnem->str);
-  if (!p->ctx->allow_unregistered)
-    return pto_parser_error_at(
-        p, tok_loc(p, &t),
-        "dialect '%s' is not registered; use --allow-unregistered-dialect "
-        "to accept its types",
-        dialect->str);
+  if (check_unregistered_allowed(p, &t, dialect, "type")) return PTO_FAILURE;
   const char *body = NULL;
   size_t blen = 0;
   if (tok_is(p, T_LESS) && capture_angle_body(p, &body, &blen))
@@ -738,7 +876,7 @@ static PtoResult parse_dialect_type(PtoParser *p, PtoType **out) {
   return PTO_SUCCESS;
 }
 
-static PtoResult parse_type(PtoParser *p, PtoType **out) {
+static PtoResult parse_type_impl(PtoParser *p, PtoType **out) {
   switch (p->tok.kind) {
   case T_LPAREN:
     return cached_type(p, out, parse_function_type);
@@ -798,14 +936,18 @@ static PtoResult parse_type(PtoParser *p, PtoType **out) {
   }
 }
 
-PtoResult pto_parser_parse_type(PtoParser *p, PtoType **out) {
-  if (p->depth++ > MAX_NESTING) {
-    p->depth--;
-    return pto_parser_error(p, "nesting too deep");
-  }
-  PtoResult r = parse_type(p, out);
-  p->depth--;
+/* Every recursive path through types (function types, tensor elements,
+ * dialect type parameters) comes back here, so the depth guard against
+ * stack exhaustion lives here. */
+static PtoResult parse_type(PtoParser *p, PtoType **out) {
+  if (enter_nested(p)) return PTO_FAILURE;
+  PtoResult r = parse_type_impl(p, out);
+  leave_nested(p);
   return r;
+}
+
+PtoResult pto_parser_parse_type(PtoParser *p, PtoType **out) {
+  return parse_type(p, out);
 }
 
 PtoResult pto_parser_parse_colon_type(PtoParser *p, PtoType **out) {
@@ -845,6 +987,20 @@ static double bits_to_double(PtoType *t, uint64_t bits) {
   return 0;
 }
 
+/* Whether -mag (neg) or mag is a value of integer type `ty`: signless
+ * types take any bit pattern of their width (255 : i8 is -1), signed ones
+ * the signed range, unsigned ones the unsigned range. */
+static bool int_literal_fits(const PtoType *ty, bool neg, uint64_t mag) {
+  unsigned w = pto_type_int_width(ty);
+  PtoSignedness s = ty->kind == PTO_TYPE_INTEGER ? (PtoSignedness)ty->signedness
+                                                 : PTO_SIGNLESS;
+  uint64_t half = w >= 64 ? (uint64_t)1 << 63 : (uint64_t)1 << (w - 1);
+  if (s == PTO_UNSIGNED) return !neg && (w >= 64 || mag < ((uint64_t)1 << w));
+  if (neg) return mag <= half;
+  if (s == PTO_SIGNED) return mag < half;
+  return w >= 64 || mag < ((uint64_t)1 << w);
+}
+
 /* Integer or float literal with optional `: type`. */
 static PtoResult parse_number_attr(PtoParser *p, PtoType *hint,
                                    PtoAttr **out) {
@@ -879,7 +1035,11 @@ static PtoResult parse_number_attr(PtoParser *p, PtoType *hint,
   if (!ty) ty = pto_type_int(p->ctx, 64);
   if (ty->kind == PTO_TYPE_FLOAT) {
     if (tok_is_hex(&t)) {
-      if (neg || !float_kind_fits(ty, mag))
+      if (neg)
+        return pto_parser_error_at(p, tok_loc(p, &t),
+                                   "hexadecimal float literal should not "
+                                   "have a leading minus");
+      if (!float_kind_fits(ty, mag))
         return pto_parser_error_at(p, tok_loc(p, &t),
                                    "hexadecimal float constant out of range "
                                    "for type");
@@ -893,22 +1053,12 @@ static PtoResult parse_number_attr(PtoParser *p, PtoType *hint,
   if (ty->kind != PTO_TYPE_INTEGER && ty->kind != PTO_TYPE_INDEX)
     return pto_parser_error_at(p, tok_loc(p, &t),
                                "integer literal not valid for specified type");
-  unsigned w = pto_type_int_width(ty);
   bool uns = ty->kind == PTO_TYPE_INTEGER && ty->signedness == PTO_UNSIGNED;
   if (neg && uns)
     return pto_parser_error_at(p, tok_loc(p, &t),
                                "negative integer literal not valid for "
                                "unsigned integer type");
-  bool ok;
-  if (w >= 64)
-    ok = neg ? mag <= (uint64_t)INT64_MAX + 1 : true;
-  else if (w == 1)
-    ok = !neg ? mag <= 1 : mag <= 1;
-  else if (neg)
-    ok = mag <= ((uint64_t)1 << (w - 1));
-  else
-    ok = mag < ((uint64_t)1 << w);
-  if (!ok)
+  if (!int_literal_fits(ty, neg, mag))
     return pto_parser_error_at(p, tok_loc(p, &t),
                                "integer constant out of range for attribute");
   *out = pto_attr_int(p->ctx, ty, neg ? (int64_t)(0 - mag) : (int64_t)mag);
@@ -920,6 +1070,7 @@ typedef struct DenseLit {
   double f;
   uint64_t mag;
   bool neg, is_float, is_bool;
+  bool is_hex; /* for float elements: the bit pattern */
   uint32_t line, col;
 } DenseLit;
 
@@ -948,6 +1099,7 @@ static PtoResult parse_dense_elem(PtoParser *p, DenseParse *dp) {
       if (!tok_uint(&p->tok, &l.mag))
         return pto_parser_error(p, "integer constant out of range");
       l.f = (double)l.mag;
+      l.is_hex = tok_is_hex(&p->tok);
     } else {
       return pto_parser_error(p, "expected element literal of primitive type");
     }
@@ -960,8 +1112,9 @@ static PtoResult parse_dense_elem(PtoParser *p, DenseParse *dp) {
 
 /* `[[1, 2], [3, 4]]`: records the shape, checks it is rectangular. */
 static PtoResult parse_dense_list(PtoParser *p, DenseParse *dp, unsigned dim) {
-  if (dim >= MAX_RANK || p->depth > MAX_NESTING)
-    return pto_parser_error(p, "nesting too deep");
+  if (dim >= MAX_RANK)
+    return pto_parser_error(p, "tensor literal has too many dimensions (at "
+                               "most %d)", MAX_RANK);
   if (expect(p, T_LSQUARE, NULL)) return PTO_FAILURE;
   int64_t count = 0;
   bool nested = false, first = true;
@@ -973,10 +1126,8 @@ static PtoResult parse_dense_list(PtoParser *p, DenseParse *dp, unsigned dim) {
                                    "consistent between elements");
       nested = is_list;
       first = false;
-      p->depth++;
       PtoResult r = is_list ? parse_dense_list(p, dp, dim + 1)
                             : parse_dense_elem(p, dp);
-      p->depth--;
       if (r) return r;
       count++;
     } while (consume_if(p, T_COMMA));
@@ -987,7 +1138,7 @@ static PtoResult parse_dense_list(PtoParser *p, DenseParse *dp, unsigned dim) {
     dp->rank = dim + 1;
     dp->shape_set = true;
   }
-  if (dim >= dp->rank && dp->shape_set)
+  if (dp->shape_set && (nested ? dim >= dp->rank : dim + 1 != dp->rank))
     return pto_parser_error(p, "tensor literal is invalid; ranks are not "
                                "consistent between elements");
   if (dp->shape[dim] == -1)
@@ -999,6 +1150,10 @@ static PtoResult parse_dense_list(PtoParser *p, DenseParse *dp, unsigned dim) {
 }
 
 static void store_elem(void *dst, PtoType *et, const DenseLit *l) {
+  if (et->kind == PTO_TYPE_FLOAT && l->is_hex) {
+    pto_dense_store_int(dst, pto_dense_elem_bytes(et), (int64_t)l->mag);
+    return;
+  }
   if (et->kind == PTO_TYPE_FLOAT) {
     double v = l->is_float ? l->f : (l->neg ? -(double)l->mag : (double)l->mag);
     switch (pto_type_float_kind(et)) {
@@ -1023,21 +1178,8 @@ static void store_elem(void *dst, PtoType *et, const DenseLit *l) {
     }
     return;
   }
-  int64_t v = l->neg ? (int64_t)(0 - l->mag) : (int64_t)l->mag;
-  unsigned w = pto_type_bitwidth(et);
-  if (w <= 8) {
-    int8_t x = (int8_t)v;
-    if (w == 1) x = v != 0;
-    memcpy(dst, &x, 1);
-  } else if (w <= 16) {
-    int16_t x = (int16_t)v;
-    memcpy(dst, &x, 2);
-  } else if (w <= 32) {
-    int32_t x = (int32_t)v;
-    memcpy(dst, &x, 4);
-  } else {
-    memcpy(dst, &v, 8);
-  }
+  pto_dense_store_int(dst, pto_dense_elem_bytes(et),
+                      l->neg ? (int64_t)(0 - l->mag) : (int64_t)l->mag);
 }
 
 static PtoResult lit_error(PtoParser *p, const DenseLit *l, const char *msg) {
@@ -1049,6 +1191,12 @@ static PtoResult check_dense_lit(PtoParser *p, PtoType *et, const DenseLit *l) {
     if (l->is_bool)
       return lit_error(p, l, "expected floating point elements, but parsed "
                              "boolean");
+    if (l->is_hex && l->neg)
+      return lit_error(p, l, "hexadecimal float literal should not have a "
+                             "leading minus");
+    if (l->is_hex && !float_kind_fits(et, l->mag))
+      return lit_error(p, l, "hexadecimal float constant out of range for "
+                             "type");
     return PTO_SUCCESS;
   }
   if (l->is_float)
@@ -1063,15 +1211,7 @@ static PtoResult check_dense_lit(PtoParser *p, PtoType *et, const DenseLit *l) {
   if (l->is_bool)
     return lit_error(p, l, "expected integer elements, but parsed "
                            "boolean");
-  bool uns = et->kind == PTO_TYPE_INTEGER && et->signedness == PTO_UNSIGNED;
-  bool ok;
-  if (w >= 64)
-    ok = l->neg ? l->mag <= (uint64_t)INT64_MAX + 1 : true;
-  else if (l->neg)
-    ok = !uns && l->mag <= ((uint64_t)1 << (w - 1));
-  else
-    ok = l->mag < ((uint64_t)1 << w);
-  if (!ok)
+  if (!int_literal_fits(et, l->neg, l->mag))
     return lit_error(p, l, "integer constant out of range for "
                            "element type");
   return PTO_SUCCESS;
@@ -1125,7 +1265,7 @@ static PtoResult parse_dense_attr(PtoParser *p, PtoAttr **out) {
     return PTO_FAILURE;
   }
   int64_t numel = pto_type_tensor_numel(ty);
-  size_t eb = pto_type_bitwidth(et) <= 8 ? 1 : pto_type_bitwidth(et) / 8;
+  size_t eb = pto_dense_elem_bytes(et);
   if (numel < 0 || (uint64_t)numel > ((uint64_t)1 << 32)) {
     pto_vec_free(&dp.elems);
     return pto_parser_error_at(p, tok_loc(p, &type_tok),
@@ -1231,16 +1371,22 @@ static PtoResult parse_hash_attr(PtoParser *p, PtoAttr **out) {
     return PTO_SUCCESS;
   }
   const char *dot = memchr(s, '.', n);
-  if (!dot)
-    return pto_parser_error(p, "undefined symbol alias id '%.*s'", (int)n, s);
-  PtoIdent *dialect = pto_ident(p->ctx, s, (size_t)(dot - s));
-  PtoIdent *mnem = pto_ident(p->ctx, dot + 1, n - (size_t)(dot - s) - 1);
+  if (!dot) {
+    advance(p);
+    if (!tok_is(p, T_LESS))
+      return pto_parser_error_at(p, tok_loc(p, &t),
+                                 "undefined symbol alias id '%.*s'", (int)n, s);
+    return parse_opaque_symbol(p, &t, false, (void **)out);
+  }
+  PtoIdent *dialect, *mnem;
+  if (split_dialect_symbol(p, &t, dot, "attribute", &dialect, &mnem))
+    return PTO_FAILURE;
   advance(p);
   const PtoDialectDef *d = dialect->dialect;
   if (d && d->parse_attr) {
-    p->depth++;
+    if (enter_nested(p)) return PTO_FAILURE;
     PtoAttr *a = d->parse_attr(p, mnem->str);
-    p->depth--;
+    leave_nested(p);
     if (!a) {
       if (!p->failed)
         pto_parser_error_at(p, tok_loc(p, &t), "invalid '%s' attribute",
@@ -1254,12 +1400,8 @@ static PtoResult parse_hash_attr(PtoParser *p, PtoAttr **out) {
     return pto_parser_error_at(p, tok_loc(p, &t),
                                "dialect '%s' provides no attribute '%s'",
                                dialect->str, mnem->str);
-  if (!p->ctx->allow_unregistered)
-    return pto_parser_error_at(
-        p, tok_loc(p, &t),
-        "dialect '%s' is not registered; use --allow-unregistered-dialect "
-        "to accept its attributes",
-        dialect->str);
+  if (check_unregistered_allowed(p, &t, dialect, "attribute"))
+    return PTO_FAILURE;
   const char *body = NULL;
   size_t blen = 0;
   if (tok_is(p, T_LESS) && capture_angle_body(p, &body, &blen))
@@ -1321,8 +1463,7 @@ static PtoResult parse_attr_dict_entries(PtoParser *p, PtoNamedAttr **out,
   return r;
 }
 
-static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
-  if (p->depth > MAX_NESTING) return pto_parser_error(p, "nesting too deep");
+static PtoResult parse_attr_impl(PtoParser *p, PtoType *hint, PtoAttr **out) {
   PtoContext *ctx = p->ctx;
   switch (p->tok.kind) {
   case T_INTEGER:
@@ -1347,9 +1488,7 @@ static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
     if (!tok_is(p, T_RSQUARE)) {
       do {
         PtoAttr *e;
-        p->depth++;
         r = parse_attr(p, NULL, &e);
-        p->depth--;
         if (r) break;
         pto_small_vec_push(&v, e);
       } while (consume_if(p, T_COMMA));
@@ -1363,9 +1502,7 @@ static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
     PtoNamedAttr *e;
     unsigned n;
     PtoArenaMark m = pto_arena_mark(&p->tmp);
-    p->depth++;
     PtoResult r = parse_attr_dict_entries(p, &e, &n);
-    p->depth--;
     if (!r) *out = pto_attr_dict(ctx, e, n);
     pto_arena_reset(&p->tmp, m);
     return r;
@@ -1422,12 +1559,16 @@ static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
   }
 }
 
+static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
+  if (enter_nested(p)) return PTO_FAILURE;
+  PtoResult r = parse_attr_impl(p, hint, out);
+  leave_nested(p);
+  return r;
+}
+
 PtoResult pto_parser_parse_attr(PtoParser *p, PtoType *type_hint,
                                 PtoAttr **out) {
-  p->depth++;
-  PtoResult r = parse_attr(p, type_hint, out);
-  p->depth--;
-  return r;
+  return parse_attr(p, type_hint, out);
 }
 
 PtoResult pto_parser_parse_optional_attr_dict(PtoParser *p, PtoOpState *st) {
@@ -1456,10 +1597,7 @@ PtoResult pto_parser_parse_optional_attr_dict_with_keyword(PtoParser *p,
 static PtoResult parse_loc_inner(PtoParser *p, PtoLoc **out);
 
 static PtoResult parse_loc_inner(PtoParser *p, PtoLoc **out) {
-  if (p->depth++ > MAX_NESTING) {
-    p->depth--;
-    return pto_parser_error(p, "nesting too deep");
-  }
+  if (enter_nested(p)) return PTO_FAILURE;
   PtoResult r = PTO_SUCCESS;
   PtoContext *ctx = p->ctx;
   if (tok_is_kw(p, "unknown")) {
@@ -1483,9 +1621,9 @@ static PtoResult parse_loc_inner(PtoParser *p, PtoLoc **out) {
       PtoLoc *child;
       if ((r = parse_loc_inner(p, &child))) goto done;
       if ((r = expect(p, T_RPAREN, "')' after child location"))) goto done;
-      *out = pto_loc_name(ctx, s->str, child);
+      *out = pto_loc_name_id(ctx, s, child);
     } else {
-      *out = pto_loc_name(ctx, s->str, NULL);
+      *out = pto_loc_name_id(ctx, s, NULL);
     }
   } else if (tok_is_kw(p, "callsite")) {
     advance(p);
@@ -1518,7 +1656,10 @@ static PtoResult parse_loc_inner(PtoParser *p, PtoLoc **out) {
   } else if (tok_is(p, T_HASH_ID)) {
     PtoLoc *l = pto_strmap_get(&p->loc_aliases, p->tok.p + 1, p->tok.len - 1);
     if (!l) {
-      r = pto_parser_error(p, "undefined location alias '%.*s'",
+      bool attr = pto_strmap_get(&p->attr_aliases, p->tok.p + 1, p->tok.len - 1);
+      r = pto_parser_error(p, attr ? "expected location, but '#%.*s' is an "
+                                     "attribute alias"
+                                   : "undefined location alias '#%.*s'",
                            (int)p->tok.len - 1, p->tok.p + 1);
       goto done;
     }
@@ -1528,7 +1669,7 @@ static PtoResult parse_loc_inner(PtoParser *p, PtoLoc **out) {
     r = pto_parser_error(p, "expected location instance");
   }
 done:
-  p->depth--;
+  leave_nested(p);
   return r;
 }
 
@@ -1538,6 +1679,62 @@ static PtoResult parse_loc(PtoParser *p, PtoLoc **out) {
   if (expect(p, T_LPAREN, "'(' in location")) return PTO_FAILURE;
   if (parse_loc_inner(p, out)) return PTO_FAILURE;
   return expect(p, T_RPAREN, "')' in location");
+}
+
+/* The `loc(...)` after an op or block argument. `loc(#alias)` of an alias
+ * not defined yet leaves *out unchanged and the alias token in *deferred
+ * (kind T_HASH_ID) for resolve_deferred_locs. */
+static PtoResult parse_trailing_loc(PtoParser *p, PtoLoc **out,
+                                    Token *deferred) {
+  deferred->kind = T_EOF;
+  if (!tok_is_kw(p, "loc")) return PTO_SUCCESS;
+  Lexer save = p->lex;
+  Token loc_kw = p->tok, before = p->prev;
+  advance(p);
+  if (tok_is(p, T_LPAREN)) {
+    advance(p);
+    Token a = p->tok;
+    if (a.kind == T_HASH_ID &&
+        !pto_strmap_get(&p->loc_aliases, a.p + 1, a.len - 1) &&
+        !pto_strmap_get(&p->attr_aliases, a.p + 1, a.len - 1)) {
+      advance(p);
+      *deferred = a;
+      return expect(p, T_RPAREN, "')' in location");
+    }
+  }
+  p->lex = save;
+  p->tok = loc_kw;
+  p->prev = before;
+  return parse_loc(p, out);
+}
+
+static void defer_loc(PtoParser *p, PtoOp *op, PtoValue *arg,
+                      const Token *alias) {
+  if (alias->kind != T_HASH_ID) return;
+  DeferredLoc d = {op, arg, *alias};
+  pto_vec_push(&p->deferred_locs, d);
+}
+
+/* At the end of the input every deferred alias must have been defined. */
+static PtoResult resolve_deferred_locs(PtoParser *p) {
+  for (uint32_t i = 0; i < p->deferred_locs.len; i++) {
+    DeferredLoc *d = &p->deferred_locs.data[i];
+    PtoLoc *l = pto_strmap_get(&p->loc_aliases, d->alias.p + 1, d->alias.len - 1);
+    if (!l) {
+      bool attr =
+          pto_strmap_get(&p->attr_aliases, d->alias.p + 1, d->alias.len - 1);
+      return pto_parser_error_at(
+          p, tok_loc(p, &d->alias),
+          attr ? "expected location, but '#%.*s' is an attribute alias"
+               : "location alias '#%.*s' is never defined",
+          (int)d->alias.len - 1, d->alias.p + 1);
+    }
+    if (d->op)
+      pto_op_set_loc(d->op, l);
+    else
+      ((PtoBlockArg *)d->arg)->loc = l;
+  }
+  return PTO_SUCCESS;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1888,8 +2085,11 @@ static PtoResult parse_block_label(PtoParser *p, PtoBlock **out) {
                                      "invalid block argument name");
         if (pto_parser_parse_colon_type(p, &ty)) return PTO_FAILURE;
         PtoLoc *aloc = NULL;
-        if (tok_is_kw(p, "loc") && parse_loc(p, &aloc)) return PTO_FAILURE;
+        Token deferred = {0};
+        if (parse_trailing_loc(p, &aloc, &deferred)) return PTO_FAILURE;
         if (define_block_arg(p, b, &name, ty, aloc)) return PTO_FAILURE;
+        defer_loc(p, NULL, pto_block_arg(b, pto_block_num_args(b) - 1),
+                  &deferred);
       } while (consume_if(p, T_COMMA));
     }
     if (expect(p, T_RPAREN, "')' to end argument list")) return PTO_FAILURE;
@@ -1944,17 +2144,14 @@ static PtoResult parse_region_impl(PtoParser *p, PtoRegion *region,
                                    const PtoRegionArg *args, unsigned n,
                                    bool isolated) {
   if (expect(p, T_LBRACE, "'{' to begin a region")) return PTO_FAILURE;
-  if (p->depth++ > MAX_NESTING) {
-    p->depth--;
-    return pto_parser_error(p, "regions nested too deeply");
-  }
+  if (enter_nested(p)) return PTO_FAILURE;
   if (isolated) push_iso(p);
   push_region(p);
   PtoResult r = parse_region_body(p, region, args, n);
   if (!r) r = expect(p, T_RBRACE, "'}' to end region");
   if (pop_region(p)) r = PTO_FAILURE;
   if (isolated && pop_iso(p)) r = PTO_FAILURE;
-  p->depth--;
+  leave_nested(p);
   return r;
 }
 
@@ -2183,14 +2380,19 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
     r = parse_custom_op(p, &st, nresults);
   else
     r = pto_parser_error(p, "expected operation name in quotes");
-  if (!r && tok_is_kw(p, "loc")) {
-    PtoLoc *l;
-    if ((r = parse_loc(p, &l)) == PTO_SUCCESS) st.loc = l;
-  }
+  /* an op holds at most 65535 regions and successors */
+  if (!r && (st.num_regions > UINT16_MAX || st.num_successors > UINT16_MAX))
+    r = pto_parser_error_at(p, pos_loc(p, line, col), "too many %s (at most %u)",
+                            st.num_regions > UINT16_MAX ? "regions"
+                                                        : "successors",
+                            (unsigned)UINT16_MAX);
+  Token deferred_loc = {0}; /* kind T_EOF: none */
+  if (!r) r = parse_trailing_loc(p, &st.loc, &deferred_loc);
   p->op_line = saved_line; /* back to the enclosing op, if any */
   p->op_col = saved_col;
   uintptr_t packed = 0;
-  if (!r && !st.loc && !pto_loc_pack(p->ctx, p->file, line, col, &packed))
+  if (!r && !st.loc && deferred_loc.kind == T_EOF &&
+      !pto_loc_pack(p->ctx, p->file, line, col, &packed))
     st.loc = pos_loc(p, line, col);
   if (r) {
     pto_op_state_release(&st);
@@ -2201,6 +2403,7 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
   if (packed) op->loc_bits = packed; /* see op_loc */
   pto_arena_reset(&p->tmp, mark);
   pto_block_append(into, op);
+  defer_loc(p, op, NULL, &deferred_loc);
   unsigned k = 0;
   for (uint32_t i = 0; i < groups.len; i++) {
     if ((r = define_values(p, groups.data[i].name, groups.data[i].line,
@@ -2283,6 +2486,7 @@ static void parser_release(PtoParser *p) {
   for (uint32_t i = 0; i < p->pending_blocks.len; i++)
     pto_block_erase(p->pending_blocks.data[i]);
   pto_vec_free(&p->pending_blocks);
+  pto_vec_free(&p->deferred_locs);
   pto_strmap_release(&p->type_aliases);
   pto_strmap_release(&p->attr_aliases);
   pto_strmap_release(&p->loc_aliases);
@@ -2313,14 +2517,10 @@ PtoOp *pto_parse_module(PtoContext *ctx, const char *text, size_t len,
       r = pto_parser_error(&p, "%s", p.tok.err);
       break;
     }
-    if ((tok_is(&p, T_HASH_ID) || tok_is(&p, T_EXCL_ID))) {
-      Lexer save = p.lex;
-      Token t2 = lexer_next(&p.lex);
-      p.lex = save;
-      if (t2.kind == T_EQUAL) {
-        if ((r = parse_alias(&p))) break;
-        continue;
-      }
+    /* no op starts with '!' or '#': these begin alias definitions */
+    if (tok_is(&p, T_HASH_ID) || tok_is(&p, T_EXCL_ID)) {
+      if ((r = parse_alias(&p))) break;
+      continue;
     }
     if (tok_is(&p, T_FILE_META_BEGIN)) {
       r = pto_parser_error(&p, "file metadata dictionaries are not supported");
@@ -2329,6 +2529,7 @@ PtoOp *pto_parse_module(PtoContext *ctx, const char *text, size_t len,
     if ((r = parse_op(&p, top))) break;
   }
   if (!r) r = pop_iso(&p);
+  if (!r) r = resolve_deferred_locs(&p);
   PtoOp *module = NULL;
   if (!r) {
     PtoOp *first = pto_block_first_op(top);

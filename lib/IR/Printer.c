@@ -1,6 +1,7 @@
 /* Printer for the textual IR: custom forms through op hooks by default,
- * MLIR's generic form on request. SSA names are assigned per
- * isolated-from-above scope, in program order, so output is stable. */
+ * MLIR's generic form on request. SSA names are assigned in program order,
+ * per isolated-from-above scope, so output is stable (see scope_counters
+ * for how the generic form keeps them readable by mlir-opt). */
 #include "IR/IRInternal.h"
 
 #include <ctype.h>
@@ -14,6 +15,8 @@ struct PtoPrinter {
   unsigned indent;
   unsigned flags;
   FILE *sink; /* when set, `out` is flushed here between ops */
+  unsigned depth;   /* regions being printed */
+  bool too_deep;    /* reported already */
 };
 
 /* Printing to a stream goes through a buffer of about this size rather than
@@ -29,22 +32,41 @@ enum { PRINT_FLUSH_BYTES = 64 * 1024 };
 typedef struct NameCounters {
   uint32_t next_value;
   uint32_t next_arg;
+  bool generic;
 } NameCounters;
 
-static void number_region(PtoRegion *r, NameCounters *nc);
+static void number_region(PtoRegion *r, NameCounters *nc, unsigned depth);
 
-static void number_op_regions(PtoOp *op, NameCounters *nc) {
-  if (op_def(op) && (op_def(op)->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)) {
-    NameCounters fresh = {0, 0};
+static bool is_isolated(const PtoOp *op) {
+  return op_def(op) && (op_def(op)->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE);
+}
+
+/* The regions of an op isolated from above get their own numbering. In the
+ * custom form it restarts from 0; in the generic form it goes on from the
+ * enclosing scope's, so that no inner name shadows one visible outside:
+ * the generic form's readers (mlir-opt) may not know that the op is
+ * isolated. Sibling ops reuse the same numbers either way. */
+static NameCounters scope_counters(const NameCounters *outer) {
+  NameCounters fresh = {0, 0, outer->generic};
+  if (outer->generic) fresh = *outer;
+  return fresh;
+}
+
+/* Regions deeper than PTO_MAX_NESTING are not printed (see print_region),
+ * so they need no names. */
+static void number_op_regions(PtoOp *op, NameCounters *nc, unsigned depth) {
+  if (depth >= PTO_MAX_NESTING) return;
+  if (is_isolated(op)) {
+    NameCounters fresh = scope_counters(nc);
     for (unsigned i = 0; i < op->num_regions; i++)
-      number_region(&op_regions(op)[i], &fresh);
+      number_region(&op_regions(op)[i], &fresh, depth + 1);
   } else {
     for (unsigned i = 0; i < op->num_regions; i++)
-      number_region(&op_regions(op)[i], nc);
+      number_region(&op_regions(op)[i], nc, depth + 1);
   }
 }
 
-static void number_region(PtoRegion *r, NameCounters *nc) {
+static void number_region(PtoRegion *r, NameCounters *nc, unsigned depth) {
   uint32_t bnum = 0;
   PTO_FOR_BLOCKS(r, b) {
     b->scratch = bnum++;
@@ -60,28 +82,27 @@ static void number_region(PtoRegion *r, NameCounters *nc) {
     }
   }
   PTO_FOR_BLOCKS(r, b) {
-    PTO_FOR_OPS(b, op) number_op_regions(op, nc);
+    PTO_FOR_OPS(b, op) number_op_regions(op, nc, depth);
   }
 }
 
 /* Numbers every value visible while printing `op`. */
 static void number_for_print(PtoOp *op, unsigned flags) {
+  NameCounters nc = {0, 0, (flags & PTO_PRINT_GENERIC) != 0};
   PtoOp *root = op;
   if (!(flags & PTO_PRINT_LOCAL_SCOPE)) {
-    while (pto_op_parent_op(root) &&
-           !(op_def(root) && (op_def(root)->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)))
+    while (pto_op_parent_op(root) && !(is_isolated(root) && !nc.generic))
       root = pto_op_parent_op(root);
   }
-  NameCounters nc = {0, 0};
   if (root != op) {
     /* number the enclosing scope so that outer values have names */
-    number_op_regions(root, &nc);
+    number_op_regions(root, &nc, 0);
     return;
   }
   if (op->num_results)
     for (unsigned i = 0; i < op->num_results; i++) op->results[i].scratch = 0;
-  NameCounters top = {op->num_results ? 1u : 0u, 0};
-  number_op_regions(op, &top);
+  NameCounters top = {op->num_results ? 1u : 0u, 0, nc.generic};
+  number_op_regions(op, &top, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -120,6 +141,38 @@ static void print_symbol(PtoStr *s, const PtoIdent *id) {
 /* ------------------------------------------------------------------ */
 
 static void print_type(PtoPrinter *p, PtoType *t);
+
+/* A type or attribute of an unregistered dialect: `!d.name<body>` as it
+ * was written, or MLIR's opaque form `!d<"name<body>">` (escaped) when the
+ * name or body would not read back as they are. */
+static void print_opaque(PtoStr *s, char sigil, const PtoIdent *dialect,
+                         const PtoIdent *name, const char *body, size_t len) {
+  pto_str_putc(s, sigil);
+  pto_str_append(s, dialect->str, dialect->len);
+  if (pto_is_bare_identifier(name->str, name->len) &&
+      (!body || pto_dialect_body_is_pretty(body, len))) {
+    pto_str_putc(s, '.');
+    pto_str_append(s, name->str, name->len);
+    if (body) {
+      pto_str_putc(s, '<');
+      pto_str_append(s, body, len);
+      pto_str_putc(s, '>');
+    }
+    return;
+  }
+  PtoStr sym;
+  pto_str_init(&sym);
+  pto_str_append(&sym, name->str, name->len);
+  if (body) {
+    pto_str_putc(&sym, '<');
+    pto_str_append(&sym, body, len);
+    pto_str_putc(&sym, '>');
+  }
+  pto_str_putc(s, '<');
+  pto_str_quoted(s, sym.data, sym.len);
+  pto_str_putc(s, '>');
+  pto_str_release(&sym);
+}
 
 static void print_dims(PtoStr *s, const int64_t *dims, unsigned rank) {
   for (unsigned i = 0; i < rank; i++) {
@@ -208,15 +261,8 @@ static void print_type(PtoPrinter *p, PtoType *t) {
     return;
   }
   case PTO_TYPE_OPAQUE:
-    pto_str_putc(s, '!');
-    pto_str_puts(s, t->u.dialect.dialect->str);
-    pto_str_putc(s, '.');
-    pto_str_puts(s, t->u.dialect.name->str);
-    if (t->u.dialect.body) {
-      pto_str_putc(s, '<');
-      pto_str_append(s, t->u.dialect.body, t->u.dialect.body_len);
-      pto_str_putc(s, '>');
-    }
+    print_opaque(s, '!', t->u.dialect.dialect, t->u.dialect.name,
+                 t->u.dialect.body, t->u.dialect.body_len);
     return;
   }
 }
@@ -360,7 +406,10 @@ static void print_attr(PtoPrinter *p, PtoAttr *a, bool with_type) {
     return;
   case PTO_ATTR_FLOAT:
     print_float_value(s, a->u.f, a->type);
-    if (with_type && pto_type_float_kind(a->type) != PTO_F64) {
+    /* f64 is the default of a float literal, but a hex bit pattern
+     * without a type would read back as an integer */
+    if (with_type &&
+        (pto_type_float_kind(a->type) != PTO_F64 || !isfinite(a->u.f))) {
       pto_str_puts(s, " : ");
       print_type(p, a->type);
     }
@@ -420,15 +469,8 @@ static void print_attr(PtoPrinter *p, PtoAttr *a, bool with_type) {
     return;
   }
   case PTO_ATTR_OPAQUE:
-    pto_str_putc(s, '#');
-    pto_str_puts(s, a->u.dialect.dialect->str);
-    pto_str_putc(s, '.');
-    pto_str_puts(s, a->u.dialect.name->str);
-    if (a->u.dialect.body) {
-      pto_str_putc(s, '<');
-      pto_str_append(s, a->u.dialect.body, a->u.dialect.body_len);
-      pto_str_putc(s, '>');
-    }
+    print_opaque(s, '#', a->u.dialect.dialect, a->u.dialect.name,
+                 a->u.dialect.body, a->u.dialect.body_len);
     return;
   }
 }
@@ -449,7 +491,7 @@ void pto_printer_print_string(PtoPrinter *p, const char *s, size_t len) {
 /* ------------------------------------------------------------------ */
 
 static void print_loc_inner(PtoStr *s, PtoLoc *l, unsigned depth) {
-  if (!l || depth > 64) {
+  if (!l || depth > PTO_MAX_NESTING) {
     pto_str_puts(s, "unknown");
     return;
   }
@@ -585,23 +627,47 @@ static void print_block(PtoPrinter *p, PtoBlock *b, bool label,
   }
 }
 
-void pto_printer_print_region(PtoPrinter *p, PtoRegion *r,
-                              bool print_entry_args,
-                              bool print_empty_terminator) {
+/* `print_empty_block`: label an empty entry block even when it is the only
+ * block, so that it does not read back as a region without blocks (the
+ * generic form, as MLIR prints it). */
+static void print_region(PtoPrinter *p, PtoRegion *r, bool print_entry_args,
+                         bool print_empty_terminator, bool print_empty_block) {
   PtoStr *s = p->out;
+  if (p->depth >= PTO_MAX_NESTING) {
+    /* reported once; the marker keeps the output from parsing */
+    if (!p->too_deep) {
+      PtoOp *op = pto_region_parent_op(r);
+      pto_emit_error(p->ctx, op ? op_loc(op) : NULL,
+                     "regions nested too deeply to print (at most %d levels)",
+                     PTO_MAX_NESTING);
+      p->too_deep = true;
+    }
+    pto_str_puts(s, "{ <<regions nested too deeply>> }");
+    return;
+  }
+  p->depth++;
   pto_str_puts(s, "{\n");
   p->indent += 2;
   PTO_FOR_BLOCKS(r, b) {
     bool entry = b == pto_region_first_block(r);
-    bool label = !entry || (print_entry_args && b->nargs);
-    /* an entry block with no label must not be followed by a block that
-     * could be mistaken for it; MLIR's rule: label when there are preds */
+    /* The entry block's label is needed for its arguments, and when it is
+     * empty and the next block would read as the entry block. */
+    bool empty_entry = pto_block_empty(b) &&
+                       (pto_block_next(b) || print_empty_block);
+    bool label = !entry || (print_entry_args && (b->nargs || empty_entry));
     print_block(p, b, label, print_empty_terminator || pto_block_next(b) ||
                                  !entry);
   }
+  p->depth--;
   p->indent -= 2;
   pto_str_indent(s, p->indent);
   pto_str_putc(s, '}');
+}
+
+void pto_printer_print_region(PtoPrinter *p, PtoRegion *r,
+                              bool print_entry_args,
+                              bool print_empty_terminator) {
+  print_region(p, r, print_entry_args, print_empty_terminator, false);
 }
 
 static bool attr_elided(const PtoIdent *name, const char *const *elided,
@@ -665,7 +731,7 @@ static void print_generic(PtoPrinter *p, PtoOp *op) {
     pto_str_puts(s, " (");
     for (unsigned i = 0; i < op->num_regions; i++) {
       if (i) pto_str_puts(s, ", ");
-      pto_printer_print_region(p, &op_regions(op)[i], true, true);
+      print_region(p, &op_regions(op)[i], true, true, true);
     }
     pto_str_putc(s, ')');
   }
@@ -726,8 +792,30 @@ static void print_op(PtoPrinter *p, PtoOp *op) {
 /* Entry points                                                         */
 /* ------------------------------------------------------------------ */
 
+static bool swallow_diag(const PtoDiagInfo *d, void *user) {
+  (void)d;
+  (void)user;
+  return true;
+}
+
+/* Whether `op` verifies, without reporting anything. */
+static bool verifies_quietly(PtoOp *op) {
+  PtoContext *ctx = op_ctx(op);
+  unsigned errors = ctx->num_errors;
+  pto_ctx_push_diag_handler(ctx, swallow_diag, NULL);
+  bool ok = pto_op_verify(op) == PTO_SUCCESS;
+  pto_ctx_pop_diag_handler(ctx);
+  ctx->num_errors = errors;
+  return ok;
+}
+
 static void print_top(PtoOp *op, PtoStr *out, FILE *sink, unsigned flags) {
-  PtoPrinter p = {op_ctx(op), out, 0, flags, sink};
+  /* Custom printers may rely on the op's invariants: IR that does not
+   * verify is printed in the generic form, as MLIR does. */
+  if (!(flags & (PTO_PRINT_GENERIC | PTO_PRINT_ASSUME_VERIFIED)) &&
+      !verifies_quietly(op))
+    flags |= PTO_PRINT_GENERIC;
+  PtoPrinter p = {op_ctx(op), out, 0, flags, sink, 0, false};
   number_for_print(op, flags);
   print_op(&p, op);
 }
@@ -749,12 +837,12 @@ void pto_op_print(PtoOp *op, FILE *out, unsigned flags) {
 }
 
 void pto_print_type_to(PtoStr *s, PtoType *t) {
-  PtoPrinter p = {t ? t->ctx : NULL, s, 0, 0, NULL};
+  PtoPrinter p = {t ? t->ctx : NULL, s, 0, 0, NULL, 0, false};
   print_type(&p, t);
 }
 
 void pto_print_attr_to(PtoStr *s, PtoAttr *a) {
-  PtoPrinter p = {a ? a->ctx : NULL, s, 0, 0, NULL};
+  PtoPrinter p = {a ? a->ctx : NULL, s, 0, 0, NULL, 0, false};
   print_attr(&p, a, true);
 }
 

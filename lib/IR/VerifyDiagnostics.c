@@ -165,10 +165,13 @@ static void parse_expectations(PtoDiagVerifier *v, const char *text,
         } else if (le - s >= 5 && memcmp(s, "below", 5) == 0) {
           target = (long)line + 1;
           s += 5;
-        } else if (s < le && (*s == '+' || *s == '-')) {
+        } else if (le - s >= 2 && (*s == '+' || *s == '-') &&
+                   isdigit((unsigned char)s[1])) {
           char sign = *s++;
           long n = 0;
-          while (s < le && isdigit((unsigned char)*s)) n = n * 10 + (*s++ - '0');
+          /* saturate: an absurd offset names a line that does not exist */
+          for (; s < le && isdigit((unsigned char)*s); s++)
+            if (n < 100000000) n = n * 10 + (*s - '0');
           target = sign == '+' ? (long)line + n : (long)line - n;
         } else {
           continue;

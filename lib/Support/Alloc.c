@@ -33,7 +33,7 @@ void pto_free(void *p) { free(p); }
 
 char *pto_strndup(const char *s, size_t n) {
   char *d = pto_malloc(n + 1);
-  memcpy(d, s, n);
+  if (n) memcpy(d, s, n); /* s may be NULL when n == 0 */
   d[n] = 0;
   return d;
 }

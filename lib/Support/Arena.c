@@ -56,7 +56,7 @@ void *pto_arena_zalloc(PtoArena *a, size_t n) {
 
 char *pto_arena_strndup(PtoArena *a, const char *s, size_t n) {
   char *d = pto_arena_alloc(a, n + 1);
-  memcpy(d, s, n);
+  if (n) memcpy(d, s, n); /* s may be NULL when n == 0 */
   d[n] = 0;
   return d;
 }

@@ -327,6 +327,8 @@ static int run_on_input(OptOptions *o, const char *tool, PtoContext *ctx,
             err);
     return 1;
   }
+  /* diagnostics and locations name standard input as MLIR does */
+  if (strcmp(o->input, "-") == 0) o->input = "<stdin>";
   pto_ctx_take_source(ctx, o->input, text, len); /* freed with ctx */
   Run run = {o, tool, ctx, pm, 0};
   run.print_flags = (o->print_generic ? PTO_PRINT_GENERIC : 0) |

@@ -65,7 +65,7 @@ static const PtoPassDef test_options_pass = {
     sizeof option_defs / sizeof option_defs[0], option_stats, 1, run_options,
     NULL, NULL, check_options, NULL};
 
-/* ---- test-func-count: anchored on test.func ---- */
+/* ---- test-func-count: anchored on ptotest.func ---- */
 
 static PtoWalkResult count_op(PtoOp *op, void *user) {
   (void)op;
@@ -87,17 +87,17 @@ static const PtoPassStatDef func_stats[] = {
 };
 
 static const PtoPassDef test_func_count_pass = {
-    "test-func-count", "Count the ops of each test.func", "test.func", NULL, 0,
+    "test-func-count", "Count the ops of each ptotest.func", "ptotest.func", NULL, 0,
     func_stats, 1, run_func_count, NULL, NULL, NULL, NULL};
 
-/* ---- test-fail: fails on the first op carrying `test.fail` ---- */
+/* ---- test-fail: fails on the first op carrying `ptotest.fail` ---- */
 
 typedef struct FailCtx {
   PtoOp *found;
 } FailCtx;
 
 static PtoWalkResult find_fail(PtoOp *op, void *user) {
-  if (!pto_op_attr(op, "test.fail")) return PTO_WALK_ADVANCE;
+  if (!pto_op_attr(op, "ptotest.fail")) return PTO_WALK_ADVANCE;
   ((FailCtx *)user)->found = op;
   return PTO_WALK_INTERRUPT;
 }
@@ -109,12 +109,12 @@ static PtoResult run_fail(PtoPass *pass, PtoOp *op) {
   if (!fc.found) return PTO_SUCCESS;
   /* leave a visible change behind, so the failure dump shows the IR as
    * the pass left it */
-  pto_op_set_attr(fc.found, "test.seen", pto_attr_unit(pto_pass_ctx(pass)));
-  return pto_op_emit_error(fc.found, "test-fail: found 'test.fail'");
+  pto_op_set_attr(fc.found, "ptotest.seen", pto_attr_unit(pto_pass_ctx(pass)));
+  return pto_op_emit_error(fc.found, "test-fail: found 'ptotest.fail'");
 }
 
 static const PtoPassDef test_fail_pass = {
-    "test-fail", "Fail on ops marked 'test.fail'", NULL, NULL, 0, NULL, 0,
+    "test-fail", "Fail on ops marked 'ptotest.fail'", NULL, NULL, 0, NULL, 0,
     run_fail, NULL, NULL, NULL, NULL};
 
 /* ---- test-fail-silently: fails without a diagnostic ---- */
@@ -129,10 +129,10 @@ static const PtoPassDef test_fail_silently_pass = {
     "test-fail-silently", "Fail without saying why", NULL, NULL, 0, NULL, 0,
     run_fail_silently, NULL, NULL, NULL, NULL};
 
-/* ---- test-break-ir: makes every test.positive invalid ---- */
+/* ---- test-break-ir: makes every ptotest.positive invalid ---- */
 
 static PtoWalkResult break_positive(PtoOp *op, void *user) {
-  if (pto_op_is(op, "test.positive"))
+  if (pto_op_is(op, "ptotest.positive"))
     pto_op_set_attr(op, "value", pto_attr_i64(user, 0));
   return PTO_WALK_ADVANCE;
 }
@@ -143,7 +143,7 @@ static PtoResult run_break_ir(PtoPass *pass, PtoOp *op) {
 }
 
 static const PtoPassDef test_break_ir_pass = {
-    "test-break-ir", "Set the value of every test.positive to 0", NULL, NULL,
+    "test-break-ir", "Set the value of every ptotest.positive to 0", NULL, NULL,
     0, NULL, 0, run_break_ir, NULL, NULL, NULL, NULL};
 
 /* ---- test-module-only: anchored on builtin.module ---- */
@@ -168,8 +168,8 @@ void pto_register_test_passes(PtoContext *ctx) {
   pto_register_pipeline(ctx, "test-cleanup", "CSE then canonicalize",
                         "cse,canonicalize");
   pto_register_pipeline(ctx, "test-func-cleanup",
-                        "CSE and canonicalize inside each test.func",
-                        "test.func(cse,canonicalize)");
+                        "CSE and canonicalize inside each ptotest.func",
+                        "ptotest.func(cse,canonicalize)");
   pto_register_pipeline(ctx, "test-recursive", "A pipeline that uses itself",
                         "cse,test-recursive");
   pto_register_pipeline(ctx, "test-broken", "A pipeline with a typo",

@@ -1,10 +1,10 @@
-/* pto-test-opt: pto-opt plus the `test` dialect and the test-only passes
- * used by IR core and pass tests. */
+/* pto-test-opt: pto-opt plus the `ptotest` dialect and the test-only
+ * passes used by IR core and pass tests. */
+#include "TestDialect.h"
 #include "pto/Dialects.h"
 #include "pto/OptMain.h"
 #include "pto/Transforms.h"
 
-void pto_register_test_dialect(PtoContext *ctx);
 void pto_register_test_passes(PtoContext *ctx);
 
 static void register_all(PtoContext *ctx) {

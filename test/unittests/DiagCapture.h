@@ -9,23 +9,36 @@
 
 typedef struct DiagCapture {
   PtoContext *ctx;
-  char text[4096];
-  char last[4096]; /* what diag_capture_take returned */
+  char text[8192];
+  char last[8192]; /* what diag_capture_take returned */
+  unsigned count;  /* diagnostics captured since diag_capture_begin */
 } DiagCapture;
 
-static bool diag_capture_fn(const PtoDiagInfo *d, void *user) {
+static inline bool diag_capture_fn(const PtoDiagInfo *d, void *user) {
   DiagCapture *c = user;
   char *s = pto_diag_render(c->ctx, d);
   size_t have = strlen(c->text);
   strncat(c->text, s, sizeof c->text - have - 1);
   pto_free(s);
+  c->count++;
   return true;
 }
 
 static inline void diag_capture_begin(DiagCapture *c, PtoContext *ctx) {
   c->ctx = ctx;
   c->text[0] = 0;
+  c->count = 0;
   pto_ctx_push_diag_handler(ctx, diag_capture_fn, c);
+}
+
+/* Stops capturing (the handler is popped). */
+static inline void diag_capture_end(DiagCapture *c) {
+  pto_ctx_pop_diag_handler(c->ctx);
+}
+
+/* Whether the text captured so far contains `needle`. */
+static inline bool diag_capture_has(const DiagCapture *c, const char *needle) {
+  return strstr(c->text, needle) != NULL;
 }
 
 /* Returns the captured text and clears it for the next check. */

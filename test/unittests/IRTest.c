@@ -1,21 +1,8 @@
-/* Unit tests of the IR core API. */
+/* An end-to-end use of the IR core API: build a module, print it, clone,
+ * replace uses, erase and verify. (The other *Test.c files test each part
+ * in detail.) */
 #include "Test.h"
 #include "pto/IR.h"
-
-#include <pthread.h>
-
-TEST(types_are_uniqued) {
-  PtoContext *ctx = pto_ctx_create();
-  int64_t shape[] = {4, PTO_DYN, 8};
-  PtoType *a = pto_type_tensor(ctx, shape, 3, pto_type_f32(ctx));
-  PtoType *b = pto_type_tensor(ctx, shape, 3, pto_type_f32(ctx));
-  CHECK(a == b);
-  char *s = pto_type_to_string(a);
-  CHECK_STR(s, "tensor<4x?x8xf32>");
-  pto_free(s);
-  CHECK(pto_type_int(ctx, 32) == pto_parse_type_str(ctx, "i32"));
-  pto_ctx_destroy(ctx);
-}
 
 TEST(build_and_print) {
   PtoContext *ctx = pto_ctx_create();
@@ -53,35 +40,4 @@ TEST(build_and_print) {
   pto_ctx_destroy(ctx);
 }
 
-static void *parse_many(void *arg) {
-  int *ok = arg;
-  for (int iter = 0; iter < 50; iter++) {
-    PtoContext *ctx = pto_ctx_create();
-    pto_ctx_set_allow_unregistered(ctx, true);
-    const char *src =
-        "%0 = \"t.a\"() {v = [1, 2.5, \"s\"]} : () -> tensor<4x?xf32>\n"
-        "\"t.b\"(%0) ({ ^bb0(%x: i32): \"t.c\"(%x) : (i32) -> () }) : "
-        "(tensor<4x?xf32>) -> ()\n";
-    PtoOp *m = pto_parse_module(ctx, src, strlen(src), NULL);
-    if (!m || pto_op_verify(m)) {
-      *ok = 0;
-    } else {
-      char *s = pto_op_print_to_string(m, PTO_PRINT_GENERIC);
-      if (!strstr(s, "tensor<4x?xf32>")) *ok = 0;
-      pto_free(s);
-    }
-    if (m) pto_op_destroy(m);
-    pto_ctx_destroy(ctx);
-  }
-  return NULL;
-}
-
-TEST(two_contexts_two_threads) {
-  pthread_t th[2];
-  int ok[2] = {1, 1};
-  for (int i = 0; i < 2; i++) pthread_create(&th[i], NULL, parse_many, &ok[i]);
-  for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
-  CHECK(ok[0] && ok[1]);
-}
-
-RUN_TESTS(T(types_are_uniqued), T(build_and_print), T(two_contexts_two_threads))
+RUN_TESTS(T(build_and_print))
