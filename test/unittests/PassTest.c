@@ -73,6 +73,9 @@ static const PtoOpDef ut_ops[] = {
      ut_fold_mark, NULL, "folds in place once"},
     {"ut.half", 1, 2, 0, 0, PTO_TRAIT_PURE, PTO_AFFINITY_NONE, NULL, NULL, NULL,
      ut_fold_half, NULL, "a fold that keeps one of two results"},
+    {"ut.global", 0, 0, 0, 0, PTO_TRAIT_PURE | PTO_TRAIT_SYMBOL,
+     PTO_AFFINITY_NONE, NULL, NULL, NULL, NULL, NULL,
+     "a symbol without effects"},
 };
 
 static const PtoDialectDef ut_dialect = {
@@ -357,6 +360,27 @@ TEST(in_place_folds) {
   pto_ctx_destroy(ctx);
 }
 
+/* A symbol is never trivially dead, even without effects: others refer to
+ * it by name, not by use. dce, cse and canonicalize keep it (symbol-dce
+ * decides about symbols). */
+TEST(symbols_are_not_dead) {
+  static const char text[] =
+      "\"ut.global\"() {sym_name = \"g\", sym_visibility = \"private\"} : "
+      "() -> ()\n";
+  PtoContext *ctx = make_ctx(NULL);
+  PtoOp *m = pto_parse_module(ctx, text, sizeof text - 1, NULL);
+  CHECK(m != NULL);
+  PtoBlock *b = pto_region_first_block(pto_op_region(m, 0));
+  CHECK(!pto_op_is_trivially_dead(pto_block_first_op(b)));
+  PtoPassManager *pm = pto_pm_create(ctx, NULL);
+  CHECK(pto_pm_add_pipeline(pm, "dce,cse,canonicalize") == PTO_SUCCESS);
+  CHECK(pto_pm_run(pm, m) == PTO_SUCCESS);
+  CHECK(pto_block_first_op(b) && pto_op_is(pto_block_first_op(b), "ut.global"));
+  pto_pm_destroy(pm);
+  pto_op_destroy(m);
+  pto_ctx_destroy(ctx);
+}
+
 TEST(wrong_anchor) {
   Captured cap;
   PtoContext *ctx = make_ctx(&cap);
@@ -398,6 +422,6 @@ TEST(two_contexts_two_threads) {
 }
 
 RUN_TESTS(T(register_and_run_external_pass), T(pass_failure_and_options),
-          T(in_place_folds),
+          T(in_place_folds), T(symbols_are_not_dead),
           T(registration_errors), T(registry_listing), T(patterns_and_folding),
           T(wrong_anchor), T(two_contexts_two_threads))
