@@ -3,6 +3,7 @@ running a command with its wall time and peak RSS, formatting."""
 
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -89,3 +90,57 @@ def launcher_floor():
 
 def fmt_mib(kib):
     return "%.1f MiB" % (kib / 1024.0)
+
+
+def add_common_args(ap):
+    """The options every runner takes."""
+    ap.add_argument("--ops", type=int, default=200000)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--pto-opt", default=None)
+    ap.add_argument("--mlir-opt", default=None)
+    ap.add_argument("--keep", default=None,
+                    help="write the inputs and outputs to this directory")
+
+
+def find_tools(args, script="run.py"):
+    """(pto-opt, mlir-opt) from the options or the usual places; exits with
+    what to do when one is missing."""
+    pto = resolve(args.pto_opt or find_pto_tool("pto-opt", "PTO_OPT"))
+    if not pto:
+        sys.exit("%s: pto-opt not found; build it (see bench/README.md) "
+                 "or pass --pto-opt" % script)
+    mlir = resolve(args.mlir_opt or find_mlir_opt())
+    if not mlir:
+        sys.exit("%s: mlir-opt not found; install mlir-14-tools "
+                 "(scripts/install-deps.sh) or pass --mlir-opt" % script)
+    warn_if_unoptimised(pto, script)
+    return pto, mlir
+
+
+def measure(cmds, reps):
+    """Runs the commands (name -> argv) `reps` times, interleaved so that
+    machine noise hits all alike. Returns the medians per name as
+    (wall seconds, CPU seconds, peak RSS KiB), and the launcher's RSS
+    floor."""
+    floor = launcher_floor()
+    runs = {k: ([], [], []) for k in cmds}
+    for _ in range(reps):
+        for k, cmd in cmds.items():
+            wall, cpu, rss = runs[k]
+            dt, kib = run_once(cmd, cpu=cpu)
+            wall.append(dt)
+            rss.append(kib)
+    med = {k: tuple(statistics.median(x) for x in v) for k, v in runs.items()}
+    return med, floor
+
+
+def print_row(name, med, floor, width=9):
+    """One line of a report: median wall, CPU and peak RSS of `name`."""
+    wall, cpu, rss = med
+    note = ""
+    if rss <= floor * 1.05:
+        note = (" (at the launcher's floor of %s: the real peak is lower)"
+                % fmt_mib(floor))
+    print("  %-*s %8.3f s wall  %8.3f s cpu  %10s peak RSS%s"
+          % (width, name, wall, cpu, fmt_mib(rss), note))

@@ -6,6 +6,7 @@ set -euo pipefail
 
 PACKAGES=(
   cmake ninja-build gcc clang
+  pkgconf                     # pkg-config, for the installation test
   llvm-14-dev llvm-14-tools   # LLVM-C API for the JIT; lit, FileCheck, not
   libclang-rt-14-dev          # libFuzzer and sanitizer runtimes for clang
   libxml2-dev                 # platform descriptions

@@ -25,7 +25,6 @@ import collections
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,25 +50,9 @@ def count_ops(path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ops", type=int, default=200000)
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--pto-opt", default=None)
-    ap.add_argument("--mlir-opt", default=None)
-    ap.add_argument("--keep", default=None,
-                    help="write the inputs and outputs to this directory")
+    benchlib.add_common_args(ap)
     a = ap.parse_args()
-
-    pto = benchlib.resolve(a.pto_opt or benchlib.find_pto_tool("pto-opt",
-                                                               "PTO_OPT"))
-    if not pto:
-        sys.exit("run.py: pto-opt not found; build it (see bench/README.md) "
-                 "or pass --pto-opt")
-    mlir = benchlib.resolve(a.mlir_opt or benchlib.find_mlir_opt())
-    if not mlir:
-        sys.exit("run.py: mlir-opt not found; install mlir-14-tools "
-                 "(scripts/install-deps.sh) or pass --mlir-opt")
-    benchlib.warn_if_unoptimised(pto, "run.py")
+    pto, mlir = benchlib.find_tools(a)
 
     work = a.keep or tempfile.mkdtemp(prefix="pto-bench-")
     os.makedirs(work, exist_ok=True)
@@ -90,15 +73,7 @@ def main():
             "mlir-opt": [mlir, "--pass-pipeline=" + MLIR_PIPELINE, src_mlir,
                          "-o", out_mlir],
         }
-        floor = benchlib.launcher_floor()
-        times = {k: [] for k in cmds}
-        cpus = {k: [] for k in cmds}
-        rss = {k: [] for k in cmds}
-        for _ in range(a.reps):
-            for k, cmd in cmds.items():
-                dt, kib = benchlib.run_once(cmd, cpu=cpus[k])
-                times[k].append(dt)
-                rss[k].append(kib)
+        med, floor = benchlib.measure(cmds, a.reps)
 
         n_in = count_ops(src_pto)
         n_mlir_in = count_ops(src_mlir)
@@ -108,20 +83,11 @@ def main():
               % (total_in, a.reps))
         print("  pto-opt:  %s --pass-pipeline='%s'" % (pto, PTO_PIPELINE))
         print("  mlir-opt: %s --pass-pipeline='%s'" % (mlir, MLIR_PIPELINE))
-        med_t = {k: statistics.median(v) for k, v in times.items()}
-        med_c = {k: statistics.median(v) for k, v in cpus.items()}
-        med_m = {k: statistics.median(v) for k, v in rss.items()}
         for k in cmds:
-            note = ""
-            if med_m[k] <= floor * 1.05:
-                note = " (at the launcher's floor of %s)" % benchlib.fmt_mib(floor)
-            print("  %-9s %8.3f s wall  %8.3f s cpu  %10s peak RSS%s"
-                  % (k, med_t[k], med_c[k], benchlib.fmt_mib(med_m[k]), note))
+            benchlib.print_row(k, med[k], floor)
+        (m_t, m_c, m_m), (p_t, p_c, p_m) = med["mlir-opt"], med["pto-opt"]
         print("  time ratio mlir/pto %.2fx (cpu %.2fx), memory ratio "
-              "pto/mlir %.2f"
-              % (med_t["mlir-opt"] / med_t["pto-opt"],
-                 med_c["mlir-opt"] / med_c["pto-opt"],
-                 med_m["pto-opt"] / med_m["mlir-opt"]))
+              "pto/mlir %.2f" % (m_t / p_t, m_c / p_c, p_m / m_m))
         removed_pto = total_in - sum(n_pto.values())
         removed_mlir = sum(n_mlir_in.values()) - sum(n_mlir.values())
         print("  ops removed: pto-opt %d, mlir-opt %d (of %d)"

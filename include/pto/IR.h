@@ -327,6 +327,10 @@ void pto_ctx_set_diag_stream(PtoContext *ctx, FILE *f);
  * text is copied. Registering a name again replaces its text. */
 void pto_ctx_add_source(PtoContext *ctx, const char *name, const char *text,
                         size_t len);
+/* The same without the copy: `text` (allocated with the library's allocator,
+ * e.g. by pto_read_file) now belongs to the context, which frees it. */
+void pto_ctx_take_source(PtoContext *ctx, const char *name, char *text,
+                         size_t len);
 /* Number of errors reported through this context so far. */
 unsigned pto_ctx_num_errors(PtoContext *ctx);
 /* Renders a diagnostic as the default handler would (with source line). */
@@ -416,7 +420,7 @@ typedef enum PtoAffinity {
  * meaning "n or more". */
 #define PTO_VARIADIC(n) (-(n)-1)
 
-/* Accumulated description of an op being built or parsed. */
+/* Accumulated description of an op being built or parsed (see below). */
 typedef struct PtoOpState PtoOpState;
 
 /* fold: per result, either a constant attribute or an existing value. */
@@ -482,6 +486,10 @@ bool pto_opdef_has_trait(const PtoOpDef *d, uint32_t trait);
 /* Operations                                                           */
 /* ------------------------------------------------------------------ */
 
+/* The arrays start in the inline buffers at the end, so that building a
+ * small op allocates nothing: initialise with pto_op_state_init (a
+ * zero-filled state works too, without the buffers) and never copy a state
+ * by value. */
 struct PtoOpState {
   PtoContext *ctx;
   PtoIdent *name;
@@ -497,6 +505,11 @@ struct PtoOpState {
   unsigned num_regions, cap_regions;
   PtoBlock **successors;
   unsigned num_successors, cap_successors;
+  PtoValue *inline_operands[6];
+  PtoType *inline_result_types[4];
+  PtoNamedAttr inline_attrs[4];
+  PtoRegion *inline_regions[2];
+  PtoBlock *inline_successors[2];
 };
 
 void pto_op_state_init(PtoOpState *st, PtoContext *ctx, const char *name,
@@ -772,20 +785,24 @@ PtoAttr *pto_parse_attr_str(PtoContext *ctx, const char *text);
 /* ---- the parser API for custom assembly forms and dialect types ---- */
 
 typedef struct PtoUnresolvedOperand {
-  PtoIdent *name;    /* "%x" without the '%' */
-  unsigned number;   /* result number after '#' */
-  PtoLoc *loc;
+  PtoIdent *name;      /* "%x" without the '%' */
+  unsigned number;     /* result number after '#' */
+  unsigned line, col;  /* where it is written: see pto_parser_operand_loc */
 } PtoUnresolvedOperand;
 
 /* A region argument declared by an op's syntax (e.g. `%i` of scf.for). */
 typedef struct PtoRegionArg {
   PtoUnresolvedOperand name;
   PtoType *type;
-  PtoLoc *loc;
+  PtoLoc *loc; /* an explicit `loc(...)`; NULL: where the name is written */
 } PtoRegionArg;
 
 PtoContext *pto_parser_ctx(PtoParser *p);
 PtoLoc *pto_parser_loc(PtoParser *p); /* location of the next token */
+/* Location of an operand as written. Locations are uniqued and live as long
+ * as the context, so the parser makes them on demand (for diagnostics)
+ * rather than one per operand. */
+PtoLoc *pto_parser_operand_loc(PtoParser *p, const PtoUnresolvedOperand *u);
 /* Reports an error at the next token; returns PTO_FAILURE. */
 PtoResult pto_parser_error(PtoParser *p, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -831,6 +848,7 @@ PtoResult pto_parser_parse_operand_list(PtoParser *p,
 PtoResult pto_parser_resolve_operand(PtoParser *p,
                                      const PtoUnresolvedOperand *u,
                                      PtoType *type, PtoOpState *st);
+/* A count mismatch is reported at `loc`, or at the op when it is NULL. */
 PtoResult pto_parser_resolve_operands(PtoParser *p,
                                       const PtoUnresolvedOperand *u,
                                       unsigned n, PtoType *const *types,
@@ -885,6 +903,7 @@ enum PtoPrintFlags {
   PTO_PRINT_LOCAL_SCOPE = 1u << 3,
 };
 
+/* Writes as it goes, through a buffer of a few tens of KiB. */
 void pto_op_print(PtoOp *op, FILE *out, unsigned flags);
 char *pto_op_print_to_string(PtoOp *op, unsigned flags); /* pto_free it */
 char *pto_type_to_string(PtoType *t);

@@ -1,6 +1,7 @@
 /* PtoContext: interning, uniquing tables, registries, IR memory. */
 #include "IR/IRInternal.h"
 
+#include <assert.h>
 #include <string.h>
 
 void pto_free(void *p);
@@ -9,6 +10,7 @@ PtoContext *pto_ctx_create(void) {
   PtoContext *ctx = pto_calloc(1, sizeof *ctx);
   pto_arena_init(&ctx->arena);
   pto_arena_init(&ctx->ir_arena);
+  pto_arena_init(&ctx->ident_arena);
   pto_strmap_init(&ctx->idents);
   ctx->diag_stream = stderr;
   /* Builtin scalar types and common attributes are created eagerly so that
@@ -33,6 +35,7 @@ void pto_ctx_destroy(PtoContext *ctx) {
   for (uint32_t i = ctx->exts.len; i-- > 0;)
     if (ctx->exts.data[i].destroy) ctx->exts.data[i].destroy(ctx->exts.data[i].ext);
   pto_vec_free(&ctx->exts);
+  pto_vec_free(&ctx->packed_files);
   for (uint32_t i = 0; i < ctx->sources.len; i++) {
     pto_free(ctx->sources.data[i].name);
     pto_free(ctx->sources.data[i].text);
@@ -46,6 +49,7 @@ void pto_ctx_destroy(PtoContext *ctx) {
   pto_unique_release(&ctx->locs);
   pto_strmap_release(&ctx->idents);
   pto_arena_release(&ctx->ir_arena);
+  pto_arena_release(&ctx->ident_arena);
   pto_arena_release(&ctx->arena);
   pto_free(ctx);
 }
@@ -62,9 +66,10 @@ bool pto_ctx_get_allow_unregistered(PtoContext *ctx) {
 PtoIdent *pto_ident(PtoContext *ctx, const char *s, size_t len) {
   PtoStrMapEntry *e = pto_strmap_find(&ctx->idents, s, len);
   if (e) return e->val;
-  PtoIdent *id = pto_arena_alloc(&ctx->arena, sizeof *id + len + 1);
+  PtoIdent *id = pto_arena_alloc(&ctx->ident_arena, sizeof *id + len + 1);
   id->len = (uint32_t)len;
   id->hash = (uint32_t)pto_hash_bytes(s, len);
+  id->ctx = ctx;
   id->opdef = NULL;
   id->dialect = NULL;
   memcpy(id->str, s, len);
@@ -82,8 +87,8 @@ size_t pto_ident_len(const PtoIdent *id) { return id ? id->len : 0; }
 /* ---- IR memory ---- */
 
 void *pto_ir_alloc(PtoContext *ctx, size_t n) {
-  n = (n + 15) & ~(size_t)15;
-  size_t cls = n / 16;
+  n = (n + 7) & ~(size_t)7;
+  size_t cls = n / 8;
   if (cls < PTO_IR_NUM_CLASSES) {
     void *p = ctx->free_lists[cls];
     if (p) {
@@ -97,8 +102,8 @@ void *pto_ir_alloc(PtoContext *ctx, size_t n) {
 
 void pto_ir_free(PtoContext *ctx, void *p, size_t n) {
   if (!p) return;
-  n = (n + 15) & ~(size_t)15;
-  size_t cls = n / 16;
+  n = (n + 7) & ~(size_t)7;
+  size_t cls = n / 8;
   if (cls < PTO_IR_NUM_CLASSES) {
     *(void **)p = ctx->free_lists[cls];
     ctx->free_lists[cls] = p;
@@ -109,35 +114,49 @@ void pto_ir_free(PtoContext *ctx, void *p, size_t n) {
 
 /* ---- unique tables ---- */
 
+/* Uniqued objects come from the context's arena and are 8-byte aligned,
+ * so each slot keeps the low 3 bits of the object's hash in the pointer's
+ * low bits: a probe rejects most other objects without loading them (a
+ * cache miss each in a large table). */
+#define TAG_MASK ((uintptr_t)7)
+
+static void *slot_obj(uintptr_t slot) { return (void *)(slot & ~TAG_MASK); }
+
 void *pto_unique_find(PtoUniqueTable *t, uint32_t hash, const void *key,
                       PtoUniqueEqFn eq) {
   if (!t->len) return NULL;
   uint32_t mask = t->cap - 1, i = hash & mask;
+  uintptr_t tag = hash & TAG_MASK;
   for (;;) {
-    void *o = t->slots[i];
-    if (!o) return NULL;
-    if (*(const uint32_t *)o == hash && eq(o, key)) return o;
+    uintptr_t slot = t->slots[i];
+    if (!slot) return NULL;
+    if ((slot & TAG_MASK) == tag) {
+      void *o = slot_obj(slot);
+      if (*(const uint32_t *)o == hash && eq(o, key)) return o;
+    }
     i = (i + 1) & mask;
   }
 }
 
-static void unique_place(void **slots, uint32_t cap, void *obj) {
-  uint32_t mask = cap - 1, i = *(uint32_t *)obj & mask;
+static void unique_place(uintptr_t *slots, uint32_t cap, uintptr_t slot) {
+  uint32_t mask = cap - 1, i = *(uint32_t *)slot_obj(slot) & mask;
   while (slots[i]) i = (i + 1) & mask;
-  slots[i] = obj;
+  slots[i] = slot;
 }
 
 void pto_unique_insert(PtoUniqueTable *t, void *obj) {
+  assert(((uintptr_t)obj & TAG_MASK) == 0 && "uniqued objects are 8-aligned");
   if ((t->len + 1) * 4 >= t->cap * 3) {
     uint32_t ncap = t->cap ? t->cap * 2 : 64;
-    void **ns = pto_calloc(ncap, sizeof(void *));
+    uintptr_t *ns = pto_calloc(ncap, sizeof *ns);
     for (uint32_t i = 0; i < t->cap; i++)
       if (t->slots[i]) unique_place(ns, ncap, t->slots[i]);
     pto_free(t->slots);
     t->slots = ns;
     t->cap = ncap;
   }
-  unique_place(t->slots, t->cap, obj);
+  unique_place(t->slots, t->cap,
+               (uintptr_t)obj | (*(uint32_t *)obj & TAG_MASK));
   t->len++;
 }
 
@@ -214,23 +233,27 @@ void pto_ctx_set_ext(PtoContext *ctx, const char *key, void *ext,
 
 /* ---- sources ---- */
 
-void pto_ctx_add_source(PtoContext *ctx, const char *name, const char *text,
-                        size_t len) {
+void pto_ctx_take_source(PtoContext *ctx, const char *name, char *text,
+                         size_t len) {
   for (uint32_t i = 0; i < ctx->sources.len; i++) {
     PtoSource *s = &ctx->sources.data[i];
     if (strcmp(s->name, name) == 0) {
-      pto_free(s->text);
+      if (s->text != text) pto_free(s->text);
       pto_free(s->line_starts);
-      s->text = pto_strndup(text, len);
+      s->text = text;
       s->len = len;
       s->line_starts = NULL;
       s->nlines = 0;
       return;
     }
   }
-  PtoSource s = {pto_strndup(name, strlen(name)), pto_strndup(text, len), len,
-                 NULL, 0};
+  PtoSource s = {pto_strndup(name, strlen(name)), text, len, NULL, 0};
   pto_vec_push(&ctx->sources, s);
+}
+
+void pto_ctx_add_source(PtoContext *ctx, const char *name, const char *text,
+                        size_t len) {
+  pto_ctx_take_source(ctx, name, pto_strndup(text, len), len);
 }
 
 const PtoSource *pto_ctx_find_source(PtoContext *ctx, const char *name) {

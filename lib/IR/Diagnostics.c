@@ -181,7 +181,7 @@ void pto_emit_remark(PtoContext *ctx, PtoLoc *loc, const char *fmt, ...) {
 }
 
 PtoDiag *pto_op_diag(PtoOp *op, PtoDiagSeverity sev, const char *fmt, ...) {
-  PtoDiag *d = pto_diag_begin(op->ctx, sev, op->loc);
+  PtoDiag *d = pto_diag_begin(op_ctx(op), sev, op_loc(op));
   pto_diag_printf(d, "'%s' op ", op->name->str);
   va_list ap;
   va_start(ap, fmt);
@@ -191,7 +191,7 @@ PtoDiag *pto_op_diag(PtoOp *op, PtoDiagSeverity sev, const char *fmt, ...) {
 }
 
 PtoResult pto_op_emit_error(PtoOp *op, const char *fmt, ...) {
-  PtoDiag *d = pto_diag_begin(op->ctx, PTO_DIAG_ERROR, op->loc);
+  PtoDiag *d = pto_diag_begin(op_ctx(op), PTO_DIAG_ERROR, op_loc(op));
   pto_diag_printf(d, "'%s' op ", op->name->str);
   va_list ap;
   va_start(ap, fmt);

@@ -19,7 +19,7 @@ static uint32_t block_index(PtoBlock *b) { return b->scratch; }
 #define FOR_SUCCS(t, r, i, s)                                               \
   for (PtoOp *term_ = pto_block_last_op((t)->blocks[i]); term_; term_ = NULL) \
     for (unsigned k_ = 0; k_ < term_->num_successors; k_++)                 \
-      for (PtoBlock *s = term_->successors[k_]; s && s->parent == (r); s = NULL)
+      for (PtoBlock *s = op_successors(term_)[k_]; s && s->parent == (r); s = NULL)
 
 static void compute_rpo(PtoDomTree *t, PtoRegion *r) {
   uint32_t *stack = pto_malloc(t->n * sizeof *stack);
@@ -33,7 +33,7 @@ static void compute_rpo(PtoDomTree *t, PtoRegion *r) {
     PtoOp *term = pto_block_last_op(t->blocks[bi]);
     unsigned ns = term ? term->num_successors : 0;
     if (next_succ[bi] < ns) {
-      PtoBlock *s = term->successors[next_succ[bi]++];
+      PtoBlock *s = op_successors(term)[next_succ[bi]++];
       if (!s || s->parent != r) continue;
       uint32_t si = block_index(s);
       if (!seen[si]) {

@@ -15,6 +15,7 @@
 struct PtoIdent {
   uint32_t len;
   uint32_t hash;
+  PtoContext *ctx;                 /* its context (and that of ops named so) */
   const PtoOpDef *opdef;           /* registered op of this name, if any */
   const PtoDialectDef *dialect;    /* registered dialect of this name */
   char str[];
@@ -23,7 +24,7 @@ struct PtoIdent {
 /* Uniqued objects (types, attributes, locations) start with their hash so
  * that one table implementation serves all three. */
 typedef struct PtoUniqueTable {
-  void **slots;
+  uintptr_t *slots; /* object pointer | low bits of its hash (Context.c) */
   uint32_t cap, len;
 } PtoUniqueTable;
 
@@ -38,6 +39,10 @@ struct PtoType {
       int64_t *shape;
       unsigned rank;
       PtoType *elem;
+      /* Printed form, made on first print when the element type is
+       * builtin: tensor types recur in every op signature. */
+      const char *text;
+      uint32_t text_len;
     } tensor;
     struct {
       PtoType **types; /* inputs then results */
@@ -123,13 +128,12 @@ struct PtoLoc {
   } u;
 };
 
+/* A value does not point to its owner: an op result finds its op from its
+ * index (results are an array at the end of the op), a block argument is
+ * the first member of a PtoBlockArg. */
 struct PtoValue {
   PtoType *type;
   PtoUse *first_use;
-  union {
-    PtoOp *op;
-    PtoBlock *block;
-  } owner;
   uint32_t index : 31;
   uint32_t is_arg : 1;
   /* Scratch used by one algorithm at a time (printer numbering, verifier
@@ -137,8 +141,10 @@ struct PtoValue {
   uint32_t scratch;
 };
 
+/* Also the parser's placeholders for forward references (block NULL). */
 typedef struct PtoBlockArg {
   PtoValue v;
+  PtoBlock *block;
   PtoLoc *loc;
 } PtoBlockArg;
 
@@ -166,26 +172,59 @@ struct PtoBlock {
   bool order_valid;
 };
 
+/* One allocation holds the op and, after it, its results, regions,
+ * successors, and (until they outgrow it) its operands and attributes.
+ * The registered definition and the context come from the name. This
+ * keeps an op with one result and two operands in 176 bytes. */
 struct PtoOp {
   PtoListNode node; /* in the block */
   PtoBlock *block;
   PtoIdent *name;
-  const PtoOpDef *def;
-  PtoLoc *loc;
-  PtoContext *ctx;
+  uintptr_t loc_bits; /* a PtoLoc *, or a parsed position: see op_loc */
+  PtoUse *operands;
+  PtoNamedAttr *attrs; /* sorted by name */
   uint32_t order;
   uint32_t num_operands, cap_operands;
   uint32_t num_results;
   uint32_t num_attrs, cap_attrs;
   uint16_t num_regions, num_successors;
-  bool operands_inline;
-  uint32_t alloc_size;
-  PtoUse *operands;
-  PtoNamedAttr *attrs;
-  PtoRegion *regions;    /* inline, after the results */
-  PtoBlock **successors; /* inline, after the regions */
+  uint32_t alloc_size : 30;
+  uint32_t operands_inline : 1, attrs_inline : 1;
   PtoValue results[];
 };
+
+static inline PtoContext *op_ctx(const PtoOp *op) { return op->name->ctx; }
+
+/* A parsed op keeps its position (file, line, column) packed in loc_bits,
+ * tagged by bit 0, until someone asks for its location: uniquing one
+ * location per op costs a hash-table insertion (a cache miss in a large
+ * table) and 40 bytes that only diagnostics and --print-debuginfo need.
+ * op_loc returns the same uniqued location either way. */
+PtoLoc *pto_op_lazy_loc(PtoOp *op);
+static inline PtoLoc *op_loc(const PtoOp *op) {
+  return op->loc_bits & 1 ? pto_op_lazy_loc((PtoOp *)op)
+                          : (PtoLoc *)op->loc_bits;
+}
+/* Packs a position into *bits; false when it does not fit (then make the
+ * location). */
+bool pto_loc_pack(PtoContext *ctx, PtoIdent *file, uint32_t line,
+                  uint32_t col, uintptr_t *bits);
+static inline const PtoOpDef *op_def(const PtoOp *op) {
+  return op->name->opdef;
+}
+static inline PtoRegion *op_regions(const PtoOp *op) {
+  return (PtoRegion *)(op->results + op->num_results);
+}
+static inline PtoBlock **op_successors(const PtoOp *op) {
+  return (PtoBlock **)(op_regions(op) + op->num_regions);
+}
+/* The op defining a result (not a block argument). */
+static inline PtoOp *result_op(const PtoValue *v) {
+  return (PtoOp *)((char *)(v - v->index) - offsetof(PtoOp, results));
+}
+static inline PtoBlock *arg_block(const PtoValue *v) {
+  return ((const PtoBlockArg *)v)->block;
+}
 
 typedef struct PtoDiagHandlerEntry {
   PtoDiagHandlerFn fn;
@@ -206,10 +245,12 @@ typedef struct PtoCtxExt {
   PtoExtDestroyFn destroy;
 } PtoCtxExt;
 
-enum { PTO_IR_NUM_CLASSES = 64 }; /* size classes of 16 bytes, up to 1 KiB */
+enum { PTO_IR_NUM_CLASSES = 128 }; /* size classes of 8 bytes, up to 1 KiB */
 
 struct PtoContext {
-  PtoArena arena;   /* identifiers, types, attributes, locations */
+  PtoArena arena;   /* types, attributes, locations */
+  /* Identifiers apart, densely: interning compares with their text. */
+  PtoArena ident_arena;
   PtoArena ir_arena; /* operations, blocks, regions (recycled) */
   void *free_lists[PTO_IR_NUM_CLASSES];
   PtoStrMap idents;
@@ -224,6 +265,7 @@ struct PtoContext {
   PTO_VEC(PtoSource) sources;
   unsigned num_errors;
   PTO_VEC(PtoCtxExt) exts;
+  PTO_VEC(PtoIdent *) packed_files; /* file names of packed positions */
   /* While pto_op_verify runs (the IR cannot change): symbol table op ->
    * PtoSymbolTable, so that symbol users resolve in O(1), not by a scan. */
   PtoPtrMap *verify_symtabs;

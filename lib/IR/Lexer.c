@@ -1,7 +1,6 @@
 /* Lexer for the textual IR. Tokens point into the source buffer. */
 #include "IR/Lexer.h"
 
-#include <ctype.h>
 #include <string.h>
 
 void lexer_init(Lexer *lx, const char *text, size_t len, unsigned first_line) {
@@ -17,16 +16,18 @@ void lexer_reset_to(Lexer *lx, const char *p, const Token *tok) {
   lx->line_start = tok->p - (tok->col - 1);
 }
 
-static bool is_id_start(char c) {
-  return isalpha((unsigned char)c) || c == '_';
+/* Character classes of the syntax, independent of the C locale (and
+ * cheaper than <ctype.h>, which the lexer would call for every byte). */
+static bool is_alpha(char c) { return (unsigned)((c | 0x20) - 'a') < 26; }
+static bool is_digit(char c) { return (unsigned)(c - '0') < 10; }
+static bool is_xdigit(char c) {
+  return is_digit(c) || (unsigned)((c | 0x20) - 'a') < 6;
 }
+static bool is_id_start(char c) { return is_alpha(c) || c == '_'; }
 static bool is_bare_char(char c) {
-  return isalnum((unsigned char)c) || c == '_' || c == '$' || c == '.';
+  return is_alpha(c) || is_digit(c) || c == '_' || c == '$' || c == '.';
 }
-static bool is_suffix_char(char c) {
-  return isalnum((unsigned char)c) || c == '_' || c == '$' || c == '.' ||
-         c == '-';
-}
+static bool is_suffix_char(char c) { return is_bare_char(c) || c == '-'; }
 
 static Token make(Lexer *lx, TokKind k, const char *s) {
   Token t;
@@ -72,8 +73,8 @@ static void skip_ws(Lexer *lx) {
  * or, for '@', a quoted string. */
 static Token lex_prefixed(Lexer *lx, const char *s, TokKind k) {
   const char *p = lx->cur; /* just after the sigil */
-  if (p < lx->end && isdigit((unsigned char)*p)) {
-    while (p < lx->end && isdigit((unsigned char)*p)) p++;
+  if (p < lx->end && is_digit(*p)) {
+    while (p < lx->end && is_digit(*p)) p++;
   } else if (p < lx->end && (is_id_start(*p) || *p == '$' || *p == '.' ||
                              *p == '-')) {
     while (p < lx->end && is_suffix_char(*p)) p++;
@@ -107,8 +108,8 @@ static Token lex_string(Lexer *lx, const char *s) {
       char e = *p;
       if (e == '"' || e == '\\' || e == 'n' || e == 't') {
         p++;
-      } else if (isxdigit((unsigned char)e) && p + 1 < lx->end &&
-                 isxdigit((unsigned char)p[1])) {
+      } else if (is_xdigit(e) && p + 1 < lx->end &&
+                 is_xdigit(p[1])) {
         p += 2;
       } else {
         lx->cur = p;
@@ -125,21 +126,21 @@ static Token lex_string(Lexer *lx, const char *s) {
 static Token lex_number(Lexer *lx, const char *s) {
   const char *p = s;
   if (p + 1 < lx->end && p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
-      p + 2 < lx->end && isxdigit((unsigned char)p[2])) {
+      p + 2 < lx->end && is_xdigit(p[2])) {
     p += 2;
-    while (p < lx->end && isxdigit((unsigned char)*p)) p++;
+    while (p < lx->end && is_xdigit(*p)) p++;
     lx->cur = p;
     return make(lx, T_INTEGER, s);
   }
-  while (p < lx->end && isdigit((unsigned char)*p)) p++;
+  while (p < lx->end && is_digit(*p)) p++;
   if (p < lx->end && *p == '.') {
     p++;
-    while (p < lx->end && isdigit((unsigned char)*p)) p++;
+    while (p < lx->end && is_digit(*p)) p++;
     if (p < lx->end && (*p == 'e' || *p == 'E')) {
       const char *q = p + 1;
       if (q < lx->end && (*q == '+' || *q == '-')) q++;
-      if (q < lx->end && isdigit((unsigned char)*q)) {
-        while (q < lx->end && isdigit((unsigned char)*q)) q++;
+      if (q < lx->end && is_digit(*q)) {
+        while (q < lx->end && is_digit(*q)) q++;
         p = q;
       }
     }
@@ -233,7 +234,7 @@ Token lexer_next(Lexer *lx) {
       while (lx->cur < lx->end && is_bare_char(*lx->cur)) lx->cur++;
       return make(lx, T_BARE_ID, s);
     }
-    if (isdigit((unsigned char)c)) {
+    if (is_digit(c)) {
       lx->cur = s;
       return lex_number(lx, s);
     }

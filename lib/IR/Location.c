@@ -120,6 +120,40 @@ PtoLoc *pto_loc_fused(PtoContext *ctx, PtoLoc *const *locs, unsigned n) {
   return loc_get(ctx, &key);
 }
 
+/* Packed positions (see op_loc): bit 0 set, then 8 bits of file (an index
+ * into ctx->packed_files), 31 of line, 24 of column. */
+enum { PACK_FILE_BITS = 8, PACK_LINE_BITS = 31, PACK_COL_BITS = 24 };
+
+bool pto_loc_pack(PtoContext *ctx, PtoIdent *file, uint32_t line,
+                  uint32_t col, uintptr_t *bits) {
+#if UINTPTR_MAX > 0xFFFFFFFFu
+  if (line >> PACK_LINE_BITS || col >> PACK_COL_BITS) return false;
+  uint32_t i = 0;
+  while (i < ctx->packed_files.len && ctx->packed_files.data[i] != file) i++;
+  if (i == ctx->packed_files.len) {
+    if (i >> PACK_FILE_BITS) return false;
+    pto_vec_push(&ctx->packed_files, file);
+  }
+  *bits = 1 | (uintptr_t)i << 1 | (uintptr_t)line << (1 + PACK_FILE_BITS) |
+          (uintptr_t)col << (1 + PACK_FILE_BITS + PACK_LINE_BITS);
+  return true;
+#else
+  return false;
+#endif
+}
+
+PtoLoc *pto_op_lazy_loc(PtoOp *op) {
+  uintptr_t b = op->loc_bits >> 1;
+  PtoContext *ctx = op_ctx(op);
+  PtoIdent *file = ctx->packed_files.data[b & ((1u << PACK_FILE_BITS) - 1)];
+  b >>= PACK_FILE_BITS;
+  unsigned line = (unsigned)(b & ((1u << PACK_LINE_BITS) - 1));
+  unsigned col = (unsigned)(b >> PACK_LINE_BITS);
+  PtoLoc *l = pto_loc_file_id(ctx, file, line, col);
+  op->loc_bits = (uintptr_t)l; /* made once */
+  return l;
+}
+
 PtoLocKind pto_loc_kind(const PtoLoc *l) { return (PtoLocKind)l->kind; }
 
 bool pto_loc_get_file_line_col(const PtoLoc *l, const char **file,

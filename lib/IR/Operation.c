@@ -8,10 +8,26 @@
 /* Operation state                                                      */
 /* ------------------------------------------------------------------ */
 
+#define STATE_INLINE(st, arr, cap, buf) \
+  ((st)->arr = (st)->buf, (st)->cap = PTO_ARRAY_SIZE((st)->buf))
+
+static void state_reset(PtoOpState *st, PtoContext *ctx) {
+  st->ctx = ctx;
+  st->name = NULL;
+  st->def = NULL;
+  st->loc = NULL;
+  st->num_operands = st->num_results = st->num_attrs = 0;
+  st->num_regions = st->num_successors = 0;
+  STATE_INLINE(st, operands, cap_operands, inline_operands);
+  STATE_INLINE(st, result_types, cap_results, inline_result_types);
+  STATE_INLINE(st, attrs, cap_attrs, inline_attrs);
+  STATE_INLINE(st, regions, cap_regions, inline_regions);
+  STATE_INLINE(st, successors, cap_successors, inline_successors);
+}
+
 void pto_op_state_init(PtoOpState *st, PtoContext *ctx, const char *name,
                        PtoLoc *loc) {
-  memset(st, 0, sizeof *st);
-  st->ctx = ctx;
+  state_reset(st, ctx);
   if (name) {
     st->name = pto_ident_cstr(ctx, name);
     st->def = st->name->opdef;
@@ -19,47 +35,64 @@ void pto_op_state_init(PtoOpState *st, PtoContext *ctx, const char *name,
   st->loc = loc ? loc : ctx->l_unknown;
 }
 
-#define STATE_GROW(arr, num, cap, extra)                                     \
-  do {                                                                       \
-    if ((num) + (extra) > (cap)) {                                           \
-      unsigned ncap = (cap) ? (cap)*2 : 4;                                   \
-      while (ncap < (num) + (extra)) ncap *= 2;                              \
-      (arr) = pto_realloc((arr), ncap * sizeof(*(arr)));                     \
-      (cap) = ncap;                                                          \
-    }                                                                        \
+/* Grows one of the state's arrays to `need` elements; `buf` is its inline
+ * buffer, which is never freed or reallocated. */
+static void *state_grow(void *arr, unsigned *cap, unsigned need, size_t elem,
+                        void *buf) {
+  unsigned ncap = *cap ? *cap * 2 : 4; /* 0: a zero-filled state */
+  while (ncap < need) ncap *= 2;
+  void *n;
+  if (arr == buf) {
+    n = pto_malloc(ncap * elem);
+    memcpy(n, arr, *cap * elem);
+  } else {
+    n = pto_realloc(arr, ncap * elem);
+  }
+  *cap = ncap;
+  return n;
+}
+#define STATE_GROW(st, arr, num, cap, buf, extra)                          \
+  do {                                                                     \
+    if ((st)->num + (extra) > (st)->cap)                                   \
+      (st)->arr = state_grow((st)->arr, &(st)->cap, (st)->num + (extra),   \
+                             sizeof(*(st)->arr), (st)->buf);               \
   } while (0)
+
+static void state_free(void *arr, void *buf) {
+  if (arr != buf) pto_free(arr);
+}
 
 void pto_op_state_release(PtoOpState *st) {
   for (unsigned i = 0; i < st->num_regions; i++)
     if (st->regions[i]) pto_region_destroy(st->regions[i]);
-  pto_free(st->operands);
-  pto_free(st->result_types);
-  pto_free(st->attrs);
-  pto_free(st->regions);
-  pto_free(st->successors);
-  PtoContext *ctx = st->ctx;
-  memset(st, 0, sizeof *st);
-  st->ctx = ctx;
+  state_free(st->operands, st->inline_operands);
+  state_free(st->result_types, st->inline_result_types);
+  state_free(st->attrs, st->inline_attrs);
+  state_free(st->regions, st->inline_regions);
+  state_free(st->successors, st->inline_successors);
+  state_reset(st, st->ctx);
 }
 
 void pto_op_state_add_operand(PtoOpState *st, PtoValue *v) {
-  STATE_GROW(st->operands, st->num_operands, st->cap_operands, 1);
+  STATE_GROW(st, operands, num_operands, cap_operands, inline_operands, 1);
   st->operands[st->num_operands++] = v;
 }
 
 void pto_op_state_add_operands(PtoOpState *st, PtoValue *const *v,
                                unsigned n) {
-  STATE_GROW(st->operands, st->num_operands, st->cap_operands, n);
+  STATE_GROW(st, operands, num_operands, cap_operands, inline_operands, n);
   for (unsigned i = 0; i < n; i++) st->operands[st->num_operands++] = v[i];
 }
 
 void pto_op_state_add_result(PtoOpState *st, PtoType *t) {
-  STATE_GROW(st->result_types, st->num_results, st->cap_results, 1);
+  STATE_GROW(st, result_types, num_results, cap_results, inline_result_types,
+             1);
   st->result_types[st->num_results++] = t;
 }
 
 void pto_op_state_add_results(PtoOpState *st, PtoType *const *t, unsigned n) {
-  STATE_GROW(st->result_types, st->num_results, st->cap_results, n);
+  STATE_GROW(st, result_types, num_results, cap_results, inline_result_types,
+             n);
   for (unsigned i = 0; i < n; i++) st->result_types[st->num_results++] = t[i];
 }
 
@@ -69,7 +102,7 @@ void pto_op_state_set_attr(PtoOpState *st, PtoIdent *name, PtoAttr *a) {
       st->attrs[i].value = a;
       return;
     }
-  STATE_GROW(st->attrs, st->num_attrs, st->cap_attrs, 1);
+  STATE_GROW(st, attrs, num_attrs, cap_attrs, inline_attrs, 1);
   st->attrs[st->num_attrs].name = name;
   st->attrs[st->num_attrs].value = a;
   st->num_attrs++;
@@ -86,14 +119,15 @@ PtoAttr *pto_op_state_get_attr(const PtoOpState *st, const char *name) {
 }
 
 PtoRegion *pto_op_state_add_region(PtoOpState *st) {
-  STATE_GROW(st->regions, st->num_regions, st->cap_regions, 1);
+  STATE_GROW(st, regions, num_regions, cap_regions, inline_regions, 1);
   PtoRegion *r = pto_region_create(st->ctx);
   st->regions[st->num_regions++] = r;
   return r;
 }
 
 void pto_op_state_add_successor(PtoOpState *st, PtoBlock *b) {
-  STATE_GROW(st->successors, st->num_successors, st->cap_successors, 1);
+  STATE_GROW(st, successors, num_successors, cap_successors,
+             inline_successors, 1);
   st->successors[st->num_successors++] = b;
 }
 
@@ -122,11 +156,14 @@ static void op_put_attr(PtoOp *op, PtoIdent *name, PtoAttr *a) {
       hi = mid;
   }
   if (op->num_attrs == op->cap_attrs) {
+    /* the first array is part of the op's allocation: never freed alone */
     unsigned ncap = op->cap_attrs ? op->cap_attrs * 2 : 2;
-    PtoNamedAttr *na = pto_ir_alloc(op->ctx, ncap * sizeof *na);
+    PtoNamedAttr *na = pto_ir_alloc(op_ctx(op), ncap * sizeof *na);
     if (op->num_attrs) memcpy(na, op->attrs, op->num_attrs * sizeof *na);
-    pto_ir_free(op->ctx, op->attrs, op->cap_attrs * sizeof *na);
+    if (!op->attrs_inline)
+      pto_ir_free(op_ctx(op), op->attrs, op->cap_attrs * sizeof *na);
     op->attrs = na;
+    op->attrs_inline = false;
     op->cap_attrs = ncap;
   }
   memmove(&op->attrs[lo + 1], &op->attrs[lo],
@@ -147,14 +184,14 @@ PtoOp *pto_op_create(PtoOpState *st) {
   size_t size = sizeof(PtoOp) + st->num_results * sizeof(PtoValue) +
                 st->num_regions * sizeof(PtoRegion) +
                 st->num_successors * sizeof(PtoBlock *) +
-                st->num_operands * sizeof(PtoUse);
+                st->num_operands * sizeof(PtoUse) +
+                st->num_attrs * sizeof(PtoNamedAttr);
+  assert(st->name && st->name->ctx == ctx);
   PtoOp *op = pto_ir_alloc(ctx, size);
   memset(op, 0, sizeof *op);
   op->alloc_size = (uint32_t)size;
-  op->ctx = ctx;
   op->name = st->name;
-  op->def = st->def ? st->def : st->name->opdef;
-  op->loc = st->loc ? st->loc : ctx->l_unknown;
+  op->loc_bits = (uintptr_t)(st->loc ? st->loc : ctx->l_unknown);
   pto_list_init(&op->node);
   char *tail = (char *)(op->results + st->num_results);
   op->num_results = st->num_results;
@@ -162,26 +199,23 @@ PtoOp *pto_op_create(PtoOpState *st) {
     PtoValue *v = &op->results[i];
     v->type = st->result_types[i];
     v->first_use = NULL;
-    v->owner.op = op;
     v->index = i;
     v->is_arg = 0;
     v->scratch = 0;
   }
-  op->regions = (PtoRegion *)tail;
   op->num_regions = (uint16_t)st->num_regions;
   tail += st->num_regions * sizeof(PtoRegion);
   for (unsigned i = 0; i < st->num_regions; i++) {
-    region_init(&op->regions[i], ctx, op);
+    region_init(&op_regions(op)[i], ctx, op);
     if (st->regions[i]) {
-      pto_region_take_body(&op->regions[i], st->regions[i]);
+      pto_region_take_body(&op_regions(op)[i], st->regions[i]);
       pto_region_destroy(st->regions[i]);
       st->regions[i] = NULL;
     }
   }
-  op->successors = (PtoBlock **)tail;
   op->num_successors = (uint16_t)st->num_successors;
   for (unsigned i = 0; i < st->num_successors; i++)
-    op->successors[i] = st->successors[i];
+    op_successors(op)[i] = st->successors[i];
   tail += st->num_successors * sizeof(PtoBlock *);
   op->operands = (PtoUse *)tail;
   op->operands_inline = true;
@@ -190,6 +224,10 @@ PtoOp *pto_op_create(PtoOpState *st) {
     op->operands[i].owner = op;
     pto_use_link(&op->operands[i], st->operands[i]);
   }
+  tail += st->num_operands * sizeof(PtoUse);
+  op->attrs = (PtoNamedAttr *)tail;
+  op->attrs_inline = true;
+  op->cap_attrs = st->num_attrs;
   for (unsigned i = 0; i < st->num_attrs; i++)
     op_put_attr(op, st->attrs[i].name, st->attrs[i].value);
   st->num_regions = 0;
@@ -233,11 +271,12 @@ void pto_op_destroy(PtoOp *op) {
    * detached rather than left dangling. */
   for (unsigned i = 0; i < op->num_results; i++)
     while (op->results[i].first_use) pto_use_unlink(op->results[i].first_use);
-  for (unsigned i = 0; i < op->num_regions; i++) region_clear(&op->regions[i]);
+  for (unsigned i = 0; i < op->num_regions; i++) region_clear(&op_regions(op)[i]);
   if (!op->operands_inline)
-    pto_ir_free(op->ctx, op->operands, op->cap_operands * sizeof(PtoUse));
-  pto_ir_free(op->ctx, op->attrs, op->cap_attrs * sizeof(PtoNamedAttr));
-  pto_ir_free(op->ctx, op, op->alloc_size);
+    pto_ir_free(op_ctx(op), op->operands, op->cap_operands * sizeof(PtoUse));
+  if (!op->attrs_inline)
+    pto_ir_free(op_ctx(op), op->attrs, op->cap_attrs * sizeof(PtoNamedAttr));
+  pto_ir_free(op_ctx(op), op, op->alloc_size);
 }
 
 void pto_op_remove(PtoOp *op) {
@@ -281,18 +320,18 @@ void pto_op_move_after(PtoOp *op, PtoOp *pos) {
 /* Accessors                                                            */
 /* ------------------------------------------------------------------ */
 
-PtoContext *pto_op_ctx(const PtoOp *op) { return op->ctx; }
+PtoContext *pto_op_ctx(const PtoOp *op) { return op_ctx(op); }
 PtoIdent *pto_op_name(const PtoOp *op) { return op->name; }
 const char *pto_op_name_str(const PtoOp *op) { return op->name->str; }
-const PtoOpDef *pto_op_def(const PtoOp *op) { return op->def; }
+const PtoOpDef *pto_op_def(const PtoOp *op) { return op_def(op); }
 bool pto_op_is(const PtoOp *op, const char *name) {
   return op && strcmp(op->name->str, name) == 0;
 }
 bool pto_op_has_trait(const PtoOp *op, uint32_t trait) {
-  return op->def && (op->def->traits & trait) == trait;
+  return op_def(op) && (op_def(op)->traits & trait) == trait;
 }
-PtoLoc *pto_op_loc(const PtoOp *op) { return op->loc; }
-void pto_op_set_loc(PtoOp *op, PtoLoc *loc) { op->loc = loc; }
+PtoLoc *pto_op_loc(const PtoOp *op) { return op_loc(op); }
+void pto_op_set_loc(PtoOp *op, PtoLoc *loc) { op->loc_bits = (uintptr_t)loc; }
 PtoBlock *pto_op_block(const PtoOp *op) { return op->block; }
 PtoRegion *pto_op_parent_region(const PtoOp *op) {
   return op->block ? op->block->parent : NULL;
@@ -352,7 +391,7 @@ void pto_op_set_operands(PtoOp *op, unsigned start, unsigned count,
   for (unsigned i = start; i < op->num_operands; i++)
     pto_use_unlink(&op->operands[i]);
   if (newn > op->cap_operands) {
-    PtoUse *nu = pto_ir_alloc(op->ctx, newn * sizeof(PtoUse));
+    PtoUse *nu = pto_ir_alloc(op_ctx(op), newn * sizeof(PtoUse));
     for (unsigned i = 0; i < start; i++) {
       PtoValue *v = op->operands[i].value;
       pto_use_unlink(&op->operands[i]);
@@ -360,7 +399,7 @@ void pto_op_set_operands(PtoOp *op, unsigned start, unsigned count,
       pto_use_link(&nu[i], v);
     }
     if (!op->operands_inline)
-      pto_ir_free(op->ctx, op->operands, op->cap_operands * sizeof(PtoUse));
+      pto_ir_free(op_ctx(op), op->operands, op->cap_operands * sizeof(PtoUse));
     op->operands = nu;
     op->operands_inline = false;
     op->cap_operands = newn;
@@ -383,14 +422,14 @@ PtoValue *pto_op_result(const PtoOp *op, unsigned i) {
 }
 unsigned pto_op_num_regions(const PtoOp *op) { return op->num_regions; }
 PtoRegion *pto_op_region(const PtoOp *op, unsigned i) {
-  return &op->regions[i];
+  return &op_regions(op)[i];
 }
 unsigned pto_op_num_successors(const PtoOp *op) { return op->num_successors; }
 PtoBlock *pto_op_successor(const PtoOp *op, unsigned i) {
-  return op->successors[i];
+  return op_successors(op)[i];
 }
 void pto_op_set_successor(PtoOp *op, unsigned i, PtoBlock *b) {
-  op->successors[i] = b;
+  op_successors(op)[i] = b;
 }
 
 unsigned pto_op_num_attrs(const PtoOp *op) { return op->num_attrs; }
@@ -417,7 +456,7 @@ void pto_op_set_attr_id(PtoOp *op, PtoIdent *name, PtoAttr *a) {
 }
 
 void pto_op_set_attr(PtoOp *op, const char *name, PtoAttr *a) {
-  pto_op_set_attr_id(op, pto_ident_cstr(op->ctx, name), a);
+  pto_op_set_attr_id(op, pto_ident_cstr(op_ctx(op), name), a);
 }
 
 bool pto_op_remove_attr(PtoOp *op, const char *name) {
@@ -460,13 +499,13 @@ static bool region_effect_free(PtoRegion *r) {
 }
 
 bool pto_op_is_effect_free(const PtoOp *op) {
-  if (!op->def) return false;
-  if (op->def->traits & PTO_TRAIT_PURE) {
-    if (!(op->def->traits & PTO_TRAIT_RECURSIVE_EFFECTS)) return true;
+  if (!op_def(op)) return false;
+  if (op_def(op)->traits & PTO_TRAIT_PURE) {
+    if (!(op_def(op)->traits & PTO_TRAIT_RECURSIVE_EFFECTS)) return true;
   }
-  if (op->def->traits & PTO_TRAIT_RECURSIVE_EFFECTS) {
+  if (op_def(op)->traits & PTO_TRAIT_RECURSIVE_EFFECTS) {
     for (unsigned i = 0; i < op->num_regions; i++)
-      if (!region_effect_free(&op->regions[i])) return false;
+      if (!region_effect_free(&op_regions(op)[i])) return false;
     return true;
   }
   return false;
@@ -598,8 +637,8 @@ PtoValue *pto_block_insert_arg(PtoBlock *b, unsigned i, PtoType *t,
   PtoBlockArg *a = pto_ir_alloc(b->ctx, sizeof *a);
   memset(a, 0, sizeof *a);
   a->v.type = t;
-  a->v.owner.block = b;
   a->v.is_arg = 1;
+  a->block = b;
   a->loc = loc ? loc : b->ctx->l_unknown;
   memmove(&b->args[i + 1], &b->args[i], (b->nargs - i) * sizeof *b->args);
   b->args[i] = a;
@@ -635,7 +674,7 @@ bool pto_block_empty(const PtoBlock *b) { return pto_list_empty(&b->ops); }
 PtoOp *pto_block_terminator(const PtoBlock *b) {
   PtoOp *last = pto_block_last_op(b);
   if (!last) return NULL;
-  if (!last->def || (last->def->traits & PTO_TRAIT_TERMINATOR)) return last;
+  if (!op_def(last) || (op_def(last)->traits & PTO_TRAIT_TERMINATOR)) return last;
   return NULL;
 }
 
@@ -672,22 +711,20 @@ void pto_block_splice(PtoBlock *to, PtoOp *pos, PtoBlock *from, PtoOp *first) {
 
 PtoType *pto_value_type(const PtoValue *v) { return v->type; }
 void pto_value_set_type(PtoValue *v, PtoType *t) { v->type = t; }
-PtoContext *pto_value_ctx(const PtoValue *v) {
-  return v->is_arg ? v->owner.block->ctx : v->owner.op->ctx;
-}
+PtoContext *pto_value_ctx(const PtoValue *v) { return v->type->ctx; }
 bool pto_value_is_block_arg(const PtoValue *v) { return v->is_arg; }
 PtoOp *pto_value_def_op(const PtoValue *v) {
-  return v->is_arg ? NULL : v->owner.op;
+  return v->is_arg ? NULL : result_op(v);
 }
 PtoBlock *pto_value_owner_block(const PtoValue *v) {
-  return v->is_arg ? v->owner.block : NULL;
+  return v->is_arg ? arg_block(v) : NULL;
 }
 PtoBlock *pto_value_parent_block(const PtoValue *v) {
-  return v->is_arg ? v->owner.block : v->owner.op->block;
+  return v->is_arg ? arg_block(v) : result_op(v)->block;
 }
 unsigned pto_value_index(const PtoValue *v) { return v->index; }
 PtoLoc *pto_value_loc(const PtoValue *v) {
-  return v->is_arg ? ((const PtoBlockArg *)v)->loc : v->owner.op->loc;
+  return v->is_arg ? ((const PtoBlockArg *)v)->loc : op_loc(result_op(v));
 }
 PtoUse *pto_value_first_use(const PtoValue *v) { return v->first_use; }
 bool pto_value_has_uses(const PtoValue *v) { return v->first_use != NULL; }
@@ -724,7 +761,7 @@ void pto_value_replace_uses_except(PtoValue *from, PtoValue *to,
 
 PtoAttr *pto_value_constant(const PtoValue *v) {
   if (v->is_arg) return NULL;
-  return pto_op_constant_value(v->owner.op);
+  return pto_op_constant_value(result_op(v));
 }
 
 PtoUse *pto_use_next(const PtoUse *u) { return u->next; }
@@ -806,11 +843,9 @@ void pto_region_clone_into(PtoRegion *from, PtoRegion *to, PtoValueMap *map) {
 
 static PtoOp *clone_op(PtoOp *op, PtoValueMap *map) {
   PtoOpState st;
-  memset(&st, 0, sizeof st);
-  st.ctx = op->ctx;
+  pto_op_state_init(&st, op_ctx(op), NULL, NULL);
   st.name = op->name;
-  st.def = op->def;
-  st.loc = op->loc;
+  st.def = op_def(op);
   for (unsigned i = 0; i < op->num_operands; i++)
     pto_op_state_add_operand(&st,
                              pto_value_map_lookup(map, op->operands[i].value));
@@ -819,8 +854,8 @@ static PtoOp *clone_op(PtoOp *op, PtoValueMap *map) {
   for (unsigned i = 0; i < op->num_attrs; i++)
     pto_op_state_set_attr(&st, op->attrs[i].name, op->attrs[i].value);
   for (unsigned i = 0; i < op->num_successors; i++) {
-    PtoBlock *s = pto_value_map_get_block(map, op->successors[i]);
-    pto_op_state_add_successor(&st, s ? s : op->successors[i]);
+    PtoBlock *s = pto_value_map_get_block(map, op_successors(op)[i]);
+    pto_op_state_add_successor(&st, s ? s : op_successors(op)[i]);
   }
   for (unsigned i = 0; i < op->num_regions; i++) pto_op_state_add_region(&st);
   PtoRegion **regs = NULL;
@@ -830,9 +865,10 @@ static PtoOp *clone_op(PtoOp *op, PtoValueMap *map) {
     memcpy(regs, st.regions, nregs * sizeof *regs);
   }
   for (unsigned i = 0; i < nregs; i++)
-    clone_region_into(&op->regions[i], regs[i], map);
+    clone_region_into(&op_regions(op)[i], regs[i], map);
   pto_free(regs);
   PtoOp *nop = pto_op_create(&st);
+  nop->loc_bits = op->loc_bits; /* a packed position stays packed */
   for (unsigned i = 0; i < op->num_results; i++)
     pto_value_map_set(map, &op->results[i], &nop->results[i]);
   return nop;
@@ -920,7 +956,7 @@ PtoWalkResult pto_op_walk(PtoOp *op, PtoWalkOrder order, PtoWalkFn fn,
     if (r == PTO_WALK_SKIP) return PTO_WALK_ADVANCE;
   }
   for (unsigned i = 0; i < op->num_regions; i++)
-    if (pto_region_walk(&op->regions[i], order, fn, user) == PTO_WALK_INTERRUPT)
+    if (pto_region_walk(&op_regions(op)[i], order, fn, user) == PTO_WALK_INTERRUPT)
       return PTO_WALK_INTERRUPT;
   if (order == PTO_WALK_POST) {
     PtoWalkResult r = fn(op, user);

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@ enum { MAX_NESTING = 256, MAX_RANK = 64 };
 typedef struct Forward {
   PtoValue **vals;
   uint32_t n;
-  PtoLoc *loc; /* first use */
+  uint32_t line, col; /* first use */
   struct Forward *next_all;
 } Forward;
 
@@ -31,22 +32,18 @@ static inline Forward *as_fwd(void *p) {
   return (Forward *)((uintptr_t)p & ~FWD_TAG);
 }
 
-typedef struct NameKey {
-  const char *p;
-  uint32_t len;
-} NameKey;
-
-/* SSA names live per isolated-from-above scope. */
+/* SSA names live per isolated-from-above scope. Names are interned, so the
+ * map is keyed by the PtoIdent pointer. */
 typedef struct IsoScope {
-  PtoStrMap names;
-  PTO_VEC(NameKey) defs; /* definition order, for region-scoped removal */
-  uint32_t num_fwd;      /* forward refs still unresolved */
+  PtoPtrMap names;
+  PTO_VEC(PtoIdent *) defs; /* definition order, for region-scoped removal */
+  uint32_t num_fwd;         /* forward refs still unresolved */
 } IsoScope;
 
 typedef struct BlockRef {
   PtoBlock *block;
   bool defined;
-  PtoLoc *loc;
+  uint32_t line, col; /* first reference */
 } BlockRef;
 
 /* Block labels live per region. */
@@ -67,9 +64,11 @@ struct PtoParser {
   Forward *all_fwd;
   PTO_VEC(PtoBlock *) pending_blocks; /* referenced before definition */
   PtoStrMap type_aliases, attr_aliases, loc_aliases;
+  PtoStrMap type_spellings; /* text -> type; see cached_type */
   PtoArena tmp;          /* stack-like scratch, reset after each op */
   PtoArena persist;      /* placeholders, forward refs, block refs */
   unsigned num_results;  /* of the op being parsed by a custom hook */
+  uint32_t op_line, op_col; /* where the op being parsed starts */
   const PtoOpDef *cur_def;
   PtoStr scratch;
 };
@@ -80,12 +79,20 @@ struct PtoParser {
 
 static void advance(PtoParser *p) { p->tok = lexer_next(&p->lex); }
 
+/* Locations are made only when kept in the IR or reported: each is a
+ * uniqued object that lives as long as the context. */
+static PtoLoc *pos_loc(PtoParser *p, uint32_t line, uint32_t col) {
+  return pto_loc_file_id(p->ctx, p->file, line, col);
+}
 static PtoLoc *tok_loc(PtoParser *p, const Token *t) {
-  return pto_loc_file_id(p->ctx, p->file, t->line, t->col);
+  return pos_loc(p, t->line, t->col);
 }
 
 PtoContext *pto_parser_ctx(PtoParser *p) { return p->ctx; }
 PtoLoc *pto_parser_loc(PtoParser *p) { return tok_loc(p, &p->tok); }
+PtoLoc *pto_parser_operand_loc(PtoParser *p, const PtoUnresolvedOperand *u) {
+  return pos_loc(p, u->line, u->col);
+}
 unsigned pto_parser_num_results(PtoParser *p) { return p->num_results; }
 
 static PtoResult verror_at(PtoParser *p, PtoLoc *loc, const char *fmt,
@@ -263,12 +270,58 @@ PtoResult pto_parser_parse_integer(PtoParser *p, int64_t *out) {
   return pto_parser_error(p, "expected integer value");
 }
 
+#if FLT_EVAL_METHOD == 0
+/* Decimal literals of at most 15 significant digits times 10^-22..10^22
+ * are exact with one IEEE multiplication or division: both operands are
+ * exact doubles, so the one rounding gives the correctly rounded value,
+ * as strtod does (Clinger's fast path). Others go to strtod. */
+static bool fast_decimal(const char *s, const char *e, double *out) {
+  static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,
+                                 1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17,
+                                 1e18, 1e19, 1e20, 1e21, 1e22};
+  uint64_t m = 0;
+  int digits = 0, exp10 = 0;
+  bool frac = false;
+  for (; s < e; s++) {
+    if (*s == '.' && !frac) {
+      frac = true;
+      continue;
+    }
+    if ((unsigned)(*s - '0') >= 10) break;
+    if ((m || *s != '0') && ++digits > 15) return false;
+    m = m * 10 + (uint64_t)(*s - '0');
+    exp10 -= frac;
+  }
+  if (s < e && (*s == 'e' || *s == 'E')) {
+    bool neg = ++s < e && *s == '-';
+    if (s < e && (*s == '-' || *s == '+')) s++;
+    int x = 0;
+    for (; s < e && (unsigned)(*s - '0') < 10 && x < 1000; s++)
+      x = x * 10 + (*s - '0');
+    exp10 += neg ? -x : x;
+  }
+  if (s != e || exp10 < -22 || exp10 > 22) return false;
+  *out = exp10 < 0 ? (double)m / pow10[-exp10] : (double)m * pow10[exp10];
+  return true;
+}
+#else
+static bool fast_decimal(const char *s, const char *e, double *out) {
+  return false;
+}
+#endif
+
 static double tok_double(const Token *t) {
-  char buf[128];
-  size_t n = t->len < sizeof buf - 1 ? t->len : sizeof buf - 1;
-  memcpy(buf, t->p, n);
-  buf[n] = 0;
-  return strtod(buf, NULL);
+  double v;
+  if (fast_decimal(t->p, t->p + t->len, &v)) return v;
+  /* strtod needs a terminated copy; long literals (many digits) too */
+  char small[128];
+  char *buf = t->len < sizeof small ? small : pto_malloc(t->len + 1);
+  memcpy(buf, t->p, t->len);
+  buf[t->len] = 0;
+  v = strtod(buf, NULL);
+  if (buf != small) pto_free(buf);
+  return v;
 }
 
 PtoResult pto_parser_parse_float(PtoParser *p, double *out) {
@@ -360,10 +413,40 @@ static bool consume_x(PtoParser *p) {
   return false;
 }
 
+/* `128x64x` written without spaces is read straight from the text: the
+ * token-by-token path below lexes `x64xf32` as an identifier and has to
+ * back up after every 'x'. Stops (leaving the rest to that path) at
+ * anything else, including what that path must diagnose. */
+static unsigned scan_dims(PtoParser *p, int64_t *dims, unsigned cap,
+                          bool allow_dynamic) {
+  const char *s = p->tok.p, *e = p->lex.end, *resume = NULL;
+  unsigned n = 0;
+  while (n < cap && s < e) {
+    int64_t d = 0;
+    const char *q = s;
+    if (*q == '?' && allow_dynamic) {
+      d = PTO_DYN;
+      q++;
+    } else {
+      while (q < e && (unsigned)(*q - '0') < 10 && d <= INT64_MAX / 20)
+        d = d * 10 + (*q++ - '0');
+      if (q == s || d > INT64_MAX / 2) break;
+    }
+    if (q >= e || *q != 'x') break;
+    dims[n++] = d;
+    s = resume = q + 1;
+  }
+  if (resume) {
+    lexer_reset_to(&p->lex, resume, &p->tok);
+    advance(p);
+  }
+  return n;
+}
+
 PtoResult pto_parser_parse_dimension_list(PtoParser *p, int64_t *dims,
                                           unsigned cap, unsigned *rank,
                                           bool allow_dynamic) {
-  unsigned n = 0;
+  unsigned n = scan_dims(p, dims, cap, allow_dynamic);
   for (;;) {
     int64_t d;
     if (tok_is(p, T_QUESTION)) {
@@ -408,13 +491,13 @@ static PtoResult parse_tensor_type(PtoParser *p, PtoType **out) {
   unsigned rank;
   if (pto_parser_parse_dimension_list(p, dims, MAX_RANK, &rank, true))
     return PTO_FAILURE;
-  PtoLoc *eloc = pto_parser_loc(p);
+  Token et = p->tok;
   PtoType *elem;
   if (parse_type(p, &elem)) return PTO_FAILURE;
   if (elem->kind != PTO_TYPE_INTEGER && elem->kind != PTO_TYPE_INDEX &&
       elem->kind != PTO_TYPE_FLOAT && elem->kind != PTO_TYPE_DIALECT &&
       elem->kind != PTO_TYPE_OPAQUE)
-    return pto_parser_error_at(p, eloc, "invalid tensor element type");
+    return pto_parser_error_at(p, tok_loc(p, &et), "invalid tensor element type");
   if (tok_is(p, T_COMMA))
     return pto_parser_error(p, "tensor encodings are not supported");
   if (expect(p, T_GREATER, "'>' in tensor type")) return PTO_FAILURE;
@@ -422,20 +505,101 @@ static PtoResult parse_tensor_type(PtoParser *p, PtoType **out) {
   return PTO_SUCCESS;
 }
 
+/* ---- spelled-type cache ----
+ * The same types are spelled out on almost every op of a kernel: the
+ * signature `(tensor<128x64xf32>, index) -> tensor<128x64xf32>` of a generic
+ * op, or its tensor types. The parser remembers the type of each such
+ * spelling it has read, keyed by its text, and skips re-reading it. Only
+ * spellings of builtin types on one line qualify (plain_type_end); a
+ * spelling is cached only once parsing it consumed exactly that text. */
+
+static bool is_plain_char(char c) {
+  return (unsigned)(c - '0') < 10 || (unsigned)((c | 0x20) - 'a') < 26;
+}
+
+static PtoResult parse_function_type(PtoParser *p, PtoType **out);
+static const char *plain_type_end(const char *s, const char *e, int depth);
+
+/* `(t1, t2)` or `()`. */
+static const char *plain_list_end(const char *s, const char *e, int depth) {
+  if (++s < e && *s == ')') return s + 1;
+  for (;;) {
+    s = plain_type_end(s, e, depth + 1);
+    if (!s || s >= e) return NULL;
+    if (*s == ')') return s + 1;
+    if (e - s < 2 || s[0] != ',' || s[1] != ' ') return NULL;
+    s += 2;
+  }
+}
+
+/* End of the plain type spelled at s, or NULL: a function type, a
+ * tensor<...> of digits, '?', 'x' and a builtin element type, or a name. */
+static const char *plain_type_end(const char *s, const char *e, int depth) {
+  if (depth > 8 || s >= e) return NULL;
+  if (*s == '(') {
+    s = plain_list_end(s, e, depth);
+    if (!s || e - s < 4 || memcmp(s, " -> ", 4) != 0) return NULL;
+    s += 4;
+    if (s < e && *s == '(') return plain_list_end(s, e, depth);
+    return plain_type_end(s, e, depth + 1);
+  }
+  if (e - s > 7 && memcmp(s, "tensor<", 7) == 0) {
+    for (s += 7; s < e && (is_plain_char(*s) || *s == '?'); s++) {
+    }
+    return s < e && *s == '>' ? s + 1 : NULL;
+  }
+  const char *b = s;
+  while (s < e && is_plain_char(*s)) s++;
+  return s > b ? s : NULL;
+}
+
+typedef PtoResult (*TypeParseFn)(PtoParser *p, PtoType **out);
+
+/* Parses the type at the current token with `parse`, through the cache. */
+static PtoResult cached_type(PtoParser *p, PtoType **out, TypeParseFn parse) {
+  const char *start = p->tok.p, *end = plain_type_end(start, p->lex.end, 0);
+  size_t len = end ? (size_t)(end - start) : 0;
+  if (end) {
+    PtoType *t = pto_strmap_get(&p->type_spellings, start, len);
+    if (t) {
+      lexer_reset_to(&p->lex, end, &p->tok);
+      advance(p);
+      *out = t;
+      return PTO_SUCCESS;
+    }
+  }
+  if (parse(p, out)) return PTO_FAILURE;
+  if (!end || p->tok.p < end) return PTO_SUCCESS;
+  for (const char *c = end; c < p->tok.p; c++)
+    if (*c != ' ' && *c != '\t' && *c != '\r' && *c != '\n')
+      return PTO_SUCCESS; /* read more or less than the spelling */
+  /* the key is copied: the first spelling is far back in the text by the
+   * time it is looked up again (a cache miss per comparison) */
+  pto_strmap_put(&p->type_spellings, pto_arena_strndup(&p->persist, start, len),
+                 len, *out);
+  return PTO_SUCCESS;
+}
+
+static PtoResult parse_tensor_keyword_type(PtoParser *p, PtoType **out) {
+  advance(p); /* 'tensor' */
+  return parse_tensor_type(p, out);
+}
+
 PtoResult pto_parser_parse_type_list(PtoParser *p, PtoType ***out,
                                      unsigned *n) {
-  PTO_VEC(PtoType *) v = {0};
+  PTO_SMALL_VEC(PtoType *, 8) v;
+  pto_small_vec_init(&v);
   PtoResult r = PTO_SUCCESS;
   do {
     PtoType *t;
     if ((r = parse_type(p, &t))) break;
-    pto_vec_push(&v, t);
+    pto_small_vec_push(&v, t);
   } while (consume_if(p, T_COMMA));
   if (!r) {
     *out = pto_arena_memdup(&p->tmp, v.data, v.len * sizeof(PtoType *));
     *n = v.len;
   }
-  pto_vec_free(&v);
+  pto_small_vec_free(&v);
   return r;
 }
 
@@ -571,7 +735,7 @@ static PtoResult parse_dialect_type(PtoParser *p, PtoType **out) {
 static PtoResult parse_type(PtoParser *p, PtoType **out) {
   switch (p->tok.kind) {
   case T_LPAREN:
-    return parse_function_type(p, out);
+    return cached_type(p, out, parse_function_type);
   case T_EXCL_ID:
     return parse_dialect_type(p, out);
   case T_BARE_ID: {
@@ -586,8 +750,7 @@ static PtoResult parse_type(PtoParser *p, PtoType **out) {
     else if (n == 3 && memcmp(s, "f64", 3) == 0) t = ctx->t_float[PTO_F64];
     else if (n == 4 && memcmp(s, "none", 4) == 0) t = ctx->t_none;
     else if (n == 6 && memcmp(s, "tensor", 6) == 0) {
-      advance(p);
-      return parse_tensor_type(p, out);
+      return cached_type(p, out, parse_tensor_keyword_type);
     } else {
       PtoSignedness sg = PTO_SIGNLESS;
       const char *d = s;
@@ -871,26 +1034,29 @@ static void store_elem(void *dst, PtoType *et, const DenseLit *l) {
   }
 }
 
+static PtoResult lit_error(PtoParser *p, const DenseLit *l, const char *msg) {
+  return pto_parser_error_at(p, pos_loc(p, l->line, l->col), "%s", msg);
+}
+
 static PtoResult check_dense_lit(PtoParser *p, PtoType *et, const DenseLit *l) {
-  PtoLoc *loc = pto_loc_file_id(p->ctx, p->file, l->line, l->col);
   if (et->kind == PTO_TYPE_FLOAT) {
     if (l->is_bool)
-      return pto_parser_error_at(p, loc, "expected floating point elements, "
-                                         "but parsed boolean");
+      return lit_error(p, l, "expected floating point elements, but parsed "
+                             "boolean");
     return PTO_SUCCESS;
   }
   if (l->is_float)
-    return pto_parser_error_at(p, loc, "expected integer elements, but parsed "
-                                       "floating-point");
+    return lit_error(p, l, "expected integer elements, but parsed "
+                           "floating-point");
   unsigned w = pto_type_bitwidth(et);
   if (w == 1) {
     if (l->neg || l->mag > 1)
-      return pto_parser_error_at(p, loc, "integer constant out of range for i1");
+      return lit_error(p, l, "integer constant out of range for i1");
     return PTO_SUCCESS;
   }
   if (l->is_bool)
-    return pto_parser_error_at(p, loc, "expected integer elements, but parsed "
-                                       "boolean");
+    return lit_error(p, l, "expected integer elements, but parsed "
+                           "boolean");
   bool uns = et->kind == PTO_TYPE_INTEGER && et->signedness == PTO_UNSIGNED;
   bool ok;
   if (w >= 64)
@@ -900,8 +1066,8 @@ static PtoResult check_dense_lit(PtoParser *p, PtoType *et, const DenseLit *l) {
   else
     ok = l->mag < ((uint64_t)1 << w);
   if (!ok)
-    return pto_parser_error_at(p, loc, "integer constant out of range for "
-                                       "element type");
+    return lit_error(p, l, "integer constant out of range for "
+                           "element type");
   return PTO_SUCCESS;
 }
 
@@ -913,7 +1079,7 @@ static int hexval(char c) {
 }
 
 static PtoResult parse_dense_attr(PtoParser *p, PtoAttr **out) {
-  PtoLoc *loc = pto_parser_loc(p);
+  Token dense_tok = p->tok;
   advance(p); /* 'dense' */
   if (expect(p, T_LESS, "'<' after 'dense'")) return PTO_FAILURE;
   DenseParse dp;
@@ -936,15 +1102,17 @@ static PtoResult parse_dense_attr(PtoParser *p, PtoAttr **out) {
   if (!r) r = expect(p, T_GREATER, "'>'");
   PtoType *ty = NULL;
   if (!r) r = expect(p, T_COLON, "':' after dense elements literal");
-  PtoLoc *tloc = pto_parser_loc(p);
+  Token type_tok = p->tok;
   if (!r) r = pto_parser_parse_type(p, &ty);
   if (!r && (ty->kind != PTO_TYPE_TENSOR || !pto_type_tensor_is_static(ty)))
-    r = pto_parser_error_at(p, tloc, "elements literal must be a static "
+    r = pto_parser_error_at(p, tok_loc(p, &type_tok),
+                            "elements literal must be a static "
                                      "tensor type");
   PtoType *et = r ? NULL : pto_type_tensor_elem(ty);
   if (!r && et->kind != PTO_TYPE_INTEGER && et->kind != PTO_TYPE_INDEX &&
       et->kind != PTO_TYPE_FLOAT)
-    r = pto_parser_error_at(p, tloc, "dense elements need an integer, index "
+    r = pto_parser_error_at(p, tok_loc(p, &type_tok),
+                            "dense elements need an integer, index "
                                      "or float element type");
   if (r) {
     pto_vec_free(&dp.elems);
@@ -954,7 +1122,8 @@ static PtoResult parse_dense_attr(PtoParser *p, PtoAttr **out) {
   size_t eb = pto_type_bitwidth(et) <= 8 ? 1 : pto_type_bitwidth(et) / 8;
   if (numel < 0 || (uint64_t)numel > ((uint64_t)1 << 32)) {
     pto_vec_free(&dp.elems);
-    return pto_parser_error_at(p, tloc, "elements literal type is too large");
+    return pto_parser_error_at(p, tok_loc(p, &type_tok),
+                               "elements literal type is too large");
   }
   if (hex) {
     decode_string(p, &hex_tok, &p->scratch);
@@ -995,7 +1164,8 @@ static PtoResult parse_dense_attr(PtoParser *p, PtoAttr **out) {
   if (empty) {
     if (numel != 0) {
       pto_vec_free(&dp.elems);
-      return pto_parser_error_at(p, loc, "expected %lld elements in literal "
+      return pto_parser_error_at(p, tok_loc(p, &dense_tok),
+                                 "expected %lld elements in literal "
                                          "but found none",
                                  (long long)numel);
     }
@@ -1026,7 +1196,8 @@ static PtoResult parse_dense_attr(PtoParser *p, PtoAttr **out) {
       pto_str_printf(&s, "%s%lld", i ? ", " : "",
                      (long long)pto_type_tensor_dim(ty, i));
     pto_str_putc(&s, ']');
-    pto_parser_error_at(p, loc, "inferred shape of elements literal (%s)",
+    pto_parser_error_at(p, tok_loc(p, &dense_tok),
+                        "inferred shape of elements literal (%s)",
                         s.data);
     pto_str_release(&s);
     pto_vec_free(&dp.elems);
@@ -1110,7 +1281,8 @@ static PtoResult parse_attr_name(PtoParser *p, PtoIdent **out) {
  * error, as in MLIR). */
 static PtoResult parse_attr_dict_entries(PtoParser *p, PtoNamedAttr **out,
                                          unsigned *n) {
-  PTO_VEC(PtoNamedAttr) v = {0};
+  PTO_SMALL_VEC(PtoNamedAttr, 8) v;
+  pto_small_vec_init(&v);
   if (expect(p, T_LBRACE, NULL)) return PTO_FAILURE;
   PtoResult r = PTO_SUCCESS;
   if (!tok_is(p, T_RBRACE)) {
@@ -1131,7 +1303,7 @@ static PtoResult parse_attr_dict_entries(PtoParser *p, PtoNamedAttr **out,
       } else {
         na.value = p->ctx->a_unit;
       }
-      pto_vec_push(&v, na);
+      pto_small_vec_push(&v, na);
     } while (consume_if(p, T_COMMA));
   }
   if (!r) r = expect(p, T_RBRACE, NULL);
@@ -1139,7 +1311,7 @@ static PtoResult parse_attr_dict_entries(PtoParser *p, PtoNamedAttr **out,
     *out = pto_arena_memdup(&p->tmp, v.data, v.len * sizeof *v.data);
     *n = v.len;
   }
-  pto_vec_free(&v);
+  pto_small_vec_free(&v);
   return r;
 }
 
@@ -1163,7 +1335,8 @@ static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
   }
   case T_LSQUARE: {
     advance(p);
-    PTO_VEC(PtoAttr *) v = {0};
+    PTO_SMALL_VEC(PtoAttr *, 8) v;
+    pto_small_vec_init(&v);
     PtoResult r = PTO_SUCCESS;
     if (!tok_is(p, T_RSQUARE)) {
       do {
@@ -1172,12 +1345,12 @@ static PtoResult parse_attr(PtoParser *p, PtoType *hint, PtoAttr **out) {
         r = parse_attr(p, NULL, &e);
         p->depth--;
         if (r) break;
-        pto_vec_push(&v, e);
+        pto_small_vec_push(&v, e);
       } while (consume_if(p, T_COMMA));
     }
     if (!r) r = expect(p, T_RSQUARE, NULL);
     if (!r) *out = pto_attr_array(ctx, v.data, v.len);
-    pto_vec_free(&v);
+    pto_small_vec_free(&v);
     return r;
   }
   case T_LBRACE: {
@@ -1370,7 +1543,7 @@ static IsoScope *cur_iso(PtoParser *p) { return &pto_vec_last(&p->iso); }
 static void push_iso(PtoParser *p) {
   IsoScope s;
   memset(&s, 0, sizeof s);
-  pto_strmap_init(&s.names);
+  pto_ptrmap_init(&s.names);
   pto_vec_push(&p->iso, s);
 }
 
@@ -1380,41 +1553,42 @@ static PtoResult pop_iso(PtoParser *p) {
   PtoResult r = PTO_SUCCESS;
   if (s->num_fwd && !p->failed) {
     /* report the first (by position) unresolved name */
-    PtoLoc *best = NULL;
-    const char *bname = NULL;
-    uint32_t blen = 0;
+    const PtoIdent *best = NULL;
     unsigned bl = UINT32_MAX, bc = UINT32_MAX;
-    for (uint32_t i = 0; i < s->names.cap; i++) {
-      PtoStrMapEntry *e = &s->names.slots[i];
-      if (!e->key || e->len == 0 || !e->val || !is_fwd(e->val)) continue;
-      Forward *f = as_fwd(e->val);
-      unsigned l = 0, c = 0;
-      pto_loc_get_file_line_col(f->loc, NULL, &l, &c);
-      if (l < bl || (l == bl && c < bc)) {
-        bl = l, bc = c, best = f->loc, bname = e->key, blen = e->len;
-      }
+    uint64_t key;
+    void *val;
+    for (uint32_t it = 0; pto_ptrmap_next(&s->names, &it, &key, &val);) {
+      if (!is_fwd(val)) continue;
+      Forward *f = as_fwd(val);
+      if (f->line < bl || (f->line == bl && f->col < bc))
+        bl = f->line, bc = f->col, best = (const PtoIdent *)(uintptr_t)key;
     }
     if (best)
-      r = pto_parser_error_at(p, best, "use of undeclared SSA value name '%%%.*s'",
-                              (int)blen, bname);
+      r = pto_parser_error_at(p, pos_loc(p, bl, bc),
+                              "use of undeclared SSA value name '%%%s'",
+                              best->str);
   } else if (s->num_fwd) {
     r = PTO_FAILURE;
   }
-  pto_strmap_release(&s->names);
+  pto_ptrmap_release(&s->names);
   pto_vec_free(&s->defs);
   p->iso.len--;
   return r;
 }
 
+/* A forward-referenced value: shaped as a block argument without a block,
+ * so that nothing mistakes it for an op result. */
 static PtoValue *new_placeholder(PtoParser *p, PtoType *t) {
-  PtoValue *v = pto_arena_zalloc(&p->persist, sizeof *v);
-  v->type = t;
-  return v;
+  PtoBlockArg *a = pto_arena_zalloc(&p->persist, sizeof *a);
+  a->v.type = t;
+  a->v.is_arg = 1;
+  return &a->v;
 }
 
 PtoResult pto_parser_parse_operand(PtoParser *p, PtoUnresolvedOperand *out) {
   if (!tok_is(p, T_PERCENT_ID)) return pto_parser_error(p, "expected SSA operand");
-  out->loc = pto_parser_loc(p);
+  out->line = p->tok.line;
+  out->col = p->tok.col;
   out->name = pto_ident(p->ctx, p->tok.p + 1, p->tok.len - 1);
   out->number = 0;
   advance(p);
@@ -1445,20 +1619,21 @@ bool pto_parser_optional_operand(PtoParser *p, PtoUnresolvedOperand *out,
 PtoResult pto_parser_parse_operand_list(PtoParser *p,
                                         PtoUnresolvedOperand **out,
                                         unsigned *n) {
-  PTO_VEC(PtoUnresolvedOperand) v = {0};
+  PTO_SMALL_VEC(PtoUnresolvedOperand, 8) v;
+  pto_small_vec_init(&v);
   PtoResult r = PTO_SUCCESS;
   if (tok_is(p, T_PERCENT_ID)) {
     do {
       PtoUnresolvedOperand u;
       if ((r = pto_parser_parse_operand(p, &u))) break;
-      pto_vec_push(&v, u);
+      pto_small_vec_push(&v, u);
     } while (consume_if(p, T_COMMA));
   }
   if (!r) {
     *out = pto_arena_memdup(&p->tmp, v.data, v.len * sizeof *v.data);
     *n = v.len;
   }
-  pto_vec_free(&v);
+  pto_small_vec_free(&v);
   return r;
 }
 
@@ -1466,20 +1641,19 @@ static PtoValue *lookup_value(PtoParser *p, const PtoUnresolvedOperand *u,
                               PtoType *type) {
   IsoScope *s = cur_iso(p);
   const char *name = u->name->str;
-  size_t len = u->name->len;
-  PtoStrMapEntry *e = pto_strmap_find(&s->names, name, len);
-  if (e && !is_fwd(e->val)) {
-    PtoValue *first = e->val;
+  void **e = pto_ptrmap_find(&s->names, (uintptr_t)u->name);
+  if (e && !is_fwd(*e)) {
+    PtoValue *first = *e;
     uint32_t count = first->scratch;
     if (u->number >= count) {
-      pto_parser_error_at(p, u->loc, "reference to invalid result number");
+      pto_parser_error_at(p, pto_parser_operand_loc(p, u), "reference to invalid result number");
       return NULL;
     }
     PtoValue *v = first + u->number;
     if (first->is_arg) v = first;
     if (v->type != type) {
       char *a = pto_type_to_string(type), *b = pto_type_to_string(v->type);
-      pto_parser_error_at(p, u->loc,
+      pto_parser_error_at(p, pto_parser_operand_loc(p, u),
                           "use of value '%%%s' expects different type than "
                           "prior uses: '%s' vs '%s'",
                           name, a, b);
@@ -1492,19 +1666,20 @@ static PtoValue *lookup_value(PtoParser *p, const PtoUnresolvedOperand *u,
   /* forward reference */
   Forward *f;
   if (e) {
-    f = as_fwd(e->val);
+    f = as_fwd(*e);
   } else {
     f = pto_arena_zalloc(&p->persist, sizeof *f);
-    f->loc = u->loc;
+    f->line = u->line;
+    f->col = u->col;
     f->next_all = p->all_fwd;
     p->all_fwd = f;
-    /* the key must outlive the source text: the identifier is interned */
-    pto_strmap_put(&s->names, name, len, (void *)((uintptr_t)f | FWD_TAG));
+    pto_ptrmap_put(&s->names, (uintptr_t)u->name,
+                   (void *)((uintptr_t)f | FWD_TAG));
     s->num_fwd++;
   }
   if (u->number >= f->n) {
     if (u->number > 4096) {
-      pto_parser_error_at(p, u->loc, "result number %u is too large", u->number);
+      pto_parser_error_at(p, pto_parser_operand_loc(p, u), "result number %u is too large", u->number);
       return NULL;
     }
     uint32_t nn = u->number + 1;
@@ -1518,7 +1693,7 @@ static PtoValue *lookup_value(PtoParser *p, const PtoUnresolvedOperand *u,
   } else if (f->vals[u->number]->type != type) {
     char *a = pto_type_to_string(type),
          *b = pto_type_to_string(f->vals[u->number]->type);
-    pto_parser_error_at(p, u->loc,
+    pto_parser_error_at(p, pto_parser_operand_loc(p, u),
                         "use of value '%%%s' expects different type than prior "
                         "uses: '%s' vs '%s'",
                         name, a, b);
@@ -1544,7 +1719,7 @@ PtoResult pto_parser_resolve_operands(PtoParser *p,
                                       unsigned ntypes, PtoLoc *loc,
                                       PtoOpState *st) {
   if (n != ntypes)
-    return pto_parser_error_at(p, loc ? loc : pto_parser_loc(p),
+    return pto_parser_error_at(p, loc ? loc : pos_loc(p, p->op_line, p->op_col),
                                "%u operands present, but expected %u", n,
                                ntypes);
   for (unsigned i = 0; i < n; i++)
@@ -1553,30 +1728,30 @@ PtoResult pto_parser_resolve_operands(PtoParser *p,
 }
 
 /* Defines `name` as `count` consecutive values starting at `first`. */
-static PtoResult define_values(PtoParser *p, PtoIdent *name, PtoLoc *loc,
-                               PtoValue *first, uint32_t count) {
+static PtoResult define_values(PtoParser *p, PtoIdent *name, uint32_t line,
+                               uint32_t col, PtoValue *first, uint32_t count) {
   IsoScope *s = cur_iso(p);
-  PtoStrMapEntry *e = pto_strmap_find(&s->names, name->str, name->len);
+  void **e = pto_ptrmap_find(&s->names, (uintptr_t)name);
   first->scratch = count;
-  if (e && !is_fwd(e->val)) {
-    PtoDiag *d = pto_diag_begin(p->ctx, PTO_DIAG_ERROR, loc);
+  if (e && !is_fwd(*e)) {
+    PtoDiag *d = pto_diag_begin(p->ctx, PTO_DIAG_ERROR, pos_loc(p, line, col));
     pto_diag_printf(d, "redefinition of SSA value '%%%s'", name->str);
-    pto_diag_note(d, pto_value_loc(e->val), "previously defined here");
+    pto_diag_note(d, pto_value_loc(*e), "previously defined here");
     p->failed = true;
     return pto_diag_emit(d);
   }
   if (e) {
-    Forward *f = as_fwd(e->val);
+    Forward *f = as_fwd(*e);
     for (uint32_t i = 0; i < f->n; i++) {
       PtoValue *ph = f->vals[i];
       if (!ph) continue;
       if (i >= count)
-        return pto_parser_error_at(p, f->loc,
+        return pto_parser_error_at(p, pos_loc(p, f->line, f->col),
                                    "reference to invalid result number");
       PtoValue *v = first->is_arg ? first : first + i;
       if (ph->type != v->type) {
         char *a = pto_type_to_string(ph->type), *b = pto_type_to_string(v->type);
-        pto_parser_error_at(p, loc,
+        pto_parser_error_at(p, pos_loc(p, line, col),
                             "definition of SSA value '%%%s#%u' has type '%s', "
                             "but a prior use expects '%s'",
                             name->str, i, b, a);
@@ -1587,13 +1762,12 @@ static PtoResult define_values(PtoParser *p, PtoIdent *name, PtoLoc *loc,
       pto_value_replace_all_uses(ph, v);
     }
     f->n = 0;
-    e->val = first;
+    *e = first;
     s->num_fwd--;
   } else {
-    pto_strmap_put(&s->names, name->str, name->len, first);
+    pto_ptrmap_put(&s->names, (uintptr_t)name, first);
   }
-  NameKey k = {name->str, name->len};
-  pto_vec_push(&s->defs, k);
+  pto_vec_push(&s->defs, name);
   return PTO_SUCCESS;
 }
 
@@ -1613,19 +1787,25 @@ static void push_region(PtoParser *p) {
 static PtoResult pop_region(PtoParser *p) {
   RegionScope *rs = &pto_vec_last(&p->regions);
   PtoResult r = PTO_SUCCESS;
+  const BlockRef *first = NULL; /* undefined, by position */
   for (uint32_t i = 0; i < rs->blocks.cap; i++) {
     PtoStrMapEntry *e = &rs->blocks.slots[i];
     if (!e->key || e->len == 0 || !e->val) continue;
-    BlockRef *br = e->val;
-    if (!br->defined && !p->failed)
-      r = pto_parser_error_at(p, br->loc, "reference to an undefined block");
-    else if (!br->defined)
-      r = PTO_FAILURE;
+    const BlockRef *br = e->val;
+    if (!br->defined &&
+        (!first || br->line < first->line ||
+         (br->line == first->line && br->col < first->col)))
+      first = br;
   }
+  if (first && !p->failed)
+    r = pto_parser_error_at(p, pos_loc(p, first->line, first->col),
+                            "reference to an undefined block");
+  else if (first)
+    r = PTO_FAILURE;
   /* names defined in the region go out of scope */
   IsoScope *s = cur_iso(p);
   for (uint32_t i = rs->defs_mark; i < s->defs.len; i++)
-    pto_strmap_remove(&s->names, s->defs.data[i].p, s->defs.data[i].len);
+    pto_ptrmap_remove(&s->names, (uintptr_t)s->defs.data[i]);
   s->defs.len = rs->defs_mark;
   pto_strmap_release(&rs->blocks);
   p->regions.len--;
@@ -1639,7 +1819,8 @@ static BlockRef *block_ref(PtoParser *p, const Token *t) {
   if (!br) {
     br = pto_arena_zalloc(&p->persist, sizeof *br);
     br->block = pto_block_create(p->ctx);
-    br->loc = tok_loc(p, t);
+    br->line = t->line;
+    br->col = t->col;
     pto_vec_push(&p->pending_blocks, br->block);
     pto_strmap_put(&rs->blocks, name->str, name->len, br);
   }
@@ -1659,16 +1840,17 @@ PtoResult pto_parser_parse_region_arg(PtoParser *p, PtoRegionArg *out) {
   memset(out, 0, sizeof *out);
   if (pto_parser_parse_operand(p, &out->name)) return PTO_FAILURE;
   if (out->name.number)
-    return pto_parser_error_at(p, out->name.loc, "invalid region argument name");
-  out->loc = out->name.loc;
+    return pto_parser_error_at(p, pto_parser_operand_loc(p, &out->name),
+                               "invalid region argument name");
   return PTO_SUCCESS;
 }
 
 static PtoResult define_block_arg(PtoParser *p, PtoBlock *b,
                                   const PtoUnresolvedOperand *name,
                                   PtoType *type, PtoLoc *loc) {
-  PtoValue *v = pto_block_add_arg(b, type, loc);
-  return define_values(p, name->name, name->loc, v, 1);
+  PtoValue *v = pto_block_add_arg(b, type,
+                                  loc ? loc : pto_parser_operand_loc(p, name));
+  return define_values(p, name->name, name->line, name->col, v, 1);
 }
 
 /* Ops of one block until '}' or the next block label. */
@@ -1696,9 +1878,10 @@ static PtoResult parse_block_label(PtoParser *p, PtoBlock **out) {
         PtoType *ty;
         if (pto_parser_parse_operand(p, &name)) return PTO_FAILURE;
         if (name.number)
-          return pto_parser_error_at(p, name.loc, "invalid block argument name");
+          return pto_parser_error_at(p, pto_parser_operand_loc(p, &name),
+                                     "invalid block argument name");
         if (pto_parser_parse_colon_type(p, &ty)) return PTO_FAILURE;
-        PtoLoc *aloc = name.loc;
+        PtoLoc *aloc = NULL;
         if (tok_is_kw(p, "loc") && parse_loc(p, &aloc)) return PTO_FAILURE;
         if (define_block_arg(p, b, &name, ty, aloc)) return PTO_FAILURE;
       } while (consume_if(p, T_COMMA));
@@ -1735,10 +1918,9 @@ static PtoResult parse_region_body(PtoParser *p, PtoRegion *region,
   pto_region_push_block(region, entry);
   for (unsigned i = 0; i < n; i++) {
     if (!args[i].type)
-      return pto_parser_error_at(p, args[i].name.loc,
+      return pto_parser_error_at(p, pto_parser_operand_loc(p, &args[i].name),
                                  "region argument has no type");
-    if (define_block_arg(p, entry, &args[i].name, args[i].type,
-                         args[i].loc ? args[i].loc : args[i].name.loc))
+    if (define_block_arg(p, entry, &args[i].name, args[i].type, args[i].loc))
       return PTO_FAILURE;
   }
   if (parse_block_body(p, entry)) return PTO_FAILURE;
@@ -1792,12 +1974,12 @@ bool pto_parser_optional_region(PtoParser *p, PtoRegion *region,
 
 typedef struct ResultGroup {
   PtoIdent *name;
-  PtoLoc *loc;
+  uint32_t line, col;
   uint32_t count;
 } ResultGroup;
 
 static PtoResult parse_generic_op(PtoParser *p, PtoOpState *st,
-                                  unsigned nresults, PtoLoc *oploc) {
+                                  unsigned nresults) {
   Token nt = p->tok;
   decode_string(p, &nt, &p->scratch);
   if (p->scratch.len == 0)
@@ -1866,16 +2048,17 @@ static PtoResult parse_generic_op(PtoParser *p, PtoOpState *st,
     goto out;
   if ((r = expect(p, T_COLON, "':' followed by operation type"))) goto out;
   {
-    PtoLoc *tloc = pto_parser_loc(p);
+    Token type_tok = p->tok;
     PtoType *fty;
     if ((r = pto_parser_parse_type(p, &fty))) goto out;
     if (fty->kind != PTO_TYPE_FUNCTION) {
-      r = pto_parser_error_at(p, tloc, "expected function type");
+      r = pto_parser_error_at(p, tok_loc(p, &type_tok), "expected function type");
       goto out;
     }
     unsigned nin = pto_type_func_num_inputs(fty);
     if (nin != nops) {
-      r = pto_parser_error_at(p, tloc, "expected %u operand type%s but had %u",
+      r = pto_parser_error_at(p, tok_loc(p, &type_tok),
+                              "expected %u operand type%s but had %u",
                               nops, nops == 1 ? "" : "s", nin);
       goto out;
     }
@@ -1887,7 +2070,7 @@ static PtoResult parse_generic_op(PtoParser *p, PtoOpState *st,
     for (unsigned i = 0; i < nres; i++)
       pto_op_state_add_result(st, pto_type_func_result(fty, i));
     if (nresults != nres) {
-      r = pto_parser_error_at(p, oploc,
+      r = pto_parser_error_at(p, pos_loc(p, p->op_line, p->op_col),
                               "operation defines %u results but was provided "
                               "%u to bind",
                               nres, nresults);
@@ -1900,7 +2083,7 @@ out:
 }
 
 static PtoResult parse_custom_op(PtoParser *p, PtoOpState *st,
-                                 unsigned nresults, PtoLoc *oploc) {
+                                 unsigned nresults) {
   Token nt = p->tok;
   PtoIdent *name = pto_ident(p->ctx, nt.p, nt.len);
   const PtoOpDef *def = name->opdef;
@@ -1942,7 +2125,7 @@ static PtoResult parse_custom_op(PtoParser *p, PtoOpState *st,
   p->num_results = saved_nres;
   if (r) return PTO_FAILURE;
   if (st->num_results != nresults)
-    return pto_parser_error_at(p, oploc,
+    return pto_parser_error_at(p, pos_loc(p, p->op_line, p->op_col),
                                "operation defines %u results but was provided "
                                "%u to bind",
                                st->num_results, nresults);
@@ -1950,14 +2133,16 @@ static PtoResult parse_custom_op(PtoParser *p, PtoOpState *st,
 }
 
 static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
-  PtoLoc *oploc = pto_parser_loc(p);
-  PTO_VEC(ResultGroup) groups = {0};
+  uint32_t line = p->tok.line, col = p->tok.col;
+  PTO_SMALL_VEC(ResultGroup, 4) groups;
+  pto_small_vec_init(&groups);
   unsigned nresults = 0;
   PtoResult r = PTO_SUCCESS;
   if (tok_is(p, T_PERCENT_ID)) {
     do {
       ResultGroup g;
-      g.loc = pto_parser_loc(p);
+      g.line = p->tok.line;
+      g.col = p->tok.col;
       if (!tok_is(p, T_PERCENT_ID)) {
         r = pto_parser_error(p, "expected SSA value name");
         goto out;
@@ -1975,40 +2160,51 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
         g.count = (uint32_t)c;
       }
       nresults += g.count;
-      pto_vec_push(&groups, g);
+      pto_small_vec_push(&groups, g);
     } while (consume_if(p, T_COMMA));
     if ((r = expect(p, T_EQUAL, "'=' after SSA name"))) goto out;
   }
   PtoOpState st;
-  pto_op_state_init(&st, p->ctx, NULL, oploc);
+  pto_op_state_init(&st, p->ctx, NULL, NULL);
+  st.loc = NULL;
+  uint32_t saved_line = p->op_line, saved_col = p->op_col;
+  p->op_line = line;
+  p->op_col = col;
   PtoArenaMark mark = pto_arena_mark(&p->tmp);
   if (tok_is(p, T_STRING))
-    r = parse_generic_op(p, &st, nresults, oploc);
+    r = parse_generic_op(p, &st, nresults);
   else if (tok_is(p, T_BARE_ID))
-    r = parse_custom_op(p, &st, nresults, oploc);
+    r = parse_custom_op(p, &st, nresults);
   else
     r = pto_parser_error(p, "expected operation name in quotes");
   if (!r && tok_is_kw(p, "loc")) {
     PtoLoc *l;
     if ((r = parse_loc(p, &l)) == PTO_SUCCESS) st.loc = l;
   }
+  p->op_line = saved_line; /* back to the enclosing op, if any */
+  p->op_col = saved_col;
+  uintptr_t packed = 0;
+  if (!r && !st.loc && !pto_loc_pack(p->ctx, p->file, line, col, &packed))
+    st.loc = pos_loc(p, line, col);
   if (r) {
     pto_op_state_release(&st);
     pto_arena_reset(&p->tmp, mark);
     goto out;
   }
   PtoOp *op = pto_op_create(&st);
+  if (packed) op->loc_bits = packed; /* see op_loc */
   pto_arena_reset(&p->tmp, mark);
   pto_block_append(into, op);
   unsigned k = 0;
   for (uint32_t i = 0; i < groups.len; i++) {
-    if ((r = define_values(p, groups.data[i].name, groups.data[i].loc,
-                           &op->results[k], groups.data[i].count)))
+    if ((r = define_values(p, groups.data[i].name, groups.data[i].line,
+                           groups.data[i].col, &op->results[k],
+                           groups.data[i].count)))
       goto out;
     k += groups.data[i].count;
   }
 out:
-  pto_vec_free(&groups);
+  pto_small_vec_free(&groups);
   return r;
 }
 
@@ -2061,6 +2257,7 @@ static void parser_init(PtoParser *p, PtoContext *ctx, const char *text,
   pto_strmap_init(&p->type_aliases);
   pto_strmap_init(&p->attr_aliases);
   pto_strmap_init(&p->loc_aliases);
+  pto_strmap_init(&p->type_spellings);
   pto_str_init(&p->scratch);
   advance(p);
 }
@@ -2072,7 +2269,7 @@ static void parser_release(PtoParser *p) {
   }
   pto_vec_free(&p->regions);
   while (p->iso.len) {
-    pto_strmap_release(&cur_iso(p)->names);
+    pto_ptrmap_release(&cur_iso(p)->names);
     pto_vec_free(&cur_iso(p)->defs);
     p->iso.len--;
   }
@@ -2083,6 +2280,7 @@ static void parser_release(PtoParser *p) {
   pto_strmap_release(&p->type_aliases);
   pto_strmap_release(&p->attr_aliases);
   pto_strmap_release(&p->loc_aliases);
+  pto_strmap_release(&p->type_spellings);
   pto_str_release(&p->scratch);
   pto_arena_release(&p->tmp);
   pto_arena_release(&p->persist);

@@ -13,7 +13,12 @@ struct PtoPrinter {
   PtoStr *out;
   unsigned indent;
   unsigned flags;
+  FILE *sink; /* when set, `out` is flushed here between ops */
 };
+
+/* Printing to a stream goes through a buffer of about this size rather than
+ * holding the whole text (as large as the input) in memory. */
+enum { PRINT_FLUSH_BYTES = 64 * 1024 };
 
 #define ARG_NAME_BIT (UINT32_C(1) << 31)
 
@@ -29,13 +34,13 @@ typedef struct NameCounters {
 static void number_region(PtoRegion *r, NameCounters *nc);
 
 static void number_op_regions(PtoOp *op, NameCounters *nc) {
-  if (op->def && (op->def->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)) {
+  if (op_def(op) && (op_def(op)->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)) {
     NameCounters fresh = {0, 0};
     for (unsigned i = 0; i < op->num_regions; i++)
-      number_region(&op->regions[i], &fresh);
+      number_region(&op_regions(op)[i], &fresh);
   } else {
     for (unsigned i = 0; i < op->num_regions; i++)
-      number_region(&op->regions[i], nc);
+      number_region(&op_regions(op)[i], nc);
   }
 }
 
@@ -64,7 +69,7 @@ static void number_for_print(PtoOp *op, unsigned flags) {
   PtoOp *root = op;
   if (!(flags & PTO_PRINT_LOCAL_SCOPE)) {
     while (pto_op_parent_op(root) &&
-           !(root->def && (root->def->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)))
+           !(op_def(root) && (op_def(root)->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE)))
       root = pto_op_parent_op(root);
   }
   NameCounters nc = {0, 0};
@@ -154,12 +159,24 @@ static void print_type(PtoPrinter *p, PtoType *t) {
   case PTO_TYPE_NONE:
     pto_str_puts(s, "none");
     return;
-  case PTO_TYPE_TENSOR:
+  case PTO_TYPE_TENSOR: {
+    if (t->u.tensor.text) {
+      pto_str_append(s, t->u.tensor.text, t->u.tensor.text_len);
+      return;
+    }
+    size_t start = s->len;
     pto_str_puts(s, "tensor<");
     print_dims(s, t->u.tensor.shape, t->u.tensor.rank);
     print_type(p, t->u.tensor.elem);
     pto_str_putc(s, '>');
+    PtoTypeKind ek = (PtoTypeKind)t->u.tensor.elem->kind;
+    if (ek == PTO_TYPE_INTEGER || ek == PTO_TYPE_INDEX || ek == PTO_TYPE_FLOAT) {
+      t->u.tensor.text_len = (uint32_t)(s->len - start);
+      t->u.tensor.text = pto_arena_strndup(&t->ctx->arena, s->data + start,
+                                           t->u.tensor.text_len);
+    }
     return;
+  }
   case PTO_TYPE_FUNCTION: {
     pto_str_putc(s, '(');
     for (unsigned i = 0; i < t->u.func.nin; i++) {
@@ -486,6 +503,10 @@ static void print_value(PtoPrinter *p, PtoValue *v) {
     pto_str_puts(s, "<<NULL VALUE>>");
     return;
   }
+  if (v->is_arg && !arg_block(v)) {
+    pto_str_puts(s, "<<UNKNOWN SSA VALUE>>"); /* parser placeholder */
+    return;
+  }
   if (v->is_arg) {
     if (v->scratch & ARG_NAME_BIT) {
       pto_str_puts(s, "%arg");
@@ -496,13 +517,9 @@ static void print_value(PtoPrinter *p, PtoValue *v) {
     }
     return;
   }
-  if (!v->owner.op) {
-    pto_str_puts(s, "<<UNKNOWN SSA VALUE>>");
-    return;
-  }
   pto_str_putc(s, '%');
   pto_str_uint(s, v->scratch);
-  if (v->owner.op->num_results > 1) {
+  if (result_op(v)->num_results > 1) {
     pto_str_putc(s, '#');
     pto_str_uint(s, v->index);
   }
@@ -559,8 +576,8 @@ static void print_block(PtoPrinter *p, PtoBlock *b, bool label,
     pto_str_puts(s, ":\n");
   }
   PTO_FOR_OPS(b, op) {
-    if (!print_empty_terminator && !pto_op_next(op) && op->def &&
-        (op->def->traits & PTO_TRAIT_TERMINATOR) && !op->num_operands &&
+    if (!print_empty_terminator && !pto_op_next(op) && op_def(op) &&
+        (op_def(op)->traits & PTO_TRAIT_TERMINATOR) && !op->num_operands &&
         !op->num_results && !op->num_attrs && !op->num_successors &&
         !op->num_regions && !(p->flags & PTO_PRINT_GENERIC))
       continue;
@@ -640,7 +657,7 @@ static void print_generic(PtoPrinter *p, PtoOp *op) {
     pto_str_putc(s, '[');
     for (unsigned i = 0; i < op->num_successors; i++) {
       if (i) pto_str_puts(s, ", ");
-      pto_printer_print_successor(p, op->successors[i]);
+      pto_printer_print_successor(p, op_successors(op)[i]);
     }
     pto_str_putc(s, ']');
   }
@@ -648,7 +665,7 @@ static void print_generic(PtoPrinter *p, PtoOp *op) {
     pto_str_puts(s, " (");
     for (unsigned i = 0; i < op->num_regions; i++) {
       if (i) pto_str_puts(s, ", ");
-      pto_printer_print_region(p, &op->regions[i], true, true);
+      pto_printer_print_region(p, &op_regions(op)[i], true, true);
     }
     pto_str_putc(s, ')');
   }
@@ -680,18 +697,18 @@ static void print_op_body(PtoPrinter *p, PtoOp *op) {
     }
     pto_str_puts(s, " = ");
   }
-  if ((p->flags & PTO_PRINT_GENERIC) || !op->def || !op->def->print) {
+  if ((p->flags & PTO_PRINT_GENERIC) || !op_def(op) || !op_def(op)->print) {
     print_generic(p, op);
   } else {
     /* builtin ops are printed without their dialect prefix, as in MLIR */
     const char *nm = op->name->str;
     if (strncmp(nm, "builtin.", 8) == 0) nm += 8;
     pto_str_puts(s, nm);
-    op->def->print(p, op);
+    op_def(op)->print(p, op);
   }
   if (p->flags & PTO_PRINT_DEBUGINFO) {
     pto_str_putc(s, ' ');
-    pto_print_loc_to(s, op->loc);
+    pto_print_loc_to(s, op_loc(op));
   }
 }
 
@@ -699,14 +716,18 @@ static void print_op(PtoPrinter *p, PtoOp *op) {
   pto_str_indent(p->out, p->indent);
   print_op_body(p, op);
   pto_str_putc(p->out, '\n');
+  if (p->sink && p->out->len >= PRINT_FLUSH_BYTES) {
+    fwrite(p->out->data, 1, p->out->len, p->sink);
+    p->out->len = 0;
+  }
 }
 
 /* ------------------------------------------------------------------ */
 /* Entry points                                                         */
 /* ------------------------------------------------------------------ */
 
-static void print_top(PtoOp *op, PtoStr *out, unsigned flags) {
-  PtoPrinter p = {op->ctx, out, 0, flags};
+static void print_top(PtoOp *op, PtoStr *out, FILE *sink, unsigned flags) {
+  PtoPrinter p = {op_ctx(op), out, 0, flags, sink};
   number_for_print(op, flags);
   print_op(&p, op);
 }
@@ -714,25 +735,26 @@ static void print_top(PtoOp *op, PtoStr *out, unsigned flags) {
 char *pto_op_print_to_string(PtoOp *op, unsigned flags) {
   PtoStr s;
   pto_str_init(&s);
-  print_top(op, &s, flags);
+  print_top(op, &s, NULL, flags);
   return pto_str_take(&s);
 }
 
 void pto_op_print(PtoOp *op, FILE *out, unsigned flags) {
   PtoStr s;
   pto_str_init(&s);
-  print_top(op, &s, flags);
+  pto_str_reserve_(&s, PRINT_FLUSH_BYTES + 4096);
+  print_top(op, &s, out, flags);
   fwrite(s.data, 1, s.len, out);
   pto_str_release(&s);
 }
 
 void pto_print_type_to(PtoStr *s, PtoType *t) {
-  PtoPrinter p = {t ? t->ctx : NULL, s, 0, 0};
+  PtoPrinter p = {t ? t->ctx : NULL, s, 0, 0, NULL};
   print_type(&p, t);
 }
 
 void pto_print_attr_to(PtoStr *s, PtoAttr *a) {
-  PtoPrinter p = {a ? a->ctx : NULL, s, 0, 0};
+  PtoPrinter p = {a ? a->ctx : NULL, s, 0, 0, NULL};
   print_attr(&p, a, true);
 }
 

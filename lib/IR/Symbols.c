@@ -9,7 +9,7 @@ PtoIdent *pto_op_symbol_name(const PtoOp *op) {
     const PtoNamedAttr *a = &op->attrs[i];
     if (a->name->len == sizeof key - 1 && memcmp(a->name->str, key, sizeof key - 1) == 0) {
       if (a->value->kind != PTO_ATTR_STRING) return NULL;
-      return pto_ident(op->ctx, a->value->u.str.s, a->value->u.str.len);
+      return pto_ident(op_ctx(op), a->value->u.str.s, a->value->u.str.len);
     }
   }
   return NULL;
@@ -22,9 +22,9 @@ bool pto_symbol_is_private(const PtoOp *sym) {
 
 PtoOp *pto_symbol_lookup(PtoOp *table_op, const char *name) {
   if (!table_op) return NULL;
-  PtoIdent *id = pto_ident_cstr(table_op->ctx, name);
+  PtoIdent *id = pto_ident_cstr(op_ctx(table_op), name);
   for (unsigned ri = 0; ri < table_op->num_regions; ri++)
-    PTO_FOR_BLOCKS(&table_op->regions[ri], b) {
+    PTO_FOR_BLOCKS(&op_regions(table_op)[ri], b) {
       PTO_FOR_OPS(b, o) if (pto_op_symbol_name(o) == id) return o;
     }
   return NULL;
@@ -39,7 +39,7 @@ PtoOp *pto_symbol_table_op_of(PtoOp *from) {
 /* A lookup by name; during verification through a cached table per
  * symbol table op (symbol users would otherwise scan the table each). */
 static PtoOp *lookup_id(PtoOp *table, PtoIdent *name) {
-  PtoPtrMap *cache = table->ctx->verify_symtabs;
+  PtoPtrMap *cache = op_ctx(table)->verify_symtabs;
   if (!cache) return pto_symbol_lookup(table, name->str);
   PtoSymbolTable *st = pto_ptrmap_get(cache, (uintptr_t)table);
   if (!st) {
@@ -71,7 +71,7 @@ PtoSymbolTable *pto_symtab_create(PtoOp *table_op) {
   st->op = table_op;
   pto_ptrmap_init(&st->map);
   for (unsigned ri = 0; ri < table_op->num_regions; ri++)
-    PTO_FOR_BLOCKS(&table_op->regions[ri], b) {
+    PTO_FOR_BLOCKS(&op_regions(table_op)[ri], b) {
       PTO_FOR_OPS(b, o) {
         PtoIdent *n = pto_op_symbol_name(o);
         if (n && !pto_ptrmap_contains(&st->map, (uintptr_t)n))

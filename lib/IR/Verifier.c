@@ -35,7 +35,7 @@ static bool check_count(PtoOp *op, int16_t spec, unsigned n, const char *one,
 static void clear_marks_region(PtoRegion *r);
 static void clear_marks_op(PtoOp *op) {
   for (unsigned i = 0; i < op->num_results; i++) op->results[i].scratch = 0;
-  for (unsigned i = 0; i < op->num_regions; i++) clear_marks_region(&op->regions[i]);
+  for (unsigned i = 0; i < op->num_regions; i++) clear_marks_region(&op_regions(op)[i]);
 }
 static void clear_marks_region(PtoRegion *r) {
   PTO_FOR_BLOCKS(r, b) {
@@ -62,10 +62,10 @@ static PtoResult check_operands(Verifier *vf, PtoOp *op, uint32_t iso,
       PtoDiag *d = pto_op_diag(op, PTO_DIAG_ERROR,
                                "using value defined outside the region");
       if (iso_op)
-        pto_diag_note(d, iso_op->loc, "required by region isolation constraints");
+        pto_diag_note(d, op_loc(iso_op), "required by region isolation constraints");
       return pto_diag_emit(d);
     }
-    PtoDiag *d = pto_diag_begin(vf->ctx, PTO_DIAG_ERROR, op->loc);
+    PtoDiag *d = pto_diag_begin(vf->ctx, PTO_DIAG_ERROR, op_loc(op));
     pto_diag_printf(d, "operand #%u does not dominate this use", i);
     pto_diag_note(d, pto_value_loc(v), "operand defined here");
     return pto_diag_emit(d);
@@ -78,15 +78,15 @@ static PtoResult verify_symbol_table(PtoOp *op) {
     PtoPtrMap seen;
     pto_ptrmap_init(&seen);
     PtoResult r = PTO_SUCCESS;
-    PTO_FOR_BLOCKS(&op->regions[ri], b) {
+    PTO_FOR_BLOCKS(&op_regions(op)[ri], b) {
       PTO_FOR_OPS(b, child) {
         PtoIdent *name = pto_op_symbol_name(child);
         if (!name) continue;
         PtoOp *prev = pto_ptrmap_put(&seen, (uintptr_t)name, child);
         if (prev) {
-          PtoDiag *d = pto_diag_begin(op->ctx, PTO_DIAG_ERROR, child->loc);
+          PtoDiag *d = pto_diag_begin(op_ctx(op), PTO_DIAG_ERROR, op_loc(child));
           pto_diag_printf(d, "redefinition of symbol named '%s'", name->str);
-          pto_diag_note(d, prev->loc, "see existing symbol definition here");
+          pto_diag_note(d, op_loc(prev), "see existing symbol definition here");
           r = pto_diag_emit(d);
           break;
         }
@@ -102,7 +102,7 @@ static PtoResult verify_symbol_table(PtoOp *op) {
 static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
                            PtoRegion *lenient) {
   if (check_operands(vf, op, iso, lenient)) return PTO_FAILURE;
-  const PtoOpDef *d = op->def;
+  const PtoOpDef *d = op_def(op);
   if (d) {
     if (!check_count(op, d->num_operands, op->num_operands, "operand", "operands") ||
         !check_count(op, d->num_results, op->num_results, "result", "results") ||
@@ -114,7 +114,7 @@ static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
       return pto_op_emit_error(op, "must be the last operation in the parent block");
     if (d->traits & PTO_TRAIT_SINGLE_BLOCK)
       for (unsigned i = 0; i < op->num_regions; i++)
-        if (pto_region_num_blocks(&op->regions[i]) > 1)
+        if (pto_region_num_blocks(&op_regions(op)[i]) > 1)
           return pto_op_emit_error(op, "expects region #%u to have 0 or 1 blocks", i);
     if (d->traits & PTO_TRAIT_SYMBOL) {
       PtoAttr *sn = pto_op_attr(op, "sym_name");
@@ -128,7 +128,7 @@ static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
     }
   }
   for (unsigned i = 0; i < op->num_successors; i++) {
-    PtoBlock *s = op->successors[i];
+    PtoBlock *s = op_successors(op)[i];
     if (!s || !op->block || s->parent != op->block->parent)
       return pto_op_emit_error(op, "reference to block defined in another region");
   }
@@ -138,23 +138,23 @@ static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
   bool isolated = d && (d->traits & PTO_TRAIT_ISOLATED_FROM_ABOVE);
   for (unsigned i = 0; i < op->num_regions; i++) {
     uint32_t inner = isolated ? ++vf->next_iso : iso;
-    if (verify_region(vf, &op->regions[i], inner)) return PTO_FAILURE;
+    if (verify_region(vf, &op_regions(op)[i], inner)) return PTO_FAILURE;
   }
   return PTO_SUCCESS;
 }
 
 static PtoResult verify_block_terminator(PtoBlock *b) {
   PtoOp *parent = pto_block_parent_op(b);
-  if (!parent || !parent->def) return PTO_SUCCESS; /* unknown region rules */
-  if (parent->def->traits & PTO_TRAIT_NO_TERMINATOR) return PTO_SUCCESS;
+  if (!parent || !op_def(parent)) return PTO_SUCCESS; /* unknown region rules */
+  if (op_def(parent)->traits & PTO_TRAIT_NO_TERMINATOR) return PTO_SUCCESS;
   PtoOp *last = pto_block_last_op(b);
   if (!last) {
-    return pto_emit_error(b->ctx, parent->loc,
+    return pto_emit_error(b->ctx, op_loc(parent),
                           "'%s' op empty block: expect at least a terminator",
                           parent->name->str);
   }
-  if (last->def && !(last->def->traits & PTO_TRAIT_TERMINATOR))
-    return pto_emit_error(b->ctx, last->loc,
+  if (op_def(last) && !(op_def(last)->traits & PTO_TRAIT_TERMINATOR))
+    return pto_emit_error(b->ctx, op_loc(last),
                           "block with no terminator, has '%s'",
                           last->name->str);
   return PTO_SUCCESS;
@@ -227,7 +227,7 @@ static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso) {
   PTO_FOR_BLOCKS(r, b) {
     PtoOp *t = pto_block_last_op(b);
     for (unsigned i = 0; t && i < t->num_successors; i++)
-      if (t->successors[i] == first)
+      if (op_successors(t)[i] == first)
         return pto_op_emit_error(t, "entry block of region may not have "
                                     "predecessors");
   }
@@ -235,7 +235,7 @@ static PtoResult verify_region(Verifier *vf, PtoRegion *r, uint32_t iso) {
 }
 
 PtoResult pto_op_verify(PtoOp *op) {
-  Verifier vf = {op->ctx, 1, false};
+  Verifier vf = {op_ctx(op), 1, false};
   clear_marks_op(op);
   /* values defined above `op` (when verifying a nested op) are visible */
   uint32_t iso = 1;
@@ -252,10 +252,10 @@ PtoResult pto_op_verify(PtoOp *op) {
   }
   /* one symbol table cache for the run (an outer run's if nested) */
   PtoPtrMap symtabs;
-  bool own_cache = !op->ctx->verify_symtabs;
+  bool own_cache = !op_ctx(op)->verify_symtabs;
   if (own_cache) {
     pto_ptrmap_init(&symtabs);
-    op->ctx->verify_symtabs = &symtabs;
+    op_ctx(op)->verify_symtabs = &symtabs;
   }
   PtoResult r = verify_op(&vf, op, iso, NULL);
   if (own_cache) {
@@ -264,7 +264,7 @@ PtoResult pto_op_verify(PtoOp *op) {
     for (uint32_t it = 0; pto_ptrmap_next(&symtabs, &it, &key, &st);)
       pto_symtab_destroy(st);
     pto_ptrmap_release(&symtabs);
-    op->ctx->verify_symtabs = NULL;
+    op_ctx(op)->verify_symtabs = NULL;
   }
   return r;
 }

@@ -39,7 +39,7 @@ static void *arena_slow(PtoArena *a, size_t n) {
 }
 
 void *pto_arena_alloc(PtoArena *a, size_t n) {
-  n = (n + 15) & ~(size_t)15;
+  n = (n + 7) & ~(size_t)7;
   if ((size_t)(a->end - a->ptr) >= n && a->ptr) {
     void *p = a->ptr;
     a->ptr += n;

@@ -4,20 +4,39 @@
 
 #include <string.h>
 
+static uint64_t load64(const unsigned char *s) {
+  uint64_t w;
+  memcpy(&w, s, 8);
+  return w;
+}
+static uint64_t load32(const unsigned char *s) {
+  uint32_t w;
+  memcpy(&w, s, 4);
+  return w;
+}
+
+/* Most keys are short names (`v12`, `value`, `bench.addf`): the tail is
+ * read with fixed-size, possibly overlapping loads instead of a
+ * variable-length copy (a call into libc per key). */
 uint64_t pto_hash_bytes(const void *p, size_t n) {
   const unsigned char *s = p;
   uint64_t h = 0xcbf29ce484222325ULL ^ (n * 0x100000001b3ULL);
-  while (n >= 8) {
-    uint64_t w;
-    memcpy(&w, s, 8);
-    h = (h ^ pto_hash_mix(w)) * 0x100000001b3ULL;
-    s += 8;
-    n -= 8;
+  uint64_t w;
+  if (n >= 8) {
+    while (n > 8) {
+      h = (h ^ pto_hash_mix(load64(s))) * 0x100000001b3ULL;
+      s += 8;
+      n -= 8;
+    }
+    w = load64(s + n - 8); /* the last 8 bytes, overlapping if need be */
+  } else if (n >= 4) {
+    w = load32(s) << 32 | load32(s + n - 4);
+  } else if (n) {
+    w = (uint64_t)s[0] << 16 | (uint64_t)s[n / 2] << 8 | s[n - 1];
+  } else {
+    w = 0; /* s may be NULL */
   }
-  uint64_t w = 0;
-  if (n) memcpy(&w, s, n); /* s may be NULL when n == 0 */
-  h ^= pto_hash_mix(w ^ n);
-  return pto_hash_mix(h);
+  return pto_hash_mix(h ^ pto_hash_mix(w ^ n));
 }
 
 #define TOMB UINT64_MAX
@@ -49,6 +68,12 @@ void *pto_ptrmap_get(const PtoPtrMap *m, uint64_t key) {
   if (!m->len) return NULL;
   uint32_t i = ptr_slot(m, key);
   return m->keys[i] == key ? m->vals[i] : NULL;
+}
+
+void **pto_ptrmap_find(const PtoPtrMap *m, uint64_t key) {
+  if (!m->len) return NULL;
+  uint32_t i = ptr_slot(m, key);
+  return m->keys[i] == key ? &m->vals[i] : NULL;
 }
 
 bool pto_ptrmap_contains(const PtoPtrMap *m, uint64_t key) {

@@ -31,6 +31,9 @@ void pto_ptrmap_init(PtoPtrMap *m);
 void pto_ptrmap_release(PtoPtrMap *m);
 void pto_ptrmap_clear(PtoPtrMap *m);
 void *pto_ptrmap_get(const PtoPtrMap *m, uint64_t key);
+/* The value slot of `key` (to read or update in place), or NULL. Valid
+ * until the next put. */
+void **pto_ptrmap_find(const PtoPtrMap *m, uint64_t key);
 bool pto_ptrmap_contains(const PtoPtrMap *m, uint64_t key);
 /* Returns the previous value (NULL if none). */
 void *pto_ptrmap_put(PtoPtrMap *m, uint64_t key, void *val);

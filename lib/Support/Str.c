@@ -45,13 +45,27 @@ void pto_str_printf(PtoStr *s, const char *fmt, ...) {
   va_end(ap);
 }
 
+/* Two digits per division: numbers are most of what the printer writes
+ * (value names, dimensions, attributes). */
 void pto_str_uint(PtoStr *s, uint64_t v) {
+  static const char pairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233"
+      "34353637383940414243444546474849505152535455565758596061626364656667"
+      "6869707172737475767778798081828384858687888990919293949596979899";
   char buf[24];
   int i = 24;
-  do {
-    buf[--i] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
+  while (v >= 100) {
+    unsigned r = (unsigned)(v % 100) * 2;
+    v /= 100;
+    buf[--i] = pairs[r + 1];
+    buf[--i] = pairs[r];
+  }
+  if (v >= 10) {
+    buf[--i] = pairs[v * 2 + 1];
+    buf[--i] = pairs[v * 2];
+  } else {
+    buf[--i] = (char)('0' + v);
+  }
   pto_str_append(s, buf + i, (size_t)(24 - i));
 }
 
@@ -74,7 +88,12 @@ void pto_str_indent(PtoStr *s, unsigned n) {
 void pto_str_quoted(PtoStr *s, const char *p, size_t n) {
   static const char hex[] = "0123456789ABCDEF";
   pto_str_putc(s, '"');
-  for (size_t i = 0; i < n; i++) {
+  size_t plain = 0; /* op names and most strings need no escape */
+  while (plain < n && p[plain] != '"' && p[plain] != '\\' &&
+         (unsigned char)p[plain] >= 0x20 && (unsigned char)p[plain] < 0x7f)
+    plain++;
+  pto_str_append(s, p, plain);
+  for (size_t i = plain; i < n; i++) {
     unsigned char c = (unsigned char)p[i];
     if (c == '"' || c == '\\') {
       pto_str_putc(s, '\\');

@@ -36,4 +36,32 @@ void pto_vec_grow_(void **data, uint32_t *cap, uint32_t need, size_t elem);
 #define pto_vec_foreach(v, it) \
   for (__typeof__((v)->data) it = (v)->data; it < (v)->data + (v)->len; ++it)
 
+/* A growable array whose first N elements live in the struct itself: for
+ * the short lists collected per op on hot paths (a local needs no heap
+ * allocation until it outgrows N). Reads use the pto_vec_* macros; setup,
+ * growth and release use these. Must not be copied. */
+#define PTO_SMALL_VEC(T, N) \
+  struct {                  \
+    T *data;                \
+    uint32_t len;           \
+    uint32_t cap;           \
+    T small[N];             \
+  }
+
+void pto_small_vec_grow_(void **data, uint32_t *cap, uint32_t need,
+                         size_t elem, void *small);
+
+#define pto_small_vec_init(v) \
+  ((v)->data = (v)->small, (v)->len = 0, \
+   (v)->cap = (uint32_t)PTO_ARRAY_SIZE((v)->small))
+#define pto_small_vec_reserve(v, n)                                         \
+  ((n) > (v)->cap ? pto_small_vec_grow_((void **)&(v)->data, &(v)->cap, (n), \
+                                        sizeof(*(v)->data), (v)->small)     \
+                  : (void)0)
+#define pto_small_vec_push(v, x) \
+  (pto_small_vec_reserve((v), (v)->len + 1), (v)->data[(v)->len++] = (x))
+#define pto_small_vec_free(v) \
+  ((v)->data != (v)->small ? pto_free((v)->data) : (void)0, \
+   pto_small_vec_init(v))
+
 #endif

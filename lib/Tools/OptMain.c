@@ -272,12 +272,24 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
 
 typedef struct Run {
   const OptOptions *o;
+  const char *tool;
   PtoContext *ctx;
   PtoPassManager *pm;
   unsigned print_flags;
 } Run;
 
-/* Processes one buffer (a whole file or one split chunk). */
+static FILE *open_output(const OptOptions *o, const char *tool) {
+  if (!o->output || strcmp(o->output, "-") == 0) return stdout;
+  FILE *f = fopen(o->output, "wb");
+  if (!f)
+    fprintf(stderr, "%s: could not open output file '%s': %s\n", tool,
+            o->output, strerror(errno));
+  return f;
+}
+
+/* Processes one buffer (a whole file or one split chunk). The result goes
+ * to `out`, or, when it is NULL, straight to the output file: a large
+ * module is then never held in memory as text. */
 static bool process_chunk(Run *run, const char *text, size_t len,
                           unsigned first_line, PtoStr *out) {
   const OptOptions *o = run->o;
@@ -293,9 +305,19 @@ static bool process_chunk(Run *run, const char *text, size_t len,
   if (ok && pto_pm_run(run->pm, module)) ok = false;
   if (ok) {
     t0 = pto_now_seconds();
-    char *s = pto_op_print_to_string(module, run->print_flags);
-    pto_str_puts(out, s);
-    pto_free(s);
+    if (out) {
+      char *s = pto_op_print_to_string(module, run->print_flags);
+      pto_str_puts(out, s);
+      pto_free(s);
+    } else {
+      FILE *f = open_output(o, run->tool);
+      if (f) {
+        pto_op_print(module, f, run->print_flags);
+        if (f != stdout) fclose(f);
+      } else {
+        ok = false;
+      }
+    }
     pto_pm_add_timing(run->pm, "output", pto_now_seconds() - t0);
   }
   if (module) pto_op_destroy(module);
@@ -326,13 +348,8 @@ static PtoPassManager *build_pass_manager(const OptOptions *o,
 
 static int write_output(const OptOptions *o, const char *tool,
                         const PtoStr *out) {
-  FILE *f = o->output && strcmp(o->output, "-") != 0 ? fopen(o->output, "wb")
-                                                     : stdout;
-  if (!f) {
-    fprintf(stderr, "%s: could not open output file '%s': %s\n", tool,
-            o->output, strerror(errno));
-    return 1;
-  }
+  FILE *f = open_output(o, tool);
+  if (!f) return 1;
   if (out->len) fwrite(out->data, 1, out->len, f);
   if (f != stdout) fclose(f);
   return 0;
@@ -348,8 +365,8 @@ static int run_on_input(OptOptions *o, const char *tool, PtoContext *ctx,
             err);
     return 1;
   }
-  pto_ctx_add_source(ctx, o->input, text, len);
-  Run run = {o, ctx, pm, 0};
+  pto_ctx_take_source(ctx, o->input, text, len); /* freed with ctx */
+  Run run = {o, tool, ctx, pm, 0};
   run.print_flags = (o->print_generic ? PTO_PRINT_GENERIC : 0) |
                     (o->print_debuginfo ? PTO_PRINT_DEBUGINFO : 0);
   PtoStr out;
@@ -366,16 +383,15 @@ static int run_on_input(OptOptions *o, const char *tool, PtoContext *ctx,
     }
     pto_free(chunks);
   } else {
-    ok = process_chunk(&run, text, len, 1, &out);
+    ok = process_chunk(&run, text, len, 1, NULL);
   }
   int rc = ok ? 0 : 1;
-  if (ok) {
+  if (ok && o->split_input) {
     double t0 = pto_now_seconds();
     rc = write_output(o, tool, &out);
     pto_pm_add_timing(pm, "output", pto_now_seconds() - t0);
   }
   pto_str_release(&out);
-  pto_free(text);
   return rc;
 }
 

@@ -64,9 +64,9 @@ static PtoResult parse_arg_list(PtoParser *p, ArgVec *args, TypeVec *types,
     if (*named) {
       if (i == 0) {
         if (first.number)
-          return pto_parser_error_at(p, first.loc, "invalid argument name");
+          return pto_parser_error_at(p, pto_parser_operand_loc(p, &first),
+                                     "invalid argument name");
         a.name = first;
-        a.loc = first.loc;
       } else if (pto_parser_parse_region_arg(p, &a)) {
         return PTO_FAILURE;
       }
@@ -75,7 +75,7 @@ static PtoResult parse_arg_list(PtoParser *p, ArgVec *args, TypeVec *types,
       PtoResult st;
       PtoUnresolvedOperand stray;
       if (pto_parser_optional_operand(p, &stray, &st))
-        return pto_parser_error_at(p, stray.loc,
+        return pto_parser_error_at(p, pto_parser_operand_loc(p, &stray),
                                    "expected a type: named and unnamed "
                                    "arguments cannot be mixed");
       if (pto_parser_parse_type(p, &a.type)) return PTO_FAILURE;
