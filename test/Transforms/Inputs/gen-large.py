@@ -8,6 +8,18 @@
 import sys
 
 
+def chain_function(out, header, n, step, first="%x"):
+    """A function whose body is n steps, each step(i, prev) giving its lines
+    and the value the next step starts from; returns the last value."""
+    out.append(header)
+    prev = first
+    for i in range(n):
+        lines, prev = step(i, prev)
+        out.extend(lines)
+    out.append("  func.return %s : i32" % prev)
+    out.append("}")
+
+
 def call_chain(n, out):
     for i in range(n):
         out.append("func.func private @f%d(%%x: i32) -> i32 {" % i)
@@ -31,36 +43,26 @@ def wide_calls(n, out):
         out.append("  %z = arith.addi %x, %c : i32")
         out.append("  func.return %z : i32")
         out.append("}")
-    out.append("func.func @main(%x: i32) -> i32 {")
-    prev = "%x"
-    for i in range(n):
-        out.append("  %%r%d = func.call @g%d(%s) : (i32) -> i32" % (i, i, prev))
-        prev = "%%r%d" % i
-    out.append("  func.return %s : i32" % prev)
-    out.append("}")
+    chain_function(out, "func.func @main(%x: i32) -> i32 {", n,
+                   lambda i, prev: (["  %%r%d = func.call @g%d(%s) : (i32) -> i32"
+                                     % (i, i, prev)], "%%r%d" % i))
 
 
 def arith_chain(n, out):
-    out.append("func.func @f(%x: i32) -> i32 {")
-    out.append("  %c1 = arith.constant 1 : i32")
-    prev = "%x"
-    for i in range(n):
-        out.append("  %%a%d = arith.addi %s, %%c1 : i32" % (i, prev))
-        out.append("  %%b%d = arith.addi %s, %%c1 : i32" % (i, prev))
-        out.append("  %%m%d = arith.muli %%a%d, %%b%d : i32" % (i, i, i))
-        prev = "%%m%d" % i
-    out.append("  func.return %s : i32" % prev)
-    out.append("}")
+    def step(i, prev):
+        return (["  %%a%d = arith.addi %s, %%c1 : i32" % (i, prev),
+                 "  %%b%d = arith.addi %s, %%c1 : i32" % (i, prev),
+                 "  %%m%d = arith.muli %%a%d, %%b%d : i32" % (i, i, i)],
+                "%%m%d" % i)
+    chain_function(out, "func.func @f(%x: i32) -> i32 {\n"
+                   "  %c1 = arith.constant 1 : i32", n, step)
 
 
 def dead_chain(n, out):
-    out.append("func.func @f(%x: i32) -> i32 {")
-    prev = "%x"
-    for i in range(n):
-        out.append("  %%a%d = arith.addi %s, %%x : i32" % (i, prev))
-        prev = "%%a%d" % i
-    out.append("  func.return %x : i32")
-    out.append("}")
+    def step(i, prev):
+        return ["  %%a%d = arith.addi %s, %%x : i32" % (i, prev)], "%%a%d" % i
+    chain_function(out, "func.func @f(%x: i32) -> i32 {", n, step)
+    out[-2] = "  func.return %x : i32"  # nobody uses the chain
 
 
 def nested_loops(n, out):
