@@ -68,10 +68,13 @@ static void unroll_fully(PtoOp *loop, int64_t tc) {
   b.loc = pto_op_loc(loop);
   PtoValue *lb = pto_scf_for_lower(loop);
   PtoType *t = pto_value_type(lb);
-  int64_t lbv = const_value(lb), step = const_value(pto_scf_for_step(loop));
   bool iv_used = pto_value_has_uses(pto_scf_for_iv(loop));
   ValueVec vals = {0};
   init_values(loop, &vals);
+  /* the step is a constant when the loop runs (a loop that does not may
+   * have any step) */
+  int64_t lbv = tc ? const_value(lb) : 0;
+  int64_t step = tc > 1 ? const_value(pto_scf_for_step(loop)) : 0;
   for (int64_t i = 0; i < tc; i++) {
     /* unsigned: i * step may exceed int64 while lb + i * step does not */
     int64_t v = (int64_t)((uint64_t)lbv + (uint64_t)i * (uint64_t)step);
