@@ -115,8 +115,10 @@ PtoValue *pto_scf_for_step(const PtoOp *for_op);
 unsigned pto_scf_for_num_iter_args(const PtoOp *for_op);
 PtoValue *pto_scf_for_init(const PtoOp *for_op, unsigned i);
 PtoValue *pto_scf_for_iter_arg(const PtoOp *for_op, unsigned i);
-/* Trip count of a loop with constant bounds and step: true and *count set
- * when known (0 for an empty loop), false for dynamic loops. */
+/* Trip count of a loop with constant bounds: true and *count set when
+ * known (0 when ub <= lb, whatever the step; otherwise the step must be a
+ * positive constant), false for dynamic loops and for a step that is not
+ * positive (such a loop never ends: undefined). */
 bool pto_scf_for_const_trip_count(const PtoOp *for_op, int64_t *count);
 
 #ifdef __cplusplus

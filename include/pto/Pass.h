@@ -225,6 +225,11 @@ PtoResult pto_apply_patterns_greedily(PtoOp *root, const PtoPatternSet *set,
  * replaces it with an existing value. Returns success if it changed. */
 PtoResult pto_op_try_fold(PtoOp *op, PtoRewriter *rw);
 
+/* Whether erasing `op` changes nothing observable: its results are unused,
+ * it has no side effects (pto_op_is_effect_free), and it is neither a
+ * terminator nor a symbol (others may refer to it by name). */
+bool pto_op_is_trivially_dead(const PtoOp *op);
+
 #ifdef __cplusplus
 }
 #endif

@@ -121,8 +121,10 @@ static const PtoRewriteListener listener = {on_inserted, on_removing,
 
 /* ---- processing ---- */
 
-static bool trivially_dead(PtoOp *op) {
-  if (pto_op_has_trait(op, PTO_TRAIT_TERMINATOR)) return false;
+bool pto_op_is_trivially_dead(const PtoOp *op) {
+  if (pto_op_has_trait(op, PTO_TRAIT_TERMINATOR) ||
+      pto_op_has_trait(op, PTO_TRAIT_SYMBOL))
+    return false;
   for (unsigned i = 0; i < pto_op_num_results(op); i++)
     if (pto_value_has_uses(pto_op_result(op, i))) return false;
   return pto_op_is_effect_free(op);
@@ -155,7 +157,7 @@ static bool unique_constant(Driver *d, PtoOp *op) {
 }
 
 static void process(Driver *d, PtoOp *op) {
-  if (trivially_dead(op)) {
+  if (pto_op_is_trivially_dead(op)) {
     note_change(d, "dead-op erasure", op);
     pto_rewriter_erase_op(&d->rw, op);
     d->stats.erased++;

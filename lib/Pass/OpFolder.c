@@ -164,8 +164,9 @@ static PtoOp *get_or_create(PtoOpFolder *f, PtoRewriter *rw, PtoOp *op,
 }
 
 /* Constant operands of a commutative op go last (stable), so that folds
- * and patterns only look for constants on the right. */
-static void sort_commutative(PtoOp *op, PtoAttr **consts, unsigned n) {
+ * and patterns only look for constants on the right. Returns whether the
+ * operands moved. */
+static bool sort_commutative(PtoOp *op, PtoAttr **consts, unsigned n) {
   unsigned k = 0;
   bool moved = false;
   PtoValue *buf[8];
@@ -188,6 +189,17 @@ static void sort_commutative(PtoOp *op, PtoAttr **consts, unsigned n) {
     }
   }
   if (vals != buf) pto_free(vals);
+  return moved;
+}
+
+/* How a fold hook's results replace the op: 1 when each is the op's own
+ * result (MLIR's way of saying "updated in place"), -1 when only some
+ * are (which no replacement can honour), 0 otherwise. */
+static int own_results(PtoOp *op, const PtoFoldResult *res, unsigned nres) {
+  unsigned own = 0;
+  for (unsigned i = 0; i < nres; i++)
+    own += res[i].value && res[i].value == pto_op_result(op, i);
+  return own == 0 ? 0 : own == nres ? 1 : -1;
 }
 
 PtoResult pto_fold_op(PtoOp *op, PtoRewriter *rw, bool *in_place) {
@@ -208,10 +220,13 @@ PtoResult pto_fold_op(PtoOp *op, PtoRewriter *rw, bool *in_place) {
     consts[i] = d ? (f ? pto_folder_constant_of(f, d) : pto_op_constant_value(d))
                   : NULL;
   }
-  if (n >= 2 && (def->traits & PTO_TRAIT_COMMUTATIVE))
-    sort_commutative(op, consts, n);
+  bool moved = n >= 2 && (def->traits & PTO_TRAIT_COMMUTATIVE) &&
+               sort_commutative(op, consts, n);
   PtoResult r = def->fold(op, consts, res);
-  if (r == PTO_SUCCESS && (nres == 0 || (!res[0].attr && !res[0].value))) {
+  int own = r == PTO_SUCCESS ? own_results(op, res, nres) : 0;
+  if (own < 0) r = PTO_FAILURE;
+  if (r == PTO_SUCCESS &&
+      (nres == 0 || own > 0 || (!res[0].attr && !res[0].value))) {
     *in_place = true;
     pto_rewriter_notify_modified(rw, op);
   } else if (r == PTO_SUCCESS) {
@@ -256,6 +271,12 @@ PtoResult pto_fold_op(PtoOp *op, PtoRewriter *rw, bool *in_place) {
     }
     if (vals != vbuf) pto_free(vals);
     if (created != made) pto_free(created);
+  }
+  if (r != PTO_SUCCESS && moved) {
+    /* the operands moved: a change like an in-place fold (as in MLIR) */
+    r = PTO_SUCCESS;
+    *in_place = true;
+    pto_rewriter_notify_modified(rw, op);
   }
   if (consts != cbuf) pto_free(consts);
   if (res != rbuf) pto_free(res);

@@ -76,10 +76,12 @@ struct PtoPass {
 };
 
 /* Validates an option's textual value; on failure returns a static
- * explanation ("expected an integer") or one written into `why`. */
+ * explanation ("expected an integer") or one written into `why`, and sets
+ * *error_at (may be NULL) to the offset of the offending part (the bad
+ * element of a list). */
 const char *pto_pass_option_parse(const PtoPassOptionDef *od, const char *s,
                                   size_t n, PassOptValue *out, PtoArena *arena,
-                                  char *why, size_t why_len);
+                                  char *why, size_t why_len, size_t *error_at);
 /* Creates an instance from options text (`a=1 b=2,3`). Errors point into
  * `src` at `opts_offset` (src may be NULL: errors are then at `loc`). */
 PtoPass *pto_pass_create(PtoContext *ctx, const PtoPassDef *def,

@@ -72,7 +72,8 @@ static bool in_range(const PtoPassOptionDef *od, int64_t v) {
 
 const char *pto_pass_option_parse(const PtoPassOptionDef *od, const char *s,
                                   size_t n, PassOptValue *out, PtoArena *arena,
-                                  char *why, size_t why_len) {
+                                  char *why, size_t why_len, size_t *error_at) {
+  if (error_at) *error_at = 0;
   switch (od->kind) {
   case PTO_OPT_INT:
     if (!parse_i64(s, n, &out->i) || !in_range(od, out->i))
@@ -117,9 +118,11 @@ const char *pto_pass_option_parse(const PtoPassOptionDef *od, const char *s,
       size_t end = start;
       while (end < n && s[end] != ',') end++;
       if (!parse_i64(s + start, end - start, &out->list[k]) ||
-          !in_range(od, out->list[k]))
+          !in_range(od, out->list[k])) {
+        if (error_at) *error_at = start;
         return range_msg(od, "expected a comma-separated list of integers",
                          why, why_len);
+      }
       start = end + 1;
     }
     return NULL;
@@ -165,7 +168,8 @@ static void set_default(PtoPass *pass, unsigned i) {
   const char *dv = od->default_value ? od->default_value : "";
   char why[160];
   if (*dv)
-    pto_pass_option_parse(od, dv, strlen(dv), v, &pass->arena, why, sizeof why);
+    pto_pass_option_parse(od, dv, strlen(dv), v, &pass->arena, why, sizeof why,
+                          NULL);
   else if (od->kind == PTO_OPT_ENUM)
     v->s = od->enum_values[0];
   else if (od->kind == PTO_OPT_STRING)
@@ -284,10 +288,11 @@ static PtoResult parse_options(const OptCtx *oc, const char *s, size_t n) {
                             kind_name(od->kind));
     }
     char why[256];
+    size_t bad;
     const char *err = pto_pass_option_parse(od, val, vlen, &pass->opts[idx],
-                                            &pass->arena, why, sizeof why);
+                                            &pass->arena, why, sizeof why, &bad);
     if (err)
-      return pto_emit_error(ctx, opt_loc(oc, vstart),
+      return pto_emit_error(ctx, opt_loc(oc, (size_t)(val - s) + bad),
                             "invalid value '%.*s' for option '%s' of pass "
                             "'%s': %s",
                             (int)vlen, val, od->name, def->argument, err);

@@ -99,7 +99,7 @@ static PtoResult check_options(PtoContext *ctx, const PtoPassDef *def) {
     /* an empty default means the zero value (enums: the first value) */
     if (*dv)
       err = pto_pass_option_parse(od, dv, strlen(dv), &v, &scratch, why,
-                                  sizeof why);
+                                  sizeof why, NULL);
     pto_arena_release(&scratch);
     if (err)
       return pto_emit_error(ctx, NULL,

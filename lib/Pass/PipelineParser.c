@@ -50,15 +50,20 @@ static PtoResult parse_list(PP *pp, PtoPassManager *pm, bool nested,
                             const char *anchor);
 
 /* Finds the '}' closing the '{' at pp->i, skipping quoted strings and
- * nested braces. */
-static bool find_close_brace(const PP *pp, size_t *close) {
+ * nested braces. On failure *quote is the offset of an unterminated quote,
+ * or pp->n when the brace itself is not closed. */
+static bool find_close_brace(const PP *pp, size_t *close, size_t *quote) {
   unsigned depth = 0;
+  *quote = pp->n;
   for (size_t i = pp->i; i < pp->n; i++) {
     char c = pp->s[i];
     if (c == '"' || c == '\'') {
       size_t j = i + 1;
       while (j < pp->n && pp->s[j] != c) j++;
-      if (j == pp->n) return false;
+      if (j == pp->n) {
+        *quote = i;
+        return false;
+      }
       i = j;
     } else if (c == '{') {
       depth++;
@@ -139,11 +144,17 @@ static PtoResult parse_element(PP *pp, PtoPassManager *pm) {
   const char *opts = NULL;
   size_t olen = 0, ooff = 0;
   if (peek(pp) == '{') {
-    size_t close;
+    size_t close, quote;
     size_t open = pp->i;
-    if (!find_close_brace(pp, &close))
+    if (!find_close_brace(pp, &close, &quote)) {
+      if (quote < pp->n)
+        return error_with_note(pp, pp->n, quote, "the string starts here",
+                               "missing the closing quote of a string in the "
+                               "options of '%s'",
+                               buf);
       return error_with_note(pp, pp->n, open, "'{' opened here",
                              "missing '}' to close the options of '%s'", buf);
+    }
     opts = pp->s + open + 1;
     ooff = open + 1;
     olen = close - open - 1;

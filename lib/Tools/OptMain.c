@@ -168,10 +168,20 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
       o->verify_each = b;
     } else if (strcmp(a, "--verify-roundtrip") == 0) {
       o->verify_roundtrip = true;
-    } else if (pto_tool_flag(a, "--print-ir-before", &v) && v) {
-      o->ins.print_before = v;
-    } else if (pto_tool_flag(a, "--print-ir-after", &v) && v) {
-      o->ins.print_after = v;
+    } else if (pto_tool_flag(a, "--print-ir-before", &v) ||
+               pto_tool_flag(a, "--print-ir-after", &v)) {
+      bool before = strncmp(a, "--print-ir-before", 17) == 0;
+      if (!v || !*v)
+        return pto_tool_usage_error(tool,
+                           before ? "option '%s' needs the passes to print "
+                                    "before, as in '--print-ir-before=cse,dce'"
+                                  : "option '%s' needs the passes to print "
+                                    "after, as in '--print-ir-after=cse,dce'",
+                           a);
+      if (before)
+        o->ins.print_before = v;
+      else
+        o->ins.print_after = v;
     } else if (strcmp(a, "--print-ir-before-all") == 0) {
       o->ins.print_before_all = true;
     } else if (strcmp(a, "--print-ir-after-all") == 0) {

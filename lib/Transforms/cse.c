@@ -113,18 +113,12 @@ static PtoOp *table_find(ScopedTable *t, PtoOp *op, uint64_t h) {
   return NULL;
 }
 
-static bool trivially_dead(PtoOp *op) {
-  for (unsigned i = 0; i < pto_op_num_results(op); i++)
-    if (pto_value_has_uses(pto_op_result(op, i))) return false;
-  return pto_op_is_effect_free(op);
-}
-
 static void simplify_region(Cse *c, PtoRegion *r, ScopedTable *t);
 
 static void simplify_block(Cse *c, PtoBlock *b, ScopedTable *t) {
   for (PtoOp *op = pto_block_first_op(b); op; op = pto_op_next(op)) {
     if (pto_op_has_trait(op, PTO_TRAIT_TERMINATOR)) continue;
-    if (trivially_dead(op)) {
+    if (pto_op_is_trivially_dead(op)) {
       pto_vec_push(&c->to_erase, op);
       c->num_dce++;
       continue;

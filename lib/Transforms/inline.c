@@ -1,6 +1,7 @@
 /* inline: replaces each func.call of a function with a body by a copy of
  * that body, callees before callers (bottom-up over the call graph's
- * strongly connected components) so that every body is inlined once.
+ * strongly connected components) so that every body is inlined once; the
+ * body of a private function called once moves into its caller instead.
  * Calls inside a recursive cycle are kept. A private function is erased
  * once inlining has removed its last use; public ones stay (MLIR's rule). */
 #include "Transforms/Passes.h"
@@ -21,6 +22,11 @@ typedef struct Node {
   OpVec callees; /* resolved func.func of each call in the body */
   int index, low, scc;
   bool on_stack;
+  unsigned ncalls;  /* calls of this function from function bodies */
+  PtoOp *last_call; /* one of them */
+  /* private, called once and referred to nowhere else: its body moves
+   * into its caller instead of being inlined on its own first */
+  bool absorbed;
 } Node;
 
 typedef struct Graph {
@@ -58,7 +64,7 @@ static PtoOp *resolve(Graph *g, PtoOp *call) {
 static PtoWalkResult collect_funcs(PtoOp *op, void *user) {
   Graph *g = user;
   if (!pto_op_is(op, "func.func")) return PTO_WALK_ADVANCE;
-  Node n = {op, {0}, -1, 0, -1, false};
+  Node n = {op, {0}, -1, 0, -1, false, 0, NULL, false};
   pto_vec_push(&g->nodes, n);
   pto_ptrmap_put(&g->node_of, (uintptr_t)op, (void *)(uintptr_t)g->nodes.len);
   return PTO_WALK_ADVANCE;
@@ -73,7 +79,12 @@ static PtoWalkResult collect_callees(PtoOp *op, void *user) {
   CalleeWalk *cw = user;
   if (!pto_op_is(op, "func.call")) return PTO_WALK_ADVANCE;
   PtoOp *callee = resolve(cw->g, op);
-  if (callee && node_index(cw->g, callee) >= 0) pto_vec_push(cw->out, callee);
+  int ci = callee ? node_index(cw->g, callee) : -1;
+  if (ci >= 0) {
+    pto_vec_push(cw->out, callee);
+    cw->g->nodes.data[ci].ncalls++;
+    cw->g->nodes.data[ci].last_call = op;
+  }
   return PTO_WALK_ADVANCE;
 }
 
@@ -205,6 +216,36 @@ static void inline_call(PtoOp *call, PtoOp *callee) {
   pto_value_map_destroy(map);
 }
 
+static PtoWalkResult collect_calls(PtoOp *op, void *user) {
+  if (pto_op_is(op, "func.call")) pto_vec_push((OpVec *)user, op);
+  return PTO_WALK_ADVANCE;
+}
+
+/* Inlines the only call of `callee` by moving its body before the call
+ * (no copy) and erases the callee; the moved ops' calls go to `calls`,
+ * still to be inlined in the caller. */
+static void absorb_call(Graph *g, PtoOp *call, PtoOp *callee, OpVec *calls) {
+  PtoBlock *entry = pto_func_entry_block(callee);
+  for (unsigned i = 0; i < pto_block_num_args(entry); i++)
+    pto_value_replace_all_uses(pto_block_arg(entry, i), pto_op_operand(call, i));
+  LocWalk lw = {pto_op_ctx(call), pto_op_loc(call)};
+  PtoOp *ret = pto_block_last_op(entry);
+  for (PtoOp *o = pto_block_first_op(entry), *next; o != ret; o = next) {
+    next = pto_op_next(o);
+    pto_op_walk(o, PTO_WALK_PRE, set_callsite_loc, &lw);
+    pto_op_walk(o, PTO_WALK_PRE, collect_calls, calls);
+    pto_op_move_before(o, call);
+  }
+  for (unsigned i = 0; i < pto_op_num_results(call); i++)
+    pto_value_replace_all_uses(pto_op_result(call, i), pto_op_operand(ret, i));
+  pto_op_erase(call);
+  PtoSymbolTable *st =
+      pto_ptrmap_get(&g->symtabs, (uintptr_t)pto_symbol_table_op_of(callee));
+  if (st) pto_symtab_erase(st, callee);
+  pto_ptrmap_remove(&g->node_of, (uintptr_t)callee);
+  pto_op_erase(callee);
+}
+
 /* ------------------------------------------------------------------ */
 /* Erasing private functions that inlining left unused                  */
 /* ------------------------------------------------------------------ */
@@ -243,6 +284,34 @@ static PtoWalkResult count_op(PtoOp *op, void *user) {
   return PTO_WALK_ADVANCE;
 }
 
+static intptr_t ref_count(RefCount *rc, PtoIdent *name) {
+  return (intptr_t)pto_ptrmap_get(&rc->counts, (uintptr_t)name);
+}
+
+/* Marks the functions whose body can move into their only caller: private,
+ * referred to by exactly one symbol reference, a call from a function in
+ * another SCC that can inline it. */
+static void mark_absorbed(Graph *g, PtoOp *root) {
+  RefCount rc;
+  pto_ptrmap_init(&rc.counts);
+  rc.delta = 1;
+  pto_op_walk(root, PTO_WALK_PRE, count_op, &rc);
+  for (uint32_t i = 0; i < g->nodes.len; i++) {
+    Node *n = &g->nodes.data[i];
+    PtoIdent *name = pto_op_symbol_name(n->fn);
+    if (n->ncalls != 1 || !name || !pto_symbol_is_private(n->fn) ||
+        ref_count(&rc, name) != 1)
+      continue;
+    PtoOp *caller = n->last_call;
+    while (caller && !pto_op_is(caller, "func.func"))
+      caller = pto_op_parent_op(caller);
+    int ci = caller ? node_index(g, caller) : -1;
+    n->absorbed = ci >= 0 && g->nodes.data[ci].scc != n->scc &&
+                  can_inline(n->last_call, n->fn);
+  }
+  pto_ptrmap_release(&rc.counts);
+}
+
 /* Erases the private candidates nothing refers to any more; erasing one
  * drops its own references, which may free another. Linear: each
  * function is counted once in and once out. */
@@ -274,30 +343,35 @@ static void erase_unused(PtoPass *pass, PtoOp *root, OpVec *candidates) {
 /* The pass                                                             */
 /* ------------------------------------------------------------------ */
 
-static PtoWalkResult collect_calls(PtoOp *op, void *user) {
-  if (pto_op_is(op, "func.call")) pto_vec_push((OpVec *)user, op);
-  return PTO_WALK_ADVANCE;
-}
-
 static PtoResult run(PtoPass *pass, PtoOp *root) {
   Graph g;
   graph_build(&g, root);
+  mark_absorbed(&g, root);
   PtoPtrMap inlined_into; /* callees that lost a call to inlining */
   pto_ptrmap_init(&inlined_into);
   OpVec erased_candidates = {0};
   for (uint32_t k = 0; k < g.order.len; k++) {
     Node *caller = &g.nodes.data[g.order.data[k]];
+    if (caller->absorbed) continue; /* its caller takes its calls */
     OpVec calls = {0};
     pto_region_walk(pto_op_region(caller->fn, 0), PTO_WALK_PRE, collect_calls,
                     &calls);
+    /* `calls` grows as absorbed bodies bring their calls along; a copied
+     * body's calls are not revisited (they were, in the callee) */
     for (uint32_t i = 0; i < calls.len; i++) {
       PtoOp *call = calls.data[i];
       PtoOp *callee = resolve(&g, call);
       int ci = callee ? node_index(&g, callee) : -1;
       if (ci < 0 || g.nodes.data[ci].scc == caller->scc) continue; /* recursive */
       if (!can_inline(call, callee)) continue;
-      inline_call(call, callee);
       pto_pass_stat_add(pass, "calls-inlined", 1);
+      if (g.nodes.data[ci].absorbed) {
+        absorb_call(&g, call, callee, &calls);
+        g.nodes.data[ci].fn = NULL;
+        pto_pass_stat_add(pass, "functions-erased", 1);
+        continue;
+      }
+      inline_call(call, callee);
       if (!pto_ptrmap_contains(&inlined_into, (uintptr_t)callee)) {
         pto_ptrmap_put(&inlined_into, (uintptr_t)callee, callee);
         pto_vec_push(&erased_candidates, callee);
@@ -332,9 +406,13 @@ const PtoPassDef pto_inline_pass = {
         "ops get the location `callsite(<op's location> at <call's location>)`.\n"
         "Callees are processed before their callers (bottom-up over the strongly\n"
         "connected components of the call graph), so each body is inlined\n"
-        "already flat. Calls between functions of one cycle (recursion) are\n"
-        "kept; a call from outside into a recursive function is inlined once,\n"
-        "which leaves a call into the cycle.\n"
+        "already flat. A private function with exactly one call (and no other\n"
+        "reference) is not flattened on its own first: its body moves into its\n"
+        "caller, where the calls it brings are inlined in turn, so that a chain\n"
+        "of such functions takes time linear in its length. Calls between\n"
+        "functions of one cycle (recursion) are kept; a call from outside into\n"
+        "a recursive function is inlined once, which leaves a call into the\n"
+        "cycle.\n"
         "\n"
         "Left alone: calls of declarations, of bodies with more than one block\n"
         "(there is no branch op to stitch them into the caller), of bodies with\n"

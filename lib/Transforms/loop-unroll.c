@@ -68,10 +68,13 @@ static void unroll_fully(PtoOp *loop, int64_t tc) {
   b.loc = pto_op_loc(loop);
   PtoValue *lb = pto_scf_for_lower(loop);
   PtoType *t = pto_value_type(lb);
-  int64_t lbv = const_value(lb), step = const_value(pto_scf_for_step(loop));
   bool iv_used = pto_value_has_uses(pto_scf_for_iv(loop));
   ValueVec vals = {0};
   init_values(loop, &vals);
+  /* the step is a constant when the loop runs (a loop that does not may
+   * have any step) */
+  int64_t lbv = tc ? const_value(lb) : 0;
+  int64_t step = tc > 1 ? const_value(pto_scf_for_step(loop)) : 0;
   for (int64_t i = 0; i < tc; i++) {
     /* unsigned: i * step may exceed int64 while lb + i * step does not */
     int64_t v = (int64_t)((uint64_t)lbv + (uint64_t)i * (uint64_t)step);
@@ -161,9 +164,25 @@ static bool unroll_by(PtoOp *loop, int64_t tc, int64_t factor) {
   return true;
 }
 
+static PtoWalkResult count_op(PtoOp *op, void *user) {
+  (*(uint64_t *)user)++;
+  return PTO_WALK_ADVANCE;
+}
+
+/* Whether `copies` copies of the loop's body (each with an op or two for
+ * its induction variable) stay within `limit` ops. */
+static bool within_limit(PtoOp *loop, int64_t copies, int64_t limit) {
+  uint64_t body = 2; /* the iv constant or offset, less the scf.yield */
+  for (PtoOp *o = pto_block_first_op(pto_scf_for_body(loop)); o;
+       o = pto_op_next(o))
+    pto_op_walk(o, PTO_WALK_PRE, count_op, &body);
+  return (uint64_t)copies <= (uint64_t)limit / body;
+}
+
 static PtoResult run(PtoPass *pass, PtoOp *root) {
   int64_t factor = pto_pass_option_int(pass, "factor");
   int64_t threshold = pto_pass_option_int(pass, "full-unroll-threshold");
+  int64_t limit = pto_pass_option_int(pass, "max-unrolled-ops");
   OpVec loops = {0};
   /* post-order: inner loops first, so outer copies include unrolled code */
   pto_op_walk(root, PTO_WALK_POST, collect_loops, &loops);
@@ -171,11 +190,16 @@ static PtoResult run(PtoPass *pass, PtoOp *root) {
     PtoOp *loop = loops.data[i];
     int64_t tc;
     if (!pto_scf_for_const_trip_count(loop, &tc)) continue;
-    if (tc <= threshold || tc <= factor) {
+    /* each unrolling is bounded, so that nested loops, whose copies hold
+     * the copies of the loops inside, cannot multiply without end */
+    bool full = tc <= threshold || tc <= factor;
+    if (full && within_limit(loop, tc, limit)) {
       unroll_fully(loop, tc);
       pto_pass_stat_add(pass, "loops-fully-unrolled", 1);
-    } else if (factor > 1 && unroll_by(loop, tc, factor)) {
-      pto_pass_stat_add(pass, "loops-unrolled", 1);
+    } else if (factor > 1 && tc > factor && within_limit(loop, factor + 1, limit)) {
+      if (unroll_by(loop, tc, factor)) pto_pass_stat_add(pass, "loops-unrolled", 1);
+    } else if (full || factor > 1) {
+      pto_pass_stat_add(pass, "loops-too-large", 1);
     }
   }
   pto_vec_free(&loops);
@@ -190,11 +214,17 @@ static const PtoPassOptionDef options[] = {
     {"full-unroll-threshold", PTO_OPT_INT, "1",
      "Unroll loops of at most this many iterations completely", 0, 1 << 20,
      NULL},
+    {"max-unrolled-ops", PTO_OPT_INT, "1048576",
+     "Most ops one loop's unrolling may create; a loop whose copies would "
+     "exceed it is unrolled by the factor instead, or left alone",
+     1, 1 << 26, NULL},
 };
 
 static const PtoPassStatDef statistics[] = {
     {"loops-unrolled", "Number of loops unrolled by the factor"},
     {"loops-fully-unrolled", "Number of loops replaced by copies of their body"},
+    {"loops-too-large",
+     "Number of loops not unrolled as asked because of max-unrolled-ops"},
 };
 
 const PtoPassDef pto_loop_unroll_pass = {
@@ -220,6 +250,15 @@ const PtoPassDef pto_loop_unroll_pass = {
         "unrolled before the loops around them, and the loops' attributes are\n"
         "kept on the loops that replace them.\n"
         "\n"
-        "Left alone: loops with a bound or step that is not a constant, and\n"
-        "loops whose step times the factor does not fit the bound type.",
+        "\n"
+        "Each unrolling creates at most `max-unrolled-ops` ops (body size times\n"
+        "copies): a loop that is short enough to unroll completely but whose\n"
+        "copies would exceed it is unrolled by `factor` instead, and a loop\n"
+        "whose `factor` copies would exceed it is left alone (statistic\n"
+        "`loops-too-large`). As outer loops copy the unrolled inner ones, this\n"
+        "keeps nested loops from multiplying without bound.\n"
+        "\n"
+        "Left alone: loops with a bound or step that is not a constant, loops\n"
+        "with a step of zero or less (they never end), and loops whose step\n"
+        "times the factor does not fit the bound type.",
 };

@@ -84,7 +84,8 @@ typedef struct ScanCtx {
 
 static PtoWalkResult scan_uses(PtoOp *op, void *user) {
   ScanCtx *sc = user;
-  if (op != sc->top && pto_op_has_trait(op, PTO_TRAIT_SYMBOL_TABLE)) {
+  bool table = pto_op_has_trait(op, PTO_TRAIT_SYMBOL_TABLE);
+  if (op != sc->top && table) {
     /* a table nested in a live op is live; its contents are its own */
     mark_live(sc->s, op);
     return PTO_WALK_SKIP;
@@ -92,7 +93,10 @@ static PtoWalkResult scan_uses(PtoOp *op, void *user) {
   const PtoNamedAttr *a = pto_op_attrs(op);
   for (unsigned i = 0; i < pto_op_num_attrs(op); i++)
     scan_attr(sc->s, sc->table, a[i].value);
-  return PTO_WALK_ADVANCE;
+  /* a live table's ops are reached through its roots (add_roots), and
+   * resolve from the table itself: walking them from here would resolve
+   * their references in the enclosing table and scan dead symbols */
+  return table ? PTO_WALK_SKIP : PTO_WALK_ADVANCE;
 }
 
 /* Roots of a table: its non-symbol ops and its non-private symbols. */

@@ -157,6 +157,9 @@ TEST(constant_trip_counts) {
   CHECK(!trip(ctx, idx, INT64_MIN, INT64_MAX, 1, &n)); /* > INT64_MAX trips */
   CHECK(!trip(ctx, idx, 0, 4, 0, &n));
   CHECK(!trip(ctx, i8, 0, 4, -1, &n));
+  /* ub <= lb: no iteration, whatever the step */
+  CHECK(trip(ctx, idx, 4, 4, 0, &n) && n == 0);
+  CHECK(trip(ctx, i8, 4, 0, -1, &n) && n == 0);
   /* dynamic bounds */
   PtoBuilder b;
   PtoOp *m = new_module(ctx, &b);
@@ -167,6 +170,10 @@ TEST(constant_trip_counts) {
   PtoOp *loop = pto_scf_build_for(&b, c, pto_block_arg(pto_func_entry_block(fn), 0),
                                   c, NULL, 0, NULL);
   CHECK(!pto_scf_for_const_trip_count(loop, &n));
+  /* constant ub <= lb with a dynamic step */
+  PtoValue *arg = pto_block_arg(pto_func_entry_block(fn), 0);
+  loop = pto_scf_build_for(&b, c, c, arg, NULL, 0, NULL);
+  CHECK(pto_scf_for_const_trip_count(loop, &n) && n == 0);
   pto_op_destroy(m);
   pto_ctx_destroy(ctx);
 }

@@ -10,6 +10,24 @@
 
 /* ---- a small dialect: ut.const, ut.add (folds), ut.twice (pattern) ---- */
 
+/* ut.mark: folds "in place" the MLIR way, returning its own result, once
+ * (it sets `done`); a second op kind returns its own result for one of two
+ * results, which no replacement can honour. */
+static PtoResult ut_fold_mark(PtoOp *op, PtoAttr *const *c, PtoFoldResult *r) {
+  (void)c;
+  if (pto_op_attr(op, "done")) return PTO_FAILURE;
+  pto_op_set_attr(op, "done", pto_attr_unit(pto_op_ctx(op)));
+  r[0].value = pto_op_result(op, 0);
+  return PTO_SUCCESS;
+}
+
+static PtoResult ut_fold_half(PtoOp *op, PtoAttr *const *c, PtoFoldResult *r) {
+  (void)c;
+  r[0].value = pto_op_result(op, 0);
+  r[1].value = pto_op_operand(op, 0);
+  return PTO_SUCCESS;
+}
+
 static PtoResult ut_fold_add(PtoOp *op, PtoAttr *const *c, PtoFoldResult *r) {
   if (!c[0] || !c[1]) return PTO_FAILURE;
   r[0].attr = pto_attr_int(pto_op_ctx(op), pto_attr_get_type(c[0]),
@@ -49,6 +67,15 @@ static const PtoOpDef ut_ops[] = {
      NULL, NULL, ut_canon_twice, "2*x"},
     {"ut.sink", PTO_VARIADIC(0), 0, 0, 0, 0, PTO_AFFINITY_NONE, NULL, NULL,
      NULL, NULL, NULL, "uses values (has effects)"},
+    {"ut.src", 0, 1, 0, 0, 0, PTO_AFFINITY_NONE, NULL, NULL, NULL, NULL, NULL,
+     "an unknown value (has effects)"},
+    {"ut.mark", 1, 1, 0, 0, PTO_TRAIT_PURE, PTO_AFFINITY_NONE, NULL, NULL, NULL,
+     ut_fold_mark, NULL, "folds in place once"},
+    {"ut.half", 1, 2, 0, 0, PTO_TRAIT_PURE, PTO_AFFINITY_NONE, NULL, NULL, NULL,
+     ut_fold_half, NULL, "a fold that keeps one of two results"},
+    {"ut.global", 0, 0, 0, 0, PTO_TRAIT_PURE | PTO_TRAIT_SYMBOL,
+     PTO_AFFINITY_NONE, NULL, NULL, NULL, NULL, NULL,
+     "a symbol without effects"},
 };
 
 static const PtoDialectDef ut_dialect = {
@@ -296,6 +323,64 @@ TEST(patterns_and_folding) {
   pto_ctx_destroy(ctx);
 }
 
+/* The driver counts what a fold does in place: operands of a commutative op
+ * moved (constants last) when nothing folds, and a fold hook returning the
+ * op's own result. A hook returning its own result for only some results
+ * is not a fold. Each leaves a fixed point behind. */
+TEST(in_place_folds) {
+  static const char text[] =
+      "%c = \"ut.const\"() {value = 1 : i32} : () -> i32\n"
+      "%x = \"ut.src\"() : () -> i32\n"
+      "%s = \"ut.add\"(%c, %x) : (i32, i32) -> i32\n"
+      "%m = \"ut.mark\"(%s) : (i32) -> i32\n"
+      "%h:2 = \"ut.half\"(%m) : (i32) -> (i32, i32)\n"
+      "\"ut.sink\"(%h#0, %h#1) : (i32, i32) -> ()\n";
+  PtoContext *ctx = make_ctx(NULL);
+  PtoOp *m = pto_parse_module(ctx, text, sizeof text - 1, NULL);
+  CHECK(m != NULL);
+  PtoGreedyStats stats;
+  memset(&stats, 0, sizeof stats);
+  PtoGreedyConfig cfg = {0, false, false, &stats};
+  bool changed = false;
+  CHECK(pto_apply_patterns_greedily(m, NULL, &cfg, &changed) == PTO_SUCCESS);
+  CHECK(changed && stats.folded == 2 && stats.iterations == 2);
+  char *ir = pto_op_print_to_string(m, PTO_PRINT_GENERIC);
+  CHECK_STR(ir, "\"builtin.module\"() ({\n"
+                "  %0 = \"ut.const\"() {value = 1 : i32} : () -> i32\n"
+                "  %1 = \"ut.src\"() : () -> i32\n"
+                "  %2 = \"ut.add\"(%1, %0) : (i32, i32) -> i32\n"
+                "  %3 = \"ut.mark\"(%2) {done} : (i32) -> i32\n"
+                "  %4:2 = \"ut.half\"(%3) : (i32) -> (i32, i32)\n"
+                "  \"ut.sink\"(%4#0, %4#1) : (i32, i32) -> ()\n"
+                "}) : () -> ()\n");
+  pto_free(ir);
+  CHECK(pto_apply_patterns_greedily(m, NULL, &cfg, &changed) == PTO_SUCCESS);
+  CHECK(!changed);
+  pto_op_destroy(m);
+  pto_ctx_destroy(ctx);
+}
+
+/* A symbol is never trivially dead, even without effects: others refer to
+ * it by name, not by use. dce, cse and canonicalize keep it (symbol-dce
+ * decides about symbols). */
+TEST(symbols_are_not_dead) {
+  static const char text[] =
+      "\"ut.global\"() {sym_name = \"g\", sym_visibility = \"private\"} : "
+      "() -> ()\n";
+  PtoContext *ctx = make_ctx(NULL);
+  PtoOp *m = pto_parse_module(ctx, text, sizeof text - 1, NULL);
+  CHECK(m != NULL);
+  PtoBlock *b = pto_region_first_block(pto_op_region(m, 0));
+  CHECK(!pto_op_is_trivially_dead(pto_block_first_op(b)));
+  PtoPassManager *pm = pto_pm_create(ctx, NULL);
+  CHECK(pto_pm_add_pipeline(pm, "dce,cse,canonicalize") == PTO_SUCCESS);
+  CHECK(pto_pm_run(pm, m) == PTO_SUCCESS);
+  CHECK(pto_block_first_op(b) && pto_op_is(pto_block_first_op(b), "ut.global"));
+  pto_pm_destroy(pm);
+  pto_op_destroy(m);
+  pto_ctx_destroy(ctx);
+}
+
 TEST(wrong_anchor) {
   Captured cap;
   PtoContext *ctx = make_ctx(&cap);
@@ -337,5 +422,6 @@ TEST(two_contexts_two_threads) {
 }
 
 RUN_TESTS(T(register_and_run_external_pass), T(pass_failure_and_options),
+          T(in_place_folds), T(symbols_are_not_dead),
           T(registration_errors), T(registry_listing), T(patterns_and_folding),
           T(wrong_anchor), T(two_contexts_two_threads))

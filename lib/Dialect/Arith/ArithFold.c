@@ -156,14 +156,23 @@ static PtoResult fold_int_binary(PtoOp *op, int id, PtoAttr *const *c,
 /* Floating point                                                       */
 /* ------------------------------------------------------------------ */
 
+/* The NaN a binary op on a and b gives, whatever the host does: the first
+ * NaN operand, else the positive quiet NaN (hosts differ: x86's default
+ * NaN is negative, ARM's positive), as MLIR's APFloat folding gives. */
+static double nan_result(double a, double b) {
+  if (isnan(a)) return a;
+  if (isnan(b)) return b;
+  return copysign(NAN, 1.0);
+}
+
 /* IEEE 754-2019 maximum/minimum: NaN wins, and -0 < +0. */
 static double ieee_max(double a, double b) {
-  if (isnan(a) || isnan(b)) return NAN;
+  if (isnan(a) || isnan(b)) return nan_result(a, b);
   if (a == b) return signbit(a) ? b : a;
   return a > b ? a : b;
 }
 static double ieee_min(double a, double b) {
-  if (isnan(a) || isnan(b)) return NAN;
+  if (isnan(a) || isnan(b)) return nan_result(a, b);
   if (a == b) return signbit(a) ? a : b;
   return a < b ? a : b;
 }
@@ -187,6 +196,7 @@ static PtoResult fold_float_binary(PtoOp *op, int id, PtoAttr *const *c,
     case ARITH_MINIMUMF: v = ieee_min(a, b); break;
     default: return PTO_FAILURE;
     }
+    if (isnan(v)) v = nan_result(a, b);
     return to_attr(r, pto_attr_float(pto_op_ctx(op), t, v));
   }
   switch (id) {

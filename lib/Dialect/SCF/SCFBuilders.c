@@ -57,13 +57,14 @@ static bool const_int(PtoValue *v, int64_t *out) {
 bool pto_scf_for_const_trip_count(const PtoOp *op, int64_t *count) {
   int64_t lb, ub, step;
   if (!const_int(pto_scf_for_lower(op), &lb) ||
-      !const_int(pto_scf_for_upper(op), &ub) ||
-      !const_int(pto_scf_for_step(op), &step) || step <= 0)
+      !const_int(pto_scf_for_upper(op), &ub))
     return false;
-  if (ub <= lb) {
+  if (ub <= lb) { /* whatever the step */
     *count = 0;
     return true;
   }
+  /* a step that is not positive never reaches ub: undefined, not counted */
+  if (!const_int(pto_scf_for_step(op), &step) || step <= 0) return false;
   /* ub - lb fits in uint64 even when it overflows int64 */
   uint64_t diff = (uint64_t)ub - (uint64_t)lb, s = (uint64_t)step;
   uint64_t n = diff / s + (diff % s != 0);

@@ -171,12 +171,10 @@ static PtoResult for_verify(PtoOp *op) {
                                     "have the same type, but got '%T', '%T' "
                                     "and '%T'",
                                 lb, ub, st);
-  PtoAttr *step = pto_value_constant(pto_scf_for_step(op));
-  if (step && pto_attr_kind(step) == PTO_ATTR_INTEGER &&
-      pto_attr_int_value(step) <= 0)
-    return pto_op_emit_error(op, "constant step operand must be positive, but "
-                                 "it is %lld",
-                             (long long)pto_attr_int_value(step));
+  /* A step that is not positive is not checked here: folding can make one
+   * out of a valid loop (`step (%c1 - %c1)`), in code that may never run,
+   * and a verifier only checks the op itself (MLIR dropped this rule too).
+   * Such a loop is undefined if it runs; passes leave it alone. */
   unsigned n = pto_scf_for_num_iter_args(op);
   if (pto_op_num_results(op) != n)
     return pto_op_emit_error(op, "mismatch in number of loop-carried values "
