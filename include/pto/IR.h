@@ -714,6 +714,25 @@ PtoWalkResult pto_region_walk(PtoRegion *r, PtoWalkOrder order, PtoWalkFn fn,
                               void *user);
 
 /* ------------------------------------------------------------------ */
+/* Dominance                                                            */
+/* ------------------------------------------------------------------ */
+
+/* The dominator tree of a region's blocks, indexed by position in the
+ * region (0 is the entry block). Blocks unreachable from the entry have no
+ * immediate dominator and no children. Valid until the region's blocks or
+ * their terminators change. */
+typedef struct PtoDomTree PtoDomTree;
+PtoDomTree *pto_domtree_create(PtoRegion *r);
+void pto_domtree_destroy(PtoDomTree *t);
+unsigned pto_domtree_num_blocks(const PtoDomTree *t);
+PtoBlock *pto_domtree_block(const PtoDomTree *t, unsigned i);
+bool pto_domtree_reachable(const PtoDomTree *t, unsigned i);
+int pto_domtree_idom(const PtoDomTree *t, unsigned i); /* -1: none */
+/* Children in the dominator tree, in reverse post-order. */
+unsigned pto_domtree_num_children(const PtoDomTree *t, unsigned i);
+unsigned pto_domtree_child(const PtoDomTree *t, unsigned i, unsigned k);
+
+/* ------------------------------------------------------------------ */
 /* Symbols                                                              */
 /* ------------------------------------------------------------------ */
 

@@ -70,12 +70,16 @@ struct PtoPassDef {
 };
 
 /* Registers a pass in this context. Fails (with a diagnostic) when the
- * argument is already taken by a pass or a pipeline. */
+ * argument is already taken by a pass or a pipeline, or when an option's
+ * default does not parse. The definition is not copied: it must outlive
+ * the context (a static table, typically). */
 PtoResult pto_register_pass(PtoContext *ctx, const PtoPassDef *def);
 /* A named pipeline (`pto-lower-to-block`) usable like a pass. */
 PtoResult pto_register_pipeline(PtoContext *ctx, const char *argument,
                                 const char *summary, const char *pipeline);
 const PtoPassDef *pto_lookup_pass(PtoContext *ctx, const char *argument);
+/* "int", "bool", "string", "enum", "int list", "float". */
+const char *pto_option_kind_name(PtoOptionKind kind);
 /* All registered passes, sorted by argument; *out is freed with pto_free. */
 unsigned pto_registered_passes(PtoContext *ctx, const PtoPassDef ***out);
 /* Named pipelines: argument, summary and text of the i-th (sorted). */
@@ -133,6 +137,10 @@ PtoResult pto_pm_add_pass(PtoPassManager *pm, const char *argument,
 /* The nested manager for ops named `op_name` directly inside the anchor. */
 PtoPassManager *pto_pm_nest(PtoPassManager *pm, const char *op_name);
 void pto_pm_set_verify_each(PtoPassManager *pm, bool verify);
+/* Test mode: after every pass, print the IR (custom and generic forms),
+ * parse it back and check that it prints the same, so that printer and
+ * parser cannot drift apart. Fails the run with a diagnostic otherwise. */
+void pto_pm_set_verify_roundtrip(PtoPassManager *pm, bool on);
 void pto_pm_set_instrumentation(PtoPassManager *pm,
                                 const PtoInstrumentation *ins);
 /* Adds a named top-level entry to the timing report (the driver reports
@@ -187,10 +195,19 @@ PtoOp *pto_rewriter_materialize_constant(PtoRewriter *rw,
                                          PtoAttr *value, PtoType *type,
                                          PtoLoc *loc);
 
+/* Counters the driver adds to (see PtoGreedyConfig.stats). */
+typedef struct PtoGreedyStats {
+  uint64_t folded;           /* ops folded (replaced or updated in place) */
+  uint64_t erased;           /* dead ops, duplicate constants, blocks */
+  uint64_t patterns_applied;
+  unsigned iterations;
+} PtoGreedyStats;
+
 typedef struct PtoGreedyConfig {
   unsigned max_iterations; /* 0: default (10) */
   bool disable_folding;
   bool region_simplify;   /* erase dead ops and unreachable blocks */
+  PtoGreedyStats *stats;  /* optional: counters to add to */
 } PtoGreedyConfig;
 
 /* Applies patterns and fold hooks to the ops nested under `root` until a

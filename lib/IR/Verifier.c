@@ -178,173 +178,40 @@ static void leave_block(PtoBlock *b) {
   }
 }
 
-/* ---- dominators for multi-block regions (Cooper, Harvey, Kennedy) ---- */
-
-typedef struct CfgInfo {
-  PtoBlock **blocks; /* region order */
-  uint32_t n;
-  int32_t *rpo_num;  /* block index -> reverse post-order number, -1 unreachable */
-  uint32_t *rpo;     /* rpo number -> block index */
-  uint32_t nreach;
-  int32_t *idom;     /* block index -> idom block index */
-} CfgInfo;
-
-static uint32_t block_index(CfgInfo *c, PtoBlock *b) { return b->scratch; }
-
-static void cfg_build(PtoRegion *r, CfgInfo *c) {
-  c->n = pto_region_num_blocks(r);
-  c->blocks = pto_malloc(c->n * sizeof *c->blocks);
-  uint32_t i = 0;
-  PTO_FOR_BLOCKS(r, b) {
-    b->scratch = i;
-    c->blocks[i++] = b;
-  }
-  c->rpo_num = pto_malloc(c->n * sizeof *c->rpo_num);
-  c->rpo = pto_malloc(c->n * sizeof *c->rpo);
-  c->idom = pto_malloc(c->n * sizeof *c->idom);
-  for (i = 0; i < c->n; i++) c->rpo_num[i] = -1, c->idom[i] = -1;
-  /* iterative DFS for post-order */
-  uint32_t *stack = pto_malloc(c->n * sizeof *stack);
-  uint32_t *next_succ = pto_calloc(c->n, sizeof *next_succ);
-  uint8_t *seen = pto_calloc(c->n, 1);
-  uint32_t *post = pto_malloc(c->n * sizeof *post), npost = 0, sp = 0;
-  stack[sp++] = 0;
-  seen[0] = 1;
-  while (sp) {
-    uint32_t bi = stack[sp - 1];
-    PtoOp *term = pto_block_last_op(c->blocks[bi]);
-    unsigned ns = term ? term->num_successors : 0;
-    if (next_succ[bi] < ns) {
-      PtoBlock *s = term->successors[next_succ[bi]++];
-      if (!s || s->parent != r) continue;
-      uint32_t si = block_index(c, s);
-      if (!seen[si]) {
-        seen[si] = 1;
-        stack[sp++] = si;
-      }
-      continue;
-    }
-    post[npost++] = bi;
-    sp--;
-  }
-  c->nreach = npost;
-  for (i = 0; i < npost; i++) {
-    uint32_t bi = post[npost - 1 - i];
-    c->rpo[i] = bi;
-    c->rpo_num[bi] = (int32_t)i;
-  }
-  /* predecessors lists */
-  uint32_t *pred_start = pto_calloc(c->n + 1, sizeof *pred_start);
-  for (i = 0; i < c->n; i++) {
-    PtoOp *term = pto_block_last_op(c->blocks[i]);
-    for (unsigned k = 0; term && k < term->num_successors; k++) {
-      PtoBlock *s = term->successors[k];
-      if (s && s->parent == r) pred_start[block_index(c, s) + 1]++;
-    }
-  }
-  for (i = 0; i < c->n; i++) pred_start[i + 1] += pred_start[i];
-  uint32_t *preds = pto_malloc((pred_start[c->n] + 1) * sizeof *preds);
-  uint32_t *fill = pto_calloc(c->n, sizeof *fill);
-  for (i = 0; i < c->n; i++) {
-    PtoOp *term = pto_block_last_op(c->blocks[i]);
-    for (unsigned k = 0; term && k < term->num_successors; k++) {
-      PtoBlock *s = term->successors[k];
-      if (!s || s->parent != r) continue;
-      uint32_t si = block_index(c, s);
-      preds[pred_start[si] + fill[si]++] = i;
-    }
-  }
-  c->idom[0] = 0;
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (uint32_t k = 1; k < c->nreach; k++) {
-      uint32_t b = c->rpo[k];
-      int32_t new_idom = -1;
-      for (uint32_t q = pred_start[b]; q < pred_start[b + 1]; q++) {
-        uint32_t pb = preds[q];
-        if (c->idom[pb] < 0) continue;
-        if (new_idom < 0) {
-          new_idom = (int32_t)pb;
-          continue;
-        }
-        int32_t f1 = (int32_t)pb, f2 = new_idom;
-        while (f1 != f2) {
-          while (c->rpo_num[f1] > c->rpo_num[f2]) f1 = c->idom[f1];
-          while (c->rpo_num[f2] > c->rpo_num[f1]) f2 = c->idom[f2];
-        }
-        new_idom = f1;
-      }
-      if (new_idom >= 0 && c->idom[b] != new_idom) {
-        c->idom[b] = new_idom;
-        changed = true;
-      }
-    }
-  }
-  pto_free(stack);
-  pto_free(next_succ);
-  pto_free(seen);
-  pto_free(post);
-  pto_free(pred_start);
-  pto_free(preds);
-  pto_free(fill);
-}
-
-static void cfg_free(CfgInfo *c) {
-  pto_free(c->blocks);
-  pto_free(c->rpo_num);
-  pto_free(c->rpo);
-  pto_free(c->idom);
-}
-
+/* Multi-block regions: values are visible along the dominator tree. */
 static PtoResult verify_multiblock(Verifier *vf, PtoRegion *r, uint32_t iso) {
-  CfgInfo c;
-  cfg_build(r, &c);
+  PtoDomTree *t = pto_domtree_create(r);
+  unsigned n = pto_domtree_num_blocks(t);
   PtoResult res = PTO_SUCCESS;
-  /* children lists of the dominator tree */
-  uint32_t *child_start = pto_calloc(c.n + 1, sizeof *child_start);
-  for (uint32_t i = 1; i < c.n; i++)
-    if (c.idom[i] >= 0) child_start[c.idom[i] + 1]++;
-  for (uint32_t i = 0; i < c.n; i++) child_start[i + 1] += child_start[i];
-  uint32_t *children = pto_malloc((child_start[c.n] + 1) * sizeof *children);
-  uint32_t *fill = pto_calloc(c.n, sizeof *fill);
-  for (uint32_t k = 0; k < c.nreach; k++) {
-    uint32_t i = c.rpo[k];
-    if (i != 0 && c.idom[i] >= 0)
-      children[child_start[c.idom[i]] + fill[c.idom[i]]++] = i;
-  }
   /* explicit DFS over the dominator tree: enter, children, leave */
-  uint32_t *stack = pto_malloc((c.n + 1) * sizeof *stack);
-  uint32_t *pos = pto_calloc(c.n, sizeof *pos);
+  uint32_t *stack = pto_malloc((n + 1) * sizeof *stack);
+  uint32_t *pos = pto_calloc(n, sizeof *pos);
   uint32_t sp = 0;
   stack[sp++] = 0;
-  if (enter_block(vf, c.blocks[0], iso, NULL)) res = PTO_FAILURE;
+  if (enter_block(vf, pto_domtree_block(t, 0), iso, NULL)) res = PTO_FAILURE;
   while (sp && !res) {
     uint32_t b = stack[sp - 1];
-    if (child_start[b] + pos[b] < child_start[b + 1]) {
-      uint32_t ch = children[child_start[b] + pos[b]++];
-      if (enter_block(vf, c.blocks[ch], iso, NULL)) {
+    if (pos[b] < pto_domtree_num_children(t, b)) {
+      uint32_t ch = pto_domtree_child(t, b, pos[b]++);
+      if (enter_block(vf, pto_domtree_block(t, ch), iso, NULL)) {
         res = PTO_FAILURE;
         break;
       }
       stack[sp++] = ch;
       continue;
     }
-    leave_block(c.blocks[b]);
+    leave_block(pto_domtree_block(t, b));
     sp--;
   }
   /* unreachable blocks: values of this region are taken as dominating */
-  for (uint32_t i = 0; i < c.n && !res; i++)
-    if (c.rpo_num[i] < 0) {
-      if (enter_block(vf, c.blocks[i], iso, r)) res = PTO_FAILURE;
-      leave_block(c.blocks[i]);
+  for (uint32_t i = 0; i < n && !res; i++)
+    if (!pto_domtree_reachable(t, i)) {
+      if (enter_block(vf, pto_domtree_block(t, i), iso, r)) res = PTO_FAILURE;
+      leave_block(pto_domtree_block(t, i));
     }
   pto_free(stack);
   pto_free(pos);
-  pto_free(children);
-  pto_free(child_start);
-  pto_free(fill);
-  cfg_free(&c);
+  pto_domtree_destroy(t);
   return res;
 }
 

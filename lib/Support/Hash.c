@@ -15,7 +15,7 @@ uint64_t pto_hash_bytes(const void *p, size_t n) {
     n -= 8;
   }
   uint64_t w = 0;
-  memcpy(&w, s, n);
+  if (n) memcpy(&w, s, n); /* s may be NULL when n == 0 */
   h ^= pto_hash_mix(w ^ n);
   return pto_hash_mix(h);
 }

@@ -1,8 +1,11 @@
 /* pto-opt: parse, verify, transform and print textual IR. */
 #include "pto/OptMain.h"
 
+#include "Tools/ToolsInternal.h"
+
 #include "Support/Alloc.h"
 #include "Support/Str.h"
+#include "Support/Time.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -42,10 +45,16 @@ typedef struct OptOptions {
   const char *input;
   const char *output;
   bool print_generic, print_debuginfo, verify_diagnostics, split_input;
-  bool allow_unregistered, verify_each;
+  bool allow_unregistered, verify_each, verify_roundtrip, dump_pipeline;
+  bool list_passes, passes_markdown;
+  int print_after_failure; /* -1: default */
+  const char *pass_pipeline;
+  PtoStr pass_flags;        /* `--cse --canonicalize=...` as pipeline text */
+  const char *first_pass_flag;
+  PtoInstrumentation ins;
 } OptOptions;
 
-static void print_help(const char *tool) {
+static void print_help(const char *tool, PtoContext *ctx) {
   printf("OVERVIEW: %s - PTO optimizer driver\n\n"
          "USAGE: %s [options] [input file]\n\n"
          "Reads textual IR (a file, or '-' / nothing for stdin), verifies it,\n"
@@ -60,8 +69,35 @@ static void print_help(const char *tool) {
          "                                 independently\n"
          "  --allow-unregistered-dialect   Accept ops of unregistered dialects\n"
          "  --help                         Print this help\n"
-         "  --version                      Print the version\n",
+         "  --version                      Print the version\n\n"
+         "PASSES:\n"
+         "  --pass-pipeline=<pipeline>     Run a textual pipeline, e.g.\n"
+         "                                 'builtin.module(func.func(cse),symbol-dce)'\n"
+         "  --<pass>[=<options>]           Run a pass (or named pipeline); options\n"
+         "                                 as --canonicalize='max-iterations=3'\n"
+         "  --list-passes                  List passes, options and pipelines\n"
+         "  --print-passes-markdown        Print the pass reference (docs/passes.md)\n"
+         "  --dump-pass-pipeline           Print the pipeline to run on stderr\n"
+         "  --verify-each=<bool>           Verify the IR after each pass (default true)\n"
+         "  --verify-roundtrip             Print and re-parse the IR after each pass\n"
+         "                                 and check that it prints the same\n\n"
+         "INSTRUMENTATION (on stderr):\n"
+         "  --print-ir-before=<p1,p2>      Print the IR before the named passes\n"
+         "  --print-ir-after=<p1,p2>       Print the IR after the named passes\n"
+         "  --print-ir-before-all          Print the IR before every pass\n"
+         "  --print-ir-after-all           Print the IR after every pass\n"
+         "  --print-ir-after-change        Print the IR after a pass only if it changed\n"
+         "  --print-ir-after-failure=<bool> Print the IR a failing pass left\n"
+         "                                 (default true)\n"
+         "  --pass-timing                  Report the wall time of each pass\n"
+         "  --pass-statistics              Report the statistics of each pass\n"
+         "  --dump-dir=<dir>               Write each stage to <dir>/NN-<pass>.pto\n\n",
          tool, tool);
+  PtoStr s;
+  pto_str_init(&s);
+  pto_tool_list_passes(ctx, &s);
+  if (s.len) fwrite(s.data, 1, s.len, stdout);
+  pto_str_release(&s);
 }
 
 static int usage_error(const char *tool, const char *fmt, const char *arg) {
@@ -71,109 +107,307 @@ static int usage_error(const char *tool, const char *fmt, const char *arg) {
   return 1;
 }
 
+/* `--name` or `--name=value`: returns the value (NULL when absent) if `a`
+ * is that flag. */
+static bool flag(const char *a, const char *name, const char **value) {
+  size_t n = strlen(name);
+  if (strncmp(a, name, n) != 0) return false;
+  if (a[n] == 0) {
+    *value = NULL;
+    return true;
+  }
+  if (a[n] != '=') return false;
+  *value = a + n + 1;
+  return true;
+}
+
+/* A boolean flag: `--x`, `--x=true`, `--x=false` (1/0 too). */
+static int bool_value(const char *v) {
+  if (!v || strcmp(v, "true") == 0 || strcmp(v, "1") == 0) return 1;
+  if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0) return 0;
+  return -1;
+}
+
+/* Checks the pass names of --print-ir-before/after. */
+static bool known_passes(PtoContext *ctx, const char *list, const char **bad,
+                         char *buf, size_t cap) {
+  for (const char *p = list; *p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    snprintf(buf, cap, "%.*s", (int)len, p);
+    if (!pto_lookup_pass(ctx, buf)) {
+      *bad = buf;
+      return false;
+    }
+    if (!end) break;
+    p = end + 1;
+  }
+  return true;
+}
+
+static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
+                      PtoContext *ctx, bool *exit_now) {
+  *exit_now = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    int b;
+    if (strcmp(a, "-o") == 0) {
+      if (i + 1 >= argc) return usage_error(tool, "option '%s' needs a value", a);
+      o->output = argv[++i];
+    } else if (strncmp(a, "-o=", 3) == 0) {
+      o->output = a + 3;
+    } else if (strcmp(a, "--print-generic") == 0 ||
+               strcmp(a, "--mlir-print-op-generic") == 0) {
+      o->print_generic = true;
+    } else if (strcmp(a, "--print-debuginfo") == 0 ||
+               strcmp(a, "--mlir-print-debuginfo") == 0) {
+      o->print_debuginfo = true;
+    } else if (strcmp(a, "--verify-diagnostics") == 0) {
+      o->verify_diagnostics = true;
+    } else if (strcmp(a, "--split-input-file") == 0) {
+      o->split_input = true;
+    } else if (strcmp(a, "--allow-unregistered-dialect") == 0) {
+      o->allow_unregistered = true;
+    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      print_help(tool, ctx);
+      *exit_now = true;
+      return 0;
+    } else if (strcmp(a, "--version") == 0) {
+      printf("%s (PTO) %s\n", tool, PTO_VERSION_STRING);
+      *exit_now = true;
+      return 0;
+    } else if (flag(a, "--pass-pipeline", &v)) {
+      if (!v) {
+        if (i + 1 >= argc) return usage_error(tool, "option '%s' needs a value", a);
+        v = argv[++i];
+      }
+      if (o->pass_pipeline)
+        return usage_error(tool, "%s", "--pass-pipeline is given more than once");
+      o->pass_pipeline = v;
+    } else if (strcmp(a, "--list-passes") == 0) {
+      o->list_passes = true;
+    } else if (strcmp(a, "--print-passes-markdown") == 0) {
+      o->passes_markdown = true;
+    } else if (strcmp(a, "--dump-pass-pipeline") == 0) {
+      o->dump_pipeline = true;
+    } else if (flag(a, "--verify-each", &v)) {
+      if ((b = bool_value(v)) < 0)
+        return usage_error(tool, "invalid value in '%s': expected true or false", a);
+      o->verify_each = b;
+    } else if (strcmp(a, "--verify-roundtrip") == 0) {
+      o->verify_roundtrip = true;
+    } else if (flag(a, "--print-ir-before", &v) && v) {
+      o->ins.print_before = v;
+    } else if (flag(a, "--print-ir-after", &v) && v) {
+      o->ins.print_after = v;
+    } else if (strcmp(a, "--print-ir-before-all") == 0) {
+      o->ins.print_before_all = true;
+    } else if (strcmp(a, "--print-ir-after-all") == 0) {
+      o->ins.print_after_all = true;
+    } else if (strcmp(a, "--print-ir-after-change") == 0) {
+      o->ins.print_after_change = true;
+    } else if (flag(a, "--print-ir-after-failure", &v)) {
+      if ((b = bool_value(v)) < 0)
+        return usage_error(tool, "invalid value in '%s': expected true or false", a);
+      o->print_after_failure = b;
+    } else if (strcmp(a, "--pass-timing") == 0 ||
+               strcmp(a, "--mlir-timing") == 0) {
+      o->ins.timing = true;
+    } else if (strcmp(a, "--pass-statistics") == 0 ||
+               strcmp(a, "--mlir-pass-statistics") == 0) {
+      o->ins.statistics = true;
+    } else if (flag(a, "--dump-dir", &v)) {
+      if (!v || !*v) return usage_error(tool, "option '%s' needs a directory", a);
+      o->ins.dump_dir = v;
+    } else if (a[0] == '-' && a[1] == '-' && a[2]) {
+      /* any registered pass or named pipeline is a flag */
+      const char *eq = strchr(a, '=');
+      size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+      char name[256];
+      snprintf(name, sizeof name, "%.*s", (int)len, a + 2);
+      bool is_pipeline = false;
+      for (unsigned k = 0; k < pto_registered_pipelines(ctx) && !is_pipeline; k++) {
+        const char *arg;
+        pto_registered_pipeline(ctx, k, &arg, NULL, NULL);
+        is_pipeline = strcmp(arg, name) == 0;
+      }
+      if (!pto_lookup_pass(ctx, name) && !is_pipeline)
+        return usage_error(tool, "unknown option '%s'", a);
+      if (!o->first_pass_flag) o->first_pass_flag = a;
+      if (o->pass_flags.len) pto_str_putc(&o->pass_flags, ',');
+      pto_str_puts(&o->pass_flags, name);
+      if (eq) pto_str_printf(&o->pass_flags, "{%s}", eq + 1);
+    } else if (a[0] == '-' && a[1] != 0) {
+      return usage_error(tool, "unknown option '%s'", a);
+    } else {
+      if (o->input) return usage_error(tool, "more than one input file ('%s')", a);
+      o->input = a;
+    }
+  }
+  if (o->pass_pipeline && o->first_pass_flag)
+    return usage_error(tool,
+                       "--pass-pipeline cannot be combined with pass flags "
+                       "such as '%s'; put every pass in the pipeline",
+                       o->first_pass_flag);
+  char buf[256];
+  const char *bad;
+  if (o->ins.print_before &&
+      !known_passes(ctx, o->ins.print_before, &bad, buf, sizeof buf))
+    return usage_error(tool, "--print-ir-before names an unknown pass '%s'", bad);
+  if (o->ins.print_after &&
+      !known_passes(ctx, o->ins.print_after, &bad, buf, sizeof buf))
+    return usage_error(tool, "--print-ir-after names an unknown pass '%s'", bad);
+  return 0;
+}
+
+typedef struct Run {
+  const OptOptions *o;
+  PtoContext *ctx;
+  PtoPassManager *pm;
+  unsigned print_flags;
+} Run;
+
 /* Processes one buffer (a whole file or one split chunk). */
-static bool process_chunk(const OptOptions *o, PtoContext *ctx,
-                          const char *text, size_t len, unsigned first_line,
-                          PtoStr *out) {
+static bool process_chunk(Run *run, const char *text, size_t len,
+                          unsigned first_line, PtoStr *out) {
+  const OptOptions *o = run->o;
   PtoDiagVerifier *dv = NULL;
   if (o->verify_diagnostics)
-    dv = pto_diag_verifier_create(ctx, o->input, text, len, first_line);
+    dv = pto_diag_verifier_create(run->ctx, o->input, text, len, first_line);
   PtoParseOptions po = {o->input, first_line};
-  PtoOp *module = pto_parse_module(ctx, text, len, &po);
+  double t0 = pto_now_seconds();
+  PtoOp *module = pto_parse_module(run->ctx, text, len, &po);
   bool ok = module != NULL;
   if (ok && pto_op_verify(module)) ok = false;
+  pto_pm_add_timing(run->pm, "parse", pto_now_seconds() - t0);
+  if (ok && pto_pm_run(run->pm, module)) ok = false;
   if (ok) {
-    unsigned flags = 0;
-    if (o->print_generic) flags |= PTO_PRINT_GENERIC;
-    if (o->print_debuginfo) flags |= PTO_PRINT_DEBUGINFO;
-    char *s = pto_op_print_to_string(module, flags);
+    t0 = pto_now_seconds();
+    char *s = pto_op_print_to_string(module, run->print_flags);
     pto_str_puts(out, s);
     pto_free(s);
+    pto_pm_add_timing(run->pm, "output", pto_now_seconds() - t0);
   }
   if (module) pto_op_destroy(module);
   if (dv) return pto_diag_verifier_finish(dv) == PTO_SUCCESS;
   return ok;
 }
 
-int pto_opt_main(int argc, char **argv, const char *tool,
-                 PtoRegisterFn register_fn) {
-  OptOptions o;
-  memset(&o, 0, sizeof o);
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "-o") == 0) {
-      if (i + 1 >= argc) return usage_error(tool, "option '%s' needs a value", a);
-      o.output = argv[++i];
-    } else if (strncmp(a, "-o=", 3) == 0) {
-      o.output = a + 3;
-    } else if (strcmp(a, "--print-generic") == 0 ||
-               strcmp(a, "--mlir-print-op-generic") == 0) {
-      o.print_generic = true;
-    } else if (strcmp(a, "--print-debuginfo") == 0 ||
-               strcmp(a, "--mlir-print-debuginfo") == 0) {
-      o.print_debuginfo = true;
-    } else if (strcmp(a, "--verify-diagnostics") == 0) {
-      o.verify_diagnostics = true;
-    } else if (strcmp(a, "--split-input-file") == 0) {
-      o.split_input = true;
-    } else if (strcmp(a, "--allow-unregistered-dialect") == 0) {
-      o.allow_unregistered = true;
-    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      print_help(tool);
-      return 0;
-    } else if (strcmp(a, "--version") == 0) {
-      printf("%s (PTO) %s\n", tool, PTO_VERSION_STRING);
-      return 0;
-    } else if (a[0] == '-' && a[1] != 0) {
-      return usage_error(tool, "unknown option '%s'", a);
-    } else {
-      if (o.input) return usage_error(tool, "more than one input file ('%s')", a);
-      o.input = a;
-    }
+static PtoPassManager *build_pass_manager(const OptOptions *o,
+                                          PtoContext *ctx) {
+  PtoPassManager *pm = pto_pm_create(ctx, "builtin.module");
+  const char *text = o->pass_pipeline ? o->pass_pipeline : o->pass_flags.data;
+  if (text && pto_pm_add_pipeline(pm, text)) {
+    pto_pm_destroy(pm);
+    return NULL;
   }
-  if (!o.input) o.input = "-";
-  size_t len;
-  const char *err;
-  char *text = pto_read_file(o.input, &len, &err);
-  if (!text) {
-    fprintf(stderr, "%s: could not open input file '%s': %s\n", tool, o.input, err);
+  pto_pm_set_verify_each(pm, o->verify_each);
+  pto_pm_set_verify_roundtrip(pm, o->verify_roundtrip);
+  PtoInstrumentation ins = o->ins;
+  ins.print_after_failure = o->print_after_failure >= 0
+                                ? o->print_after_failure != 0
+                                : !o->verify_diagnostics;
+  ins.print_flags = (o->print_generic ? PTO_PRINT_GENERIC : 0) |
+                    (o->print_debuginfo ? PTO_PRINT_DEBUGINFO : 0);
+  ins.out = stderr;
+  pto_pm_set_instrumentation(pm, &ins);
+  return pm;
+}
+
+static int write_output(const OptOptions *o, const char *tool,
+                        const PtoStr *out) {
+  FILE *f = o->output && strcmp(o->output, "-") != 0 ? fopen(o->output, "wb")
+                                                     : stdout;
+  if (!f) {
+    fprintf(stderr, "%s: could not open output file '%s': %s\n", tool,
+            o->output, strerror(errno));
     return 1;
   }
-  PtoContext *ctx = pto_ctx_create();
-  if (register_fn) register_fn(ctx);
-  pto_ctx_set_allow_unregistered(ctx, o.allow_unregistered);
-  pto_ctx_add_source(ctx, o.input, text, len);
+  if (out->len) fwrite(out->data, 1, out->len, f);
+  if (f != stdout) fclose(f);
+  return 0;
+}
 
+static int run_on_input(OptOptions *o, const char *tool, PtoContext *ctx,
+                        PtoPassManager *pm) {
+  size_t len;
+  const char *err;
+  char *text = pto_read_file(o->input, &len, &err);
+  if (!text) {
+    fprintf(stderr, "%s: could not open input file '%s': %s\n", tool, o->input,
+            err);
+    return 1;
+  }
+  pto_ctx_add_source(ctx, o->input, text, len);
+  Run run = {o, ctx, pm, 0};
+  run.print_flags = (o->print_generic ? PTO_PRINT_GENERIC : 0) |
+                    (o->print_debuginfo ? PTO_PRINT_DEBUGINFO : 0);
   PtoStr out;
   pto_str_init(&out);
   bool ok = true;
-  if (o.split_input) {
+  if (o->split_input) {
     PtoSplitChunk *chunks;
     unsigned n = pto_split_input(text, len, &chunks);
     for (unsigned i = 0; i < n; i++) {
       if (i) pto_str_puts(&out, "// -----\n");
-      if (!process_chunk(&o, ctx, chunks[i].text, chunks[i].len,
+      if (!process_chunk(&run, chunks[i].text, chunks[i].len,
                          chunks[i].first_line, &out))
         ok = false;
     }
     pto_free(chunks);
   } else {
-    ok = process_chunk(&o, ctx, text, len, 1, &out);
+    ok = process_chunk(&run, text, len, 1, &out);
   }
   int rc = ok ? 0 : 1;
   if (ok) {
-    FILE *f = o.output && strcmp(o.output, "-") != 0 ? fopen(o.output, "wb") : stdout;
-    if (!f) {
-      fprintf(stderr, "%s: could not open output file '%s': %s\n", tool,
-              o.output, strerror(errno));
-      rc = 1;
-    } else {
-      if (out.len) fwrite(out.data, 1, out.len, f);
-      if (f != stdout) fclose(f);
-    }
+    double t0 = pto_now_seconds();
+    rc = write_output(o, tool, &out);
+    pto_pm_add_timing(pm, "output", pto_now_seconds() - t0);
   }
   pto_str_release(&out);
-  pto_ctx_destroy(ctx);
   pto_free(text);
+  return rc;
+}
+
+int pto_opt_main(int argc, char **argv, const char *tool,
+                 PtoRegisterFn register_fn) {
+  OptOptions o;
+  memset(&o, 0, sizeof o);
+  o.verify_each = true;
+  o.print_after_failure = -1;
+  pto_str_init(&o.pass_flags);
+  /* passes are registered first: each one is also a command-line flag */
+  PtoContext *ctx = pto_ctx_create();
+  if (register_fn) register_fn(ctx);
+  bool exit_now;
+  int rc = parse_args(&o, argc, argv, tool, ctx, &exit_now);
+  if (rc || exit_now) goto done;
+  if (o.list_passes || o.passes_markdown) {
+    PtoStr s;
+    pto_str_init(&s);
+    if (o.list_passes) pto_tool_list_passes(ctx, &s);
+    if (o.passes_markdown) pto_tool_passes_markdown(ctx, tool, &s);
+    fwrite(s.data, 1, s.len, stdout);
+    pto_str_release(&s);
+    goto done;
+  }
+  if (!o.input) o.input = "-";
+  pto_ctx_set_allow_unregistered(ctx, o.allow_unregistered);
+  PtoPassManager *pm = build_pass_manager(&o, ctx);
+  if (!pm) {
+    rc = 1;
+    goto done;
+  }
+  if (o.dump_pipeline) {
+    char *s = pto_pm_to_string(pm);
+    fprintf(stderr, "%s\n", s);
+    pto_free(s);
+  }
+  rc = run_on_input(&o, tool, ctx, pm);
+  pto_pm_report(pm);
+  pto_pm_destroy(pm);
+done:
+  pto_str_release(&o.pass_flags);
+  pto_ctx_destroy(ctx);
   return rc;
 }

@@ -1,7 +1,9 @@
 /* The `test` dialect: small ops that exercise the IR core (custom syntax,
- * regions, traits, symbols, successors, dialect types and attributes).
- * Registered only by the test tools. */
+ * regions, traits, symbols, successors, dialect types and attributes) and
+ * the pass infrastructure (folds, canonicalization patterns, functions,
+ * symbol users, side effects). Registered only by the test tools. */
 #include "pto/IR.h"
+#include "pto/Pass.h"
 
 #include <string.h>
 
@@ -107,13 +109,19 @@ static void print_yield(PtoPrinter *p, PtoOp *op) {
   }
 }
 
-/* `test.symbol @name` */
-static PtoResult parse_symbol(PtoParser *p, PtoOpState *st) {
+/* `@name` into the `sym_name` attribute. */
+static PtoResult parse_symbol_name_attr(PtoParser *p, PtoOpState *st) {
   PtoIdent *name;
   if (pto_parser_parse_symbol_name(p, &name)) return PTO_FAILURE;
   pto_op_state_add_attr(st, "sym_name",
                         pto_attr_string(st->ctx, pto_ident_str(name),
                                         pto_ident_len(name)));
+  return PTO_SUCCESS;
+}
+
+/* `test.symbol @name` */
+static PtoResult parse_symbol(PtoParser *p, PtoOpState *st) {
+  if (parse_symbol_name_attr(p, st)) return PTO_FAILURE;
   return pto_parser_parse_optional_attr_dict(p, st);
 }
 
@@ -171,15 +179,144 @@ static void print_cond_br(PtoPrinter *p, PtoOp *op) {
   pto_printer_print_successor(p, pto_op_successor(op, 1));
 }
 
+static bool is_int(PtoAttr *a) { return a && pto_attr_kind(a) == PTO_ATTR_INTEGER; }
+
+/* Constant-folds; `x + 0` folds to the existing value `x` (constants are
+ * moved to the right of commutative ops before folding). */
 static PtoResult fold_add(PtoOp *op, PtoAttr *const *c, PtoFoldResult *r) {
-  if (c[0] && c[1] && pto_attr_kind(c[0]) == PTO_ATTR_INTEGER &&
-      pto_attr_kind(c[1]) == PTO_ATTR_INTEGER) {
+  if (is_int(c[0]) && is_int(c[1])) {
     r[0].attr = pto_attr_int(pto_op_ctx(op), pto_attr_get_type(c[0]),
                              pto_attr_int_value(c[0]) + pto_attr_int_value(c[1]));
     return PTO_SUCCESS;
   }
+  if (is_int(c[1]) && pto_attr_int_value(c[1]) == 0) {
+    r[0].value = pto_op_operand(op, 0);
+    return PTO_SUCCESS;
+  }
   return PTO_FAILURE;
 }
+
+/* `test.neg`: constant-folds, and `neg(neg(x))` becomes `x` by a pattern. */
+static PtoResult fold_neg(PtoOp *op, PtoAttr *const *c, PtoFoldResult *r) {
+  if (!is_int(c[0])) return PTO_FAILURE;
+  r[0].attr = pto_attr_int(pto_op_ctx(op), pto_attr_get_type(c[0]),
+                           -pto_attr_int_value(c[0]));
+  return PTO_SUCCESS;
+}
+
+static PtoResult neg_neg(PtoOp *op, PtoRewriter *rw, void *user) {
+  (void)user;
+  PtoOp *inner = pto_value_def_op(pto_op_operand(op, 0));
+  if (!inner || !pto_op_is(inner, "test.neg")) return PTO_FAILURE;
+  PtoValue *x = pto_op_operand(inner, 0);
+  pto_rewriter_replace_op(rw, op, &x);
+  return PTO_SUCCESS;
+}
+
+static void canon_neg(void *set, PtoContext *ctx) {
+  (void)ctx;
+  pto_pattern_add(set, "test.neg", 1, neg_neg, NULL, "test-neg-neg");
+}
+
+/* `test.double`: two patterns on one root; the higher benefit one makes a
+ * constant when it can, the other rewrites to `test.add %x, %x`. */
+static PtoResult double_const(PtoOp *op, PtoRewriter *rw, void *user) {
+  (void)user;
+  PtoAttr *c = pto_value_constant(pto_op_operand(op, 0));
+  if (!is_int(c)) return PTO_FAILURE;
+  PtoType *t = pto_value_type(pto_op_result(op, 0));
+  PtoContext *ctx = pto_rewriter_ctx(rw);
+  PtoOp *k = pto_rewriter_materialize_constant(
+      rw, pto_ctx_lookup_dialect(ctx, "test", 4),
+      pto_attr_int(ctx, t, 2 * pto_attr_int_value(c)), t, pto_op_loc(op));
+  if (!k) return PTO_FAILURE;
+  PtoValue *v = pto_op_result(k, 0);
+  pto_rewriter_replace_op(rw, op, &v);
+  return PTO_SUCCESS;
+}
+
+static PtoResult double_to_add(PtoOp *op, PtoRewriter *rw, void *user) {
+  (void)user;
+  PtoValue *x = pto_op_operand(op, 0);
+  PtoValue *ops[2] = {x, x};
+  PtoType *t = pto_value_type(pto_op_result(op, 0));
+  PtoOpState st;
+  pto_op_state_init(&st, pto_rewriter_ctx(rw), "test.add", pto_op_loc(op));
+  pto_op_state_add_operands(&st, ops, 2);
+  pto_op_state_add_result(&st, t);
+  pto_rewriter_replace_op_with_op(rw, op, pto_rewriter_create(rw, &st));
+  return PTO_SUCCESS;
+}
+
+static void canon_double(void *set, PtoContext *ctx) {
+  (void)ctx;
+  pto_pattern_add(set, "test.double", 1, double_to_add, NULL,
+                  "test-double-to-add");
+  pto_pattern_add(set, "test.double", 2, double_const, NULL,
+                  "test-double-const");
+}
+
+/* `test.flip`: a pattern that toggles an attribute forever, for the
+ * driver's non-convergence diagnostic. */
+static PtoResult flip(PtoOp *op, PtoRewriter *rw, void *user) {
+  (void)user;
+  pto_op_set_attr(op, "state",
+                  pto_attr_bool(pto_rewriter_ctx(rw),
+                                !pto_op_attr_flag(op, "state")));
+  pto_rewriter_notify_modified(rw, op);
+  return PTO_SUCCESS;
+}
+
+static void canon_flip(void *set, PtoContext *ctx) {
+  (void)ctx;
+  pto_pattern_add(set, "test.flip", 1, flip, NULL, "test-flip");
+}
+
+/* `test.in_place {count = N}` folds in place, counting down to 0. */
+static PtoResult fold_in_place(PtoOp *op, PtoAttr *const *c, PtoFoldResult *r) {
+  (void)c;
+  (void)r;
+  int64_t n = pto_op_attr_int(op, "count", 0);
+  if (n <= 0) return PTO_FAILURE;
+  pto_op_set_attr(op, "count", pto_attr_i64(pto_op_ctx(op), n - 1));
+  return PTO_SUCCESS;
+}
+
+/* `test.divmod` folds both results to constants. */
+static PtoResult fold_divmod(PtoOp *op, PtoAttr *const *c, PtoFoldResult *r) {
+  if (!is_int(c[0]) || !is_int(c[1]) || pto_attr_int_value(c[1]) == 0)
+    return PTO_FAILURE;
+  PtoContext *ctx = pto_op_ctx(op);
+  int64_t a = pto_attr_int_value(c[0]), b = pto_attr_int_value(c[1]);
+  r[0].attr = pto_attr_int(ctx, pto_attr_get_type(c[0]), a / b);
+  r[1].attr = pto_attr_int(ctx, pto_attr_get_type(c[0]), a % b);
+  return PTO_SUCCESS;
+}
+
+/* `test.func @name attributes {...} { ^bb0(...): ... }` */
+static PtoResult parse_func(PtoParser *p, PtoOpState *st) {
+  if (parse_symbol_name_attr(p, st) ||
+      pto_parser_parse_optional_attr_dict_with_keyword(p, st))
+    return PTO_FAILURE;
+  return pto_parser_parse_region(p, pto_op_state_add_region(st), NULL, 0);
+}
+
+static void print_func(PtoPrinter *p, PtoOp *op) {
+  pto_printer_puts(p, " ");
+  pto_printer_print_symbol_name(p, pto_op_symbol_name(op));
+  static const char *el[] = {"sym_name"};
+  pto_printer_print_attr_dict_with_keyword(p, op, el, 1);
+  pto_printer_puts(p, " ");
+  pto_printer_print_region(p, pto_op_region(op, 0), true, true);
+}
+
+/* `test.lossy {...}` deliberately drops its attributes when printed, so
+ * that the round-trip check has something to catch. */
+static PtoResult parse_lossy(PtoParser *p, PtoOpState *st) {
+  return pto_parser_parse_optional_attr_dict(p, st);
+}
+
+static void print_lossy(PtoPrinter *p, PtoOp *op) { (void)p, (void)op; }
 
 enum {
   PURE = PTO_TRAIT_PURE,
@@ -226,6 +363,36 @@ static const PtoOpDef test_ops[] = {
      PTO_AFFINITY_NONE, NULL, NULL, NULL, NULL, NULL, "an op with effects"},
     {"test.pure", PTO_VARIADIC(0), PTO_VARIADIC(0), 0, 0, PURE,
      PTO_AFFINITY_NONE, NULL, NULL, NULL, NULL, NULL, "an op without effects"},
+    {"test.neg", 1, 1, 0, 0, PURE, PTO_AFFINITY_NONE, NULL, NULL, NULL,
+     fold_neg, canon_neg, "negation: folds, neg(neg(x)) -> x"},
+    {"test.double", 1, 1, 0, 0, PURE, PTO_AFFINITY_NONE, NULL, NULL, NULL,
+     NULL, canon_double, "2*x through two patterns of different benefit"},
+    {"test.flip", PTO_VARIADIC(0), PTO_VARIADIC(0), 0, 0, 0, PTO_AFFINITY_NONE,
+     NULL, NULL, NULL, NULL, canon_flip, "a pattern that never converges"},
+    {"test.in_place", PTO_VARIADIC(0), PTO_VARIADIC(0), 0, 0, 0,
+     PTO_AFFINITY_NONE, NULL, NULL, NULL, fold_in_place, NULL,
+     "folds in place until its count is 0"},
+    {"test.divmod", 2, 2, 0, 0, PURE, PTO_AFFINITY_NONE, NULL, NULL, NULL,
+     fold_divmod, NULL, "quotient and remainder: folds to two constants"},
+    {"test.func", 0, 0, 1, 0,
+     PTO_TRAIT_SYMBOL | PTO_TRAIT_ISOLATED_FROM_ABOVE | PTO_TRAIT_IS_FUNCTION,
+     PTO_AFFINITY_NONE, NULL, parse_func, print_func, NULL, NULL,
+     "a function"},
+    {"test.return", PTO_VARIADIC(0), 0, 0, 0,
+     TERM | PURE | PTO_TRAIT_RETURN_LIKE, PTO_AFFINITY_NONE, NULL, parse_yield,
+     print_yield, NULL, NULL, "returns from a test.func"},
+    {"test.use_symbol", PTO_VARIADIC(0), PTO_VARIADIC(0), 0, 0, 0,
+     PTO_AFFINITY_NONE, NULL, NULL, NULL, NULL, NULL,
+     "refers to symbols through its attributes (has effects)"},
+    {"test.pure_region", PTO_VARIADIC(0), PTO_VARIADIC(0), 1, 0,
+     PTO_TRAIT_RECURSIVE_EFFECTS, PTO_AFFINITY_NONE, NULL, NULL, NULL, NULL,
+     NULL, "a region op whose effects are those of its body"},
+    {"test.vector_op", PTO_VARIADIC(0), PTO_VARIADIC(0), 0, 0, PURE,
+     PTO_AFFINITY_VECTOR, NULL, NULL, NULL, NULL, NULL, "runs on vector cores"},
+    {"test.cube_op", PTO_VARIADIC(0), PTO_VARIADIC(0), 0, 0, PURE,
+     PTO_AFFINITY_CUBE, NULL, NULL, NULL, NULL, NULL, "runs on cube cores"},
+    {"test.lossy", 0, 0, 0, 0, 0, PTO_AFFINITY_NONE, NULL, parse_lossy,
+     print_lossy, NULL, NULL, "a printer that loses attributes"},
 };
 
 /* `!test.box<T>`: a type wrapping another type. */

@@ -1,0 +1,9 @@
+/* Registration of every dialect that ships with PTO. */
+#include "pto/Dialects.h"
+
+void pto_register_all_dialects(PtoContext *ctx) {
+  pto_register_func_dialect(ctx);
+  pto_register_arith_dialect(ctx);
+  pto_register_scf_dialect(ctx);
+  pto_register_pypto_dialect(ctx);
+}

@@ -1,0 +1,179 @@
+/* The pypto dialect's definition: the op table expanded from PyptoOps.def,
+ * op ids, the verifier entry point, attribute accessors and registration. */
+#include "PyptoInternal.h"
+
+#include "Support/Alloc.h"
+
+#include <string.h>
+
+static const char *const mnemonics[] = {
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) MN,
+#include "pto/Dialect/PyptoOps.def"
+};
+
+static const PtoPyptoKind kinds[] = {
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_PYPTO_KIND_##KIND,
+#include "pto/Dialect/PyptoOps.def"
+};
+
+static const PtoPyptoDtypes dtypes[] = {
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_PYPTO_DTYPES_##DT,
+#include "pto/Dialect/PyptoOps.def"
+};
+
+/* Each op's canonicalization hook adds the patterns rooted at that op. */
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM)                 \
+  static void canon_##ID(void *set, PtoContext *ctx) {                      \
+    pypto_add_patterns(set, ctx, PTO_PYPTO_##ID);                            \
+  }
+#include "pto/Dialect/PyptoOps.def"
+
+const PtoOpDef pypto_op_defs[PTO_PYPTO_NUM_OPS] = {
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM)                 \
+  {"pypto." MN, NOP, NRES, 0, 0, TR, AFF, pypto_verify, pypto_parse,         \
+   pypto_print, pypto_fold, canon_##ID, SUM},
+#include "pto/Dialect/PyptoOps.def"
+};
+
+PtoPyptoOp pto_pypto_op_id(const PtoOp *op) {
+  const PtoOpDef *d = op ? pto_op_def(op) : NULL;
+  uintptr_t p = (uintptr_t)d, lo = (uintptr_t)pypto_op_defs,
+            hi = (uintptr_t)(pypto_op_defs + PTO_PYPTO_NUM_OPS);
+  if (!d || p < lo || p >= hi) return PTO_PYPTO_NONE;
+  return (PtoPyptoOp)(d - pypto_op_defs);
+}
+
+PtoPyptoOp pto_pypto_lookup(const char *name) {
+  if (strncmp(name, "pypto.", 6) == 0) name += 6;
+  for (unsigned i = 0; i < PTO_PYPTO_NUM_OPS; i++)
+    if (strcmp(mnemonics[i], name) == 0) return (PtoPyptoOp)i;
+  return PTO_PYPTO_NONE;
+}
+
+const char *pto_pypto_mnemonic(PtoPyptoOp id) { return mnemonics[id]; }
+const char *pto_pypto_op_name(PtoPyptoOp id) { return pypto_op_defs[id].name; }
+PtoPyptoKind pto_pypto_kind(PtoPyptoOp id) { return kinds[id]; }
+PtoPyptoDtypes pto_pypto_dtypes(PtoPyptoOp id) { return dtypes[id]; }
+
+unsigned pypto_num_tensor_operands(PtoPyptoKind k, unsigned n) {
+  switch (k) {
+  case PTO_PYPTO_KIND_VIEW:
+  case PTO_PYPTO_KIND_EXPAND:
+  case PTO_PYPTO_KIND_FULL: return n < 1 ? n : 1;
+  case PTO_PYPTO_KIND_ASSEMBLE: return n < 2 ? n : 2;
+  case PTO_PYPTO_KIND_ZEROS: return 0;
+  default: return n;
+  }
+}
+
+unsigned pto_pypto_num_tensor_operands(const PtoOp *op) {
+  return pypto_num_tensor_operands(pto_pypto_kind(pto_pypto_op_id(op)),
+                                   pto_op_num_operands(op));
+}
+
+PtoResult pypto_verify(PtoOp *op) {
+  PtoPyptoOp id = pto_pypto_op_id(op);
+  unsigned n = pto_op_num_operands(op);
+  PtoType *stack[8], **types = n <= 8 ? stack : pto_malloc(n * sizeof *types);
+  for (unsigned i = 0; i < n; i++) types[i] = pto_value_type(pto_op_operand(op, i));
+  PyInfer in;
+  pypto_infer_init(&in, pto_op_ctx(op), pto_op_loc(op), id, types, n,
+                   pto_op_attrs(op), pto_op_num_attrs(op));
+  for (unsigned i = 0; i < pto_op_num_results(op) && i < 2; i++)
+    in.want[i] = pto_value_type(pto_op_result(op, i));
+  PtoResult r = pypto_infer(&in);
+  if (!r) r = pypto_infer_check_results(&in);
+  pypto_infer_done(&in);
+  if (types != stack) pto_free(types);
+  return r;
+}
+
+/* ---- attribute accessors ---- */
+
+unsigned pto_pypto_get_dim(const PtoOp *op) {
+  PtoValue *v = pto_op_operand(op, 0);
+  int64_t rank = pto_type_tensor_rank(pto_value_type(v));
+  int64_t d = pto_op_attr_int(op, "dim", -1);
+  return (unsigned)(d < 0 ? d + rank : d);
+}
+
+bool pto_pypto_get_keepdim(const PtoOp *op) { return pto_op_attr_flag(op, "keepdim"); }
+
+unsigned pto_pypto_get_offsets(const PtoOp *op, int64_t *offs,
+                               PtoValue **dynamic) {
+  int64_t v[PTO_MAX_RANK];
+  unsigned n = 0;
+  if (!pto_attr_get_i64_array(pto_op_attr(op, "static_offsets"), v, PTO_MAX_RANK, &n))
+    return 0;
+  unsigned next = pto_pypto_num_tensor_operands(op);
+  for (unsigned i = 0; i < n; i++) {
+    if (offs) offs[i] = v[i];
+    if (dynamic) dynamic[i] = v[i] == PTO_DYN ? pto_op_operand(op, next) : NULL;
+    if (v[i] == PTO_DYN) next++;
+  }
+  return n;
+}
+
+unsigned pto_pypto_get_perm(const PtoOp *op, int64_t perm[PTO_MAX_RANK]) {
+  unsigned n = 0;
+  if (!pto_attr_get_i64_array(pto_op_attr(op, "perm"), perm, PTO_MAX_RANK, &n)) return 0;
+  return n;
+}
+
+PtoRoundMode pto_pypto_get_cast_mode(const PtoOp *op) {
+  const char *m = pto_op_attr_str(op, "mode");
+  PtoRoundMode r;
+  /* the verifier admits rint, round, floor, ceil and trunc only */
+  return m && pto_round_mode_from_name(m, &r) ? r : PTO_ROUND_RINT;
+}
+
+static bool str_attr_is(const PtoOp *op, const char *name, const char *value) {
+  PtoAttr *a = pto_op_attr(op, name);
+  return a && pto_attr_kind(a) == PTO_ATTR_STRING && strcmp(pto_attr_str(a), value) == 0;
+}
+
+bool pto_pypto_get_saturate(const PtoOp *op) { return str_attr_is(op, "satmode", "on"); }
+bool pto_pypto_get_gelu_tanh(const PtoOp *op) {
+  return str_attr_is(op, "approximate", "tanh");
+}
+bool pto_pypto_get_a_trans(const PtoOp *op) { return pto_op_attr_flag(op, "a_trans"); }
+bool pto_pypto_get_b_trans(const PtoOp *op) { return pto_op_attr_flag(op, "b_trans"); }
+
+PtoType *pto_pypto_get_acc_dtype(const PtoOp *op) {
+  PtoAttr *a = pto_op_attr(op, "acc_dtype");
+  if (a && pto_attr_kind(a) == PTO_ATTR_TYPE) return pto_attr_type_value(a);
+  PtoType *e = pto_type_tensor_elem(pto_value_type(pto_op_operand(op, 0)));
+  return pto_elem_is_int(e) ? pto_type_int(pto_op_ctx(op), 32) : pto_type_f32(pto_op_ctx(op));
+}
+
+int64_t pto_pypto_get_k(const PtoOp *op) { return pto_op_attr_int(op, "k", 1); }
+
+bool pto_pypto_get_largest(const PtoOp *op) {
+  PtoAttr *a = pto_op_attr(op, "largest");
+  return !a || pto_attr_int_value(a) != 0;
+}
+
+double pto_pypto_get_eps(const PtoOp *op) {
+  PtoAttr *a = pto_op_attr(op, "eps");
+  if (a && pto_attr_kind(a) == PTO_ATTR_FLOAT) return pto_attr_float_value(a);
+  return pto_pypto_op_id(op) == PTO_PYPTO_LAYER_NORM ? 1e-5 : 1e-6;
+}
+
+/* ---- registration ---- */
+
+/* Folding produces index constants (pypto.dim); they are arith.constant. */
+static PtoOp *materialize(PtoContext *ctx, PtoAttr *value, PtoType *type,
+                          PtoLoc *loc) {
+  if (!pto_ctx_lookup_op(ctx, "arith.constant") || pto_type_is_tensor(type))
+    return NULL;
+  PtoNamedAttr na = {pto_ident_cstr(ctx, "value"), value};
+  return pto_op_create_simple(ctx, "arith.constant", loc, NULL, 0, &type, 1, &na, 1);
+}
+
+static const PtoDialectDef pypto_dialect = {
+    "pypto", pypto_op_defs, PTO_PYPTO_NUM_OPS, NULL, NULL, NULL, NULL, materialize,
+    "the Tensor level: tensor ops named after the PyPTO Python API"};
+
+void pto_register_pypto_dialect(PtoContext *ctx) {
+  pto_ctx_register_dialect(ctx, &pypto_dialect);
+}

@@ -1,0 +1,265 @@
+/* The textual pass pipeline, in MLIR's grammar:
+ *   pipeline ::= element (',' element)*
+ *   element  ::= op-name '(' pipeline? ')'      nested pass manager
+ *              | pass-name ('{' options '}')?   pass or named pipeline
+ * Errors are reported at the offending character of the text (registered as
+ * a diagnostic source, so the text is shown with a caret). */
+#include "Pass/PassInternal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct PP {
+  PtoContext *ctx;
+  PtoTextSrc src;
+  const char *s;
+  size_t n, i;
+  const NamedPipeline *expanding; /* named pipeline this text comes from */
+  const struct PP *outer;         /* the text that used it */
+} PP;
+
+static PtoLoc *at(const PP *pp, size_t off) {
+  return pto_text_src_loc(&pp->src, off);
+}
+
+static void skip_ws(PP *pp) {
+  while (pp->i < pp->n && (pp->s[pp->i] == ' ' || pp->s[pp->i] == '\t' ||
+                           pp->s[pp->i] == '\n' || pp->s[pp->i] == '\r'))
+    pp->i++;
+}
+
+static int peek(const PP *pp) {
+  return pp->i < pp->n ? (unsigned char)pp->s[pp->i] : -1;
+}
+
+static bool name_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
+         c == '$';
+}
+
+static PtoResult error_with_note(PP *pp, size_t off, size_t note_off,
+                                 const char *note, const char *fmt,
+                                 const char *name) {
+  PtoDiag *d = pto_diag_begin(pp->ctx, PTO_DIAG_ERROR, at(pp, off));
+  pto_diag_printf(d, fmt, name);
+  if (note) pto_diag_note(d, at(pp, note_off), "%s", note);
+  return pto_diag_emit(d);
+}
+
+static PtoResult parse_list(PP *pp, PtoPassManager *pm, bool nested,
+                            const char *anchor);
+
+/* Finds the '}' closing the '{' at pp->i, skipping quoted strings and
+ * nested braces. */
+static bool find_close_brace(const PP *pp, size_t *close) {
+  unsigned depth = 0;
+  for (size_t i = pp->i; i < pp->n; i++) {
+    char c = pp->s[i];
+    if (c == '"' || c == '\'') {
+      size_t j = i + 1;
+      while (j < pp->n && pp->s[j] != c) j++;
+      if (j == pp->n) return false;
+      i = j;
+    } else if (c == '{') {
+      depth++;
+    } else if (c == '}' && --depth == 0) {
+      *close = i;
+      return true;
+    }
+  }
+  return false;
+}
+
+static PtoResult expand_pipeline(PP *pp, PtoPassManager *pm,
+                                 const NamedPipeline *np, size_t use_off) {
+  for (const PP *o = pp; o; o = o->outer)
+    if (o->expanding == np)
+      return pto_emit_error(pp->ctx, at(pp, use_off),
+                            "pass pipeline '%s' refers to itself",
+                            np->argument);
+  char name[160];
+  snprintf(name, sizeof name, "<pipeline '%s'>", np->argument);
+  PP sub = {pp->ctx, {0}, np->text, strlen(np->text), 0, np, pp};
+  pto_text_src_init(&sub.src, pp->ctx, name, sub.s, sub.n);
+  PtoResult r = parse_list(&sub, pm, false, NULL);
+  if (r) {
+    PtoDiag *d = pto_diag_begin(pp->ctx, PTO_DIAG_NOTE, at(pp, use_off));
+    pto_diag_printf(d, "in pass pipeline '%s' used here", np->argument);
+    pto_diag_emit(d);
+  }
+  return r;
+}
+
+static PtoResult parse_element(PP *pp, PtoPassManager *pm) {
+  PtoContext *ctx = pp->ctx;
+  size_t start = pp->i;
+  while (pp->i < pp->n && name_char(pp->s[pp->i])) pp->i++;
+  size_t len = pp->i - start;
+  const char *name = pp->s + start;
+  if (!len)
+    return pto_emit_error(ctx, at(pp, start),
+                          "expected a pass or pipeline name");
+  char buf[256];
+  snprintf(buf, sizeof buf, "%.*s", (int)len, name);
+  const RegEntry *e = pto_pass_registry_find(ctx, name, len);
+  skip_ws(pp);
+  if (peek(pp) == '(') {
+    size_t open = pp->i++;
+    if (e)
+      return pto_emit_error(ctx, at(pp, start),
+                            "'%s' is a %s, not an operation: only operation "
+                            "names (such as 'func.func') take a nested "
+                            "pipeline in parentheses",
+                            buf, e->pass ? "pass" : "pass pipeline");
+    if (!memchr(name, '.', len))
+      return pto_emit_error(ctx, at(pp, start),
+                            "'%s' is not an operation name: nested pipelines "
+                            "are anchored on operations such as 'func.func'",
+                            buf);
+    if (!pto_ctx_lookup_op(ctx, buf) && !pto_ctx_get_allow_unregistered(ctx))
+      return pto_emit_error(ctx, at(pp, start),
+                            "'%s' is not a registered operation; a nested "
+                            "pipeline runs on the operations of that name",
+                            buf);
+    PtoPassManager *nested = pto_pm_nest(pm, buf);
+    if (parse_list(pp, nested, true, buf)) return PTO_FAILURE;
+    (void)open;
+    pp->i++; /* ')' */
+    return PTO_SUCCESS;
+  }
+  if (!e) {
+    const char *hint = pto_pass_registry_suggest(ctx, name, len);
+    PtoDiag *d = pto_diag_begin(ctx, PTO_DIAG_ERROR, at(pp, start));
+    pto_diag_printf(d,
+                    "'%s' does not refer to a registered pass or pass pipeline",
+                    buf);
+    if (hint) pto_diag_printf(d, "; did you mean '%s'?", hint);
+    return pto_diag_emit(d);
+  }
+  const char *opts = NULL;
+  size_t olen = 0, ooff = 0;
+  if (peek(pp) == '{') {
+    size_t close;
+    size_t open = pp->i;
+    if (!find_close_brace(pp, &close))
+      return error_with_note(pp, pp->n, open, "'{' opened here",
+                             "missing '}' to close the options of '%s'", buf);
+    opts = pp->s + open + 1;
+    ooff = open + 1;
+    olen = close - open - 1;
+    pp->i = close + 1;
+    if (e->pipeline)
+      return pto_emit_error(ctx, at(pp, open),
+                            "pass pipeline '%s' takes no options", buf);
+  }
+  if (e->pipeline) return expand_pipeline(pp, pm, e->pipeline, start);
+  PtoPass *pass =
+      pto_pass_create(ctx, e->pass, opts, olen, &pp->src, ooff, at(pp, start));
+  if (!pass) return PTO_FAILURE;
+  return pto_pm_add_pass_instance(pm, pass, at(pp, start));
+}
+
+/* Parses elements until ')' (nested) or the end of the text. On success
+ * pp->i is at the ')' or the end. */
+static PtoResult parse_list(PP *pp, PtoPassManager *pm, bool nested,
+                            const char *anchor) {
+  size_t open = pp->i - 1;
+  skip_ws(pp);
+  if (nested ? peek(pp) == ')' : peek(pp) < 0) return PTO_SUCCESS;
+  for (;;) {
+    skip_ws(pp);
+    size_t start = pp->i;
+    if (parse_element(pp, pm)) return PTO_FAILURE;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(pp->i - start), pp->s + start);
+    char *brace = strpbrk(name, "{( \t\n");
+    if (brace) *brace = 0;
+    skip_ws(pp);
+    int c = peek(pp);
+    if (c == ',') {
+      pp->i++;
+      continue;
+    }
+    if (nested && c == ')') return PTO_SUCCESS;
+    if (!nested && c < 0) return PTO_SUCCESS;
+    if (nested && c < 0)
+      return error_with_note(pp, pp->i, open, "'(' opened here",
+                             "missing ')' to close the pipeline of '%s'",
+                             anchor);
+    if (!nested && c == ')')
+      return pto_emit_error(pp->ctx, at(pp, pp->i),
+                            "unexpected ')' without a matching '('");
+    return pto_emit_error(pp->ctx, at(pp, pp->i),
+                          nested ? "expected ',' or ')' after '%s'"
+                                 : "expected ',' or the end of the pipeline "
+                                   "after '%s'",
+                          name);
+  }
+}
+
+PtoResult pto_pipeline_parse(PtoPassManager *pm, const char *text, size_t len) {
+  PP pp = {pm->ctx, {0}, text, len, 0, NULL, NULL};
+  pto_text_src_init(&pp.src, pm->ctx, "<pass-pipeline>", text, len);
+  /* `anchor(...)` around the whole text names the manager's own op */
+  skip_ws(&pp);
+  size_t start = pp.i;
+  while (pp.i < pp.n && name_char(pp.s[pp.i])) pp.i++;
+  const char *anchor = pto_ident_str(pm->anchor);
+  bool wrapped = pp.i - start == strlen(anchor) &&
+                 strncmp(text + start, anchor, pp.i - start) == 0;
+  if (wrapped) {
+    skip_ws(&pp);
+    wrapped = peek(&pp) == '(';
+  }
+  if (!wrapped) {
+    pp.i = 0;
+    return parse_list(&pp, pm, false, NULL);
+  }
+  pp.i++;
+  if (parse_list(&pp, pm, true, anchor)) return PTO_FAILURE;
+  pp.i++;
+  skip_ws(&pp);
+  if (pp.i < pp.n)
+    return pto_emit_error(pm->ctx, at(&pp, pp.i),
+                          "unexpected text after the pipeline of '%s'", anchor);
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_pm_add_pipeline(PtoPassManager *pm, const char *text) {
+  PtoPassManager *tmp = pto_pm_create(pm->ctx, pto_ident_str(pm->anchor));
+  if (pto_pipeline_parse(tmp, text, strlen(text))) {
+    pto_pm_destroy(tmp);
+    return PTO_FAILURE;
+  }
+  pto_pm_append_all(pm, tmp);
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_pm_add_pass(PtoPassManager *pm, const char *argument,
+                          const char *options) {
+  PtoContext *ctx = pm->ctx;
+  const RegEntry *e = pto_pass_registry_find(ctx, argument, strlen(argument));
+  if (!e) {
+    const char *hint =
+        pto_pass_registry_suggest(ctx, argument, strlen(argument));
+    PtoDiag *d = pto_diag_begin(ctx, PTO_DIAG_ERROR, NULL);
+    pto_diag_printf(d,
+                    "'%s' does not refer to a registered pass or pass pipeline",
+                    argument);
+    if (hint) pto_diag_printf(d, "; did you mean '%s'?", hint);
+    return pto_diag_emit(d);
+  }
+  if (e->pipeline) {
+    if (options && *options)
+      return pto_emit_error(ctx, NULL, "pass pipeline '%s' takes no options",
+                            argument);
+    return pto_pm_add_pipeline(pm, e->pipeline->text);
+  }
+  PtoTextSrc src;
+  size_t olen = options ? strlen(options) : 0;
+  pto_text_src_init(&src, ctx, "<pass-options>", options ? options : "", olen);
+  PtoPass *pass = pto_pass_create(ctx, e->pass, options, olen, &src, 0, NULL);
+  if (!pass) return PTO_FAILURE;
+  return pto_pm_add_pass_instance(pm, pass, NULL);
+}

@@ -1,0 +1,33 @@
+/* dce: erases ops whose results are unused and that have no side effects
+ * (including ops with regions whose contents have none), to a fixed point.
+ * This is the greedy driver with no patterns and no folding: its worklist
+ * revisits the defining ops of every erased op's operands. */
+#include "Transforms/Passes.h"
+
+#include "Support/Alloc.h"
+
+static PtoResult run(PtoPass *pass, PtoOp *op) {
+  PtoGreedyStats stats = {0, 0, 0, 0};
+  PtoGreedyConfig cfg = {0, true, false, &stats};
+  PtoResult r = pto_apply_patterns_greedily(op, NULL, &cfg, NULL);
+  pto_pass_stat_add(pass, "num-erased", (int64_t)stats.erased);
+  return r;
+}
+
+static const PtoPassStatDef statistics[] = {
+    {"num-erased", "Number of dead operations erased"},
+};
+
+const PtoPassDef pto_dce_pass = {
+    "dce",
+    "Erase operations without uses and without side effects",
+    NULL,
+    NULL,
+    0,
+    statistics,
+    PTO_ARRAY_SIZE(statistics),
+    run,
+    NULL,
+    NULL,
+    NULL,
+};
