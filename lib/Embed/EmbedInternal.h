@@ -1,0 +1,40 @@
+/* Internal state of the embedding API (include/pto/Embed.h), shared by its
+ * files: contexts and diagnostics, modules and pipelines, tracing, and
+ * compiled kernels. */
+#ifndef PTO_EMBED_INTERNAL_H
+#define PTO_EMBED_INTERNAL_H
+
+#include "pto/Embed.h"
+
+#include "Support/Str.h"
+#include "Support/Vec.h"
+
+typedef PTO_VEC(char *) EmbedStrings;
+
+struct PtoEmbed {
+  PtoContext *ctx;
+  PtoStr diags;      /* rendered diagnostics since the last clear */
+  unsigned errors;   /* errors among them */
+  char *default_pipeline;
+  /* Storage for the strings a tracing call returns. */
+  PtoStr trace_buf;
+  PTO_VEC(size_t) trace_offs;
+};
+
+typedef struct EmbedStage {
+  char *name;
+  char *ir;
+} EmbedStage;
+
+struct PtoEmbedModule {
+  PtoEmbed *e;
+  PtoOp *op; /* builtin.module */
+  PTO_VEC(EmbedStage) stages;
+};
+
+PtoEmbedModule *pto_embed_module_wrap(PtoEmbed *e, PtoOp *module_op);
+void pto_embed_module_clear_stages(PtoEmbedModule *m);
+void pto_embed_module_add_stage(PtoEmbedModule *m, const char *name,
+                                unsigned flags);
+
+#endif
