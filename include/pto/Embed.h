@@ -110,13 +110,26 @@ const char *pto_embed_module_stage_ir(PtoEmbedModule *m, unsigned i);
  * unknown location).
  * On success *nresults result types are written to result_types[] (at most
  * `cap`) and *op_attrs is the dictionary the op keeps (builder-only
- * attributes removed), both owned by `e` until its next tracing call. */
+ * attributes removed), both owned by `e` until its next tracing call.
+ * A matmul's `cube_tile` is also checked against the buffer capacities of
+ * the default platform (L0A, L0B, L0C, L1 of a2a3). */
 PtoResult pto_embed_pypto_infer(PtoEmbed *e, const char *op,
                                 const char *const *operand_types,
                                 unsigned num_operands, const char *attrs,
                                 const char *file, unsigned line, unsigned col,
                                 const char **result_types, unsigned cap,
                                 unsigned *nresults, const char **op_attrs);
+
+/* Checks tile shapes as a front end's tuning calls give them, before any
+ * op uses them: vec[0..nvec) (1 to 4 positive sizes) when vec is non-NULL,
+ * cube = {mL0, mL1, kL0, kL1, nL0, nL1} (positive, L0 <= L1, L1 a multiple
+ * of L0) when cube is non-NULL. Diagnostics point at file:line:col. The
+ * platform's buffer capacities are checked when a matmul uses the cube
+ * tile (pto_embed_pypto_infer), where the element types are known. */
+PtoResult pto_embed_check_tiles(PtoEmbed *e, const int64_t *vec,
+                                unsigned nvec, const int64_t *cube,
+                                const char *file, unsigned line,
+                                unsigned col);
 
 /* ------------------------------------------------------------------ */
 /* Compiling and running                                                */

@@ -5,9 +5,22 @@
  * builder and verifier would say. */
 #include "Embed/EmbedInternal.h"
 
+#include "pto/DType.h"
 #include "pto/Dialect/Pypto.h"
 
+#include <inttypes.h>
 #include <string.h>
+
+/* Buffer capacities of the default platform (a2a3, ../shared/design/
+ * MACHINE.md) that a cube tile must fit. The machine descriptions will
+ * supply them per target; until then every kernel is checked against
+ * a2a3. */
+typedef struct CubeBuffers {
+  const char *platform;
+  uint64_t l0a, l0b, l0c, l1;
+} CubeBuffers;
+static const CubeBuffers default_buffers = {"a2a3", 64u << 10, 64u << 10,
+                                            128u << 10, 512u << 10};
 
 /* Appends a NUL-terminated string to the call's string storage. */
 static void keep_string(PtoEmbed *e, const char *s) {
@@ -24,6 +37,69 @@ static PtoType *parse_operand_type(PtoEmbed *e, const char *text,
     pto_emit_error(e->ctx, loc, "operand #%u: cannot parse type '%s'", i,
                    text);
   return t;
+}
+
+PtoResult pto_embed_check_tiles(PtoEmbed *e, const int64_t *vec,
+                                unsigned nvec, const int64_t *cube,
+                                const char *file, unsigned line,
+                                unsigned col) {
+  PtoLoc *loc =
+      file ? pto_loc_file(e->ctx, file, line, col) : pto_loc_unknown(e->ctx);
+  PtoErrSite site = {e->ctx, loc, ""};
+  if (vec && pto_tuning_check_vec_tile(&site, "vec tile shape", vec, nvec))
+    return PTO_FAILURE;
+  if (cube && pto_tuning_check_cube_tile(&site, "cube tile shape", cube))
+    return PTO_FAILURE;
+  return PTO_SUCCESS;
+}
+
+static uint64_t align_up(int64_t v, int64_t a) {
+  return (uint64_t)((v + a - 1) / a * a);
+}
+
+static uint64_t kib(uint64_t bytes) { return (bytes + 1023) / 1024; }
+
+/* The capacity rules of the cube unit for the tile of `mm`: A's L0 tile in
+ * L0A, B's in L0B, the accumulator's in L0C, and both L1 tiles together in
+ * L1, each dim padded to the fractal (16, or 32 for i8). */
+static PtoResult check_cube_capacity(PtoEmbed *e, PtoOp *mm, PtoLoc *loc) {
+  int64_t t[6];
+  if (!pto_tuning_cube_tile(mm, t)) return PTO_SUCCESS;
+  PtoDType in_dt;
+  PtoType *a = pto_value_type(pto_op_operand(mm, 0));
+  if (!pto_dtype_from_type(pto_type_tensor_elem(a), &in_dt)) return PTO_SUCCESS;
+  const CubeBuffers *cb = &default_buffers;
+  uint64_t es = pto_dtype_size(in_dt), acc = 4; /* f32 or i32 */
+  int64_t al = in_dt == PTO_DT_I8 ? 32 : 16;
+  const char *dt = pto_dtype_name(in_dt);
+  uint64_t l0a = align_up(t[0], al) * align_up(t[2], al) * es;
+  uint64_t l0b = align_up(t[4], al) * align_up(t[2], al) * es;
+  uint64_t l0c = align_up(t[0], al) * align_up(t[4], al) * acc;
+  uint64_t l1 = (align_up(t[1], al) + align_up(t[5], al)) * align_up(t[3], al) * es;
+  PtoErrSite site = {e->ctx, loc, "'pypto.matmul' op "};
+  if (l0a > cb->l0a)
+    return pto_site_error(&site,
+        "cube tile mL0 x kL0 = %" PRId64 " x %" PRId64 " of %s needs %" PRIu64
+        " KiB of L0A, which holds %" PRIu64 " KiB on %s; reduce mL0 or kL0",
+        t[0], t[2], dt, kib(l0a), kib(cb->l0a), cb->platform);
+  if (l0b > cb->l0b)
+    return pto_site_error(&site,
+        "cube tile kL0 x nL0 = %" PRId64 " x %" PRId64 " of %s needs %" PRIu64
+        " KiB of L0B, which holds %" PRIu64 " KiB on %s; reduce kL0 or nL0",
+        t[2], t[4], dt, kib(l0b), kib(cb->l0b), cb->platform);
+  if (l0c > cb->l0c)
+    return pto_site_error(&site,
+        "cube tile mL0 x nL0 = %" PRId64 " x %" PRId64 " accumulators need %"
+        PRIu64 " KiB of L0C, which holds %" PRIu64 " KiB on %s; reduce mL0 or "
+        "nL0",
+        t[0], t[4], kib(l0c), kib(cb->l0c), cb->platform);
+  if (l1 > cb->l1)
+    return pto_site_error(&site,
+        "cube tile L1 parts (mL1 + nL1) x kL1 = (%" PRId64 " + %" PRId64
+        ") x %" PRId64 " of %s need %" PRIu64 " KiB of L1, which holds %"
+        PRIu64 " KiB on %s; reduce mL1, nL1 or kL1",
+        t[1], t[5], t[3], dt, kib(l1), kib(cb->l1), cb->platform);
+  return PTO_SUCCESS;
 }
 
 PtoResult pto_embed_pypto_infer(PtoEmbed *e, const char *op,
@@ -69,6 +145,8 @@ PtoResult pto_embed_pypto_infer(PtoEmbed *e, const char *op,
                              dict ? pto_attr_dict_entries(dict) : NULL,
                              dict ? pto_attr_dict_size(dict) : 0);
     if (!built) r = PTO_FAILURE;
+    else if (pto_pypto_op_id(built) == PTO_PYPTO_MATMUL)
+      r = check_cube_capacity(e, built, loc);
   }
   if (!r && pto_op_num_results(built) > cap)
     r = pto_emit_error(ctx, loc, "'%s' has %u results; room for %u", op,
