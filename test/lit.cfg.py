@@ -32,3 +32,19 @@ if config.dot:
     config.substitutions.append(("%dot", config.dot))
 if config.sanitized:
     config.available_features.add("sanitized")
+
+# Whether pto-opt has the func and arith dialects (some tests and the
+# benchmark smoke tests need them).
+def _pto_opt_accepts(text):
+    import subprocess
+    tool = os.path.join(config.pto_tools_dir, "pto-opt")
+    try:
+        r = subprocess.run([tool, "-"], input=text.encode(),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError:
+        return False
+    return r.returncode == 0
+
+if _pto_opt_accepts("func.func @f() {\n  %c = arith.constant 1 : i64\n"
+                    "  func.return\n}\n"):
+    config.available_features.add("pto-arith")

@@ -16,6 +16,7 @@ void pto_register_func_dialect(PtoContext *ctx);
 void pto_register_arith_dialect(PtoContext *ctx);
 void pto_register_scf_dialect(PtoContext *ctx);
 void pto_register_pypto_dialect(PtoContext *ctx);
+void pto_register_tile_dialect(PtoContext *ctx);
 
 /* ------------------------------------------------------------------ */
 /* func: func.func, func.return, func.call                              */

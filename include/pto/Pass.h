@@ -67,6 +67,9 @@ struct PtoPassDef {
   /* Optional: a pipeline-level verification of options beyond kinds and
    * ranges; emits an error and returns failure. */
   PtoResult (*check_options)(PtoPass *pass, PtoLoc *loc);
+  /* Optional: what the pass does and leaves alone, in Markdown, for
+   * docs/passes.md (the summary is one line; this may be paragraphs). */
+  const char *description;
 };
 
 /* Registers a pass in this context. Fails (with a diagnostic) when the

@@ -6,4 +6,5 @@ void pto_register_all_dialects(PtoContext *ctx) {
   pto_register_arith_dialect(ctx);
   pto_register_scf_dialect(ctx);
   pto_register_pypto_dialect(ctx);
+  pto_register_tile_dialect(ctx);
 }

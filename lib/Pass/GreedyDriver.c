@@ -19,6 +19,10 @@ typedef struct Driver {
   PtoPtrMap index;           /* op -> its worklist slot + 1 */
   PtoRewriter rw;
   PtoOpFolder *folder;
+  /* multi-block regions seen while seeding, for region simplification;
+   * regions of erased ops leave the set */
+  PTO_VEC(PtoRegion *) cfg_regions;
+  PtoPtrMap cfg_live;
   bool changed;
   /* the last change, to point at when the driver does not converge */
   const char *last_what;    /* a kind of change, or */
@@ -30,9 +34,14 @@ typedef struct Driver {
 /* ---- worklist ---- */
 
 static void wl_add(Driver *d, PtoOp *op) {
-  if (pto_ptrmap_contains(&d->index, (uintptr_t)op)) return;
+  /* one probe in the common case: put, and undo if it was there */
+  uintptr_t slot = d->worklist.len + 1;
+  void *old = pto_ptrmap_put(&d->index, (uintptr_t)op, (void *)slot);
+  if (old) {
+    pto_ptrmap_put(&d->index, (uintptr_t)op, old);
+    return;
+  }
   pto_vec_push(&d->worklist, op);
-  pto_ptrmap_put(&d->index, (uintptr_t)op, (void *)(uintptr_t)d->worklist.len);
 }
 
 static void wl_remove(Driver *d, PtoOp *op) {
@@ -79,6 +88,9 @@ static PtoWalkResult remove_walk(PtoOp *op, void *user) {
   Driver *d = rc->d;
   wl_remove(d, op);
   if (d->folder) pto_folder_forget(d->folder, op);
+  if (d->cfg_live.len)
+    for (unsigned i = 0; i < pto_op_num_regions(op); i++)
+      pto_ptrmap_remove(&d->cfg_live, (uintptr_t)pto_op_region(op, i));
   /* operands defined outside the erased op may now be dead */
   for (unsigned i = 0; i < pto_op_num_operands(op); i++) {
     PtoValue *v = pto_op_operand(op, i);
@@ -149,8 +161,7 @@ static void process(Driver *d, PtoOp *op) {
     d->stats.erased++;
     return;
   }
-  if (d->folder && !pto_folder_owns(d->folder, op) && unique_constant(d, op))
-    return;
+  if (d->folder && unique_constant(d, op)) return;
   PtoBuilder *b = &d->rw.builder;
   if (!d->cfg.disable_folding) {
     pto_builder_set_before(b, op);
@@ -186,8 +197,21 @@ typedef struct SeedCtx {
   PTO_VEC(PtoOp *) order;
 } SeedCtx;
 
+static void note_regions(Driver *d, PtoOp *op) {
+  if (!d->cfg.region_simplify) return;
+  for (unsigned i = 0; i < pto_op_num_regions(op); i++) {
+    PtoRegion *r = pto_op_region(op, i);
+    PtoBlock *b = pto_region_first_block(r);
+    if (b && pto_block_next(b)) {
+      pto_vec_push(&d->cfg_regions, r);
+      pto_ptrmap_put(&d->cfg_live, (uintptr_t)r, r);
+    }
+  }
+}
+
 static PtoWalkResult seed_walk(PtoOp *op, void *user) {
   SeedCtx *sc = user;
+  note_regions(sc->d, op);
   /* uniquing existing constants while seeding keeps their order stable */
   if (sc->d->folder && unique_constant(sc->d, op)) return PTO_WALK_ADVANCE;
   pto_vec_push(&sc->order, op);
@@ -196,6 +220,7 @@ static PtoWalkResult seed_walk(PtoOp *op, void *user) {
 
 static uint64_t seed(Driver *d) {
   SeedCtx sc = {d, {0}};
+  note_regions(d, d->root);
   for (unsigned r = 0; r < pto_op_num_regions(d->root); r++)
     pto_region_walk(pto_op_region(d->root, r), PTO_WALK_POST, seed_walk, &sc);
   /* popped from the back: the first op in program order goes first */
@@ -212,45 +237,53 @@ static void erase_block_ops(Driver *d, PtoBlock *b) {
     on_removing(d, o);
 }
 
-static bool simplify_region(Driver *d, PtoRegion *r) {
-  bool changed = false;
+static bool erase_unreachable_blocks(Driver *d, PtoRegion *r) {
   PtoBlock *entry = pto_region_first_block(r);
-  if (entry && pto_block_next(entry)) {
-    PtoPtrMap seen;
-    pto_ptrmap_init(&seen);
-    PTO_VEC(PtoBlock *) stack = {0};
-    pto_vec_push(&stack, entry);
-    pto_ptrmap_put(&seen, (uintptr_t)entry, entry);
-    while (stack.len) {
-      PtoBlock *b = pto_vec_pop(&stack);
-      PtoOp *t = pto_block_last_op(b);
-      for (unsigned i = 0; t && i < pto_op_num_successors(t); i++) {
-        PtoBlock *s = pto_op_successor(t, i);
-        if (s && !pto_ptrmap_contains(&seen, (uintptr_t)s)) {
-          pto_ptrmap_put(&seen, (uintptr_t)s, s);
-          pto_vec_push(&stack, s);
-        }
+  if (!entry || !pto_block_next(entry)) return false;
+  PtoPtrMap seen;
+  pto_ptrmap_init(&seen);
+  PTO_VEC(PtoBlock *) stack = {0};
+  pto_vec_push(&stack, entry);
+  pto_ptrmap_put(&seen, (uintptr_t)entry, entry);
+  while (stack.len) {
+    PtoBlock *b = pto_vec_pop(&stack);
+    PtoOp *t = pto_block_last_op(b);
+    for (unsigned i = 0; t && i < pto_op_num_successors(t); i++) {
+      PtoBlock *s = pto_op_successor(t, i);
+      if (s && !pto_ptrmap_contains(&seen, (uintptr_t)s)) {
+        pto_ptrmap_put(&seen, (uintptr_t)s, s);
+        pto_vec_push(&stack, s);
       }
     }
-    PTO_VEC(PtoBlock *) dead = {0};
-    for (PtoBlock *b = entry; b; b = pto_block_next(b))
-      if (!pto_ptrmap_contains(&seen, (uintptr_t)b)) pto_vec_push(&dead, b);
-    pto_vec_foreach(&dead, b) erase_block_ops(d, *b);
-    pto_vec_foreach(&dead, b) {
-      PtoOp *first = pto_block_first_op(*b);
-      if (first) note_change(d, "unreachable-block erasure", first);
-      pto_block_erase(*b);
-      d->stats.erased++;
-      changed = true;
-    }
-    pto_vec_free(&dead);
-    pto_vec_free(&stack);
-    pto_ptrmap_release(&seen);
   }
-  for (PtoBlock *b = pto_region_first_block(r); b; b = pto_block_next(b))
-    for (PtoOp *o = pto_block_first_op(b); o; o = pto_op_next(o))
-      for (unsigned i = 0; i < pto_op_num_regions(o); i++)
-        changed |= simplify_region(d, pto_op_region(o, i));
+  PTO_VEC(PtoBlock *) dead = {0};
+  for (PtoBlock *b = entry; b; b = pto_block_next(b))
+    if (!pto_ptrmap_contains(&seen, (uintptr_t)b)) pto_vec_push(&dead, b);
+  pto_vec_foreach(&dead, b) erase_block_ops(d, *b);
+  pto_vec_foreach(&dead, b) {
+    PtoOp *first = pto_block_first_op(*b);
+    if (first) note_change(d, "unreachable-block erasure", first);
+    pto_block_erase(*b);
+    d->stats.erased++;
+  }
+  bool changed = dead.len != 0;
+  pto_vec_free(&dead);
+  pto_vec_free(&stack);
+  pto_ptrmap_release(&seen);
+  return changed;
+}
+
+/* Erases unreachable blocks of the multi-block regions found by the last
+ * seeding, outer regions first (inner ones may go with their blocks). */
+static bool simplify_regions(Driver *d) {
+  bool changed = false;
+  for (uint32_t i = d->cfg_regions.len; i-- > 0;) {
+    PtoRegion *r = d->cfg_regions.data[i];
+    if (pto_ptrmap_contains(&d->cfg_live, (uintptr_t)r))
+      changed |= erase_unreachable_blocks(d, r);
+  }
+  pto_vec_clear(&d->cfg_regions);
+  pto_ptrmap_clear(&d->cfg_live);
   return changed;
 }
 
@@ -267,6 +300,7 @@ PtoResult pto_apply_patterns_greedily(PtoOp *root, const PtoPatternSet *set,
   if (cfg) d.cfg = *cfg;
   unsigned max = d.cfg.max_iterations ? d.cfg.max_iterations : 10;
   pto_ptrmap_init(&d.index);
+  pto_ptrmap_init(&d.cfg_live);
   if (!d.cfg.disable_folding) d.folder = pto_folder_create(d.ctx, root);
   pto_rewriter_init(&d.rw, d.ctx, &listener, &d, d.folder);
   bool any = false;
@@ -286,9 +320,7 @@ PtoResult pto_apply_patterns_greedily(PtoOp *root, const PtoPatternSet *set,
       }
       process(&d, op);
     }
-    if (d.cfg.region_simplify)
-      for (unsigned r = 0; r < pto_op_num_regions(root); r++)
-        d.changed |= simplify_region(&d, pto_op_region(root, r));
+    if (d.cfg.region_simplify) d.changed |= simplify_regions(&d);
     any |= d.changed;
     iter++;
   } while (d.changed && iter < max);
@@ -318,6 +350,8 @@ PtoResult pto_apply_patterns_greedily(PtoOp *root, const PtoPatternSet *set,
   if (changed) *changed = any;
   pto_vec_free(&d.worklist);
   pto_ptrmap_release(&d.index);
+  pto_vec_free(&d.cfg_regions);
+  pto_ptrmap_release(&d.cfg_live);
   pto_folder_destroy(d.folder);
   return res;
 }

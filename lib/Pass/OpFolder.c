@@ -193,10 +193,10 @@ static void sort_commutative(PtoOp *op, PtoAttr **consts, unsigned n) {
 PtoResult pto_fold_op(PtoOp *op, PtoRewriter *rw, bool *in_place) {
   *in_place = false;
   const PtoOpDef *def = pto_op_def(op);
+  /* constants fold to themselves (and the folder's own are constants) */
   if (!def || !def->fold || (def->traits & PTO_TRAIT_CONSTANT_LIKE))
     return PTO_FAILURE;
   PtoOpFolder *f = rw->folder;
-  if (f && pto_folder_owns(f, op)) return PTO_FAILURE;
   unsigned n = pto_op_num_operands(op), nres = pto_op_num_results(op);
   PtoAttr *cbuf[8];
   PtoFoldResult rbuf[4];

@@ -62,6 +62,12 @@ static PtoResult check_free(PtoContext *ctx, const char *what,
 }
 
 static PtoResult check_options(PtoContext *ctx, const PtoPassDef *def) {
+  if ((def->num_options && !def->options) ||
+      (def->num_statistics && !def->statistics))
+    return pto_emit_error(ctx, NULL,
+                          "cannot register pass '%s': it declares options or "
+                          "statistics without their table",
+                          def->argument);
   for (unsigned i = 0; i < def->num_options; i++) {
     const PtoPassOptionDef *od = &def->options[i];
     if (!valid_argument(od->name))

@@ -34,8 +34,7 @@ static int peek(const PP *pp) {
 
 static bool name_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' ||
-         c == '$';
+         (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
 }
 
 static PtoResult error_with_note(PP *pp, size_t off, size_t note_off,
@@ -164,7 +163,7 @@ static PtoResult parse_element(PP *pp, PtoPassManager *pm) {
  * pp->i is at the ')' or the end. */
 static PtoResult parse_list(PP *pp, PtoPassManager *pm, bool nested,
                             const char *anchor) {
-  size_t open = pp->i - 1;
+  size_t open = pp->i ? pp->i - 1 : 0; /* the '(' of a nested list */
   skip_ws(pp);
   if (nested ? peek(pp) == ')' : peek(pp) < 0) return PTO_SUCCESS;
   for (;;) {

@@ -100,34 +100,6 @@ static void print_help(const char *tool, PtoContext *ctx) {
   pto_str_release(&s);
 }
 
-static int usage_error(const char *tool, const char *fmt, const char *arg) {
-  fprintf(stderr, "%s: ", tool);
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n%s: run '%s --help' for usage\n", tool, tool);
-  return 1;
-}
-
-/* `--name` or `--name=value`: returns the value (NULL when absent) if `a`
- * is that flag. */
-static bool flag(const char *a, const char *name, const char **value) {
-  size_t n = strlen(name);
-  if (strncmp(a, name, n) != 0) return false;
-  if (a[n] == 0) {
-    *value = NULL;
-    return true;
-  }
-  if (a[n] != '=') return false;
-  *value = a + n + 1;
-  return true;
-}
-
-/* A boolean flag: `--x`, `--x=true`, `--x=false` (1/0 too). */
-static int bool_value(const char *v) {
-  if (!v || strcmp(v, "true") == 0 || strcmp(v, "1") == 0) return 1;
-  if (strcmp(v, "false") == 0 || strcmp(v, "0") == 0) return 0;
-  return -1;
-}
-
 /* Checks the pass names of --print-ir-before/after. */
 static bool known_passes(PtoContext *ctx, const char *list, const char **bad,
                          char *buf, size_t cap) {
@@ -152,7 +124,7 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
     const char *a = argv[i], *v;
     int b;
     if (strcmp(a, "-o") == 0) {
-      if (i + 1 >= argc) return usage_error(tool, "option '%s' needs a value", a);
+      if (i + 1 >= argc) return pto_tool_usage_error(tool, "option '%s' needs a value", a);
       o->output = argv[++i];
     } else if (strncmp(a, "-o=", 3) == 0) {
       o->output = a + 3;
@@ -176,13 +148,13 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
       printf("%s (PTO) %s\n", tool, PTO_VERSION_STRING);
       *exit_now = true;
       return 0;
-    } else if (flag(a, "--pass-pipeline", &v)) {
+    } else if (pto_tool_flag(a, "--pass-pipeline", &v)) {
       if (!v) {
-        if (i + 1 >= argc) return usage_error(tool, "option '%s' needs a value", a);
+        if (i + 1 >= argc) return pto_tool_usage_error(tool, "option '%s' needs a value", a);
         v = argv[++i];
       }
       if (o->pass_pipeline)
-        return usage_error(tool, "%s", "--pass-pipeline is given more than once");
+        return pto_tool_usage_error(tool, "%s", "--pass-pipeline is given more than once");
       o->pass_pipeline = v;
     } else if (strcmp(a, "--list-passes") == 0) {
       o->list_passes = true;
@@ -190,15 +162,15 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
       o->passes_markdown = true;
     } else if (strcmp(a, "--dump-pass-pipeline") == 0) {
       o->dump_pipeline = true;
-    } else if (flag(a, "--verify-each", &v)) {
-      if ((b = bool_value(v)) < 0)
-        return usage_error(tool, "invalid value in '%s': expected true or false", a);
+    } else if (pto_tool_flag(a, "--verify-each", &v)) {
+      if ((b = pto_tool_bool_value(v)) < 0)
+        return pto_tool_usage_error(tool, "invalid value in '%s': expected true or false", a);
       o->verify_each = b;
     } else if (strcmp(a, "--verify-roundtrip") == 0) {
       o->verify_roundtrip = true;
-    } else if (flag(a, "--print-ir-before", &v) && v) {
+    } else if (pto_tool_flag(a, "--print-ir-before", &v) && v) {
       o->ins.print_before = v;
-    } else if (flag(a, "--print-ir-after", &v) && v) {
+    } else if (pto_tool_flag(a, "--print-ir-after", &v) && v) {
       o->ins.print_after = v;
     } else if (strcmp(a, "--print-ir-before-all") == 0) {
       o->ins.print_before_all = true;
@@ -206,9 +178,9 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
       o->ins.print_after_all = true;
     } else if (strcmp(a, "--print-ir-after-change") == 0) {
       o->ins.print_after_change = true;
-    } else if (flag(a, "--print-ir-after-failure", &v)) {
-      if ((b = bool_value(v)) < 0)
-        return usage_error(tool, "invalid value in '%s': expected true or false", a);
+    } else if (pto_tool_flag(a, "--print-ir-after-failure", &v)) {
+      if ((b = pto_tool_bool_value(v)) < 0)
+        return pto_tool_usage_error(tool, "invalid value in '%s': expected true or false", a);
       o->print_after_failure = b;
     } else if (strcmp(a, "--pass-timing") == 0 ||
                strcmp(a, "--mlir-timing") == 0) {
@@ -216,8 +188,8 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
     } else if (strcmp(a, "--pass-statistics") == 0 ||
                strcmp(a, "--mlir-pass-statistics") == 0) {
       o->ins.statistics = true;
-    } else if (flag(a, "--dump-dir", &v)) {
-      if (!v || !*v) return usage_error(tool, "option '%s' needs a directory", a);
+    } else if (pto_tool_flag(a, "--dump-dir", &v)) {
+      if (!v || !*v) return pto_tool_usage_error(tool, "option '%s' needs a directory", a);
       o->ins.dump_dir = v;
     } else if (a[0] == '-' && a[1] == '-' && a[2]) {
       /* any registered pass or named pipeline is a flag */
@@ -232,20 +204,20 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
         is_pipeline = strcmp(arg, name) == 0;
       }
       if (!pto_lookup_pass(ctx, name) && !is_pipeline)
-        return usage_error(tool, "unknown option '%s'", a);
+        return pto_tool_usage_error(tool, "unknown option '%s'", a);
       if (!o->first_pass_flag) o->first_pass_flag = a;
       if (o->pass_flags.len) pto_str_putc(&o->pass_flags, ',');
       pto_str_puts(&o->pass_flags, name);
       if (eq) pto_str_printf(&o->pass_flags, "{%s}", eq + 1);
     } else if (a[0] == '-' && a[1] != 0) {
-      return usage_error(tool, "unknown option '%s'", a);
+      return pto_tool_usage_error(tool, "unknown option '%s'", a);
     } else {
-      if (o->input) return usage_error(tool, "more than one input file ('%s')", a);
+      if (o->input) return pto_tool_usage_error(tool, "more than one input file ('%s')", a);
       o->input = a;
     }
   }
   if (o->pass_pipeline && o->first_pass_flag)
-    return usage_error(tool,
+    return pto_tool_usage_error(tool,
                        "--pass-pipeline cannot be combined with pass flags "
                        "such as '%s'; put every pass in the pipeline",
                        o->first_pass_flag);
@@ -253,10 +225,10 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
   const char *bad;
   if (o->ins.print_before &&
       !known_passes(ctx, o->ins.print_before, &bad, buf, sizeof buf))
-    return usage_error(tool, "--print-ir-before names an unknown pass '%s'", bad);
+    return pto_tool_usage_error(tool, "--print-ir-before names an unknown pass '%s'", bad);
   if (o->ins.print_after &&
       !known_passes(ctx, o->ins.print_after, &bad, buf, sizeof buf))
-    return usage_error(tool, "--print-ir-after names an unknown pass '%s'", bad);
+    return pto_tool_usage_error(tool, "--print-ir-after names an unknown pass '%s'", bad);
   return 0;
 }
 

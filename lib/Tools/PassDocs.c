@@ -95,6 +95,7 @@ void pto_tool_passes_markdown(PtoContext *ctx, const char *tool, PtoStr *s) {
     pto_str_printf(s, "\n## `%s`\n\n%s.\n\nRuns on: %s%s%s.\n", d->argument,
                    d->summary ? d->summary : "", d->anchor ? "`" : "",
                    anchor_text(d), d->anchor ? "`" : "");
+    if (d->description) pto_str_printf(s, "\n%s\n", d->description);
     if (d->num_options) {
       pto_str_puts(s, "\n| option | kind | default | description |\n"
                       "|---|---|---|---|\n");

@@ -11,4 +11,13 @@ void pto_tool_list_passes(PtoContext *ctx, PtoStr *out);
 /* docs/passes.md, generated from the registry. */
 void pto_tool_passes_markdown(PtoContext *ctx, const char *tool, PtoStr *out);
 
+/* Prints "<tool>: <fmt with arg>" and the --help hint to stderr; returns
+ * the exit code 1. */
+int pto_tool_usage_error(const char *tool, const char *fmt, const char *arg);
+/* `--name` or `--name=value`: true if `a` is that flag; *value is the text
+ * after '=' or NULL. */
+bool pto_tool_flag(const char *a, const char *name, const char **value);
+/* A boolean flag value: absent, true, 1 -> 1; false, 0 -> 0; else -1. */
+int pto_tool_bool_value(const char *v);
+
 #endif

@@ -8,7 +8,7 @@
 static const PtoPassDef *const all_passes[] = {
     &pto_canonicalize_pass, &pto_cse_pass, &pto_dce_pass,
     &pto_symbol_dce_pass, &pto_print_op_graph_pass, &pto_decompose_pass,
-    &pto_inline_pass, &pto_loop_unroll_pass,
+    &pto_inline_pass, &pto_loop_unroll_pass, &pto_tile_expand_pass,
 };
 
 void pto_register_all_passes(PtoContext *ctx) {

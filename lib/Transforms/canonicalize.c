@@ -55,15 +55,31 @@ static const PtoPassStatDef statistics[] = {
 };
 
 const PtoPassDef pto_canonicalize_pass = {
-    "canonicalize",
-    "Fold ops, erase dead ones and apply canonicalization patterns",
-    NULL,
-    options,
-    PTO_ARRAY_SIZE(options),
-    statistics,
-    PTO_ARRAY_SIZE(statistics),
-    run,
-    create_state,
-    destroy_state,
-    NULL,
+    .argument = "canonicalize",
+    .summary = "Fold ops, erase dead ones and apply canonicalization patterns",
+    .options = options,
+    .num_options = PTO_ARRAY_SIZE(options),
+    .statistics = statistics,
+    .num_statistics = PTO_ARRAY_SIZE(statistics),
+    .run = run,
+    .create_state = create_state,
+    .destroy_state = destroy_state,
+    .description =
+        "Runs the greedy pattern-rewrite driver with every registered op's\n"
+        "canonicalization patterns (the `canonicalize` hook of its op\n"
+        "definition) and fold hooks. Each iteration visits every op nested in\n"
+        "the anchor: ops without uses and without side effects are erased,\n"
+        "ops that fold are replaced by existing values or by constants built\n"
+        "with their dialect's `materialize_constant` hook (or updated in\n"
+        "place), then the op's patterns are tried, highest benefit first. IR\n"
+        "changes requeue the ops they affect. Constants are uniqued and moved\n"
+        "to the start of the nearest enclosing region of an\n"
+        "isolated-from-above op, and constant operands of commutative ops are\n"
+        "moved to the right. With `region-simplify`, blocks unreachable from\n"
+        "their region's entry are erased.\n\n"
+        "The IR is stable when an iteration changes nothing; if that does not\n"
+        "happen within `max-iterations` the pass fails and names the last\n"
+        "change made (usually two patterns undoing each other). Ops with side\n"
+        "effects are never erased, and ops are never moved across regions\n"
+        "other than constants.",
 };

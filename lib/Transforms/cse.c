@@ -217,15 +217,19 @@ static const PtoPassStatDef statistics[] = {
 };
 
 const PtoPassDef pto_cse_pass = {
-    "cse",
-    "Eliminate common subexpressions",
-    NULL,
-    NULL,
-    0,
-    statistics,
-    PTO_ARRAY_SIZE(statistics),
-    run,
-    NULL,
-    NULL,
-    NULL,
+    .argument = "cse",
+    .summary = "Eliminate common subexpressions",
+    .statistics = statistics,
+    .num_statistics = PTO_ARRAY_SIZE(statistics),
+    .run = run,
+    .description =
+        "Replaces an op by an equal one that dominates it. Ops are equal when\n"
+        "they have the same name, operands, attributes and result types, and\n"
+        "only ops without side effects (`pto_op_is_effect_free`), regions or\n"
+        "successors are considered. Values of enclosing regions are reused\n"
+        "inside nested regions, never the other way round and never between\n"
+        "sibling regions; in multi-block regions a block reuses the values of\n"
+        "the blocks that dominate it. Isolated-from-above ops (and\n"
+        "unregistered ops, whose semantics are unknown) start from an empty\n"
+        "scope. Ops that are already trivially dead are erased on the way.",
 };

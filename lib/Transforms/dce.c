@@ -19,15 +19,16 @@ static const PtoPassStatDef statistics[] = {
 };
 
 const PtoPassDef pto_dce_pass = {
-    "dce",
-    "Erase operations without uses and without side effects",
-    NULL,
-    NULL,
-    0,
-    statistics,
-    PTO_ARRAY_SIZE(statistics),
-    run,
-    NULL,
-    NULL,
-    NULL,
+    .argument = "dce",
+    .summary = "Erase operations without uses and without side effects",
+    .statistics = statistics,
+    .num_statistics = PTO_ARRAY_SIZE(statistics),
+    .run = run,
+    .description =
+        "Erases ops whose results are unused and that have no side effects,\n"
+        "to a fixed point: erasing an op makes the ops defining its operands\n"
+        "candidates again. An op with regions is erased when it is declared\n"
+        "to have the effects of its body (`RecursiveEffects`) and its body\n"
+        "has none. Terminators, symbols and ops of unregistered dialects are\n"
+        "kept.",
 };

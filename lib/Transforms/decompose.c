@@ -6,6 +6,7 @@
 
 #include "pto/Dialect/Pypto.h"
 #include "pto/Dialects.h"
+#include "pto/Transforms.h"
 
 #include "Support/Alloc.h"
 #include "Support/Vec.h"
@@ -124,30 +125,37 @@ static PtoWalkResult collect(PtoOp *op, void *user) {
   return PTO_WALK_ADVANCE;
 }
 
+PtoValue *pto_pypto_decompose(PtoOp *op) {
+  if (!pto_ctx_lookup_op(pto_op_ctx(op), "arith.constant")) {
+    pto_op_emit_error(op, "decompose needs the arith dialect for its scalar "
+                          "constants; register it");
+    return NULL;
+  }
+  Decomp d;
+  init(&d, op);
+  PtoValue *y;
+  switch (pto_pypto_op_id(op)) {
+  case PTO_PYPTO_SOFTMAX: y = softmax(&d); break;
+  case PTO_PYPTO_RMS_NORM: y = rms_norm(&d); break;
+  case PTO_PYPTO_LAYER_NORM: y = layer_norm(&d); break;
+  default: y = NULL; break;
+  }
+  if (!y || d.failed) {
+    pto_op_emit_error(op, "could not be decomposed");
+    return NULL;
+  }
+  pto_value_replace_all_uses(pto_op_result(op, 0), y);
+  pto_op_erase(op);
+  return y;
+}
+
 static PtoResult run(PtoPass *pass, PtoOp *root) {
   PTO_VEC(PtoOp *) ops = {0};
   pto_op_walk(root, PTO_WALK_POST, collect, &ops);
   PtoResult r = PTO_SUCCESS;
-  if (ops.len && !pto_ctx_lookup_op(pto_pass_ctx(pass), "arith.constant"))
-    r = pto_emit_error(pto_pass_ctx(pass), pto_op_loc(ops.data[0]),
-                       "decompose needs the arith dialect for its scalar "
-                       "constants; register it");
   for (uint32_t i = 0; i < ops.len && !r; i++) {
-    Decomp d;
-    init(&d, ops.data[i]);
-    PtoValue *y;
-    switch (pto_pypto_op_id(d.src)) {
-    case PTO_PYPTO_SOFTMAX: y = softmax(&d); break;
-    case PTO_PYPTO_RMS_NORM: y = rms_norm(&d); break;
-    default: y = layer_norm(&d); break;
-    }
-    if (!y || d.failed) {
-      r = pto_op_emit_error(d.src, "could not be decomposed");
-      break;
-    }
-    pto_value_replace_all_uses(pto_op_result(d.src, 0), y);
-    pto_op_erase(d.src);
-    pto_pass_stat_add(pass, "num-decomposed", 1);
+    if (!pto_pypto_decompose(ops.data[i])) r = PTO_FAILURE;
+    else pto_pass_stat_add(pass, "num-decomposed", 1);
   }
   pto_vec_free(&ops);
   return r;

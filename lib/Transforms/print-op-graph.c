@@ -171,15 +171,19 @@ static const PtoPassOptionDef options[] = {
 };
 
 const PtoPassDef pto_print_op_graph_pass = {
-    "print-op-graph",
-    "Write the def-use graph of each function as Graphviz DOT",
-    "builtin.module",
-    options,
-    PTO_ARRAY_SIZE(options),
-    NULL,
-    0,
-    run,
-    NULL,
-    NULL,
-    NULL,
+    .argument = "print-op-graph",
+    .summary = "Write the def-use graph of each function as Graphviz DOT",
+    .anchor = "builtin.module",
+    .options = options,
+    .num_options = PTO_ARRAY_SIZE(options),
+    .run = run,
+    .description =
+        "Writes one Graphviz `digraph` with a cluster per function-like op\n"
+        "(each op with regions directly inside the module) and per nested op\n"
+        "with regions. Each op is a box labelled with its name, result types,\n"
+        "its `label` attribute when present and its core affinity (`[vector]`,\n"
+        "`[cube]`) when its definition has one; block arguments are ellipses;\n"
+        "an edge goes from the producer of each value to each of its users,\n"
+        "labelled `#N` for result N of multi-result ops. The IR is unchanged.\n"
+        "Render with `dot -Tsvg`.",
 };

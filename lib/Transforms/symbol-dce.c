@@ -174,15 +174,19 @@ static const PtoPassStatDef statistics[] = {
 };
 
 const PtoPassDef pto_symbol_dce_pass = {
-    "symbol-dce",
-    "Erase private symbols that nothing refers to",
-    NULL,
-    NULL,
-    0,
-    statistics,
-    PTO_ARRAY_SIZE(statistics),
-    run,
-    NULL,
-    NULL,
-    NULL,
+    .argument = "symbol-dce",
+    .summary = "Erase private symbols that nothing refers to",
+    .statistics = statistics,
+    .num_statistics = PTO_ARRAY_SIZE(statistics),
+    .run = run,
+    .description =
+        "Runs on a symbol table (such as `builtin.module`) and fails on any\n"
+        "other op. Public symbols and non-symbol ops of a table are live; a\n"
+        "live op makes live every symbol that a symbol-reference attribute of\n"
+        "it, or of an op nested in it, refers to (also inside arrays,\n"
+        "dictionaries and dialect attributes), resolved from the innermost\n"
+        "enclosing symbol table outwards; `@a::@b` makes both live. Nested\n"
+        "symbol tables are processed the same way. Private symbols that are\n"
+        "not live are erased, including private symbols that only refer to\n"
+        "each other.",
 };

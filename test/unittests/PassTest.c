@@ -17,17 +17,15 @@ static PtoResult ut_fold_add(PtoOp *op, PtoAttr *const *c, PtoFoldResult *r) {
   return PTO_SUCCESS;
 }
 
-/* ut.twice(x) -> ut.add(x, x) */
+/* ut.twice(x) -> ut.add(x, x), built detached and inserted. */
 static PtoResult twice_to_add(PtoOp *op, PtoRewriter *rw, void *user) {
   if (user) ++*(int *)user;
-  PtoValue *x = pto_op_operand(op, 0);
-  PtoValue *ops[2] = {x, x};
-  PtoType *t = pto_value_type(pto_op_result(op, 0));
-  PtoOpState st;
-  pto_op_state_init(&st, pto_rewriter_ctx(rw), "ut.add", pto_op_loc(op));
-  pto_op_state_add_operands(&st, ops, 2);
-  pto_op_state_add_result(&st, t);
-  pto_rewriter_replace_op_with_op(rw, op, pto_rewriter_create(rw, &st));
+  PtoValue *x[2] = {pto_op_operand(op, 0), pto_op_operand(op, 0)};
+  PtoType *t = pto_value_type(x[0]);
+  PtoOp *add = pto_op_create_simple(pto_rewriter_ctx(rw), "ut.add",
+                                    pto_op_loc(op), x, 2, &t, 1, NULL, 0);
+  pto_rewriter_insert(rw, add);
+  pto_rewriter_replace_op_with_op(rw, op, add);
   return PTO_SUCCESS;
 }
 
@@ -106,7 +104,8 @@ static const PtoPassStatDef count_stats[] = {
 
 static const PtoPassDef count_pass = {
     "ut-count", "Count ut ops", NULL, count_options, 2, count_stats, 1,
-    count_run, count_create, free, NULL};
+    count_run, count_create, free, NULL,
+    "Counts `ut.add` and `ut.const` ops; fails above `limit`."};
 
 /* ---- helpers ---- */
 
@@ -225,13 +224,13 @@ TEST(registration_errors) {
   static const PtoPassOptionDef bad_default[] = {
       {"n", PTO_OPT_INT, "many", "", 0, 0, NULL}};
   static const PtoPassDef bad = {"ut-bad", "", NULL, bad_default, 1, NULL, 0,
-                                 count_run, NULL, NULL, NULL};
+                                 count_run, NULL, NULL, NULL, NULL};
   CHECK(pto_register_pass(ctx, &bad) == PTO_FAILURE);
   CHECK_STR(cap.text, "invalid default value 'many' for option 'n' of pass "
                       "'ut-bad': expected an integer");
   cap.text[0] = 0;
-  static const PtoPassDef bad_name = {"ut.dotted", "", NULL, NULL, 0, NULL, 0,
-                                      count_run, NULL, NULL, NULL};
+  static const PtoPassDef bad_name = {"ut.dotted", "", NULL, NULL, 0, NULL,
+                                      0, count_run, NULL, NULL, NULL, NULL};
   CHECK(pto_register_pass(ctx, &bad_name) == PTO_FAILURE);
   CHECK(strstr(cap.text, "cannot register pass 'ut.dotted'") != NULL);
   CHECK(pto_lookup_pass(ctx, "ut-bad") == NULL);

@@ -1,0 +1,138 @@
+/* Custom-assembly pieces shared by the Tensor and Tile dialects (see
+ * Syntax.h). */
+#include "Dialect/Common/Syntax.h"
+
+PtoResult pto_syntax_parse_offsets(PtoParser *p, int64_t *offs, unsigned *n,
+                                   PtoUnresolvedOperand *dyn, unsigned *ndyn) {
+  *n = *ndyn = 0;
+  if (pto_parser_parse_punct(p, PTO_P_LSQUARE)) return PTO_FAILURE;
+  if (pto_parser_optional_punct(p, PTO_P_RSQUARE)) return PTO_SUCCESS;
+  do {
+    if (*n == PTO_MAX_RANK)
+      return pto_parser_error(p, "at most %u offsets are supported",
+                              PTO_MAX_RANK);
+    PtoResult st;
+    int64_t v;
+    if (pto_parser_optional_integer(p, &v, &st)) {
+      if (st) return st;
+      if (v == PTO_DYN) return pto_parser_error(p, "offset out of range");
+      offs[(*n)++] = v;
+    } else if (pto_parser_optional_operand(p, &dyn[*ndyn], &st)) {
+      if (st) return st;
+      (*ndyn)++;
+      offs[(*n)++] = PTO_DYN;
+    } else {
+      return pto_parser_error(p, "expected an integer offset or an index value");
+    }
+  } while (pto_parser_optional_punct(p, PTO_P_COMMA));
+  return pto_parser_parse_punct(p, PTO_P_RSQUARE);
+}
+
+void pto_syntax_print_offsets(PtoPrinter *p, const int64_t *offs, unsigned n,
+                              PtoValue *const *dyn) {
+  pto_printer_puts(p, "[");
+  for (unsigned i = 0; i < n; i++) {
+    if (i) pto_printer_puts(p, ", ");
+    if (dyn && dyn[i]) pto_printer_print_operand(p, dyn[i]);
+    else pto_printer_print_int(p, offs[i]);
+  }
+  pto_printer_puts(p, "]");
+}
+
+PtoResult pto_syntax_resolve_index(PtoParser *p, const PtoUnresolvedOperand *u,
+                                   unsigned n, PtoOpState *st) {
+  PtoType *idx = pto_type_index(st->ctx);
+  for (unsigned i = 0; i < n; i++)
+    if (pto_parser_resolve_operand(p, &u[i], idx, st)) return PTO_FAILURE;
+  return PTO_SUCCESS;
+}
+
+/* Optional `(` %size, ... `)`. */
+static PtoResult parse_sizes(PtoParser *p, PtoUnresolvedOperand **u,
+                             unsigned *n) {
+  *n = 0;
+  if (!pto_parser_optional_punct(p, PTO_P_LPAREN)) return PTO_SUCCESS;
+  if (pto_parser_parse_operand_list(p, u, n)) return PTO_FAILURE;
+  return pto_parser_parse_punct(p, PTO_P_RPAREN);
+}
+
+PtoResult pto_syntax_parse_common(PtoParser *p, PtoOpState *st, bool main,
+                                  bool sizes) {
+  PtoUnresolvedOperand *ops = NULL, *sz = NULL;
+  unsigned nops = 0, nsz = 0;
+  if (main && pto_parser_parse_operand_list(p, &ops, &nops)) return PTO_FAILURE;
+  if (sizes && parse_sizes(p, &sz, &nsz)) return PTO_FAILURE;
+  if (pto_parser_parse_optional_attr_dict(p, st) ||
+      pto_parser_parse_punct(p, PTO_P_COLON))
+    return PTO_FAILURE;
+  if (!main) {
+    PtoType *t;
+    if (pto_parser_parse_type(p, &t) || pto_syntax_resolve_index(p, sz, nsz, st))
+      return PTO_FAILURE;
+    pto_op_state_add_result(st, t);
+    return PTO_SUCCESS;
+  }
+  PtoLoc *tloc = pto_parser_loc(p);
+  PtoType **types, **res = NULL;
+  unsigned ntypes, nres = 0;
+  if (pto_parser_parse_type_list(p, &types, &ntypes)) return PTO_FAILURE;
+  if (pto_parser_optional_punct(p, PTO_P_ARROW) &&
+      pto_parser_parse_type_list(p, &res, &nres))
+    return PTO_FAILURE;
+  if (ntypes != nops && !(ntypes == 1 && nops > 1))
+    return pto_parser_error_at(p, tloc, "expected %u operand types, got %u",
+                               nops, ntypes);
+  for (unsigned i = 0; i < nops; i++)
+    if (pto_parser_resolve_operand(p, &ops[i], types[ntypes == 1 ? 0 : i], st))
+      return PTO_FAILURE;
+  if (pto_syntax_resolve_index(p, sz, nsz, st)) return PTO_FAILURE;
+  if (nres) pto_op_state_add_results(st, res, nres);
+  else pto_op_state_add_result(st, types[0]);
+  return PTO_SUCCESS;
+}
+
+static bool is_scalar(PtoType *t) {
+  PtoTypeKind k = pto_type_kind(t);
+  return k == PTO_TYPE_INTEGER || k == PTO_TYPE_FLOAT || k == PTO_TYPE_INDEX;
+}
+
+void pto_syntax_print_common(PtoPrinter *p, PtoOp *op, unsigned m,
+                             const char *const *elided, unsigned nelided) {
+  unsigned n = pto_op_num_operands(op), nres = pto_op_num_results(op);
+  if (m) {
+    pto_printer_puts(p, " ");
+    pto_printer_print_operands(p, op, 0, m);
+  }
+  if (n > m) {
+    pto_printer_puts(p, " (");
+    pto_printer_print_operands(p, op, m, n - m);
+    pto_printer_puts(p, ")");
+  }
+  pto_printer_print_attr_dict(p, op, elided, nelided);
+  pto_printer_puts(p, " : ");
+  if (!m) {
+    pto_printer_print_type(p, pto_value_type(pto_op_result(op, 0)));
+    return;
+  }
+  PtoType *t0 = pto_value_type(pto_op_operand(op, 0));
+  bool same = true;
+  for (unsigned i = 1; i < m; i++)
+    same &= pto_value_type(pto_op_operand(op, i)) == t0;
+  for (unsigned i = 0; i < (same ? 1 : m); i++) {
+    if (i) pto_printer_puts(p, ", ");
+    pto_printer_print_type(p, pto_value_type(pto_op_operand(op, i)));
+  }
+  /* `-> type` is implied when the only result has the type of every
+   * non-scalar main operand (`add` without broadcasting, `muls`). */
+  bool implied = nres == 1 && pto_value_type(pto_op_result(op, 0)) == t0;
+  for (unsigned i = 1; i < m && implied; i++) {
+    PtoType *t = pto_value_type(pto_op_operand(op, i));
+    implied = is_scalar(t) || t == t0;
+  }
+  if (implied) return;
+  pto_printer_puts(p, " -> ");
+  for (unsigned i = 0; i < nres; i++) {
+    if (i) pto_printer_puts(p, ", ");
+    pto_printer_print_type(p, pto_value_type(pto_op_result(op, i)));
+  }
+}

@@ -1,0 +1,70 @@
+/* The interpreter's private state shared by its files: the interpreter and
+ * frame structs, built-in handler registration, and helpers the handlers
+ * of several dialects use. */
+#ifndef PTO_INTERP_INTERNAL_H
+#define PTO_INTERP_INTERNAL_H
+
+#include "pto/Interp.h"
+#include "pto/InterpKernels.h"
+#include "pto/Dialect/Tile.h"
+
+#include "Support/Hash.h"
+#include "Support/Str.h"
+#include "Support/Vec.h"
+
+/* Slot numbers of a function's values (value -> index + 1). */
+typedef struct FuncInfo {
+  PtoPtrMap slots;
+  unsigned nslots;
+} FuncInfo;
+
+/* An enclosing call or loop iteration, for the notes of run-time errors. */
+typedef struct NoteEntry {
+  PtoOp *op;
+  int64_t iv;
+  bool is_loop;
+} NoteEntry;
+
+struct PtoInterp {
+  PtoContext *ctx;
+  PtoInterpOptions opts;
+  PtoPtrMap handlers; /* op definition or name ident -> Handler */
+  PtoPtrMap funcs;    /* func.func -> FuncInfo */
+  PtoInterpObserver observer;
+  void *observer_user;
+  uint64_t nexec;
+  unsigned depth;
+  PTO_VEC(NoteEntry) notes;
+};
+
+struct PtoInterpFrame {
+  PtoInterp *I;
+  FuncInfo *fi;
+  PtoInterpValue *slots;
+};
+
+/* Built-in handlers (InterpCore.c: func, scf, arith; InterpPypto*.c;
+ * InterpTile*.c). */
+void pto_interp_register_core(PtoInterp *I);
+void pto_interp_register_pypto(PtoInterp *I);
+void pto_interp_register_tile(PtoInterp *I);
+/* Gives `op_name` the handler (and user data) registered for `existing`,
+ * when there is one: ops of two levels with one semantics share it. */
+void pto_interp_register_alias(PtoInterp *I, const char *op_name,
+                               const char *existing);
+
+/* The slot of a value of the running function. */
+PtoInterpValue *pto_interp_slot(PtoInterpFrame *f, const PtoValue *v);
+
+/* Whether run-time value v may be a value of IR type ty (dtype, rank,
+ * static dims); otherwise describes v in `why`. */
+bool pto_interp_value_fits(PtoContext *ctx, const PtoInterpValue *v,
+                           PtoType *ty, PtoStr *why);
+/* The same for an array's dtype and shape. */
+char *pto_interp_array_type_str(PtoContext *ctx, const PtoNdArray *a);
+
+/* The dtype of result i, or an error for types without run-time values. */
+PtoResult pto_interp_result_dtype(PtoInterpFrame *f, PtoOp *op, unsigned i,
+                                  PtoDType *dt);
+
+#endif

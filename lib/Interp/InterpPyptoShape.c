@@ -1,0 +1,305 @@
+/* Handlers of the pypto shape and indexing ops: view (zero-copy window),
+ * assemble and scatter_update (copy-on-write of the destination), reshape,
+ * transpose, concat, expand, full, zeros, dim, gather, index_select and
+ * topk. Bounds that depend on run-time values are checked here. */
+#include "Interp/InterpPypto.h"
+
+#include "Support/Alloc.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static const PtoNdArray *tensor_arg(PtoInterpFrame *f, PtoOp *op, unsigned i) {
+  return pto_tensor_array(pto_interp_operand_tensor(f, op, i));
+}
+
+static PtoResult finish(PtoInterpFrame *f, PtoOp *op, PtoTensor *t,
+                        PtoResult r, const PtoKernelError *err) {
+  if (r) return ip_kernel_error(f, op, err, t);
+  ip_set_tensor(f, op, 0, t);
+  return PTO_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Windows: view and assemble                                           */
+/* ------------------------------------------------------------------ */
+
+/* Run-time offsets of a view/assemble, checked against the source dims
+ * for a window of `size`. */
+static PtoResult window_offsets(PtoInterpFrame *f, PtoOp *op,
+                                const PtoNdArray *src, const int64_t *size,
+                                int64_t *offs) {
+  PtoValue *dyn[PTO_MAX_RANK];
+  unsigned n = pto_pypto_get_offsets(op, offs, dyn);
+  for (unsigned d = 0; d < n; d++) {
+    if (dyn[d]) offs[d] = pto_interp_value_as_i64(pto_interp_slot(f, dyn[d]));
+    if (offs[d] < 0)
+      return pto_interp_error(f, op, "offset #%u is %" PRId64 " at run time; "
+                                     "offsets must be non-negative",
+                              d, offs[d]);
+    if (size[d] > src->shape[d] || offs[d] > src->shape[d] - size[d])
+      return pto_interp_error(f, op, "window out of bounds in dim %u at run "
+                                     "time: offset %" PRId64 " + size %" PRId64
+                                     " > %" PRId64,
+                              d, offs[d], size[d], src->shape[d]);
+  }
+  return PTO_SUCCESS;
+}
+
+static PtoResult h_view(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  PtoTensor *x = pto_interp_operand_tensor(f, op, 0);
+  PtoType *rt = pto_value_type(pto_op_result(op, 0));
+  int64_t offs[PTO_MAX_RANK];
+  const int64_t *size = pto_type_tensor_shape(rt);
+  if (window_offsets(f, op, pto_tensor_array(x), size, offs))
+    return PTO_FAILURE;
+  ip_set_tensor(f, op, 0, pto_tensor_view(x, offs, size));
+  return PTO_SUCCESS;
+}
+
+/* The window of `a` at `offs` with `shape`, as an array of its own. */
+static PtoNdArray window_of(const PtoNdArray *a, const int64_t *offs,
+                            const int64_t *shape) {
+  PtoNdArray w = *a;
+  w.data = pto_ndarray_elem_ptr(a, offs);
+  memcpy(w.shape, shape, a->rank * sizeof(int64_t));
+  return w;
+}
+
+static PtoResult h_assemble(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *v = tensor_arg(f, op, 0);
+  int64_t offs[PTO_MAX_RANK];
+  if (window_offsets(f, op, tensor_arg(f, op, 1), v->shape, offs))
+    return PTO_FAILURE;
+  /* the destination is updated in place when this was its last use */
+  PtoTensor *y = pto_tensor_make_unique(pto_interp_take_operand_tensor(f, op, 1));
+  if (pto_ndarray_numel(v) == 0) {
+    ip_set_tensor(f, op, 0, y);
+    return PTO_SUCCESS;
+  }
+  PtoNdArray w = window_of(pto_tensor_array(y), offs, v->shape);
+  PtoKernelError err;
+  return finish(f, op, y, pto_kernel_unary(PTO_UNARY_IDENTITY, v, &w, &err),
+                &err);
+}
+
+/* ------------------------------------------------------------------ */
+/* reshape, transpose, concat, expand, full, zeros, dim                 */
+/* ------------------------------------------------------------------ */
+
+static PtoResult h_reshape(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  PtoTensor *x = pto_interp_operand_tensor(f, op, 0);
+  PtoType *rt = pto_value_type(pto_op_result(op, 0));
+  unsigned rank = pto_type_tensor_rank(rt), dyn = rank;
+  int64_t shape[PTO_MAX_RANK], known = 1, numel = pto_tensor_numel(x);
+  for (unsigned d = 0; d < rank; d++) {
+    shape[d] = pto_type_tensor_dim(rt, d);
+    if (shape[d] == PTO_DYN) dyn = d;
+    else known *= shape[d];
+  }
+  if (dyn < rank) shape[dyn] = known && numel % known == 0 ? numel / known : -1;
+  if (dyn < rank ? shape[dyn] < 0 : known != numel) {
+    char *ts = pto_type_to_string(rt);
+    PtoResult r = pto_interp_error(f, op, "cannot reshape %" PRId64 " elements "
+                                          "into '%s' at run time", numel, ts);
+    pto_free(ts);
+    return r;
+  }
+  ip_set_tensor(f, op, 0, pto_tensor_reshape(x, rank, shape));
+  return PTO_SUCCESS;
+}
+
+static PtoResult h_transpose(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *x = tensor_arg(f, op, 0);
+  int64_t perm[PTO_MAX_RANK];
+  unsigned n = pto_pypto_get_perm(op, perm);
+  PtoNdArray p = *x; /* x's elements seen in the permuted order */
+  for (unsigned d = 0; d < n; d++) {
+    p.shape[d] = x->shape[perm[d]];
+    p.strides[d] = x->strides[perm[d]];
+  }
+  PtoTensor *t = ip_new_result(f, op, 0, n, p.shape);
+  if (!t) return PTO_FAILURE;
+  PtoKernelError err;
+  return finish(f, op, t,
+                pto_kernel_unary(PTO_UNARY_IDENTITY, &p, pto_tensor_array(t), &err),
+                &err);
+}
+
+static PtoResult h_concat(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  unsigned n = pto_op_num_operands(op), dim = pto_pypto_get_dim(op);
+  const PtoNdArray *x0 = tensor_arg(f, op, 0);
+  int64_t shape[PTO_MAX_RANK];
+  memcpy(shape, x0->shape, x0->rank * sizeof *shape);
+  shape[dim] = 0;
+  for (unsigned i = 0; i < n; i++) {
+    const PtoNdArray *x = tensor_arg(f, op, i);
+    for (unsigned d = 0; d < x->rank; d++)
+      if (d != dim && x->shape[d] != x0->shape[d])
+        return pto_interp_error(f, op, "operand #%u dim %u is %" PRId64 " at "
+                                       "run time, expected %" PRId64,
+                                i, d, x->shape[d], x0->shape[d]);
+    shape[dim] += x->shape[dim];
+  }
+  PtoTensor *t = ip_new_result(f, op, 0, x0->rank, shape);
+  if (!t) return PTO_FAILURE;
+  int64_t offs[PTO_MAX_RANK] = {0};
+  PtoKernelError err;
+  for (unsigned i = 0; i < n; i++) {
+    const PtoNdArray *x = tensor_arg(f, op, i);
+    if (pto_ndarray_numel(x) == 0) continue;
+    PtoNdArray w = window_of(pto_tensor_array(t), offs, x->shape);
+    if (pto_kernel_unary(PTO_UNARY_IDENTITY, x, &w, &err))
+      return ip_kernel_error(f, op, &err, t);
+    offs[dim] += x->shape[dim];
+  }
+  ip_set_tensor(f, op, 0, t);
+  return PTO_SUCCESS;
+}
+
+static PtoResult h_expand(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *x = tensor_arg(f, op, 0);
+  unsigned rank;
+  int64_t shape[PTO_MAX_RANK];
+  if (ip_result_sizes(f, op, 1, &rank, shape)) return PTO_FAILURE;
+  unsigned lead = rank - x->rank;
+  for (unsigned d = 0; d < x->rank; d++)
+    if (x->shape[d] != 1 && x->shape[d] != shape[lead + d])
+      return pto_interp_error(f, op, "cannot expand dim %u of size %" PRId64
+                                     " to %" PRId64 " at run time",
+                              d, x->shape[d], shape[lead + d]);
+  PtoTensor *t = ip_new_result(f, op, 0, rank, shape);
+  if (!t) return PTO_FAILURE;
+  PtoKernelError err;
+  return finish(f, op, t,
+                pto_kernel_unary(PTO_UNARY_IDENTITY, x, pto_tensor_array(t), &err),
+                &err);
+}
+
+/* full (fill value first) and zeros */
+static PtoResult h_fill(PtoInterpFrame *f, PtoOp *op, void *user) {
+  bool full = (PtoPyptoOp)(intptr_t)user == PTO_PYPTO_FULL;
+  unsigned rank;
+  int64_t shape[PTO_MAX_RANK];
+  if (ip_result_sizes(f, op, full ? 1 : 0, &rank, shape)) return PTO_FAILURE;
+  PtoTensor *t = ip_new_result(f, op, 0, rank, shape);
+  if (!t) return PTO_FAILURE;
+  PtoKernelError err;
+  if (full) {
+    uint64_t buf;
+    PtoNdArray v = ip_operand_array(f, op, 0, &buf);
+    if (pto_kernel_unary(PTO_UNARY_IDENTITY, &v, pto_tensor_array(t), &err))
+      return ip_kernel_error(f, op, &err, t);
+  }
+  ip_set_tensor(f, op, 0, t);
+  return PTO_SUCCESS;
+}
+
+static PtoResult h_dim(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *x = tensor_arg(f, op, 0);
+  pto_interp_set_result(f, op, 0,
+                        pto_interp_value_int(PTO_DT_INDEX,
+                                             x->shape[pto_pypto_get_dim(op)]));
+  return PTO_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Indexing                                                             */
+/* ------------------------------------------------------------------ */
+
+static PtoResult h_gather(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *x = tensor_arg(f, op, 0), *idx = tensor_arg(f, op, 1);
+  PtoTensor *t = ip_new_result(f, op, 0, idx->rank, idx->shape);
+  if (!t) return PTO_FAILURE;
+  PtoKernelError err;
+  return finish(f, op, t,
+                pto_kernel_gather(x, idx, pto_pypto_get_dim(op),
+                                  pto_tensor_array(t), &err),
+                &err);
+}
+
+static PtoResult h_index_select(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *x = tensor_arg(f, op, 0), *idx = tensor_arg(f, op, 1);
+  unsigned dim = pto_pypto_get_dim(op);
+  int64_t shape[PTO_MAX_RANK];
+  memcpy(shape, x->shape, x->rank * sizeof *shape);
+  shape[dim] = idx->shape[0];
+  PtoTensor *t = ip_new_result(f, op, 0, x->rank, shape);
+  if (!t) return PTO_FAILURE;
+  PtoKernelError err;
+  return finish(f, op, t,
+                pto_kernel_index_select(x, idx, dim, pto_tensor_array(t), &err),
+                &err);
+}
+
+static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *idx = tensor_arg(f, op, 1), *src = tensor_arg(f, op, 2);
+  PtoTensor *y = pto_tensor_make_unique(pto_interp_take_operand_tensor(f, op, 0));
+  PtoKernelError err;
+  return finish(f, op, y,
+                pto_kernel_scatter_update(pto_tensor_array(y), idx, src,
+                                          pto_pypto_get_dim(op), &err),
+                &err);
+}
+
+static PtoResult h_topk(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *x = tensor_arg(f, op, 0);
+  unsigned dim = pto_pypto_get_dim(op);
+  int64_t k = pto_pypto_get_k(op), shape[PTO_MAX_RANK];
+  if (k > x->shape[dim])
+    return pto_interp_error(f, op, "attribute 'k' (%" PRId64 ") exceeds dim %u "
+                                   "of size %" PRId64 " at run time",
+                            k, dim, x->shape[dim]);
+  memcpy(shape, x->shape, x->rank * sizeof *shape);
+  shape[dim] = k;
+  PtoTensor *v = ip_new_result(f, op, 0, x->rank, shape);
+  PtoTensor *i = v ? ip_new_result(f, op, 1, x->rank, shape) : NULL;
+  if (!i) {
+    pto_tensor_release(v);
+    return PTO_FAILURE;
+  }
+  PtoKernelError err;
+  if (pto_kernel_topk(x, k, dim, pto_pypto_get_largest(op), pto_tensor_array(v),
+                      pto_tensor_array(i), &err)) {
+    pto_tensor_release(i);
+    return ip_kernel_error(f, op, &err, v);
+  }
+  ip_set_tensor(f, op, 0, v);
+  ip_set_tensor(f, op, 1, i);
+  return PTO_SUCCESS;
+}
+
+void ip_register_shape_ops(PtoInterp *I) {
+  static const struct {
+    PtoPyptoOp id;
+    PtoInterpHandler fn;
+  } ops[] = {
+      {PTO_PYPTO_VIEW, h_view},
+      {PTO_PYPTO_ASSEMBLE, h_assemble},
+      {PTO_PYPTO_RESHAPE, h_reshape},
+      {PTO_PYPTO_TRANSPOSE, h_transpose},
+      {PTO_PYPTO_CONCAT, h_concat},
+      {PTO_PYPTO_EXPAND, h_expand},
+      {PTO_PYPTO_FULL, h_fill},
+      {PTO_PYPTO_ZEROS, h_fill},
+      {PTO_PYPTO_DIM, h_dim},
+      {PTO_PYPTO_GATHER, h_gather},
+      {PTO_PYPTO_INDEX_SELECT, h_index_select},
+      {PTO_PYPTO_SCATTER_UPDATE, h_scatter},
+      {PTO_PYPTO_TOPK, h_topk},
+  };
+  for (size_t i = 0; i < PTO_ARRAY_SIZE(ops); i++)
+    pto_interp_register(I, pto_pypto_op_name(ops[i].id), ops[i].fn,
+                        (void *)(intptr_t)ops[i].id);
+}

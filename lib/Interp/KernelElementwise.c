@@ -1,0 +1,443 @@
+/* Elementwise kernels: unary math, binary arithmetic and comparisons with
+ * broadcasting, where, and pypto.cast's conversions. Rows are processed in
+ * chunks: load into a double (or int64) buffer, one tight loop per op,
+ * store with rounding. */
+#include "Interp/KernelUtil.h"
+
+#include "Support/Alloc.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const unary_names[] = {
+    "abs",  "neg",     "exp",  "log",        "sqrt", "rsqrt", "reciprocal",
+    "relu", "sigmoid", "tanh", "silu",       "gelu", "gelu",  "sin",
+    "cos",  "floor",   "ceil", "round",      "erf",  "copy",
+};
+static const char *const binary_names[] = {
+    "add", "sub", "mul", "div", "maximum", "minimum", "pow",
+    "eq",  "ne",  "lt",  "le",  "gt",      "ge",
+};
+
+const char *pto_unary_kind_name(PtoUnaryKind k) {
+  return (unsigned)k < PTO_ARRAY_SIZE(unary_names) ? unary_names[k] : "?";
+}
+const char *pto_binary_kind_name(PtoBinaryKind k) {
+  return (unsigned)k < PTO_ARRAY_SIZE(binary_names) ? binary_names[k] : "?";
+}
+
+/* ------------------------------------------------------------------ */
+/* Unary                                                                */
+/* ------------------------------------------------------------------ */
+
+static bool unary_needs_float(PtoUnaryKind k) {
+  return k != PTO_UNARY_ABS && k != PTO_UNARY_NEG && k != PTO_UNARY_RELU &&
+         k != PTO_UNARY_IDENTITY;
+}
+
+static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+static void unary_f64(PtoUnaryKind k, double *v, int64_t n) {
+  switch (k) {
+  case PTO_UNARY_ABS: for (int64_t i = 0; i < n; i++) v[i] = fabs(v[i]); break;
+  case PTO_UNARY_NEG: for (int64_t i = 0; i < n; i++) v[i] = -v[i]; break;
+  case PTO_UNARY_EXP: for (int64_t i = 0; i < n; i++) v[i] = exp(v[i]); break;
+  case PTO_UNARY_LOG: for (int64_t i = 0; i < n; i++) v[i] = log(v[i]); break;
+  case PTO_UNARY_SQRT: for (int64_t i = 0; i < n; i++) v[i] = sqrt(v[i]); break;
+  case PTO_UNARY_RSQRT:
+    for (int64_t i = 0; i < n; i++) v[i] = 1.0 / sqrt(v[i]);
+    break;
+  case PTO_UNARY_RECIPROCAL:
+    for (int64_t i = 0; i < n; i++) v[i] = 1.0 / v[i];
+    break;
+  case PTO_UNARY_RELU:
+    for (int64_t i = 0; i < n; i++) v[i] = v[i] < 0 ? 0.0 : v[i];
+    break;
+  case PTO_UNARY_SIGMOID:
+    for (int64_t i = 0; i < n; i++) v[i] = sigmoid(v[i]);
+    break;
+  case PTO_UNARY_TANH: for (int64_t i = 0; i < n; i++) v[i] = tanh(v[i]); break;
+  case PTO_UNARY_SILU:
+    for (int64_t i = 0; i < n; i++) v[i] = v[i] * sigmoid(v[i]);
+    break;
+  case PTO_UNARY_GELU:
+    for (int64_t i = 0; i < n; i++)
+      v[i] = 0.5 * v[i] * (1.0 + erf(v[i] * 0.70710678118654752440));
+    break;
+  case PTO_UNARY_GELU_TANH:
+    for (int64_t i = 0; i < n; i++) {
+      double x = v[i];
+      v[i] = 0.5 * x *
+             (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
+    }
+    break;
+  case PTO_UNARY_SIN: for (int64_t i = 0; i < n; i++) v[i] = sin(v[i]); break;
+  case PTO_UNARY_COS: for (int64_t i = 0; i < n; i++) v[i] = cos(v[i]); break;
+  case PTO_UNARY_FLOOR: for (int64_t i = 0; i < n; i++) v[i] = floor(v[i]); break;
+  case PTO_UNARY_CEIL: for (int64_t i = 0; i < n; i++) v[i] = ceil(v[i]); break;
+  case PTO_UNARY_ROUND:
+    /* the default floating-point environment rounds ties to even */
+    for (int64_t i = 0; i < n; i++) v[i] = nearbyint(v[i]);
+    break;
+  case PTO_UNARY_ERF: for (int64_t i = 0; i < n; i++) v[i] = erf(v[i]); break;
+  case PTO_UNARY_IDENTITY: break;
+  }
+}
+
+/* Integer kinds compute modulo 2^64; the store wraps to the width. */
+static void unary_i64(PtoUnaryKind k, int64_t *v, int64_t n) {
+  switch (k) {
+  case PTO_UNARY_ABS:
+    for (int64_t i = 0; i < n; i++)
+      v[i] = v[i] < 0 ? (int64_t)(0 - (uint64_t)v[i]) : v[i];
+    break;
+  case PTO_UNARY_NEG:
+    for (int64_t i = 0; i < n; i++) v[i] = (int64_t)(0 - (uint64_t)v[i]);
+    break;
+  case PTO_UNARY_RELU:
+    for (int64_t i = 0; i < n; i++) v[i] = v[i] < 0 ? 0 : v[i];
+    break;
+  default:
+    break;
+  }
+}
+
+/* Copies a row of same-dtype elements (bit-exact). */
+static void copy_row(size_t esize, char *dst, int64_t dstep, const char *src,
+                     int64_t sstep, int64_t n) {
+  if (dstep == 1 && sstep == 1) {
+    memcpy(dst, src, (size_t)n * esize);
+    return;
+  }
+  switch (esize) {
+#define COPY_AS(T)                                                          \
+  for (int64_t i = 0; i < n; i++)                                           \
+    ((T *)(void *)dst)[i * dstep] = ((const T *)(const void *)src)[i * sstep]; \
+  break;
+  case 1: COPY_AS(uint8_t)
+  case 2: COPY_AS(uint16_t)
+  case 4: COPY_AS(uint32_t)
+  default: COPY_AS(uint64_t)
+#undef COPY_AS
+  }
+}
+
+PtoResult pto_kernel_unary(PtoUnaryKind k, const PtoNdArray *x,
+                           const PtoNdArray *out, PtoKernelError *err) {
+  if (x->dtype != out->dtype)
+    return pk_fail(err, "%s: input dtype %s differs from the output's %s",
+                   pto_unary_kind_name(k), pto_dtype_name(x->dtype),
+                   pto_dtype_name(out->dtype));
+  bool fl = pto_dtype_is_float(x->dtype);
+  if (!fl && unary_needs_float(k))
+    return pk_fail(err, "%s needs a float dtype, got %s",
+                   pto_unary_kind_name(k), pto_dtype_name(x->dtype));
+  int64_t st[2][PTO_MAX_RANK];
+  if (!pk_bcast_strides(x, out->rank, out->shape, st[0], "input", err))
+    return PTO_FAILURE;
+  memcpy(st[1], out->strides, out->rank * sizeof(int64_t));
+  PkIter it;
+  pk_iter_init(&it, out->rank, out->shape, 2, st);
+  if (it.empty) return PTO_SUCCESS;
+  size_t es = pto_dtype_size(x->dtype);
+  do {
+    if (k == PTO_UNARY_IDENTITY) {
+      copy_row(es, pk_at(out, it.off[1]), it.step[1], pk_at(x, it.off[0]),
+               it.step[0], it.n);
+      continue;
+    }
+    for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
+      int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK;
+      int64_t xo = it.off[0] + c * it.step[0], oo = it.off[1] + c * it.step[1];
+      if (fl) {
+        double v[PK_CHUNK];
+        pk_load_f64(x->dtype, x->data, xo, it.step[0], m, v);
+        unary_f64(k, v, m);
+        pk_store_f64(out->dtype, out->data, oo, it.step[1], m, v);
+      } else {
+        int64_t v[PK_CHUNK];
+        pk_load_i64(x->dtype, x->data, xo, it.step[0], m, v);
+        unary_i64(k, v, m);
+        pk_store_i64(out->dtype, out->data, oo, it.step[1], m, v);
+      }
+    }
+  } while (pk_iter_next(&it));
+  return PTO_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Binary                                                               */
+/* ------------------------------------------------------------------ */
+
+static bool is_compare(PtoBinaryKind k) { return k >= PTO_BINARY_EQ; }
+
+static double max_f64(double a, double b) {
+  return isnan(a) || isnan(b) ? NAN : a >= b ? a : b;
+}
+static double min_f64(double a, double b) {
+  return isnan(a) || isnan(b) ? NAN : a <= b ? a : b;
+}
+
+/* a = a (op) b over a chunk. */
+static void binary_f64(PtoBinaryKind k, double *a, const double *b,
+                       int64_t n) {
+  switch (k) {
+  case PTO_BINARY_ADD: for (int64_t i = 0; i < n; i++) a[i] += b[i]; break;
+  case PTO_BINARY_SUB: for (int64_t i = 0; i < n; i++) a[i] -= b[i]; break;
+  case PTO_BINARY_MUL: for (int64_t i = 0; i < n; i++) a[i] *= b[i]; break;
+  case PTO_BINARY_DIV: for (int64_t i = 0; i < n; i++) a[i] /= b[i]; break;
+  case PTO_BINARY_MAX:
+    for (int64_t i = 0; i < n; i++) a[i] = max_f64(a[i], b[i]);
+    break;
+  case PTO_BINARY_MIN:
+    for (int64_t i = 0; i < n; i++) a[i] = min_f64(a[i], b[i]);
+    break;
+  case PTO_BINARY_POW: for (int64_t i = 0; i < n; i++) a[i] = pow(a[i], b[i]); break;
+  default: break;
+  }
+}
+
+static int64_t div_i64(int64_t a, int64_t b) {
+  if (b == 0) return 0;
+  if (b == -1) return (int64_t)(0 - (uint64_t)a); /* INT64_MIN / -1 wraps */
+  return a / b;
+}
+
+static void binary_i64(PtoBinaryKind k, int64_t *a, const int64_t *b,
+                       int64_t n) {
+  switch (k) {
+  case PTO_BINARY_ADD:
+    for (int64_t i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] + (uint64_t)b[i]);
+    break;
+  case PTO_BINARY_SUB:
+    for (int64_t i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] - (uint64_t)b[i]);
+    break;
+  case PTO_BINARY_MUL:
+    for (int64_t i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] * (uint64_t)b[i]);
+    break;
+  case PTO_BINARY_DIV: for (int64_t i = 0; i < n; i++) a[i] = div_i64(a[i], b[i]); break;
+  case PTO_BINARY_MAX: for (int64_t i = 0; i < n; i++) a[i] = a[i] >= b[i] ? a[i] : b[i]; break;
+  case PTO_BINARY_MIN: for (int64_t i = 0; i < n; i++) a[i] = a[i] <= b[i] ? a[i] : b[i]; break;
+  default: break;
+  }
+}
+
+/* Comparisons of a chunk into 0/1. */
+#define COMPARE(OP)                                                         \
+  for (int64_t i = 0; i < n; i++) r[i] = a[i] OP b[i];                      \
+  break;
+static void compare_f64(PtoBinaryKind k, const double *a, const double *b,
+                        int64_t *r, int64_t n) {
+  switch (k) {
+  case PTO_BINARY_EQ: COMPARE(==)
+  case PTO_BINARY_NE: COMPARE(!=)
+  case PTO_BINARY_LT: COMPARE(<)
+  case PTO_BINARY_LE: COMPARE(<=)
+  case PTO_BINARY_GT: COMPARE(>)
+  default: COMPARE(>=)
+  }
+}
+static void compare_i64(PtoBinaryKind k, const int64_t *a, const int64_t *b,
+                        int64_t *r, int64_t n) {
+  switch (k) {
+  case PTO_BINARY_EQ: COMPARE(==)
+  case PTO_BINARY_NE: COMPARE(!=)
+  case PTO_BINARY_LT: COMPARE(<)
+  case PTO_BINARY_LE: COMPARE(<=)
+  case PTO_BINARY_GT: COMPARE(>)
+  default: COMPARE(>=)
+  }
+}
+#undef COMPARE
+
+PtoResult pto_kernel_binary(PtoBinaryKind k, const PtoNdArray *a,
+                            const PtoNdArray *b, const PtoNdArray *out,
+                            PtoKernelError *err) {
+  const char *name = pto_binary_kind_name(k);
+  if (a->dtype != b->dtype)
+    return pk_fail(err, "%s: operand dtypes differ: %s vs %s", name,
+                   pto_dtype_name(a->dtype), pto_dtype_name(b->dtype));
+  bool cmp = is_compare(k);
+  if (cmp ? !pto_dtype_is_int(out->dtype) : out->dtype != a->dtype)
+    return pk_fail(err, "%s: output dtype %s does not fit operands of %s",
+                   name, pto_dtype_name(out->dtype), pto_dtype_name(a->dtype));
+  bool fl = pto_dtype_is_float(a->dtype);
+  if (!fl && k == PTO_BINARY_POW)
+    return pk_fail(err, "pow needs a float dtype, got %s",
+                   pto_dtype_name(a->dtype));
+  int64_t st[3][PTO_MAX_RANK];
+  if (!pk_bcast_strides(a, out->rank, out->shape, st[0], "operand #0", err) ||
+      !pk_bcast_strides(b, out->rank, out->shape, st[1], "operand #1", err))
+    return PTO_FAILURE;
+  memcpy(st[2], out->strides, out->rank * sizeof(int64_t));
+  PkIter it;
+  pk_iter_init(&it, out->rank, out->shape, 3, st);
+  if (it.empty) return PTO_SUCCESS;
+  do {
+    for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
+      int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK;
+      int64_t ao = it.off[0] + c * it.step[0], bo = it.off[1] + c * it.step[1];
+      int64_t oo = it.off[2] + c * it.step[2];
+      int64_t r[PK_CHUNK];
+      if (fl) {
+        double va[PK_CHUNK], vb[PK_CHUNK];
+        pk_load_f64(a->dtype, a->data, ao, it.step[0], m, va);
+        pk_load_f64(b->dtype, b->data, bo, it.step[1], m, vb);
+        if (cmp) {
+          compare_f64(k, va, vb, r, m);
+          pk_store_i64(out->dtype, out->data, oo, it.step[2], m, r);
+        } else {
+          binary_f64(k, va, vb, m);
+          pk_store_f64(out->dtype, out->data, oo, it.step[2], m, va);
+        }
+      } else {
+        int64_t vb[PK_CHUNK];
+        pk_load_i64(a->dtype, a->data, ao, it.step[0], m, r);
+        pk_load_i64(b->dtype, b->data, bo, it.step[1], m, vb);
+        if (cmp) compare_i64(k, r, vb, r, m);
+        else binary_i64(k, r, vb, m);
+        pk_store_i64(out->dtype, out->data, oo, it.step[2], m, r);
+      }
+    }
+  } while (pk_iter_next(&it));
+  return PTO_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* where                                                                */
+/* ------------------------------------------------------------------ */
+
+PtoResult pto_kernel_where(const PtoNdArray *cond, const PtoNdArray *x,
+                           const PtoNdArray *y, const PtoNdArray *out,
+                           PtoKernelError *err) {
+  if (x->dtype != out->dtype || y->dtype != out->dtype)
+    return pk_fail(err, "where: value dtypes %s and %s differ from the "
+                        "output's %s", pto_dtype_name(x->dtype),
+                   pto_dtype_name(y->dtype), pto_dtype_name(out->dtype));
+  if (!pto_dtype_is_int(cond->dtype))
+    return pk_fail(err, "where: the condition must be bool, got %s",
+                   pto_dtype_name(cond->dtype));
+  int64_t st[4][PTO_MAX_RANK];
+  if (!pk_bcast_strides(cond, out->rank, out->shape, st[0], "condition", err) ||
+      !pk_bcast_strides(x, out->rank, out->shape, st[1], "operand #1", err) ||
+      !pk_bcast_strides(y, out->rank, out->shape, st[2], "operand #2", err))
+    return PTO_FAILURE;
+  memcpy(st[3], out->strides, out->rank * sizeof(int64_t));
+  PkIter it;
+  pk_iter_init(&it, out->rank, out->shape, 4, st);
+  if (it.empty) return PTO_SUCCESS;
+  size_t es = pto_dtype_size(out->dtype);
+  do {
+    for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
+      int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK, cv[PK_CHUNK];
+      pk_load_i64(cond->dtype, cond->data, it.off[0] + c * it.step[0],
+                  it.step[0], m, cv);
+      for (int64_t i = 0; i < m; i++) {
+        int64_t j = c + i;
+        const char *src = cv[i] ? pk_at(x, it.off[1] + j * it.step[1])
+                                : pk_at(y, it.off[2] + j * it.step[2]);
+        memcpy(pk_at(out, it.off[3] + j * it.step[3]), src, es);
+      }
+    }
+  } while (pk_iter_next(&it));
+  return PTO_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* cast                                                                 */
+/* ------------------------------------------------------------------ */
+
+/* Conversions exact through double and rounded to nearest even on store:
+ * float to float and small integers to float, without saturation. */
+static bool cast_via_double(PtoDType s, PtoDType d, PtoRoundMode mode,
+                            bool sat) {
+  if (sat || mode != PTO_ROUND_RINT || !pto_dtype_is_float(d)) return false;
+  return s != PTO_DT_I64 && s != PTO_DT_INDEX;
+}
+
+static void cast_elem(PtoDType s, const char *src, PtoDType d, char *dst,
+                      PtoRoundMode mode, bool sat) {
+  PtoCastMode cm = {mode, sat ? PTO_SAT_SATURATE : PTO_SAT_WRAP};
+  if (pto_dtype_is_float(s) && pto_dtype_is_int(d) && d != PTO_DT_BOOL &&
+      !sat) {
+    /* pypto.cast: saturate to int64 first, then wrap to the width */
+    int64_t t;
+    PtoCastMode to64 = {mode, PTO_SAT_SATURATE};
+    pto_dtype_cast_store_f64(PTO_DT_I64, &t, 0, pto_dtype_load_f64(s, src, 0),
+                             to64);
+    pto_dtype_cast_store_i64(d, dst, 0, t, cm);
+    return;
+  }
+  pto_dtype_cast_elem(s, src, d, dst, cm);
+}
+
+PtoResult pto_kernel_cast(const PtoNdArray *x, const PtoNdArray *out,
+                          PtoRoundMode mode, bool saturate,
+                          PtoKernelError *err) {
+  if (mode == PTO_ROUND_DEFAULT) mode = PTO_ROUND_RINT;
+  int64_t st[2][PTO_MAX_RANK];
+  if (!pk_bcast_strides(x, out->rank, out->shape, st[0], "input", err))
+    return PTO_FAILURE;
+  memcpy(st[1], out->strides, out->rank * sizeof(int64_t));
+  PkIter it;
+  pk_iter_init(&it, out->rank, out->shape, 2, st);
+  if (it.empty) return PTO_SUCCESS;
+  PtoDType s = x->dtype, d = out->dtype;
+  bool fast = cast_via_double(s, d, mode, saturate);
+  bool ints = pto_dtype_is_int(s) && pto_dtype_is_int(d) && !saturate;
+  do {
+    if (s == d) {
+      copy_row(pto_dtype_size(s), pk_at(out, it.off[1]), it.step[1],
+               pk_at(x, it.off[0]), it.step[0], it.n);
+      continue;
+    }
+    for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
+      int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK;
+      int64_t xo = it.off[0] + c * it.step[0], oo = it.off[1] + c * it.step[1];
+      if (fast) {
+        double v[PK_CHUNK];
+        pk_load_f64(s, x->data, xo, it.step[0], m, v);
+        pk_store_f64(d, out->data, oo, it.step[1], m, v);
+      } else if (ints) {
+        int64_t v[PK_CHUNK];
+        pk_load_i64(s, x->data, xo, it.step[0], m, v);
+        pk_store_i64(d, out->data, oo, it.step[1], m, v);
+      } else {
+        for (int64_t i = 0; i < m; i++)
+          cast_elem(s, pk_at(x, xo + i * it.step[0]), d,
+                    pk_at(out, oo + i * it.step[1]), mode, saturate);
+      }
+    }
+  } while (pk_iter_next(&it));
+  return PTO_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                              */
+/* ------------------------------------------------------------------ */
+
+bool pto_broadcast_shapes(unsigned ra, const int64_t *a, unsigned rb,
+                          const int64_t *b, unsigned *rout, int64_t *out,
+                          unsigned *bad_dim) {
+  unsigned r = ra > rb ? ra : rb;
+  for (unsigned d = 0; d < r; d++) {
+    int64_t x = d + ra >= r ? a[d + ra - r] : 1;
+    int64_t y = d + rb >= r ? b[d + rb - r] : 1;
+    if (x != y && x != 1 && y != 1) {
+      if (bad_dim) *bad_dim = d;
+      return false;
+    }
+    out[d] = x == 1 ? y : x;
+  }
+  *rout = r;
+  return true;
+}
+
+PtoNdArray pto_ndarray_scalar_view(PtoDType dt, void *data) {
+  PtoNdArray a;
+  memset(&a, 0, sizeof a);
+  a.dtype = dt;
+  a.data = data;
+  a.nbytes = pto_dtype_size(dt);
+  return a;
+}

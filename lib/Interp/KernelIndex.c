@@ -1,0 +1,249 @@
+/* Indexing kernels: gather, index_select, scatter_update and topk. Index
+ * arrays are validated in full before anything is written, so that an
+ * out-of-range index is reported with its position and leaves the output
+ * untouched. */
+#include "Interp/KernelUtil.h"
+
+#include "Support/Alloc.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The sub-array at index i of dim `dim` (rank - 1 dims). */
+static PtoNdArray select_slice(const PtoNdArray *a, unsigned dim, int64_t i) {
+  PtoNdArray s = *a;
+  s.data = pk_at(a, i * a->strides[dim]);
+  for (unsigned d = dim; d + 1 < a->rank; d++) {
+    s.shape[d] = a->shape[d + 1];
+    s.strides[d] = a->strides[d + 1];
+  }
+  s.rank = a->rank - 1;
+  return s;
+}
+
+static void format_pos(char *buf, unsigned rank, const int64_t *pos) {
+  pto_shape_str(buf, rank, pos);
+}
+
+/* Every element of `idx` in [0, size); otherwise err names the first bad
+ * one (row-major order) and its position. */
+static PtoResult check_indices(const PtoNdArray *idx, int64_t size,
+                               unsigned dim, PtoKernelError *err) {
+  if (!pto_dtype_is_int(idx->dtype) || idx->dtype == PTO_DT_BOOL)
+    return pk_fail(err, "indices must be integers, got %s",
+                   pto_dtype_name(idx->dtype));
+  int64_t pos[PTO_MAX_RANK] = {0};
+  for (unsigned d = 0; d < idx->rank; d++)
+    if (idx->shape[d] == 0) return PTO_SUCCESS;
+  for (;;) {
+    int64_t off = 0;
+    for (unsigned d = 0; d < idx->rank; d++) off += pos[d] * idx->strides[d];
+    int64_t v = pto_dtype_load_i64(idx->dtype, idx->data, off);
+    if (v < 0 || v >= size) {
+      char b[PTO_SHAPE_STR_MAX];
+      format_pos(b, idx->rank, pos);
+      return pk_fail(err, "index %" PRId64 " at position %s is out of range "
+                          "[0, %" PRId64 ") for dim %u", v, b, size, dim);
+    }
+    unsigned d = idx->rank;
+    for (;;) {
+      if (d == 0) return PTO_SUCCESS;
+      d--;
+      if (++pos[d] < idx->shape[d]) break;
+      pos[d] = 0;
+    }
+  }
+}
+
+static PtoResult copy_slice(const PtoNdArray *src, const PtoNdArray *dst,
+                            PtoKernelError *err) {
+  return pto_kernel_unary(PTO_UNARY_IDENTITY, src, dst, err);
+}
+
+static PtoResult check_dim(const char *what, unsigned dim, unsigned rank,
+                           PtoKernelError *err) {
+  if (dim >= rank)
+    return pk_fail(err, "%s: dim %u out of range for rank %u", what, dim, rank);
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_kernel_gather(const PtoNdArray *x, const PtoNdArray *index,
+                            unsigned dim, const PtoNdArray *out,
+                            PtoKernelError *err) {
+  char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
+  if (check_dim("gather", dim, x->rank, err)) return PTO_FAILURE;
+  if (index->rank != x->rank)
+    return pk_fail(err, "gather: index rank %u differs from the input rank %u",
+                   index->rank, x->rank);
+  for (unsigned d = 0; d < x->rank; d++)
+    if (d != dim && index->shape[d] > x->shape[d])
+      return pk_fail(err, "index dim %u is %" PRId64 ", larger than the "
+                          "input's %" PRId64, d, index->shape[d], x->shape[d]);
+  if (out->dtype != x->dtype || !pk_same_shape(out, index->rank, index->shape))
+    return pk_fail(err, "gather: output %s %s, expected %s %s",
+                   pto_dtype_name(out->dtype), pk_shape_str(b1, out),
+                   pto_dtype_name(x->dtype), pk_shape_str(b2, index));
+  if (check_indices(index, x->shape[dim], dim, err)) return PTO_FAILURE;
+  int64_t st[3][PTO_MAX_RANK];
+  memcpy(st[0], index->strides, index->rank * sizeof(int64_t));
+  memcpy(st[1], out->strides, out->rank * sizeof(int64_t));
+  memcpy(st[2], x->strides, x->rank * sizeof(int64_t));
+  st[2][dim] = 0; /* the index supplies this coordinate */
+  PkIter it;
+  pk_iter_init(&it, index->rank, index->shape, 3, st);
+  if (it.empty) return PTO_SUCCESS;
+  size_t es = pto_dtype_size(x->dtype);
+  int64_t sd = x->strides[dim];
+  do {
+    for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
+      int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK, iv[PK_CHUNK];
+      pk_load_i64(index->dtype, index->data, it.off[0] + c * it.step[0],
+                  it.step[0], m, iv);
+      for (int64_t i = 0; i < m; i++) {
+        int64_t j = c + i;
+        memcpy(pk_at(out, it.off[1] + j * it.step[1]),
+               pk_at(x, it.off[2] + j * it.step[2] + iv[i] * sd), es);
+      }
+    }
+  } while (pk_iter_next(&it));
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_kernel_index_select(const PtoNdArray *x,
+                                  const PtoNdArray *index, unsigned dim,
+                                  const PtoNdArray *out, PtoKernelError *err) {
+  char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
+  if (check_dim("index_select", dim, x->rank, err)) return PTO_FAILURE;
+  if (index->rank != 1)
+    return pk_fail(err, "index_select: the index must be 1-D, got shape %s",
+                   pk_shape_str(b1, index));
+  int64_t want[PTO_MAX_RANK];
+  memcpy(want, x->shape, x->rank * sizeof *want);
+  want[dim] = index->shape[0];
+  if (out->dtype != x->dtype || !pk_same_shape(out, x->rank, want))
+    return pk_fail(err, "index_select: output shape %s, expected %s",
+                   pk_shape_str(b1, out), pto_shape_str(b2, x->rank, want));
+  if (check_indices(index, x->shape[dim], dim, err)) return PTO_FAILURE;
+  for (int64_t j = 0; j < index->shape[0]; j++) {
+    int64_t v = pto_dtype_load_i64(index->dtype, index->data,
+                                   j * index->strides[0]);
+    PtoNdArray xs = select_slice(x, dim, v), os = select_slice(out, dim, j);
+    if (copy_slice(&xs, &os, err)) return PTO_FAILURE;
+  }
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_kernel_scatter_update(const PtoNdArray *dst,
+                                    const PtoNdArray *index,
+                                    const PtoNdArray *src, unsigned dim,
+                                    PtoKernelError *err) {
+  char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
+  if (check_dim("scatter_update", dim, dst->rank, err)) return PTO_FAILURE;
+  if (index->rank != 1)
+    return pk_fail(err, "scatter_update: the index must be 1-D, got shape %s",
+                   pk_shape_str(b1, index));
+  int64_t want[PTO_MAX_RANK];
+  memcpy(want, dst->shape, dst->rank * sizeof *want);
+  want[dim] = index->shape[0];
+  if (src->dtype != dst->dtype || !pk_same_shape(src, dst->rank, want))
+    return pk_fail(err, "src has shape %s, expected %s",
+                   pk_shape_str(b1, src), pto_shape_str(b2, dst->rank, want));
+  if (check_indices(index, dst->shape[dim], dim, err)) return PTO_FAILURE;
+  for (int64_t j = 0; j < index->shape[0]; j++) {
+    int64_t v = pto_dtype_load_i64(index->dtype, index->data,
+                                   j * index->strides[0]);
+    PtoNdArray ss = select_slice(src, dim, j), ds = select_slice(dst, dim, v);
+    if (copy_slice(&ss, &ds, err)) return PTO_FAILURE;
+  }
+  return PTO_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* topk                                                                 */
+/* ------------------------------------------------------------------ */
+
+typedef struct SortItem {
+  double f;
+  int64_t i;
+  int64_t idx;
+} SortItem;
+
+/* Orders by value (descending for the `desc` comparators), NaN above every
+ * number, then by index: a total order, so qsort's instability is moot. */
+static int cmp_idx(const SortItem *a, const SortItem *b) {
+  return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+static int cmp_f(const void *pa, const void *pb, bool desc) {
+  const SortItem *a = pa, *b = pb;
+  bool na = isnan(a->f), nb = isnan(b->f);
+  if (na != nb) return (na ? -1 : 1) * (desc ? 1 : -1);
+  if (!na && a->f != b->f) return (a->f > b->f ? -1 : 1) * (desc ? 1 : -1);
+  return cmp_idx(a, b);
+}
+static int cmp_i(const void *pa, const void *pb, bool desc) {
+  const SortItem *a = pa, *b = pb;
+  if (a->i != b->i) return (a->i > b->i ? -1 : 1) * (desc ? 1 : -1);
+  return cmp_idx(a, b);
+}
+static int cmp_f_desc(const void *a, const void *b) { return cmp_f(a, b, true); }
+static int cmp_f_asc(const void *a, const void *b) { return cmp_f(a, b, false); }
+static int cmp_i_desc(const void *a, const void *b) { return cmp_i(a, b, true); }
+static int cmp_i_asc(const void *a, const void *b) { return cmp_i(a, b, false); }
+
+PtoResult pto_kernel_topk(const PtoNdArray *x, int64_t k, unsigned dim,
+                          bool largest, const PtoNdArray *values,
+                          const PtoNdArray *indices, PtoKernelError *err) {
+  char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
+  if (check_dim("topk", dim, x->rank, err)) return PTO_FAILURE;
+  int64_t R = x->shape[dim];
+  if (k < 1 || k > R)
+    return pk_fail(err, "k (%" PRId64 ") must be in [1, %" PRId64 "], the "
+                        "size of dim %u", k, R, dim);
+  int64_t want[PTO_MAX_RANK];
+  memcpy(want, x->shape, x->rank * sizeof *want);
+  want[dim] = k;
+  if (values->dtype != x->dtype || !pk_same_shape(values, x->rank, want) ||
+      !pto_dtype_is_int(indices->dtype) ||
+      !pk_same_shape(indices, x->rank, want))
+    return pk_fail(err, "topk: outputs of shapes %s and %s, expected %s",
+                   pk_shape_str(b1, values), pk_shape_str(b2, indices),
+                   pto_shape_str(b2, x->rank, want));
+  bool fl = pto_dtype_is_float(x->dtype);
+  int (*cmp)(const void *, const void *) =
+      fl ? (largest ? cmp_f_desc : cmp_f_asc) : (largest ? cmp_i_desc : cmp_i_asc);
+  int64_t lane[PTO_MAX_RANK], st[3][PTO_MAX_RANK];
+  memcpy(lane, x->shape, x->rank * sizeof *lane);
+  lane[dim] = 1;
+  memcpy(st[0], x->strides, x->rank * sizeof(int64_t));
+  memcpy(st[1], values->strides, x->rank * sizeof(int64_t));
+  memcpy(st[2], indices->strides, x->rank * sizeof(int64_t));
+  PkIter it;
+  pk_iter_init(&it, x->rank, lane, 3, st);
+  if (it.empty) return PTO_SUCCESS;
+  SortItem *items = pto_malloc((size_t)R * sizeof *items);
+  size_t es = pto_dtype_size(x->dtype);
+  do {
+    for (int64_t j = 0; j < it.n; j++) {
+      int64_t xo = it.off[0] + j * it.step[0];
+      int64_t vo = it.off[1] + j * it.step[1], io = it.off[2] + j * it.step[2];
+      for (int64_t r = 0; r < R; r++) {
+        int64_t o = xo + r * x->strides[dim];
+        items[r].idx = r;
+        if (fl) items[r].f = pto_dtype_load_f64(x->dtype, x->data, o);
+        else items[r].i = pto_dtype_load_i64(x->dtype, x->data, o);
+      }
+      qsort(items, (size_t)R, sizeof *items, cmp);
+      for (int64_t r = 0; r < k; r++) {
+        memcpy(pk_at(values, vo + r * values->strides[dim]),
+               pk_at(x, xo + items[r].idx * x->strides[dim]), es);
+        pk_store_i64(indices->dtype, indices->data,
+                     io + r * indices->strides[dim], 0, 1, &items[r].idx);
+      }
+    }
+  } while (pk_iter_next(&it));
+  pto_free(items);
+  return PTO_SUCCESS;
+}

@@ -1,0 +1,86 @@
+/* pto-run's options and the input/output halves of the driver
+ * (RunMain.c parses options and runs; RunIO.c makes the inputs and
+ * reports, writes and compares the outputs). */
+#ifndef PTO_TOOLS_RUNINTERNAL_H
+#define PTO_TOOLS_RUNINTERNAL_H
+
+#include "pto/Interp.h"
+#include "pto/RunMain.h"
+
+#include "Support/Vec.h"
+
+/* --shape A=DxD...: the full shape of argument A. */
+typedef struct RunShape {
+  unsigned arg, rank;
+  int64_t dims[PTO_MAX_RANK];
+} RunShape;
+
+/* --dim A.D=N (arg and dim >= 0) or --dim N (arg = -1: every `?`). */
+typedef struct RunDim {
+  int arg, dim;
+  int64_t size;
+} RunDim;
+
+/* --input [A=]VALUE: argument A's value (a file or a literal). */
+typedef struct RunInput {
+  unsigned arg;
+  const char *value;
+} RunInput;
+
+typedef struct RunOptions {
+  const char *tool;
+  const char *file;
+  const char *entry;
+  PTO_VEC(RunInput) inputs;
+  bool have_seed;
+  uint64_t seed;
+  PTO_VEC(RunShape) shapes;
+  PTO_VEC(RunDim) dims;
+  const char *out_dir;
+  PTO_VEC(const char *) expects;
+  double rtol, atol;
+  bool have_rtol, have_atol;
+  const char *pass_pipeline;
+  bool stats, quiet;
+  /* --check-levels, and its testing knob --perturb-tile-op (0: off) */
+  bool check_levels;
+  int64_t perturb;
+  PtoInterpOptions interp;
+} RunOptions;
+
+/* Prints "<tool>: error: <message>" to stderr; returns 1. */
+int run_error(const RunOptions *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Builds one value per argument of `func` from --input, --random, --shape
+ * and --dim; writes generated tensors to --out-dir as in<i>.npy. On error
+ * reports and returns false (the values made so far are released). */
+bool run_make_inputs(const RunOptions *o, PtoContext *ctx, PtoOp *func,
+                     PtoInterpValue *args);
+
+/* Prints the summary of each output, writes out<i>.npy to --out-dir and
+ * compares with --expect files. Returns the exit code. */
+int run_report_outputs(const RunOptions *o, PtoContext *ctx,
+                       const PtoInterpValue *res, unsigned n);
+
+/* The tolerance for a dtype: --rtol / --atol, else the dtype's default. */
+void run_tolerance(const RunOptions *o, PtoDType dt, double *rtol,
+                   double *atol);
+/* A run-time value as an array (a scalar in *buf as rank 0). */
+PtoNdArray run_value_array(const PtoInterpValue *v, uint64_t *buf);
+
+/* The function to run (--entry, or the first public one with a body), or
+ * NULL after reporting. */
+PtoOp *run_find_entry(const RunOptions *o, PtoOp *module);
+/* Runs a pass pipeline on the module; false after reporting. */
+bool run_apply_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline);
+
+/* --check-levels (RunCheck.c): runs the Tensor level, the Tensor level
+ * after the Tensor-level part of --pass-pipeline, and the Tile level on the
+ * same inputs; reports per output and, on a mismatch, the first tile op
+ * whose value differs from the Tensor-level value it came from. Returns
+ * the exit code. */
+int run_check_levels(const RunOptions *o, PtoContext *ctx, PtoOp *module,
+                     PtoInterpRegisterFn interp_fn);
+
+#endif
