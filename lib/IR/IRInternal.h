@@ -224,6 +224,9 @@ struct PtoContext {
   PTO_VEC(PtoSource) sources;
   unsigned num_errors;
   PTO_VEC(PtoCtxExt) exts;
+  /* While pto_op_verify runs (the IR cannot change): symbol table op ->
+   * PtoSymbolTable, so that symbol users resolve in O(1), not by a scan. */
+  PtoPtrMap *verify_symtabs;
 };
 
 /* IR memory recycled through size-class free lists. */

@@ -36,13 +36,26 @@ PtoOp *pto_symbol_table_op_of(PtoOp *from) {
   return NULL;
 }
 
+/* A lookup by name; during verification through a cached table per
+ * symbol table op (symbol users would otherwise scan the table each). */
+static PtoOp *lookup_id(PtoOp *table, PtoIdent *name) {
+  PtoPtrMap *cache = table->ctx->verify_symtabs;
+  if (!cache) return pto_symbol_lookup(table, name->str);
+  PtoSymbolTable *st = pto_ptrmap_get(cache, (uintptr_t)table);
+  if (!st) {
+    st = pto_symtab_create(table);
+    pto_ptrmap_put(cache, (uintptr_t)table, st);
+  }
+  return pto_symtab_lookup(st, name);
+}
+
 PtoOp *pto_symbol_lookup_from(PtoOp *from, const PtoAttr *ref) {
   if (!ref || ref->kind != PTO_ATTR_SYMREF) return NULL;
   for (PtoOp *table = pto_symbol_table_op_of(from); table;
        table = pto_symbol_table_op_of(table)) {
-    PtoOp *s = pto_symbol_lookup(table, ref->u.sym.root->str);
+    PtoOp *s = lookup_id(table, ref->u.sym.root);
     for (unsigned i = 0; s && i < ref->u.sym.n; i++)
-      s = pto_symbol_lookup(s, ref->u.sym.nested[i]->str);
+      s = lookup_id(s, ref->u.sym.nested[i]);
     if (s) return s;
   }
   return NULL;

@@ -250,5 +250,21 @@ PtoResult pto_op_verify(PtoOp *op) {
         break;
     }
   }
-  return verify_op(&vf, op, iso, NULL);
+  /* one symbol table cache for the run (an outer run's if nested) */
+  PtoPtrMap symtabs;
+  bool own_cache = !op->ctx->verify_symtabs;
+  if (own_cache) {
+    pto_ptrmap_init(&symtabs);
+    op->ctx->verify_symtabs = &symtabs;
+  }
+  PtoResult r = verify_op(&vf, op, iso, NULL);
+  if (own_cache) {
+    uint64_t key;
+    void *st;
+    for (uint32_t it = 0; pto_ptrmap_next(&symtabs, &it, &key, &st);)
+      pto_symtab_destroy(st);
+    pto_ptrmap_release(&symtabs);
+    op->ctx->verify_symtabs = NULL;
+  }
+  return r;
 }

@@ -26,6 +26,7 @@ typedef struct Node {
 typedef struct Graph {
   PTO_VEC(Node) nodes;
   PtoPtrMap node_of; /* func.func -> node index + 1 */
+  PtoPtrMap symtabs; /* symbol table op -> PtoSymbolTable, for calls */
   int next_index, next_scc;
   PTO_VEC(int) stack;
   PTO_VEC(int) order; /* nodes of completed SCCs: callees first */
@@ -33,6 +34,25 @@ typedef struct Graph {
 
 static int node_index(Graph *g, PtoOp *fn) {
   return (int)(uintptr_t)pto_ptrmap_get(&g->node_of, (uintptr_t)fn) - 1;
+}
+
+/* The func.func a call names, through cached symbol tables (the pass adds
+ * no symbols and erases functions only at the end). */
+static PtoOp *resolve(Graph *g, PtoOp *call) {
+  PtoAttr *ref = pto_op_attr(call, "callee");
+  if (!ref || pto_attr_kind(ref) != PTO_ATTR_SYMREF ||
+      pto_attr_symref_num_nested(ref))
+    return NULL;
+  for (PtoOp *t = pto_symbol_table_op_of(call); t; t = pto_symbol_table_op_of(t)) {
+    PtoSymbolTable *st = pto_ptrmap_get(&g->symtabs, (uintptr_t)t);
+    if (!st) {
+      st = pto_symtab_create(t);
+      pto_ptrmap_put(&g->symtabs, (uintptr_t)t, st);
+    }
+    PtoOp *fn = pto_symtab_lookup(st, pto_attr_symref_root(ref));
+    if (fn) return pto_op_is(fn, "func.func") ? fn : NULL;
+  }
+  return NULL;
 }
 
 static PtoWalkResult collect_funcs(PtoOp *op, void *user) {
@@ -52,7 +72,7 @@ typedef struct CalleeWalk {
 static PtoWalkResult collect_callees(PtoOp *op, void *user) {
   CalleeWalk *cw = user;
   if (!pto_op_is(op, "func.call")) return PTO_WALK_ADVANCE;
-  PtoOp *callee = pto_func_call_resolve(op);
+  PtoOp *callee = resolve(cw->g, op);
   if (callee && node_index(cw->g, callee) >= 0) pto_vec_push(cw->out, callee);
   return PTO_WALK_ADVANCE;
 }
@@ -107,6 +127,7 @@ static void strong_connect(Graph *g, int start) {
 static void graph_build(Graph *g, PtoOp *root) {
   memset(g, 0, sizeof *g);
   pto_ptrmap_init(&g->node_of);
+  pto_ptrmap_init(&g->symtabs);
   pto_op_walk(root, PTO_WALK_PRE, collect_funcs, g);
   for (uint32_t i = 0; i < g->nodes.len; i++) {
     CalleeWalk cw = {g, &g->nodes.data[i].callees};
@@ -123,6 +144,11 @@ static void graph_free(Graph *g) {
   pto_vec_free(&g->stack);
   pto_vec_free(&g->order);
   pto_ptrmap_release(&g->node_of);
+  uint64_t key;
+  void *st;
+  for (uint32_t it = 0; pto_ptrmap_next(&g->symtabs, &it, &key, &st);)
+    pto_symtab_destroy(st);
+  pto_ptrmap_release(&g->symtabs);
 }
 
 /* ------------------------------------------------------------------ */
@@ -183,39 +209,65 @@ static void inline_call(PtoOp *call, PtoOp *callee) {
 /* Erasing private functions that inlining left unused                  */
 /* ------------------------------------------------------------------ */
 
-static bool attr_refers_to(PtoAttr *a, PtoIdent *name) {
+/* References to each symbol name (symbol ref attributes, by root name; a
+ * name in a nested table counts too, which only keeps more). */
+typedef struct RefCount {
+  PtoPtrMap counts; /* PtoIdent * -> count */
+  int delta;
+} RefCount;
+
+static void count_attr(RefCount *rc, PtoAttr *a) {
   switch (pto_attr_kind(a)) {
-  case PTO_ATTR_SYMREF:
-    return pto_attr_symref_root(a) == name;
+  case PTO_ATTR_SYMREF: {
+    uintptr_t key = (uintptr_t)pto_attr_symref_root(a);
+    intptr_t n = (intptr_t)pto_ptrmap_get(&rc->counts, key) + rc->delta;
+    pto_ptrmap_put(&rc->counts, key, (void *)n);
+    return;
+  }
   case PTO_ATTR_ARRAY:
     for (unsigned i = 0; i < pto_attr_array_size(a); i++)
-      if (attr_refers_to(pto_attr_array_get(a, i), name)) return true;
-    return false;
+      count_attr(rc, pto_attr_array_get(a, i));
+    return;
   case PTO_ATTR_DICT:
     for (unsigned i = 0; i < pto_attr_dict_size(a); i++)
-      if (attr_refers_to(pto_attr_dict_entries(a)[i].value, name)) return true;
-    return false;
+      count_attr(rc, pto_attr_dict_entries(a)[i].value);
+    return;
   default:
-    return false;
+    return;
   }
 }
 
-static PtoWalkResult find_use(PtoOp *op, void *user) {
-  PtoIdent *name = user;
+static PtoWalkResult count_op(PtoOp *op, void *user) {
   for (unsigned i = 0; i < pto_op_num_attrs(op); i++)
-    if (attr_refers_to(pto_op_attrs(op)[i].value, name))
-      return PTO_WALK_INTERRUPT;
+    count_attr(user, pto_op_attrs(op)[i].value);
   return PTO_WALK_ADVANCE;
 }
 
-/* Any reference to the symbol left in its symbol table (conservatively by
- * name, nested tables included). */
-static bool symbol_used(PtoOp *fn) {
-  PtoOp *table = pto_op_parent_op(fn);
-  PtoIdent *name = pto_op_symbol_name(fn);
-  if (!table || !name) return true;
-  return pto_op_walk(table, PTO_WALK_PRE, find_use, name) ==
-         PTO_WALK_INTERRUPT;
+/* Erases the private candidates nothing refers to any more; erasing one
+ * drops its own references, which may free another. Linear: each
+ * function is counted once in and once out. */
+static void erase_unused(PtoPass *pass, PtoOp *root, OpVec *candidates) {
+  RefCount rc;
+  pto_ptrmap_init(&rc.counts);
+  rc.delta = 1;
+  pto_op_walk(root, PTO_WALK_PRE, count_op, &rc);
+  rc.delta = -1;
+  for (bool again = true; again;) {
+    again = false;
+    for (uint32_t i = candidates->len; i-- > 0;) {
+      PtoOp *fn = candidates->data[i];
+      PtoIdent *name = fn ? pto_op_symbol_name(fn) : NULL;
+      if (!name || !pto_symbol_is_private(fn) ||
+          pto_ptrmap_get(&rc.counts, (uintptr_t)name))
+        continue;
+      pto_op_walk(fn, PTO_WALK_PRE, count_op, &rc);
+      pto_op_erase(fn);
+      candidates->data[i] = NULL;
+      pto_pass_stat_add(pass, "functions-erased", 1);
+      again = true;
+    }
+  }
+  pto_ptrmap_release(&rc.counts);
 }
 
 /* ------------------------------------------------------------------ */
@@ -240,7 +292,7 @@ static PtoResult run(PtoPass *pass, PtoOp *root) {
                     &calls);
     for (uint32_t i = 0; i < calls.len; i++) {
       PtoOp *call = calls.data[i];
-      PtoOp *callee = pto_func_call_resolve(call);
+      PtoOp *callee = resolve(&g, call);
       int ci = callee ? node_index(&g, callee) : -1;
       if (ci < 0 || g.nodes.data[ci].scc == caller->scc) continue; /* recursive */
       if (!can_inline(call, callee)) continue;
@@ -253,19 +305,7 @@ static PtoResult run(PtoPass *pass, PtoOp *root) {
     }
     pto_vec_free(&calls);
   }
-  /* erasing one function may drop the last use of another: sweep until
-   * nothing changes (callers last in `order`, so usually one sweep) */
-  for (bool again = true; again;) {
-    again = false;
-    for (uint32_t i = erased_candidates.len; i-- > 0;) {
-      PtoOp *fn = erased_candidates.data[i];
-      if (!fn || !pto_symbol_is_private(fn) || symbol_used(fn)) continue;
-      pto_op_erase(fn);
-      erased_candidates.data[i] = NULL;
-      pto_pass_stat_add(pass, "functions-erased", 1);
-      again = true;
-    }
-  }
+  erase_unused(pass, root, &erased_candidates);
   pto_vec_free(&erased_candidates);
   pto_ptrmap_release(&inlined_into);
   graph_free(&g);
@@ -290,4 +330,20 @@ const PtoPassDef pto_inline_pass = {
     NULL,
     NULL,
     NULL,
+    "Replaces each `func.call` of a `func.func` with a body by a copy of\n"
+    "that body: the callee's arguments become the call's operands, the\n"
+    "call's results the values its `func.return` returns, and the copied\n"
+    "ops get the location `callsite(<op's location> at <call's location>)`.\n"
+    "Callees are processed before their callers (bottom-up over the strongly\n"
+    "connected components of the call graph), so each body is inlined\n"
+    "already flat. Calls between functions of one cycle (recursion) are\n"
+    "kept; a call from outside into a recursive function is inlined once,\n"
+    "which leaves a call into the cycle.\n"
+    "\n"
+    "Left alone: calls of declarations, of bodies with more than one block\n"
+    "(there is no branch op to stitch them into the caller), of bodies with\n"
+    "unregistered ops, and of callees in another symbol table than the\n"
+    "call. A private function whose last reference went away with inlining\n"
+    "is erased; public ones stay, as do private functions that were never\n"
+    "called (`symbol-dce` erases those).",
 };

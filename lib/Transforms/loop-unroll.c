@@ -69,12 +69,14 @@ static void unroll_fully(PtoOp *loop, int64_t tc) {
   PtoValue *lb = pto_scf_for_lower(loop);
   PtoType *t = pto_value_type(lb);
   int64_t lbv = const_value(lb), step = const_value(pto_scf_for_step(loop));
+  bool iv_used = pto_value_has_uses(pto_scf_for_iv(loop));
   ValueVec vals = {0};
   init_values(loop, &vals);
   for (int64_t i = 0; i < tc; i++) {
     /* unsigned: i * step may exceed int64 while lb + i * step does not */
     int64_t v = (int64_t)((uint64_t)lbv + (uint64_t)i * (uint64_t)step);
-    PtoValue *iv = i == 0 ? lb : pto_arith_build_constant_int(&b, t, v);
+    PtoValue *iv = i == 0 || !iv_used ? lb
+                                      : pto_arith_build_constant_int(&b, t, v);
     copy_body(&b, loop, iv, &vals);
   }
   finish(loop, &vals);
@@ -126,9 +128,11 @@ static bool unroll_by(PtoOp *loop, int64_t tc, int64_t factor) {
       (int64_t)((uint64_t)lbv + (uint64_t)(tc - rem) * (uint64_t)stepv);
   PtoValue *split = rem ? pto_arith_build_constant_int(&b, t, split_v) : ub;
   PtoValue *big_step = pto_arith_build_constant_int(&b, t, stepv * factor);
-  PtoValue **offsets = pto_malloc((size_t)factor * sizeof *offsets);
-  for (int64_t k = 1; k < factor; k++)
-    offsets[k] = pto_arith_build_constant_int(&b, t, k * stepv);
+  /* copy k runs at iv + k * step (only computed when the body reads iv) */
+  bool iv_used = pto_value_has_uses(pto_scf_for_iv(loop));
+  PtoValue **offsets = pto_calloc((size_t)factor, sizeof *offsets);
+  for (int64_t k = 1; iv_used && k < factor; k++)
+    offsets[k] = k == 1 ? step : pto_arith_build_constant_int(&b, t, k * stepv);
   ValueVec vals = {0};
   init_values(loop, &vals);
   PtoOp *main = new_loop(&b, loop, lb, split, big_step, &vals);
@@ -139,7 +143,7 @@ static bool unroll_by(PtoOp *loop, int64_t tc, int64_t factor) {
   body_values(main, &vals);
   for (int64_t k = 0; k < factor; k++) {
     PtoValue *iv = pto_scf_for_iv(main);
-    if (k) iv = pto_arith_build_binary(&in, "arith.addi", iv, offsets[k]);
+    if (offsets[k]) iv = pto_arith_build_binary(&in, "arith.addi", iv, offsets[k]);
     copy_body(&in, loop, iv, &vals);
   }
   close_loop(main, &vals);
@@ -205,4 +209,19 @@ const PtoPassDef pto_loop_unroll_pass = {
     NULL,
     NULL,
     NULL,
+    "Unrolls `scf.for` loops whose lower bound, upper bound and step are\n"
+    "constants. A loop of at most `full-unroll-threshold` iterations, or of\n"
+    "at most `factor`, is replaced by one copy of its body per iteration,\n"
+    "the induction variable a constant in each (a loop of zero iterations\n"
+    "by its inits). A longer loop becomes a loop over the first\n"
+    "`trip - trip % factor` iterations stepping `factor * step`, whose body\n"
+    "holds `factor` copies (copy k sees `iv + k * step`), followed by an\n"
+    "epilogue loop over the remaining iterations when the trip count is not\n"
+    "a multiple of the factor. Loop-carried values (`iter_args`) flow from\n"
+    "each copy into the next and through the epilogue. Inner loops are\n"
+    "unrolled before the loops around them, and the loops' attributes are\n"
+    "kept on the loops that replace them.\n"
+    "\n"
+    "Left alone: loops with a bound or step that is not a constant, and\n"
+    "loops whose step times the factor does not fit the bound type.",
 };

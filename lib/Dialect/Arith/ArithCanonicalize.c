@@ -83,11 +83,11 @@ typedef enum { FORM_NONE, FORM_ADD, FORM_SUB_RHS, FORM_SUB_LHS, FORM_MUL } Form;
 
 static Form form_of(PtoValue *v, PtoValue **x, uint64_t *c) {
   PtoOp *d = pto_value_def_op(v);
-  if (!d) return FORM_NONE;
-  int id = pto_arith_op_id(d);
+  int id = d ? pto_arith_op_id(d) : -1;
+  if (id != ARITH_ADDI && id != ARITH_SUBI && id != ARITH_MULI)
+    return FORM_NONE;
   PtoValue *a = pto_op_operand(d, 0), *b = pto_op_operand(d, 1);
-  PtoAttr *ca = id >= 0 && pto_op_num_operands(d) == 2 ? const_int(a) : NULL;
-  PtoAttr *cb = id >= 0 && pto_op_num_operands(d) == 2 ? const_int(b) : NULL;
+  PtoAttr *ca = const_int(a), *cb = const_int(b);
   if ((ca != NULL) == (cb != NULL)) return FORM_NONE;
   *x = cb ? a : b;
   *c = (uint64_t)pto_attr_int_value(cb ? cb : ca);
