@@ -32,6 +32,21 @@ struct PtoEmbedModule {
   PTO_VEC(EmbedStage) stages;
 };
 
+/* The per-stage check of a kernel (check_stages): the input module and
+ * every stage of the compile pipeline run on the same arguments; the first
+ * stage (and op) whose results differ beyond tolerance is reported as an
+ * error. */
+typedef struct PtoEmbedLevelCheck PtoEmbedLevelCheck;
+struct PtoInterpValue;
+PtoEmbedLevelCheck *pto_embed_level_check_create(PtoEmbedModule *m,
+                                                 const char *pipeline,
+                                                 const char *entry, double rtol,
+                                                 double atol);
+PtoResult pto_embed_level_check_run(PtoEmbedLevelCheck *c,
+                                    const struct PtoInterpValue *args,
+                                    unsigned nargs);
+void pto_embed_level_check_destroy(PtoEmbedLevelCheck *c);
+
 PtoEmbedModule *pto_embed_module_wrap(PtoEmbed *e, PtoOp *module_op);
 void pto_embed_module_clear_stages(PtoEmbedModule *m);
 void pto_embed_module_add_stage(PtoEmbedModule *m, const char *name,

@@ -2,6 +2,7 @@
 same name in the ``pypto`` dialect (plus the scalar constants and index
 arithmetic it needs); result types come from the C library's inference."""
 
+import builtins
 import enum
 import math
 import struct
@@ -666,9 +667,9 @@ def _norm_key(x, key, loc, assigning):
     rank = len(dims)
     if not isinstance(key, tuple):
         key = (key,)
-    if sum(k is Ellipsis for k in key) > 1:
+    if builtins.sum(k is Ellipsis for k in key) > 1:
         raise error_at(IndexError, loc, "an index may contain '...' once")
-    n_real = sum(1 for k in key if k is not Ellipsis)
+    n_real = builtins.sum(1 for k in key if k is not Ellipsis)
     if n_real > rank:
         raise error_at(IndexError, loc, f"too many indices: {n_real} for a tensor of rank {rank}")
     out = []
@@ -691,7 +692,7 @@ def _norm_key(x, key, loc, assigning):
             if stop is not None:
                 stop = _wrap_index(stop, dc, i, loc)
                 if dc is not None and concrete(stop) is not None:
-                    stop = min(concrete(stop), dc)
+                    stop = builtins.min(concrete(stop), dc)
             if stop is None:
                 size = None if assigning else (d - start)
             else:
@@ -710,7 +711,7 @@ def _wrap_index(v, dim, i, loc):
         if dim is None:
             raise error_at(UnsupportedError, loc,
                            f"a negative index ({c}) in the dynamic dim {i}")
-        return max(0, dim + c)
+        return builtins.max(0, dim + c)
     if c is not None and dim is not None and c > dim:
         return dim
     if c is None and not isinstance(v, SymbolicScalar):
