@@ -273,7 +273,8 @@ class JitKernel:
         if self._def_loc:
             session.add_source(self._def_loc[0])
         with tracer:
-            carried, rets, region = tracer.run_function(self.fn, call_args, {}, handles)
+            carried, rets, region = tracer.run_function(self.fn, call_args, {}, handles,
+                                                        self._def_loc)
         self.num_traces += 1
         index = {id(h): i for i, h in enumerate(handles)}
         inplace = [index[id(h)] for h, _ in carried] + [-1] * len(rets)

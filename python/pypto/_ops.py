@@ -114,7 +114,7 @@ def _scalar_value(x, elem, loc):
     if isinstance(x, SymbolicScalar):
         x = x.concrete()
     if elem == "i1":
-        return t.constant("i1", "true" if x else "false")
+        return t.constant("i1", "true" if x else "false", loc)
     if elem.startswith("i"):
         if isinstance(x, float) and not x.is_integer():
             raise error_at(TypeError, loc,
@@ -124,13 +124,13 @@ def _scalar_value(x, elem, loc):
         lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
         if not lo <= v <= hi:
             raise error_at(OverflowError, loc, f"{v} does not fit the tensor's {elem}")
-        return t.constant(elem, f"{v} : {elem}")
-    return t.constant(elem, _float_text(float(x), elem))
+        return t.constant(elem, f"{v} : {elem}", loc)
+    return t.constant(elem, _float_text(float(x), elem), loc)
 
 
 def _to_index(t, v, loc):
-    return t.emit("arith.select", [v, t.index_const(1), t.index_const(0)], [INDEX], "",
-                  loc).results[0]
+    return t.emit("arith.select", [v, t.index_const(1, loc), t.index_const(0, loc)], [INDEX],
+                  "", loc).results[0]
 
 
 def _ty(text):
@@ -290,9 +290,14 @@ def where(condition, input, other):
     loc = user_loc()
     c = _tensor(condition, "condition")
     ref = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else None
-    if ref is None:
-        raise error_at(TypeError, loc, "where: input or other must be a tensor")
-    elem = _elem(_tensor(ref))
+    if ref is not None:
+        elem = _elem(_tensor(ref))
+    elif all(isinstance(v, bool) for v in (input, other)):
+        elem = "i1"
+    elif any(isinstance(v, float) for v in (input, other)):
+        elem = "f32"   # two Python scalars: numpy's float32/int32 defaults
+    else:
+        elem = "i32"
     ops = [c._value]
     for v in (input, other):
         ops.append(_tensor(v)._value if isinstance(v, Tensor) else _scalar_value(v, elem, loc))
@@ -501,12 +506,27 @@ def reshape(input, shape, *, valid_shape=None):
     x = _tensor(input)
     if isinstance(shape, int):
         shape = [shape]
-    dims = []
-    for d in shape:
-        c = concrete(d)
-        dims.append(-1 if c is None else c)
-    out = _one("reshape", [x._value], {"shape": _ints_attr(dims)}, loc)
-    return out
+    dims = _reshape_dims(x, shape)
+    return _one("reshape", [x._value], {"shape": _ints_attr(dims)}, loc)
+
+
+def _reshape_dims(x, shape):
+    """The builder shape of a reshape: -1 (or a symbolic size) for the one
+    dim inferred at run time, resolved here when x's size is static (as
+    numpy's -1)."""
+    dims = [-1 if concrete(d) is None else concrete(d) for d in shape]
+    sizes = [concrete(d) for d in x._dims]
+    if dims.count(-1) == 1 and None not in sizes:
+        known = 1
+        for d in dims:
+            if d != -1:
+                known *= d
+        numel = 1
+        for d in sizes:
+            numel *= d
+        if known and numel % known == 0:
+            dims[dims.index(-1)] = numel // known
+    return dims
 
 
 def transpose(input, dim0, dim1):
@@ -607,31 +627,26 @@ def scatter_update(input, dim, index, src):
     x, idx, s = _tensor(input), _tensor(index, "index"), _tensor(src, "src")
     t = _t()
     old = x._value
+    tun = _tuning(t)
     if idx._value.type.rank == 1:
         (res,) = t.pypto("scatter_update", [old, idx._value, s._value],
-                         dict({"dim": _dim_attr(dim)}, **_tuning(t)), loc)
+                         dict({"dim": _dim_attr(dim)}, **tun), loc)
     else:
         xr = old.type.rank
-        flat_idx = _one("reshape", [idx._value], {"shape": "[-1]"}, loc)
-        last = x._dims[-1]
-        rows = x._dims[0] if xr == 2 else None
-        if xr == 4:
-            flat_x = _one("reshape", [old], {"shape": _ints_attr([-1, concrete(last)])}, loc)
-        elif xr == 2:
-            flat_x = x if rows is not None else None
-            flat_x = Tensor._wrap(old, t, x._dims)
-        else:
+        if xr not in (2, 4):
             raise error_at(UnsupportedError, loc,
                            "scatter_update with a 2-D index needs a 2-D or 4-D input")
-        flat_src = _one("reshape", [s._value], {"shape": _ints_attr([-1, concrete(last)])}, loc) \
-            if s._value.type.rank != 2 else s
-        (upd,) = t.pypto("scatter_update", [flat_x._value, flat_idx._value, flat_src._value],
-                         dict({"dim": "0 : i64"}, **_tuning(t)), loc)
+        last = x._dims[-1]
+        flat_idx = _one("reshape", [idx._value], {"shape": _ints_attr(_reshape_dims(idx, [-1]))},
+                        loc)
+        rows = x if xr == 2 else reshape(x, [-1, last])
+        flat_src = s if s._value.type.rank == 2 else reshape(s, [-1, last])
+        (upd,) = t.pypto("scatter_update", [rows._value, flat_idx._value, flat_src._value],
+                         dict({"dim": "0 : i64"}, **tun), loc)
+        res = upd
         if xr == 4:
-            shape = [concrete(d) if concrete(d) is not None else -1 for d in x._dims]
-            (res,) = t.pypto("reshape", [upd], {"shape": _ints_attr(shape)}, loc)
-        else:
-            res = upd
+            back = Tensor._wrap(upd, t)
+            res = reshape(back, x._dims)._value
     t.note_mutation(x, old)
     x._value = res
     return x
@@ -752,8 +767,8 @@ def _setitem(y, key, value):
     parts = _norm_key(y, key, loc, True)
     offsets = [o for o, _, _ in parts]
     if _is_scalar(value):
-        sizes = [_static_size(s, i, loc, "the assigned window")
-                 for i, (_, s, _) in enumerate(parts)]
+        sizes = [_static_size(s if s is not None else d - o, i, loc, "the assigned window")
+                 for i, ((o, s, _), d) in enumerate(zip(parts, y._dims))]
         value = full(sizes, value, _dtypes.from_ir(_elem(y)))
     x = _tensor(value, "the assigned value")
     xs = list(x._dims)

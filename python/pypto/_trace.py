@@ -188,8 +188,8 @@ class Tracer:
                           _ir.scalar_type(type_text),
                           f"{{value = {value_text}}}", loc)
 
-    def index_const(self, v):
-        return self.constant("index", f"{int(v)} : index")
+    def index_const(self, v, loc=None):
+        return self.constant("index", f"{int(v)} : index", loc)
 
     def dim_of(self, value, d, loc):
         """The size of dim d of a tensor value (hoisted for arguments)."""
@@ -208,8 +208,8 @@ class Tracer:
         c = concrete(s)
         if c is not None:
             if isinstance(s, SymbolicScalar) and s.is_bool:
-                return self.constant("i1", "true" if c else "false")
-            return self.index_const(c)
+                return self.constant("i1", "true" if c else "false", loc)
+            return self.index_const(c, loc)
         key = ("sym", s._terms, s._const, s._kind)
         v = self.memo_get(key)
         if v is not None:
@@ -218,10 +218,10 @@ class Tracer:
         for atom, coeff in s._terms:
             a = self._atom(atom, loc)
             if coeff != 1:
-                a = self._arith("arith.muli", a, self.index_const(coeff), loc)
+                a = self._arith("arith.muli", a, self.index_const(coeff, loc), loc)
             acc = a if acc is None else self._arith("arith.addi", acc, a, loc)
         if s._const:
-            acc = self._arith("arith.addi", acc, self.index_const(s._const), loc)
+            acc = self._arith("arith.addi", acc, self.index_const(s._const, loc), loc)
         self.memo_set(key, acc)
         return acc
 
@@ -339,18 +339,18 @@ class Tracer:
             if handle not in region.mutated:
                 region.mutated[handle] = old_value
 
-    def _terminate(self, region, block, carried, extra_types, term):
+    def _terminate(self, region, block, carried, extra_types, term, loc):
         if block.decision is not None:
             ifop = block.decision
             types = [e.type for _, e in carried] + list(extra_types)
             res = ifop.set_results(types)
-            self._terminate(region, ifop.regions[0], carried, extra_types, "scf.yield")
-            self._terminate(region, ifop.regions[1], carried, extra_types, "scf.yield")
+            for r in ifop.regions:
+                self._terminate(region, r, carried, extra_types, "scf.yield", ifop.loc)
             vals = res
         else:
             values, returned = region.leaves[block]
             vals = [values.get(h, e) for h, e in carried] + list(returned or ())
-        block.ops.append(Op(term, vals, [], "", None, block))
+        block.ops.append(Op(term, vals, [], "", loc, block))
 
     def loop(self, lb, ub, step, attrs, loc, iv_name):
         """Generator behind pypto.loop: yields the index once per path."""
@@ -398,7 +398,7 @@ class Tracer:
         iter_args = [body.add_arg(e.type) for _, e in carried]
         op.operands.extend(e for _, e in carried)
         results = op.set_results([e.type for _, e in carried])
-        self._terminate(region, body, carried, (), "scf.yield")
+        self._terminate(region, body, carried, (), "scf.yield", op.loc)
         replace_uses(body, {e: a for (_, e), a in zip(carried, iter_args)})
         op.info = LoopInfo([e for _, e in carried])
         if region.pass_options:
@@ -409,7 +409,7 @@ class Tracer:
         for (h, _), r in zip(carried, results):
             h._value = r
 
-    def run_function(self, fn, args, kwargs, params):
+    def run_function(self, fn, args, kwargs, params, loc=None):
         """Traces fn over all its paths; returns (carried params, returned
         value types) and leaves the body terminated."""
         region = Region(self.body, "func")
@@ -435,7 +435,7 @@ class Tracer:
         self.regions.pop()
         order = {id(p): i for i, p in enumerate(params)}
         carried = sorted(region.mutated.items(), key=lambda t: order.get(id(t[0]), 1 << 30))
-        self._terminate(region, self.body, carried, rets, "func.return")
+        self._terminate(region, self.body, carried, rets, "func.return", loc)
         return carried, rets, region
 
 
