@@ -12,7 +12,7 @@ import re
 
 __all__ = [
     "PyptoError", "CompileError", "TraceError", "SymbolicValueError",
-    "UnsupportedError", "RuntimeError", "ArgumentError", "VerifyError",
+    "UnsupportedError", "UnsupportedOpError", "RuntimeError", "ArgumentError", "VerifyError",
     "LibraryNotFoundError",
 ]
 
@@ -42,6 +42,10 @@ class SymbolicValueError(TraceError, TypeError):
 
 class UnsupportedError(TraceError, NotImplementedError):
     """An op, argument or feature pypto does not support."""
+
+
+class UnsupportedOpError(UnsupportedError, AttributeError):
+    """``pypto.<name>`` names an op this package does not provide."""
 
 
 class RuntimeError(PyptoError, builtins.RuntimeError):  # noqa: A001

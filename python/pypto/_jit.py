@@ -13,7 +13,7 @@ from ._config import GROUPS, effective_options, normalize_options, _scope_stack
 from ._errors import (ArgumentError, CompileError, RuntimeError, TraceError,
                       VerifyError, error_at, render)
 from ._ir import print_function, tensor_type
-from ._loc import def_loc, user_loc
+from ._loc import def_loc, param_locs, user_loc
 from ._runtime import describe, fill_ndarray, result_to_numpy
 from ._symbolic import Atom, DynamicDim, SymbolicScalar
 from ._tensor import Tensor, expand_spec, spec_of
@@ -100,6 +100,7 @@ class JitKernel:
         functools.update_wrapper(self, fn)
         self.fn = fn
         self._def_loc = def_loc(fn)
+        self._param_locs = None
         self._options = normalize_options(options, user_loc())
         sig = inspect.signature(fn)
         ann = _resolve_annotations(fn)
@@ -158,11 +159,14 @@ class JitKernel:
 
     def _arg_error(self, message, param=None):
         notes = []
-        if self._def_loc:
-            what = f"'{param.name}' is declared {_spec_text(param.spec)}" if param and \
-                param.spec is not None else f"{self.__qualname__} is defined here"
-            notes.append((self._def_loc, what))
-        return error_at(ArgumentError, user_loc(), f"{self.__qualname__}: {message}", notes)
+        if self._param_locs is None:
+            self._param_locs = param_locs(self.fn)
+        if param is not None and param.spec is not None:
+            loc = self._param_locs.get(param.name, self._def_loc)
+            notes.append((loc, f"'{param.name}' is declared {_spec_text(param.spec)}"))
+        elif self._def_loc:
+            notes.append((self._def_loc, f"{self.__name__} is defined here"))
+        return error_at(ArgumentError, user_loc(), f"{self.__name__}: {message}", notes)
 
     def _bind(self, args, kwargs):
         params = self._params
@@ -182,10 +186,11 @@ class JitKernel:
             v = values[p.index]
             spec = p.spec
             info = describe(v, spec._spec_dtype)
-            if info is None or isinstance(info, str):
-                got = info or f"{type(v).__name__}"
+            if isinstance(info, str):
+                raise self._arg_error(f"argument '{p.name}' is {info}", p)
+            if info is None:
                 raise self._arg_error(f"argument '{p.name}' must be a numpy array or a torch "
-                                      f"CPU tensor, got {got}", p)
+                                      f"CPU tensor, got {type(v).__name__}", p)
             if spec._spec_dtype is not None and info.dtype is not spec._spec_dtype:
                 raise self._arg_error(
                     f"argument '{p.name}' has dtype {info.dtype!r} "

@@ -48,3 +48,31 @@ def def_loc(fn):
     if code is None:
         return None
     return (code.co_filename, code.co_firstlineno, 1)
+
+
+def param_locs(fn):
+    """Where each parameter of a Python function is written: {name: (file,
+    line, col)}, from its source (empty when the source is unavailable)."""
+    import ast
+    import inspect
+    import textwrap
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return {}
+    src = "".join(lines)
+    dedented = textwrap.dedent(src)
+    shift = len(lines[0]) - len(lines[0].lstrip()) if dedented != src else 0
+    try:
+        tree = ast.parse(dedented)
+    except SyntaxError:
+        return {}
+    file = fn.__code__.co_filename
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
+            a = node.args
+            out = {}
+            for arg in a.posonlyargs + a.args + a.kwonlyargs:
+                out[arg.arg] = (file, first + arg.lineno - 1, arg.col_offset + 1 + shift)
+            return out
+    return {}

@@ -37,7 +37,9 @@ def describe(value, annotated_dtype):
     if isinstance(value, np.ndarray):
         dt = _dtypes.from_numpy(value.dtype, annotated_dtype)
         if dt is None:
-            return f"a numpy array of dtype {value.dtype}, which pypto does not support"
+            return (f"a numpy array of dtype {value.dtype}, which pypto does not support "
+                    "(float32, float16, int8, int16, int32, int64, bool; bf16 as uint16 bit "
+                    "patterns for DT_BF16 parameters)")
         item = value.itemsize
         strides = []
         for s in value.strides:
