@@ -197,7 +197,7 @@ static bool parse_shape(Lex *lx, Header *h) {
   h->rank = 0;
   if (accept(lx, ')')) return true;
   for (;;) {
-    int64_t d;
+    int64_t d = 0;
     if (!parse_dim(lx, &d)) return false;
     if (h->rank < PTO_MAX_RANK) h->shape[h->rank] = d;
     h->rank++;
@@ -376,7 +376,7 @@ PtoNdArray *pto_npy_read_buffer(PtoContext *ctx, const void *buf, size_t len,
   Reader r = {ctx, pto_loc_name(ctx, name ? name : "<memory>", NULL)};
   const unsigned char *p = buf;
   unsigned major;
-  size_t hoff, hlen, nbytes;
+  size_t hoff = 0, hlen = 0, nbytes = 0;
   Header h;
   if (!read_prefix(&r, p, len, len, &major, &hoff, &hlen) ||
       !parse_header(&r, (const char *)p + hoff, hlen, &h) ||
@@ -427,7 +427,7 @@ PtoNdArray *pto_npy_read_file(PtoContext *ctx, const char *path) {
   unsigned char pre[PTO_NPY_MAGIC_LEN + 6];
   size_t got = fread(pre, 1, sizeof pre, f);
   unsigned major;
-  size_t hoff, hlen, nbytes;
+  size_t hoff = 0, hlen = 0, nbytes = 0;
   Header h;
   if (!read_prefix(&r, pre, got, total, &major, &hoff, &hlen)) {
     fclose(f);

@@ -230,7 +230,7 @@ PtoAttr *pto_attr_array(PtoContext *ctx, PtoAttr *const *elems, unsigned n) {
 }
 
 PtoAttr *pto_attr_i64_array(PtoContext *ctx, const int64_t *v, unsigned n) {
-  PtoAttr *buf[16];
+  PtoAttr *buf[16] = {0};
   PtoAttr **el = n <= 16 ? buf : pto_malloc(n * sizeof *el);
   for (unsigned i = 0; i < n; i++) el[i] = pto_attr_i64(ctx, v[i]);
   PtoAttr *a = pto_attr_array(ctx, el, n);
