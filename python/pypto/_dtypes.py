@@ -71,10 +71,14 @@ def from_ir(ir):
 def from_numpy(dt, annotated=None):
     """The DataType of a numpy dtype; uint16 reads as bf16 bit patterns when
     the parameter is declared DT_BF16 (and ml_dtypes' bfloat16 always)."""
-    dt = np.dtype(dt)
+    if not isinstance(dt, np.dtype):
+        dt = np.dtype(dt)
+    d = _BY_NUMPY.get(dt)
+    if d is not None:
+        return d
     if dt.name == "bfloat16" or (dt == np.uint16 and annotated is DT_BF16):
         return DT_BF16
-    return _BY_NUMPY.get(dt)
+    return None
 
 
 def from_torch(tdtype):
