@@ -78,6 +78,8 @@ PtoEmbedModule *pto_embed_module_wrap(PtoEmbed *e, PtoOp *module_op) {
 PtoEmbedModule *pto_embed_parse(PtoEmbed *e, const char *text, size_t len,
                                 const char *filename) {
   PtoParseOptions po = {filename ? filename : "<embed>", 1};
+  /* diagnostics at locations in the text quote it */
+  pto_ctx_add_source(e->ctx, po.filename, text, len);
   PtoOp *op = pto_parse_module(e->ctx, text, len, &po);
   if (!op) return NULL;
   if (pto_op_verify(op)) {
