@@ -33,6 +33,10 @@ PtoTensor *pto_tensor_create(PtoContext *ctx, PtoLoc *loc, PtoDType dt,
                              unsigned rank, const int64_t *shape);
 /* A tensor holding a copy of `a`'s values (C-contiguous). */
 PtoTensor *pto_tensor_from_ndarray(const PtoNdArray *a);
+/* Takes `a` (as pto_ndarray_create or the .npy reader return it) and
+ * destroys it: the tensor adopts the buffer when `a` owns contiguous data,
+ * and copies the values otherwise. */
+PtoTensor *pto_tensor_take_ndarray(PtoNdArray *a);
 /* The window of `t` at `offsets` with `shape` (caller-checked bounds),
  * sharing its buffer. Returns a new reference. */
 PtoTensor *pto_tensor_view(PtoTensor *t, const int64_t *offsets,

@@ -92,14 +92,11 @@ PtoResult pto_kernel_where(const PtoNdArray *cond, const PtoNdArray *x,
                            const PtoNdArray *y, const PtoNdArray *out,
                            PtoKernelError *err);
 
-/* The conversion of pypto.cast: x broadcasts to out; values are converted
- * from x's dtype to out's with `mode` (rounding) and `saturate`. Without
- * saturation a float converted to an integer first saturates to the int64
- * range (NaN gives 0) and then wraps to the target width; a float narrowed
- * to a smaller float overflows to infinity. See docs/dialects/pypto.md. */
+/* pypto.cast: x broadcasts to out; values are converted from x's dtype to
+ * out's with `mode`, exactly as pto_dtype_cast_elem (DType.h,
+ * docs/numerics.md) converts one element. */
 PtoResult pto_kernel_cast(const PtoNdArray *x, const PtoNdArray *out,
-                          PtoRoundMode mode, bool saturate,
-                          PtoKernelError *err);
+                          PtoCastMode mode, PtoKernelError *err);
 
 /* ---- reductions ---- */
 

@@ -145,8 +145,7 @@ static PtoResult h_cast(PtoInterpFrame *f, PtoOp *op, void *user) {
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   PtoResult r = pto_kernel_cast(x, pto_tensor_array(t),
-                                pto_pypto_get_cast_mode(op),
-                                pto_pypto_get_saturate(op), &err);
+                                pto_pypto_get_cast_mode(op), &err);
   return finish(f, op, t, r, &err);
 }
 

@@ -1,7 +1,7 @@
 /* Elementwise kernels: unary math, binary arithmetic and comparisons with
- * broadcasting, where, and pypto.cast's conversions. Rows are processed in
- * chunks: load into a double (or int64) buffer, one tight loop per op,
- * store with rounding. */
+ * broadcasting, where, and pypto.cast's conversions (DType.h's). Rows are
+ * processed in chunks: load into a double (or int64) buffer, one tight
+ * loop per op, store with rounding. */
 #include "Interp/KernelUtil.h"
 
 #include "Support/Alloc.h"
@@ -349,32 +349,15 @@ PtoResult pto_kernel_where(const PtoNdArray *cond, const PtoNdArray *x,
 
 /* Conversions exact through double and rounded to nearest even on store:
  * float to float and small integers to float, without saturation. */
-static bool cast_via_double(PtoDType s, PtoDType d, PtoRoundMode mode,
-                            bool sat) {
-  if (sat || mode != PTO_ROUND_RINT || !pto_dtype_is_float(d)) return false;
+static bool cast_via_double(PtoDType s, PtoDType d, PtoCastMode mode) {
+  if (mode.sat != PTO_SAT_WRAP || !pto_dtype_is_float(d) ||
+      (mode.round != PTO_ROUND_DEFAULT && mode.round != PTO_ROUND_RINT))
+    return false;
   return s != PTO_DT_I64 && s != PTO_DT_INDEX;
 }
 
-static void cast_elem(PtoDType s, const char *src, PtoDType d, char *dst,
-                      PtoRoundMode mode, bool sat) {
-  PtoCastMode cm = {mode, sat ? PTO_SAT_SATURATE : PTO_SAT_WRAP};
-  if (pto_dtype_is_float(s) && pto_dtype_is_int(d) && d != PTO_DT_BOOL &&
-      !sat) {
-    /* pypto.cast: saturate to int64 first, then wrap to the width */
-    int64_t t;
-    PtoCastMode to64 = {mode, PTO_SAT_SATURATE};
-    pto_dtype_cast_store_f64(PTO_DT_I64, &t, 0, pto_dtype_load_f64(s, src, 0),
-                             to64);
-    pto_dtype_cast_store_i64(d, dst, 0, t, cm);
-    return;
-  }
-  pto_dtype_cast_elem(s, src, d, dst, cm);
-}
-
 PtoResult pto_kernel_cast(const PtoNdArray *x, const PtoNdArray *out,
-                          PtoRoundMode mode, bool saturate,
-                          PtoKernelError *err) {
-  if (mode == PTO_ROUND_DEFAULT) mode = PTO_ROUND_RINT;
+                          PtoCastMode mode, PtoKernelError *err) {
   int64_t st[2][PTO_MAX_RANK];
   if (!pk_bcast_strides(x, out->rank, out->shape, st[0], "input", err))
     return PTO_FAILURE;
@@ -383,8 +366,9 @@ PtoResult pto_kernel_cast(const PtoNdArray *x, const PtoNdArray *out,
   pk_iter_init(&it, out->rank, out->shape, 2, st);
   if (it.empty) return PTO_SUCCESS;
   PtoDType s = x->dtype, d = out->dtype;
-  bool fast = cast_via_double(s, d, mode, saturate);
-  bool ints = pto_dtype_is_int(s) && pto_dtype_is_int(d) && !saturate;
+  bool fast = cast_via_double(s, d, mode);
+  bool ints = pto_dtype_is_int(s) && pto_dtype_is_int(d) &&
+              mode.sat == PTO_SAT_WRAP;
   do {
     if (s == d) {
       copy_row(pto_dtype_size(s), pk_at(out, it.off[1]), it.step[1],
@@ -404,8 +388,8 @@ PtoResult pto_kernel_cast(const PtoNdArray *x, const PtoNdArray *out,
         pk_store_i64(d, out->data, oo, it.step[1], m, v);
       } else {
         for (int64_t i = 0; i < m; i++)
-          cast_elem(s, pk_at(x, xo + i * it.step[0]), d,
-                    pk_at(out, oo + i * it.step[1]), mode, saturate);
+          pto_dtype_cast_elem(s, pk_at(x, xo + i * it.step[0]), d,
+                              pk_at(out, oo + i * it.step[1]), mode);
       }
     }
   } while (pk_iter_next(&it));

@@ -77,6 +77,22 @@ static void fold_chunk_f(PtoReduceKind k, Acc *acc, bool one, const double *v,
     acc->f = s;
     return;
   }
+  if (one && (k == PTO_REDUCE_MAX || k == PTO_REDUCE_MIN) && m > 0) {
+    /* NaN-free runs reduce in a tight loop; a NaN takes the general path */
+    double b = r == 0 ? v[0] : acc->f, nan_seen = 0;
+    if (isnan(b)) { /* a NaN sticks */
+      acc->f = b;
+      return;
+    }
+    if (k == PTO_REDUCE_MAX)
+      for (int64_t i = 0; i < m; i++) nan_seen += v[i] != v[i], b = v[i] > b ? v[i] : b;
+    else
+      for (int64_t i = 0; i < m; i++) nan_seen += v[i] != v[i], b = v[i] < b ? v[i] : b;
+    if (!nan_seen) {
+      acc->f = b;
+      return;
+    }
+  }
   for (int64_t i = 0; i < m; i++)
     one ? fold_f(k, acc, v[i], r + i) : fold_f(k, &acc[i], v[i], r);
 }

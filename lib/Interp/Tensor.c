@@ -50,6 +50,23 @@ PtoTensor *pto_tensor_from_ndarray(const PtoNdArray *a) {
   return t;
 }
 
+PtoTensor *pto_tensor_take_ndarray(PtoNdArray *a) {
+  if (!a->owns_data || !pto_ndarray_is_contiguous(a)) {
+    PtoTensor *t = pto_tensor_from_ndarray(a);
+    pto_ndarray_destroy(a);
+    return t;
+  }
+  PtoTensor *t = pto_calloc(1, sizeof *t);
+  t->refs = 1;
+  t->buffer = a->data;
+  t->arr = *a;
+  pto_contiguous_strides(a->rank, a->shape, t->arr.strides);
+  t->arr.owns_data = false;
+  a->owns_data = false;
+  pto_ndarray_destroy(a);
+  return t;
+}
+
 static PtoTensor *owner_of(PtoTensor *t) { return t->base ? t->base : t; }
 
 /* A header sharing `t`'s buffer. */

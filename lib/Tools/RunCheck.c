@@ -32,6 +32,7 @@ typedef struct Check {
   ValVec *recs;      /* per number: the results of each execution */
   PtoPtrMap seen;    /* tile op -> executions so far */
   int64_t checked;   /* tiles compared */
+  int64_t differ;    /* of which beyond tolerance */
   /* The first tile that differs. */
   PtoOp *bad;
   PtoTileOrigin origin;
@@ -154,6 +155,7 @@ static void check_one(Check *c, PtoOp *op, PtoType *tt, PtoTensor *tile,
   bool ok = pto_compare_arrays(pto_tensor_array(ct), &exp, rtol, atol, &r);
   pto_tensor_release(ct);
   c->checked++;
+  if (!ok) c->differ++;
   if (ok || c->bad) return;
   c->bad = op;
   c->origin = *o;
@@ -168,7 +170,7 @@ static void check_one(Check *c, PtoOp *op, PtoType *tt, PtoTensor *tile,
 static PtoResult check_tiles(PtoOp *op, const PtoInterpValue *res, unsigned n,
                              void *user) {
   Check *c = user;
-  if (c->bad || !pto_op_attr(op, PTO_TILE_ORIGIN_ATTR)) return PTO_SUCCESS;
+  if (!pto_op_attr(op, PTO_TILE_ORIGIN_ATTR)) return PTO_SUCCESS;
   uint64_t key = (uint64_t)(uintptr_t)op;
   int64_t exec = (int64_t)(intptr_t)pto_ptrmap_get(&c->seen, key) + 1;
   pto_ptrmap_put(&c->seen, key, (void *)(intptr_t)exec);
@@ -208,15 +210,18 @@ static PtoWalkResult find_perturbed(PtoOp *op, void *user) {
   return PTO_WALK_ADVANCE;
 }
 
-/* Adds 1 to the n-th traced tile: a tile.adds after its op takes its uses
- * and its origin, as a wrong tile op would. */
+/* Adds 1 to the n-th traced tile of the entry function: a tile.adds after
+ * its op takes its uses and its origin, as a wrong tile op would. */
 static bool perturb(const RunOptions *o, PtoContext *ctx, PtoOp *module) {
   Perturb p = {o->perturb, NULL, 0};
-  pto_op_walk(module, PTO_WALK_PRE, find_perturbed, &p);
+  PtoOp *func = run_find_entry(o, module);
+  if (!func) return false;
+  pto_op_walk(func, PTO_WALK_PRE, find_perturbed, &p);
   if (!p.op) {
-    run_error(o, "--perturb-tile-op %" PRId64 ": the Tile-level program has "
-                 "only %" PRId64 " traced tiles",
-              o->perturb, o->perturb - p.left);
+    run_error(o, "--perturb-tile-op %" PRId64 ": @%s has only %" PRId64
+                 " tiles traced to the Tensor level",
+              o->perturb, pto_ident_str(pto_op_symbol_name(func)),
+              o->perturb - p.left);
     return false;
   }
   PtoValue *v = pto_op_result(p.op, p.res);
@@ -385,9 +390,14 @@ int run_check_levels(const RunOptions *o, PtoContext *ctx, PtoOp *module,
     goto done;
   snprintf(label, sizeof label, "Tile level after '%s'", st.tile);
   ok &= report_stage(o, ctx, label, ref, out_tile, ntile);
-  printf("Tile level: %" PRId64 " tiles compared with the Tensor-level values "
-         "they came from%s\n",
-         c.checked, c.bad ? "" : ", all within tolerance");
+  if (c.differ)
+    printf("Tile level: %" PRId64 " tiles compared with the Tensor-level values "
+           "they came from, %" PRId64 " differ\n",
+           c.checked, c.differ);
+  else
+    printf("Tile level: %" PRId64 " tiles compared with the Tensor-level values "
+           "they came from, all within tolerance\n",
+           c.checked);
   fflush(stdout);
   if (c.bad) report_first_bad(&c, ok);
   else if (!ok)

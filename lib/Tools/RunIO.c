@@ -37,6 +37,7 @@ typedef struct ArgCtx {
 static bool arg_error(const ArgCtx *a, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static bool arg_error(const ArgCtx *a, const char *fmt, ...) {
+  fflush(stdout);
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "%s: error: ", a->o->tool);
@@ -116,7 +117,10 @@ static bool load_input(const ArgCtx *a, const char *path, PtoInterpValue *out) {
   bool ok;
   if (tensor) {
     ok = check_fits(a, what, arr->dtype, arr->rank, arr->shape);
-    if (ok) *out = pto_interp_value_tensor(pto_tensor_from_ndarray(arr));
+    if (ok) {
+      *out = pto_interp_value_tensor(pto_tensor_take_ndarray(arr));
+      return true;
+    }
   } else if (pto_ndarray_numel(arr) != 1 || arr->dtype != dt) {
     char b[PTO_SHAPE_STR_MAX];
     ok = arg_error(a, "%s holds %s values of shape %s, but " ARG_FMT " is one %s "
@@ -150,14 +154,19 @@ static void fill_random(const PtoNdArray *arr, uint64_t seed, unsigned arg) {
   uint64_t state = seed ^ ((uint64_t)(arg + 1) * 0xd1b54a32d192ed03ULL);
   int64_t n = pto_ndarray_numel(arr);
   PtoDType dt = arr->dtype;
-  for (int64_t i = 0; i < n; i++) {
-    uint64_t r = splitmix64(&state);
-    if (pto_dtype_is_float(dt))
-      pto_dtype_store_f64(dt, arr->data, i, (double)(r >> 11) * 0x1p-52 - 1.0);
-    else if (dt == PTO_DT_BOOL)
-      pto_dtype_store_i64(dt, arr->data, i, (int64_t)(r >> 63));
-    else
-      pto_dtype_store_i64(dt, arr->data, i, (int64_t)(r % 21) - 10);
+  size_t es = pto_dtype_size(dt);
+  double buf[256];
+  for (int64_t i = 0; i < n; i += 256) {
+    int64_t m = n - i < 256 ? n - i : 256;
+    for (int64_t j = 0; j < m; j++) {
+      uint64_t r = splitmix64(&state);
+      buf[j] = pto_dtype_is_float(dt) ? (double)(r >> 11) * 0x1p-52 - 1.0
+               : dt == PTO_DT_BOOL    ? (double)(r >> 63)
+                                      : (double)(int64_t)(r % 21) - 10.0;
+    }
+    /* the values are exact in double; one rounding to the dtype */
+    pto_dtype_convert_n(PTO_DT_F64, buf, dt, (char *)arr->data + i * (int64_t)es,
+                        (size_t)m, PTO_CAST_DEFAULT);
   }
 }
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 int run_error(const RunOptions *o, const char *fmt, ...) {
+  fflush(stdout); /* keep the order of result lines and errors */
   va_list ap;
   va_start(ap, fmt);
   fprintf(stderr, "%s: error: ", o->tool);
@@ -74,7 +75,8 @@ static void print_help(const char *tool) {
       "  --max-call-depth <n>       Deepest func.call nesting (default 256)\n"
       "  --max-tensor-bytes <n>     Largest tensor the interpreter allocates\n"
       "                             (default 4294967296)\n"
-      "  --stats                    Print the executed op count and run time\n"
+      "  --stats                    Print the executed op count, the run time\n"
+      "                             and the peak resident set\n"
       "  --help                     Print this help\n"
       "  --version                  Print the version\n",
       tool, tool);
@@ -317,6 +319,19 @@ PtoOp *run_find_entry(const RunOptions *o, PtoOp *module) {
   return NULL;
 }
 
+/* This process's peak resident set in KiB (Linux's VmHWM, which counts
+ * only this program's image, unlike a parent's view through wait4); 0 when
+ * unknown. */
+static long peak_rss_kib(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long kib = 0;
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+  if (f) fclose(f);
+  return kib;
+}
+
 bool run_apply_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline) {
   PtoPassManager *pm = pto_pm_create(ctx, "builtin.module");
   bool ok = pto_pm_add_pipeline(pm, pipeline) == PTO_SUCCESS;
@@ -357,11 +372,16 @@ static int run_module(const RunOptions *o, PtoContext *ctx, PtoOp *module,
   pto_free(args);
   int rc = 1;
   if (!r) {
-    if (o->stats)
-      fprintf(stderr, "%s: @%s executed %" PRIu64 " ops in %.3f ms\n", o->tool,
+    rc = run_report_outputs(o, ctx, res, nres);
+    if (o->stats) {
+      fflush(stdout);
+      fprintf(stderr, "%s: @%s executed %" PRIu64 " ops in %.3f ms", o->tool,
               pto_ident_str(pto_op_symbol_name(func)),
               pto_interp_num_ops_executed(I), dt * 1e3);
-    rc = run_report_outputs(o, ctx, res, nres);
+      long rss = peak_rss_kib();
+      if (rss) fprintf(stderr, "; peak RSS %.1f MiB", (double)rss / 1024.0);
+      fputc('\n', stderr);
+    }
     for (unsigned i = 0; i < nres; i++) pto_interp_value_release(&res[i]);
     pto_free(res);
   }

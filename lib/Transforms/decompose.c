@@ -166,15 +166,14 @@ static const PtoPassStatDef statistics[] = {
 };
 
 const PtoPassDef pto_decompose_pass = {
-    "decompose",
-    "Split softmax, rms_norm and layer_norm into primitive pypto ops",
-    NULL,
-    NULL,
-    0,
-    statistics,
-    PTO_ARRAY_SIZE(statistics),
-    run,
-    NULL,
-    NULL,
-    NULL,
+    .argument = "decompose",
+    .summary = "Split softmax, rms_norm and layer_norm into primitive pypto ops",
+    .statistics = statistics,
+    .num_statistics = PTO_ARRAY_SIZE(statistics),
+    .run = run,
+    .description =
+        "Rewrites each composite pypto op (softmax, rms_norm, layer_norm) into\n"
+        "the primitive ops of its definition (docs/dialects/pypto.md); the new\n"
+        "ops carry the composite's location and tuning attributes. Other ops\n"
+        "are left alone.",
 };

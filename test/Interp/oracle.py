@@ -357,7 +357,8 @@ def suite_unary():
 
 
 def cast_ref(x, src, dst, mode, sat):
-    """pypto.cast of the values x (already exact in src)."""
+    """pypto.cast of the values x (already exact in src): numerics.md's
+    conversions, from the exact reference roundings of the .npy tests."""
     flat = []
     for v in np.ravel(x):
         v = float(v) if src in FLOATS else int(v)
@@ -367,20 +368,11 @@ def cast_ref(x, src, dst, mode, sat):
             if src in FLOATS:
                 flat.append(npytest.float_ref(v, dst, mode, sat))
             else:
-                neg = v < 0
-                flat.append(npytest.round_int_to_float(neg, abs(v), 0, dst, mode, sat))
+                flat.append(npytest.round_int_to_float(v < 0, abs(v), 0, dst,
+                                                       mode, sat))
         elif src in FLOATS:
-            if math.isnan(v):
-                flat.append(0)
-            elif math.isinf(v):
-                t = (2 ** 63 - 1) if v > 0 else -2 ** 63
-                flat.append(npytest.int_ref(t, dst, sat) if not sat else
-                            npytest.int_ref(v, dst, True))
-            else:
-                t = npytest.int_round(v, mode)
-                if not sat:  # saturate to int64, then wrap
-                    t = min(max(t, -2 ** 63), 2 ** 63 - 1)
-                flat.append(npytest.int_ref(t, dst, sat))
+            t = v if math.isnan(v) or math.isinf(v) else npytest.int_round(v, mode)
+            flat.append(npytest.int_ref(t, dst, sat))
         else:
             flat.append(npytest.int_ref(v, dst, sat))
     out = np.array(flat, dtype=np.float64 if dst in FLOATS else np.int64)
@@ -389,12 +381,12 @@ def cast_ref(x, src, dst, mode, sat):
 
 def suite_cast():
     all_dt = FLOATS + INTS + ["i1"]
-    modes = ["rint", "round", "floor", "ceil", "trunc"]
+    modes = ["default", "rint", "round", "floor", "ceil", "trunc", "odd"]
     for src in all_dt:
         for dst in all_dt:
             if src == dst:
                 continue
-            for mode in modes if (src in FLOATS or dst in FLOATS) else ["rint"]:
+            for mode in modes if (src in FLOATS or dst in FLOATS) else ["default"]:
                 for sat in (False, True):
                     if src in FLOATS:
                         x = rand((6, 7), src, -300.0, 300.0, special=True)
@@ -403,12 +395,18 @@ def suite_cast():
                     else:
                         x = rand((6, 7), src, special=True)
                     want = cast_ref(x, src, dst, mode, sat)
-                    attrs = ' {mode = "%s", satmode = "%s"}' % (mode, "on" if sat else "off")
+                    attrs = ' {mode = "%s", satmode = "%s"}' % (
+                        mode, "saturate" if sat else "wrap")
                     run("cast-%s-%s-%s-%s" % (src, dst, mode, "sat" if sat else "wrap"),
                         [T(x, src)],
                         ["%%r0 = pypto.cast %%a0%s : %s -> %s"
                          % (attrs, ttype(x.shape, src), ttype(x.shape, dst))],
                         ["%r0"], [(want, dst)])
+    # without attributes: numpy's astype
+    x = rand((4, 5), "f32", -300.0, 300.0, special=True)
+    run("cast-default-attrs", [T(x, "f32")],
+        ["%r0 = pypto.cast %a0 : tensor<4x5xf32> -> tensor<4x5xi8>"],
+        ["%r0"], [(cast_ref(x, "f32", "i8", "default", False), "i8")])
 
 
 BCAST = [((4, 8), (4, 8)), ((4, 1), (1, 8)), ((2, 3, 4), (4,)), ((1,), (5,)),

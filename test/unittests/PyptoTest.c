@@ -4,6 +4,8 @@
 #include "Test.h"
 #include "pto/Dialect/Pypto.h"
 
+#include <pthread.h>
+
 /* Collects the last error message. */
 typedef struct Diags {
   char last[512];
@@ -195,7 +197,7 @@ TEST(accessors) {
   const char *text =
       "%x = \"src.v\"() : () -> tensor<4x8xf32>\n"
       "%t = pypto.transpose %x {perm = [1, 0]} : tensor<4x8xf32> -> tensor<8x4xf32>\n"
-      "%c = pypto.cast %x {mode = \"floor\", satmode = \"on\"} : tensor<4x8xf32> -> tensor<4x8xi8>\n"
+      "%c = pypto.cast %x {mode = \"floor\", satmode = \"saturate\"} : tensor<4x8xf32> -> tensor<4x8xi8>\n"
       "%k:2 = pypto.topk %x {k = 3 : i64, largest = false} : tensor<4x8xf32> -> tensor<4x3xf32>, tensor<4x3xi32>\n"
       "%g = pypto.gelu %x {approximate = \"tanh\"} : tensor<4x8xf32>\n";
   pto_ctx_set_allow_unregistered(f.ctx, true);
@@ -205,7 +207,8 @@ TEST(accessors) {
   int64_t perm[PTO_MAX_RANK];
   CHECK(pto_pypto_get_perm(op, perm) == 2 && perm[0] == 1 && perm[1] == 0);
   op = pto_op_next(op);
-  CHECK(pto_pypto_get_cast_mode(op) == PTO_ROUND_FLOOR && pto_pypto_get_saturate(op));
+  PtoCastMode cm = pto_pypto_get_cast_mode(op);
+  CHECK(cm.round == PTO_ROUND_FLOOR && cm.sat == PTO_SAT_SATURATE);
   op = pto_op_next(op);
   CHECK(pto_pypto_get_k(op) == 3 && !pto_pypto_get_largest(op) && pto_pypto_get_dim(op) == 1);
   op = pto_op_next(op);
@@ -257,6 +260,46 @@ TEST(tuning_checker_for_options) {
   pto_ctx_destroy(ctx);
 }
 
+/* Each thread has its own context: verification, inference and errors must
+ * not interfere (no global mutable state). */
+static void *verify_many(void *arg) {
+  int *bad = arg;
+  static const char text[] =
+      "%x = \"src.v\"() : () -> tensor<4x1xf32>\n"
+      "%y = \"src.v\"() : () -> tensor<1x8xf32>\n"
+      "%a = pypto.add %x, %y : tensor<4x1xf32>, tensor<1x8xf32> -> tensor<4x8xf32>\n"
+      "%s = pypto.sum %a {dim = -1 : i64, keepdim} : tensor<4x8xf32> -> tensor<4x1xf32>\n"
+      "%t = pypto.transpose %a {perm = [1, 0]} : tensor<4x8xf32> -> tensor<8x4xf32>\n";
+  for (int iter = 0; iter < 200; iter++) {
+    PtoContext *ctx = pto_ctx_create();
+    pto_register_pypto_dialect(ctx);
+    pto_ctx_set_allow_unregistered(ctx, true);
+    Diags g = {{0}, 0};
+    pto_ctx_push_diag_handler(ctx, capture, &g);
+    PtoOp *m = pto_parse_module(ctx, text, sizeof text - 1, NULL);
+    if (!m || pto_op_verify(m) != PTO_SUCCESS) (*bad)++;
+    PtoType *in[2] = {pto_parse_type_str(ctx, "tensor<4x8xf32>"),
+                      pto_parse_type_str(ctx, "tensor<3x8xf32>")};
+    PtoType *res[2];
+    unsigned n;
+    if (pto_pypto_infer_types(ctx, NULL, "add", in, 2, NULL, 0, res, &n) == PTO_SUCCESS ||
+        g.count != 1)
+      (*bad)++;
+    if (m) pto_op_destroy(m);
+    pto_ctx_destroy(ctx);
+  }
+  return NULL;
+}
+
+TEST(contexts_in_threads) {
+  pthread_t t[4];
+  int bad[4] = {0, 0, 0, 0};
+  for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, verify_many, &bad[i]);
+  for (int i = 0; i < 4; i++) pthread_join(t[i], NULL);
+  CHECK(bad[0] + bad[1] + bad[2] + bad[3] == 0);
+}
+
 RUN_TESTS(T(op_table), T(infer_broadcast), T(build_seed_graph),
           T(build_rejects_invalid_operands), T(builder_only_attributes), T(accessors),
-          T(shared_shape_rules), T(tuning_checker_for_options))
+          T(shared_shape_rules), T(tuning_checker_for_options),
+          T(contexts_in_threads))

@@ -6,14 +6,12 @@
 #ifndef PTO_DIALECT_COMMON_H
 #define PTO_DIALECT_COMMON_H
 
+#include "pto/DType.h"
 #include "pto/IR.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Largest rank a Tensor- or Tile-level value may have. */
-#define PTO_MAX_RANK 8
 
 /* ------------------------------------------------------------------ */
 /* Where errors go                                                      */
@@ -32,36 +30,38 @@ PtoResult pto_site_error(const PtoErrSite *site, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* ------------------------------------------------------------------ */
-/* Element types                                                        */
+/* Element types of Tensor- and Tile-level values                      */
 /* ------------------------------------------------------------------ */
 
-typedef enum PtoDtypeClass {
-  PTO_DTYPE_UNSUPPORTED,
-  PTO_DTYPE_FLOAT, /* f32, f16, bf16 */
-  PTO_DTYPE_INT,   /* i8, i16, i32, i64 (signless, read as signed) */
-  PTO_DTYPE_BOOL,  /* i1 */
-} PtoDtypeClass;
+/* The element types these levels compute on: a subset of the PtoDType
+ * storage types (no f64, u8, index; signless integers only). */
+typedef enum PtoElemClass {
+  PTO_ELEM_UNSUPPORTED,
+  PTO_ELEM_FLOAT, /* f32, f16, bf16 */
+  PTO_ELEM_INT,   /* i8, i16, i32, i64 (signless, read as signed) */
+  PTO_ELEM_BOOL,  /* i1 */
+} PtoElemClass;
 
-PtoDtypeClass pto_dtype_class(const PtoType *t);
+PtoElemClass pto_elem_class(const PtoType *t);
 static inline bool pto_elem_is_float(const PtoType *t) {
-  return pto_dtype_class(t) == PTO_DTYPE_FLOAT;
+  return pto_elem_class(t) == PTO_ELEM_FLOAT;
 }
 static inline bool pto_elem_is_int(const PtoType *t) {
-  return pto_dtype_class(t) == PTO_DTYPE_INT;
+  return pto_elem_class(t) == PTO_ELEM_INT;
 }
 static inline bool pto_elem_is_numeric(const PtoType *t) {
-  PtoDtypeClass c = pto_dtype_class(t);
-  return c == PTO_DTYPE_FLOAT || c == PTO_DTYPE_INT;
+  PtoElemClass c = pto_elem_class(t);
+  return c == PTO_ELEM_FLOAT || c == PTO_ELEM_INT;
 }
 static inline bool pto_elem_is_supported(const PtoType *t) {
-  return pto_dtype_class(t) != PTO_DTYPE_UNSUPPORTED;
+  return pto_elem_class(t) != PTO_ELEM_UNSUPPORTED;
 }
 
 /* ------------------------------------------------------------------ */
 /* Shapes                                                               */
 /* ------------------------------------------------------------------ */
 
-/* A shape of at most PTO_MAX_RANK dims; PTO_DYN marks `?`. */
+/* A shape of at most PTO_MAX_RANK (DType.h) dims; PTO_DYN marks `?`. */
 typedef struct PtoShape {
   unsigned rank;
   int64_t dims[PTO_MAX_RANK];

@@ -4,7 +4,6 @@
 #ifndef PTO_DIALECT_PYPTO_H
 #define PTO_DIALECT_PYPTO_H
 
-#include "pto/DType.h"
 #include "pto/Dialect/Common.h"
 #include "pto/IR.h"
 
@@ -88,9 +87,9 @@ unsigned pto_pypto_num_tensor_operands(const PtoOp *op);
 /* transpose: the permutation; returns its length. */
 unsigned pto_pypto_get_perm(const PtoOp *op, int64_t perm[PTO_MAX_RANK]);
 
-/* cast: `mode` as a rounding mode (PTO_ROUND_RINT when absent). */
-PtoRoundMode pto_pypto_get_cast_mode(const PtoOp *op);
-bool pto_pypto_get_saturate(const PtoOp *op); /* satmode = "on" */
+/* cast: `mode` and `satmode` as a DType.h cast mode (absent: default, the
+ * numpy astype rules of docs/numerics.md). */
+PtoCastMode pto_pypto_get_cast_mode(const PtoOp *op);
 /* gelu: approximate = "tanh". */
 bool pto_pypto_get_gelu_tanh(const PtoOp *op);
 /* matmul */

@@ -2,6 +2,8 @@
  * Tensor and Tile levels (see OpCheck.h). */
 #include "Dialect/Common/OpCheck.h"
 
+#include "pto/DType.h"
+
 #include "Support/Alloc.h"
 #include "Support/Str.h"
 
@@ -220,14 +222,45 @@ PtoResult pto_opcheck_gelu_attrs(PtoOpCheck *c) {
   return pto_opcheck_enum(c, "approximate", v, "\"none\" or \"tanh\"");
 }
 
+/* A string attribute naming a mode: name_of(i) for i = 0, 1, ... until
+ * "?" lists the accepted names. */
+static PtoResult check_mode(const PtoErrSite *site, const PtoNamedAttr *attrs,
+                            unsigned n, const char *attr,
+                            const char *(*name_of)(int),
+                            bool (*valid)(const char *)) {
+  PtoAttr *a = NULL;
+  for (unsigned i = 0; i < n && !a; i++)
+    if (strcmp(pto_ident_str(attrs[i].name), attr) == 0) a = attrs[i].value;
+  if (!a || (pto_attr_kind(a) == PTO_ATTR_STRING && valid(pto_attr_str(a))))
+    return PTO_SUCCESS;
+  PtoStr s;
+  pto_str_init(&s);
+  for (int i = 0; strcmp(name_of(i), "?") != 0; i++)
+    pto_str_printf(&s, "%s\"%s\"", i ? ", " : "", name_of(i));
+  pto_site_error(site, "attribute '%s' must be one of %s", attr, s.data);
+  pto_str_release(&s);
+  return PTO_FAILURE;
+}
+
+static const char *round_name(int i) { return pto_round_mode_name((PtoRoundMode)i); }
+static const char *sat_name(int i) { return pto_sat_mode_name((PtoSatMode)i); }
+static bool round_valid(const char *n) {
+  PtoRoundMode m;
+  return pto_round_mode_from_name(n, &m);
+}
+static bool sat_valid(const char *n) {
+  PtoSatMode m;
+  return pto_sat_mode_from_name(n, &m);
+}
+
+PtoResult pto_check_cast_attrs(const PtoErrSite *site, const PtoNamedAttr *attrs,
+                               unsigned n) {
+  return check_mode(site, attrs, n, "mode", round_name, round_valid) ||
+         check_mode(site, attrs, n, "satmode", sat_name, sat_valid);
+}
+
 PtoResult pto_opcheck_cast_attrs(PtoOpCheck *c) {
-  static const char *const modes[] = {"rint", "round", "floor", "ceil",
-                                      "trunc", NULL};
-  static const char *const sat[] = {"on", "off", NULL};
-  return pto_opcheck_enum(
-             c, "mode", modes,
-             "one of \"rint\", \"round\", \"floor\", \"ceil\", \"trunc\"") ||
-         pto_opcheck_enum(c, "satmode", sat, "\"on\" or \"off\"");
+  return pto_check_cast_attrs(&c->site, c->attrs, c->nattrs);
 }
 
 PtoResult pto_opcheck_matmul_dtypes(PtoOpCheck *c, const char *what,

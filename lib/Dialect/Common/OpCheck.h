@@ -87,6 +87,11 @@ PtoResult pto_opcheck_same_elem(PtoOpCheck *c, PtoType *a, PtoType *b);
 /* gelu's `approximate`, cast's `mode`/`satmode`. */
 PtoResult pto_opcheck_gelu_attrs(PtoOpCheck *c);
 PtoResult pto_opcheck_cast_attrs(PtoOpCheck *c);
+/* cast's `mode` (a DType.h rounding mode name) and `satmode` ("wrap" or
+ * "saturate") among `attrs`, reported at `site`: "attribute 'mode' must be
+ * one of "default", "rint", ...". */
+PtoResult pto_check_cast_attrs(const PtoErrSite *site, const PtoNamedAttr *attrs,
+                               unsigned n);
 
 /* Matmul dtypes: operands `ea` (both the same, checked by the caller) among
  * f32 f16 bf16 i8 ("operands must be f32, f16, bf16 or i8 <what>, got

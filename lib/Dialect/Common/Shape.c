@@ -1,6 +1,6 @@
-/* Shape inference shared by the Tensor and Tile levels: numpy broadcasting,
+/* Shape inference shared by the Tensor and Tile levels (numpy broadcasting,
  * reductions, matmul, windows (view/assemble), reshape, transpose, concat
- * and expand. Dynamic dims (PTO_DYN) are accepted wherever a run-time check
+ * and expand), the element types they accept, and their error reporting. Dynamic dims (PTO_DYN) are accepted wherever a run-time check
  * can still make the program valid. */
 #include "pto/Dialect/Common.h"
 
@@ -24,21 +24,21 @@ PtoResult pto_site_error(const PtoErrSite *site, const char *fmt, ...) {
   return PTO_FAILURE;
 }
 
-PtoDtypeClass pto_dtype_class(const PtoType *t) {
-  if (!t) return PTO_DTYPE_UNSUPPORTED;
+PtoElemClass pto_elem_class(const PtoType *t) {
+  if (!t) return PTO_ELEM_UNSUPPORTED;
   switch (pto_type_kind(t)) {
   case PTO_TYPE_FLOAT:
-    return pto_type_float_kind(t) == PTO_F64 ? PTO_DTYPE_UNSUPPORTED
-                                              : PTO_DTYPE_FLOAT;
+    return pto_type_float_kind(t) == PTO_F64 ? PTO_ELEM_UNSUPPORTED
+                                              : PTO_ELEM_FLOAT;
   case PTO_TYPE_INTEGER:
-    if (pto_type_int_signedness(t) != PTO_SIGNLESS) return PTO_DTYPE_UNSUPPORTED;
+    if (pto_type_int_signedness(t) != PTO_SIGNLESS) return PTO_ELEM_UNSUPPORTED;
     switch (pto_type_int_width(t)) {
-    case 1: return PTO_DTYPE_BOOL;
-    case 8: case 16: case 32: case 64: return PTO_DTYPE_INT;
-    default: return PTO_DTYPE_UNSUPPORTED;
+    case 1: return PTO_ELEM_BOOL;
+    case 8: case 16: case 32: case 64: return PTO_ELEM_INT;
+    default: return PTO_ELEM_UNSUPPORTED;
     }
   default:
-    return PTO_DTYPE_UNSUPPORTED;
+    return PTO_ELEM_UNSUPPORTED;
   }
 }
 

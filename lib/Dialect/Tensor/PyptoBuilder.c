@@ -9,7 +9,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-#define ERR(...) pto_site_error(&in->site, __VA_ARGS__)
 
 static bool is_named(const PtoNamedAttr *a, const char *name) {
   return strcmp(pto_ident_str(a->name), name) == 0;

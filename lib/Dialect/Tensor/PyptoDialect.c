@@ -21,6 +21,11 @@ static const PtoPyptoDtypes dtypes[] = {
 #include "pto/Dialect/PyptoOps.def"
 };
 
+static const char *const err_prefixes[] = {
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) "'pypto." MN "' op ",
+#include "pto/Dialect/PyptoOps.def"
+};
+
 /* Each op's canonicalization hook adds the patterns rooted at that op. */
 #define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM)                 \
   static void canon_##ID(void *set, PtoContext *ctx) {                      \
@@ -53,6 +58,7 @@ PtoPyptoOp pto_pypto_lookup(const char *name) {
 const char *pto_pypto_mnemonic(PtoPyptoOp id) { return mnemonics[id]; }
 const char *pto_pypto_op_name(PtoPyptoOp id) { return pypto_op_defs[id].name; }
 PtoPyptoKind pto_pypto_kind(PtoPyptoOp id) { return kinds[id]; }
+const char *pypto_err_prefix(PtoPyptoOp id) { return err_prefixes[id]; }
 PtoPyptoDtypes pto_pypto_dtypes(PtoPyptoOp id) { return dtypes[id]; }
 
 unsigned pypto_num_tensor_operands(PtoPyptoKind k, unsigned n) {
@@ -120,11 +126,12 @@ unsigned pto_pypto_get_perm(const PtoOp *op, int64_t perm[PTO_MAX_RANK]) {
   return n;
 }
 
-PtoRoundMode pto_pypto_get_cast_mode(const PtoOp *op) {
-  const char *m = pto_op_attr_str(op, "mode");
-  PtoRoundMode r;
-  /* the verifier admits rint, round, floor, ceil and trunc only */
-  return m && pto_round_mode_from_name(m, &r) ? r : PTO_ROUND_RINT;
+PtoCastMode pto_pypto_get_cast_mode(const PtoOp *op) {
+  PtoCastMode m = PTO_CAST_DEFAULT;
+  const char *r = pto_op_attr_str(op, "mode"), *sat = pto_op_attr_str(op, "satmode");
+  if (r) pto_round_mode_from_name(r, &m.round);
+  if (sat) pto_sat_mode_from_name(sat, &m.sat);
+  return m;
 }
 
 static bool str_attr_is(const PtoOp *op, const char *name, const char *value) {
@@ -132,7 +139,6 @@ static bool str_attr_is(const PtoOp *op, const char *name, const char *value) {
   return a && pto_attr_kind(a) == PTO_ATTR_STRING && strcmp(pto_attr_str(a), value) == 0;
 }
 
-bool pto_pypto_get_saturate(const PtoOp *op) { return str_attr_is(op, "satmode", "on"); }
 bool pto_pypto_get_gelu_tanh(const PtoOp *op) {
   return str_attr_is(op, "approximate", "tanh");
 }

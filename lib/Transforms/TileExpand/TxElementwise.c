@@ -50,12 +50,12 @@ PtoResult tx_expand_elementwise(Tx *t, PtoOp *op) {
   PtoType *rt = pto_value_type(pto_op_result(op, 0));
   unsigned m = pto_pypto_num_tensor_operands(op);
   char what[32];
+  if (tx_require_static(t, rt, NULL)) return PTO_FAILURE;
   for (unsigned i = 0; i < m; i++) {
     snprintf(what, sizeof what, "operand #%u", i);
     if (tx_require_static(t, pto_value_type(pto_op_operand(op, i)), what))
       return PTO_FAILURE;
   }
-  if (tx_require_static(t, rt, NULL)) return PTO_FAILURE;
 
   unsigned R = pto_type_tensor_rank(rt), nvec, trank;
   int64_t vec[4], tsize[PTO_MAX_RANK];

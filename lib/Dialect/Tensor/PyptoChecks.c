@@ -1,0 +1,310 @@
+/* The checks every pypto op's inference is built from: attributes
+ * (required, typed, known to the op), operand and result kinds, dtype
+ * classes, and the final comparison with the op's actual result types. */
+#include "PyptoInternal.h"
+
+#include "Support/Alloc.h"
+#include "Support/Str.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+void pypto_infer_init(PyInfer *in, PtoContext *ctx, PtoLoc *loc, PtoPyptoOp id,
+                      PtoType *const *opnd, unsigned nopnd,
+                      const PtoNamedAttr *attrs, unsigned nattrs) {
+  memset(in, 0, sizeof *in);
+  in->ctx = ctx;
+  in->id = id;
+  in->site.ctx = ctx;
+  in->site.loc = loc;
+  in->site.prefix = pypto_err_prefix(id);
+  in->opnd = opnd;
+  in->nopnd = nopnd;
+  in->attrs = attrs;
+  in->nattrs = nattrs;
+}
+
+void pypto_infer_done(PyInfer *in) {
+  pto_vec_foreach(&in->strs, s) pto_free(*s);
+  pto_vec_free(&in->strs);
+}
+
+const char *pypto_tstr(PyInfer *in, PtoType *t) {
+  char *s = pto_type_to_string(t);
+  pto_vec_push(&in->strs, s);
+  return s;
+}
+
+
+PtoAttr *pypto_infer_attr(const PyInfer *in, const char *name) {
+  for (unsigned i = 0; i < in->nattrs; i++)
+    if (strcmp(pto_ident_str(in->attrs[i].name), name) == 0)
+      return in->attrs[i].value;
+  return NULL;
+}
+
+/* ---- attributes ---- */
+
+PtoResult pypto_attr_int(PyInfer *in, const char *name, bool required,
+                          int64_t dflt, int64_t *out) {
+  PtoAttr *a = pypto_infer_attr(in, name);
+  *out = dflt;
+  if (!a) {
+    if (required) return ERR("requires attribute '%s'", name);
+    return PTO_SUCCESS;
+  }
+  if (pto_attr_kind(a) != PTO_ATTR_INTEGER || pto_attr_is_bool(a))
+    return ERR("attribute '%s' must be an integer", name);
+  *out = pto_attr_int_value(a);
+  return PTO_SUCCESS;
+}
+
+/* Unit attribute or boolean; absent is false. */
+PtoResult pypto_attr_flag(PyInfer *in, const char *name, bool *out) {
+  PtoAttr *a = pypto_infer_attr(in, name);
+  *out = false;
+  if (!a) return PTO_SUCCESS;
+  if (pto_attr_kind(a) == PTO_ATTR_UNIT) *out = true;
+  else if (pto_attr_kind(a) == PTO_ATTR_INTEGER && pto_attr_is_bool(a))
+    *out = pto_attr_int_value(a) != 0;
+  else return ERR("attribute '%s' must be a unit or boolean attribute", name);
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_attr_bool(PyInfer *in, const char *name, bool dflt, bool *out) {
+  PtoAttr *a = pypto_infer_attr(in, name);
+  *out = dflt;
+  if (!a) return PTO_SUCCESS;
+  if (pto_attr_kind(a) != PTO_ATTR_INTEGER || !pto_attr_is_bool(a))
+    return ERR("attribute '%s' must be a boolean", name);
+  *out = pto_attr_int_value(a) != 0;
+  return PTO_SUCCESS;
+}
+
+/* A string attribute among `values` (NULL-terminated); `msg` is the error. */
+PtoResult pypto_attr_enum(PyInfer *in, const char *name,
+                           const char *const *values, const char *msg) {
+  PtoAttr *a = pypto_infer_attr(in, name);
+  if (!a) return PTO_SUCCESS;
+  if (pto_attr_kind(a) == PTO_ATTR_STRING)
+    for (unsigned i = 0; values[i]; i++)
+      if (strcmp(pto_attr_str(a), values[i]) == 0) return PTO_SUCCESS;
+  return ERR("attribute '%s' must be %s", name, msg);
+}
+
+/* The `dim` attribute normalised against `rank`. */
+PtoResult pypto_attr_dim(PyInfer *in, bool required, int64_t dflt,
+                          unsigned rank, unsigned *out) {
+  int64_t d;
+  if (pypto_attr_int(in, "dim", required, dflt, &d)) return PTO_FAILURE;
+  return pto_shape_normalize_dim(&in->site, "attribute 'dim'", d, rank, out);
+}
+
+/* Attributes each kind defines (besides the tuning attributes). */
+static const char *const *kind_attrs(PtoPyptoOp id) {
+  static const char *const none[] = {NULL};
+  static const char *const gelu[] = {"approximate", NULL};
+  static const char *const cast[] = {"mode", "satmode", NULL};
+  static const char *const reduce[] = {"dim", "keepdim", NULL};
+  static const char *const matmul[] = {"a_trans", "b_trans", "acc_dtype", NULL};
+  static const char *const window[] = {"static_offsets", NULL};
+  static const char *const perm[] = {"perm", NULL};
+  static const char *const dim[] = {"dim", NULL};
+  static const char *const topk[] = {"k", "dim", "largest", NULL};
+  static const char *const eps[] = {"eps", NULL};
+  if (id == PTO_PYPTO_GELU) return gelu;
+  switch (pto_pypto_kind(id)) {
+  case PTO_PYPTO_KIND_CAST: return cast;
+  case PTO_PYPTO_KIND_REDUCE:
+  case PTO_PYPTO_KIND_ARGREDUCE: return reduce;
+  case PTO_PYPTO_KIND_MATMUL: return matmul;
+  case PTO_PYPTO_KIND_VIEW:
+  case PTO_PYPTO_KIND_ASSEMBLE: return window;
+  case PTO_PYPTO_KIND_TRANSPOSE: return perm;
+  case PTO_PYPTO_KIND_CONCAT:
+  case PTO_PYPTO_KIND_DIM:
+  case PTO_PYPTO_KIND_GATHER:
+  case PTO_PYPTO_KIND_INDEX_SELECT:
+  case PTO_PYPTO_KIND_SCATTER:
+  case PTO_PYPTO_KIND_SOFTMAX: return dim;
+  case PTO_PYPTO_KIND_TOPK: return topk;
+  case PTO_PYPTO_KIND_RMS_NORM:
+  case PTO_PYPTO_KIND_LAYER_NORM: return eps;
+  default: return none;
+  }
+}
+
+PtoResult pypto_check_known_attrs(PyInfer *in) {
+  const char *const *known = kind_attrs(in->id);
+  for (unsigned i = 0; i < in->nattrs; i++) {
+    const char *name = pto_ident_str(in->attrs[i].name);
+    if (strchr(name, '.') || pto_tuning_is_attr_name(name)) continue;
+    bool ok = false;
+    for (unsigned k = 0; known[k] && !ok; k++) ok = strcmp(known[k], name) == 0;
+    if (ok) continue;
+    PtoStr s;
+    pto_str_init(&s);
+    for (unsigned k = 0; known[k]; k++) pto_str_printf(&s, "%s, ", known[k]);
+    pto_str_puts(&s, "vec_tile, cube_tile, label");
+    ERR("unknown attribute '%s'; '%s' accepts %s", name,
+        pto_pypto_op_name(in->id), s.data);
+    pto_str_release(&s);
+    return PTO_FAILURE;
+  }
+  return PTO_SUCCESS;
+}
+
+/* ---- operands and results ---- */
+
+/* A valid tensor type: supported dtype, rank, no zero-sized dim. `what` is
+ * "operand" or "result". */
+PtoResult pypto_check_tensor(PyInfer *in, const char *what, unsigned i,
+                              PtoType *t, PtoShape *s) {
+  if (!pto_type_is_tensor(t))
+    return ERR("%s #%u must be a tensor, got '%s'", what, i, pypto_tstr(in, t));
+  PtoType *e = pto_type_tensor_elem(t);
+  if (!pto_elem_is_supported(e))
+    return ERR("%s #%u has unsupported element type '%s'", what, i,
+               pypto_tstr(in, e));
+  if (pto_shape_from_tensor(t, s))
+    return ERR("%s #%u has rank %u; at most %u dims are supported", what, i,
+               pto_type_tensor_rank(t), PTO_MAX_RANK);
+  for (unsigned d = 0; d < s->rank; d++)
+    if (s->dims[d] == 0) return ERR("%s #%u has a zero-sized dim", what, i);
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_opnd_tensor(PyInfer *in, unsigned i, PtoShape *s,
+                             PtoType **elem) {
+  if (elem) *elem = NULL;
+  if (pypto_check_tensor(in, "operand", i, in->opnd[i], s)) return PTO_FAILURE;
+  if (elem) *elem = pto_type_tensor_elem(in->opnd[i]);
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_opnd_min_rank(PyInfer *in, unsigned i, const PtoShape *s,
+                               unsigned r) {
+  if (s->rank < r) return ERR("operand #%u must have rank >= %u", i, r);
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_want_tensor(PyInfer *in, unsigned r, PtoShape *s) {
+  return pypto_check_tensor(in, "result", r, in->want[r], s);
+}
+
+static const char *dtypes_text(PtoPyptoDtypes c) {
+  switch (c) {
+  case PTO_PYPTO_DTYPES_FLOAT: return "float values (f32, f16, bf16)";
+  case PTO_PYPTO_DTYPES_NUMERIC:
+    return "numeric values (f32, f16, bf16, i8, i16, i32, i64)";
+  case PTO_PYPTO_DTYPES_DEQUANT: return "i8 or i32 values";
+  default: return "supported values";
+  }
+}
+
+bool pypto_dtype_in(PtoType *e, PtoPyptoDtypes c) {
+  switch (c) {
+  case PTO_PYPTO_DTYPES_FLOAT: return pto_elem_is_float(e);
+  case PTO_PYPTO_DTYPES_NUMERIC: return pto_elem_is_numeric(e);
+  case PTO_PYPTO_DTYPES_MATMUL:
+    return pto_elem_is_float(e) || (pto_elem_is_int(e) && pto_type_int_width(e) == 8);
+  case PTO_PYPTO_DTYPES_DEQUANT:
+    return pto_elem_is_int(e) &&
+           (pto_type_int_width(e) == 8 || pto_type_int_width(e) == 32);
+  default: return pto_elem_is_supported(e);
+  }
+}
+
+PtoResult pypto_opnd_class(PyInfer *in, unsigned i, PtoPyptoDtypes c) {
+  PtoType *t = in->opnd[i];
+  PtoType *e = pto_type_is_tensor(t) ? pto_type_tensor_elem(t) : t;
+  if (!pypto_dtype_in(e, c))
+    return ERR("operand #%u must be a tensor of %s, got '%s'", i, dtypes_text(c),
+               pypto_tstr(in, t));
+  return PTO_SUCCESS;
+}
+
+/* A tensor or a scalar of a supported dtype; a scalar has rank 0. */
+PtoResult pypto_opnd_tensor_or_scalar(PyInfer *in, unsigned i, PtoShape *s,
+                                       PtoType **elem) {
+  PtoType *t = in->opnd[i];
+  *elem = NULL;
+  if (pto_type_is_tensor(t)) return pypto_opnd_tensor(in, i, s, elem);
+  if (!pto_elem_is_supported(t))
+    return ERR("operand #%u has unsupported element type '%s'", i,
+               pypto_tstr(in, t));
+  s->rank = 0;
+  *elem = t;
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_same_elem(PyInfer *in, PtoType *a, PtoType *b) {
+  if (a != b)
+    return ERR("operand element types differ: '%s' vs '%s'", pypto_tstr(in, a),
+               pypto_tstr(in, b));
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_opnd_index(PyInfer *in, unsigned first) {
+  for (unsigned i = first; i < in->nopnd; i++)
+    if (pto_type_kind(in->opnd[i]) != PTO_TYPE_INDEX)
+      return ERR("operand #%u must be of type 'index', got '%s'", i,
+                 pypto_tstr(in, in->opnd[i]));
+  return PTO_SUCCESS;
+}
+
+/* Index tensors of gather / index_select / scatter_update. */
+PtoResult pypto_opnd_indices(PyInfer *in, unsigned i, PtoShape *s) {
+  PtoType *e;
+  if (pypto_opnd_tensor(in, i, s, &e)) return PTO_FAILURE;
+  if (!pto_elem_is_int(e) ||
+      (pto_type_int_width(e) != 32 && pto_type_int_width(e) != 64))
+    return ERR("operand #%u must be a tensor of i32 or i64 indices, got '%s'", i,
+               pypto_tstr(in, in->opnd[i]));
+  return PTO_SUCCESS;
+}
+
+PtoType *pypto_tensor_of(PyInfer *in, const PtoShape *s, PtoType *elem) {
+  return pto_shape_tensor(in->ctx, s, elem);
+}
+
+void pypto_set_res(PyInfer *in, PtoType *t) { in->res[in->nres++] = t; }
+
+/* The `?` dims of a result are given by index operands from `first`. */
+PtoResult pypto_dyn_sizes(PyInfer *in, const PtoShape *s, unsigned first) {
+  unsigned ndyn = 0;
+  for (unsigned d = 0; d < s->rank; d++) ndyn += s->dims[d] == PTO_DYN;
+  if (in->nopnd - first != ndyn)
+    return ERR("expected %u dynamic size operands, got %u", ndyn,
+               in->nopnd - first);
+  return pypto_opnd_index(in, first);
+}
+
+/* Two shapes agree where both are static. */
+bool pypto_compatible(const PtoShape *a, const PtoShape *b) {
+  if (a->rank != b->rank) return false;
+  for (unsigned i = 0; i < a->rank; i++)
+    if (a->dims[i] != PTO_DYN && b->dims[i] != PTO_DYN && a->dims[i] != b->dims[i])
+      return false;
+  return true;
+}
+
+PtoResult pypto_need_want(PyInfer *in, const char *battr) {
+  if (!in->want[0]) return ERR("requires builder attribute '%s'", battr);
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_infer_check_results(PyInfer *in) {
+  for (unsigned i = 0; i < in->nres; i++) {
+    if (in->want[i] == in->res[i]) continue;
+    PtoShape s;
+    if (pto_type_is_tensor(in->res[i]) && in->want[i] &&
+        pypto_check_tensor(in, "result", i, in->want[i], &s))
+      return PTO_FAILURE;
+    return ERR("result #%u has type '%s' but the inferred type is '%s'", i,
+               in->want[i] ? pypto_tstr(in, in->want[i]) : "nothing",
+               pypto_tstr(in, in->res[i]));
+  }
+  return PTO_SUCCESS;
+}

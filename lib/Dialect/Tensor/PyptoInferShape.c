@@ -1,0 +1,223 @@
+/* Result-type inference of the shape ops (view, assemble, reshape, expand,
+ * transpose, concat, full, zeros, dim) and the indexing ops (gather,
+ * index_select, scatter_update, topk). */
+#include "PyptoInternal.h"
+
+#include "Support/Alloc.h"
+
+#include <inttypes.h>
+
+/* static_offsets of view/assemble, checked against the dynamic offset
+ * operands from `first`. */
+static PtoResult read_offsets(PyInfer *in, unsigned first, int64_t *offs,
+                              unsigned *n) {
+  PtoAttr *a = pypto_infer_attr(in, "static_offsets");
+  if (!a) return ERR("requires attribute 'static_offsets'");
+  if (pto_attr_kind(a) != PTO_ATTR_ARRAY)
+    return ERR("attribute 'static_offsets' must be an array of integers");
+  unsigned cnt = pto_attr_array_size(a);
+  if (cnt > PTO_MAX_RANK)
+    return ERR("expected at most %u offsets, got %u", PTO_MAX_RANK, cnt);
+  if (!pto_attr_get_i64_array(a, offs, PTO_MAX_RANK, n))
+    return ERR("attribute 'static_offsets' must be an array of integers");
+  unsigned ndyn = 0;
+  for (unsigned i = 0; i < *n; i++) ndyn += offs[i] == PTO_DYN;
+  if (in->nopnd - first != ndyn)
+    return ERR("expected %u dynamic offset operands, got %u", ndyn,
+               in->nopnd - first);
+  return pypto_opnd_index(in, first);
+}
+
+/* A window `win` (of element type `we`) of `src` (element type `se`) at
+ * `offs`; `wn` and `sn` name them in messages. */
+static PtoResult check_window(PyInfer *in, const char *wn, PtoType *we,
+                              const PtoShape *win, const char *sn, PtoType *se,
+                              const PtoShape *src, const int64_t *offs, unsigned n) {
+  if (we != se)
+    return ERR("%s element type '%s' differs from the %s's '%s'", wn,
+               pypto_tstr(in, we), sn, pypto_tstr(in, se));
+  if (win->rank != src->rank)
+    return ERR("%s rank %u differs from the %s rank %u", wn, win->rank, sn, src->rank);
+  return pto_shape_window_check(&in->site, src, offs, n, win);
+}
+
+PtoResult pypto_infer_view(PyInfer *in) {
+  PtoShape s, w;
+  PtoType *e;
+  int64_t offs[PTO_MAX_RANK];
+  unsigned n;
+  if (pypto_opnd_tensor(in, 0, &s, &e) || read_offsets(in, 1, offs, &n) ||
+      pypto_need_want(in, "shape") || pypto_want_tensor(in, 0, &w))
+    return PTO_FAILURE;
+  if (!pto_shape_is_static(&w))
+    return ERR("result sizes must be static, got '%s'", pypto_tstr(in, in->want[0]));
+  if (check_window(in, "result", pto_type_tensor_elem(in->want[0]), &w, "source", e,
+                   &s, offs, n))
+    return PTO_FAILURE;
+  pypto_set_res(in, in->want[0]);
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_infer_assemble(PyInfer *in) {
+  PtoShape v, y;
+  PtoType *ev, *ey;
+  int64_t offs[PTO_MAX_RANK];
+  unsigned n;
+  if (pypto_opnd_tensor(in, 0, &v, &ev) || pypto_opnd_tensor(in, 1, &y, &ey) ||
+      read_offsets(in, 2, offs, &n))
+    return PTO_FAILURE;
+  if (check_window(in, "value", ev, &v, "destination", ey, &y, offs, n))
+    return PTO_FAILURE;
+  pypto_set_res(in, in->opnd[1]);
+  return PTO_SUCCESS;
+}
+
+/* reshape / expand: the result type comes from `want`. */
+PtoResult pypto_infer_reshape_expand(PyInfer *in, bool expand) {
+  PtoShape s, w;
+  PtoType *e;
+  if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_need_want(in, "shape") ||
+      pypto_want_tensor(in, 0, &w))
+    return PTO_FAILURE;
+  PtoType *we = pto_type_tensor_elem(in->want[0]);
+  if (we != e)
+    return ERR("result element type '%s' differs from the source's '%s'",
+               pypto_tstr(in, we), pypto_tstr(in, e));
+  if (expand) {
+    if (pto_shape_expand_check(&in->site, &s, &w) || pypto_dyn_sizes(in, &w, 1))
+      return PTO_FAILURE;
+  } else if (pto_shape_reshape_check(NULL, &s, &w, "") &&
+             pto_shape_reshape_check(&in->site, &s, &w, pypto_tstr(in, in->want[0]))) {
+    return PTO_FAILURE;
+  }
+  pypto_set_res(in, in->want[0]);
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_infer_transpose(PyInfer *in) {
+  PtoShape s, r;
+  PtoType *e;
+  if (pypto_opnd_tensor(in, 0, &s, &e)) return PTO_FAILURE;
+  PtoAttr *a = pypto_infer_attr(in, "perm");
+  if (!a) return ERR("requires attribute 'perm'");
+  int64_t perm[PTO_MAX_RANK + 1];
+  unsigned n;
+  if (pto_attr_kind(a) != PTO_ATTR_ARRAY ||
+      (pto_attr_array_size(a) <= PTO_MAX_RANK &&
+       !pto_attr_get_i64_array(a, perm, PTO_MAX_RANK, &n)))
+    return ERR("attribute 'perm' must be an array of integers");
+  if (pto_attr_array_size(a) > PTO_MAX_RANK)
+    return ERR("attribute 'perm' must be a permutation of [0, %u)", s.rank);
+  if (pto_shape_transpose(&in->site, &s, perm, n, &r)) return PTO_FAILURE;
+  pypto_set_res(in, pypto_tensor_of(in, &r, e));
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_infer_concat(PyInfer *in) {
+  if (in->nopnd == 0) return ERR("requires at least one operand");
+  PtoShape *s = pto_malloc(in->nopnd * sizeof *s), r;
+  PtoType *e0 = NULL, *e;
+  PtoResult res = PTO_FAILURE;
+  unsigned dim;
+  for (unsigned i = 0; i < in->nopnd; i++) {
+    if (pypto_opnd_tensor(in, i, &s[i], &e)) goto out;
+    if (i == 0) e0 = e;
+    else if (pypto_same_elem(in, e0, e)) goto out;
+  }
+  if (pypto_attr_dim(in, true, 0, s[0].rank, &dim) ||
+      pto_shape_concat(&in->site, s, in->nopnd, dim, &r))
+    goto out;
+  pypto_set_res(in, pypto_tensor_of(in, &r, e0));
+  res = PTO_SUCCESS;
+out:
+  pto_free(s);
+  return res;
+}
+
+PtoResult pypto_infer_fill(PyInfer *in, bool zeros) {
+  PtoShape w;
+  unsigned first = zeros ? 0 : 1;
+  if (!zeros) {
+    if (in->nopnd == 0 || pto_type_is_tensor(in->opnd[0]) ||
+        pto_type_kind(in->opnd[0]) == PTO_TYPE_INDEX)
+      return ERR("operand #0 must be a scalar, got '%s'",
+                 in->nopnd ? pypto_tstr(in, in->opnd[0]) : "nothing");
+    if (!pto_elem_is_supported(in->opnd[0]))
+      return ERR("operand #0 has unsupported element type '%s'",
+                 pypto_tstr(in, in->opnd[0]));
+  }
+  if (pypto_need_want(in, "shape") || pypto_want_tensor(in, 0, &w)) return PTO_FAILURE;
+  PtoType *we = pto_type_tensor_elem(in->want[0]);
+  if (!zeros && in->opnd[0] != we)
+    return ERR("fill value type '%s' differs from the element type '%s'",
+               pypto_tstr(in, in->opnd[0]), pypto_tstr(in, we));
+  if (pypto_dyn_sizes(in, &w, first)) return PTO_FAILURE;
+  pypto_set_res(in, in->want[0]);
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_infer_dim(PyInfer *in) {
+  PtoShape s;
+  unsigned d;
+  if (pypto_opnd_tensor(in, 0, &s, NULL) || pypto_attr_dim(in, true, 0, s.rank, &d))
+    return PTO_FAILURE;
+  pypto_set_res(in, pto_type_index(in->ctx));
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_infer_indexing(PyInfer *in, PtoPyptoKind k) {
+  PtoShape s, ix, r;
+  PtoType *e;
+  unsigned dim;
+  if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_opnd_indices(in, 1, &ix) ||
+      pypto_attr_dim(in, true, 0, s.rank, &dim))
+    return PTO_FAILURE;
+  if (k == PTO_PYPTO_KIND_GATHER) {
+    if (ix.rank != s.rank)
+      return ERR("index rank %u differs from the input rank %u", ix.rank, s.rank);
+    for (unsigned d = 0; d < s.rank; d++)
+      if (d != dim && ix.dims[d] != PTO_DYN && s.dims[d] != PTO_DYN &&
+          ix.dims[d] > s.dims[d])
+        return ERR("index dim %u is %" PRId64 ", larger than the input's %" PRId64,
+                   d, ix.dims[d], s.dims[d]);
+    pypto_set_res(in, pypto_tensor_of(in, &ix, e));
+    return PTO_SUCCESS;
+  }
+  if (ix.rank != 1)
+    return ERR("index must be a 1-D tensor, got '%s'", pypto_tstr(in, in->opnd[1]));
+  pto_shape_replace_dim(&s, dim, ix.dims[0], &r);
+  if (k == PTO_PYPTO_KIND_INDEX_SELECT) {
+    pypto_set_res(in, pypto_tensor_of(in, &r, e));
+    return PTO_SUCCESS;
+  }
+  PtoShape src;
+  PtoType *es;
+  if (pypto_opnd_tensor(in, 2, &src, &es)) return PTO_FAILURE;
+  if (es != e || !pypto_compatible(&src, &r))
+    return ERR("src must have type '%s', got '%s'",
+               pypto_tstr(in, pypto_tensor_of(in, &r, e)), pypto_tstr(in, in->opnd[2]));
+  pypto_set_res(in, in->opnd[0]);
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_infer_topk(PyInfer *in) {
+  PtoShape s, r;
+  PtoType *e;
+  int64_t k;
+  unsigned dim;
+  bool largest;
+  if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_opnd_min_rank(in, 0, &s, 1) ||
+      pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_NUMERIC) || pypto_attr_int(in, "k", true, 0, &k))
+    return PTO_FAILURE;
+  if (k <= 0) return ERR("attribute 'k' must be positive, got %" PRId64, k);
+  if (pypto_attr_dim(in, false, -1, s.rank, &dim) ||
+      pypto_attr_bool(in, "largest", true, &largest))
+    return PTO_FAILURE;
+  if (s.dims[dim] != PTO_DYN && k > s.dims[dim])
+    return ERR("attribute 'k' (%" PRId64 ") exceeds dim %u of size %" PRId64, k,
+               dim, s.dims[dim]);
+  pto_shape_replace_dim(&s, dim, k, &r);
+  pypto_set_res(in, pypto_tensor_of(in, &r, e));
+  pypto_set_res(in, pypto_tensor_of(in, &r, pto_type_int(in->ctx, 32)));
+  return PTO_SUCCESS;
+}

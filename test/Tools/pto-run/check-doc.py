@@ -1,0 +1,70 @@
+"""Runs the console examples of a documentation page and checks their
+output.
+
+usage: check-doc.py SRC_ROOT PAGE.md WORKDIR
+
+Every ```console block of the page is a sequence of `$ command` lines, each
+followed by the output it must print (stdout and stderr together), line for
+line. `{{regex}}` in an expected line matches varying text (times); a last
+line `[exit N]` expects that exit code (0 otherwise). Commands run with
+bash in WORKDIR, in page order, where `examples` and `docs` link to the
+source tree's."""
+import os
+import re
+import subprocess
+import sys
+
+
+def blocks(page):
+    return re.findall(r"^```console\n(.*?)^```$", page, re.S | re.M)
+
+
+def steps(block):
+    out = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            out.append([line[2:], [], 0])
+        elif out and re.fullmatch(r"\[exit (\d+)\]", line):
+            out[-1][2] = int(line[6:-1])
+        elif out:
+            out[-1][1].append(line)
+    return out
+
+
+def line_regex(expected):
+    parts = re.split(r"\{\{(.*?)\}\}", expected)
+    return "".join(p if i % 2 else re.escape(p) for i, p in enumerate(parts))
+
+
+def main():
+    root, page_path, work = sys.argv[1:4]
+    os.makedirs(work, exist_ok=True)
+    for name in ("examples", "docs"):
+        link = os.path.join(work, name)
+        if not os.path.lexists(link):
+            os.symlink(os.path.join(root, name), link)
+    with open(page_path, encoding="utf-8") as f:
+        page = f.read()
+    failures, count = [], 0
+    for block in blocks(page):
+        for cmd, expected, code in steps(block):
+            count += 1
+            r = subprocess.run(["bash", "-c", cmd + " 2>&1"], cwd=work,
+                               capture_output=True, text=True)
+            got = r.stdout.splitlines()
+            ok = r.returncode == code and len(got) == len(expected) and all(
+                re.fullmatch(line_regex(e), g) for e, g in zip(expected, got))
+            if not ok:
+                failures.append("$ %s\n--- expected (exit %d):\n%s\n--- got (exit %d):\n%s"
+                                % (cmd, code, "\n".join(expected), r.returncode,
+                                   "\n".join(got)))
+    if failures:
+        print("\n\n".join(failures))
+        print("%s: %d of %d examples differ" % (page_path, len(failures), count))
+        return 1
+    print("%d examples ok" % count)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
