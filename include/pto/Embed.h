@@ -147,9 +147,10 @@ typedef struct PtoEmbedCompileOptions {
   bool debuginfo;
   /* Keep every stage runnable so that each run also executes the input
    * module and every stage on the same arguments and compares them (the
-   * per-stage check of pto-run --check-levels); a difference beyond
-   * rtol/atol fails the run naming the first diverging stage and op.
-   * 0 tolerances mean the defaults (1e-3, 1.5e-3). */
+   * per-stage check of pto-run --check-levels, include/pto/LevelCheck.h);
+   * a difference beyond rtol/atol fails the run naming the first
+   * diverging stage and op. Negative tolerances mean the defaults (1e-3,
+   * 1.5e-3); 0 asks for exact agreement. */
   bool check_stages;
   double rtol, atol;
 } PtoEmbedCompileOptions;

@@ -47,6 +47,10 @@ PtoResult pto_embed_level_check_run(PtoEmbedLevelCheck *c,
                                     unsigned nargs);
 void pto_embed_level_check_destroy(PtoEmbedLevelCheck *c);
 
+/* The function to run: `entry`, else the module's only public func.func
+ * with a body; NULL after a diagnostic. */
+PtoOp *pto_embed_find_entry(PtoEmbed *e, PtoOp *module, const char *entry);
+
 PtoEmbedModule *pto_embed_module_wrap(PtoEmbed *e, PtoOp *module_op);
 void pto_embed_module_clear_stages(PtoEmbedModule *m);
 void pto_embed_module_add_stage(PtoEmbedModule *m, const char *name,

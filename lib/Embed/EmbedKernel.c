@@ -41,7 +41,7 @@ static bool has_body(PtoOp *op) {
 }
 
 /* The function to run: `entry`, else the only public one with a body. */
-static PtoOp *find_entry(PtoEmbed *e, PtoOp *module, const char *entry) {
+PtoOp *pto_embed_find_entry(PtoEmbed *e, PtoOp *module, const char *entry) {
   PtoBlock *body = pto_region_first_block(pto_op_region(module, 0));
   PtoStr names;
   pto_str_init(&names);
@@ -102,7 +102,7 @@ PtoEmbedKernel *pto_embed_compile(PtoEmbedModule *m,
   }
   PtoOp *func = NULL;
   if (pto_embed_run_pipeline(cm, pipeline, &po) ||
-      !(func = find_entry(e, cm->op, opts->entry))) {
+      !(func = pto_embed_find_entry(e, cm->op, opts->entry))) {
     pto_embed_level_check_destroy(check);
     pto_embed_module_destroy(cm);
     return NULL;

@@ -392,39 +392,52 @@ class ReLuType:
 # --------------------------------------------------------------- casts --
 
 def cast(input, dtype, mode=CastMode.CAST_NONE, satmode=None):
-    """input converted to dtype with a rounding mode (CastMode or its name)
-    and a saturation mode (SaturationMode, 'on'/'off' or a bool)."""
+    """input converted to dtype with a rounding mode (CastMode or its name:
+    "rint", "round", "floor", "ceil", "trunc", "odd") and a saturation mode
+    (SaturationMode, "on"/"off" or a bool). CAST_NONE is PyPTO's default:
+    float to integer truncates and saturates, everything else rounds to
+    nearest even."""
     loc = user_loc()
     x = _tensor(input)
     to = _dtypes.coerce(dtype)
     frm = _dtypes.from_ir(_elem(x))
-    if isinstance(mode, str):
-        mode = CastMode(mode if mode != "none" else "none") if mode in \
-            {m.value for m in CastMode} else CastMode[mode]
     if mode is None:
         mode = CastMode.CAST_NONE
-    if mode is CastMode.CAST_ODD:
-        raise error_at(UnsupportedError, loc, "cast: CAST_ODD is not supported")
+    if isinstance(mode, str):
+        names = {m.value: m for m in CastMode}
+        if mode in names:
+            mode = names[mode]
+        elif mode in CastMode.__members__:
+            mode = CastMode[mode]
+        else:
+            raise error_at(ValueError, loc, f"cast: unknown mode {mode!r}; use a "
+                           "pypto.CastMode or one of " + ", ".join(sorted(names)))
+    if not isinstance(mode, CastMode):
+        raise error_at(TypeError, loc, f"cast: mode must be a pypto.CastMode, got {mode!r}")
     sat = None
     if isinstance(satmode, SaturationMode):
-        sat = satmode.value
+        sat = satmode is SaturationMode.ON
     elif isinstance(satmode, bool):
-        sat = "on" if satmode else "off"
-    elif isinstance(satmode, str):
-        sat = satmode.lower()
+        sat = satmode
+    elif isinstance(satmode, str) and satmode.lower() in _SAT_NAMES:
+        sat = _SAT_NAMES[satmode.lower()]
     elif satmode is not None:
-        raise error_at(TypeError, loc, f"cast: satmode must be a SaturationMode, got {satmode!r}")
+        raise error_at(TypeError, loc, "cast: satmode must be a pypto.SaturationMode, 'on' "
+                       f"or 'off', got {satmode!r}")
     float_to_int = frm is not None and frm.is_float and (to.is_int or to is DataType.DT_BOOL)
     if mode is CastMode.CAST_NONE:
-        m = "trunc" if float_to_int else "rint"
+        m = "default"
         if sat is None and float_to_int:
-            sat = "on"
+            sat = True
     else:
         m = mode.value
     attrs = {"dtype": to.ir, "mode": f'"{m}"'}
     if sat is not None:
-        attrs["satmode"] = f'"{sat}"'
+        attrs["satmode"] = '"saturate"' if sat else '"wrap"'
     return _one("cast", [x._value], attrs, loc)
+
+
+_SAT_NAMES = {"on": True, "off": False, "saturate": True, "wrap": False}
 
 
 # ---------------------------------------------------------- shape ops --

@@ -219,3 +219,37 @@ def test_torch_cpu_tensors():
         return x + 1.0
     r = kr(x)
     assert isinstance(r, torch.Tensor) and torch.allclose(r, x + 1)
+
+
+def test_pass_verify_agrees():
+    @pypto.frontend.jit(verify_options={"enable_pass_verify": True})
+    def k(x: pypto.Tensor([8, 64], pypto.DT_FP32), y: pypto.Tensor([8, 64], pypto.DT_FP32)):
+        pypto.set_vec_tile_shapes(4, 32)
+        y[:] = pypto.softmax(x, -1) + pypto.exp(x)
+    x = rand((8, 64))
+    y = np.zeros_like(x)
+    k(x, y)
+    e = np.exp(x - x.max(-1, keepdims=True))
+    assert_close(y, e / e.sum(-1, keepdims=True) + np.exp(x), 1e-5, 1e-5)
+
+
+def test_pass_verify_names_the_first_diverging_stage_and_op():
+    # f16 partial sums of the tiles are rounded to f16 before they are
+    # combined; the Tensor level rounds once: with zero tolerance they differ
+    @pypto.frontend.jit(verify_options={"enable_pass_verify": True,
+                                        "pass_verify_error_tol": [0.0, 0.0]})
+    def k(x: pypto.Tensor([8, 256], pypto.DT_FP16), y: pypto.Tensor([8, 1], pypto.DT_FP16)):
+        pypto.set_vec_tile_shapes(8, 16)
+        y[:] = pypto.sum(x, -1, keepdim=True)  # the sum
+    y = np.full((8, 1), 3, np.float16)
+    with pytest.raises(pypto.VerifyError) as e:
+        k(rand((8, 256), np.float16), y)
+    text = str(e.value)
+    assert "error: pass verification: the first stage whose results differ from the Tensor " \
+           "level is the Tile level (after 'tile-expand{provenance=true}'): result #0 has" in text
+    assert "beyond rtol=0 atol=0" in text
+    line = [n for n, s in enumerate(open(__file__), 1) if s.rstrip().endswith("# the sum")][0]
+    assert f"test_kernels.py:{line}:16: error: 'tile.add' op is the first tile op whose value " \
+           "differs from the Tensor level" in text
+    assert f"test_kernels.py:{line}:16: note: the Tensor-level op it came from" in text
+    assert (y == 3).all()

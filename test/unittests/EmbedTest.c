@@ -320,6 +320,60 @@ TEST(entries_and_scalars) {
   pto_embed_destroy(e);
 }
 
+TEST(check_stages) {
+  PtoEmbed *e = pto_embed_create();
+  static const char sum16[] =
+      "func.func @s(%x: tensor<4x256xf16>) -> tensor<4x1xf16> {\n"
+      "  %r = pypto.sum %x {dim = -1 : i64, keepdim, vec_tile = [4, 16]}"
+      " : tensor<4x256xf16> -> tensor<4x1xf16>\n"
+      "  func.return %r : tensor<4x1xf16>\n"
+      "}\n";
+  PtoEmbedModule *m = pto_embed_parse(e, sum16, strlen(sum16), "sum16.pto");
+  PtoEmbedCompileOptions co;
+  memset(&co, 0, sizeof co);
+  co.check_stages = true;
+  co.rtol = co.atol = -1; /* the defaults: f16 tile partials stay within them */
+  PtoEmbedKernel *k = pto_embed_compile(m, &co);
+  CHECK(k != NULL);
+  uint16_t x[4 * 256];
+  uint32_t seed = 12345;
+  for (int i = 0; i < 4 * 256; i++) {
+    seed = seed * 1664525u + 1013904223u; /* values in [-4, 4) */
+    x[i] = pto_f32_to_f16_bits((float)(seed >> 8) / (float)(1u << 24) * 8.0f - 4.0f);
+  }
+  PtoNdArray a;
+  memset(&a, 0, sizeof a);
+  a.dtype = PTO_DT_F16;
+  a.rank = 2;
+  a.shape[0] = 4;
+  a.shape[1] = 256;
+  a.strides[0] = 256;
+  a.strides[1] = 1;
+  a.data = x;
+  a.nbytes = sizeof x;
+  CHECK(k && pto_embed_kernel_run(k, &a, 1, NULL, 0) == PTO_SUCCESS);
+  pto_embed_kernel_destroy(k);
+  /* exact agreement is asked for: the rounded partial sums differ */
+  co.rtol = co.atol = 0;
+  k = pto_embed_compile(m, &co);
+  CHECK(k && pto_embed_kernel_run(k, &a, 1, NULL, 0) == PTO_FAILURE);
+  const char *d = pto_embed_diagnostics(e);
+  CHECK(strstr(d, "sum16.pto:1:1: error: pass verification: the first stage whose results "
+                  "differ from the Tensor level is the Tile level (after "
+                  "'tile-expand{provenance=true}'): result #0 has ") != NULL);
+  CHECK(strstr(d, "sum16.pto:2:3: error: 'tile.add' op is the first tile op whose value "
+                  "differs from the Tensor level") != NULL);
+  CHECK(strstr(d, "sum16.pto:2:3: note: the Tensor-level op it came from") != NULL);
+  CHECK(pto_embed_kernel_result(k, 0) == NULL);
+  pto_embed_clear_diagnostics(e);
+  pto_embed_kernel_destroy(k);
+  co.pipeline = "no-such-pass";
+  CHECK(pto_embed_compile(m, &co) == NULL);
+  CHECK(strstr(pto_embed_diagnostics(e), "no-such-pass") != NULL);
+  pto_embed_module_destroy(m);
+  pto_embed_destroy(e);
+}
+
 typedef struct Job {
   int seed;
   int ok;
@@ -355,4 +409,5 @@ TEST(two_contexts_two_threads) {
 
 RUN_TESTS(T(version_and_diagnostics), T(infer), T(tiles_and_cube_capacity),
           T(pipelines_and_stages), T(run_in_place_into_buffers_and_kept),
-          T(run_errors_write_nothing), T(entries_and_scalars), T(two_contexts_two_threads))
+          T(run_errors_write_nothing), T(entries_and_scalars), T(check_stages),
+          T(two_contexts_two_threads))
