@@ -53,3 +53,16 @@ def test_softmax_example_is_the_design_snippet():
     y, x = ns["y"], ns["x"]
     e = ns["numpy"].exp(x - x.max(-1, keepdims=True))
     assert abs(y - e / e.sum(-1, keepdims=True)).max() < 1e-6
+
+
+def test_docs_quick_start_runs():
+    with open(os.path.join(ROOT, "docs", "python.md")) as f:
+        text = f.read()
+    quick = re.search(r"## Quick start\n\n```python\n(.*?)```", text, re.S).group(1)
+    ns = {}
+    exec(compile(quick, "python.md", "exec"), ns)
+    x, y = ns["x"], ns["y"]
+    e = ns["numpy"].exp(x - x.max(-1, keepdims=True))
+    assert abs(y - e / e.sum(-1, keepdims=True)).max() < 1e-6
+    with open(os.path.join(EXAMPLES, "softmax.py")) as f:
+        assert quick.replace("import numpy\nimport pypto\n", "").strip() in f.read()

@@ -412,3 +412,25 @@ def test_quantize_dequantize():
     assert_close(s, scale)
     assert (q == np.clip(np.rint(x / scale), -127, 127)).all()
     assert_close(back, q.astype(np.float32) * s)
+
+
+def test_cast_odd_and_saturation_spellings():
+    x = np.array([[1.5, 2.5, -1.5, 1000.0]], np.float32)
+    got = run1(lambda t: pypto.cast(t, pypto.DT_INT32, pypto.CastMode.CAST_ODD), x,
+               out_dtype=np.int32)
+    assert (got == np.array([[1, 3, -1, 1000]])).all()
+    for sat in (pypto.SaturationMode.ON, "on", True):
+        got = run1(lambda t: pypto.cast(t, pypto.DT_INT8, "CAST_TRUNC", sat), x,
+                   out_dtype=np.int8)
+        assert (got == np.array([[1, 2, -1, 127]])).all()
+    got = run1(lambda t: pypto.cast(t, pypto.DT_INT8, "trunc", pypto.SaturationMode.OFF), x,
+               out_dtype=np.int8)
+    assert (got == np.array([[1, 2, -1, np.int8(np.int32(1000).astype(np.int8))]])).all()
+
+
+def test_zero_stride_input():
+    row = rand((16,), seed=50)
+    x = np.broadcast_to(row, (4, 16))
+    assert x.strides[0] == 0
+    assert_close(run1(lambda t: t * 2.0, x, out_dtype=np.float32, out_shape=(4, 16)),
+                 np.broadcast_to(row * 2, (4, 16)))
