@@ -95,10 +95,11 @@ static PtoResult expand_block(Tx *t, PtoBlock *b, OpVec *done) {
 }
 
 static PtoWalkResult collect_composites(PtoOp *op, void *user) {
-  PtoPyptoKind k = pto_pypto_kind(pto_pypto_op_id(op));
-  if (pto_pypto_op_id(op) != PTO_PYPTO_NONE &&
-      (k == PTO_PYPTO_KIND_SOFTMAX || k == PTO_PYPTO_KIND_RMS_NORM ||
-       k == PTO_PYPTO_KIND_LAYER_NORM))
+  PtoPyptoOp id = pto_pypto_op_id(op);
+  if (id == PTO_PYPTO_NONE) return PTO_WALK_ADVANCE;
+  PtoPyptoKind k = pto_pypto_kind(id);
+  if (k == PTO_PYPTO_KIND_SOFTMAX || k == PTO_PYPTO_KIND_RMS_NORM ||
+      k == PTO_PYPTO_KIND_LAYER_NORM)
     pto_vec_push((OpVec *)user, op);
   return PTO_WALK_ADVANCE;
 }
