@@ -183,7 +183,9 @@ int pto_embed_kernel_result_inplace(PtoEmbedKernel *k, unsigned i);
  * it may be an argument's buffer); when NULL (or results is NULL), an
  * in-place result is written into its argument's buffer and other results
  * are kept for pto_embed_kernel_result. Nothing is written unless the
- * whole run succeeds. */
+ * whole run succeeds. Every description's nbytes must be its numel times
+ * the element size (a shape that disagrees with it is refused before any
+ * read). */
 PtoResult pto_embed_kernel_run(PtoEmbedKernel *k, const PtoNdArray *args,
                                unsigned nargs, const PtoNdArray *results,
                                unsigned nresults);

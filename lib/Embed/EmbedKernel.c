@@ -180,6 +180,18 @@ static PtoResult check_buffer(PtoEmbedKernel *k, const PtoNdArray *a,
   if (!a->data && pto_ndarray_numel(a) > 0)
     return pto_emit_error(k->e->ctx, func_loc(k), "@%s: %s #%u has no data",
                           func_name(k), what, i);
+  /* a shape that disagrees with the buffer's size is caught here, before
+   * anything reads past the buffer */
+  size_t bytes;
+  if (pto_shape_check(NULL, NULL, a->dtype, a->rank, a->shape, &bytes) ||
+      bytes != a->nbytes) {
+    char s[PTO_SHAPE_STR_MAX];
+    return pto_emit_error(k->e->ctx, func_loc(k),
+                          "@%s: %s #%u of shape %s and dtype %s has nbytes %zu, "
+                          "expected %zu",
+                          func_name(k), what, i, pto_shape_str(s, a->rank, a->shape),
+                          pto_dtype_name(a->dtype), a->nbytes, bytes);
+  }
   return PTO_SUCCESS;
 }
 

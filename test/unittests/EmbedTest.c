@@ -247,6 +247,7 @@ TEST(run_errors_write_nothing) {
   /* a wrong result buffer: checked before anything is written */
   out[1] = f32_2x3(z);
   out[1].shape[1] = 2;
+  out[1].nbytes = 4 * sizeof(float);
   CHECK(pto_embed_kernel_run(k, args, 2, out, 2) == PTO_FAILURE);
   CHECK(strstr(pto_embed_diagnostics(e),
                "@f: result #1 has shape (2, 3) but its buffer has shape (2, 2)") != NULL);
@@ -265,6 +266,13 @@ TEST(run_errors_write_nothing) {
   pto_embed_clear_diagnostics(e);
   args2[0] = args[0];
   args2[0].shape[0] = 3;
+  CHECK(pto_embed_kernel_run(k, args2, 2, NULL, 0) == PTO_FAILURE);
+  CHECK(strstr(pto_embed_diagnostics(e), "@f: argument #0 of shape (3, 3) and dtype f32 has "
+                                         "nbytes 24, expected 36") != NULL);
+  pto_embed_clear_diagnostics(e);
+  float big[9] = {0};
+  args2[0].data = big;
+  args2[0].nbytes = sizeof big;
   CHECK(pto_embed_kernel_run(k, args2, 2, NULL, 0) == PTO_FAILURE);
   CHECK(strstr(pto_embed_diagnostics(e), "error: ") != NULL); /* the interpreter's check */
   pto_embed_clear_diagnostics(e);
@@ -306,8 +314,10 @@ TEST(entries_and_scalars) {
   memset(args, 0, sizeof args);
   args[0].dtype = PTO_DT_F32;
   args[0].data = &s;
+  args[0].nbytes = sizeof s;
   args[1].dtype = PTO_DT_I64;
   args[1].data = &n;
+  args[1].nbytes = sizeof n;
   CHECK(k && pto_embed_kernel_run(k, args, 2, NULL, 0) == PTO_SUCCESS);
   const PtoNdArray *r = k ? pto_embed_kernel_result(k, 0) : NULL;
   CHECK(r && r->rank == 0 && *(float *)r->data == 10.0f);
