@@ -3,7 +3,7 @@ conditions on run-time values (pypto.cond, scf.if)."""
 
 import itertools
 
-from ._errors import TraceError, error_at
+from ._errors import error_at
 from ._ir import quote
 from ._loc import user_loc
 from ._symbolic import SymbolicScalar, as_symbolic, concrete, smax

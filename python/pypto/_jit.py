@@ -11,9 +11,9 @@ import threading
 import warnings
 
 from . import _lib
-from ._config import GROUPS, effective_options, normalize_options, _scope_stack
+from ._config import effective_options, normalize_options, _scope_stack
 from ._errors import (ArgumentError, CompileError, RuntimeError, TraceError,
-                      VerifyError, error_at, render)
+                      VerifyError, error_at)
 from ._ir import print_function, tensor_type
 from ._loc import def_loc, param_locs, user_loc
 from ._runtime import describe, fill_ndarray, result_to_numpy

@@ -9,7 +9,6 @@ without the library.
 
 import ctypes
 import os
-import sys
 import threading
 
 from ._errors import LibraryNotFoundError

@@ -10,9 +10,9 @@ import struct
 from . import _dtypes
 from ._dtypes import DataType
 from ._errors import TraceError, UnsupportedError, error_at
-from ._ir import INDEX, tensor_type
+from ._ir import INDEX
 from ._loc import user_loc
-from ._symbolic import SymbolicScalar, as_symbolic, concrete
+from ._symbolic import SymbolicScalar, concrete
 from ._tensor import Tensor
 from ._trace import current
 

@@ -6,7 +6,7 @@ import sys
 import numpy as np
 
 from . import _dtypes
-from ._lib import NdArray, MAX_RANK
+from ._lib import MAX_RANK
 
 __all__ = ["ArgInfo", "describe", "fill_ndarray", "result_to_numpy"]
 
@@ -90,6 +90,3 @@ def result_to_numpy(nd_ptr, dtype):
         import ctypes
         ctypes.memmove(out.ctypes.data, nd.data, out.nbytes)
     return out
-
-
-NdArray = NdArray

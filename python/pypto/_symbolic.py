@@ -331,28 +331,26 @@ def _select(c, a, b):
     return _expr("arith.select", (c, a, b), f"({c!r} ? {a!r} : {b!r})", kind="bool")
 
 
-def smin(a, b):
-    """Minimum of two ints or symbolic scalars."""
+def _extreme(a, b, smaller):
     ca, cb = concrete(a), concrete(b)
     if ca is not None and cb is not None:
-        return min(ca, cb)
+        return min(ca, cb) if smaller else max(ca, cb)
     a, b = as_symbolic(a), as_symbolic(b)
     d = (a - b).concrete()
     if d is not None:
-        return a if d <= 0 else b
-    return _expr("arith.minsi", (a, b), f"min({a!r}, {b!r})")
+        return a if (d <= 0) == smaller else b
+    name = "min" if smaller else "max"
+    return _expr("arith.minsi" if smaller else "arith.maxsi", (a, b), f"{name}({a!r}, {b!r})")
+
+
+def smin(a, b):
+    """Minimum of two ints or symbolic scalars."""
+    return _extreme(a, b, True)
 
 
 def smax(a, b):
     """Maximum of two ints or symbolic scalars."""
-    ca, cb = concrete(a), concrete(b)
-    if ca is not None and cb is not None:
-        return max(ca, cb)
-    a, b = as_symbolic(a), as_symbolic(b)
-    d = (a - b).concrete()
-    if d is not None:
-        return a if d >= 0 else b
-    return _expr("arith.maxsi", (a, b), f"max({a!r}, {b!r})")
+    return _extreme(a, b, False)
 
 
 class DynamicDim(SymbolicScalar):

@@ -3,11 +3,9 @@ DT_FP32)``) and, while a kernel is traced, the tensors it computes on, with
 numpy-like operators, slicing (a view) and slice assignment (assemble)."""
 
 from . import _dtypes
-from ._dtypes import DataType
 from ._errors import TraceError, UnsupportedError, error_at
 from ._loc import user_loc
-from ._symbolic import (Atom, DynamicDim, SymbolicScalar, _Dynamic, as_symbolic,
-                        concrete)
+from ._symbolic import Atom, DynamicDim, SymbolicScalar, _Dynamic
 
 __all__ = ["Tensor", "TileOpFormat"]
 
@@ -252,8 +250,3 @@ def expand_spec(spec, rank):
 
 def is_dynamic(d):
     return isinstance(d, (_Dynamic, DynamicDim))
-
-
-DataType = DataType
-as_symbolic = as_symbolic
-concrete = concrete

@@ -19,7 +19,7 @@ import threading
 
 from . import _ir
 from ._errors import TraceError, UnsupportedError, CompileError, error_at
-from ._ir import INDEX, I1, Op, Block, Value
+from ._ir import INDEX, I1, Op, Block
 from ._symbolic import SymbolicScalar, Atom, concrete
 
 __all__ = ["current", "Tracer"]

@@ -69,7 +69,7 @@ def test_wrong_dtype_and_shape():
     assert first_line(e) == (
         f"{FILE}:{line_of('call dtype')}:9: error: k: argument 'y' has dtype "
         "pypto.DT_FP32 (float32); the parameter is declared pypto.DT_FP16")
-    assert f"note: 'y' is declared pypto.Tensor([pypto.DYNAMIC, 32], pypto.DT_FP16)" in text
+    assert "note: 'y' is declared pypto.Tensor([pypto.DYNAMIC, 32], pypto.DT_FP16)" in text
     with pytest.raises(pypto.ArgumentError) as e:
         k(rand((4, 16)), np.zeros((4, 32), np.float16))  # call shape
     assert first_line(e) == (
