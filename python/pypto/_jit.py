@@ -81,7 +81,7 @@ class _Compiled:
         self.written_set = frozenset(self.written)
         self.args = (_lib.NdArray * max(1, nargs))()
         self.nargs = nargs
-        self.last = [None] * nargs    # (layout signature, data pointer) in args
+        self.last = [None] * nargs    # (fast-path entry, data pointer) described in args
         self.stage_cache = None
         self.dump_dir = None
 
@@ -154,7 +154,7 @@ class JitKernel:
             if sig is not None:
                 hit = self._fast.get(sig)
                 if hit is not None:
-                    return self._run_fast(hit, args, sig)
+                    return self._run_fast(hit, args)
         else:
             sig = None
         key, infos, scalars, opts = self._bind(args, kwargs)
@@ -186,7 +186,7 @@ class JitKernel:
             parts.append(v)
         return tuple(parts)
 
-    def _run_fast(self, hit, args, sig):
+    def _run_fast(self, hit, args):
         ck, strides, nbytes, codes = hit
         with self._lock:
             self._last = ck
@@ -197,8 +197,8 @@ class JitKernel:
                     return self._run(ck, self._bind(args, {})[1])  # reports the error
                 p = a.ctypes.data
                 last = ck.last[n]
-                if last is None or last[0] is not sig:
-                    ck.last[n] = (sig, p)
+                if last is None or last[0] is not hit:
+                    ck.last[n] = (hit, p)
                     d = nd[n]
                     d.dtype = codes[n]
                     shape = a.shape
@@ -211,7 +211,7 @@ class JitKernel:
                     d.owns_data = False
                     d.data = p
                 elif last[1] != p:
-                    ck.last[n] = (sig, p)
+                    ck.last[n] = (hit, p)
                     nd[n].data = p
             return self._finish_run(ck, args)
 
@@ -506,6 +506,8 @@ class JitKernel:
 
 
 def _freeze(v):
+    if isinstance(v, np.ndarray):
+        return ("ndarray", v.dtype.str, v.shape, v.tobytes())
     if isinstance(v, dict):
         return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
     if isinstance(v, (list, tuple)):

@@ -253,3 +253,23 @@ def test_pass_verify_names_the_first_diverging_stage_and_op():
            "differs from the Tensor level" in text
     assert f"test_kernels.py:{line}:16: note: the Tensor-level op it came from" in text
     assert (y == 3).all()
+
+
+def test_repeated_calls_with_new_arrays_of_one_layout():
+    @pypto.frontend.jit
+    def k(x: pypto.Tensor([pypto.DYNAMIC, 8], pypto.DT_FP32),
+          y: pypto.Tensor([pypto.DYNAMIC, 8], pypto.DT_FP32)):
+        for i in pypto.loop(x.shape[0]):
+            y[i:i + 1, :] = x[i:i + 1, :] * 2.0
+    for n in (3, 3, 5, 3, 5):
+        for _ in range(3):
+            x = rand((n, 8), seed=n * 10 + _)
+            y = np.zeros_like(x)
+            k(x, y)
+            assert_close(y, x * 2)
+    yv = np.zeros((5, 16), np.float32)[:, ::2]         # same shape, other strides
+    k(x, yv)
+    assert_close(yv, x * 2)
+    with pytest.raises(pypto.ArgumentError, match="read-only"):
+        k(x, np.broadcast_to(x[:1], (5, 8)))
+    assert k.num_compiles == 1
