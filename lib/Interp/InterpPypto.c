@@ -68,6 +68,33 @@ PtoResult ip_broadcast(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *a,
                         tail);
 }
 
+PtoNdArray ip_window_of(const PtoNdArray *a, const int64_t *offs,
+                        const int64_t *shape) {
+  PtoNdArray w = *a;
+  w.data = pto_ndarray_elem_ptr(a, offs);
+  memcpy(w.shape, shape, a->rank * sizeof(int64_t));
+  return w;
+}
+
+PtoResult ip_window_offsets(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *src,
+                            unsigned n, int64_t *offs, PtoValue *const *dyn,
+                            const int64_t *size, int free) {
+  for (unsigned d = 0; d < n && d < src->rank; d++) {
+    if (dyn[d]) offs[d] = pto_interp_value_as_i64(pto_interp_slot(f, dyn[d]));
+    if ((int)d == free) continue;
+    if (offs[d] < 0)
+      return pto_interp_error(f, op, "offset #%u is %" PRId64 " at run time; "
+                                     "offsets must be non-negative",
+                              d, offs[d]);
+    if (size[d] > src->shape[d] || offs[d] > src->shape[d] - size[d])
+      return pto_interp_error(f, op, "window out of bounds in dim %u at run "
+                                     "time: offset %" PRId64 " + size %" PRId64
+                                     " > %" PRId64,
+                              d, offs[d], size[d], src->shape[d]);
+  }
+  return PTO_SUCCESS;
+}
+
 PtoResult ip_result_sizes(PtoInterpFrame *f, PtoOp *op, unsigned first,
                           unsigned *rank, int64_t *shape) {
   PtoType *ty = pto_value_type(pto_op_result(op, 0));

@@ -33,6 +33,18 @@ PtoResult ip_broadcast(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *a,
 PtoResult ip_result_sizes(PtoInterpFrame *f, PtoOp *op, unsigned first,
                           unsigned *rank, int64_t *shape);
 
+/* The window of `a` at `offs` with `shape` (a's rank), as an array of its
+ * own sharing a's data. */
+PtoNdArray ip_window_of(const PtoNdArray *a, const int64_t *offs,
+                        const int64_t *shape);
+/* The run-time offsets of a window op (n offsets: offs[d], or the value of
+ * dyn[d] when it is non-NULL, written back into offs), checked against
+ * `src` for a window of `size`; the dim `free` (or -1) is not checked (its
+ * positions come from an index tensor). */
+PtoResult ip_window_offsets(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *src,
+                            unsigned n, int64_t *offs, PtoValue *const *dyn,
+                            const int64_t *size, int free);
+
 void ip_register_shape_ops(PtoInterp *I);
 
 #endif

@@ -31,19 +31,7 @@ static PtoResult window_offsets(PtoInterpFrame *f, PtoOp *op,
                                 int64_t *offs) {
   PtoValue *dyn[PTO_MAX_RANK];
   unsigned n = pto_pypto_get_offsets(op, offs, dyn);
-  for (unsigned d = 0; d < n; d++) {
-    if (dyn[d]) offs[d] = pto_interp_value_as_i64(pto_interp_slot(f, dyn[d]));
-    if (offs[d] < 0)
-      return pto_interp_error(f, op, "offset #%u is %" PRId64 " at run time; "
-                                     "offsets must be non-negative",
-                              d, offs[d]);
-    if (size[d] > src->shape[d] || offs[d] > src->shape[d] - size[d])
-      return pto_interp_error(f, op, "window out of bounds in dim %u at run "
-                                     "time: offset %" PRId64 " + size %" PRId64
-                                     " > %" PRId64,
-                              d, offs[d], size[d], src->shape[d]);
-  }
-  return PTO_SUCCESS;
+  return ip_window_offsets(f, op, src, n, offs, dyn, size, -1);
 }
 
 static PtoResult h_view(PtoInterpFrame *f, PtoOp *op, void *user) {
@@ -58,15 +46,6 @@ static PtoResult h_view(PtoInterpFrame *f, PtoOp *op, void *user) {
   return PTO_SUCCESS;
 }
 
-/* The window of `a` at `offs` with `shape`, as an array of its own. */
-static PtoNdArray window_of(const PtoNdArray *a, const int64_t *offs,
-                            const int64_t *shape) {
-  PtoNdArray w = *a;
-  w.data = pto_ndarray_elem_ptr(a, offs);
-  memcpy(w.shape, shape, a->rank * sizeof(int64_t));
-  return w;
-}
-
 static PtoResult h_assemble(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   const PtoNdArray *v = tensor_arg(f, op, 0);
@@ -79,7 +58,7 @@ static PtoResult h_assemble(PtoInterpFrame *f, PtoOp *op, void *user) {
     ip_set_tensor(f, op, 0, y);
     return PTO_SUCCESS;
   }
-  PtoNdArray w = window_of(pto_tensor_array(y), offs, v->shape);
+  PtoNdArray w = ip_window_of(pto_tensor_array(y), offs, v->shape);
   PtoKernelError err;
   return finish(f, op, y, pto_kernel_unary(PTO_UNARY_IDENTITY, v, &w, &err),
                 &err);
@@ -153,7 +132,7 @@ static PtoResult h_concat(PtoInterpFrame *f, PtoOp *op, void *user) {
   for (unsigned i = 0; i < n; i++) {
     const PtoNdArray *x = tensor_arg(f, op, i);
     if (pto_ndarray_numel(x) == 0) continue;
-    PtoNdArray w = window_of(pto_tensor_array(t), offs, x->shape);
+    PtoNdArray w = ip_window_of(pto_tensor_array(t), offs, x->shape);
     if (pto_kernel_unary(PTO_UNARY_IDENTITY, x, &w, &err))
       return ip_kernel_error(f, op, &err, t);
     offs[dim] += x->shape[dim];

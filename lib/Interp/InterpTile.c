@@ -36,15 +36,6 @@ static PtoNdArray relabel(const PtoNdArray *a, unsigned rank,
   return r;
 }
 
-/* The window of `a` at `offs` with `shape` (a's rank). */
-static PtoNdArray window_of(const PtoNdArray *a, const int64_t *offs,
-                            const int64_t *shape) {
-  PtoNdArray w = *a;
-  w.data = pto_ndarray_elem_ptr(a, offs);
-  memcpy(w.shape, shape, a->rank * sizeof(int64_t));
-  return w;
-}
-
 static PtoResult finish(PtoInterpFrame *f, PtoOp *op, PtoTensor *t,
                         PtoResult r, const PtoKernelError *err) {
   if (r) return ip_kernel_error(f, op, err, t);
@@ -71,23 +62,8 @@ static PtoResult window(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *src,
   PtoValue *dyn[PTO_MAX_RANK];
   unsigned n = pto_tile_get_offsets(op, offs, dyn);
   pto_tile_window_shape(tile, src->rank, win);
-  for (unsigned d = 0; d < n && d < src->rank; d++) {
-    if (dyn[d]) offs[d] = pto_interp_value_as_i64(pto_interp_slot(f, dyn[d]));
-    if ((int)d == free) {
-      win[d] = src->shape[d];
-      continue;
-    }
-    if (offs[d] < 0)
-      return pto_interp_error(f, op, "offset #%u is %" PRId64 " at run time; "
-                                     "offsets must be non-negative",
-                              d, offs[d]);
-    if (win[d] > src->shape[d] || offs[d] > src->shape[d] - win[d])
-      return pto_interp_error(f, op, "window out of bounds in dim %u at run "
-                                     "time: offset %" PRId64 " + size %" PRId64
-                                     " > %" PRId64,
-                              d, offs[d], win[d], src->shape[d]);
-  }
-  return PTO_SUCCESS;
+  if (free >= 0) win[free] = src->shape[free];
+  return ip_window_offsets(f, op, src, n, offs, dyn, win, free);
 }
 
 static PtoResult h_view(PtoInterpFrame *f, PtoOp *op, void *user) {
@@ -118,7 +94,7 @@ static PtoResult h_assemble(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoTensor *y = take_dst(f, op);
   const PtoNdArray *ya = pto_tensor_array(y);
   PtoNdArray v = relabel(pto_tensor_array(src), ya->rank, win);
-  PtoNdArray w = window_of(ya, offs, win);
+  PtoNdArray w = ip_window_of(ya, offs, win);
   PtoKernelError err;
   PtoResult r = pto_kernel_unary(PTO_UNARY_IDENTITY, &v, &w, &err);
   pto_tensor_release(src);
@@ -139,7 +115,7 @@ static PtoResult h_gather(PtoInterpFrame *f, PtoOp *op, void *user) {
     pto_tensor_release(idx);
     return PTO_FAILURE;
   }
-  PtoNdArray xw = window_of(x, offs, win);
+  PtoNdArray xw = ip_window_of(x, offs, win);
   PtoNdArray out = relabel(pto_tensor_array(t), x->rank, owin);
   const PtoNdArray *ia = pto_tensor_array(idx);
   PtoNdArray iw = select ? *ia : relabel(ia, x->rank, owin);
@@ -161,7 +137,7 @@ static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
   pto_tile_window_shape(tt, rank, swin);
   PtoTensor *src = contiguous(f, op, 0);
   PtoTensor *y = take_dst(f, op);
-  PtoNdArray yw = window_of(pto_tensor_array(y), offs, win);
+  PtoNdArray yw = ip_window_of(pto_tensor_array(y), offs, win);
   PtoNdArray sw = relabel(pto_tensor_array(src), rank, swin);
   PtoKernelError err;
   PtoResult r = pto_kernel_scatter_update(&yw, arg(f, op, 2), &sw, dim, &err);
@@ -352,8 +328,8 @@ static PtoResult h_topk_merge(PtoInterpFrame *f, PtoOp *op, void *user) {
   /* side by side */
   for (unsigned k = 0; k < 2; k++) {
     const PtoNdArray *v = arg(f, op, 2 * k), *i = arg(f, op, 2 * k + 1);
-    PtoNdArray wv = window_of(pto_tensor_array(vals), offs, v->shape);
-    PtoNdArray wi = window_of(pto_tensor_array(idxs), offs, v->shape);
+    PtoNdArray wv = ip_window_of(pto_tensor_array(vals), offs, v->shape);
+    PtoNdArray wi = ip_window_of(pto_tensor_array(idxs), offs, v->shape);
     if (pto_kernel_unary(PTO_UNARY_IDENTITY, v, &wv, &err) ||
         pto_kernel_unary(PTO_UNARY_IDENTITY, i, &wi, &err))
       goto kernel_error;

@@ -96,10 +96,8 @@ static PtoResult expand_block(Tx *t, PtoBlock *b, OpVec *done) {
 
 static PtoWalkResult collect_composites(PtoOp *op, void *user) {
   PtoPyptoOp id = pto_pypto_op_id(op);
-  if (id == PTO_PYPTO_NONE) return PTO_WALK_ADVANCE;
-  PtoPyptoKind k = pto_pypto_kind(id);
-  if (k == PTO_PYPTO_KIND_SOFTMAX || k == PTO_PYPTO_KIND_RMS_NORM ||
-      k == PTO_PYPTO_KIND_LAYER_NORM)
+  if (id == PTO_PYPTO_SOFTMAX || id == PTO_PYPTO_RMS_NORM ||
+      id == PTO_PYPTO_LAYER_NORM)
     pto_vec_push((OpVec *)user, op);
   return PTO_WALK_ADVANCE;
 }

@@ -31,66 +31,56 @@ const char *pto_dtype_set_text(PtoDtypeSet set) {
   case PTO_DTYPES_FLOAT: return "float values (f32, f16, bf16)";
   case PTO_DTYPES_NUMERIC:
     return "numeric values (f32, f16, bf16, i8, i16, i32, i64)";
-  case PTO_DTYPES_MATMUL: return "f32, f16, bf16 or i8 values";
   case PTO_DTYPES_DEQUANT: return "i8 or i32 values";
+  case PTO_DTYPES_MATMUL:
   case PTO_DTYPES_ANY: break;
   }
   return "supported values";
 }
 
-void pto_opcheck_init(PtoOpCheck *c, PtoContext *ctx, PtoLoc *loc,
-                      const char *op_name, PtoType *const *opnd, unsigned n,
-                      const PtoNamedAttr *attrs, unsigned nattrs) {
-  memset(c, 0, sizeof *c);
-  c->ctx = ctx;
-  c->op_name = op_name;
-  snprintf(c->prefix, sizeof c->prefix, "'%s' op ", op_name);
-  c->site.ctx = ctx;
-  c->site.loc = loc;
-  c->site.prefix = c->prefix;
-  c->opnd = opnd;
-  c->nopnd = n;
-  c->attrs = attrs;
-  c->nattrs = nattrs;
+const char *pto_check_tstr(PtoCheckStrs *strs, PtoType *t) {
+  char *s = pto_type_to_string(t);
+  pto_vec_push(strs, s);
+  return s;
 }
 
-void pto_opcheck_done(PtoOpCheck *c) {
-  for (unsigned i = 0; i < c->nstrs; i++) pto_free(c->strs[i]);
-  c->nstrs = 0;
+void pto_check_strs_release(PtoCheckStrs *strs) {
+  pto_vec_foreach(strs, s) pto_free(*s);
+  pto_vec_free(strs);
 }
 
-const char *pto_opcheck_tstr(PtoOpCheck *c, PtoType *t) {
-  if (c->nstrs == PTO_ARRAY_SIZE(c->strs)) {
-    pto_free(c->strs[0]);
-    memmove(c->strs, c->strs + 1, sizeof c->strs - sizeof c->strs[0]);
-    c->nstrs--;
-  }
-  return c->strs[c->nstrs++] = pto_type_to_string(t);
-}
+#define ERR(...) pto_site_error(site, __VA_ARGS__)
 
-PtoAttr *pto_opcheck_attr(const PtoOpCheck *c, const char *name) {
-  for (unsigned i = 0; i < c->nattrs; i++)
-    if (strcmp(pto_ident_str(c->attrs[i].name), name) == 0)
-      return c->attrs[i].value;
+/* ------------------------------------------------------------------ */
+/* Attributes                                                           */
+/* ------------------------------------------------------------------ */
+
+PtoAttr *pto_check_find_attr(const PtoNamedAttr *attrs, unsigned n,
+                             const char *name) {
+  for (unsigned i = 0; i < n; i++)
+    if (strcmp(pto_ident_str(attrs[i].name), name) == 0) return attrs[i].value;
   return NULL;
 }
 
-PtoResult pto_opcheck_int(PtoOpCheck *c, const char *name, bool required,
-                          int64_t dflt, int64_t *out) {
-  PtoAttr *a = pto_opcheck_attr(c, name);
+PtoResult pto_check_attr_int(const PtoErrSite *site, const PtoNamedAttr *attrs,
+                             unsigned n, const char *name, bool required,
+                             int64_t dflt, int64_t *out) {
+  PtoAttr *a = pto_check_find_attr(attrs, n, name);
+  *out = dflt;
   if (!a) {
-    if (required) return PTO_CHECK_ERR(c, "requires attribute '%s'", name);
-    *out = dflt;
+    if (required) return ERR("requires attribute '%s'", name);
     return PTO_SUCCESS;
   }
   if (pto_attr_kind(a) != PTO_ATTR_INTEGER || pto_attr_is_bool(a))
-    return PTO_CHECK_ERR(c, "attribute '%s' must be an integer", name);
+    return ERR("attribute '%s' must be an integer", name);
   *out = pto_attr_int_value(a);
   return PTO_SUCCESS;
 }
 
-PtoResult pto_opcheck_flag(PtoOpCheck *c, const char *name, bool *out) {
-  PtoAttr *a = pto_opcheck_attr(c, name);
+PtoResult pto_check_attr_flag(const PtoErrSite *site,
+                              const PtoNamedAttr *attrs, unsigned n,
+                              const char *name, bool *out) {
+  PtoAttr *a = pto_check_find_attr(attrs, n, name);
   *out = false;
   if (!a) return PTO_SUCCESS;
   if (pto_attr_kind(a) == PTO_ATTR_UNIT)
@@ -98,44 +88,50 @@ PtoResult pto_opcheck_flag(PtoOpCheck *c, const char *name, bool *out) {
   else if (pto_attr_kind(a) == PTO_ATTR_INTEGER && pto_attr_is_bool(a))
     *out = pto_attr_int_value(a) != 0;
   else
-    return PTO_CHECK_ERR(c, "attribute '%s' must be a unit or boolean attribute",
-                         name);
+    return ERR("attribute '%s' must be a unit or boolean attribute", name);
   return PTO_SUCCESS;
 }
 
-PtoResult pto_opcheck_bool(PtoOpCheck *c, const char *name, bool dflt,
-                           bool *out) {
-  PtoAttr *a = pto_opcheck_attr(c, name);
+PtoResult pto_check_attr_bool(const PtoErrSite *site,
+                              const PtoNamedAttr *attrs, unsigned n,
+                              const char *name, bool dflt, bool *out) {
+  PtoAttr *a = pto_check_find_attr(attrs, n, name);
   *out = dflt;
   if (!a) return PTO_SUCCESS;
   if (pto_attr_kind(a) != PTO_ATTR_INTEGER || !pto_attr_is_bool(a))
-    return PTO_CHECK_ERR(c, "attribute '%s' must be a boolean", name);
+    return ERR("attribute '%s' must be a boolean", name);
   *out = pto_attr_int_value(a) != 0;
   return PTO_SUCCESS;
 }
 
-PtoResult pto_opcheck_enum(PtoOpCheck *c, const char *name,
-                           const char *const *values, const char *msg) {
-  PtoAttr *a = pto_opcheck_attr(c, name);
+PtoResult pto_check_attr_enum(const PtoErrSite *site,
+                              const PtoNamedAttr *attrs, unsigned n,
+                              const char *name, const char *const *values,
+                              const char *msg) {
+  PtoAttr *a = pto_check_find_attr(attrs, n, name);
   if (!a) return PTO_SUCCESS;
   if (pto_attr_kind(a) == PTO_ATTR_STRING)
     for (unsigned i = 0; values[i]; i++)
       if (strcmp(pto_attr_str(a), values[i]) == 0) return PTO_SUCCESS;
-  return PTO_CHECK_ERR(c, "attribute '%s' must be %s", name, msg);
+  return ERR("attribute '%s' must be %s", name, msg);
 }
 
-PtoResult pto_opcheck_dim(PtoOpCheck *c, bool required, int64_t dflt,
-                          unsigned rank, unsigned *out) {
+PtoResult pto_check_attr_dim(const PtoErrSite *site, const PtoNamedAttr *attrs,
+                             unsigned n, bool required, int64_t dflt,
+                             unsigned rank, unsigned *out) {
   int64_t d;
-  if (pto_opcheck_int(c, "dim", required, dflt, &d)) return PTO_FAILURE;
-  return pto_shape_normalize_dim(&c->site, "attribute 'dim'", d, rank, out);
+  if (pto_check_attr_int(site, attrs, n, "dim", required, dflt, &d))
+    return PTO_FAILURE;
+  return pto_shape_normalize_dim(site, "attribute 'dim'", d, rank, out);
 }
 
-PtoResult pto_opcheck_known_attrs(PtoOpCheck *c, const char *const *known,
-                                  bool (*also)(const char *name),
-                                  const char *also_text) {
-  for (unsigned i = 0; i < c->nattrs; i++) {
-    const char *name = pto_ident_str(c->attrs[i].name);
+PtoResult pto_check_known_attrs(const PtoErrSite *site,
+                                const PtoNamedAttr *attrs, unsigned n,
+                                const char *op_name, const char *const *known,
+                                bool (*also)(const char *name),
+                                const char *also_text) {
+  for (unsigned i = 0; i < n; i++) {
+    const char *name = pto_ident_str(attrs[i].name);
     if (strchr(name, '.') || (also && also(name))) continue;
     bool ok = false;
     for (unsigned k = 0; known[k] && !ok; k++) ok = strcmp(known[k], name) == 0;
@@ -144,82 +140,18 @@ PtoResult pto_opcheck_known_attrs(PtoOpCheck *c, const char *const *known,
     pto_str_init(&s);
     for (unsigned k = 0; known[k]; k++) pto_str_printf(&s, "%s, ", known[k]);
     pto_str_puts(&s, also_text);
-    PTO_CHECK_ERR(c, "unknown attribute '%s'; '%s' accepts %s", name,
-                  c->op_name, s.data);
+    ERR("unknown attribute '%s'; '%s' accepts %s", name, op_name, s.data);
     pto_str_release(&s);
     return PTO_FAILURE;
   }
   return PTO_SUCCESS;
 }
 
-PtoResult pto_opcheck_tensor(PtoOpCheck *c, const char *what, unsigned i,
-                             PtoType *t, PtoShape *s) {
-  if (!pto_type_is_tensor(t))
-    return PTO_CHECK_ERR(c, "%s #%u must be a tensor, got '%s'", what, i,
-                         pto_opcheck_tstr(c, t));
-  PtoType *e = pto_type_tensor_elem(t);
-  if (!pto_elem_is_supported(e))
-    return PTO_CHECK_ERR(c, "%s #%u has unsupported element type '%s'", what, i,
-                         pto_opcheck_tstr(c, e));
-  if (pto_shape_from_tensor(t, s))
-    return PTO_CHECK_ERR(c, "%s #%u has rank %u; at most %u dims are supported",
-                         what, i, pto_type_tensor_rank(t), PTO_MAX_RANK);
-  for (unsigned d = 0; d < s->rank; d++)
-    if (s->dims[d] == 0)
-      return PTO_CHECK_ERR(c, "%s #%u has a zero-sized dim", what, i);
-  return PTO_SUCCESS;
-}
-
-PtoResult pto_opcheck_index_operands(PtoOpCheck *c, unsigned first) {
-  for (unsigned i = first; i < c->nopnd; i++)
-    if (pto_type_kind(c->opnd[i]) != PTO_TYPE_INDEX)
-      return PTO_CHECK_ERR(c, "operand #%u must be of type 'index', got '%s'", i,
-                           pto_opcheck_tstr(c, c->opnd[i]));
-  return PTO_SUCCESS;
-}
-
-PtoResult pto_opcheck_offsets(PtoOpCheck *c, unsigned first, int64_t *offs,
-                              unsigned *n) {
-  PtoAttr *a = pto_opcheck_attr(c, "static_offsets");
-  if (!a) return PTO_CHECK_ERR(c, "requires attribute 'static_offsets'");
-  if (pto_attr_kind(a) != PTO_ATTR_ARRAY)
-    return PTO_CHECK_ERR(c, "attribute 'static_offsets' must be an array of "
-                            "integers");
-  unsigned cnt = pto_attr_array_size(a);
-  if (cnt > PTO_MAX_RANK)
-    return PTO_CHECK_ERR(c, "expected at most %u offsets, got %u", PTO_MAX_RANK,
-                         cnt);
-  if (!pto_attr_get_i64_array(a, offs, PTO_MAX_RANK, n))
-    return PTO_CHECK_ERR(c, "attribute 'static_offsets' must be an array of "
-                            "integers");
-  unsigned ndyn = 0;
-  for (unsigned i = 0; i < *n; i++) ndyn += offs[i] == PTO_DYN;
-  if (first > c->nopnd || c->nopnd - first != ndyn)
-    return PTO_CHECK_ERR(c, "expected %u dynamic offset operands, got %u", ndyn,
-                         first > c->nopnd ? 0 : c->nopnd - first);
-  return pto_opcheck_index_operands(c, first);
-}
-
-PtoResult pto_opcheck_dyn_sizes(PtoOpCheck *c, const PtoShape *s,
-                                unsigned first) {
-  unsigned ndyn = 0;
-  for (unsigned d = 0; d < s->rank; d++) ndyn += s->dims[d] == PTO_DYN;
-  if (first > c->nopnd || c->nopnd - first != ndyn)
-    return PTO_CHECK_ERR(c, "expected %u dynamic size operands, got %u", ndyn,
-                         first > c->nopnd ? 0 : c->nopnd - first);
-  return pto_opcheck_index_operands(c, first);
-}
-
-PtoResult pto_opcheck_same_elem(PtoOpCheck *c, PtoType *a, PtoType *b) {
-  if (a != b)
-    return PTO_CHECK_ERR(c, "operand element types differ: '%s' vs '%s'",
-                         pto_opcheck_tstr(c, a), pto_opcheck_tstr(c, b));
-  return PTO_SUCCESS;
-}
-
-PtoResult pto_opcheck_gelu_attrs(PtoOpCheck *c) {
+PtoResult pto_check_gelu_attrs(const PtoErrSite *site,
+                               const PtoNamedAttr *attrs, unsigned n) {
   static const char *const v[] = {"none", "tanh", NULL};
-  return pto_opcheck_enum(c, "approximate", v, "\"none\" or \"tanh\"");
+  return pto_check_attr_enum(site, attrs, n, "approximate", v,
+                             "\"none\" or \"tanh\"");
 }
 
 /* A string attribute naming a mode: name_of(i) for i = 0, 1, ... until
@@ -228,16 +160,14 @@ static PtoResult check_mode(const PtoErrSite *site, const PtoNamedAttr *attrs,
                             unsigned n, const char *attr,
                             const char *(*name_of)(int),
                             bool (*valid)(const char *)) {
-  PtoAttr *a = NULL;
-  for (unsigned i = 0; i < n && !a; i++)
-    if (strcmp(pto_ident_str(attrs[i].name), attr) == 0) a = attrs[i].value;
+  PtoAttr *a = pto_check_find_attr(attrs, n, attr);
   if (!a || (pto_attr_kind(a) == PTO_ATTR_STRING && valid(pto_attr_str(a))))
     return PTO_SUCCESS;
   PtoStr s;
   pto_str_init(&s);
   for (int i = 0; strcmp(name_of(i), "?") != 0; i++)
     pto_str_printf(&s, "%s\"%s\"", i ? ", " : "", name_of(i));
-  pto_site_error(site, "attribute '%s' must be one of %s", attr, s.data);
+  ERR("attribute '%s' must be one of %s", attr, s.data);
   pto_str_release(&s);
   return PTO_FAILURE;
 }
@@ -253,46 +183,158 @@ static bool sat_valid(const char *n) {
   return pto_sat_mode_from_name(n, &m);
 }
 
-PtoResult pto_check_cast_attrs(const PtoErrSite *site, const PtoNamedAttr *attrs,
-                               unsigned n) {
+PtoResult pto_check_cast_attrs(const PtoErrSite *site,
+                               const PtoNamedAttr *attrs, unsigned n) {
   return check_mode(site, attrs, n, "mode", round_name, round_valid) ||
          check_mode(site, attrs, n, "satmode", sat_name, sat_valid);
 }
 
-PtoResult pto_opcheck_cast_attrs(PtoOpCheck *c) {
-  return pto_check_cast_attrs(&c->site, c->attrs, c->nattrs);
+PtoResult pto_check_perm_attr(const PtoErrSite *site, const PtoNamedAttr *attrs,
+                              unsigned n, unsigned rank,
+                              int64_t perm[PTO_MAX_RANK], unsigned *nperm) {
+  PtoAttr *a = pto_check_find_attr(attrs, n, "perm");
+  if (!a) return ERR("requires attribute 'perm'");
+  if (pto_attr_kind(a) != PTO_ATTR_ARRAY ||
+      (pto_attr_array_size(a) <= PTO_MAX_RANK &&
+       !pto_attr_get_i64_array(a, perm, PTO_MAX_RANK, nperm)))
+    return ERR("attribute 'perm' must be an array of integers");
+  if (pto_attr_array_size(a) > PTO_MAX_RANK)
+    return ERR("attribute 'perm' must be a permutation of [0, %u)", rank);
+  return PTO_SUCCESS;
 }
 
-PtoResult pto_opcheck_matmul_dtypes(PtoOpCheck *c, const char *what,
-                                    PtoType *ea, PtoType **out, PtoType **acc) {
+/* ------------------------------------------------------------------ */
+/* Operands                                                             */
+/* ------------------------------------------------------------------ */
+
+PtoResult pto_check_tensor(const PtoErrSite *site, PtoCheckStrs *strs,
+                           const char *what, unsigned i, PtoType *t,
+                           PtoShape *s) {
+  if (!pto_type_is_tensor(t))
+    return ERR("%s #%u must be a tensor, got '%s'", what, i,
+               pto_check_tstr(strs, t));
+  PtoType *e = pto_type_tensor_elem(t);
+  if (!pto_elem_is_supported(e))
+    return ERR("%s #%u has unsupported element type '%s'", what, i,
+               pto_check_tstr(strs, e));
+  if (pto_shape_from_tensor(t, s))
+    return ERR("%s #%u has rank %u; at most %u dims are supported", what, i,
+               pto_type_tensor_rank(t), PTO_MAX_RANK);
+  for (unsigned d = 0; d < s->rank; d++)
+    if (s->dims[d] == 0) return ERR("%s #%u has a zero-sized dim", what, i);
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_check_index_operands(const PtoErrSite *site, PtoCheckStrs *strs,
+                                   PtoType *const *types, unsigned n,
+                                   unsigned first) {
+  for (unsigned i = first; i < n; i++)
+    if (pto_type_kind(types[i]) != PTO_TYPE_INDEX)
+      return ERR("operand #%u must be of type 'index', got '%s'", i,
+                 pto_check_tstr(strs, types[i]));
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_check_offsets(const PtoErrSite *site, PtoCheckStrs *strs,
+                            PtoType *const *types, unsigned n, unsigned first,
+                            const PtoNamedAttr *attrs, unsigned nattrs,
+                            int64_t *offs, unsigned *noffs) {
+  PtoAttr *a = pto_check_find_attr(attrs, nattrs, "static_offsets");
+  if (!a) return ERR("requires attribute 'static_offsets'");
+  if (pto_attr_kind(a) != PTO_ATTR_ARRAY)
+    return ERR("attribute 'static_offsets' must be an array of integers");
+  unsigned cnt = pto_attr_array_size(a);
+  if (cnt > PTO_MAX_RANK)
+    return ERR("expected at most %u offsets, got %u", PTO_MAX_RANK, cnt);
+  if (!pto_attr_get_i64_array(a, offs, PTO_MAX_RANK, noffs))
+    return ERR("attribute 'static_offsets' must be an array of integers");
+  unsigned ndyn = 0;
+  for (unsigned i = 0; i < *noffs; i++) ndyn += offs[i] == PTO_DYN;
+  unsigned have = first > n ? 0 : n - first;
+  if (have != ndyn)
+    return ERR("expected %u dynamic offset operands, got %u", ndyn, have);
+  return pto_check_index_operands(site, strs, types, n, first);
+}
+
+PtoResult pto_check_dyn_sizes(const PtoErrSite *site, PtoCheckStrs *strs,
+                              PtoType *const *types, unsigned n,
+                              const PtoShape *s, unsigned first) {
+  unsigned ndyn = 0;
+  for (unsigned d = 0; d < s->rank; d++) ndyn += s->dims[d] == PTO_DYN;
+  unsigned have = first > n ? 0 : n - first;
+  if (have != ndyn)
+    return ERR("expected %u dynamic size operands, got %u", ndyn, have);
+  return pto_check_index_operands(site, strs, types, n, first);
+}
+
+PtoResult pto_check_same_elem(const PtoErrSite *site, PtoCheckStrs *strs,
+                              PtoType *a, PtoType *b) {
+  if (a != b)
+    return ERR("operand element types differ: '%s' vs '%s'",
+               pto_check_tstr(strs, a), pto_check_tstr(strs, b));
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_check_matmul_operands(const PtoErrSite *site, PtoCheckStrs *strs,
+                                    const char *what, PtoType *operand0,
+                                    PtoType *ea) {
   if (!pto_dtype_in_set(ea, PTO_DTYPES_MATMUL))
-    return PTO_CHECK_ERR(c, "operands must be f32, f16, bf16 or i8 %s, got '%s'",
-                         what, pto_opcheck_tstr(c, c->opnd[0]));
+    return ERR("operands must be f32, f16, bf16 or i8 %s, got '%s'", what,
+               pto_check_tstr(strs, operand0));
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_check_matmul_elems(const PtoErrSite *site, PtoCheckStrs *strs,
+                                 const PtoNamedAttr *attrs, unsigned n,
+                                 PtoType *ea, PtoType *out, PtoType **acc) {
+  PtoContext *ctx = pto_type_ctx(ea);
   bool is_int = pto_elem_is_int(ea);
   bool f16 = pto_type_is_float(ea) && pto_type_float_kind(ea) == PTO_F16;
-  PtoType *i32 = pto_type_int(c->ctx, 32), *f32 = pto_type_f32(c->ctx);
-  PtoAttr *a = pto_opcheck_attr(c, "acc_dtype");
+  PtoType *i32 = pto_type_int(ctx, 32), *f32 = pto_type_f32(ctx);
+  PtoAttr *a = pto_check_find_attr(attrs, n, "acc_dtype");
   *acc = is_int ? i32 : f32;
   if (a) {
     if (pto_attr_kind(a) != PTO_ATTR_TYPE)
-      return PTO_CHECK_ERR(c, "attribute 'acc_dtype' must be a type");
+      return ERR("attribute 'acc_dtype' must be a type");
     PtoType *t = pto_attr_type_value(a);
     bool ok = is_int ? t == i32
-                     : t == f32 || (f16 && t == pto_type_float(c->ctx, PTO_F16));
+                     : t == f32 || (f16 && t == pto_type_float(ctx, PTO_F16));
     if (!ok)
-      return PTO_CHECK_ERR(c, "attribute 'acc_dtype' must be %s for %s operands",
-                           is_int ? "'i32'" : f16 ? "'f32' or 'f16'" : "'f32'",
-                           pto_opcheck_tstr(c, ea));
+      return ERR("attribute 'acc_dtype' must be %s for %s operands",
+                 is_int ? "'i32'" : f16 ? "'f32' or 'f16'" : "'f32'",
+                 pto_check_tstr(strs, ea));
     *acc = t;
   }
-  if (!*out) *out = is_int ? i32 : ea;
-  if (is_int && *out != i32)
-    return PTO_CHECK_ERR(c, "result element type '%s' is not allowed for i8 "
-                            "operands; expected 'i32'",
-                         pto_opcheck_tstr(c, *out));
-  if (!is_int && !pto_elem_is_float(*out))
-    return PTO_CHECK_ERR(c, "result element type '%s' is not allowed for %s "
-                            "operands; expected 'f32', 'f16' or 'bf16'",
-                         pto_opcheck_tstr(c, *out), pto_opcheck_tstr(c, ea));
+  if (is_int && out != i32)
+    return ERR("result element type '%s' is not allowed for i8 operands; "
+               "expected 'i32'",
+               pto_check_tstr(strs, out));
+  if (!is_int && !pto_elem_is_float(out))
+    return ERR("result element type '%s' is not allowed for %s operands; "
+               "expected 'f32', 'f16' or 'bf16'",
+               pto_check_tstr(strs, out), pto_check_tstr(strs, ea));
   return PTO_SUCCESS;
 }
+
+/* ------------------------------------------------------------------ */
+/* PtoOpCheck                                                           */
+/* ------------------------------------------------------------------ */
+
+void pto_opcheck_init(PtoOpCheck *c, PtoContext *ctx, PtoLoc *loc,
+                      const char *op_name, const char *prefix,
+                      PtoType *const *opnd, unsigned n,
+                      const PtoNamedAttr *attrs, unsigned nattrs) {
+  c->ctx = ctx;
+  c->op_name = op_name;
+  c->site.ctx = ctx;
+  c->site.loc = loc;
+  c->site.prefix = prefix;
+  c->opnd = opnd;
+  c->nopnd = n;
+  c->attrs = attrs;
+  c->nattrs = nattrs;
+  c->strs.data = NULL;
+  c->strs.len = c->strs.cap = 0;
+}
+
+void pto_opcheck_done(PtoOpCheck *c) { pto_check_strs_release(&c->strs); }

@@ -47,6 +47,67 @@ PtoResult pto_syntax_resolve_index(PtoParser *p, const PtoUnresolvedOperand *u,
   return PTO_SUCCESS;
 }
 
+PtoResult pto_syntax_parse_window(PtoParser *p, PtoOpState *st, bool into,
+                                  bool index) {
+  PtoUnresolvedOperand a, b, c, dyn[PTO_MAX_RANK];
+  int64_t offs[PTO_MAX_RANK];
+  unsigned n, ndyn;
+  PtoType *ta, *tb = NULL, *tc = NULL;
+  if (pto_parser_parse_operand(p, &a)) return PTO_FAILURE;
+  if (into && (pto_parser_parse_keyword(p, "into") ||
+               pto_parser_parse_operand(p, &b)))
+    return PTO_FAILURE;
+  if (pto_syntax_parse_offsets(p, offs, &n, dyn, &ndyn)) return PTO_FAILURE;
+  if (index && (pto_parser_parse_punct(p, PTO_P_COMMA) ||
+                pto_parser_parse_operand(p, &c)))
+    return PTO_FAILURE;
+  if (pto_parser_parse_optional_attr_dict(p, st) ||
+      pto_parser_parse_colon_type(p, &ta))
+    return PTO_FAILURE;
+  if (index && (pto_parser_parse_punct(p, PTO_P_COMMA) ||
+                pto_parser_parse_type(p, &tc)))
+    return PTO_FAILURE;
+  if (into ? pto_parser_parse_keyword(p, "into")
+           : pto_parser_parse_punct(p, PTO_P_ARROW))
+    return PTO_FAILURE;
+  if (pto_parser_parse_type(p, &tb) || pto_parser_resolve_operand(p, &a, ta, st) ||
+      (into && pto_parser_resolve_operand(p, &b, tb, st)) ||
+      (index && pto_parser_resolve_operand(p, &c, tc, st)) ||
+      pto_syntax_resolve_index(p, dyn, ndyn, st))
+    return PTO_FAILURE;
+  pto_op_state_add_attr(st, "static_offsets",
+                        pto_attr_i64_array(st->ctx, offs, n));
+  pto_op_state_add_result(st, tb);
+  return PTO_SUCCESS;
+}
+
+void pto_syntax_print_window(PtoPrinter *p, PtoOp *op, bool into, bool index,
+                             const int64_t *offs, PtoValue *const *dyn,
+                             unsigned n) {
+  static const char *const elided[] = {"static_offsets"};
+  unsigned ix = into ? 2 : 1;
+  pto_printer_puts(p, " ");
+  pto_printer_print_operand(p, pto_op_operand(op, 0));
+  if (into) {
+    pto_printer_puts(p, " into ");
+    pto_printer_print_operand(p, pto_op_operand(op, 1));
+  }
+  pto_syntax_print_offsets(p, offs, n, dyn);
+  if (index) {
+    pto_printer_puts(p, ", ");
+    pto_printer_print_operand(p, pto_op_operand(op, ix));
+  }
+  pto_printer_print_attr_dict(p, op, elided, 1);
+  pto_printer_puts(p, " : ");
+  pto_printer_print_type(p, pto_value_type(pto_op_operand(op, 0)));
+  if (index) {
+    pto_printer_puts(p, ", ");
+    pto_printer_print_type(p, pto_value_type(pto_op_operand(op, ix)));
+  }
+  pto_printer_puts(p, into ? " into " : " -> ");
+  pto_printer_print_type(p, pto_value_type(pto_op_result(op, 0)));
+}
+
 /* Optional `(` %size, ... `)`. */
 static PtoResult parse_sizes(PtoParser *p, PtoUnresolvedOperand **u,
                              unsigned *n) {

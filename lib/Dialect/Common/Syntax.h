@@ -19,6 +19,20 @@ void pto_syntax_print_offsets(PtoPrinter *p, const int64_t *offs, unsigned n,
 PtoResult pto_syntax_resolve_index(PtoParser *p, const PtoUnresolvedOperand *u,
                                    unsigned n, PtoOpState *st);
 
+/* The window forms of ops that address a GM tensor:
+ *   %a[offsets] [, %c] attr-dict : A [, C] -> R               (into = false)
+ *   %a into %b[offsets] [, %c] attr-dict : A [, C] into B     (into = true)
+ * `index` adds the `, %c` operand (an index tile) after the offsets.
+ * Operands are resolved in the order a, b, c, then the dynamic offsets;
+ * the offsets become `static_offsets`; the result type is R, or B. */
+PtoResult pto_syntax_parse_window(PtoParser *p, PtoOpState *st, bool into,
+                                  bool index);
+/* Prints the window form of `op`, whose offsets are offs/dyn (dyn[i] the
+ * operand of a dynamic offset, NULL for static ones). */
+void pto_syntax_print_window(PtoPrinter *p, PtoOp *op, bool into, bool index,
+                             const int64_t *offs, PtoValue *const *dyn,
+                             unsigned n);
+
 /* The common form. `main` tells whether the op has main operands before
  * the optional `(sizes)`; `sizes` whether it accepts a size list (index
  * operands after the main ones). Without main operands the type after `:`

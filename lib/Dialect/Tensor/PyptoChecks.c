@@ -25,80 +25,43 @@ void pypto_infer_init(PyInfer *in, PtoContext *ctx, PtoLoc *loc, PtoPyptoOp id,
   in->nattrs = nattrs;
 }
 
-void pypto_infer_done(PyInfer *in) {
-  pto_vec_foreach(&in->strs, s) pto_free(*s);
-  pto_vec_free(&in->strs);
-}
+void pypto_infer_done(PyInfer *in) { pto_check_strs_release(&in->strs); }
 
 const char *pypto_tstr(PyInfer *in, PtoType *t) {
-  char *s = pto_type_to_string(t);
-  pto_vec_push(&in->strs, s);
-  return s;
+  return pto_check_tstr(&in->strs, t);
 }
 
-
 PtoAttr *pypto_infer_attr(const PyInfer *in, const char *name) {
-  for (unsigned i = 0; i < in->nattrs; i++)
-    if (strcmp(pto_ident_str(in->attrs[i].name), name) == 0)
-      return in->attrs[i].value;
-  return NULL;
+  return pto_check_find_attr(in->attrs, in->nattrs, name);
 }
 
 /* ---- attributes ---- */
 
+/* The shared rules (lib/Dialect/Common/OpCheck.c) on this op's attributes. */
 PtoResult pypto_attr_int(PyInfer *in, const char *name, bool required,
                           int64_t dflt, int64_t *out) {
-  PtoAttr *a = pypto_infer_attr(in, name);
-  *out = dflt;
-  if (!a) {
-    if (required) return ERR("requires attribute '%s'", name);
-    return PTO_SUCCESS;
-  }
-  if (pto_attr_kind(a) != PTO_ATTR_INTEGER || pto_attr_is_bool(a))
-    return ERR("attribute '%s' must be an integer", name);
-  *out = pto_attr_int_value(a);
-  return PTO_SUCCESS;
+  return pto_check_attr_int(&in->site, in->attrs, in->nattrs, name, required,
+                            dflt, out);
 }
 
-/* Unit attribute or boolean; absent is false. */
 PtoResult pypto_attr_flag(PyInfer *in, const char *name, bool *out) {
-  PtoAttr *a = pypto_infer_attr(in, name);
-  *out = false;
-  if (!a) return PTO_SUCCESS;
-  if (pto_attr_kind(a) == PTO_ATTR_UNIT) *out = true;
-  else if (pto_attr_kind(a) == PTO_ATTR_INTEGER && pto_attr_is_bool(a))
-    *out = pto_attr_int_value(a) != 0;
-  else return ERR("attribute '%s' must be a unit or boolean attribute", name);
-  return PTO_SUCCESS;
+  return pto_check_attr_flag(&in->site, in->attrs, in->nattrs, name, out);
 }
 
 PtoResult pypto_attr_bool(PyInfer *in, const char *name, bool dflt, bool *out) {
-  PtoAttr *a = pypto_infer_attr(in, name);
-  *out = dflt;
-  if (!a) return PTO_SUCCESS;
-  if (pto_attr_kind(a) != PTO_ATTR_INTEGER || !pto_attr_is_bool(a))
-    return ERR("attribute '%s' must be a boolean", name);
-  *out = pto_attr_int_value(a) != 0;
-  return PTO_SUCCESS;
+  return pto_check_attr_bool(&in->site, in->attrs, in->nattrs, name, dflt, out);
 }
 
-/* A string attribute among `values` (NULL-terminated); `msg` is the error. */
 PtoResult pypto_attr_enum(PyInfer *in, const char *name,
                            const char *const *values, const char *msg) {
-  PtoAttr *a = pypto_infer_attr(in, name);
-  if (!a) return PTO_SUCCESS;
-  if (pto_attr_kind(a) == PTO_ATTR_STRING)
-    for (unsigned i = 0; values[i]; i++)
-      if (strcmp(pto_attr_str(a), values[i]) == 0) return PTO_SUCCESS;
-  return ERR("attribute '%s' must be %s", name, msg);
+  return pto_check_attr_enum(&in->site, in->attrs, in->nattrs, name, values,
+                             msg);
 }
 
-/* The `dim` attribute normalised against `rank`. */
 PtoResult pypto_attr_dim(PyInfer *in, bool required, int64_t dflt,
                           unsigned rank, unsigned *out) {
-  int64_t d;
-  if (pypto_attr_int(in, "dim", required, dflt, &d)) return PTO_FAILURE;
-  return pto_shape_normalize_dim(&in->site, "attribute 'dim'", d, rank, out);
+  return pto_check_attr_dim(&in->site, in->attrs, in->nattrs, required, dflt,
+                            rank, out);
 }
 
 /* Attributes each kind defines (besides the tuning attributes). */
@@ -136,23 +99,10 @@ static const char *const *kind_attrs(PtoPyptoOp id) {
 }
 
 PtoResult pypto_check_known_attrs(PyInfer *in) {
-  const char *const *known = kind_attrs(in->id);
-  for (unsigned i = 0; i < in->nattrs; i++) {
-    const char *name = pto_ident_str(in->attrs[i].name);
-    if (strchr(name, '.') || pto_tuning_is_attr_name(name)) continue;
-    bool ok = false;
-    for (unsigned k = 0; known[k] && !ok; k++) ok = strcmp(known[k], name) == 0;
-    if (ok) continue;
-    PtoStr s;
-    pto_str_init(&s);
-    for (unsigned k = 0; known[k]; k++) pto_str_printf(&s, "%s, ", known[k]);
-    pto_str_puts(&s, "vec_tile, cube_tile, label");
-    ERR("unknown attribute '%s'; '%s' accepts %s", name,
-        pto_pypto_op_name(in->id), s.data);
-    pto_str_release(&s);
-    return PTO_FAILURE;
-  }
-  return PTO_SUCCESS;
+  return pto_check_known_attrs(&in->site, in->attrs, in->nattrs,
+                               pto_pypto_op_name(in->id), kind_attrs(in->id),
+                               pto_tuning_is_attr_name,
+                               "vec_tile, cube_tile, label");
 }
 
 /* ---- operands and results ---- */
@@ -161,18 +111,7 @@ PtoResult pypto_check_known_attrs(PyInfer *in) {
  * "operand" or "result". */
 PtoResult pypto_check_tensor(PyInfer *in, const char *what, unsigned i,
                               PtoType *t, PtoShape *s) {
-  if (!pto_type_is_tensor(t))
-    return ERR("%s #%u must be a tensor, got '%s'", what, i, pypto_tstr(in, t));
-  PtoType *e = pto_type_tensor_elem(t);
-  if (!pto_elem_is_supported(e))
-    return ERR("%s #%u has unsupported element type '%s'", what, i,
-               pypto_tstr(in, e));
-  if (pto_shape_from_tensor(t, s))
-    return ERR("%s #%u has rank %u; at most %u dims are supported", what, i,
-               pto_type_tensor_rank(t), PTO_MAX_RANK);
-  for (unsigned d = 0; d < s->rank; d++)
-    if (s->dims[d] == 0) return ERR("%s #%u has a zero-sized dim", what, i);
-  return PTO_SUCCESS;
+  return pto_check_tensor(&in->site, &in->strs, what, i, t, s);
 }
 
 PtoResult pypto_opnd_tensor(PyInfer *in, unsigned i, PtoShape *s,
@@ -193,34 +132,17 @@ PtoResult pypto_want_tensor(PyInfer *in, unsigned r, PtoShape *s) {
   return pypto_check_tensor(in, "result", r, in->want[r], s);
 }
 
-static const char *dtypes_text(PtoPyptoDtypes c) {
-  switch (c) {
-  case PTO_PYPTO_DTYPES_FLOAT: return "float values (f32, f16, bf16)";
-  case PTO_PYPTO_DTYPES_NUMERIC:
-    return "numeric values (f32, f16, bf16, i8, i16, i32, i64)";
-  case PTO_PYPTO_DTYPES_DEQUANT: return "i8 or i32 values";
-  default: return "supported values";
-  }
-}
-
+/* The DTYPES column lists the classes in PtoDtypeSet's order. */
 bool pypto_dtype_in(PtoType *e, PtoPyptoDtypes c) {
-  switch (c) {
-  case PTO_PYPTO_DTYPES_FLOAT: return pto_elem_is_float(e);
-  case PTO_PYPTO_DTYPES_NUMERIC: return pto_elem_is_numeric(e);
-  case PTO_PYPTO_DTYPES_MATMUL:
-    return pto_elem_is_float(e) || (pto_elem_is_int(e) && pto_type_int_width(e) == 8);
-  case PTO_PYPTO_DTYPES_DEQUANT:
-    return pto_elem_is_int(e) &&
-           (pto_type_int_width(e) == 8 || pto_type_int_width(e) == 32);
-  default: return pto_elem_is_supported(e);
-  }
+  return pto_dtype_in_set(e, (PtoDtypeSet)c);
 }
 
 PtoResult pypto_opnd_class(PyInfer *in, unsigned i, PtoPyptoDtypes c) {
   PtoType *t = in->opnd[i];
   PtoType *e = pto_type_is_tensor(t) ? pto_type_tensor_elem(t) : t;
   if (!pypto_dtype_in(e, c))
-    return ERR("operand #%u must be a tensor of %s, got '%s'", i, dtypes_text(c),
+    return ERR("operand #%u must be a tensor of %s, got '%s'", i,
+               pto_dtype_set_text((PtoDtypeSet)c),
                pypto_tstr(in, t));
   return PTO_SUCCESS;
 }
@@ -240,18 +162,12 @@ PtoResult pypto_opnd_tensor_or_scalar(PyInfer *in, unsigned i, PtoShape *s,
 }
 
 PtoResult pypto_same_elem(PyInfer *in, PtoType *a, PtoType *b) {
-  if (a != b)
-    return ERR("operand element types differ: '%s' vs '%s'", pypto_tstr(in, a),
-               pypto_tstr(in, b));
-  return PTO_SUCCESS;
+  return pto_check_same_elem(&in->site, &in->strs, a, b);
 }
 
 PtoResult pypto_opnd_index(PyInfer *in, unsigned first) {
-  for (unsigned i = first; i < in->nopnd; i++)
-    if (pto_type_kind(in->opnd[i]) != PTO_TYPE_INDEX)
-      return ERR("operand #%u must be of type 'index', got '%s'", i,
-                 pypto_tstr(in, in->opnd[i]));
-  return PTO_SUCCESS;
+  return pto_check_index_operands(&in->site, &in->strs, in->opnd, in->nopnd,
+                                  first);
 }
 
 /* Index tensors of gather / index_select / scatter_update. */
@@ -273,12 +189,8 @@ void pypto_set_res(PyInfer *in, PtoType *t) { in->res[in->nres++] = t; }
 
 /* The `?` dims of a result are given by index operands from `first`. */
 PtoResult pypto_dyn_sizes(PyInfer *in, const PtoShape *s, unsigned first) {
-  unsigned ndyn = 0;
-  for (unsigned d = 0; d < s->rank; d++) ndyn += s->dims[d] == PTO_DYN;
-  if (in->nopnd - first != ndyn)
-    return ERR("expected %u dynamic size operands, got %u", ndyn,
-               in->nopnd - first);
-  return pypto_opnd_index(in, first);
+  return pto_check_dyn_sizes(&in->site, &in->strs, in->opnd, in->nopnd, s,
+                             first);
 }
 
 /* Two shapes agree where both are static. */

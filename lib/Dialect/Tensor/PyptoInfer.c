@@ -29,8 +29,7 @@ static PtoResult infer_elementwise(PyInfer *in, PtoPyptoKind k) {
   case PTO_PYPTO_KIND_UNARY:
     if (pypto_opnd_class(in, 0, pto_pypto_dtypes(in->id))) return PTO_FAILURE;
     if (in->id == PTO_PYPTO_GELU) {
-      static const char *const v[] = {"none", "tanh", NULL};
-      if (pypto_attr_enum(in, "approximate", v, "\"none\" or \"tanh\"")) return PTO_FAILURE;
+      if (pto_check_gelu_attrs(&in->site, in->attrs, in->nattrs)) return PTO_FAILURE;
     }
     pypto_set_res(in, in->opnd[0]);
     return PTO_SUCCESS;
@@ -115,9 +114,8 @@ static PtoResult infer_matmul(PyInfer *in) {
       pypto_opnd_min_rank(in, 0, &a, 2) || pypto_opnd_min_rank(in, 1, &b, 2) ||
       pypto_same_elem(in, ea, eb))
     return PTO_FAILURE;
-  if (!pypto_dtype_in(ea, PTO_PYPTO_DTYPES_MATMUL))
-    return ERR("operands must be f32, f16, bf16 or i8 tensors, got '%s'",
-               pypto_tstr(in, in->opnd[0]));
+  if (pto_check_matmul_operands(&in->site, &in->strs, "tensors", in->opnd[0], ea))
+    return PTO_FAILURE;
   if (pypto_attr_flag(in, "a_trans", &at) || pypto_attr_flag(in, "b_trans", &bt))
     return PTO_FAILURE;
   if (pto_shape_matmul(NULL, &a, "", at, &b, "", bt, &r) &&
@@ -125,30 +123,11 @@ static PtoResult infer_matmul(PyInfer *in) {
                        pypto_tstr(in, in->opnd[1]), bt, &r))
     return PTO_FAILURE;
   bool is_int = pto_elem_is_int(ea);
-  PtoType *i32 = pto_type_int(in->ctx, 32), *f32 = pto_type_f32(in->ctx);
-  PtoAttr *acc = pypto_infer_attr(in, "acc_dtype");
-  if (acc) {
-    if (pto_attr_kind(acc) != PTO_ATTR_TYPE)
-      return ERR("attribute 'acc_dtype' must be a type");
-    PtoType *t = pto_attr_type_value(acc);
-    bool f16 = pto_type_is_float(ea) && pto_type_float_kind(ea) == PTO_F16;
-    bool ok = is_int ? t == i32
-                     : t == f32 || (f16 && t == pto_type_float(in->ctx, PTO_F16));
-    if (!ok)
-      return ERR("attribute 'acc_dtype' must be %s for %s operands",
-                 is_int ? "'i32'" : f16 ? "'f32' or 'f16'" : "'f32'",
-                 pypto_tstr(in, ea));
-  }
-  PtoType *out;
-  if (result_elem(in, is_int ? i32 : ea, &out)) return PTO_FAILURE;
-  if (is_int && out != i32)
-    return ERR("result element type '%s' is not allowed for i8 operands; "
-               "expected 'i32'",
-               pypto_tstr(in, out));
-  if (!is_int && !pto_elem_is_float(out))
-    return ERR("result element type '%s' is not allowed for %s operands; "
-               "expected 'f32', 'f16' or 'bf16'",
-               pypto_tstr(in, out), pypto_tstr(in, ea));
+  PtoType *out, *acc;
+  if (result_elem(in, is_int ? pto_type_int(in->ctx, 32) : ea, &out) ||
+      pto_check_matmul_elems(&in->site, &in->strs, in->attrs, in->nattrs, ea,
+                             out, &acc))
+    return PTO_FAILURE;
   pypto_set_res(in, pypto_tensor_of(in, &r, out));
   return PTO_SUCCESS;
 }

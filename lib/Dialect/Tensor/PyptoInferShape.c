@@ -11,21 +11,8 @@
  * operands from `first`. */
 static PtoResult read_offsets(PyInfer *in, unsigned first, int64_t *offs,
                               unsigned *n) {
-  PtoAttr *a = pypto_infer_attr(in, "static_offsets");
-  if (!a) return ERR("requires attribute 'static_offsets'");
-  if (pto_attr_kind(a) != PTO_ATTR_ARRAY)
-    return ERR("attribute 'static_offsets' must be an array of integers");
-  unsigned cnt = pto_attr_array_size(a);
-  if (cnt > PTO_MAX_RANK)
-    return ERR("expected at most %u offsets, got %u", PTO_MAX_RANK, cnt);
-  if (!pto_attr_get_i64_array(a, offs, PTO_MAX_RANK, n))
-    return ERR("attribute 'static_offsets' must be an array of integers");
-  unsigned ndyn = 0;
-  for (unsigned i = 0; i < *n; i++) ndyn += offs[i] == PTO_DYN;
-  if (in->nopnd - first != ndyn)
-    return ERR("expected %u dynamic offset operands, got %u", ndyn,
-               in->nopnd - first);
-  return pypto_opnd_index(in, first);
+  return pto_check_offsets(&in->site, &in->strs, in->opnd, in->nopnd, first,
+                           in->attrs, in->nattrs, offs, n);
 }
 
 /* A window `win` (of element type `we`) of `src` (element type `se`) at
@@ -97,18 +84,12 @@ PtoResult pypto_infer_reshape_expand(PyInfer *in, bool expand) {
 PtoResult pypto_infer_transpose(PyInfer *in) {
   PtoShape s, r;
   PtoType *e;
-  if (pypto_opnd_tensor(in, 0, &s, &e)) return PTO_FAILURE;
-  PtoAttr *a = pypto_infer_attr(in, "perm");
-  if (!a) return ERR("requires attribute 'perm'");
-  int64_t perm[PTO_MAX_RANK + 1];
-  unsigned n;
-  if (pto_attr_kind(a) != PTO_ATTR_ARRAY ||
-      (pto_attr_array_size(a) <= PTO_MAX_RANK &&
-       !pto_attr_get_i64_array(a, perm, PTO_MAX_RANK, &n)))
-    return ERR("attribute 'perm' must be an array of integers");
-  if (pto_attr_array_size(a) > PTO_MAX_RANK)
-    return ERR("attribute 'perm' must be a permutation of [0, %u)", s.rank);
-  if (pto_shape_transpose(&in->site, &s, perm, n, &r)) return PTO_FAILURE;
+  int64_t perm[PTO_MAX_RANK];
+  unsigned n = 0;
+  if (pypto_opnd_tensor(in, 0, &s, &e) ||
+      pto_check_perm_attr(&in->site, in->attrs, in->nattrs, s.rank, perm, &n) ||
+      pto_shape_transpose(&in->site, &s, perm, n, &r))
+    return PTO_FAILURE;
   pypto_set_res(in, pypto_tensor_of(in, &r, e));
   return PTO_SUCCESS;
 }

@@ -5,7 +5,7 @@
 
 #include "pto/Dialect/Pypto.h"
 
-#include "Support/Vec.h"
+#include "Dialect/Common/OpCheck.h"
 
 /* One run of an op's checks. The verifier fills `want` with the op's result
  * types; the builder fills it from builder-only attributes (or leaves it
@@ -22,7 +22,7 @@ typedef struct PyInfer {
   PtoType *want_elem; /* builder `dtype` for matmul / dequantize */
   PtoType *res[2];
   unsigned nres;
-  PTO_VEC(char *) strs; /* type spellings for messages, freed at the end */
+  PtoCheckStrs strs; /* type spellings for messages, freed at the end */
 } PyInfer;
 
 /* Errors of the op being inferred (`in` in scope), "'pypto.x' op ..." */

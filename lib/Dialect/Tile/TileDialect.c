@@ -262,9 +262,9 @@ PtoOp *pto_tile_build(PtoBuilder *b, PtoTileOp id, PtoValue *const *operands,
 PtoOp *pto_tile_create(PtoBuilder *b, PtoTileOp id, PtoValue *const *operands,
                        unsigned n, PtoType *const *want,
                        const PtoNamedAttr *attrs, unsigned nattrs) {
-  PtoType *stack[8], **types = n <= 8 ? stack : pto_malloc(n * sizeof *types);
+  PtoType *stack[8] = {NULL}, **types = n <= 8 ? stack : pto_malloc(n * sizeof *types);
   for (unsigned i = 0; i < n; i++) types[i] = pto_value_type(operands[i]);
-  PtoType *res[2];
+  PtoType *res[2] = {NULL, NULL};
   unsigned nres = 0;
   PtoOp *op = NULL;
   if (!pto_tile_infer_types(b->ctx, b->loc, id, types, n, attrs, nattrs, want,

@@ -10,13 +10,20 @@
 #include <inttypes.h>
 #include <string.h>
 
+/* "'tile.add' op ", spelled by the op table. */
+static const char *const prefixes[] = {
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) "'tile." MN "' op ",
+#include "pto/Dialect/TileOps.def"
+};
+
 void tile_infer_init(TileInfer *in, PtoContext *ctx, PtoLoc *loc, PtoTileOp id,
                      PtoType *const *opnd, unsigned nopnd,
                      const PtoNamedAttr *attrs, unsigned nattrs) {
-  memset(in, 0, sizeof *in);
-  pto_opcheck_init(&in->c, ctx, loc, pto_tile_op_name(id), opnd, nopnd, attrs,
-                   nattrs);
+  pto_opcheck_init(&in->c, ctx, loc, pto_tile_op_name(id), prefixes[id], opnd,
+                   nopnd, attrs, nattrs);
   in->id = id;
+  in->want[0] = in->want[1] = in->res[0] = in->res[1] = NULL;
+  in->nres = 0;
 }
 
 void tile_infer_done(TileInfer *in) { pto_opcheck_done(&in->c); }
@@ -207,7 +214,7 @@ static PtoResult infer_view(TileInfer *in) {
 
 static PtoResult infer_assemble(TileInfer *in) {
   PtoShape y;
-  PtoType *t;
+  PtoType *t = NULL;
   int64_t offs[PTO_MAX_RANK], win[PTO_MAX_RANK];
   unsigned n;
   if (opnd_tile(in, 0, &t) || opnd_gm(in, 1, &y) ||
@@ -262,7 +269,7 @@ static PtoResult infer_dim(TileInfer *in) {
 /* ---- elementwise ---- */
 
 static PtoResult infer_unary(TileInfer *in) {
-  PtoType *t;
+  PtoType *t = NULL;
   if (opnd_tile_of_class(in, 0, &t)) return PTO_FAILURE;
   if (in->id == PTO_TILE_GELU && pto_opcheck_gelu_attrs(&in->c)) return PTO_FAILURE;
   set_res(in, t);
@@ -270,7 +277,7 @@ static PtoResult infer_unary(TileInfer *in) {
 }
 
 static PtoResult infer_cast(TileInfer *in) {
-  PtoType *t;
+  PtoType *t = NULL;
   if (opnd_tile(in, 0, &t) || pto_opcheck_cast_attrs(&in->c) || want_tile(in, 0))
     return PTO_FAILURE;
   if (!same_shape(t, in->want[0]))
@@ -281,7 +288,7 @@ static PtoResult infer_cast(TileInfer *in) {
 }
 
 static PtoResult infer_binary(TileInfer *in) {
-  PtoType *a, *b;
+  PtoType *a = NULL, *b = NULL;
   if (opnd_tile(in, 0, &a) || opnd_tile(in, 1, &b) ||
       pto_opcheck_same_elem(&in->c, pto_tile_elem(a), pto_tile_elem(b)) ||
       opnd_class(in, 0, (PtoDtypeSet)pto_tile_dtypes(in->id)))
@@ -295,7 +302,7 @@ static PtoResult infer_binary(TileInfer *in) {
 }
 
 static PtoResult infer_scalar(TileInfer *in) {
-  PtoType *t;
+  PtoType *t = NULL;
   if (opnd_tile_of_class(in, 0, &t)) return PTO_FAILURE;
   if (in->c.opnd[1] != pto_tile_elem(t))
     return ERR("operand #1 must be a scalar of type '%s', got '%s'",
@@ -305,7 +312,7 @@ static PtoResult infer_scalar(TileInfer *in) {
 }
 
 static PtoResult infer_compare(TileInfer *in) {
-  PtoType *t;
+  PtoType *t = NULL;
   if (opnd_tile(in, 0, &t) || opnd_tile_or_scalar(in, 1, t) ||
       opnd_class(in, 0, (PtoDtypeSet)pto_tile_dtypes(in->id)))
     return PTO_FAILURE;
@@ -314,7 +321,7 @@ static PtoResult infer_compare(TileInfer *in) {
 }
 
 static PtoResult infer_where(TileInfer *in) {
-  PtoType *c;
+  PtoType *c = NULL;
   if (opnd_tile(in, 0, &c)) return PTO_FAILURE;
   if (pto_tile_elem(c) != i1(in))
     return ERR("operand #0 must be a tile of i1 values, got '%s'", TSTR(c));
@@ -346,7 +353,7 @@ static PtoResult min_rank(TileInfer *in, unsigned i, unsigned r) {
 
 /* The reduced dim: the last (row) or second-to-last (column) one. */
 static PtoResult reduced_dim(TileInfer *in, bool col, unsigned *d) {
-  PtoType *t;
+  PtoType *t = NULL;
   if (opnd_tile_of_class(in, 0, &t) || min_rank(in, 0, col ? 2 : 1))
     return PTO_FAILURE;
   *d = pto_tile_rank(t) - (col ? 2 : 1);
@@ -363,7 +370,7 @@ static PtoResult infer_reduce(TileInfer *in, bool col, bool arg) {
 }
 
 static PtoResult infer_argcombine(TileInfer *in) {
-  PtoType *v;
+  PtoType *v = NULL;
   if (opnd_tile_of_class(in, 0, &v)) return PTO_FAILURE;
   PtoType *idx = pto_tile_with_elem(v, i32(in));
   if (opnd_exact(in, 1, idx, " (operand #0's shape, i32)") ||
@@ -377,7 +384,7 @@ static PtoResult infer_argcombine(TileInfer *in) {
 
 static PtoResult infer_rowcol_expand(TileInfer *in, bool col) {
   unsigned d;
-  PtoType *b;
+  PtoType *b = NULL;
   if (reduced_dim(in, col, &d) || opnd_tile(in, 1, &b)) return PTO_FAILURE;
   PtoType *a = in->c.opnd[0];
   if (pto_opcheck_same_elem(&in->c, pto_tile_elem(a), pto_tile_elem(b)) ||
@@ -389,13 +396,21 @@ static PtoResult infer_rowcol_expand(TileInfer *in, bool col) {
   return PTO_SUCCESS;
 }
 
-static PtoResult infer_expand(TileInfer *in) {
-  PtoType *t;
-  if (opnd_tile(in, 0, &t) || want_tile(in, 0)) return PTO_FAILURE;
-  PtoType *w = in->want[0];
-  if (pto_tile_elem(w) != pto_tile_elem(t))
+/* Operand #0 is a tile and the written result a tile of its element type
+ * (ops that change only the shape). */
+static PtoResult same_elem_result(TileInfer *in, PtoType **t) {
+  if (opnd_tile(in, 0, t) || want_tile(in, 0)) return PTO_FAILURE;
+  PtoType *we = pto_tile_elem(in->want[0]), *e = pto_tile_elem(*t);
+  if (we != e)
     return ERR("result element type '%s' differs from the operand's '%s'",
-               TSTR(pto_tile_elem(w)), TSTR(pto_tile_elem(t)));
+               TSTR(we), TSTR(e));
+  return PTO_SUCCESS;
+}
+
+static PtoResult infer_expand(TileInfer *in) {
+  PtoType *t = NULL;
+  if (same_elem_result(in, &t)) return PTO_FAILURE;
+  PtoType *w = in->want[0];
   if (pto_tile_rank(w) != pto_tile_rank(t))
     return ERR("result rank %u differs from the operand rank %u; reshape the "
                "operand first",
@@ -421,12 +436,9 @@ static PtoResult infer_full(TileInfer *in) {
 }
 
 static PtoResult infer_reshape(TileInfer *in) {
-  PtoType *t;
-  if (opnd_tile(in, 0, &t) || want_tile(in, 0)) return PTO_FAILURE;
+  PtoType *t = NULL;
+  if (same_elem_result(in, &t)) return PTO_FAILURE;
   PtoType *w = in->want[0];
-  if (pto_tile_elem(w) != pto_tile_elem(t))
-    return ERR("result element type '%s' differs from the operand's '%s'",
-               TSTR(pto_tile_elem(w)), TSTR(pto_tile_elem(t)));
   if (pto_tile_numel(w) != pto_tile_numel(t))
     return ERR("reshape changes the number of elements: %" PRId64 " vs %" PRId64,
                pto_tile_numel(t), pto_tile_numel(w));
@@ -435,19 +447,13 @@ static PtoResult infer_reshape(TileInfer *in) {
 }
 
 static PtoResult infer_transpose(TileInfer *in) {
-  PtoType *t;
-  if (opnd_tile(in, 0, &t)) return PTO_FAILURE;
-  PtoAttr *a = pto_opcheck_attr(&in->c, "perm");
-  if (!a) return ERR("requires attribute 'perm'");
+  PtoType *t = NULL;
   int64_t perm[PTO_MAX_RANK];
-  unsigned n;
-  if (pto_attr_kind(a) != PTO_ATTR_ARRAY ||
-      (pto_attr_array_size(a) <= PTO_MAX_RANK &&
-       !pto_attr_get_i64_array(a, perm, PTO_MAX_RANK, &n)))
-    return ERR("attribute 'perm' must be an array of integers");
-  if (pto_attr_array_size(a) > PTO_MAX_RANK)
-    return ERR("attribute 'perm' must be a permutation of [0, %u)",
-               pto_tile_rank(t));
+  unsigned n = 0;
+  if (opnd_tile(in, 0, &t) ||
+      pto_check_perm_attr(&in->c.site, in->c.attrs, in->c.nattrs,
+                          pto_tile_rank(t), perm, &n))
+    return PTO_FAILURE;
   PtoShape s, r;
   pto_shape_init(&s, pto_tile_shape(t), pto_tile_rank(t));
   if (pto_shape_transpose(&in->c.site, &s, perm, n, &r)) return PTO_FAILURE;
@@ -468,16 +474,20 @@ static PtoResult infer_matmul(TileInfer *in) {
   if (in->c.nopnd > 3)
     return ERR("expected 2 operands, or 3 with an accumulator, got %u",
                in->c.nopnd);
-  PtoType *a, *b, *out = NULL, *acc;
+  PtoType *a = NULL, *b = NULL, *acc = NULL;
   bool at, bt;
   if (opnd_2d(in, 0, &a) || opnd_2d(in, 1, &b) ||
       pto_opcheck_same_elem(&in->c, pto_tile_elem(a), pto_tile_elem(b)))
     return PTO_FAILURE;
+  PtoType *ea = pto_tile_elem(a);
+  PtoType *out = pto_elem_is_int(ea) ? pto_type_int(in->c.ctx, 32) : ea;
   if (in->want[0]) {
     if (want_tile(in, 0)) return PTO_FAILURE;
     out = pto_tile_elem(in->want[0]);
   }
-  if (pto_opcheck_matmul_dtypes(&in->c, "tiles", pto_tile_elem(a), &out, &acc) ||
+  if (pto_check_matmul_operands(&in->c.site, &in->c.strs, "tiles", a, ea) ||
+      pto_check_matmul_elems(&in->c.site, &in->c.strs, in->c.attrs,
+                             in->c.nattrs, ea, out, &acc) ||
       pto_opcheck_flag(&in->c, "a_trans", &at) ||
       pto_opcheck_flag(&in->c, "b_trans", &bt))
     return PTO_FAILURE;
@@ -487,7 +497,7 @@ static PtoResult infer_matmul(TileInfer *in) {
   if (pto_shape_matmul(&in->c.site, &sa, TSTR(a), at, &sb, TSTR(b), bt, &r))
     return PTO_FAILURE;
   if (in->c.nopnd == 3) {
-    PtoType *c;
+    PtoType *c = NULL;
     if (opnd_tile(in, 2, &c)) return PTO_FAILURE;
     if (opnd_exact(in, 2, tile_of(in, r.dims, 2, acc),
                    " (the result's shape in the accumulation type)"))
@@ -549,7 +559,7 @@ static PtoResult index_length(TileInfer *in, PtoType *idx, const int64_t *win,
 }
 
 static PtoResult infer_gather(TileInfer *in) {
-  PtoType *idx;
+  PtoType *idx = NULL;
   PtoShape s;
   unsigned dim;
   int64_t win[PTO_MAX_RANK];
@@ -561,7 +571,7 @@ static PtoResult infer_gather(TileInfer *in) {
 }
 
 static PtoResult infer_index_select(TileInfer *in) {
-  PtoType *idx;
+  PtoType *idx = NULL;
   PtoShape s;
   unsigned dim;
   int64_t win[PTO_MAX_RANK];
@@ -574,7 +584,7 @@ static PtoResult infer_index_select(TileInfer *in) {
 }
 
 static PtoResult infer_scatter(TileInfer *in) {
-  PtoType *src, *idx;
+  PtoType *src = NULL, *idx = NULL;
   PtoShape s;
   unsigned dim;
   int64_t win[PTO_MAX_RANK];
@@ -600,7 +610,7 @@ static PtoResult topk_attrs(TileInfer *in, int64_t avail, const char *what,
 }
 
 static PtoResult infer_topk(TileInfer *in) {
-  PtoType *t;
+  PtoType *t = NULL;
   int64_t k;
   if (opnd_tile_of_class(in, 0, &t)) return PTO_FAILURE;
   unsigned last = pto_tile_rank(t) - 1;
@@ -611,7 +621,7 @@ static PtoResult infer_topk(TileInfer *in) {
 }
 
 static PtoResult infer_topk_merge(TileInfer *in) {
-  PtoType *v0, *v1;
+  PtoType *v0 = NULL, *v1 = NULL;
   int64_t k;
   if (opnd_tile_of_class(in, 0, &v0) || opnd_tile(in, 2, &v1) ||
       pto_opcheck_same_elem(&in->c, pto_tile_elem(v0), pto_tile_elem(v1)))
@@ -638,7 +648,7 @@ static PtoResult infer_topk_merge(TileInfer *in) {
 /* ---- quantisation ---- */
 
 static PtoResult infer_quantize(TileInfer *in) {
-  PtoType *x, *s;
+  PtoType *x = NULL, *s = NULL;
   if (opnd_tile_of_class(in, 0, &x) || opnd_tile(in, 1, &s)) return PTO_FAILURE;
   unsigned last = pto_tile_rank(x) - 1;
   if (opnd_exact(in, 1, with_dim(in, x, last, 1, pto_type_f32(in->c.ctx)),
@@ -649,7 +659,7 @@ static PtoResult infer_quantize(TileInfer *in) {
 }
 
 static PtoResult infer_dequantize(TileInfer *in) {
-  PtoType *q, *s;
+  PtoType *q = NULL, *s = NULL;
   if (opnd_tile_of_class(in, 0, &q) || opnd_tile(in, 1, &s)) return PTO_FAILURE;
   if (pto_tile_elem(s) != pto_type_f32(in->c.ctx))
     return ERR("operand #1 must be a tile of f32 values, got '%s'", TSTR(s));

@@ -24,49 +24,11 @@ static bool has_index(PtoTileKind k) {
          k == PTO_TILE_KIND_SCATTER;
 }
 
-static PtoResult parse_window(PtoParser *p, PtoOpState *st, PtoTileKind k) {
-  PtoUnresolvedOperand a, b, c, dyn[PTO_MAX_RANK];
-  int64_t offs[PTO_MAX_RANK];
-  unsigned n, ndyn;
-  PtoType *ta, *tb = NULL, *tc = NULL;
-  bool into = has_into(k), idx = has_index(k);
-  if (pto_parser_parse_operand(p, &a)) return PTO_FAILURE;
-  if (into && (pto_parser_parse_keyword(p, "into") ||
-               pto_parser_parse_operand(p, &b)))
-    return PTO_FAILURE;
-  if (pto_syntax_parse_offsets(p, offs, &n, dyn, &ndyn)) return PTO_FAILURE;
-  if (idx && (pto_parser_parse_punct(p, PTO_P_COMMA) ||
-              pto_parser_parse_operand(p, &c)))
-    return PTO_FAILURE;
-  if (pto_parser_parse_optional_attr_dict(p, st) ||
-      pto_parser_parse_colon_type(p, &ta))
-    return PTO_FAILURE;
-  if (idx && (pto_parser_parse_punct(p, PTO_P_COMMA) ||
-              pto_parser_parse_type(p, &tc)))
-    return PTO_FAILURE;
-  if (into ? pto_parser_parse_keyword(p, "into")
-           : pto_parser_parse_punct(p, PTO_P_ARROW))
-    return PTO_FAILURE;
-  if (pto_parser_parse_type(p, &tb) || pto_parser_resolve_operand(p, &a, ta, st) ||
-      (into && pto_parser_resolve_operand(p, &b, tb, st)) ||
-      (idx && pto_parser_resolve_operand(p, &c, tc, st)) ||
-      pto_syntax_resolve_index(p, dyn, ndyn, st))
-    return PTO_FAILURE;
-  pto_op_state_add_attr(st, "static_offsets",
-                        pto_attr_i64_array(st->ctx, offs, n));
-  pto_op_state_add_result(st, tb);
-  return PTO_SUCCESS;
-}
-
 PtoResult tile_parse(PtoParser *p, PtoOpState *st) {
   PtoTileKind k = pto_tile_kind((PtoTileOp)(st->def - tile_op_defs));
-  if (is_window(k)) return parse_window(p, st, k);
+  if (is_window(k)) return pto_syntax_parse_window(p, st, has_into(k), has_index(k));
   bool empty = k == PTO_TILE_KIND_EMPTY;
   return pto_syntax_parse_common(p, st, !empty, empty);
-}
-
-static PtoType *operand_type(PtoOp *op, unsigned i) {
-  return pto_value_type(pto_op_operand(op, i));
 }
 
 /* The custom form needs the operands its syntax spells; anything else
@@ -86,35 +48,6 @@ static bool printable(PtoOp *op, PtoTileKind k) {
   return ndyn == n - first;
 }
 
-static void print_window(PtoPrinter *p, PtoOp *op, PtoTileKind k) {
-  static const char *const elided[] = {"static_offsets"};
-  int64_t offs[PTO_MAX_RANK];
-  PtoValue *dyn[PTO_MAX_RANK];
-  unsigned n = pto_tile_get_offsets(op, offs, dyn);
-  bool into = has_into(k), idx = has_index(k);
-  pto_printer_puts(p, " ");
-  pto_printer_print_operand(p, pto_op_operand(op, 0));
-  if (into) {
-    pto_printer_puts(p, " into ");
-    pto_printer_print_operand(p, pto_op_operand(op, 1));
-  }
-  pto_syntax_print_offsets(p, offs, n, dyn);
-  unsigned ix = into ? 2 : 1;
-  if (idx) {
-    pto_printer_puts(p, ", ");
-    pto_printer_print_operand(p, pto_op_operand(op, ix));
-  }
-  pto_printer_print_attr_dict(p, op, elided, 1);
-  pto_printer_puts(p, " : ");
-  pto_printer_print_type(p, operand_type(op, 0));
-  if (idx) {
-    pto_printer_puts(p, ", ");
-    pto_printer_print_type(p, operand_type(op, ix));
-  }
-  pto_printer_puts(p, into ? " into " : " -> ");
-  pto_printer_print_type(p, pto_value_type(pto_op_result(op, 0)));
-}
-
 void tile_print(PtoPrinter *p, PtoOp *op) {
   PtoTileKind k = pto_tile_kind(pto_tile_op_id(op));
   if (!printable(op, k)) {
@@ -123,7 +56,10 @@ void tile_print(PtoPrinter *p, PtoOp *op) {
     return;
   }
   if (is_window(k)) {
-    print_window(p, op, k);
+    int64_t offs[PTO_MAX_RANK];
+    PtoValue *dyn[PTO_MAX_RANK];
+    unsigned n = pto_tile_get_offsets(op, offs, dyn);
+    pto_syntax_print_window(p, op, has_into(k), has_index(k), offs, dyn, n);
     return;
   }
   unsigned n = pto_op_num_operands(op);

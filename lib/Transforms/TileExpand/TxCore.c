@@ -19,7 +19,7 @@ typedef struct MemoEntry {
   uint64_t hash; /* 0: empty */
   const uint64_t *key;
   unsigned len;
-  PtoValue *val;
+  void *val;
 } MemoEntry;
 
 struct TxMemo {
@@ -44,12 +44,12 @@ static MemoEntry *memo_find(TxMemo *m, const uint64_t *key, unsigned n,
   }
 }
 
-static PtoValue *memo_get(Tx *t, const uint64_t *key, unsigned n) {
+static void *memo_get(Tx *t, const uint64_t *key, unsigned n) {
   MemoEntry *e = memo_find(t->memo, key, n, memo_hash(key, n));
   return e && e->hash ? e->val : NULL;
 }
 
-static void memo_put(Tx *t, const uint64_t *key, unsigned n, PtoValue *v) {
+static void memo_put(Tx *t, const uint64_t *key, unsigned n, void *v) {
   TxMemo *m = t->memo;
   if (2 * (m->len + 1) > m->cap) {
     uint32_t ncap = m->cap ? 2 * m->cap : 256;
@@ -73,7 +73,7 @@ static void memo_put(Tx *t, const uint64_t *key, unsigned n, PtoValue *v) {
 }
 
 /* Memo key kinds (first word). */
-enum { K_INDEX = 1, K_SCALAR, K_ADD, K_VIEW };
+enum { K_INDEX = 1, K_SCALAR, K_ADD, K_VIEW, K_TILE_TYPE };
 
 /* ------------------------------------------------------------------ */
 /* Setup                                                                */
@@ -126,15 +126,12 @@ void tx_begin_func(Tx *t, PtoBlock *entry) {
 }
 
 PtoResult tx_error(Tx *t, const char *fmt, ...) {
-  PtoStr s;
-  pto_str_init(&s);
+  PtoDiag *d = pto_op_diag(t->op, PTO_DIAG_ERROR, "%s", "");
   va_list ap;
   va_start(ap, fmt);
-  pto_str_vprintf(&s, fmt, ap);
+  pto_diag_vprintf(d, fmt, ap);
   va_end(ap);
-  PtoResult r = pto_op_emit_error(t->op, "%s", s.data ? s.data : "");
-  pto_str_release(&s);
-  return r;
+  return pto_diag_emit(d);
 }
 
 /* ------------------------------------------------------------------ */
@@ -205,12 +202,23 @@ static int64_t grid_find(const TxGrid *g, const int64_t *offs,
 
 PtoType *tx_tile_type(Tx *t, const int64_t *sizes, unsigned R, unsigned trank,
                       PtoType *elem) {
-  int64_t s[PTO_TILE_MAX_RANK];
+  /* Grids have few distinct tile shapes: uniquing one per tile would hash
+   * the same type thousands of times. */
+  uint64_t key[3 + PTO_TILE_MAX_RANK];
+  int64_t *s = (int64_t *)(key + 3);
+  key[0] = K_TILE_TYPE;
+  key[1] = (uint64_t)(uintptr_t)elem;
+  key[2] = trank;
   for (unsigned i = 0; i < trank; i++) {
     int64_t d = (int64_t)R - (int64_t)trank + (int64_t)i;
     s[i] = d >= 0 ? sizes[d] : 1;
   }
-  return pto_tile_type(t->ctx, s, trank, elem);
+  PtoType *ty = memo_get(t, key, 3 + trank);
+  if (!ty) {
+    ty = pto_tile_type(t->ctx, s, trank, elem);
+    memo_put(t, key, 3 + trank, ty);
+  }
+  return ty;
 }
 
 void tx_vec_sizes(const int64_t *shape, unsigned R, const int64_t *vec,

@@ -48,6 +48,22 @@ static int64_t count_along(const int64_t *shape, const int64_t *tsize,
   return (shape[d] + tsize[d] - 1) / tsize[d];
 }
 
+/* The tile j along dim d of x (a grid over x's `shape` with tiles of
+ * `tsize`) in the row/column/slice of the cell offs/sizes; its offset along
+ * d in *off and its window sizes in ws. */
+static PtoValue *tile_along(Tx *t, TxVal *xv, const int64_t *shape,
+                            const int64_t *tsize, unsigned d, int64_t j,
+                            const int64_t *offs, const int64_t *sizes,
+                            unsigned trank, int64_t *off, int64_t *ws) {
+  unsigned R = pto_type_tensor_rank(xv->type);
+  int64_t wo[PTO_MAX_RANK];
+  memcpy(wo, offs, R * sizeof *wo);
+  memcpy(ws, sizes, R * sizeof *ws);
+  along(shape, tsize, d, j, wo, ws);
+  *off = wo[d];
+  return tx_get_tile_at(t, xv, wo, ws, trank);
+}
+
 /* i + off as an i32 tile (local positions made global). */
 static PtoValue *shift_index(Tx *t, PtoValue *i, int64_t off) {
   if (!off) return i;
@@ -153,16 +169,14 @@ PtoResult tx_expand_reduce(Tx *t, PtoOp *op) {
   for (int64_t k = 0; k < kg.ntiles; k++) {
     tx_cell(&kg, k, offs, sizes);
     for (int64_t j = 0; j < nj; j++) {
-      int64_t wo[PTO_MAX_RANK], ws[PTO_MAX_RANK];
-      memcpy(wo, offs, R * sizeof *wo);
-      memcpy(ws, sizes, R * sizeof *ws);
-      along(shape, tsize, d, j, wo, ws);
-      PtoValue *xt_ = tx_get_tile_at(t, xv, wo, ws, trank);
+      int64_t off, ws[PTO_MAX_RANK];
+      PtoValue *xt_ = tile_along(t, xv, shape, tsize, d, j, offs, sizes, trank,
+                                 &off, ws);
       PtoType *pt = tx_tile_type(t, sizes, R, trank, pto_tile_elem(pto_value_type(xt_)));
       if (form == RED_SLICE) {
         parts[j].v = xt_;
         parts[j].i = rk.arg ? tx_emit(t, PTO_TILE_FULL,
-                                      (PtoValue *[]){tx_const_scalar(t, i32, 0, wo[d])},
+                                      (PtoValue *[]){tx_const_scalar(t, i32, 0, off)},
                                       1, pto_tile_with_elem(pt, i32), NULL, 0)
                             : NULL;
         continue;
@@ -174,7 +188,7 @@ PtoResult tx_expand_reduce(Tx *t, PtoOp *op) {
         PtoType *res2[2] = {pt, pto_tile_with_elem(pt, i32)};
         PtoOp *o = tx_emit_op(t, rop, &xt_, 1, res2, 2, NULL, 0);
         parts[j] = (Partial){pto_op_result(o, 0),
-                             shift_index(t, pto_op_result(o, 1), wo[d])};
+                             shift_index(t, pto_op_result(o, 1), off)};
       }
     }
     Partial p = tree(t, parts, nj, combine_red, &rk);
@@ -266,11 +280,11 @@ PtoResult tx_expand_topk(Tx *t, PtoOp *op) {
   for (int64_t k = 0; k < vals->grid.ntiles; k++) {
     tx_cell(&vals->grid, k, offs, sizes);
     for (int64_t j = 0; j < nj; j++) {
-      int64_t wo[PTO_MAX_RANK], ws[PTO_MAX_RANK];
-      memcpy(wo, offs, R * sizeof *wo);
-      memcpy(ws, sizes, R * sizeof *ws);
-      along(shape, tsize, d, j, wo, ws);
-      PtoValue *xt_ = swap_dims(t, tx_get_tile_at(t, xv, wo, ws, trank), td, last);
+      int64_t off, ws[PTO_MAX_RANK];
+      PtoValue *xt_ = swap_dims(t,
+                                tile_along(t, xv, shape, tsize, d, j, offs, sizes,
+                                           trank, &off, ws),
+                                td, last);
       PtoType *ty = pto_value_type(xt_);
       int64_t kj = c.k < ws[d] ? c.k : ws[d];
       int64_t s[PTO_TILE_MAX_RANK];
@@ -282,7 +296,7 @@ PtoResult tx_expand_topk(Tx *t, PtoOp *op) {
       attrs[0] = topk_attrs(t, kj, c.largest, &attrs[1]);
       PtoOp *o = tx_emit_op(t, PTO_TILE_TOPK, &xt_, 1, res, 2, attrs, 2);
       parts[j] = (Partial){pto_op_result(o, 0),
-                           shift_index(t, pto_op_result(o, 1), wo[d])};
+                           shift_index(t, pto_op_result(o, 1), off)};
     }
     Partial p = tree(t, parts, nj, merge, &c);
     vals->grid.tiles[k] = swap_dims(t, p.v, td, last);
@@ -328,11 +342,9 @@ PtoResult tx_expand_quantize(Tx *t, PtoOp *op) {
   for (int64_t k = 0; k < sc->grid.ntiles; k++) {
     tx_cell(&sc->grid, k, offs, sizes);
     for (int64_t j = 0; j < nj; j++) {
-      int64_t wo[PTO_MAX_RANK], ws[PTO_MAX_RANK];
-      memcpy(wo, offs, R * sizeof *wo);
-      memcpy(ws, sizes, R * sizeof *ws);
-      along(shape, tsize, d, j, wo, ws);
-      xtiles[j] = tx_get_tile_at(t, xv, wo, ws, trank);
+      int64_t off, ws[PTO_MAX_RANK];
+      xtiles[j] = tile_along(t, xv, shape, tsize, d, j, offs, sizes, trank, &off,
+                             ws);
       PtoType *ty = pto_value_type(xtiles[j]);
       PtoValue *a = tx_emit(t, PTO_TILE_ABS, &xtiles[j], 1, ty, NULL, 0);
       parts[j] = (Partial){tx_emit(t, PTO_TILE_ROWMAX, &a, 1,
