@@ -202,6 +202,7 @@ class Session:
         self._infer_res = (c_char_p * 4)()
         self._infer_n = c_uint()
         self._infer_attrs = c_char_p()
+        self._cast_spellings = None
 
     def close(self):
         if self.handle:
@@ -254,6 +255,19 @@ class Session:
         n = self._infer_n.value
         return ([self._infer_res[i].decode() for i in range(n)],
                 self._infer_attrs.value.decode())
+
+    def cast_spellings(self):
+        """((saturate, wrap) spellings of cast's satmode, whether mode "odd"
+        exists): asked of the library's dialect, not assumed."""
+        if self._cast_spellings is None:
+            def accepted(attrs):
+                ok = self.infer("cast", ["tensor<1xf32>"], attrs, None) is not None
+                self.clear()
+                return ok
+            sat = ("on", "off") if accepted('{dtype = i32, satmode = "on"}') else \
+                ("saturate", "wrap")
+            self._cast_spellings = (sat, accepted('{dtype = i32, mode = "odd"}'))
+        return self._cast_spellings
 
     def check_tiles(self, vec, cube, loc):
         vec_arr = (c_int64 * max(1, len(vec)))(*vec) if vec is not None else None

@@ -414,6 +414,10 @@ def cast(input, dtype, mode=CastMode.CAST_NONE, satmode=None):
                            "pypto.CastMode or one of " + ", ".join(sorted(names)))
     if not isinstance(mode, CastMode):
         raise error_at(TypeError, loc, f"cast: mode must be a pypto.CastMode, got {mode!r}")
+    (sat_on, sat_off), have_odd = _t().session.cast_spellings()
+    if mode is CastMode.CAST_ODD and not have_odd:
+        raise error_at(UnsupportedError, loc, "cast: CAST_ODD (round to odd) is not "
+                       "supported by this library's pypto.cast")
     sat = None
     if isinstance(satmode, SaturationMode):
         sat = satmode is SaturationMode.ON
@@ -426,14 +430,14 @@ def cast(input, dtype, mode=CastMode.CAST_NONE, satmode=None):
                        f"or 'off', got {satmode!r}")
     float_to_int = frm is not None and frm.is_float and (to.is_int or to is DataType.DT_BOOL)
     if mode is CastMode.CAST_NONE:
-        m = "default"
+        m = "trunc" if float_to_int else "rint"
         if sat is None and float_to_int:
             sat = True
     else:
         m = mode.value
     attrs = {"dtype": to.ir, "mode": f'"{m}"'}
     if sat is not None:
-        attrs["satmode"] = '"saturate"' if sat else '"wrap"'
+        attrs["satmode"] = f'"{sat_on if sat else sat_off}"'
     return _one("cast", [x._value], attrs, loc)
 
 
