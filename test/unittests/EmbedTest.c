@@ -6,6 +6,7 @@
 #include "Test.h"
 
 #include "pto/Embed.h"
+#include "pto/Pass.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -185,6 +186,42 @@ TEST(pipelines_and_stages) {
   CHECK(strstr(text, "\"pypto.mul\"") != NULL);
   pto_free(text);
   pto_embed_module_destroy(c);
+  pto_embed_module_destroy(m);
+  pto_embed_destroy(e);
+}
+
+typedef struct Stages {
+  unsigned calls, last;
+  char names[64];
+} Stages;
+
+static PtoResult on_stage(unsigned stage, const char *pass, PtoOp *top, void *user) {
+  Stages *s = user;
+  s->calls++;
+  s->last = stage;
+  strncat(s->names, pass, sizeof s->names - strlen(s->names) - 2);
+  strcat(s->names, ";");
+  return pto_op_is(top, "builtin.module") && stage < 2 ? PTO_SUCCESS : PTO_FAILURE;
+}
+
+/* The pass manager's after-stage hook (PtoInstrumentation.after_stage),
+ * which the embedding API records stages with: called once per pass with
+ * the stage number and the top op; a failure stops the pipeline. */
+TEST(after_stage_hook) {
+  PtoEmbed *e = pto_embed_create();
+  PtoEmbedModule *m = pto_embed_parse(e, add_one, strlen(add_one), "k.pto");
+  PtoPassManager *pm = pto_pm_create(pto_embed_context(e), NULL);
+  CHECK(pto_pm_add_pipeline(pm, "cse,func.func(canonicalize),cse") == PTO_SUCCESS);
+  PtoInstrumentation ins;
+  memset(&ins, 0, sizeof ins);
+  Stages st = {0, 0, ""};
+  ins.after_stage = on_stage;
+  ins.after_stage_user = &st;
+  pto_pm_set_instrumentation(pm, &ins);
+  CHECK(pto_pm_run(pm, pto_embed_module_op(m)) == PTO_FAILURE);
+  CHECK(st.calls == 2 && st.last == 2);
+  CHECK_STR(st.names, "cse;canonicalize;");
+  pto_pm_destroy(pm);
   pto_embed_module_destroy(m);
   pto_embed_destroy(e);
 }
@@ -418,6 +455,6 @@ TEST(two_contexts_two_threads) {
 }
 
 RUN_TESTS(T(version_and_diagnostics), T(infer), T(tiles_and_cube_capacity),
-          T(pipelines_and_stages), T(run_in_place_into_buffers_and_kept),
-          T(run_errors_write_nothing), T(entries_and_scalars), T(check_stages),
-          T(two_contexts_two_threads))
+          T(pipelines_and_stages), T(after_stage_hook),
+          T(run_in_place_into_buffers_and_kept), T(run_errors_write_nothing),
+          T(entries_and_scalars), T(check_stages), T(two_contexts_two_threads))
