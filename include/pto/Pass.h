@@ -123,6 +123,14 @@ typedef struct PtoInstrumentation {
   const char *dump_dir;      /* each stage to DIR/NN-<pass>.pto */
   unsigned print_flags;      /* PtoPrintFlags for the printed IR */
   FILE *out;                 /* where printing goes (default stderr) */
+  /* Called at each stage (after a pass has run on every op it anchors
+   * on, when dump_dir writes a file) with the stage number (from 1), the
+   * pass and the op the manager runs on. Embedders use it to keep or
+   * check the IR between stages; a failure (after a diagnostic) stops the
+   * run. */
+  PtoResult (*after_stage)(unsigned stage, const char *pass, PtoOp *top,
+                           void *user);
+  void *after_stage_user;
 } PtoInstrumentation;
 
 /* A pass manager anchored on an op name (NULL: "builtin.module"). */

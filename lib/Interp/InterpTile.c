@@ -133,11 +133,12 @@ static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
   unsigned dim = pto_tile_get_dim(op);
   int64_t offs[PTO_MAX_RANK], win[PTO_MAX_RANK], swin[PTO_MAX_RANK];
   if (window(f, op, y0, tt, (int)dim, offs, win)) return PTO_FAILURE;
-  pto_tile_window_shape(tt, y0->rank, swin);
+  unsigned rank = y0->rank; /* take_dst may free what y0 points at */
+  pto_tile_window_shape(tt, rank, swin);
   PtoTensor *src = contiguous(f, op, 0);
   PtoTensor *y = take_dst(f, op);
   PtoNdArray yw = ip_window_of(pto_tensor_array(y), offs, win);
-  PtoNdArray sw = relabel(pto_tensor_array(src), y0->rank, swin);
+  PtoNdArray sw = relabel(pto_tensor_array(src), rank, swin);
   PtoKernelError err;
   PtoResult r = pto_kernel_scatter_update(&yw, arg(f, op, 2), &sw, dim, &err);
   pto_tensor_release(src);

@@ -236,6 +236,10 @@ static PtoResult run_pm(RunState *rs, PtoPassManager *pm, PtoOp *const *ops,
       if (rs->root->verify_roundtrip &&
           pto_ins_check_roundtrip(rs->root, e->pass, rs->top))
         return PTO_FAILURE;
+      if (rs->root->ins.after_stage &&
+          rs->root->ins.after_stage(rs->stage, e->pass->def->argument,
+                                    rs->top, rs->root->ins.after_stage_user))
+        return PTO_FAILURE;
       continue;
     }
     /* the ops are gathered when the nested manager is reached, after the

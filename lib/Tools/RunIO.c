@@ -2,6 +2,7 @@
  * seeded generator (checked against the function's signature), and per
  * result a summary line, an .npy file and a comparison with a reference. */
 #include "pto/InterpKernels.h"
+#include "pto/LevelCheck.h"
 #include "pto/Npy.h"
 
 #include "Tools/RunInternal.h"
@@ -345,13 +346,6 @@ void run_tolerance(const RunOptions *o, PtoDType dt, double *rtol,
   if (o->have_atol) *atol = o->atol;
 }
 
-PtoNdArray run_value_array(const PtoInterpValue *v, uint64_t *buf) {
-  if (v->kind == PTO_IVAL_TENSOR) return *pto_tensor_array(v->tensor);
-  if (pto_dtype_is_float(v->dtype)) pto_dtype_store_f64(v->dtype, buf, 0, v->f);
-  else pto_dtype_store_i64(v->dtype, buf, 0, v->i);
-  return pto_ndarray_scalar_view(v->dtype, buf);
-}
-
 static bool compare(const RunOptions *o, PtoContext *ctx, unsigned i,
                     const PtoNdArray *got, const char *path) {
   PtoNdArray *e = pto_npy_read_file(ctx, path);
@@ -397,7 +391,7 @@ int run_report_outputs(const RunOptions *o, PtoContext *ctx,
   for (unsigned i = 0; i < n; i++) {
     const PtoInterpValue *v = &res[i];
     uint64_t buf;
-    PtoNdArray arr = run_value_array(v, &buf);
+    PtoNdArray arr = pto_interp_value_array(v, &buf);
     print_summary(o, ctx, i, v, &arr);
     char name[32];
     snprintf(name, sizeof name, "out%u.npy", i);

@@ -66,8 +66,6 @@ int run_report_outputs(const RunOptions *o, PtoContext *ctx,
 /* The tolerance for a dtype: --rtol / --atol, else the dtype's default. */
 void run_tolerance(const RunOptions *o, PtoDType dt, double *rtol,
                    double *atol);
-/* A run-time value as an array (a scalar in *buf as rank 0). */
-PtoNdArray run_value_array(const PtoInterpValue *v, uint64_t *buf);
 
 /* The function to run (--entry, or the first public one with a body), or
  * NULL after reporting. */
@@ -75,11 +73,11 @@ PtoOp *run_find_entry(const RunOptions *o, PtoOp *module);
 /* Runs a pass pipeline on the module; false after reporting. */
 bool run_apply_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline);
 
-/* --check-levels (RunCheck.c): runs the Tensor level, the Tensor level
- * after the Tensor-level part of --pass-pipeline, and the Tile level on the
- * same inputs; reports per output and, on a mismatch, the first tile op
- * whose value differs from the Tensor-level value it came from. Returns
- * the exit code. */
+/* --check-levels (RunCheck.c, over include/pto/LevelCheck.h): runs the
+ * Tensor level, the Tensor level after the Tensor-level part of
+ * --pass-pipeline, and the Tile level on the same inputs; reports per
+ * output and, on a mismatch, the first tile op whose value differs from
+ * the Tensor-level value it came from. Returns the exit code. */
 int run_check_levels(const RunOptions *o, PtoContext *ctx, PtoOp *module,
                      PtoInterpRegisterFn interp_fn);
 

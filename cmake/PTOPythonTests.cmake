@@ -1,0 +1,41 @@
+# The Python front end's tests: pytest over test/Python with the package of
+# this checkout (python/) and this build's shared library. When no Python
+# with numpy and pytest was found, the test still exists and fails saying
+# why, so that a missing dependency is never mistaken for a pass.
+execute_process(COMMAND ${PTO_PYTHON} -c "import pytest"
+  RESULT_VARIABLE _pytest_rc OUTPUT_QUIET ERROR_QUIET)
+
+set(_py_env
+  "PYTHONPATH=${PROJECT_SOURCE_DIR}/python"
+  "PTO_LIBRARY=$<TARGET_FILE:pto_shared>"
+  "PYTHONDONTWRITEBYTECODE=1")
+# A sanitized libpto.so inside a Python that is not: the sanitizer runtime
+# must be loaded first, and Python's own allocations are not ours to check.
+if(PTO_ENABLE_ASAN)
+  if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
+    set(_asan_name libclang_rt.asan-${CMAKE_SYSTEM_PROCESSOR}.so)
+  else()
+    set(_asan_name libasan.so)
+  endif()
+  execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=${_asan_name}
+    OUTPUT_VARIABLE _asan_rt OUTPUT_STRIP_TRAILING_WHITESPACE)
+  list(APPEND _py_env "LD_PRELOAD=${_asan_rt}"
+    "ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1")
+endif()
+
+if(NOT PTO_PYTHON_HAS_NUMPY)
+  add_test(NAME python
+    COMMAND ${CMAKE_COMMAND} -E echo
+      "python tests cannot run: no Python interpreter that imports numpy was found (tried ${PTO_PYTHON}); on Debian: apt-get install python3-numpy python3-pytest, or configure with -DPTO_PYTHON=/path/to/python3")
+  set_tests_properties(python PROPERTIES FAIL_REGULAR_EXPRESSION "tests cannot run")
+elseif(NOT _pytest_rc EQUAL 0)
+  add_test(NAME python
+    COMMAND ${CMAKE_COMMAND} -E echo
+      "python tests cannot run: ${PTO_PYTHON} cannot import pytest; on Debian: apt-get install python3-pytest (scripts/install-deps.sh)")
+  set_tests_properties(python PROPERTIES FAIL_REGULAR_EXPRESSION "tests cannot run")
+else()
+  add_test(NAME python
+    COMMAND ${PTO_PYTHON} -m pytest -q -p no:cacheprovider ${PROJECT_SOURCE_DIR}/test/Python
+    WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(python PROPERTIES ENVIRONMENT "${_py_env}" TIMEOUT 900)
+endif()

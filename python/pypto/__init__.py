@@ -1,0 +1,58 @@
+"""pypto: write kernels in Python at the Tensor level, run them here.
+
+``@pypto.frontend.jit`` traces a Python function over ``pypto.Tensor``
+parameters to Tensor-level IR (the ``pypto`` dialect), which the PTO C
+library compiles and runs on numpy arrays or torch CPU tensors. See
+docs/python.md.
+"""
+
+from . import frontend
+from ._config import (RunMode, get_cube_tile_shapes, get_semantic_label,
+                      get_vec_tile_shapes, options, set_cube_tile_shapes,
+                      set_pass_options, set_semantic_label, set_vec_tile_shapes)
+from ._control import cond, is_loop_begin, is_loop_end, loop, loop_unroll
+from ._dtypes import (DT_BF16, DT_BOOL, DT_FP16, DT_FP32, DT_INT8, DT_INT16,
+                      DT_INT32, DT_INT64, DataType, bytes_of)
+from ._errors import (ArgumentError, CompileError, LibraryNotFoundError,
+                      PyptoError, RuntimeError, SymbolicValueError, TraceError,
+                      UnsupportedError, UnsupportedOpError, VerifyError)
+from ._ops import (CastMode, ReLuType, SaturationMode, abs, add, amax, amin,
+                   argmax, argmin, assemble, broadcast_to, cast, cat, ceil,
+                   concat, cos, dequantize, div, eq, erf, exp, expand, floor,
+                   full, gather, ge, gelu, gt, index_select, layer_norm, le,
+                   log, lt, matmul, maximum, minimum, mul, ne, neg, ones,
+                   permute, pow, prod, quantize, reciprocal, relu, reshape,
+                   rms_norm, round, rsqrt, scatter_update, sigmoid, silu, sin,
+                   softmax, sqrt, sub, sum, tanh, tensor, topk, transpose, view,
+                   where, zeros)
+from ._symbolic import DYN, DYNAMIC, SymbolicScalar, symbolic_scalar
+from ._symbolic import smax as max
+from ._symbolic import smin as min
+from ._tensor import Tensor, TileOpFormat
+from ._lib import library_path
+
+__version__ = "0.1.0"
+
+# PyPTO ops this package does not implement (yet): using one is an
+# UnsupportedOpError at the line that names it, not a confusing failure.
+_NOT_PROVIDED = frozenset("""
+arange argsort axpy bitwise_and bitwise_left_shift bitwise_not bitwise_or
+bitwise_right_shift bitwise_xor cbrt ceil_div clip clone conv copysign cosh
+cumprod cumsum erfc exp2 expand_clone expm1 fillpad floor_div fmod gathermask
+gcd hypot index_add index_add_ indexput_ isfinite log10 log1p log2
+logical_and logical_not logical_or lrelu LReLU normal one_hot pad remainder
+scaled_mm scatter scatter_ sinh sort tan tril triu var_mean
+""".split())
+
+
+def __getattr__(name):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from ._errors import error_at as _error_at
+    from ._loc import user_loc as _user_loc
+    if name in _NOT_PROVIDED:
+        msg = (f"pypto.{name} is a PyPTO op this implementation does not support yet; "
+               "see docs/python.md for the supported ops")
+    else:
+        msg = f"module 'pypto' has no attribute '{name}'"
+    raise _error_at(UnsupportedOpError, _user_loc(), msg)

@@ -1,0 +1,108 @@
+"""Element types: PyPTO's DT_* names, their IR spellings, numpy dtypes and
+the PtoDType codes of the C library (include/pto/DType.h)."""
+
+import enum
+
+import numpy as np
+
+# PtoDType values (stable in the C API)
+_PTO_F32, _PTO_F16, _PTO_BF16, _PTO_I8, _PTO_I16, _PTO_I32, _PTO_I64, _PTO_BOOL = (
+    0, 1, 2, 4, 5, 6, 7, 9)
+PTO_INDEX = 10
+
+
+class DataType(enum.Enum):
+    """A tensor element type. ``ir`` is its IR spelling, ``numpy`` the numpy
+    dtype holding it (bf16: uint16 bit patterns, the .npy convention)."""
+
+    DT_FP32 = ("f32", _PTO_F32, "float32", 4)
+    DT_FP16 = ("f16", _PTO_F16, "float16", 2)
+    DT_BF16 = ("bf16", _PTO_BF16, "uint16", 2)
+    DT_INT8 = ("i8", _PTO_I8, "int8", 1)
+    DT_INT16 = ("i16", _PTO_I16, "int16", 2)
+    DT_INT32 = ("i32", _PTO_I32, "int32", 4)
+    DT_INT64 = ("i64", _PTO_I64, "int64", 8)
+    DT_BOOL = ("i1", _PTO_BOOL, "bool", 1)
+
+    def __init__(self, ir, code, np_name, itemsize):
+        self.ir = ir
+        self.code = code
+        self.numpy = np.dtype(np_name)
+        self.itemsize = itemsize
+
+    @property
+    def is_float(self):
+        return self in (DataType.DT_FP32, DataType.DT_FP16, DataType.DT_BF16)
+
+    @property
+    def is_int(self):
+        return self in (DataType.DT_INT8, DataType.DT_INT16, DataType.DT_INT32,
+                        DataType.DT_INT64)
+
+    def __repr__(self):
+        return f"pypto.{self.name}"
+
+    __str__ = __repr__
+
+
+DT_FP32 = DataType.DT_FP32
+DT_FP16 = DataType.DT_FP16
+DT_BF16 = DataType.DT_BF16
+DT_INT8 = DataType.DT_INT8
+DT_INT16 = DataType.DT_INT16
+DT_INT32 = DataType.DT_INT32
+DT_INT64 = DataType.DT_INT64
+DT_BOOL = DataType.DT_BOOL
+
+_BY_IR = {d.ir: d for d in DataType}
+_BY_NUMPY = {np.dtype("float32"): DT_FP32, np.dtype("float16"): DT_FP16,
+             np.dtype("int8"): DT_INT8, np.dtype("int16"): DT_INT16,
+             np.dtype("int32"): DT_INT32, np.dtype("int64"): DT_INT64,
+             np.dtype("bool"): DT_BOOL}
+_TORCH_NAMES = {"float32": DT_FP32, "float16": DT_FP16, "bfloat16": DT_BF16,
+                "int8": DT_INT8, "int16": DT_INT16, "int32": DT_INT32,
+                "int64": DT_INT64, "bool": DT_BOOL}
+
+
+def from_ir(ir):
+    return _BY_IR.get(ir)
+
+
+def from_numpy(dt, annotated=None):
+    """The DataType of a numpy dtype; uint16 reads as bf16 bit patterns when
+    the parameter is declared DT_BF16 (and ml_dtypes' bfloat16 always)."""
+    if not isinstance(dt, np.dtype):
+        dt = np.dtype(dt)
+    d = _BY_NUMPY.get(dt)
+    if d is not None:
+        return d
+    if dt.name == "bfloat16" or (dt == np.uint16 and annotated is DT_BF16):
+        return DT_BF16
+    return None
+
+
+def from_torch(tdtype):
+    return _TORCH_NAMES.get(str(tdtype).replace("torch.", ""))
+
+
+def coerce(value, what="dtype"):
+    """A DataType from a DataType, its name, IR spelling or a numpy dtype."""
+    if isinstance(value, DataType):
+        return value
+    if isinstance(value, str):
+        if value in DataType.__members__:
+            return DataType[value]
+        if value in _BY_IR:
+            return _BY_IR[value]
+    try:
+        d = from_numpy(value)
+    except TypeError:
+        d = None
+    if d is not None:
+        return d
+    raise TypeError(f"{what} must be a pypto dtype (DT_FP32, DT_FP16, DT_BF16, "
+                    f"DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_BOOL), got {value!r}")
+
+
+def bytes_of(dtype):
+    return coerce(dtype).itemsize

@@ -1,0 +1,535 @@
+"""@pypto.frontend.jit: kernels traced to Tensor-level IR on their first
+call for a shape signature, compiled by the C library, cached, and run on
+numpy arrays or torch CPU tensors with outputs written in place."""
+
+import functools
+import inspect
+
+import numpy as np
+import os
+import threading
+import warnings
+
+from . import _lib
+from ._config import effective_options, normalize_options, _scope_stack
+from ._errors import (ArgumentError, CompileError, RuntimeError, TraceError,
+                      VerifyError, error_at)
+from ._ir import print_function, tensor_type
+from ._loc import def_loc, param_locs, user_loc
+from ._runtime import describe, fill_ndarray, result_to_numpy
+from ._symbolic import Atom, DynamicDim, SymbolicScalar
+from ._tensor import Tensor, expand_spec, spec_of
+from ._trace import Tracer
+
+__all__ = ["jit", "JitKernel"]
+
+
+class _Param:
+    __slots__ = ("name", "spec", "index", "default")
+
+    def __init__(self, name, spec, index, default):
+        self.name = name
+        self.spec = spec    # Tensor spec, or None for a compile-time scalar
+        self.index = index
+        self.default = default
+
+
+def _spec_text(spec):
+    if spec._spec_shape is None:
+        shape = "any shape"
+    else:
+        shape = "[" + ", ".join("..." if d is Ellipsis else repr(d) for d in spec._spec_shape) + "]"
+    dtype = repr(spec._spec_dtype) if spec._spec_dtype is not None else "any dtype"
+    return f"pypto.Tensor({shape}, {dtype})"
+
+
+def _resolve_annotations(fn):
+    """Annotations evaluated (they may be strings under `from __future__
+    import annotations`); closure variables are visible to them."""
+    ann = dict(getattr(fn, "__annotations__", {}))
+    if not any(isinstance(v, str) for v in ann.values()):
+        return ann
+    scope = dict(fn.__globals__)
+    code = fn.__code__
+    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+        try:
+            scope[name] = cell.cell_contents
+        except ValueError:
+            pass
+    for k, v in ann.items():
+        if isinstance(v, str):
+            try:
+                ann[k] = eval(v, scope)  # noqa: S307 - the user's own annotation
+            except Exception as exc:
+                raise TypeError(f"cannot evaluate the annotation {v!r} of parameter '{k}' "
+                                f"of {fn.__qualname__}: {exc}") from None
+    return ann
+
+
+class _Compiled:
+    """One specialization: the traced module and the compiled kernel."""
+
+    def __init__(self, session, kernel, module, text, nargs, results, inplace):
+        self.session = session
+        self.kernel = kernel
+        self.module = module
+        self.text = text
+        self.results = results        # DataType of each result
+        self.inplace = inplace        # argument index per result, or -1
+        self.returned = [i for i, a in enumerate(inplace) if a < 0]
+        self.written = sorted({a for a in inplace if a >= 0})
+        self.written_set = frozenset(self.written)
+        self.args = (_lib.NdArray * max(1, nargs))()
+        self.nargs = nargs
+        self.last = [None] * nargs    # (fast-path entry, data pointer) described in args
+        self.stage_cache = None
+        self.dump_dir = None
+
+    def close(self):
+        lib = self.session.lib
+        if self.kernel:
+            lib.pto_embed_kernel_destroy(self.kernel)
+            self.kernel = None
+        if self.module:
+            lib.pto_embed_module_destroy(self.module)
+            self.module = None
+
+
+class JitKernel:
+    """A kernel function. Calling it runs the kernel (tracing and compiling
+    it first for a new shape signature); ``ir()`` shows its IR."""
+
+    def __init__(self, fn, options):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        self._def_loc = def_loc(fn)
+        self._param_locs = None
+        self._options = normalize_options(options, user_loc())
+        sig = inspect.signature(fn)
+        ann = _resolve_annotations(fn)
+        self._sig = sig
+        self._params = []
+        seen_scalar = None
+        for i, (name, p) in enumerate(sig.parameters.items()):
+            if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                raise TypeError(f"{fn.__qualname__}: *args and **kwargs parameters are not "
+                                "supported in a pypto kernel")
+            spec = spec_of(ann.get(name))
+            if spec is not None and seen_scalar is not None:
+                raise TypeError(f"{fn.__qualname__}: tensor parameter '{name}' follows the "
+                                f"non-tensor parameter '{seen_scalar}'; pypto kernels take "
+                                "their tensors first")
+            if spec is None:
+                seen_scalar = name
+            default = p.default if p.default is not p.empty else None
+            self._params.append(_Param(name, spec, i, default))
+        self._tensors = [p for p in self._params if p.spec is not None]
+        self._scalars = [p for p in self._params if p.spec is None]
+        self._nparams = len(self._params)
+        self._tensor_idx = [p.index for p in self._tensors]
+        self._scalar_idx = [p.index for p in self._scalars]
+        self._fast = {}
+        self._lock = threading.RLock()
+        self._session = None
+        self._cache = {}
+        self._last = None
+        self.num_compiles = 0
+        self.num_traces = 0
+
+    def __repr__(self):
+        return f"<pypto kernel {self.__qualname__}>"
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self.__call__, obj)
+
+    # ------------------------------------------------------------- call --
+    def __call__(self, *args, **kwargs):
+        # The common call (numpy arrays passed positionally, no option scope)
+        # is recognised by the arrays' layouts alone: everything derived from
+        # a layout (checks, cache key, element strides) was done before.
+        if not kwargs and len(args) == self._nparams and not _scope_stack():
+            sig = self._layout_sig(args)
+            if sig is not None:
+                hit = self._fast.get(sig)
+                if hit is not None:
+                    return self._run_fast(hit, args)
+        else:
+            sig = None
+        key, infos, scalars, opts = self._bind(args, kwargs)
+        ck = self._cache.get(key)
+        with self._lock:
+            if ck is None:
+                ck = self._cache.get(key)
+                if ck is None:
+                    ck = self._compile(key, infos, scalars, opts)
+            self._last = ck
+            if sig is not None and len(self._fast) < 256:
+                self._fast[sig] = (ck, [i.strides for i in infos], [i.nbytes for i in infos],
+                                   [i.dtype.code for i in infos])
+            return self._run(ck, infos)
+
+    def _layout_sig(self, args):
+        parts = []
+        for i in self._tensor_idx:
+            a = args[i]
+            if type(a) is not np.ndarray:
+                return None
+            parts.append(a.shape)
+            parts.append(a.strides)
+            parts.append(a.dtype)
+        for i in self._scalar_idx:
+            v = args[i]
+            if type(v) not in (int, float, bool, str, type(None)):
+                return None
+            parts.append(v)
+        return tuple(parts)
+
+    def _run_fast(self, hit, args):
+        ck, strides, nbytes, codes = hit
+        with self._lock:
+            self._last = ck
+            nd = ck.args
+            for n, i in enumerate(self._tensor_idx):
+                a = args[i]
+                if n in ck.written_set and not a.flags.writeable:
+                    return self._run(ck, self._bind(args, {})[1])  # reports the error
+                p = a.ctypes.data
+                last = ck.last[n]
+                if last is None or last[0] is not hit:
+                    ck.last[n] = (hit, p)
+                    d = nd[n]
+                    d.dtype = codes[n]
+                    shape = a.shape
+                    rank = len(shape)
+                    d.rank = rank
+                    for k in range(_lib.MAX_RANK):
+                        d.shape[k] = shape[k] if k < rank else 0
+                        d.strides[k] = strides[n][k] if k < rank else 0
+                    d.nbytes = nbytes[n]
+                    d.owns_data = False
+                    d.data = p
+                elif last[1] != p:
+                    ck.last[n] = (hit, p)
+                    nd[n].data = p
+            return self._finish_run(ck, args)
+
+    def compile(self, *args, **kwargs):
+        """Traces and compiles for these arguments without running."""
+        key, infos, scalars, opts = self._bind(args, kwargs)
+        with self._lock:
+            ck = self._cache.get(key) or self._compile(key, infos, scalars, opts)
+            self._last = ck
+        return self
+
+    def _arg_error(self, message, param=None):
+        notes = []
+        if self._param_locs is None:
+            self._param_locs = param_locs(self.fn)
+        if param is not None and param.spec is not None:
+            loc = self._param_locs.get(param.name, self._def_loc)
+            notes.append((loc, f"'{param.name}' is declared {_spec_text(param.spec)}"))
+        elif self._def_loc:
+            notes.append((self._def_loc, f"{self.__name__} is defined here"))
+        return error_at(ArgumentError, user_loc(), f"{self.__name__}: {message}", notes)
+
+    def _bind(self, args, kwargs):
+        params = self._params
+        if kwargs or len(args) != len(params):
+            try:
+                bound = self._sig.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise self._arg_error(str(exc)) from None
+            bound.apply_defaults()
+            values = [bound.arguments[p.name] for p in params]
+        else:
+            values = args
+        key = []
+        infos = []
+        dyn_sizes = {}
+        for p in self._tensors:
+            v = values[p.index]
+            spec = p.spec
+            info = describe(v, spec._spec_dtype)
+            if isinstance(info, str):
+                raise self._arg_error(f"argument '{p.name}' is {info}", p)
+            if info is None:
+                raise self._arg_error(f"argument '{p.name}' must be a numpy array or a torch "
+                                      f"CPU tensor, got {type(v).__name__}", p)
+            if spec._spec_dtype is not None and info.dtype is not spec._spec_dtype:
+                raise self._arg_error(
+                    f"argument '{p.name}' has dtype {info.dtype!r} "
+                    f"({getattr(v, 'dtype', '?')}); the parameter is declared "
+                    f"{spec._spec_dtype!r}", p)
+            rank = len(info.shape)
+            dims = expand_spec(spec, rank)
+            if dims is None:
+                raise self._arg_error(
+                    f"argument '{p.name}' has shape {tuple(info.shape)} (rank {rank}); the "
+                    f"parameter is declared {_spec_text(spec)}", p)
+            free = []
+            for i, (d, n) in enumerate(zip(dims, info.shape)):
+                if d is None:
+                    free.append(n)
+                elif isinstance(d, int):
+                    if d != n:
+                        raise self._arg_error(
+                            f"argument '{p.name}' has shape {tuple(info.shape)}; the parameter "
+                            f"is declared {_spec_text(spec)} (dim {i} is {n}, expected {d})", p)
+                elif isinstance(d, DynamicDim):
+                    prev = dyn_sizes.get(d)
+                    if prev is None:
+                        dyn_sizes[d] = (n, p.name)
+                    elif prev[0] != n:
+                        raise self._arg_error(
+                            f"argument '{p.name}' has size {n} in dim {i}, which is the dynamic "
+                            f"dim '{d.name}' of size {prev[0]} in argument '{prev[1]}'", p)
+                if n == 0:
+                    raise self._arg_error(f"argument '{p.name}' is empty (dim {i} is 0)", p)
+            key.append((info.dtype, rank, tuple(free)))
+            infos.append(info)
+        scalars = {}
+        for p in self._scalars:
+            v = values[p.index]
+            try:
+                hash(v)
+            except TypeError:
+                v = _freeze(v)
+            scalars[p.name] = values[p.index]
+            key.append((p.name, _freeze(v)))
+        stack = _scope_stack()
+        if stack:
+            opts = effective_options(self._options)
+            key.append(_freeze(opts))
+        else:
+            opts = None
+        return tuple(key), infos, scalars, opts
+
+    # ---------------------------------------------------------- compile --
+    def _get_session(self):
+        if self._session is None:
+            self._session = _lib.Session()
+        return self._session
+
+    def _trace(self, infos, scalars, opts):
+        session = self._get_session()
+        name = self.fn.__name__
+        tracer = Tracer(session, name)
+        handles = []
+        for p, info in zip(self._tensors, infos):
+            dims = expand_spec(p.spec, len(info.shape))
+            ir_dims = [n if d is None or isinstance(d, int) else None
+                       for d, n in zip(dims, info.shape)]
+            v = tracer.body.add_arg(tensor_type(ir_dims, info.dtype.ir))
+            sym = []
+            for i, (d, n) in enumerate(zip(dims, info.shape)):
+                if d is None or isinstance(d, int):
+                    sym.append(n)
+                    continue
+                atom = SymbolicScalar.atom(Atom("dim", value=(v, i),
+                                                name=f"{p.name}.shape[{i}]"))
+                if isinstance(d, DynamicDim):
+                    tracer.dyn_bindings.setdefault(d, atom)
+                    sym.append(d)
+                else:
+                    sym.append(atom)
+            h = Tensor._wrap(v, tracer, tuple(sym))
+            h.name = p.name
+            handles.append(h)
+        call_args = []
+        it = iter(handles)
+        for p in self._params:
+            call_args.append(next(it) if p.spec is not None else scalars[p.name])
+        if self._def_loc:
+            session.add_source(self._def_loc[0])
+        with tracer:
+            carried, rets, region = tracer.run_function(self.fn, call_args, {}, handles,
+                                                        self._def_loc)
+        self.num_traces += 1
+        index = {id(h): i for i, h in enumerate(handles)}
+        inplace = [index[id(h)] for h, _ in carried] + [-1] * len(rets)
+        result_types = [e.type for _, e in carried] + list(rets)
+        res_attrs = [f"{{pypto.inplace = {a} : i64}}" if a >= 0 else "" for a in inplace]
+        pass_opts = dict((opts or {}).get("pass_options", {}))
+        pass_opts.update(region.pass_options)
+        func_attrs = []
+        if pass_opts:
+            from ._config import pass_options_attr
+            func_attrs.append(f"pypto.pass_options = {pass_options_attr(pass_opts)}")
+        body_ops = tracer.body.ops
+        tracer.body.ops = tracer.prologue + body_ops
+        text = print_function(name, tracer.body, result_types, res_attrs, func_attrs,
+                              self._def_loc)
+        from ._dtypes import from_ir
+        return text, inplace, [from_ir(t.elem) for t in result_types]
+
+    def _compile(self, key, infos, scalars, opts):
+        if opts is None:
+            opts = effective_options(self._options)
+        text, inplace, rtypes = self._trace(infos, scalars, opts)
+        session = self._session
+        name = self.fn.__name__
+        self.num_compiles += 1
+        module = session.parse(text, f"<{name}>")
+        if not module:
+            raise CompileError(session.take_diagnostics())
+        dbg = opts.get("debug_options", {})
+        ver = opts.get("verify_options", {})
+        co = _lib.CompileOptions()
+        co.entry = name.encode()
+        dump_dir = None
+        if dbg.get("compile_debug_mode"):
+            dump_dir = dbg.get("dump_dir") or os.path.join(
+                os.getcwd(), "pypto_debug", f"{name}_{self.num_compiles}")
+            os.makedirs(dump_dir, exist_ok=True)
+            with open(os.path.join(dump_dir, "traced.pto"), "w") as f:
+                f.write(text)
+            co.dump_dir = dump_dir.encode()
+        if dbg.get("runtime_debug_mode"):
+            warnings.warn("pypto: runtime_debug_mode: swimlane traces come with the task "
+                          "runtime, which this build does not have yet; the kernel runs "
+                          "without a trace", stacklevel=3)
+        if ver.get("enable_pass_verify"):
+            co.check_stages = True
+            tol = ver.get("pass_verify_error_tol") or (1e-3, 1.5e-3)
+            co.rtol, co.atol = float(tol[0]), float(tol[1])
+        kernel = session.lib.pto_embed_compile(module, co)
+        if not kernel:
+            session.lib.pto_embed_module_destroy(module)
+            raise CompileError(session.take_diagnostics())
+        session.clear()
+        ck = _Compiled(session, kernel, module, text, len(infos), rtypes, inplace)
+        ck.dump_dir = dump_dir
+        self.debug_dir = dump_dir
+        self._cache[key] = ck
+        return ck
+
+    # -------------------------------------------------------------- run --
+    def _run(self, ck, infos):
+        for a in ck.written:
+            if not infos[a].writeable:
+                p = self._tensors[a]
+                raise self._arg_error(f"argument '{p.name}' is written by the kernel (an "
+                                      "in-place output) but its array is read-only", p)
+        for i, info in enumerate(infos):
+            fill_ndarray(ck.args[i], info, info.dtype)
+            ck.last[i] = None
+        return self._finish_run(ck, infos, any(info.kind == "torch" for info in infos))
+
+    def _finish_run(self, ck, args, torch_out=False):
+        lib = ck.session.lib
+        if lib.pto_embed_kernel_run(ck.kernel, ck.args, ck.nargs, None, 0):
+            text = ck.session.take_diagnostics()
+            cls = VerifyError if "first stage whose" in text else RuntimeError
+            raise cls(text)
+        if not ck.returned:
+            return None
+        outs = [result_to_numpy(lib.pto_embed_kernel_result(ck.kernel, i), ck.results[i])
+                for i in ck.returned]
+        if torch_out:
+            import torch
+            outs = [torch.from_numpy(o) for o in outs]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    # ------------------------------------------------------- inspection --
+    def _compiled(self, args, kwargs):
+        if args or kwargs:
+            self.compile(*args, **kwargs)
+        if self._last is None:
+            raise TraceError(f"{self.__qualname__} has not been compiled yet: call it, or pass "
+                             "example arguments to ir()/stages()")
+        return self._last
+
+    def ir(self, *args, stage=None, generic=False, debuginfo=False, **kwargs):
+        """The kernel's IR: as traced (default), or after a stage of the compile
+        pipeline (``stage="canonicalize"``, ``"tile-expand"``, ``"final"``).
+        With arguments, for their specialization; otherwise the last one."""
+        ck = self._compiled(args, kwargs)
+        s = ck.session
+        with self._lock:
+            if stage is None or stage in ("traced", "input"):
+                return s.print_module(ck.module, generic, debuginfo)
+            if stage in ("final", "compiled"):
+                m = s.lib.pto_embed_kernel_module(ck.kernel)
+                return s.print_module(m, generic, debuginfo)
+            stages = self._stages(ck, debuginfo)
+            for name, text in stages:
+                if name == stage:
+                    return text
+            raise ValueError(f"no stage '{stage}' in the compile pipeline of "
+                             f"{self.__qualname__}; stages: "
+                             + ", ".join(n for n, _ in stages))
+
+    def stages(self, *args, **kwargs):
+        """Names of the stages of the compile pipeline ("input" first)."""
+        ck = self._compiled(args, kwargs)
+        with self._lock:
+            return [n for n, _ in self._stages(ck, False)]
+
+    def _stages(self, ck, debuginfo):
+        if ck.stage_cache is None or ck.stage_cache[0] != debuginfo:
+            s = ck.session
+            lib = s.lib
+            m = lib.pto_embed_module_clone(ck.module)
+            po = _lib.PipelineOptions()
+            po.record_stages = True
+            po.debuginfo = debuginfo
+            pipeline = lib.pto_embed_default_pipeline(s.handle)
+            try:
+                if lib.pto_embed_run_pipeline(m, pipeline, po):
+                    raise CompileError(s.take_diagnostics())
+                ck.stage_cache = (debuginfo, s.stages(m))
+            finally:
+                lib.pto_embed_module_destroy(m)
+        return ck.stage_cache[1]
+
+    def traced_text(self, *args, **kwargs):
+        """The IR text the tracer produced (generic form, Python locations)."""
+        return self._compiled(args, kwargs).text
+
+    def clear_cache(self):
+        with self._lock:
+            for ck in self._cache.values():
+                ck.close()
+            self._cache.clear()
+            self._fast.clear()
+            self._last = None
+
+    def __del__(self):
+        try:
+            self.clear_cache()
+            if self._session is not None:
+                self._session.close()
+        except Exception:
+            pass
+
+
+def _freeze(v):
+    if isinstance(v, np.ndarray):
+        return ("ndarray", v.dtype.str, v.shape, v.tobytes())
+    if isinstance(v, dict):
+        return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
+    if isinstance(v, (list, tuple)):
+        return tuple(_freeze(x) for x in v)
+    if isinstance(v, set):
+        return frozenset(_freeze(x) for x in v)
+    try:
+        hash(v)
+        return v
+    except TypeError:
+        return repr(v)
+
+
+def jit(fn=None, *, host_options=None, runtime_options=None, codegen_options=None,
+        pass_options=None, verify_options=None, debug_options=None):
+    """Makes a kernel of a Python function whose tensor parameters are
+    annotated ``pypto.Tensor(shape, dtype)``. Usable bare (``@jit``) or with
+    option dictionaries (``@jit(runtime_options={"run_mode":
+    pypto.RunMode.SIM})``)."""
+    options = {"host_options": host_options, "runtime_options": runtime_options,
+               "codegen_options": codegen_options, "pass_options": pass_options,
+               "verify_options": verify_options, "debug_options": debug_options}
+    if fn is not None:
+        return JitKernel(fn, options)
+    return lambda f: JitKernel(f, options)

@@ -1,0 +1,819 @@
+"""The Tensor-level ops of the pypto API. Each call traces one op of the
+same name in the ``pypto`` dialect (plus the scalar constants and index
+arithmetic it needs); result types come from the C library's inference."""
+
+import builtins
+import enum
+import math
+import struct
+
+from . import _dtypes
+from ._dtypes import DataType
+from ._errors import TraceError, UnsupportedError, error_at
+from ._ir import INDEX
+from ._loc import user_loc
+from ._symbolic import SymbolicScalar, concrete
+from ._tensor import Tensor
+from ._trace import current
+
+PTO_DYN = -9223372036854775808
+
+
+class CastMode(enum.Enum):
+    """Rounding of cast(): CAST_NONE picks PyPTO's default for the pair of
+    types (trunc with saturation for float to integer, rint otherwise)."""
+    CAST_NONE = "none"
+    CAST_RINT = "rint"
+    CAST_ROUND = "round"
+    CAST_FLOOR = "floor"
+    CAST_CEIL = "ceil"
+    CAST_TRUNC = "trunc"
+    CAST_ODD = "odd"
+
+
+class SaturationMode(enum.Enum):
+    OFF = "off"
+    ON = "on"
+
+
+# ------------------------------------------------------------ plumbing --
+
+def _t():
+    return current()
+
+
+def _tensor(x, what="input"):
+    if isinstance(x, Tensor) and x._value is not None:
+        return x
+    if isinstance(x, Tensor):
+        x._traced()
+    raise error_at(TypeError, user_loc(), f"{what} must be a pypto tensor, got {x!r}")
+
+
+def _is_scalar(x):
+    return isinstance(x, (bool, int, float, SymbolicScalar))
+
+
+def _tuning(t, vec=True, cube=False):
+    attrs = {}
+    if vec and t.vec_tile:
+        attrs["vec_tile"] = "[" + ", ".join(map(str, t.vec_tile)) + "]"
+    if cube and t.cube_tile:
+        c = t.cube_tile
+        attrs["cube_tile"] = f"[[{c[0]}, {c[1]}], [{c[2]}, {c[3]}], [{c[4]}, {c[5]}]]"
+    if t.label:
+        from ._ir import quote
+        attrs["label"] = quote(t.label)
+    return attrs
+
+
+def _emit(mnemonic, operands, attrs=None, loc=None, vec=True, cube=False):
+    """Traces one pypto op; returns the result tensors (a list)."""
+    t = _t()
+    loc = loc or user_loc()
+    a = dict(attrs or {})
+    a.update(_tuning(t, vec, cube))
+    results = t.pypto(mnemonic, operands, a, loc)
+    return [Tensor._wrap(r, t) for r in results]
+
+
+def _one(mnemonic, operands, attrs=None, loc=None, **kw):
+    return _emit(mnemonic, operands, attrs, loc, **kw)[0]
+
+
+def _float_text(v, elem):
+    if math.isfinite(v):
+        return f"{float(v):.17e} : {elem}"
+    if elem == "f32":
+        bits = struct.unpack("<I", struct.pack("<f", v))[0]
+        return f"0x{bits:08X} : f32"
+    if elem == "f16":
+        bits = struct.unpack("<H", struct.pack("<e", v))[0]
+        return f"0x{bits:04X} : f16"
+    bits = struct.unpack("<I", struct.pack("<f", v))[0] >> 16  # bf16
+    if math.isnan(v):
+        bits = 0x7FC0
+    return f"0x{bits:04X} : {elem}"
+
+
+def _scalar_value(x, elem, loc):
+    """A scalar operand of element type `elem` from a Python number or a
+    symbolic scalar."""
+    t = _t()
+    if isinstance(x, SymbolicScalar) and x.concrete() is None:
+        v = t.materialize(x, loc)
+        if x.is_bool:
+            if elem == "i1":
+                return v
+            x = _to_index(t, v, loc)
+            v = x
+        if elem == "i64" or elem.startswith("i"):
+            return t.emit("arith.index_cast", [v], [_ty(elem)], "", loc).results[0]
+        i64 = t.emit("arith.index_cast", [v], [_ty("i64")], "", loc).results[0]
+        return t.emit("arith.sitofp", [i64], [_ty(elem)], "", loc).results[0]
+    if isinstance(x, SymbolicScalar):
+        x = x.concrete()
+    if elem == "i1":
+        return t.constant("i1", "true" if x else "false", loc)
+    if elem.startswith("i"):
+        if isinstance(x, float) and not x.is_integer():
+            raise error_at(TypeError, loc,
+                           f"the float {x!r} cannot be a scalar of an integer tensor ({elem})")
+        bits = int(elem[1:])
+        v = int(x)
+        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        if not lo <= v <= hi:
+            raise error_at(OverflowError, loc, f"{v} does not fit the tensor's {elem}")
+        return t.constant(elem, f"{v} : {elem}", loc)
+    return t.constant(elem, _float_text(float(x), elem), loc)
+
+
+def _to_index(t, v, loc):
+    return t.emit("arith.select", [v, t.index_const(1, loc), t.index_const(0, loc)], [INDEX],
+                  "", loc).results[0]
+
+
+def _ty(text):
+    from ._ir import scalar_type
+    return scalar_type(text)
+
+
+def _dim_operands(t, dims, loc):
+    """Builder `shape` (-1 for dynamic) and the index operands of the
+    dynamic sizes."""
+    shape, dyn = [], []
+    for d in dims:
+        c = concrete(d)
+        if c is not None:
+            if c <= 0:
+                raise error_at(ValueError, loc, f"sizes must be positive, got {c}")
+            shape.append(c)
+        else:
+            shape.append(-1)
+            dyn.append(t.materialize(d, loc))
+    return shape, dyn
+
+
+def _ints_attr(v):
+    return "[" + ", ".join(str(int(x)) for x in v) + "]"
+
+
+def _elem(x):
+    return x._value.type.elem
+
+
+# ---------------------------------------------------------- unary ops --
+
+def _unary(mnemonic):
+    def op(input):
+        return _one(mnemonic, [_tensor(input)._value])
+    op.__name__ = mnemonic
+    op.__doc__ = f"Element-wise {mnemonic} (traces pypto.{mnemonic})."
+    return op
+
+
+abs = _unary("abs")          # noqa: A001
+neg = _unary("neg")
+exp = _unary("exp")
+log = _unary("log")
+sqrt = _unary("sqrt")
+rsqrt = _unary("rsqrt")
+reciprocal = _unary("reciprocal")
+relu = _unary("relu")
+sigmoid = _unary("sigmoid")
+tanh = _unary("tanh")
+silu = _unary("silu")
+sin = _unary("sin")
+cos = _unary("cos")
+floor = _unary("floor")
+ceil = _unary("ceil")
+round = _unary("round")      # noqa: A001
+erf = _unary("erf")
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise error_at(ValueError, user_loc(),
+                       f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    attrs = {"approximate": '"tanh"'} if approximate == "tanh" else {}
+    return _one("gelu", [_tensor(input)._value], attrs)
+
+
+# --------------------------------------------------------- binary ops --
+
+_SCALAR_FORM = {"add": "adds", "sub": "subs", "mul": "muls", "div": "divs",
+                "maximum": "maxs", "minimum": "mins"}
+_COMMUTATIVE = {"add", "mul", "maximum", "minimum"}
+
+
+def _binary(mnemonic):
+    def op(input, other):
+        loc = user_loc()
+        a_t = isinstance(input, Tensor)
+        b_t = isinstance(other, Tensor)
+        if a_t and b_t:
+            return _one(mnemonic, [_tensor(input)._value, _tensor(other)._value], loc=loc)
+        if a_t and _is_scalar(other):
+            x = _tensor(input)
+            s = _scalar_value(other, _elem(x), loc)
+            form = _SCALAR_FORM.get(mnemonic)
+            if form:
+                return _one(form, [x._value, s], loc=loc)
+            return _one(mnemonic, [x._value, _fill_like(x, s, loc)._value], loc=loc)
+        if b_t and _is_scalar(input):
+            y = _tensor(other)
+            s = _scalar_value(input, _elem(y), loc)
+            if mnemonic in _COMMUTATIVE:
+                return _one(_SCALAR_FORM[mnemonic], [y._value, s], loc=loc)
+            return _one(mnemonic, [_fill_like(y, s, loc)._value, y._value], loc=loc)
+        raise error_at(TypeError, loc,
+                       f"{mnemonic}: expected tensors or scalars, got {input!r} and {other!r}")
+    op.__name__ = mnemonic
+    op.__doc__ = (f"Element-wise {mnemonic} of two tensors (numpy broadcasting) or of a "
+                  f"tensor and a scalar (traces pypto.{mnemonic}"
+                  + (f" / pypto.{_SCALAR_FORM[mnemonic]}" if mnemonic in _SCALAR_FORM else "")
+                  + ").")
+    return op
+
+
+add = _binary("add")
+sub = _binary("sub")
+mul = _binary("mul")
+div = _binary("div")
+maximum = _binary("maximum")
+minimum = _binary("minimum")
+pow = _binary("pow")         # noqa: A001
+
+
+def _fill_like(x, scalar_value, loc):
+    """A tensor of x's shape filled with a scalar Value."""
+    t = _t()
+    shape, dyn = _dim_operands(t, x._dims, loc)
+    return _one("full", [scalar_value] + dyn, {"shape": _ints_attr(shape)}, loc)
+
+
+# --------------------------------------------------------- comparisons --
+
+_FLIP = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+
+
+def _compare(mnemonic):
+    def op(input, other):
+        loc = user_loc()
+        if not isinstance(input, Tensor) and isinstance(other, Tensor):
+            return op_flipped(other, input, loc)
+        x = _tensor(input)
+        if isinstance(other, Tensor):
+            return _one(mnemonic, [x._value, _tensor(other)._value], loc=loc)
+        if _is_scalar(other):
+            return _one(mnemonic, [x._value, _scalar_value(other, _elem(x), loc)], loc=loc)
+        raise error_at(TypeError, loc, f"{mnemonic}: cannot compare a tensor with {other!r}")
+
+    def op_flipped(x, s, loc):
+        return _one(_FLIP[mnemonic], [x._value, _scalar_value(s, _elem(x), loc)], loc=loc)
+
+    op.__name__ = mnemonic
+    op.__doc__ = f"Element-wise {mnemonic} comparison, a DT_BOOL tensor (pypto.{mnemonic})."
+    return op
+
+
+eq = _compare("eq")
+ne = _compare("ne")
+lt = _compare("lt")
+le = _compare("le")
+gt = _compare("gt")
+ge = _compare("ge")
+
+
+def where(condition, input, other):
+    """Element-wise condition ? input : other (tensors or scalars)."""
+    loc = user_loc()
+    c = _tensor(condition, "condition")
+    ref = input if isinstance(input, Tensor) else other if isinstance(other, Tensor) else None
+    if ref is not None:
+        elem = _elem(_tensor(ref))
+    elif all(isinstance(v, bool) for v in (input, other)):
+        elem = "i1"
+    elif any(isinstance(v, float) for v in (input, other)):
+        elem = "f32"   # two Python scalars: numpy's float32/int32 defaults
+    else:
+        elem = "i32"
+    ops = [c._value]
+    for v in (input, other):
+        ops.append(_tensor(v)._value if isinstance(v, Tensor) else _scalar_value(v, elem, loc))
+    return _one("where", ops, loc=loc)
+
+
+# ---------------------------------------------------------- reductions --
+
+def _dim_attr(dim):
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise error_at(TypeError, user_loc(), f"dim must be an int, got {dim!r}")
+    return f"{dim} : i64"
+
+
+def _reduce(mnemonic):
+    def op(input, dim=-1, keepdim=False):
+        attrs = {"dim": _dim_attr(dim)}
+        if keepdim:
+            attrs["keepdim"] = None
+        return _one(mnemonic, [_tensor(input)._value], attrs)
+    op.__name__ = mnemonic
+    op.__doc__ = f"{mnemonic} over one dim (pypto.{mnemonic})."
+    return op
+
+
+sum = _reduce("sum")         # noqa: A001
+amax = _reduce("amax")
+amin = _reduce("amin")
+prod = _reduce("prod")
+argmax = _reduce("argmax")
+argmin = _reduce("argmin")
+
+
+def softmax(input, dim=-1):
+    return _one("softmax", [_tensor(input)._value], {"dim": _dim_attr(dim)})
+
+
+def _eps(eps):
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)):
+        raise error_at(TypeError, user_loc(), f"eps must be a number, got {eps!r}")
+    return f"{float(eps):.9e} : f32"
+
+
+def rms_norm(input, gamma, eps=1e-6):
+    return _one("rms_norm", [_tensor(input)._value, _tensor(gamma, "gamma")._value],
+                {"eps": _eps(eps)})
+
+
+def layer_norm(input, gamma, beta, eps=1e-5):
+    return _one("layer_norm", [_tensor(input)._value, _tensor(gamma, "gamma")._value,
+                               _tensor(beta, "beta")._value], {"eps": _eps(eps)})
+
+
+# -------------------------------------------------------------- matmul --
+
+def matmul(input, mat2, out_dtype=None, *, a_trans=False, b_trans=False,
+           c_matrix_nz=False, extend_params=None):
+    """input @ mat2 with out_dtype results (default: the inputs' float type,
+    DT_INT32 for DT_INT8). extend_params may add a bias ({'bias_tensor':
+    t}) and a ReLU ({'relu_type': pypto.ReLuType.RELU})."""
+    loc = user_loc()
+    a, b = _tensor(input), _tensor(mat2, "mat2")
+    attrs = {}
+    if out_dtype is not None:
+        attrs["out_dtype"] = _dtypes.coerce(out_dtype, "out_dtype").ir
+    if a_trans:
+        attrs["a_trans"] = None
+    if b_trans:
+        attrs["b_trans"] = None
+    if c_matrix_nz:
+        raise error_at(UnsupportedError, loc, "c_matrix_nz: only ND results are supported")
+    params = dict(extend_params or {})
+    bias = params.pop("bias_tensor", None)
+    relu_type = params.pop("relu_type", None)
+    if params:
+        raise error_at(UnsupportedError, loc, "matmul extend_params "
+                       + ", ".join(sorted(params)) + " not supported (bias_tensor and "
+                       "relu_type are)")
+    out = _one("matmul", [a._value, b._value], attrs, loc, vec=True, cube=True)
+    if bias is not None:
+        out = _one("add", [out._value, _tensor(bias, "bias_tensor")._value], loc=loc)
+    if relu_type is not None and relu_type == ReLuType.RELU:
+        out = _one("relu", [out._value], loc=loc)
+    return out
+
+
+class ReLuType:
+    NO_RELU = 0
+    RELU = 1
+
+
+# --------------------------------------------------------------- casts --
+
+def cast(input, dtype, mode=CastMode.CAST_NONE, satmode=None):
+    """input converted to dtype with a rounding mode (CastMode or its name:
+    "rint", "round", "floor", "ceil", "trunc", "odd") and a saturation mode
+    (SaturationMode, "on"/"off" or a bool). CAST_NONE is PyPTO's default:
+    float to integer truncates and saturates, everything else rounds to
+    nearest even."""
+    loc = user_loc()
+    x = _tensor(input)
+    to = _dtypes.coerce(dtype)
+    frm = _dtypes.from_ir(_elem(x))
+    if mode is None:
+        mode = CastMode.CAST_NONE
+    if isinstance(mode, str):
+        names = {m.value: m for m in CastMode}
+        if mode in names:
+            mode = names[mode]
+        elif mode in CastMode.__members__:
+            mode = CastMode[mode]
+        else:
+            raise error_at(ValueError, loc, f"cast: unknown mode {mode!r}; use a "
+                           "pypto.CastMode or one of " + ", ".join(sorted(names)))
+    if not isinstance(mode, CastMode):
+        raise error_at(TypeError, loc, f"cast: mode must be a pypto.CastMode, got {mode!r}")
+    (sat_on, sat_off), have_odd = _t().session.cast_spellings()
+    if mode is CastMode.CAST_ODD and not have_odd:
+        raise error_at(UnsupportedError, loc, "cast: CAST_ODD (round to odd) is not "
+                       "supported by this library's pypto.cast")
+    sat = None
+    if isinstance(satmode, SaturationMode):
+        sat = satmode is SaturationMode.ON
+    elif isinstance(satmode, bool):
+        sat = satmode
+    elif isinstance(satmode, str) and satmode.lower() in _SAT_NAMES:
+        sat = _SAT_NAMES[satmode.lower()]
+    elif satmode is not None:
+        raise error_at(TypeError, loc, "cast: satmode must be a pypto.SaturationMode, 'on' "
+                       f"or 'off', got {satmode!r}")
+    float_to_int = frm is not None and frm.is_float and (to.is_int or to is DataType.DT_BOOL)
+    if mode is CastMode.CAST_NONE:
+        m = "trunc" if float_to_int else "rint"
+        if sat is None and float_to_int:
+            sat = True
+    else:
+        m = mode.value
+    attrs = {"dtype": to.ir, "mode": f'"{m}"'}
+    if sat is not None:
+        attrs["satmode"] = f'"{sat_on if sat else sat_off}"'
+    return _one("cast", [x._value], attrs, loc)
+
+
+_SAT_NAMES = {"on": True, "off": False, "saturate": True, "wrap": False}
+
+
+# ---------------------------------------------------------- shape ops --
+
+def _offsets(t, offsets, rank, loc):
+    if len(offsets) != rank:
+        raise error_at(ValueError, loc, f"expected {rank} offsets, got {len(offsets)}")
+    static, dyn = [], []
+    for o in offsets:
+        c = concrete(o)
+        if c is not None:
+            if c < 0:
+                raise error_at(ValueError, loc, f"offsets must be non-negative, got {c}")
+            static.append(c)
+        elif isinstance(o, SymbolicScalar) and not o.is_bool:
+            static.append(PTO_DYN)
+            dyn.append(t.materialize(o, loc))
+        else:
+            raise error_at(TypeError, loc, f"an offset must be an int or a symbolic scalar, "
+                           f"got {o!r}")
+    return static, dyn
+
+
+def view(input, shape=None, offsets=None, *, valid_shape=None, dtype=None):
+    """The window of `shape` (static sizes) at `offsets` (ints or symbolic
+    scalars) of input."""
+    loc = user_loc()
+    x = _tensor(input)
+    t = _t()
+    rank = x._value.type.rank
+    if dtype is not None and _dtypes.coerce(dtype).ir != _elem(x):
+        raise error_at(UnsupportedError, loc, "view: reinterpreting the element type "
+                       "(dtype=) is not supported")
+    if shape is None:
+        shape = x._dims
+    shape = list(shape)
+    if offsets is None:
+        offsets = [0] * rank
+    sizes = []
+    for d in shape:
+        c = concrete(d)
+        if c is None:
+            raise error_at(TraceError, loc,
+                           f"view sizes must be static, got the symbolic size {d!r}; take "
+                           "fixed-size windows inside a pypto.loop")
+        sizes.append(c)
+    if valid_shape is not None:
+        if any(concrete(v) != s for v, s in zip(valid_shape, sizes)):
+            raise error_at(UnsupportedError, loc,
+                           "view: a valid_shape smaller than the shape is not supported; "
+                           "use a loop whose last window fits the data")
+    static, dyn = _offsets(t, list(offsets), rank, loc)
+    return _one("view", [x._value] + dyn,
+                {"shape": _ints_attr(sizes), "static_offsets": _ints_attr(static)}, loc)
+
+
+def assemble(input, offsets, out):
+    """Writes input into out at offsets; out (a tensor of the kernel) is
+    updated in place and returned."""
+    loc = user_loc()
+    x, y = _tensor(input), _tensor(out, "out")
+    _assemble_into(y, x, list(offsets), loc)
+    return y
+
+
+def _assemble_into(y, x, offsets, loc):
+    t = _t()
+    static, dyn = _offsets(t, offsets, y._value.type.rank, loc)
+    old = y._value
+    (res,) = t.pypto("assemble", [x._value, old] + dyn,
+                     dict({"static_offsets": _ints_attr(static)}, **_tuning(t)), loc)
+    t.note_mutation(y, old)
+    y._value = res
+
+
+def reshape(input, shape, *, valid_shape=None):
+    """The same elements with a new shape (one dim may be -1 or symbolic)."""
+    loc = user_loc()
+    x = _tensor(input)
+    if isinstance(shape, int):
+        shape = [shape]
+    dims = _reshape_dims(x, shape)
+    return _one("reshape", [x._value], {"shape": _ints_attr(dims)}, loc)
+
+
+def _reshape_dims(x, shape):
+    """The builder shape of a reshape: -1 (or a symbolic size) for the one
+    dim inferred at run time, resolved here when x's size is static (as
+    numpy's -1)."""
+    dims = [-1 if concrete(d) is None else concrete(d) for d in shape]
+    sizes = [concrete(d) for d in x._dims]
+    if dims.count(-1) == 1 and None not in sizes:
+        known = 1
+        for d in dims:
+            if d != -1:
+                known *= d
+        numel = 1
+        for d in sizes:
+            numel *= d
+        if known and numel % known == 0:
+            dims[dims.index(-1)] = numel // known
+    return dims
+
+
+def transpose(input, dim0, dim1):
+    """input with dims dim0 and dim1 swapped."""
+    x = _tensor(input)
+    rank = x._value.type.rank
+    perm = list(range(rank))
+    try:
+        perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+    except (IndexError, TypeError):
+        raise error_at(ValueError, user_loc(),
+                       f"transpose: dims ({dim0}, {dim1}) out of range for rank {rank}") from None
+    return _one("transpose", [x._value], {"perm": _ints_attr(perm)})
+
+
+def permute(input, *dims):
+    """input with its dims reordered (dims: a permutation)."""
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = dims[0]
+    rank = _tensor(input)._value.type.rank
+    perm = [d % rank if isinstance(d, int) and -rank <= d < rank else d for d in dims]
+    return _one("transpose", [_tensor(input)._value], {"perm": _ints_attr(perm)})
+
+
+def concat(tensors, dim=0):
+    """Tensors joined along dim."""
+    vals = [_tensor(x)._value for x in tensors]
+    if not vals:
+        raise error_at(ValueError, user_loc(), "concat: no tensors")
+    return _one("concat", vals, {"dim": _dim_attr(dim)})
+
+
+cat = concat
+
+
+def expand(input, shape):
+    """input broadcast to shape (sizes may be symbolic)."""
+    loc = user_loc()
+    t = _t()
+    s, dyn = _dim_operands(t, shape, loc)
+    return _one("expand", [_tensor(input)._value] + dyn, {"shape": _ints_attr(s)}, loc)
+
+
+broadcast_to = expand
+
+
+def full(size, fill_value, dtype=None, *, valid_shape=None):
+    """A new tensor of `size` filled with fill_value (a number or symbolic
+    scalar)."""
+    loc = user_loc()
+    t = _t()
+    if dtype is None:
+        dtype = DataType.DT_FP32 if isinstance(fill_value, float) else \
+            DataType.DT_BOOL if isinstance(fill_value, bool) else DataType.DT_INT32
+    dt = _dtypes.coerce(dtype)
+    s, dyn = _dim_operands(t, list(size), loc)
+    v = _scalar_value(fill_value, dt.ir, loc)
+    return _one("full", [v] + dyn, {"shape": _ints_attr(s), "dtype": dt.ir}, loc)
+
+
+def zeros(size, dtype=DataType.DT_FP32):
+    """A new tensor of zeros."""
+    loc = user_loc()
+    t = _t()
+    s, dyn = _dim_operands(t, list(size), loc)
+    return _one("zeros", dyn, {"shape": _ints_attr(s), "dtype": _dtypes.coerce(dtype).ir}, loc)
+
+
+def ones(size, dtype=DataType.DT_FP32):
+    return full(size, 1, dtype)
+
+
+def tensor(shape, dtype=DataType.DT_FP32, name=None, format=None):
+    """A new tensor inside a kernel (zero-filled)."""
+    return zeros(shape, dtype)
+
+
+# ------------------------------------------------------------ indexing --
+
+def gather(input, dim, index):
+    """out[i..] = input[.., index[i..] at dim, ..] (torch.gather)."""
+    return _one("gather", [_tensor(input)._value, _tensor(index, "index")._value],
+                {"dim": _dim_attr(dim)})
+
+
+def index_select(input, dim, index):
+    """The slices of input at the 1-D index along dim."""
+    return _one("index_select", [_tensor(input)._value, _tensor(index, "index")._value],
+                {"dim": _dim_attr(dim)})
+
+
+def scatter_update(input, dim, index, src):
+    """Rows of input replaced by src at index, in place (the KV-cache write):
+    input [T, d] with index [b, s] and src [b*s, d], or input [B, S, 1, d]
+    (T = B*S slots) with src [b, s, 1, d]; a 1-D index scatters src's slices
+    along dim. Returns input."""
+    loc = user_loc()
+    x, idx, s = _tensor(input), _tensor(index, "index"), _tensor(src, "src")
+    t = _t()
+    old = x._value
+    tun = _tuning(t)
+    if idx._value.type.rank == 1:
+        (res,) = t.pypto("scatter_update", [old, idx._value, s._value],
+                         dict({"dim": _dim_attr(dim)}, **tun), loc)
+    else:
+        xr = old.type.rank
+        if xr not in (2, 4):
+            raise error_at(UnsupportedError, loc,
+                           "scatter_update with a 2-D index needs a 2-D or 4-D input")
+        last = x._dims[-1]
+        flat_idx = _one("reshape", [idx._value], {"shape": _ints_attr(_reshape_dims(idx, [-1]))},
+                        loc)
+        rows = x if xr == 2 else reshape(x, [-1, last])
+        flat_src = s if s._value.type.rank == 2 else reshape(s, [-1, last])
+        (upd,) = t.pypto("scatter_update", [rows._value, flat_idx._value, flat_src._value],
+                         dict({"dim": "0 : i64"}, **tun), loc)
+        res = upd
+        if xr == 4:
+            back = Tensor._wrap(upd, t)
+            res = reshape(back, x._dims)._value
+    t.note_mutation(x, old)
+    x._value = res
+    return x
+
+
+def topk(input, k, dim=-1, largest=True):
+    """(values, indices) of the k largest (or smallest) along dim."""
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise error_at(TypeError, user_loc(), f"topk: k must be an int, got {k!r}")
+    attrs = {"k": f"{k} : i64", "dim": _dim_attr(dim),
+             "largest": "true" if largest else "false"}
+    vals, idx = _emit("topk", [_tensor(input)._value], attrs)
+    return vals, idx
+
+
+def quantize(input):
+    """(int8 values, f32 per-row scales) of symmetric per-row quantisation."""
+    q, scale = _emit("quantize", [_tensor(input)._value])
+    return q, scale
+
+
+def dequantize(input, scale, dtype=DataType.DT_FP32):
+    """f32(input) * scale, as dtype."""
+    return _one("dequantize", [_tensor(input)._value, _tensor(scale, "scale")._value],
+                {"dtype": _dtypes.coerce(dtype).ir})
+
+
+# ----------------------------------------------------- slicing support --
+
+def _norm_key(x, key, loc, assigning):
+    """Per dim: (offset, size or None, drop) from a subscript."""
+    dims = x._dims
+    rank = len(dims)
+    if not isinstance(key, tuple):
+        key = (key,)
+    if builtins.sum(k is Ellipsis for k in key) > 1:
+        raise error_at(IndexError, loc, "an index may contain '...' once")
+    n_real = builtins.sum(1 for k in key if k is not Ellipsis)
+    if n_real > rank:
+        raise error_at(IndexError, loc, f"too many indices: {n_real} for a tensor of rank {rank}")
+    out = []
+    for k in key:
+        if k is Ellipsis:
+            out.extend([slice(None)] * (rank - n_real))
+        else:
+            out.append(k)
+    out.extend([slice(None)] * (rank - len(out)))
+    res = []
+    for i, (k, d) in enumerate(zip(out, dims)):
+        dc = concrete(d)
+        if isinstance(k, slice):
+            if k.step not in (None, 1):
+                raise error_at(UnsupportedError, loc,
+                               f"slices with a step are not supported (dim {i})")
+            start = 0 if k.start is None else k.start
+            stop = k.stop
+            start = _wrap_index(start, dc, i, loc)
+            if stop is not None:
+                stop = _wrap_index(stop, dc, i, loc)
+                if dc is not None and concrete(stop) is not None:
+                    stop = builtins.min(concrete(stop), dc)
+            if stop is None:
+                size = None if assigning else (d - start)
+            else:
+                size = stop - start
+            res.append((start, size, False))
+        elif isinstance(k, (int, SymbolicScalar)) and not isinstance(k, bool):
+            res.append((_wrap_index(k, dc, i, loc), 1, True))
+        else:
+            raise error_at(UnsupportedError, loc, f"unsupported index {k!r} in dim {i}")
+    return res
+
+
+def _wrap_index(v, dim, i, loc):
+    c = concrete(v)
+    if c is not None and c < 0:
+        if dim is None:
+            raise error_at(UnsupportedError, loc,
+                           f"a negative index ({c}) in the dynamic dim {i}")
+        return builtins.max(0, dim + c)
+    if c is not None and dim is not None and c > dim:
+        return dim
+    if c is None and not isinstance(v, SymbolicScalar):
+        raise error_at(TypeError, loc, f"an index must be an int or a symbolic scalar, got {v!r}")
+    return v
+
+
+def _static_size(size, i, loc, what):
+    c = concrete(size)
+    if c is None:
+        raise error_at(TraceError, loc,
+                       f"{what} size of dim {i} is symbolic ({size!r}); views have static "
+                       "sizes: iterate with pypto.loop and take fixed-size windows")
+    if c <= 0:
+        raise error_at(IndexError, loc, f"{what} of dim {i} is empty (size {c})")
+    return c
+
+
+def _getitem(x, key):
+    loc = user_loc()
+    _tensor(x)
+    parts = _norm_key(x, key, loc, False)
+    sizes = [_static_size(s, i, loc, "the slice") for i, (_, s, _) in enumerate(parts)]
+    offsets = [o for o, _, _ in parts]
+    t = _t()
+    static, dyn = _offsets(t, offsets, len(parts), loc)
+    v = _one("view", [x._value] + dyn,
+             {"shape": _ints_attr(sizes), "static_offsets": _ints_attr(static)}, loc)
+    if any(drop for _, _, drop in parts):
+        kept = [s for s, (_, _, drop) in zip(sizes, parts) if not drop]
+        v = _one("reshape", [v._value], {"shape": _ints_attr(kept)}, loc)
+    return v
+
+
+def _setitem(y, key, value):
+    loc = user_loc()
+    _tensor(y)
+    parts = _norm_key(y, key, loc, True)
+    offsets = [o for o, _, _ in parts]
+    if _is_scalar(value):
+        sizes = [_static_size(s if s is not None else d - o, i, loc, "the assigned window")
+                 for i, ((o, s, _), d) in enumerate(zip(parts, y._dims))]
+        value = full(sizes, value, _dtypes.from_ir(_elem(y)))
+    x = _tensor(value, "the assigned value")
+    xs = list(x._dims)
+    if any(drop for _, _, drop in parts) and len(xs) < len(parts):
+        shape = []
+        it = iter(xs)
+        for (_, _, drop) in parts:
+            shape.append(1 if drop else next(it, 1))
+        x = _one("reshape", [x._value], {"shape": _ints_attr(
+            [concrete(d) if concrete(d) is not None else -1 for d in shape])}, loc)
+        xs = list(x._dims)
+    if len(xs) != len(parts):
+        raise error_at(ValueError, loc,
+                       f"cannot assign a tensor of rank {len(xs)} to a window of rank "
+                       f"{len(parts)}")
+    window = []
+    for i, ((_, size, _), have) in enumerate(zip(parts, xs)):
+        if size is None:
+            window.append(have)
+            continue
+        want = concrete(size)
+        got = concrete(have)
+        if want is not None and got is not None and want != got:
+            if got != 1:
+                raise error_at(ValueError, loc,
+                               f"the assigned value has size {got} in dim {i}, the window "
+                               f"has size {want}")
+        window.append(size)
+    if any(concrete(w) != concrete(h) for w, h in zip(window, xs)):
+        x = expand(x, window)
+    _assemble_into(y, x, offsets, loc)

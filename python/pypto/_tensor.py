@@ -1,0 +1,252 @@
+"""pypto.Tensor: parameter annotations (``pypto.Tensor([DYNAMIC, 32],
+DT_FP32)``) and, while a kernel is traced, the tensors it computes on, with
+numpy-like operators, slicing (a view) and slice assignment (assemble)."""
+
+from . import _dtypes
+from ._errors import TraceError, UnsupportedError, error_at
+from ._loc import user_loc
+from ._symbolic import Atom, DynamicDim, SymbolicScalar, _Dynamic
+
+__all__ = ["Tensor", "TileOpFormat"]
+
+
+class TileOpFormat:
+    """Data layout of a parameter (accepted for compatibility; every tensor
+    here is ND, row-major)."""
+    TILEOP_ND = "TILEOP_ND"
+    TILEOP_NZ = "TILEOP_NZ"
+
+
+def _check_spec_dim(d):
+    if d is Ellipsis or isinstance(d, (_Dynamic, DynamicDim)):
+        return d
+    if isinstance(d, bool) or not isinstance(d, int) or d <= 0:
+        raise TypeError(f"a dim of pypto.Tensor must be a positive int, pypto.DYNAMIC, "
+                        f"a pypto.frontend.dynamic(...) dim or ..., got {d!r}")
+    return d
+
+
+class Tensor:
+    """A tensor. Constructed by users as a parameter annotation
+    ``Tensor(shape, dtype)`` (both optional: missing parts come from the
+    argument); inside a traced kernel, tensors are created by pypto ops."""
+
+    __slots__ = ("_spec_shape", "_spec_dtype", "name", "format", "_value", "_dims",
+                 "_origin", "__weakref__")
+
+    def __init__(self, shape=None, dtype=None, name=None, format=None):
+        if shape is not None:
+            if isinstance(shape, int):
+                shape = (shape,)
+            shape = tuple(_check_spec_dim(d) for d in shape)
+            if sum(d is Ellipsis for d in shape) > 1:
+                raise TypeError("a pypto.Tensor shape may contain '...' once")
+        self._spec_shape = shape
+        self._spec_dtype = _dtypes.coerce(dtype) if dtype is not None else None
+        self.name = name
+        self.format = format
+        self._value = None
+        self._dims = None
+        self._origin = None
+
+    def __class_getitem__(cls, params):
+        """``pypto.Tensor[[shape], dtype]``, the subscript annotation form."""
+        if not isinstance(params, tuple):
+            params = (params,)
+        return cls(*params)
+
+    # ---- traced tensors ----
+    @classmethod
+    def _wrap(cls, value, tracer, dims=None):
+        t = cls.__new__(cls)
+        t._spec_shape = None
+        t._spec_dtype = None
+        t.name = None
+        t.format = None
+        t._value = value
+        t._origin = tracer.regions[-1] if tracer.regions else None
+        if dims is None:
+            dims = tuple(d if d is not None else
+                         SymbolicScalar.atom(Atom("dim", value=(value, i), name=f"dim{i}"))
+                         for i, d in enumerate(value.type.shape))
+        t._dims = dims
+        return t
+
+    def _traced(self):
+        if self._value is None:
+            raise error_at(TraceError, user_loc(),
+                           "this pypto.Tensor is an annotation, not a tensor of a traced "
+                           "kernel; tensors are computed inside @pypto.frontend.jit kernels")
+        return self._value
+
+    @property
+    def shape(self):
+        """Dims: ints, and SymbolicScalars for dynamic dims."""
+        if self._value is None:
+            return list(self._spec_shape) if self._spec_shape is not None else None
+        return list(self._dims)
+
+    @property
+    def dtype(self):
+        if self._value is None:
+            return self._spec_dtype
+        return _dtypes.from_ir(self._value.type.elem)
+
+    @property
+    def dim(self):
+        return len(self.shape)
+
+    def size(self, d=None):
+        return self.shape if d is None else self.shape[d]
+
+    def __len__(self):
+        n = self.shape[0]
+        return n.__index__() if isinstance(n, SymbolicScalar) else n
+
+    def __repr__(self):
+        if self._value is None:
+            shape = "None" if self._spec_shape is None else \
+                "[" + ", ".join("..." if d is Ellipsis else repr(d) for d in self._spec_shape) + "]"
+            return f"pypto.Tensor({shape}, {self._spec_dtype!r})"
+        return f"<pypto.Tensor {self._value.type}>"
+
+    def __bool__(self):
+        raise error_at(TraceError, user_loc(),
+                       "the truth value of a tensor is not known while tracing; use "
+                       "pypto.where for element-wise selection")
+
+    def __iter__(self):
+        raise error_at(UnsupportedError, user_loc(),
+                       "iterating over a pypto.Tensor is not supported; use pypto.loop "
+                       "and slicing")
+
+    # ---- operators ----
+    def __add__(self, o):
+        return _ops().add(self, o)
+
+    def __radd__(self, o):
+        return _ops().add(o, self)
+
+    def __sub__(self, o):
+        return _ops().sub(self, o)
+
+    def __rsub__(self, o):
+        return _ops().sub(o, self)
+
+    def __mul__(self, o):
+        return _ops().mul(self, o)
+
+    def __rmul__(self, o):
+        return _ops().mul(o, self)
+
+    def __truediv__(self, o):
+        return _ops().div(self, o)
+
+    def __rtruediv__(self, o):
+        return _ops().div(o, self)
+
+    def __pow__(self, o):
+        return _ops().pow(self, o)
+
+    def __rpow__(self, o):
+        return _ops().pow(o, self)
+
+    def __matmul__(self, o):
+        return _ops().matmul(self, o)
+
+    def __neg__(self):
+        return _ops().neg(self)
+
+    def __abs__(self):
+        return _ops().abs(self)
+
+    def __eq__(self, o):
+        return _ops().eq(self, o)
+
+    def __ne__(self, o):
+        return _ops().ne(self, o)
+
+    def __lt__(self, o):
+        return _ops().lt(self, o)
+
+    def __le__(self, o):
+        return _ops().le(self, o)
+
+    def __gt__(self, o):
+        return _ops().gt(self, o)
+
+    def __ge__(self, o):
+        return _ops().ge(self, o)
+
+    __hash__ = object.__hash__
+
+    # ---- methods mirroring the op functions ----
+    def exp(self):
+        return _ops().exp(self)
+
+    def sum(self, dim=-1, keepdim=False):
+        return _ops().sum(self, dim, keepdim)
+
+    def amax(self, dim=-1, keepdim=False):
+        return _ops().amax(self, dim, keepdim)
+
+    def amin(self, dim=-1, keepdim=False):
+        return _ops().amin(self, dim, keepdim)
+
+    def reshape(self, shape):
+        return _ops().reshape(self, shape)
+
+    def transpose(self, dim0, dim1):
+        return _ops().transpose(self, dim0, dim1)
+
+    def permute(self, *dims):
+        return _ops().permute(self, *dims)
+
+    def cast(self, dtype, mode=None, satmode=None):
+        return _ops().cast(self, dtype, mode, satmode)
+
+    def view(self, shape=None, offsets=None):
+        return _ops().view(self, shape, offsets)
+
+    # ---- slicing ----
+    def __getitem__(self, key):
+        return _ops()._getitem(self, key)
+
+    def __setitem__(self, key, value):
+        _ops()._setitem(self, key, value)
+
+
+def _ops():
+    from . import _ops as ops
+    return ops
+
+
+def spec_of(annotation):
+    """The Tensor spec of a parameter annotation, or None for scalars."""
+    if annotation is Tensor:
+        return Tensor()
+    if isinstance(annotation, Tensor) and annotation._value is None:
+        return annotation
+    return None
+
+
+def expand_spec(spec, rank):
+    """The spec's dims for an argument of `rank` dims: '...' and an absent
+    shape stand for dims taken from the argument (None here); None when
+    the ranks cannot match."""
+    shape = spec._spec_shape
+    if shape is None:
+        return [None] * rank
+    if Ellipsis in shape:
+        i = shape.index(Ellipsis)
+        fixed = len(shape) - 1
+        if rank < fixed:
+            return None
+        return list(shape[:i]) + [None] * (rank - fixed) + list(shape[i + 1:])
+    if len(shape) != rank:
+        return None
+    return list(shape)
+
+
+def is_dynamic(d):
+    return isinstance(d, (_Dynamic, DynamicDim))

@@ -1,0 +1,58 @@
+"""Shared helpers of the Python front end's tests: random inputs per dtype,
+bf16 bit patterns, and the numpy references of ops numpy lacks."""
+
+import math
+import os
+import sys
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+import pypto  # noqa: E402
+
+try:
+    import torch  # noqa: F401
+    HAVE_TORCH = True
+except ImportError:
+    HAVE_TORCH = False
+
+requires_torch = pytest.mark.skipif(not HAVE_TORCH, reason="torch is not installed")
+
+
+def rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def rand(shape, dtype=np.float32, lo=-2.0, hi=2.0, seed=0):
+    r = rng(seed)
+    if np.dtype(dtype).kind == "f":
+        return r.uniform(lo, hi, size=shape).astype(dtype)
+    if np.dtype(dtype) == np.bool_:
+        return r.integers(0, 2, size=shape).astype(np.bool_)
+    return r.integers(int(lo), int(hi) + 1, size=shape).astype(dtype)
+
+
+def to_bf16(a):
+    """float32 -> bf16 bit patterns (uint16), rounding to nearest even."""
+    u = np.asarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+    return u.astype(np.uint16)
+
+
+def from_bf16(b):
+    return (np.asarray(b).astype(np.uint32) << 16).view(np.float32)
+
+
+erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def assert_close(got, want, rtol=1e-5, atol=1e-6):
+    got = np.asarray(got)
+    want = np.asarray(want)
+    assert got.shape == want.shape, (got.shape, want.shape)
+    np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
+                               rtol=rtol, atol=atol)
