@@ -74,6 +74,10 @@ struct PtoParser {
   PtoStrMap type_spellings; /* text -> type; see cached_type */
   PtoArena tmp;          /* stack-like scratch, reset after each op */
   PtoArena persist;      /* placeholders, forward refs, block refs */
+  /* Placeholder -> definition, for forward references that a custom parse
+   * hook resolved into its op state before a nested region defined them
+   * (the state's operands are not uses yet, so RAUW cannot reach them). */
+  PtoPtrMap resolved;
   unsigned num_results;  /* of the op being parsed by a custom hook */
   uint32_t op_line, op_col; /* where the op being parsed starts */
   const PtoOpDef *cur_def;
@@ -1963,6 +1967,7 @@ static PtoResult define_values(PtoParser *p, PtoIdent *name, uint32_t line,
         return PTO_FAILURE;
       }
       pto_value_replace_all_uses(ph, v);
+      pto_ptrmap_put(&p->resolved, (uintptr_t)ph, v);
     }
     f->n = 0;
     *e = first;
@@ -2399,6 +2404,11 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
     pto_arena_reset(&p->tmp, mark);
     goto out;
   }
+  if (p->resolved.len)
+    for (unsigned i = 0; i < st.num_operands; i++) {
+      PtoValue *v = pto_ptrmap_get(&p->resolved, (uintptr_t)st.operands[i]);
+      if (v) st.operands[i] = v;
+    }
   PtoOp *op = pto_op_create(&st);
   if (packed) op->loc_bits = packed; /* see op_loc */
   pto_arena_reset(&p->tmp, mark);
@@ -2464,6 +2474,7 @@ static void parser_init(PtoParser *p, PtoContext *ctx, const char *text,
   pto_arena_init(&p->tmp);
   pto_arena_init(&p->persist);
   pto_strmap_init(&p->type_aliases);
+  pto_ptrmap_init(&p->resolved);
   pto_strmap_init(&p->attr_aliases);
   pto_strmap_init(&p->loc_aliases);
   pto_strmap_init(&p->type_spellings);
@@ -2494,6 +2505,7 @@ static void parser_release(PtoParser *p) {
   pto_str_release(&p->scratch);
   pto_arena_release(&p->tmp);
   pto_arena_release(&p->persist);
+  pto_ptrmap_release(&p->resolved);
 }
 
 /* After an error, uses of unresolved placeholders must be dropped before
