@@ -558,6 +558,17 @@ const PtoOpDef *pto_op_def(const PtoOp *op); /* NULL if unregistered */
 bool pto_op_is(const PtoOp *op, const char *name);
 bool pto_op_has_trait(const PtoOp *op, uint32_t trait);
 PtoLoc *pto_op_loc(const PtoOp *op);
+/* A cheap handle on an op's location that does not make (unique) the
+ * location object: parsed ops keep their position packed until asked.
+ * Passes that may need a location later (rewrite drivers recording where
+ * a change happened) take a ref and resolve it only when they report. */
+typedef struct PtoLocRef {
+  uintptr_t bits;
+} PtoLocRef;
+PtoLocRef pto_op_loc_ref(const PtoOp *op);
+PtoLoc *pto_loc_ref_resolve(PtoContext *ctx, PtoLocRef ref);
+/* Gives `op` the location `ref` refers to (without making it). */
+void pto_op_set_loc_ref(PtoOp *op, PtoLocRef ref);
 void pto_op_set_loc(PtoOp *op, PtoLoc *loc);
 PtoBlock *pto_op_block(const PtoOp *op);
 PtoOp *pto_op_parent_op(const PtoOp *op);

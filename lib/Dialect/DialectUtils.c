@@ -61,13 +61,12 @@ PtoResult pto_dialect_parse_terminator(PtoParser *p, PtoOpState *st) {
   unsigned n;
   if (pto_parser_parse_operand_list(p, &ops, &n)) return PTO_FAILURE;
   if (n == 0) return PTO_SUCCESS;
-  PtoLoc *loc = pto_parser_loc(p);
   PtoType **types;
   unsigned nt;
   if (pto_parser_parse_punct(p, PTO_P_COLON) ||
       pto_parser_parse_type_list(p, &types, &nt))
     return PTO_FAILURE;
-  return pto_parser_resolve_operands(p, ops, n, types, nt, loc, st);
+  return pto_parser_resolve_operands(p, ops, n, types, nt, NULL, st);
 }
 
 void pto_dialect_print_terminator(PtoPrinter *p, PtoOp *op) {

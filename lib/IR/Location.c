@@ -143,16 +143,33 @@ bool pto_loc_pack(PtoContext *ctx, PtoIdent *file, uint32_t line,
 #endif
 }
 
-PtoLoc *pto_op_lazy_loc(PtoOp *op) {
-  uintptr_t b = op->loc_bits >> 1;
-  PtoContext *ctx = op_ctx(op);
+static PtoLoc *unpack(PtoContext *ctx, uintptr_t bits) {
+  uintptr_t b = bits >> 1;
   PtoIdent *file = ctx->packed_files.data[b & ((1u << PACK_FILE_BITS) - 1)];
   b >>= PACK_FILE_BITS;
   unsigned line = (unsigned)(b & ((1u << PACK_LINE_BITS) - 1));
   unsigned col = (unsigned)(b >> PACK_LINE_BITS);
-  PtoLoc *l = pto_loc_file_id(ctx, file, line, col);
+  return pto_loc_file_id(ctx, file, line, col);
+}
+
+PtoLoc *pto_op_lazy_loc(PtoOp *op) {
+  PtoLoc *l = unpack(op_ctx(op), op->loc_bits);
   op->loc_bits = (uintptr_t)l; /* made once */
   return l;
+}
+
+PtoLocRef pto_op_loc_ref(const PtoOp *op) {
+  PtoLocRef r = {op->loc_bits};
+  return r;
+}
+
+PtoLoc *pto_loc_ref_resolve(PtoContext *ctx, PtoLocRef ref) {
+  if (!ref.bits) return ctx->l_unknown;
+  return ref.bits & 1 ? unpack(ctx, ref.bits) : (PtoLoc *)ref.bits;
+}
+
+void pto_op_set_loc_ref(PtoOp *op, PtoLocRef ref) {
+  op->loc_bits = ref.bits ? ref.bits : (uintptr_t)op_ctx(op)->l_unknown;
 }
 
 PtoLocKind pto_loc_kind(const PtoLoc *l) { return (PtoLocKind)l->kind; }

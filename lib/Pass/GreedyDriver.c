@@ -28,7 +28,7 @@ typedef struct Driver {
   const char *last_what;    /* a kind of change, or */
   const char *last_pattern; /* the pattern that made it */
   PtoIdent *last_op;
-  PtoLoc *last_loc;
+  PtoLocRef last_loc; /* resolved only when reported */
 } Driver;
 
 /* ---- worklist ---- */
@@ -131,7 +131,7 @@ bool pto_op_is_trivially_dead(const PtoOp *op) {
 }
 
 static void record(Driver *d, const char *what, const char *pattern,
-                   PtoIdent *name, PtoLoc *loc) {
+                   PtoIdent *name, PtoLocRef loc) {
   d->changed = true;
   d->last_what = what;
   d->last_pattern = pattern;
@@ -140,7 +140,7 @@ static void record(Driver *d, const char *what, const char *pattern,
 }
 
 static void note_change(Driver *d, const char *what, PtoOp *op) {
-  record(d, what, NULL, pto_op_name(op), pto_op_loc(op));
+  record(d, what, NULL, pto_op_name(op), pto_op_loc_ref(op));
 }
 
 /* Replaces a constant by an equal one the folder already has. */
@@ -169,7 +169,7 @@ static void process(Driver *d, PtoOp *op) {
     pto_builder_set_before(b, op);
     bool in_place;
     PtoIdent *name = pto_op_name(op);
-    PtoLoc *loc = pto_op_loc(op);
+    PtoLocRef loc = pto_op_loc_ref(op);
     if (pto_fold_op(op, &d->rw, &in_place) == PTO_SUCCESS) {
       record(d, "folding", NULL, name, loc);
       d->stats.folded++;
@@ -181,9 +181,10 @@ static void process(Driver *d, PtoOp *op) {
   for (uint32_t i = 0; i < l->len; i++) {
     const Pattern *p = l->data[i];
     PtoIdent *name = pto_op_name(op);
-    PtoLoc *loc = pto_op_loc(op);
+    PtoLocRef loc = pto_op_loc_ref(op);
     pto_builder_set_before(b, op);
-    b->loc = loc;
+    d->rw.pending_loc = loc;
+    d->rw.loc_pending = true;
     if (p->fn(op, &d->rw, p->user) == PTO_SUCCESS) {
       record(d, NULL, p->debug_name, name, loc);
       d->stats.patterns_applied++;
@@ -335,11 +336,11 @@ PtoResult pto_apply_patterns_greedily(PtoOp *root, const PtoPatternSet *set,
                                 "look for patterns that undo each other",
                                 max, max == 1 ? "" : "s");
     if (d.last_pattern)
-      pto_diag_note(diag, d.last_loc,
+      pto_diag_note(diag, pto_loc_ref_resolve(d.ctx, d.last_loc),
                     "the last change applied pattern '%s' to '%s'",
                     d.last_pattern, pto_ident_str(d.last_op));
     else if (d.last_what)
-      pto_diag_note(diag, d.last_loc, "the last change was %s of '%s'",
+      pto_diag_note(diag, pto_loc_ref_resolve(d.ctx, d.last_loc), "the last change was %s of '%s'",
                     d.last_what, pto_ident_str(d.last_op));
     res = pto_diag_emit(diag);
   }

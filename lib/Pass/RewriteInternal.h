@@ -40,6 +40,11 @@ struct PtoRewriter {
   const PtoRewriteListener *listener;
   void *user;
   PtoOpFolder *folder; /* constant uniquing, or NULL */
+  /* Location for the builder, made only if a pattern asks for the builder
+   * (most patterns pass the matched op's location themselves; making a
+   * location for every op tried would unique one per op). */
+  PtoLocRef pending_loc;
+  bool loc_pending;
 };
 
 void pto_rewriter_init(PtoRewriter *rw, PtoContext *ctx,

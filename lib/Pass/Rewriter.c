@@ -12,6 +12,8 @@ void pto_rewriter_init(PtoRewriter *rw, PtoContext *ctx,
   rw->listener = listener;
   rw->user = user;
   rw->folder = folder;
+  rw->loc_pending = false;
+  rw->pending_loc.bits = 0;
 }
 
 static void notify_inserted(PtoRewriter *rw, PtoOp *op) {
@@ -25,7 +27,13 @@ static void notify_removing(PtoRewriter *rw, PtoOp *op) {
 }
 
 PtoContext *pto_rewriter_ctx(PtoRewriter *rw) { return rw->ctx; }
-PtoBuilder *pto_rewriter_builder(PtoRewriter *rw) { return &rw->builder; }
+PtoBuilder *pto_rewriter_builder(PtoRewriter *rw) {
+  if (rw->loc_pending) {
+    rw->builder.loc = pto_loc_ref_resolve(rw->ctx, rw->pending_loc);
+    rw->loc_pending = false;
+  }
+  return &rw->builder;
+}
 
 PtoOp *pto_rewriter_insert(PtoRewriter *rw, PtoOp *detached) {
   pto_builder_insert(&rw->builder, detached);

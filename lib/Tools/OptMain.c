@@ -343,6 +343,9 @@ static int run_on_input(OptOptions *o, const char *tool, PtoContext *ctx,
   Run run = {o, tool, ctx, pm, 0};
   run.print_flags = (o->print_generic ? PTO_PRINT_GENERIC : 0) |
                     (o->print_debuginfo ? PTO_PRINT_DEBUGINFO : 0);
+  /* The module was verified after parsing and after every pass: the
+   * printer need not verify it again to choose the custom form. */
+  if (o->verify_each) run.print_flags |= PTO_PRINT_ASSUME_VERIFIED;
   PtoStr out;
   pto_str_init(&out);
   bool ok = true;

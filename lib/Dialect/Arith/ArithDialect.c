@@ -36,13 +36,13 @@ static bool is_cmpi(const PtoOp *op) { return pto_arith_op_id(op) == ARITH_CMPI;
 /* `%c = arith.constant {attrs} 42 : i32` (MLIR: attr-dict $value). */
 static PtoResult parse_constant(PtoParser *p, PtoOpState *st) {
   if (pto_parser_parse_optional_attr_dict(p, st)) return PTO_FAILURE;
-  PtoLoc *loc = pto_parser_loc(p);
+  PtoParserPos loc = pto_parser_pos(p);
   PtoAttr *v;
   if (pto_parser_parse_attr(p, NULL, &v)) return PTO_FAILURE;
   PtoType *t = pto_attr_get_type(v);
   if (!t || (pto_attr_kind(v) != PTO_ATTR_INTEGER &&
              pto_attr_kind(v) != PTO_ATTR_FLOAT))
-    return pto_parser_error_at(p, loc, "expected an integer or float "
+    return pto_parser_error_at(p, pto_parser_pos_loc(p, loc), "expected an integer or float "
                                        "constant such as `1 : i32` or "
                                        "`1.0 : f32`");
   pto_op_state_add_attr(st, "value", v);
@@ -109,7 +109,7 @@ static PtoResult parse_cmp(PtoParser *p, PtoOpState *st) {
   bool cmpi = strcmp(pto_opdef_name(st->def), "arith.cmpi") == 0;
   const char *const *names = cmpi ? cmpi_names : cmpf_names;
   unsigned count = cmpi ? NUM_CMPI : NUM_CMPF;
-  PtoLoc *loc = pto_parser_loc(p);
+  PtoParserPos loc = pto_parser_pos(p);
   PtoIdent *kw;
   if (pto_parser_parse_any_keyword(p, &kw)) return PTO_FAILURE;
   int64_t pred = -1;
@@ -117,7 +117,7 @@ static PtoResult parse_cmp(PtoParser *p, PtoOpState *st) {
     if (strcmp(pto_ident_str(kw), names[i]) == 0) pred = i;
   if (pred < 0)
     return pto_parser_error_at(
-        p, loc, "unknown comparison predicate '%s'; expected one of %s",
+        p, pto_parser_pos_loc(p, loc), "unknown comparison predicate '%s'; expected one of %s",
         pto_ident_str(kw),
         cmpi ? "eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge"
              : "false, oeq, ogt, oge, olt, ole, one, ord, ueq, ugt, uge, "

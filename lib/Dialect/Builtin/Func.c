@@ -145,15 +145,15 @@ static PtoResult func_parse(PtoParser *p, PtoOpState *st) {
   }
   if (!r) {
     PtoRegion *body = pto_op_state_add_region(st);
-    PtoLoc *loc = pto_parser_loc(p);
+    PtoParserPos loc = pto_parser_pos(p);
     bool has_body = pto_parser_optional_region(
         p, body, named ? args.data : NULL, named ? args.len : 0, &r);
     if (!r && has_body && !named && in.len)
-      r = pto_parser_error_at(p, loc, "expected named arguments "
+      r = pto_parser_error_at(p, pto_parser_pos_loc(p, loc), "expected named arguments "
                                       "(`%%name: type`) for a function with "
                                       "a body");
     else if (!r && has_body && pto_region_empty(body))
-      r = pto_parser_error_at(p, loc, "expected non-empty function body");
+      r = pto_parser_error_at(p, pto_parser_pos_loc(p, loc), "expected non-empty function body");
   }
   pto_vec_free(&args);
   pto_vec_free(&in);
@@ -335,16 +335,16 @@ static PtoResult call_parse(PtoParser *p, PtoOpState *st) {
     return PTO_FAILURE;
   pto_op_state_add_attr(st, "callee",
                         pto_attr_symref(st->ctx, callee, NULL, 0));
-  PtoLoc *tloc = pto_parser_loc(p);
+  PtoParserPos tloc = pto_parser_pos(p);
   PtoType *fty;
   if (pto_parser_parse_type(p, &fty)) return PTO_FAILURE;
   if (pto_type_kind(fty) != PTO_TYPE_FUNCTION)
-    return pto_parser_error_at(p, tloc, "expected a function type "
+    return pto_parser_error_at(p, pto_parser_pos_loc(p, tloc), "expected a function type "
                                         "`(inputs) -> results`");
   unsigned nin = pto_type_func_num_inputs(fty);
   for (unsigned i = 0; i < n; i++)
     if (i >= nin) {
-      return pto_parser_error_at(p, tloc, "%u operands present, but the "
+      return pto_parser_error_at(p, pto_parser_pos_loc(p, tloc), "%u operands present, but the "
                                           "function type has %u inputs",
                                  n, nin);
     } else if (pto_parser_resolve_operand(p, &ops[i],
@@ -352,7 +352,7 @@ static PtoResult call_parse(PtoParser *p, PtoOpState *st) {
       return PTO_FAILURE;
     }
   if (n != nin)
-    return pto_parser_error_at(p, tloc, "%u operands present, but the "
+    return pto_parser_error_at(p, pto_parser_pos_loc(p, tloc), "%u operands present, but the "
                                         "function type has %u inputs",
                                n, nin);
   for (unsigned i = 0; i < pto_type_func_num_results(fty); i++)

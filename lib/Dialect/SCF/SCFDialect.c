@@ -34,7 +34,7 @@ static PtoResult for_parse(PtoParser *p, PtoOpState *st) {
     goto out;
   pto_vec_push(&args, iv);
   if (pto_parser_optional_keyword(p, "iter_args")) {
-    PtoLoc *loc = pto_parser_loc(p);
+    PtoParserPos loc = pto_parser_pos(p);
     if (pto_parser_parse_punct(p, PTO_P_LPAREN)) goto out;
     do {
       PtoRegionArg a;
@@ -51,7 +51,7 @@ static PtoResult for_parse(PtoParser *p, PtoOpState *st) {
         pto_parser_parse_function_result_types(p, &types, &ntypes))
       goto out;
     if (ntypes != inits.len) {
-      pto_parser_error_at(p, loc, "%u iter_args but %u result types; give one "
+      pto_parser_error_at(p, pto_parser_pos_loc(p, loc), "%u iter_args but %u result types; give one "
                                   "type per loop-carried value",
                           inits.len, ntypes);
       goto out;
