@@ -39,15 +39,7 @@ static uint32_t attr_hash(const PtoAttr *a) {
     break;
   case PTO_ATTR_DIALECT:
   case PTO_ATTR_OPAQUE:
-    h = pto_hash_combine(h, (uintptr_t)a->u.dialect.dialect);
-    h = pto_hash_combine(h, (uintptr_t)a->u.dialect.name);
-    h = pto_hash_combine(h, pto_hash_bytes(a->u.dialect.ints,
-                                           a->u.dialect.nints * sizeof(int64_t)));
-    h = pto_hash_combine(h, pto_hash_bytes(a->u.dialect.types,
-                                           a->u.dialect.ntypes * sizeof(void *)));
-    h = pto_hash_combine(h, pto_hash_bytes(a->u.dialect.attrs,
-                                           a->u.dialect.nattrs * sizeof(void *)));
-    h = pto_hash_combine(h, pto_hash_bytes(a->u.dialect.body, a->u.dialect.body_len));
+    h = pto_dialect_storage_hash(h, &a->u.dialect);
     break;
   default:
     break;
@@ -90,19 +82,7 @@ static bool attr_eq(const void *pa, const void *pb) {
            mem_eq(a->u.dense.data, b->u.dense.data, a->u.dense.bytes);
   case PTO_ATTR_DIALECT:
   case PTO_ATTR_OPAQUE:
-    return a->u.dialect.dialect == b->u.dialect.dialect &&
-           a->u.dialect.name == b->u.dialect.name &&
-           a->u.dialect.nints == b->u.dialect.nints &&
-           a->u.dialect.ntypes == b->u.dialect.ntypes &&
-           a->u.dialect.nattrs == b->u.dialect.nattrs &&
-           a->u.dialect.body_len == b->u.dialect.body_len &&
-           mem_eq(a->u.dialect.ints, b->u.dialect.ints,
-                  a->u.dialect.nints * sizeof(int64_t)) &&
-           mem_eq(a->u.dialect.types, b->u.dialect.types,
-                  a->u.dialect.ntypes * sizeof(void *)) &&
-           mem_eq(a->u.dialect.attrs, b->u.dialect.attrs,
-                  a->u.dialect.nattrs * sizeof(void *)) &&
-           mem_eq(a->u.dialect.body, b->u.dialect.body, a->u.dialect.body_len);
+    return pto_dialect_storage_eq(&a->u.dialect, &b->u.dialect);
   }
   return false;
 }
@@ -135,16 +115,7 @@ static PtoAttr *attr_get(PtoContext *ctx, PtoAttr *key) {
     break;
   case PTO_ATTR_DIALECT:
   case PTO_ATTR_OPAQUE:
-    a->u.dialect.ints = pto_arena_memdup(ar, key->u.dialect.ints,
-                                         key->u.dialect.nints * sizeof(int64_t));
-    a->u.dialect.types = pto_arena_memdup(
-        ar, key->u.dialect.types, key->u.dialect.ntypes * sizeof(PtoType *));
-    a->u.dialect.attrs = pto_arena_memdup(
-        ar, key->u.dialect.attrs, key->u.dialect.nattrs * sizeof(PtoAttr *));
-    a->u.dialect.body = key->u.dialect.body
-                            ? pto_arena_strndup(ar, key->u.dialect.body,
-                                                key->u.dialect.body_len)
-                            : NULL;
+    pto_dialect_storage_own(ar, &a->u.dialect);
     break;
   default:
     break;

@@ -28,6 +28,25 @@ typedef struct PtoUniqueTable {
   uint32_t cap, len;
 } PtoUniqueTable;
 
+/* The payload of dialect types and attributes (and of opaque ones, which
+ * keep their body text): identity is every field but `def`. */
+typedef struct PtoDialectStorage {
+  PtoIdent *dialect, *name;
+  const PtoDialectDef *def;
+  int64_t *ints;
+  PtoType **types;
+  PtoAttr **attrs;
+  unsigned nints, ntypes, nattrs;
+  char *body; /* opaque only */
+  size_t body_len;
+} PtoDialectStorage;
+uint64_t pto_dialect_storage_hash(uint64_t h, const PtoDialectStorage *d);
+bool pto_dialect_storage_eq(const PtoDialectStorage *a,
+                            const PtoDialectStorage *b);
+/* Copies the arrays and body of `d` into the arena (after a memdup of the
+ * object holding it). */
+void pto_dialect_storage_own(PtoArena *ar, PtoDialectStorage *d);
+
 struct PtoType {
   uint32_t hash;
   uint16_t kind;
@@ -48,16 +67,7 @@ struct PtoType {
       PtoType **types; /* inputs then results */
       unsigned nin, nres;
     } func;
-    struct {
-      PtoIdent *dialect, *name;
-      const PtoDialectDef *def;
-      int64_t *ints;
-      PtoType **types;
-      PtoAttr **attrs;
-      unsigned nints, ntypes, nattrs;
-      char *body; /* opaque only */
-      size_t body_len;
-    } dialect;
+    PtoDialectStorage dialect;
   } u;
 };
 
@@ -93,16 +103,7 @@ struct PtoAttr {
       size_t bytes;
       bool splat;
     } dense;
-    struct {
-      PtoIdent *dialect, *name;
-      const PtoDialectDef *def;
-      int64_t *ints;
-      PtoType **types;
-      PtoAttr **attrs;
-      unsigned nints, ntypes, nattrs;
-      char *body;
-      size_t body_len;
-    } dialect;
+    PtoDialectStorage dialect;
   } u;
 };
 

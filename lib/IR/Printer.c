@@ -382,6 +382,19 @@ static void print_dense(PtoPrinter *p, PtoAttr *a) {
   print_type(p, t);
 }
 
+/* `name = value` in a dictionary (`name` alone for a unit attribute). */
+static void print_named_attr(PtoPrinter *p, const PtoNamedAttr *e) {
+  PtoStr *s = p->out;
+  if (pto_is_bare_identifier(e->name->str, e->name->len))
+    pto_str_append(s, e->name->str, e->name->len);
+  else
+    pto_str_quoted(s, e->name->str, e->name->len);
+  if (e->value->kind != PTO_ATTR_UNIT) {
+    pto_str_puts(s, " = ");
+    print_attr(p, e->value, true);
+  }
+}
+
 static void print_attr(PtoPrinter *p, PtoAttr *a, bool with_type) {
   PtoStr *s = p->out;
   if (!a) {
@@ -434,16 +447,8 @@ static void print_attr(PtoPrinter *p, PtoAttr *a, bool with_type) {
   case PTO_ATTR_DICT:
     pto_str_putc(s, '{');
     for (unsigned i = 0; i < a->u.dict.n; i++) {
-      const PtoNamedAttr *e = &a->u.dict.entries[i];
       if (i) pto_str_puts(s, ", ");
-      if (pto_is_bare_identifier(e->name->str, e->name->len))
-        pto_str_append(s, e->name->str, e->name->len);
-      else
-        pto_str_quoted(s, e->name->str, e->name->len);
-      if (e->value->kind != PTO_ATTR_UNIT) {
-        pto_str_puts(s, " = ");
-        print_attr(p, e->value, true);
-      }
+      print_named_attr(p, &a->u.dict.entries[i]);
     }
     pto_str_putc(s, '}');
     return;
@@ -691,14 +696,7 @@ static void print_attr_dict(PtoPrinter *p, PtoOp *op, const char *const *elided,
     if (attr_elided(e->name, elided, n)) continue;
     if (!first) pto_str_puts(s, ", ");
     first = false;
-    if (pto_is_bare_identifier(e->name->str, e->name->len))
-      pto_str_append(s, e->name->str, e->name->len);
-    else
-      pto_str_quoted(s, e->name->str, e->name->len);
-    if (e->value->kind != PTO_ATTR_UNIT) {
-      pto_str_puts(s, " = ");
-      print_attr(p, e->value, true);
-    }
+    print_named_attr(p, e);
   }
   pto_str_putc(s, '}');
 }

@@ -19,15 +19,7 @@ static uint32_t type_hash(const PtoType *t) {
     break;
   case PTO_TYPE_DIALECT:
   case PTO_TYPE_OPAQUE:
-    h = pto_hash_combine(h, (uintptr_t)t->u.dialect.dialect);
-    h = pto_hash_combine(h, (uintptr_t)t->u.dialect.name);
-    h = pto_hash_combine(h, pto_hash_bytes(t->u.dialect.ints,
-                                           t->u.dialect.nints * sizeof(int64_t)));
-    h = pto_hash_combine(h, pto_hash_bytes(t->u.dialect.types,
-                                           t->u.dialect.ntypes * sizeof(void *)));
-    h = pto_hash_combine(h, pto_hash_bytes(t->u.dialect.attrs,
-                                           t->u.dialect.nattrs * sizeof(void *)));
-    h = pto_hash_combine(h, pto_hash_bytes(t->u.dialect.body, t->u.dialect.body_len));
+    h = pto_dialect_storage_hash(h, &t->u.dialect);
     break;
   default:
     break;
@@ -55,19 +47,7 @@ static bool type_eq(const void *pa, const void *pb) {
                   (a->u.func.nin + a->u.func.nres) * sizeof(PtoType *));
   case PTO_TYPE_DIALECT:
   case PTO_TYPE_OPAQUE:
-    return a->u.dialect.dialect == b->u.dialect.dialect &&
-           a->u.dialect.name == b->u.dialect.name &&
-           a->u.dialect.nints == b->u.dialect.nints &&
-           a->u.dialect.ntypes == b->u.dialect.ntypes &&
-           a->u.dialect.nattrs == b->u.dialect.nattrs &&
-           a->u.dialect.body_len == b->u.dialect.body_len &&
-           mem_eq(a->u.dialect.ints, b->u.dialect.ints,
-                  a->u.dialect.nints * sizeof(int64_t)) &&
-           mem_eq(a->u.dialect.types, b->u.dialect.types,
-                  a->u.dialect.ntypes * sizeof(void *)) &&
-           mem_eq(a->u.dialect.attrs, b->u.dialect.attrs,
-                  a->u.dialect.nattrs * sizeof(void *)) &&
-           mem_eq(a->u.dialect.body, b->u.dialect.body, a->u.dialect.body_len);
+    return pto_dialect_storage_eq(&a->u.dialect, &b->u.dialect);
   default:
     return true;
   }
@@ -94,16 +74,7 @@ static PtoType *type_get(PtoContext *ctx, PtoType *key) {
     break;
   case PTO_TYPE_DIALECT:
   case PTO_TYPE_OPAQUE:
-    t->u.dialect.ints = pto_arena_memdup(ar, key->u.dialect.ints,
-                                         key->u.dialect.nints * sizeof(int64_t));
-    t->u.dialect.types = pto_arena_memdup(
-        ar, key->u.dialect.types, key->u.dialect.ntypes * sizeof(PtoType *));
-    t->u.dialect.attrs = pto_arena_memdup(
-        ar, key->u.dialect.attrs, key->u.dialect.nattrs * sizeof(PtoAttr *));
-    t->u.dialect.body = key->u.dialect.body
-                            ? pto_arena_strndup(ar, key->u.dialect.body,
-                                                key->u.dialect.body_len)
-                            : NULL;
+    pto_dialect_storage_own(ar, &t->u.dialect);
     break;
   default:
     break;
@@ -321,4 +292,37 @@ PtoAttr *pto_type_attr_param(const PtoType *t, unsigned i) {
 }
 const char *pto_type_opaque_body(const PtoType *t) {
   return t->kind == PTO_TYPE_OPAQUE ? t->u.dialect.body : NULL;
+}
+
+/* ---- dialect payloads, shared with dialect attributes ---- */
+
+static bool bytes_eq(const void *a, const void *b, size_t n) {
+  return n == 0 || memcmp(a, b, n) == 0;
+}
+
+uint64_t pto_dialect_storage_hash(uint64_t h, const PtoDialectStorage *d) {
+  h = pto_hash_combine(h, (uintptr_t)d->dialect);
+  h = pto_hash_combine(h, (uintptr_t)d->name);
+  h = pto_hash_combine(h, pto_hash_bytes(d->ints, d->nints * sizeof(int64_t)));
+  h = pto_hash_combine(h, pto_hash_bytes(d->types, d->ntypes * sizeof(void *)));
+  h = pto_hash_combine(h, pto_hash_bytes(d->attrs, d->nattrs * sizeof(void *)));
+  return pto_hash_combine(h, pto_hash_bytes(d->body, d->body_len));
+}
+
+bool pto_dialect_storage_eq(const PtoDialectStorage *a,
+                            const PtoDialectStorage *b) {
+  return a->dialect == b->dialect && a->name == b->name &&
+         a->nints == b->nints && a->ntypes == b->ntypes &&
+         a->nattrs == b->nattrs && a->body_len == b->body_len &&
+         bytes_eq(a->ints, b->ints, a->nints * sizeof(int64_t)) &&
+         bytes_eq(a->types, b->types, a->ntypes * sizeof(void *)) &&
+         bytes_eq(a->attrs, b->attrs, a->nattrs * sizeof(void *)) &&
+         bytes_eq(a->body, b->body, a->body_len);
+}
+
+void pto_dialect_storage_own(PtoArena *ar, PtoDialectStorage *d) {
+  d->ints = pto_arena_memdup(ar, d->ints, d->nints * sizeof(int64_t));
+  d->types = pto_arena_memdup(ar, d->types, d->ntypes * sizeof(PtoType *));
+  d->attrs = pto_arena_memdup(ar, d->attrs, d->nattrs * sizeof(PtoAttr *));
+  d->body = d->body ? pto_arena_strndup(ar, d->body, d->body_len) : NULL;
 }
