@@ -47,10 +47,6 @@ static uint32_t attr_hash(const PtoAttr *a) {
   return (uint32_t)h;
 }
 
-static bool mem_eq(const void *a, const void *b, size_t n) {
-  return n == 0 || memcmp(a, b, n) == 0;
-}
-
 static bool attr_eq(const void *pa, const void *pb) {
   const PtoAttr *a = pa, *b = pb;
   if (a->kind != b->kind || a->type != b->type) return false;
@@ -62,24 +58,24 @@ static bool attr_eq(const void *pa, const void *pb) {
     return true;
   case PTO_ATTR_STRING:
     return a->u.str.len == b->u.str.len &&
-           mem_eq(a->u.str.s, b->u.str.s, a->u.str.len);
+           pto_bytes_eq(a->u.str.s, b->u.str.s, a->u.str.len);
   case PTO_ATTR_TYPE:
     return a->u.type == b->u.type;
   case PTO_ATTR_ARRAY:
     return a->u.array.n == b->u.array.n &&
-           mem_eq(a->u.array.elems, b->u.array.elems,
+           pto_bytes_eq(a->u.array.elems, b->u.array.elems,
                   a->u.array.n * sizeof(PtoAttr *));
   case PTO_ATTR_DICT:
     return a->u.dict.n == b->u.dict.n &&
-           mem_eq(a->u.dict.entries, b->u.dict.entries,
+           pto_bytes_eq(a->u.dict.entries, b->u.dict.entries,
                   a->u.dict.n * sizeof(PtoNamedAttr));
   case PTO_ATTR_SYMREF:
     return a->u.sym.root == b->u.sym.root && a->u.sym.n == b->u.sym.n &&
-           mem_eq(a->u.sym.nested, b->u.sym.nested, a->u.sym.n * sizeof(void *));
+           pto_bytes_eq(a->u.sym.nested, b->u.sym.nested, a->u.sym.n * sizeof(void *));
   case PTO_ATTR_DENSE:
     return a->u.dense.splat == b->u.dense.splat &&
            a->u.dense.bytes == b->u.dense.bytes &&
-           mem_eq(a->u.dense.data, b->u.dense.data, a->u.dense.bytes);
+           pto_bytes_eq(a->u.dense.data, b->u.dense.data, a->u.dense.bytes);
   case PTO_ATTR_DIALECT:
   case PTO_ATTR_OPAQUE:
     return pto_dialect_storage_eq(&a->u.dialect, &b->u.dialect);

@@ -27,10 +27,6 @@ static uint32_t type_hash(const PtoType *t) {
   return (uint32_t)h;
 }
 
-static bool mem_eq(const void *a, const void *b, size_t n) {
-  return n == 0 || memcmp(a, b, n) == 0;
-}
-
 static bool type_eq(const void *pa, const void *pb) {
   const PtoType *a = pa, *b = pb;
   if (a->kind != b->kind || a->sub != b->sub || a->signedness != b->signedness)
@@ -39,11 +35,11 @@ static bool type_eq(const void *pa, const void *pb) {
   case PTO_TYPE_TENSOR:
     return a->u.tensor.elem == b->u.tensor.elem &&
            a->u.tensor.rank == b->u.tensor.rank &&
-           mem_eq(a->u.tensor.shape, b->u.tensor.shape,
+           pto_bytes_eq(a->u.tensor.shape, b->u.tensor.shape,
                   a->u.tensor.rank * sizeof(int64_t));
   case PTO_TYPE_FUNCTION:
     return a->u.func.nin == b->u.func.nin && a->u.func.nres == b->u.func.nres &&
-           mem_eq(a->u.func.types, b->u.func.types,
+           pto_bytes_eq(a->u.func.types, b->u.func.types,
                   (a->u.func.nin + a->u.func.nres) * sizeof(PtoType *));
   case PTO_TYPE_DIALECT:
   case PTO_TYPE_OPAQUE:
@@ -296,10 +292,6 @@ const char *pto_type_opaque_body(const PtoType *t) {
 
 /* ---- dialect payloads, shared with dialect attributes ---- */
 
-static bool bytes_eq(const void *a, const void *b, size_t n) {
-  return n == 0 || memcmp(a, b, n) == 0;
-}
-
 uint64_t pto_dialect_storage_hash(uint64_t h, const PtoDialectStorage *d) {
   h = pto_hash_combine(h, (uintptr_t)d->dialect);
   h = pto_hash_combine(h, (uintptr_t)d->name);
@@ -314,10 +306,10 @@ bool pto_dialect_storage_eq(const PtoDialectStorage *a,
   return a->dialect == b->dialect && a->name == b->name &&
          a->nints == b->nints && a->ntypes == b->ntypes &&
          a->nattrs == b->nattrs && a->body_len == b->body_len &&
-         bytes_eq(a->ints, b->ints, a->nints * sizeof(int64_t)) &&
-         bytes_eq(a->types, b->types, a->ntypes * sizeof(void *)) &&
-         bytes_eq(a->attrs, b->attrs, a->nattrs * sizeof(void *)) &&
-         bytes_eq(a->body, b->body, a->body_len);
+         pto_bytes_eq(a->ints, b->ints, a->nints * sizeof(int64_t)) &&
+         pto_bytes_eq(a->types, b->types, a->ntypes * sizeof(void *)) &&
+         pto_bytes_eq(a->attrs, b->attrs, a->nattrs * sizeof(void *)) &&
+         pto_bytes_eq(a->body, b->body, a->body_len);
 }
 
 void pto_dialect_storage_own(PtoArena *ar, PtoDialectStorage *d) {

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 static inline uint64_t pto_hash_mix(uint64_t x) {
   x ^= x >> 33;
@@ -18,6 +19,10 @@ static inline uint64_t pto_hash_combine(uint64_t h, uint64_t v) {
   return pto_hash_mix(h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2)));
 }
 uint64_t pto_hash_bytes(const void *p, size_t n);
+/* Byte equality that accepts NULL pointers for empty ranges. */
+static inline bool pto_bytes_eq(const void *a, const void *b, size_t n) {
+  return n == 0 || memcmp(a, b, n) == 0;
+}
 
 /* Open-addressing map from a non-zero 64-bit key (pointer or integer) to a
  * pointer. Key 0 is reserved as "empty". */
