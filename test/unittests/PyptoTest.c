@@ -74,7 +74,7 @@ TEST(op_table) {
   CHECK(pto_pypto_lookup("nope") == PTO_PYPTO_NONE);
   CHECK_STR(pto_pypto_op_name(PTO_PYPTO_SCATTER_UPDATE), "pypto.scatter_update");
   CHECK(pto_pypto_kind(PTO_PYPTO_ARGMAX) == PTO_PYPTO_KIND_ARGREDUCE);
-  CHECK(pto_pypto_dtypes(PTO_PYPTO_EXP) == PTO_PYPTO_DTYPES_FLOAT);
+  CHECK(pto_pypto_dtypes(PTO_PYPTO_EXP) == PTO_DTYPES_FLOAT);
 }
 
 TEST(infer_broadcast) {

@@ -55,6 +55,19 @@ static inline bool pto_elem_is_supported(const PtoType *t) {
   return pto_dtype_class(t) != PTO_DTYPE_UNSUPPORTED;
 }
 
+/* The element types an op's main operand accepts (the DTYPES column of
+ * the Tensor and Tile op tables). */
+typedef enum PtoDtypeSet {
+  PTO_DTYPES_FLOAT,   /* f32 f16 bf16 */
+  PTO_DTYPES_NUMERIC, /* float and i8 i16 i32 i64 */
+  PTO_DTYPES_ANY,     /* numeric and i1 */
+  PTO_DTYPES_MATMUL,  /* f32 f16 bf16 i8 */
+  PTO_DTYPES_DEQUANT, /* i8 i32 */
+} PtoDtypeSet;
+bool pto_dtype_in_set(const PtoType *elem, PtoDtypeSet set);
+/* "float values (f32, f16, bf16)", for diagnostics. */
+const char *pto_dtype_set_text(PtoDtypeSet set);
+
 /* ------------------------------------------------------------------ */
 /* Shapes                                                               */
 /* ------------------------------------------------------------------ */

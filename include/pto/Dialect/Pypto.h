@@ -53,15 +53,6 @@ typedef enum PtoPyptoKind {
   PTO_PYPTO_KIND_LAYER_NORM,
 } PtoPyptoKind;
 
-/* Element types operand #0 accepts (the DTYPES column). */
-typedef enum PtoPyptoDtypes {
-  PTO_PYPTO_DTYPES_FLOAT,   /* f32 f16 bf16 */
-  PTO_PYPTO_DTYPES_NUMERIC, /* float and i8 i16 i32 i64 */
-  PTO_PYPTO_DTYPES_ANY,     /* numeric and i1 */
-  PTO_PYPTO_DTYPES_MATMUL,  /* f32 f16 bf16 i8 */
-  PTO_PYPTO_DTYPES_DEQUANT, /* i8 i32 */
-} PtoPyptoDtypes;
-
 /* The op's id, or PTO_PYPTO_NONE when it is not a registered pypto op. */
 PtoPyptoOp pto_pypto_op_id(const PtoOp *op);
 /* Id of "add" or "pypto.add"; PTO_PYPTO_NONE if unknown. */
@@ -69,7 +60,7 @@ PtoPyptoOp pto_pypto_lookup(const char *name);
 const char *pto_pypto_mnemonic(PtoPyptoOp id); /* "add" */
 const char *pto_pypto_op_name(PtoPyptoOp id);  /* "pypto.add" */
 PtoPyptoKind pto_pypto_kind(PtoPyptoOp id);
-PtoPyptoDtypes pto_pypto_dtypes(PtoPyptoOp id);
+PtoDtypeSet pto_pypto_dtypes(PtoPyptoOp id);
 
 /* ---- attribute accessors for verified ops ---- */
 

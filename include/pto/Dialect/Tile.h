@@ -84,15 +84,6 @@ typedef enum PtoTileKind {
   PTO_TILE_KIND_DEQUANTIZE,
 } PtoTileKind;
 
-/* Element types operand #0 accepts (the DTYPES column). */
-typedef enum PtoTileDtypes {
-  PTO_TILE_DTYPES_FLOAT,   /* f32 f16 bf16 */
-  PTO_TILE_DTYPES_NUMERIC, /* float and i8 i16 i32 i64 */
-  PTO_TILE_DTYPES_ANY,     /* numeric and i1 */
-  PTO_TILE_DTYPES_MATMUL,  /* f32 f16 bf16 i8 */
-  PTO_TILE_DTYPES_DEQUANT, /* i8 i32 */
-} PtoTileDtypes;
-
 /* The op's id, or PTO_TILE_NONE when it is not a registered tile op. */
 PtoTileOp pto_tile_op_id(const PtoOp *op);
 /* Id of "add" or "tile.add"; PTO_TILE_NONE if unknown. */
@@ -100,7 +91,7 @@ PtoTileOp pto_tile_lookup(const char *name);
 const char *pto_tile_mnemonic(PtoTileOp id); /* "add" */
 const char *pto_tile_op_name(PtoTileOp id);  /* "tile.add" */
 PtoTileKind pto_tile_kind(PtoTileOp id);
-PtoTileDtypes pto_tile_dtypes(PtoTileOp id);
+PtoDtypeSet pto_tile_dtypes(PtoTileOp id);
 /* The op's definition in the op table (traits, affinity, summary). */
 const PtoOpDef *pto_tile_op_def(PtoTileOp id);
 

@@ -7,20 +7,6 @@
 
 #include "pto/Dialect/Common.h"
 
-/* Element-type classes of op tables (same order in every dialect's DTYPES
- * column). */
-typedef enum PtoDtypeSet {
-  PTO_DTYPES_FLOAT,   /* f32 f16 bf16 */
-  PTO_DTYPES_NUMERIC, /* float and i8 i16 i32 i64 */
-  PTO_DTYPES_ANY,     /* numeric and i1 */
-  PTO_DTYPES_MATMUL,  /* f32 f16 bf16 i8 */
-  PTO_DTYPES_DEQUANT, /* i8 i32 */
-} PtoDtypeSet;
-
-bool pto_dtype_in_set(const PtoType *elem, PtoDtypeSet set);
-/* "float values (f32, f16, bf16)", ... for "must be a tensor of <text>". */
-const char *pto_dtype_set_text(PtoDtypeSet set);
-
 typedef struct PtoOpCheck {
   PtoContext *ctx;
   PtoErrSite site;

@@ -7,12 +7,6 @@
 #include <string.h>
 
 /* The dtype columns of the pypto and tile op tables share one order. */
-_Static_assert((int)PTO_PYPTO_DTYPES_FLOAT == (int)PTO_DTYPES_FLOAT &&
-                   (int)PTO_PYPTO_DTYPES_NUMERIC == (int)PTO_DTYPES_NUMERIC &&
-                   (int)PTO_PYPTO_DTYPES_ANY == (int)PTO_DTYPES_ANY &&
-                   (int)PTO_PYPTO_DTYPES_MATMUL == (int)PTO_DTYPES_MATMUL &&
-                   (int)PTO_PYPTO_DTYPES_DEQUANT == (int)PTO_DTYPES_DEQUANT,
-               "PtoPyptoDtypes must follow PtoDtypeSet");
 
 void pypto_infer_init(PyInfer *in, PtoContext *ctx, PtoLoc *loc, PtoPyptoOp id,
                       PtoType *const *opnd, unsigned nopnd,
@@ -84,7 +78,7 @@ PtoResult pypto_want_tensor(PyInfer *in, unsigned r, PtoShape *s) {
   return pto_opcheck_tensor(&in->c, "result", r, in->want[r], s);
 }
 
-PtoResult pypto_opnd_class(PyInfer *in, unsigned i, PtoPyptoDtypes c) {
+PtoResult pypto_opnd_class(PyInfer *in, unsigned i, PtoDtypeSet c) {
   PtoType *t = in->c.opnd[i];
   PtoType *e = pto_type_is_tensor(t) ? pto_type_tensor_elem(t) : t;
   if (!pto_dtype_in_set(e, (PtoDtypeSet)c))

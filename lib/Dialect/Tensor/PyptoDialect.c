@@ -16,8 +16,8 @@ static const PtoPyptoKind kinds[] = {
 #include "pto/Dialect/PyptoOps.def"
 };
 
-static const PtoPyptoDtypes dtypes[] = {
-#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_PYPTO_DTYPES_##DT,
+static const PtoDtypeSet dtypes[] = {
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_DTYPES_##DT,
 #include "pto/Dialect/PyptoOps.def"
 };
 
@@ -53,7 +53,7 @@ PtoPyptoOp pto_pypto_lookup(const char *name) {
 const char *pto_pypto_mnemonic(PtoPyptoOp id) { return mnemonics[id]; }
 const char *pto_pypto_op_name(PtoPyptoOp id) { return pypto_op_defs[id].name; }
 PtoPyptoKind pto_pypto_kind(PtoPyptoOp id) { return kinds[id]; }
-PtoPyptoDtypes pto_pypto_dtypes(PtoPyptoOp id) { return dtypes[id]; }
+PtoDtypeSet pto_pypto_dtypes(PtoPyptoOp id) { return dtypes[id]; }
 
 unsigned pypto_num_tensor_operands(PtoPyptoKind k, unsigned n) {
   switch (k) {

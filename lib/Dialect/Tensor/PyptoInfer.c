@@ -86,7 +86,7 @@ static PtoResult infer_reduce(PyInfer *in, bool arg) {
   unsigned dim;
   bool keep;
   if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_opnd_min_rank(in, 0, &s, 1) ||
-      pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_NUMERIC) || pto_opcheck_dim(&in->c, true, 0, s.rank, &dim) ||
+      pypto_opnd_class(in, 0, PTO_DTYPES_NUMERIC) || pto_opcheck_dim(&in->c, true, 0, s.rank, &dim) ||
       pto_opcheck_flag(&in->c, "keepdim", &keep))
     return PTO_FAILURE;
   pto_shape_reduce(&s, dim, keep, &r);
@@ -120,14 +120,14 @@ static PtoResult infer_quant(PyInfer *in, bool quant) {
   PtoType *e, *es;
   if (pypto_opnd_tensor(in, 0, &s, &e)) return PTO_FAILURE;
   if (quant) {
-    if (pypto_opnd_min_rank(in, 0, &s, 1) || pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_FLOAT))
+    if (pypto_opnd_min_rank(in, 0, &s, 1) || pypto_opnd_class(in, 0, PTO_DTYPES_FLOAT))
       return PTO_FAILURE;
     pypto_set_res(in, pypto_tensor_of(in, &s, pto_type_int(in->c.ctx, 8)));
     pto_shape_replace_dim(&s, s.rank - 1, 1, &sc);
     pypto_set_res(in, pypto_tensor_of(in, &sc, pto_type_f32(in->c.ctx)));
     return PTO_SUCCESS;
   }
-  if (pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_DEQUANT) || pypto_opnd_tensor(in, 1, &sc, &es))
+  if (pypto_opnd_class(in, 0, PTO_DTYPES_DEQUANT) || pypto_opnd_tensor(in, 1, &sc, &es))
     return PTO_FAILURE;
   if (es != pto_type_f32(in->c.ctx))
     return ERR("operand #1 must be a tensor of f32 values, got '%s'",
@@ -148,7 +148,7 @@ static PtoResult infer_quant(PyInfer *in, bool quant) {
 static PtoResult infer_norm(PyInfer *in, PtoPyptoKind k) {
   PtoShape s;
   PtoType *e;
-  if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_FLOAT))
+  if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_opnd_class(in, 0, PTO_DTYPES_FLOAT))
     return PTO_FAILURE;
   if (k == PTO_PYPTO_KIND_SOFTMAX) {
     unsigned d;

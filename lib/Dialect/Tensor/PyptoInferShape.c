@@ -176,7 +176,7 @@ PtoResult pypto_infer_topk(PyInfer *in) {
   unsigned dim;
   bool largest;
   if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_opnd_min_rank(in, 0, &s, 1) ||
-      pypto_opnd_class(in, 0, PTO_PYPTO_DTYPES_NUMERIC) || pto_opcheck_int(&in->c, "k", true, 0, &k))
+      pypto_opnd_class(in, 0, PTO_DTYPES_NUMERIC) || pto_opcheck_int(&in->c, "k", true, 0, &k))
     return PTO_FAILURE;
   if (k <= 0) return ERR("attribute 'k' must be positive, got %" PRId64, k);
   if (pto_opcheck_dim(&in->c, false, -1, s.rank, &dim) ||

@@ -37,7 +37,7 @@ PtoResult pypto_opnd_min_rank(PyInfer *in, unsigned i, const PtoShape *s,
 /* want[r] is a valid tensor. */
 PtoResult pypto_want_tensor(PyInfer *in, unsigned r, PtoShape *s);
 /* Operand i's element type is in the op table's dtype class. */
-PtoResult pypto_opnd_class(PyInfer *in, unsigned i, PtoPyptoDtypes c);
+PtoResult pypto_opnd_class(PyInfer *in, unsigned i, PtoDtypeSet c);
 /* A tensor, or a scalar of a supported dtype (rank 0). */
 PtoResult pypto_opnd_tensor_or_scalar(PyInfer *in, unsigned i, PtoShape *s,
                                       PtoType **elem);

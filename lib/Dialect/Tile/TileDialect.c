@@ -19,8 +19,8 @@ static const PtoTileKind kinds[] = {
 #include "pto/Dialect/TileOps.def"
 };
 
-static const PtoTileDtypes dtypes[] = {
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_TILE_DTYPES_##DT,
+static const PtoDtypeSet dtypes[] = {
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_DTYPES_##DT,
 #include "pto/Dialect/TileOps.def"
 };
 
@@ -49,7 +49,7 @@ PtoTileOp pto_tile_lookup(const char *name) {
 const char *pto_tile_mnemonic(PtoTileOp id) { return mnemonics[id]; }
 const char *pto_tile_op_name(PtoTileOp id) { return tile_op_defs[id].name; }
 PtoTileKind pto_tile_kind(PtoTileOp id) { return kinds[id]; }
-PtoTileDtypes pto_tile_dtypes(PtoTileOp id) { return dtypes[id]; }
+PtoDtypeSet pto_tile_dtypes(PtoTileOp id) { return dtypes[id]; }
 const PtoOpDef *pto_tile_op_def(PtoTileOp id) { return &tile_op_defs[id]; }
 
 /* ------------------------------------------------------------------ */

@@ -77,7 +77,7 @@ static PtoResult opnd_class(TileInfer *in, unsigned i, PtoDtypeSet set) {
 /* Operand #i is a tile of the op's DTYPES class. */
 static PtoResult opnd_tile_of_class(TileInfer *in, unsigned i, PtoType **t) {
   return opnd_tile(in, i, t) ||
-         opnd_class(in, i, (PtoDtypeSet)pto_tile_dtypes(in->id));
+         opnd_class(in, i, pto_tile_dtypes(in->id));
 }
 
 static PtoResult opnd_gm(TileInfer *in, unsigned i, PtoShape *s) {
@@ -285,7 +285,7 @@ static PtoResult infer_binary(TileInfer *in) {
   PtoType *a = NULL, *b = NULL;
   if (opnd_tile(in, 0, &a) || opnd_tile(in, 1, &b) ||
       pto_opcheck_same_elem(&in->c, pto_tile_elem(a), pto_tile_elem(b)) ||
-      opnd_class(in, 0, (PtoDtypeSet)pto_tile_dtypes(in->id)))
+      opnd_class(in, 0, pto_tile_dtypes(in->id)))
     return PTO_FAILURE;
   if (a != b)
     return ERR("operands must have the same shape, got '%s' and '%s'; broadcast "
@@ -308,7 +308,7 @@ static PtoResult infer_scalar(TileInfer *in) {
 static PtoResult infer_compare(TileInfer *in) {
   PtoType *t = NULL;
   if (opnd_tile(in, 0, &t) || opnd_tile_or_scalar(in, 1, t) ||
-      opnd_class(in, 0, (PtoDtypeSet)pto_tile_dtypes(in->id)))
+      opnd_class(in, 0, pto_tile_dtypes(in->id)))
     return PTO_FAILURE;
   set_res(in, pto_tile_with_elem(t, i1(in)));
   return PTO_SUCCESS;
