@@ -3,6 +3,8 @@
 
 #include "Tools/ToolsInternal.h"
 
+#include "pto/Platform.h"
+
 #include "Support/Alloc.h"
 #include "Support/File.h"
 #include "Support/Str.h"
@@ -70,7 +72,8 @@ typedef struct OptOptions {
   const char *output;
   bool print_generic, print_debuginfo, verify_diagnostics, split_input;
   bool allow_unregistered, verify_each, verify_roundtrip, dump_pipeline;
-  bool list_passes, passes_markdown;
+  bool list_passes, passes_markdown, print_platform;
+  const char *platform; /* --print-platform=NAME|FILE */
   int print_after_failure; /* -1: default */
   const char *pass_pipeline;
   PtoStr pass_flags;        /* `--cse --canonicalize=...` as pipeline text */
@@ -86,6 +89,7 @@ enum OptArg {
   OPT_VERIFY_EACH, OPT_VERIFY_ROUNDTRIP, OPT_PRINT_BEFORE, OPT_PRINT_AFTER,
   OPT_PRINT_BEFORE_ALL, OPT_PRINT_AFTER_ALL, OPT_PRINT_AFTER_CHANGE,
   OPT_PRINT_AFTER_FAILURE, OPT_TIMING, OPT_STATISTICS, OPT_DUMP_DIR,
+  OPT_PRINT_PLATFORM,
 };
 
 static const PtoToolArg opt_args[] = {
@@ -118,6 +122,10 @@ static const PtoToolArg opt_args[] = {
      0},
     {PTO_TOOL_ARG_FLAG, "--list-passes", NULL, NULL,
      "List passes, options and pipelines", OPT_LIST_PASSES},
+    {PTO_TOOL_ARG_EQ_VALUE, "--print-platform", NULL,
+     "--print-platform[=<name|file>]",
+     "Print a machine description (default\na2a3; a built-in name or an .xml file)",
+     OPT_PRINT_PLATFORM},
     {PTO_TOOL_ARG_FLAG, "--print-passes-markdown", NULL, NULL,
      "Print the pass reference (docs/passes.md)", OPT_PASSES_MARKDOWN},
     {PTO_TOOL_ARG_FLAG, "--dump-pass-pipeline", NULL, NULL,
@@ -204,6 +212,10 @@ static int opt_option(void *user, int id, const char *a, const char *v) {
     o->pass_pipeline = v;
     break;
   case OPT_LIST_PASSES: o->list_passes = true; break;
+  case OPT_PRINT_PLATFORM:
+    o->print_platform = true;
+    o->platform = v;
+    break;
   case OPT_PASSES_MARKDOWN: o->passes_markdown = true; break;
   case OPT_DUMP_PIPELINE: o->dump_pipeline = true; break;
   case OPT_VERIFY_EACH: o->verify_each = strcmp(v, "true") == 0; break;
@@ -358,16 +370,26 @@ static bool process_chunk(Run *run, const char *text, size_t len,
   if (ok && pto_pm_run(run->pm, module)) ok = false;
   if (ok) {
     t0 = pto_now_seconds();
+    /* the printer reports what it cannot print (regions nested past the
+     * limit after --inline --verify-each=false): output that does not
+     * read back is an error, and does not replace an -o file */
+    unsigned errors = pto_ctx_num_errors(run->ctx);
     if (out) {
       char *s = pto_op_print_to_string(module, run->print_flags);
       pto_str_puts(out, s);
       pto_free(s);
+      ok = pto_ctx_num_errors(run->ctx) == errors;
     } else {
       PtoOutFile f;
       ok = open_output(o, run->tool, &f);
       if (ok) {
         pto_op_print(module, f.f, run->print_flags);
-        ok = close_output(o, run->tool, &f);
+        if (pto_ctx_num_errors(run->ctx) != errors) {
+          ok = false;
+          if (f.f != stdout) pto_out_file_abandon(&f);
+        } else {
+          ok = close_output(o, run->tool, &f);
+        }
       }
     }
     pto_pm_add_timing(run->pm, "output", pto_now_seconds() - t0);
@@ -451,6 +473,23 @@ static int run_on_input(OptOptions *o, const char *tool, PtoContext *ctx,
   return rc;
 }
 
+/* Loads and prints a platform; a bad description is reported with its file
+ * and line and makes the tool fail. */
+static int print_platform(const char *spec) {
+  PtoPlatform p;
+  PtoPlatformError err;
+  if (!pto_platform_load(&p, spec, &err)) {
+    char msg[1024];
+    pto_platform_error_format(&err, msg, sizeof msg);
+    fprintf(stderr, "%s\n", msg);
+    return 1;
+  }
+  char *text = pto_platform_describe(&p);
+  fputs(text, stdout);
+  pto_free(text);
+  return 0;
+}
+
 int pto_opt_main(int argc, char **argv, const char *tool,
                  PtoRegisterFn register_fn) {
   OptOptions o;
@@ -472,6 +511,10 @@ int pto_opt_main(int argc, char **argv, const char *tool,
     if (o.passes_markdown) pto_tool_passes_markdown(ctx, tool, &s);
     fwrite(s.data, 1, s.len, stdout);
     pto_str_release(&s);
+    goto done;
+  }
+  if (o.print_platform) {
+    rc = print_platform(o.platform);
     goto done;
   }
   if (!o.input) o.input = "-";

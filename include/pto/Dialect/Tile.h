@@ -45,7 +45,7 @@ PtoType *pto_tile_with_elem(const PtoType *t, PtoType *elem);
 /* One id per row of TileOps.def, in table order. */
 typedef enum PtoTileOp {
   PTO_TILE_NONE = -1,
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_TILE_##ID,
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) PTO_TILE_##ID,
 #include "pto/Dialect/TileOps.def"
   PTO_TILE_NUM_OPS
 } PtoTileOp;
@@ -91,6 +91,9 @@ PtoTileOp pto_tile_lookup(const char *name);
 const char *pto_tile_mnemonic(PtoTileOp id); /* "add" */
 const char *pto_tile_op_name(PtoTileOp id);  /* "tile.add" */
 PtoTileKind pto_tile_kind(PtoTileOp id);
+/* The row of pto/UnaryOps.def an elementwise unary op comes from, or
+ * PTO_UNARY_ROW_NONE. */
+PtoUnaryRow pto_tile_unary_row(PtoTileOp id);
 PtoDtypeSet pto_tile_dtypes(PtoTileOp id);
 /* The op's definition in the op table (traits, affinity, summary). */
 const PtoOpDef *pto_tile_op_def(PtoTileOp id);

@@ -208,7 +208,7 @@ static const PtoPassOptionDef options[] = {
 
 static const PtoPassStatDef statistics[] = {
     {"tensor-ops", "pypto ops expanded"},
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) \
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) \
   {MN, "tile." MN " ops created"},
 #include "pto/Dialect/TileOps.def"
 };

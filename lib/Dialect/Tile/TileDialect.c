@@ -10,22 +10,22 @@
 #include <string.h>
 
 static const char *const mnemonics[] = {
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) MN,
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) MN,
 #include "pto/Dialect/TileOps.def"
 };
 
 static const PtoTileKind kinds[] = {
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_TILE_KIND_##KIND,
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) PTO_TILE_KIND_##KIND,
 #include "pto/Dialect/TileOps.def"
 };
 
 static const PtoDtypeSet dtypes[] = {
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_DTYPES_##DT,
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) PTO_DTYPES_##DT,
 #include "pto/Dialect/TileOps.def"
 };
 
 const PtoOpDef tile_op_defs[PTO_TILE_NUM_OPS] = {
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM)                  \
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM)                  \
   {"tile." MN, NOP, NRES, 0, 0, TR, AFF, tile_verify, tile_parse, tile_print, \
    NULL, NULL, SUM},
 #include "pto/Dialect/TileOps.def"
@@ -49,6 +49,17 @@ PtoTileOp pto_tile_lookup(const char *name) {
 const char *pto_tile_mnemonic(PtoTileOp id) { return mnemonics[id]; }
 const char *pto_tile_op_name(PtoTileOp id) { return tile_op_defs[id].name; }
 PtoTileKind pto_tile_kind(PtoTileOp id) { return kinds[id]; }
+
+/* Row + 1, 0 for ops of other kinds. */
+static const unsigned char unary_rows[PTO_TILE_NUM_OPS] = {
+#define PTO_UNARY_OP(ID, ...) [PTO_TILE_##ID] = PTO_UNARY_ROW_##ID + 1,
+#include "pto/UnaryOps.def"
+};
+
+PtoUnaryRow pto_tile_unary_row(PtoTileOp id) {
+  return (unsigned)id < PTO_TILE_NUM_OPS ? (PtoUnaryRow)(unary_rows[id] - 1)
+                                         : PTO_UNARY_ROW_NONE;
+}
 PtoDtypeSet pto_tile_dtypes(PtoTileOp id) { return dtypes[id]; }
 const PtoOpDef *pto_tile_op_def(PtoTileOp id) { return &tile_op_defs[id]; }
 
