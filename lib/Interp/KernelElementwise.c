@@ -53,10 +53,18 @@ UNARY_F(u_ceil, ceil(x))
 /* the default floating-point environment rounds ties to even */
 UNARY_F(u_round, nearbyint(x))
 UNARY_F(u_erf, erf(x))
+UNARY_F(u_log1p, log1p(x))
+UNARY_F(u_expm1, expm1(x))
+/* comparisons keep NaN (and the zero's sign) where fmin/fmax would not */
+UNARY_F(u_sign, x > 0 ? 1.0 : x < 0 ? -1.0 : x)
+UNARY_F(u_hardsigmoid, (x + 3 < 0 ? 0.0 : x + 3 > 6 ? 6.0 : x + 3) / 6)
+UNARY_F(u_leaky_relu, x < 0 ? p[0] * x : x)
+UNARY_F(u_clip, x < p[0] ? p[0] : x > p[1] ? p[1] : x)
 
 UNARY_I(i_abs, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
 UNARY_I(i_neg, (int64_t)(0 - (uint64_t)x))
 UNARY_I(i_relu, x < 0 ? 0 : x)
+UNARY_I(i_sign, x > 0 ? 1 : x < 0 ? -1 : 0)
 
 static const struct UnaryRow {
   const char *name;
