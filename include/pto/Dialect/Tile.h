@@ -169,39 +169,6 @@ PtoValue *pto_tile_build_assemble(PtoBuilder *b, PtoValue *tile,
 PtoValue *pto_tile_build_empty(PtoBuilder *b, PtoType *tensor_type,
                                PtoValue *const *dyn_sizes, unsigned n);
 
-/* ------------------------------------------------------------------ */
-/* Provenance: which Tensor-level result a tile belongs to              */
-/* ------------------------------------------------------------------ */
-
-/* tile-expand (option `provenance`) marks each tile op that produces a
- * final tile of a Tensor-level op's result with
- *   tile.origin = [[op, result, offset0, offset1, ...], ...]
- * one entry per result of the tile op (an empty entry for results that are
- * not such a tile): `op` numbers the pypto ops of the module in pre-order
- * (see below), `result` is that op's result number and the offsets place
- * the tile's window (pto_tile_window_shape) in that result. Dialect-
- * prefixed attributes are kept by every pass. */
-#define PTO_TILE_ORIGIN_ATTR "tile.origin"
-
-/* The pypto ops nested in `root`, in pre-order: the numbering the
- * `tile.origin` attribute refers to. Returns the count; *ops (may be NULL)
- * receives an array freed with pto_free. */
-unsigned pto_tile_origin_ops(PtoOp *root, PtoOp ***ops);
-
-typedef struct PtoTileOrigin {
-  int64_t op;
-  unsigned result;
-  unsigned rank;
-  int64_t offsets[PTO_MAX_RANK];
-} PtoTileOrigin;
-/* Reads the tile.origin entry of result `tile_result` of `op`; false when
- * there is none (or it is malformed). */
-bool pto_tile_get_origin(const PtoOp *op, unsigned tile_result,
-                         PtoTileOrigin *out);
-/* Sets the entry of result `tile_result`, keeping the others. */
-void pto_tile_set_origin(PtoOp *op, unsigned tile_result,
-                         const PtoTileOrigin *origin);
-
 #ifdef __cplusplus
 }
 #endif
