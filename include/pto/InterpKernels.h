@@ -19,15 +19,14 @@
 #ifndef PTO_INTERP_KERNELS_H
 #define PTO_INTERP_KERNELS_H
 
+#include "pto/Float16.h"
 #include "pto/NdArray.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct PtoKernelError {
-  char msg[320];
-} PtoKernelError;
+typedef PtoError PtoKernelError;
 
 /* ---- elementwise ---- */
 

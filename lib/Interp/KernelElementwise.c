@@ -140,15 +140,15 @@ PtoResult pto_kernel_unary_params(PtoUnaryKind k, const double *params,
                                   const PtoNdArray *x, const PtoNdArray *out,
                                   PtoKernelError *err) {
   if ((unsigned)k >= PTO_UNARY_NUM_KINDS)
-    return pk_fail(err, "unknown unary kernel %d", (int)k);
+    return pto_error_set(err, "unknown unary kernel %d", (int)k);
   const struct UnaryRow *row = &unary_rows[k];
   if (x->dtype != out->dtype)
-    return pk_fail(err, "%s: input dtype %s differs from the output's %s",
+    return pto_error_set(err, "%s: input dtype %s differs from the output's %s",
                    row->name, pto_dtype_name(x->dtype),
                    pto_dtype_name(out->dtype));
   bool fl = pto_dtype_is_float(x->dtype);
   if (!fl && !pto_unary_has_int(k))
-    return pk_fail(err, "%s needs a float dtype, got %s", row->name,
+    return pto_error_set(err, "%s needs a float dtype, got %s", row->name,
                    pto_dtype_name(x->dtype));
   const double *p = params ? params : row->dflt;
   PkIter it;
@@ -263,15 +263,15 @@ PtoResult pto_kernel_binary(PtoBinaryKind k, const PtoNdArray *a,
                             PtoKernelError *err) {
   const char *name = pto_binary_kind_name(k);
   if (a->dtype != b->dtype)
-    return pk_fail(err, "%s: operand dtypes differ: %s vs %s", name,
+    return pto_error_set(err, "%s: operand dtypes differ: %s vs %s", name,
                    pto_dtype_name(a->dtype), pto_dtype_name(b->dtype));
   bool cmp = is_compare(k);
   if (cmp ? !pto_dtype_is_int(out->dtype) : out->dtype != a->dtype)
-    return pk_fail(err, "%s: output dtype %s does not fit operands of %s",
+    return pto_error_set(err, "%s: output dtype %s does not fit operands of %s",
                    name, pto_dtype_name(out->dtype), pto_dtype_name(a->dtype));
   bool fl = pto_dtype_is_float(a->dtype);
   if (!fl && k == PTO_BINARY_POW)
-    return pk_fail(err, "pow needs a float dtype, got %s",
+    return pto_error_set(err, "pow needs a float dtype, got %s",
                    pto_dtype_name(a->dtype));
   int64_t st[3][PTO_MAX_RANK];
   if (!pk_bcast_strides(a, out->rank, out->shape, st[0], "operand #0", err) ||
@@ -319,11 +319,11 @@ PtoResult pto_kernel_where(const PtoNdArray *cond, const PtoNdArray *x,
                            const PtoNdArray *y, const PtoNdArray *out,
                            PtoKernelError *err) {
   if (x->dtype != out->dtype || y->dtype != out->dtype)
-    return pk_fail(err, "where: value dtypes %s and %s differ from the "
+    return pto_error_set(err, "where: value dtypes %s and %s differ from the "
                         "output's %s", pto_dtype_name(x->dtype),
                    pto_dtype_name(y->dtype), pto_dtype_name(out->dtype));
   if (!pto_dtype_is_int(cond->dtype))
-    return pk_fail(err, "where: the condition must be bool, got %s",
+    return pto_error_set(err, "where: the condition must be bool, got %s",
                    pto_dtype_name(cond->dtype));
   int64_t st[4][PTO_MAX_RANK];
   if (!pk_bcast_strides(cond, out->rank, out->shape, st[0], "condition", err) ||

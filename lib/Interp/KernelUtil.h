@@ -44,9 +44,6 @@ bool pk_bcast_strides(const PtoNdArray *a, unsigned rank, const int64_t *shape,
 bool pk_iter_map(PkIter *it, const PtoNdArray *in, const PtoNdArray *out,
                  PtoKernelError *err);
 
-/* Fills err (if non-NULL) and returns PTO_FAILURE. */
-PtoResult pk_fail(PtoKernelError *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 /* Row I/O. `off` and `step` count elements of `dt` from `data`. Loads are
  * exact (int64 beyond 2^53 to nearest in the double form). Stores of
