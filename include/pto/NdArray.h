@@ -32,6 +32,9 @@ PtoNdArray *pto_ndarray_create(PtoDType dt, unsigned rank, const int64_t *shape,
 PtoNdArray *pto_ndarray_wrap(PtoDType dt, unsigned rank, const int64_t *shape,
                              const int64_t *strides, void *data,
                              PtoError *err);
+/* Frees memory the library hands to the caller (pto_npy_save_buffer's
+ * buffer); the same function IR.h declares. */
+void pto_free(void *p);
 /* Frees the struct, and the data when owned. NULL is a no-op. */
 void pto_ndarray_destroy(PtoNdArray *a);
 

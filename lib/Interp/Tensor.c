@@ -3,7 +3,7 @@
  * it; writing requires pto_tensor_make_unique, which copies unless the
  * caller holds the only reference to both the tensor and its buffer. */
 #include "pto/Interp.h"
-#include "pto/InterpKernels.h"
+#include "pto/Kernels.h"
 
 #include "Support/Alloc.h"
 

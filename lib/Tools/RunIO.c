@@ -1,7 +1,7 @@
 /* pto-run's inputs and outputs: arguments from .npy files, literals or a
  * seeded generator (checked against the function's signature), and per
  * result a summary line, an .npy file and a comparison with a reference. */
-#include "pto/InterpKernels.h"
+#include "pto/Kernels.h"
 #include "pto/LevelCheck.h"
 #include "pto/IRArray.h"
 

@@ -3,10 +3,10 @@
  * that contiguous data becomes one long row), and bulk loads/stores of a
  * strided row to and from double or int64 buffers, switching on the dtype
  * once per row instead of once per element. */
-#ifndef PTO_INTERP_KERNELUTIL_H
-#define PTO_INTERP_KERNELUTIL_H
+#ifndef PTO_KERNELS_KERNELUTIL_H
+#define PTO_KERNELS_KERNELUTIL_H
 
-#include "pto/InterpKernels.h"
+#include "pto/Kernels.h"
 
 #include <stdarg.h>
 

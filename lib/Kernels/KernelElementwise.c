@@ -2,7 +2,7 @@
  * broadcasting, where, and pypto.cast's conversions (DType.h's). Rows are
  * processed in chunks: load into a double (or int64) buffer, one tight
  * loop per op, store with rounding. */
-#include "Interp/KernelUtil.h"
+#include "Kernels/KernelUtil.h"
 
 #include "Support/Alloc.h"
 

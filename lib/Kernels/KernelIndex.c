@@ -2,7 +2,7 @@
  * arrays are validated in full before anything is written, so that an
  * out-of-range index is reported with its position and leaves the output
  * untouched. */
-#include "Interp/KernelUtil.h"
+#include "Kernels/KernelUtil.h"
 
 #include "Support/Alloc.h"
 

@@ -1,5 +1,5 @@
 /* The kernels' row odometer, broadcasting strides and typed row I/O. */
-#include "Interp/KernelUtil.h"
+#include "Kernels/KernelUtil.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * batch, B is converted once to a dense double (or int64) K x N block and
  * each output row accumulates rank-1 updates in K order, a loop a compiler
  * vectorises. */
-#include "Interp/KernelUtil.h"
+#include "Kernels/KernelUtil.h"
 
 #include "Support/Alloc.h"
 

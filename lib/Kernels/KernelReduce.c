@@ -1,7 +1,7 @@
 /* Reductions along one dim (sum, prod, amax, amin, argmax, argmin) and the
  * composites that reduce along a dim (softmax, rms_norm, layer_norm).
  * Floats accumulate in double, integers modulo 2^64, in index order. */
-#include "Interp/KernelUtil.h"
+#include "Kernels/KernelUtil.h"
 
 #include "Support/Alloc.h"
 

@@ -1,7 +1,7 @@
 /* Symmetric per-row int8 quantisation and dequantisation, in f32 as the
  * pypto dialect specifies (every f32 step is computed in double and
  * rounded to f32, which is exact for these operations). */
-#include "Interp/KernelUtil.h"
+#include "Kernels/KernelUtil.h"
 
 #include "Support/Alloc.h"
 
