@@ -256,7 +256,7 @@ void pto_interp_set_result(PtoInterpFrame *f, PtoOp *op, unsigned i,
 PtoTensor *pto_interp_new_tensor(PtoInterpFrame *f, PtoOp *op, PtoDType dt,
                                  unsigned rank, const int64_t *shape) {
   size_t nbytes;
-  if (pto_shape_check(NULL, NULL, dt, rank, shape, &nbytes) ||
+  if (pto_shape_check(dt, rank, shape, &nbytes, NULL) ||
       nbytes > f->I->opts.max_tensor_bytes) {
     char b[PTO_SHAPE_STR_MAX];
     pto_interp_error(f, op,

@@ -5,7 +5,7 @@
 #define PTO_INTERP_INTERNAL_H
 
 #include "pto/Interp.h"
-#include "pto/InterpKernels.h"
+#include "pto/Kernels.h"
 #include "pto/Dialect/Tile.h"
 
 #include "Support/Hash.h"

@@ -9,7 +9,7 @@
  * lowerings and which levels they join. */
 #include "pto/LevelCheck.h"
 
-#include "pto/InterpKernels.h"
+#include "pto/Kernels.h"
 #include "pto/Origin.h"
 #include "pto/Pass.h"
 

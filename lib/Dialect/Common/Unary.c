@@ -45,5 +45,8 @@ PtoResult pto_opcheck_unary_attrs(PtoOpCheck *c, PtoUnaryRow row) {
   double v[2] = {0, 0};
   for (unsigned i = 0; i < 2 && rows[row].attrs[i]; i++)
     if (param(c, row, i, &v[i])) return PTO_FAILURE;
+  if (row == PTO_UNARY_ROW_CLIP && v[0] > v[1])
+    return PTO_CHECK_ERR(c, "attribute 'min' (%g) must not exceed 'max' (%g)",
+                         v[0], v[1]);
   return PTO_SUCCESS;
 }
