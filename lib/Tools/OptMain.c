@@ -3,6 +3,8 @@
 
 #include "Tools/ToolsInternal.h"
 
+#include "pto/Platform.h"
+
 #include "Support/Alloc.h"
 #include "Support/File.h"
 #include "Support/Str.h"
@@ -70,7 +72,8 @@ typedef struct OptOptions {
   const char *output;
   bool print_generic, print_debuginfo, verify_diagnostics, split_input;
   bool allow_unregistered, verify_each, verify_roundtrip, dump_pipeline;
-  bool list_passes, passes_markdown;
+  bool list_passes, passes_markdown, print_platform;
+  const char *platform; /* --print-platform=NAME|FILE */
   int print_after_failure; /* -1: default */
   const char *pass_pipeline;
   PtoStr pass_flags;        /* `--cse --canonicalize=...` as pipeline text */
@@ -102,6 +105,8 @@ static void print_help(const char *tool, PtoContext *ctx) {
          "  --<pass>[=<options>]           Run a pass (or named pipeline); options\n"
          "                                 as --canonicalize='max-iterations=3'\n"
          "  --list-passes                  List passes, options and pipelines\n"
+         "  --print-platform[=<name|file>] Print a machine description (default\n"
+         "                                 a2a3; a built-in name or an .xml file)\n"
          "  --print-passes-markdown        Print the pass reference (docs/passes.md)\n"
          "  --dump-pass-pipeline           Print the pipeline to run on stderr\n"
          "  --verify-each=<bool>           Verify the IR after each pass (default true)\n"
@@ -187,6 +192,9 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
       if (o->pass_pipeline)
         return pto_tool_usage_error(tool, "%s", "--pass-pipeline is given more than once");
       o->pass_pipeline = v;
+    } else if (pto_tool_flag(a, "--print-platform", &v)) {
+      o->print_platform = true;
+      o->platform = v;
     } else if (strcmp(a, "--list-passes") == 0) {
       o->list_passes = true;
     } else if (strcmp(a, "--print-passes-markdown") == 0) {
@@ -428,6 +436,23 @@ static int run_on_input(OptOptions *o, const char *tool, PtoContext *ctx,
   return rc;
 }
 
+/* Loads and prints a platform; a bad description is reported with its file
+ * and line and makes the tool fail. */
+static int print_platform(const char *spec) {
+  PtoPlatform p;
+  PtoPlatformError err;
+  if (!pto_platform_load(&p, spec, &err)) {
+    char msg[1024];
+    pto_platform_error_format(&err, msg, sizeof msg);
+    fprintf(stderr, "%s\n", msg);
+    return 1;
+  }
+  char *text = pto_platform_describe(&p);
+  fputs(text, stdout);
+  pto_free(text);
+  return 0;
+}
+
 int pto_opt_main(int argc, char **argv, const char *tool,
                  PtoRegisterFn register_fn) {
   OptOptions o;
@@ -449,6 +474,10 @@ int pto_opt_main(int argc, char **argv, const char *tool,
     if (o.passes_markdown) pto_tool_passes_markdown(ctx, tool, &s);
     fwrite(s.data, 1, s.len, stdout);
     pto_str_release(&s);
+    goto done;
+  }
+  if (o.print_platform) {
+    rc = print_platform(o.platform);
     goto done;
   }
   if (!o.input) o.input = "-";
