@@ -576,9 +576,6 @@ class Gen:
                 if r.size and (np.max(r) > info.max or np.min(r) < info.min):
                     return None  # keep integer results free of wrapping
             vals.append(rounded(dt, r) if r.dtype != NP[dt] else r)
-        for v, r in zip(n.outs, vals):
-            if dt in FLOATS and not np.all(np.isfinite(r)):
-                return None
         self.p.nodes.append(n)
         # Errors of inexact operands carry into the results: a result is
         # compared at least as loosely as its loosest inexact operand.
@@ -1307,13 +1304,26 @@ def arr_lit(x, dt):
     return f"numpy.array({x.tolist()!r}, dtype=numpy.{np.dtype(NP[dt]).name})"
 
 
+def pto_run_args(p, backend):
+    """pto-run's options for a back end, with the inputs as in0.npy, ..."""
+    args = " ".join(f"--input in{i}.npy" for i in range(len(p.inputs)))
+    if backend in ("pto-run-tile", "check-levels"):
+        args += f" --pass-pipeline={TILE_PIPELINE}"
+    if backend == "check-levels":
+        args += " --check-levels"
+    return args
+
+
 def repro_file(p, tiles, backend, failure):
     env = p.evaluate()
     lines = [
         "# A reproducer from test/Random/difftest.py, shrunk.",
         f"# back end: {backend}; {failure.kind}: {failure.message.splitlines()[0][:300]}",
         "# run: PYTHONPATH=python python3 THIS_FILE (with libpto.so found as",
-        "# docs/python.md says); it raises on the failure.",
+        "# docs/python.md says); it raises on the failure. With --save-inputs it",
+        "# writes kernel.pto and in0.npy, ... for pto-run instead:",
+        f"#   pto-run kernel.pto {pto_run_args(p, backend)}",
+        "import sys",
         "import numpy",
         "import pypto", "",
         render_kernel(p, tiles).rstrip(), "",
@@ -1323,7 +1333,16 @@ def repro_file(p, tiles, backend, failure):
     lines += ["]", "expected = ["]
     for v in p.returns:
         lines.append(f"    {arr_lit(env[v], p.types[v][1])},")
-    lines += ["]", "# (rtol, atol) per result; None: bit for bit", "tolerances = ["]
+    lines += [
+        "]",
+        "if sys.argv[1:] == ['--save-inputs']:",
+        "    # the inputs as in0.npy, ... for pto-run on the kernel's traced text",
+        "    for i, a in enumerate(args):",
+        "        numpy.save(f'in{i}.npy', a)",
+        "    with open('kernel.pto', 'w') as f:",
+        "        f.write(kernel.traced_text(*args))",
+        "    sys.exit(0)",
+        "# (rtol, atol) per result; None: bit for bit", "tolerances = ["]
     for v in p.returns:
         dt = p.types[v][1]
         if v in p.tol:
@@ -1397,7 +1416,6 @@ def main(argv=None):
             ap.error(f"unknown back end {b!r}; known: {', '.join(BACKENDS)}")
     t0 = time.time()
     failures = 0
-    ops = 0
     for seed in range(opts.seed, opts.seed + opts.cases):
         try:
             res = run_case(seed, opts, backends)
@@ -1411,7 +1429,6 @@ def main(argv=None):
                   f"{', '.join(n.params.get('op', n.kind) for n in p.nodes)}"
                   + (" FAIL" if res else ""))
         if res is None:
-            ops += Gen(seed, opts.max_ops, opts.max_dim).run().num_ops() if opts.verbose else 0
             continue
         failures += 1
         p, tiles, backend, f = res
