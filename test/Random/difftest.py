@@ -1070,12 +1070,31 @@ def pto_run_cmd(opts, pto, extra):
     return [opts.pto_run, pto, "--quiet"] + extra
 
 
+def levels_tolerance(p):
+    """The one tolerance a comparison between levels uses for a program:
+    the loosest of its values (the levels differ by rounding and order of
+    accumulation as the reference does); None when no single tolerance
+    fits: an int8 quantization of inexact values may differ by more than
+    one unit between levels, which a tolerance that still checks the float
+    values cannot allow."""
+    if any(p.types[v][1] in INTS and p.tol.get(v, (0, 0))[1] > 1 for v in p.types):
+        return None
+    return max([p.tolerance(v)[0] for v in p.types if p.types[v][1] in FLOATS],
+               default=0.0)
+
+
+def run_verify(p, tiles, workdir, opts):
+    t = levels_tolerance(p)
+    if t is None:
+        opts.skipped += 1
+        return None
+    return run_python(p, tiles, workdir, opts, 'verify_options={"enable_pass_verify": '
+                      f'True, "pass_verify_error_tol": [{t!r}, {t!r}]}}')
+
+
 def run_pto(p, tiles, workdir, opts, pipeline=None, check_levels=False):
-    if check_levels and any(p.types[v][1] in INTS and p.tol.get(v, (0, 0))[1] > 1
-                            for v in p.types):
-        # An int8 quantization of inexact values may differ by more than
-        # one unit between levels; one tolerance for every value cannot
-        # allow that and still check the float values. Not applicable.
+    t = levels_tolerance(p) if check_levels else 0.0
+    if t is None:
         opts.skipped += 1
         return None
     pto = os.path.join(workdir, "kernel.pto")
@@ -1093,10 +1112,6 @@ def run_pto(p, tiles, workdir, opts, pipeline=None, check_levels=False):
     if pipeline:
         args.append(f"--pass-pipeline={pipeline}")
     if check_levels:
-        # the loosest tolerance of the program's values: the levels differ
-        # by rounding and accumulation order as the reference does
-        t = max([p.tolerance(v)[0] for v in p.types if p.types[v][1] in FLOATS],
-                default=0.0)
         args += ["--check-levels", f"--rtol={t}", f"--atol={t}"]
     else:
         args += ["--out-dir", out_dir]
@@ -1122,8 +1137,7 @@ BACKENDS = {
     "pto-run": lambda p, t, w, o: run_pto(p, t, w, o),
     "pto-run-tile": lambda p, t, w, o: run_pto(p, t, w, o, TILE_PIPELINE),
     "check-levels": lambda p, t, w, o: run_pto(p, t, w, o, TILE_PIPELINE, True),
-    "python-verify": lambda p, t, w, o: run_python(
-        p, t, w, o, 'verify_options={"enable_pass_verify": True}'),
+    "python-verify": run_verify,
 }
 DEFAULT_BACKENDS = "python,pto-run,pto-run-tile,check-levels"
 
@@ -1457,7 +1471,7 @@ def main(argv=None):
     print(f"difftest: {opts.cases if opts.keep_going or not failures else seed - opts.seed + 1} "
           f"cases from seed {opts.seed}, back ends {','.join(backends)}: "
           f"{failures} failing, {dt:.1f} s"
-          + (f" ({opts.skipped} check-levels runs not applicable)" if opts.skipped else ""))
+          + (f" ({opts.skipped} level comparisons not applicable)" if opts.skipped else ""))
     if opts.inject_bug:
         found = failures > 0 and p.num_ops() <= 3
         print(f"difftest: self-test: the injected error in {opts.inject_bug} was "
