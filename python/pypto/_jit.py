@@ -13,7 +13,8 @@ import threading
 import warnings
 
 from . import _lib
-from ._config import effective_options, normalize_options, _scope_stack
+from ._config import (current_platform, effective_options, normalize_options,
+                      _scope_stack)
 from ._errors import (ArgumentError, CompileError, RuntimeError, TraceError,
                       VerifyError, error_at)
 from ._ir import print_function, tensor_type
@@ -169,6 +170,7 @@ class JitKernel:
         if not kwargs and len(args) == self._nparams and not _scope_stack():
             sig = self._layout_sig(args)
             if sig is not None:
+                sig = (sig, current_platform())
                 with self._lock:
                     hit = self._fast.get(sig)
                     if hit is not None:
@@ -315,6 +317,7 @@ class JitKernel:
             v = values[p.index]
             scalars[p.name] = v
             key.append((p.name, _freeze(v)))
+        key.append(("platform", current_platform()))
         stack = _scope_stack()
         if stack:
             opts = effective_options(self._options)
@@ -340,6 +343,8 @@ class JitKernel:
 
     def _trace(self, infos, scalars, opts):
         session = self._get_session()
+        if not session.set_platform(current_platform()):
+            raise CompileError(session.take_diagnostics())
         name = self.fn.__name__
         tracer = Tracer(session, name)
         handles = []
