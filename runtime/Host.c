@@ -13,7 +13,10 @@ typedef struct RtRun {
   void *const *buffers;
   uint32_t nbuf;
   RtKernel *kernels;
-  atomic_uint_fast64_t remaining; /* tasks not yet finished */
+  /* Tasks without successors not yet finished: every task is an ancestor
+   * of one of them, so when they are all done the run is; counting them
+   * alone keeps a shared counter off the per-task path. */
+  atomic_uint_fast64_t remaining;
   atomic_bool failed;
   atomic_uint failed_task;
   int failed_rc; /* written by the one worker that wins failed_task */
@@ -115,19 +118,13 @@ static uint32_t pop_any(RtRun *r, uint32_t home) {
 /* Runs task `id`; returns a ready successor for this worker to run next. */
 static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
   PtoGraph *g = r->g;
-  const RtTask *t = &g->tasks[id];
   /* relaxed: stopping early is an optimisation; run_over() synchronises. */
   if (atomic_load_explicit(&r->failed, memory_order_relaxed))
     return RT_NONE;
-  if (t->kernel >= 0) {
-    PtoRtTaskArgs a;
-    a.buffers = r->buffers;
-    a.num_buffers = r->nbuf;
-    a.task_id = id;
-    memcpy(a.params, t->params, sizeof a.params);
-    a.user = t->user;
+  PtoRtKernelFn fn = g->fn[id];
+  if (fn) {
     double start = r->times ? now_ns(&r->t0) : 0;
-    int rc = r->kernels[t->kernel].fn(&a);
+    int rc = fn(&g->args[id]);
     if (r->times) {
       double *tm = &r->times[(size_t)id * 5];
       tm[0] = 0;
@@ -158,15 +155,16 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
     if (next == RT_NONE) {
       next = s;
     } else {
-      PtoCoreType ct = g->tasks[s].kernel < 0 ? 0 : r->kernels[g->tasks[s].kernel].core;
-      queue_push(&g->queues[ct], s);
+      queue_push(&g->queues[g->core[s]], s);
       wake_one(rt);
     }
   }
-  if (r->times && t->kernel >= 0)
+  if (r->times && fn)
     r->times[(size_t)id * 5 + 4] = now_ns(&r->t0);
-  /* acq_rel: the finisher of the last task sees all tasks' effects. */
-  if (atomic_fetch_sub_explicit(&r->remaining, 1, memory_order_acq_rel) == 1)
+  /* acq_rel: the finisher of the last sink sees all tasks' effects (each
+   * sink's finisher acquired its predecessors' through their counters). */
+  if (g->succ_off[id] == g->succ_off[id + 1] &&
+      atomic_fetch_sub_explicit(&r->remaining, 1, memory_order_acq_rel) == 1)
     wake_all(rt);
   return next;
 }
@@ -262,7 +260,7 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
   r.buffers = buffers;
   r.nbuf = nbuf;
   r.kernels = rt->kernels;
-  atomic_init(&r.remaining, n);
+  atomic_init(&r.remaining, g->nsinks);
   atomic_init(&r.failed, false);
   atomic_init(&r.failed_task, RT_NONE);
   PtoRtTimeline *tl = &g->host_tl;
@@ -284,7 +282,9 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
     r.lane = tl->lane;
     clock_gettime(CLOCK_MONOTONIC, &r.t0);
   }
-  /* Reset the per-run state; the graph itself is not analysed again. */
+  /* Reset the per-run state; the graph itself is not analysed again. The
+   * tasks' argument records point at run_buffers. */
+  memcpy(g->run_buffers, buffers, nbuf * sizeof *buffers);
   for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
     RtQueue *q = &g->queues[t];
     uint32_t used = atomic_load_explicit(&q->tail, memory_order_relaxed);
@@ -292,11 +292,11 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
     atomic_store_explicit(&q->head, 0, memory_order_relaxed);
     atomic_store_explicit(&q->tail, 0, memory_order_relaxed);
   }
+  /* relaxed: the helpers see these through the mutex that starts them. */
   for (uint32_t i = 0; i < n; i++)
-    atomic_store_explicit(&g->count[i], g->tasks[i].ndeps, memory_order_relaxed);
-  for (uint32_t i = 0; i < n; i++)
-    if (g->tasks[i].ndeps == 0)
-      queue_push(&g->queues[g->tasks[i].kernel < 0 ? 0 : rt->kernels[g->tasks[i].kernel].core], i);
+    atomic_store_explicit(&g->count[i], g->ndeps0[i], memory_order_relaxed);
+  for (uint32_t i = 0; i < g->nroots; i++)
+    queue_push(&g->queues[g->core[g->roots[i]]], g->roots[i]);
   if (n) {
     pthread_mutex_lock(&rt->mu);
     rt->run = &r;

@@ -47,6 +47,7 @@ typedef struct RtBuffer {
   int64_t size;
   RtSeg *segs;
   uint32_t nsegs, capsegs;
+  uint32_t finger[2]; /* the last segments found */
   char name[32];
 } RtBuffer;
 
@@ -85,7 +86,7 @@ struct PtoGraph {
   RtTask *tasks;
   uint32_t ntasks, captasks, nreal, nbarriers;
   RtBuffer *bufs;
-  uint32_t nbufs, capbufs;
+  uint32_t nbufs, capbufs, nbufs_inited;
   RtEdge *edges;
   uint32_t nedges, capedges;
   uint32_t *scratch; /* deps of the task being submitted */
@@ -99,6 +100,17 @@ struct PtoGraph {
   /* Built by finalize: successors in CSR form and per-type counts. */
   bool finalized;
   uint32_t *succ_off, *succ;
+  uint32_t nsinks; /* tasks without successors */
+  /* Dense copies of what every run reads per task: the core type (the
+   * queue a ready task goes to) and the dependency count to start from;
+   * and the tasks ready at the start. */
+  uint8_t *core;
+  uint32_t *ndeps0;
+  uint32_t *roots;
+  uint32_t nroots;
+  PtoRtKernelFn *fn;      /* NULL for barriers */
+  PtoRtTaskArgs *args;    /* what each task's kernel receives */
+  void **run_buffers;     /* this run's buffer bases */
   uint32_t type_count[PTO_CORE_TYPE_COUNT];
   /* Per-run state, allocated once at finalize and reused. */
   _Atomic uint32_t *count;
@@ -112,7 +124,8 @@ struct PtoRuntime {
   RtKernel *kernels;
   uint32_t nkernels, capkernels;
   char error[256];
-  PtoGraph *live; /* graphs created and not destroyed */
+  PtoGraph *live;  /* graphs created and not destroyed */
+  PtoGraph *spare; /* an emptied graph whose storage the next one reuses */
   /* Host worker pool: threads - 1 helpers; the caller is the last one. */
   pthread_t *workers;
   uint32_t nworkers;
@@ -128,15 +141,22 @@ struct PtoRuntime {
 
 /* Shared helpers (Runtime.c). rt_grow makes room for `need` elements in a
  * doubling array; false when the allocation fails. */
-bool rt_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+bool rt_grow_slow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+static inline bool rt_grow(void **p, uint32_t *cap, uint32_t need,
+                           size_t elem) {
+  return need <= *cap || rt_grow_slow(p, cap, need, elem);
+}
 void rt_set_error(PtoRuntime *rt, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *rt_label(const PtoGraph *g, uint32_t id);
+/* Writes `s` as a JSON string literal. */
+void rt_json_str(FILE *f, const char *s);
 const char *rt_task_name(const PtoGraph *g, uint32_t id);
 PtoCoreType rt_task_core(const PtoGraph *g, uint32_t id);
 bool rt_timeline_alloc(PtoRtTimeline *tl, const PtoGraph *g, uint32_t nlanes);
 void rt_timeline_free(PtoRtTimeline *tl);
 PtoRtStatus rt_graph_finalize(PtoGraph *g);
+void rt_graph_free(PtoGraph *g);
 
 /* Back ends. */
 bool rt_host_start(PtoRuntime *rt);

@@ -27,9 +27,7 @@ void pto_rt_platform_default(PtoRtPlatform *p) {
   p->scheduler_threads = 5;
 }
 
-bool rt_grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
-  if (need <= *cap)
-    return true;
+bool rt_grow_slow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
   uint64_t c = *cap ? *cap : 64;
   while (c < need)
     c *= 2;
@@ -122,6 +120,8 @@ void pto_runtime_destroy(PtoRuntime *rt) {
     rt_host_stop(rt);
   for (PtoGraph *g = rt->live; g; g = g->next_live)
     g->rt = NULL;
+  if (rt->spare)
+    rt_graph_free(rt->spare);
   free(rt->kernels);
   free(rt);
 }

@@ -11,6 +11,7 @@ PACKAGES=(
   libclang-rt-14-dev          # libFuzzer and sanitizer runtimes for clang
   libxml2-dev                 # platform descriptions
   python3 python3-numpy python3-pytest  # numerical oracle, Python front end
+  python3-jsonschema          # checks runtime traces against their JSON schema
   mlir-14-tools               # mlir-opt, for compatibility and speed comparisons
   graphviz                    # dot, to check print-op-graph output
   librsvg2-bin                # rsvg-convert, to render the runtime's SVG swimlanes in tests

@@ -208,7 +208,7 @@ typedef struct PtoRtHealth {
   uint32_t critical_path_len;
   double waves[PTO_CORE_TYPE_COUNT];       /* tasks / cores per type */
   double idle_ready_us; /* core time idle while ready work waited */
-  double tail_us;       /* time at the end with under half the cores busy */
+  double tail_us;       /* time at the end below half the peak parallelism */
 } PtoRtHealth;
 void pto_timeline_get_health(const PtoRtTimeline *tl, PtoRtHealth *out);
 
