@@ -112,13 +112,21 @@ const char *pto_embed_module_stage_ir(PtoEmbedModule *m, unsigned i);
  * `cap`) and *op_attrs is the dictionary the op keeps (builder-only
  * attributes removed), both owned by `e` until its next tracing call.
  * A matmul's `cube_tile` is also checked against the buffer capacities of
- * the default platform (L0A, L0B, L0C, L1 of a2a3). */
+ * the session's platform (L0A, L0B, L0C, L1; pto_embed_set_platform). */
 PtoResult pto_embed_pypto_infer(PtoEmbed *e, const char *op,
                                 const char *const *operand_types,
                                 unsigned num_operands, const char *attrs,
                                 const char *file, unsigned line, unsigned col,
                                 const char **result_types, unsigned cap,
                                 unsigned *nresults, const char **op_attrs);
+
+/* Selects the platform whose buffer capacities tracing checks: a built-in
+ * name ("a2a3", "a3"), a path to an XML description, or NULL/"" for the
+ * default (a2a3). A bad description is reported with its file and line;
+ * the previous platform stays selected. */
+PtoResult pto_embed_set_platform(PtoEmbed *e, const char *spec);
+/* The selected platform's name, owned by `e`. */
+const char *pto_embed_platform_name(PtoEmbed *e);
 
 /* Checks tile shapes as a front end's tuning calls give them, before any
  * op uses them: vec[0..nvec) (1 to 4 positive sizes) when vec is non-NULL,

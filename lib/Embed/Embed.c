@@ -6,6 +6,7 @@
 #include "pto/Pass.h"
 #include "pto/Transforms.h"
 
+#include <assert.h>
 #include <string.h>
 
 unsigned pto_embed_api_version(void) { return PTO_EMBED_API_VERSION; }
@@ -32,8 +33,28 @@ PtoEmbed *pto_embed_create(void) {
   pto_ctx_push_diag_handler(e->ctx, collect_diag, e);
   pto_register_all_dialects(e->ctx);
   pto_register_all_passes(e->ctx);
+  /* The default description is built in; not loading it is a build bug. */
+  bool loaded = pto_platform_load(&e->platform, NULL, NULL);
+  assert(loaded);
+  (void)loaded;
   return e;
 }
+
+PtoResult pto_embed_set_platform(PtoEmbed *e, const char *spec) {
+  PtoPlatform p;
+  PtoPlatformError err;
+  if (pto_platform_load(&p, spec, &err)) {
+    e->platform = p;
+    return PTO_SUCCESS;
+  }
+  char msg[1024];
+  pto_platform_error_format(&err, msg, sizeof msg);
+  pto_str_printf(&e->diags, "%s\n", msg);
+  e->errors++;
+  return PTO_FAILURE;
+}
+
+const char *pto_embed_platform_name(PtoEmbed *e) { return e->platform.name; }
 
 void pto_embed_destroy(PtoEmbed *e) {
   if (!e) return;

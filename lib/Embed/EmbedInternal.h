@@ -5,6 +5,7 @@
 #define PTO_EMBED_INTERNAL_H
 
 #include "pto/Embed.h"
+#include "pto/Platform.h"
 
 #include "Support/Str.h"
 #include "Support/Vec.h"
@@ -16,6 +17,7 @@ struct PtoEmbed {
   PtoStr diags;      /* rendered diagnostics since the last clear */
   unsigned errors;   /* errors among them */
   char *default_pipeline;
+  PtoPlatform platform; /* the target: capacities checked while tracing */
   /* Storage for the strings a tracing call returns. */
   PtoStr trace_buf;
   PTO_VEC(size_t) trace_offs;

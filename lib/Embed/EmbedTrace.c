@@ -11,17 +11,6 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* Buffer capacities of the default platform (a2a3, ../shared/design/
- * MACHINE.md) that a cube tile must fit. The machine descriptions will
- * supply them per target; until then every kernel is checked against
- * a2a3. */
-typedef struct CubeBuffers {
-  const char *platform;
-  uint64_t l0a, l0b, l0c, l1;
-} CubeBuffers;
-static const CubeBuffers default_buffers = {"a2a3", 64u << 10, 64u << 10,
-                                            128u << 10, 512u << 10};
-
 /* Appends a NUL-terminated string to the call's string storage. */
 static void keep_string(PtoEmbed *e, const char *s) {
   pto_vec_push(&e->trace_offs, e->trace_buf.len);
@@ -59,16 +48,21 @@ static uint64_t align_up(int64_t v, int64_t a) {
 
 static uint64_t kib(uint64_t bytes) { return (bytes + 1023) / 1024; }
 
-/* The capacity rules of the cube unit for the tile of `mm`: A's L0 tile in
- * L0A, B's in L0B, the accumulator's in L0C, and both L1 tiles together in
- * L1, each dim padded to the fractal (16, or 32 for i8). */
+/* The capacity rules of the cube unit for the tile of `mm` on the
+ * session's platform: A's L0 tile in L0A, B's in L0B, the accumulator's in
+ * L0C, and both L1 tiles together in L1, each dim padded to the fractal
+ * (16, or 32 for i8). */
 static PtoResult check_cube_capacity(PtoEmbed *e, PtoOp *mm, PtoLoc *loc) {
   int64_t t[6];
   if (!pto_tuning_cube_tile(mm, t)) return PTO_SUCCESS;
   PtoDType in_dt;
   PtoType *a = pto_value_type(pto_op_operand(mm, 0));
   if (!pto_dtype_from_type(pto_type_tensor_elem(a), &in_dt)) return PTO_SUCCESS;
-  const CubeBuffers *cb = &default_buffers;
+  const PtoPlatform *pf = &e->platform;
+  uint64_t cap_l0a = pf->buffers[PTO_MEM_LEFT].size_bytes;
+  uint64_t cap_l0b = pf->buffers[PTO_MEM_RIGHT].size_bytes;
+  uint64_t cap_l0c = pf->buffers[PTO_MEM_ACC].size_bytes;
+  uint64_t cap_l1 = pf->buffers[PTO_MEM_MAT].size_bytes;
   uint64_t es = pto_dtype_size(in_dt), acc = 4; /* f32 or i32 */
   int64_t al = in_dt == PTO_DT_I8 ? 32 : 16;
   const char *dt = pto_dtype_name(in_dt);
@@ -77,28 +71,28 @@ static PtoResult check_cube_capacity(PtoEmbed *e, PtoOp *mm, PtoLoc *loc) {
   uint64_t l0c = align_up(t[0], al) * align_up(t[4], al) * acc;
   uint64_t l1 = (align_up(t[1], al) + align_up(t[5], al)) * align_up(t[3], al) * es;
   PtoErrSite site = {e->ctx, loc, "'pypto.matmul' op "};
-  if (l0a > cb->l0a)
+  if (l0a > cap_l0a)
     return pto_site_error(&site,
         "cube tile mL0 x kL0 = %" PRId64 " x %" PRId64 " of %s needs %" PRIu64
         " KiB of L0A, which holds %" PRIu64 " KiB on %s; reduce mL0 or kL0",
-        t[0], t[2], dt, kib(l0a), kib(cb->l0a), cb->platform);
-  if (l0b > cb->l0b)
+        t[0], t[2], dt, kib(l0a), kib(cap_l0a), pf->name);
+  if (l0b > cap_l0b)
     return pto_site_error(&site,
         "cube tile kL0 x nL0 = %" PRId64 " x %" PRId64 " of %s needs %" PRIu64
         " KiB of L0B, which holds %" PRIu64 " KiB on %s; reduce kL0 or nL0",
-        t[2], t[4], dt, kib(l0b), kib(cb->l0b), cb->platform);
-  if (l0c > cb->l0c)
+        t[2], t[4], dt, kib(l0b), kib(cap_l0b), pf->name);
+  if (l0c > cap_l0c)
     return pto_site_error(&site,
         "cube tile mL0 x nL0 = %" PRId64 " x %" PRId64 " accumulators need %"
         PRIu64 " KiB of L0C, which holds %" PRIu64 " KiB on %s; reduce mL0 or "
         "nL0",
-        t[0], t[4], kib(l0c), kib(cb->l0c), cb->platform);
-  if (l1 > cb->l1)
+        t[0], t[4], kib(l0c), kib(cap_l0c), pf->name);
+  if (l1 > cap_l1)
     return pto_site_error(&site,
         "cube tile L1 parts (mL1 + nL1) x kL1 = (%" PRId64 " + %" PRId64
         ") x %" PRId64 " of %s need %" PRIu64 " KiB of L1, which holds %"
         PRIu64 " KiB on %s; reduce mL1, nL1 or kL1",
-        t[1], t[5], t[3], dt, kib(l1), kib(cb->l1), cb->platform);
+        t[1], t[5], t[3], dt, kib(l1), kib(cap_l1), pf->name);
   return PTO_SUCCESS;
 }
 

@@ -7,9 +7,10 @@ docs/python.md.
 """
 
 from . import frontend
-from ._config import (RunMode, get_cube_tile_shapes, get_semantic_label,
-                      get_vec_tile_shapes, options, set_cube_tile_shapes,
-                      set_pass_options, set_semantic_label, set_vec_tile_shapes)
+from ._config import (RunMode, get_cube_tile_shapes, get_platform,
+                      get_semantic_label, get_vec_tile_shapes, options,
+                      set_cube_tile_shapes, set_pass_options, set_platform,
+                      set_semantic_label, set_vec_tile_shapes)
 from ._control import cond, is_loop_begin, is_loop_end, loop, loop_unroll
 from ._dtypes import (DT_BF16, DT_BOOL, DT_FP16, DT_FP32, DT_INT8, DT_INT16,
                       DT_INT32, DT_INT64, DataType, bytes_of)

@@ -3,6 +3,7 @@ options), the option dictionaries of @pypto.frontend.jit, and
 ``pypto.options`` scopes."""
 
 import contextlib
+import os
 import functools
 import threading
 
@@ -157,6 +158,45 @@ def pass_options_attr(opts):
             pairs = ", ".join(f"[{k}, {x}]" for k, x in sorted(v.items()))
             items.append(f"{name} = [{pairs}]")
     return "{" + ", ".join(items) + "}"
+
+
+# The platform kernels are compiled for; None: the library's default (a2a3).
+# Process-wide like the other settings made outside a kernel; read when a
+# kernel is traced.
+_platform = None
+
+
+def set_platform(platform):
+    """Selects the machine description kernels traced from now on are
+    checked against: a built-in name ("a2a3", "a3") or the path of an XML
+    description. A bad name or file raises CompileError with the file and
+    line at fault."""
+    global _platform
+    if not isinstance(platform, (str, os.PathLike)) or not os.fspath(platform):
+        raise error_at(TypeError, user_loc(),
+                       f"set_platform: expected a platform name or file, got {platform!r}")
+    spec = os.fspath(platform)
+    if "/" in spec or spec.endswith(".xml"):
+        spec = os.path.abspath(spec)  # traced later, perhaps from elsewhere
+    from ._lib import Session
+    s = Session()
+    try:
+        if not s.set_platform(spec):
+            raise CompileError(s.take_diagnostics())
+        _platform = (spec, s.platform_name())
+    finally:
+        s.close()
+
+
+def get_platform():
+    """The selected platform's name ("a2a3" unless set_platform chose
+    another)."""
+    return _platform[1] if _platform else "a2a3"
+
+
+def current_platform():
+    """The platform spec kernels are traced for (None: the default)."""
+    return _platform[0] if _platform else None
 
 
 def set_pass_options(**kw):

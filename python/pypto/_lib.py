@@ -85,6 +85,8 @@ _PROTOTYPES = {
     "pto_embed_check_tiles": (c_int, [
         c_void_p, ctypes.POINTER(c_int64), c_uint, ctypes.POINTER(c_int64),
         c_char_p, c_uint, c_uint]),
+    "pto_embed_set_platform": (c_int, [c_void_p, c_char_p]),
+    "pto_embed_platform_name": (c_char_p, [c_void_p]),
     "pto_embed_default_pipeline": (c_char_p, [c_void_p]),
     "pto_embed_compile": (c_void_p, [c_void_p, ctypes.POINTER(CompileOptions)]),
     "pto_embed_kernel_destroy": (None, [c_void_p]),
@@ -278,6 +280,14 @@ class Session:
         return self.lib.pto_embed_check_tiles(
             self.handle, vec_arr, len(vec) if vec is not None else 0, cube_arr,
             _enc(file), line, col) == 0
+
+    def set_platform(self, spec):
+        """Selects the target description (a built-in name or an XML file);
+        False after a diagnostic."""
+        return self.lib.pto_embed_set_platform(self.handle, _enc(spec)) == 0
+
+    def platform_name(self):
+        return self.lib.pto_embed_platform_name(self.handle).decode("utf-8")
 
     # ---- modules ----
     def parse(self, text, filename):

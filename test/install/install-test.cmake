@@ -50,7 +50,9 @@ run("cmake --install" COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR}
     --prefix ${prefix} ${config_args})
 
 # What an installation must hold.
-foreach(f include/pto/IR.h bin/pto-opt lib/cmake/PTO/PTOConfig.cmake
+foreach(f include/pto/IR.h include/pto/Platform.h bin/pto-opt
+          share/pto/platforms/a2a3.xml share/pto/platforms/a3.xml
+          share/pto/platforms/pto-platform.rng lib/cmake/PTO/PTOConfig.cmake
           lib/cmake/PTO/PTOConfigVersion.cmake lib/cmake/PTO/PTOTargets.cmake)
   if(NOT EXISTS ${prefix}/${f})
     message(FATAL_ERROR "install-test: ${f} is not installed")

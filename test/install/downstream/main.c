@@ -1,6 +1,8 @@
 /* A program built against an installed PTO: parses a module from a string,
- * verifies it and prints it; exits 0 when the text comes back as expected. */
+ * verifies it and prints it, and loads a built-in platform description;
+ * exits 0 when the text comes back as expected. */
 #include <pto/IR.h>
+#include <pto/Platform.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +29,14 @@ int main(void) {
   }
   if (module) pto_op_destroy(module);
   pto_ctx_destroy(ctx);
+  /* The shipped descriptions are inside the library: no file needed. */
+  PtoPlatform p;
+  PtoPlatformError err;
+  if (!pto_platform_load(&p, "a3", &err) ||
+      p.buffers[PTO_MEM_VEC].size_bytes != 248 * 1024) {
+    fprintf(stderr, "downstream: platform a3: %s\n", err.message);
+    rc = 1;
+  }
   printf("PTO %s downstream: %s\n", PTO_VERSION_STRING, rc ? "FAIL" : "ok");
   return rc;
 }

@@ -1,0 +1,31 @@
+# Writes a C file holding the shipped platform descriptions and their
+# schema as NUL-terminated strings, so that the library needs no files at
+# run time. Run as: cmake -DOUT=file.c -DSCHEMA=x.rng -DPLATFORMS=a.xml,b.xml -P
+function(pto_c_bytes path var)
+  file(READ ${path} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
+  string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)"
+         "\\1\n  " hex "${hex}")
+  set(${var} "{\n  ${hex}0x00}" PARENT_SCOPE)
+endfunction()
+
+set(text "/* Generated from platforms/ by cmake/PTOEmbedPlatforms.cmake. */\n")
+string(APPEND text "#include \"Target/Platform/PlatformInternal.h\"\n\n")
+pto_c_bytes(${SCHEMA} bytes)
+string(APPEND text "static const unsigned char schema[] = ${bytes};\n")
+string(APPEND text "const char *const pto_platform_schema_text = (const char *)schema;\n\n")
+string(REPLACE "," ";" PLATFORMS "${PLATFORMS}")
+set(table "")
+foreach(p ${PLATFORMS})
+  get_filename_component(name ${p} NAME_WE)
+  string(MAKE_C_IDENTIFIER ${name} id)
+  pto_c_bytes(${p} bytes)
+  string(APPEND text "static const unsigned char platform_${id}[] = ${bytes};\n\n")
+  string(APPEND table "  {\"${name}\", (const char *)platform_${id}},\n")
+endforeach()
+list(LENGTH PLATFORMS n)
+string(APPEND text "const PtoPlatformBuiltin pto_platform_builtins[] = {\n${table}};\n")
+string(APPEND text "const unsigned pto_platform_num_builtins = ${n};\n")
+file(WRITE ${OUT}.tmp "${text}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)
+file(REMOVE ${OUT}.tmp)

@@ -1,0 +1,89 @@
+/* tile-expand of matmul: the result is tiled by the L1 sizes of the cube
+ * tile (mL1 x nL1 per batch index), and each result tile walks K in kL1
+ * steps, accumulating into the tile (tile.matmul with an accumulator
+ * operand). Partial products are kept in the accumulation type; the last
+ * step produces the result's element type. Batch dims broadcast as in
+ * pypto.matmul; transposed operands are read as transposed tiles. The L0
+ * sizes are for the passes that move tiles into L0. */
+#include "TensorToTile.h"
+
+#include <string.h>
+
+/* The cube tile of the current op, or the pass default. */
+static void cube_tile(Lowering *t, int64_t v[6]) {
+  if (!pto_tuning_cube_tile(t->op, v)) memcpy(v, t->cube_default, 6 * sizeof *v);
+}
+
+/* Window of a matmul operand for result batch index `boffs` (result batch
+ * rank rb) and matrix rows/cols at (r0, c0) of size (rs, cs). */
+static PtoValue *operand_tile(Lowering *t, LoweredValue *v, const int64_t *boffs,
+                              unsigned rb, int64_t r0, int64_t rs, int64_t c0,
+                              int64_t cs) {
+  unsigned R = pto_type_tensor_rank(v->type), ob = R - 2;
+  int64_t o[PTO_MAX_RANK], s[PTO_MAX_RANK];
+  for (unsigned j = 0; j < ob; j++) {
+    unsigned i = j + rb - ob;
+    o[j] = pto_type_tensor_dim(v->type, j) == 1 ? 0 : boffs[i];
+    s[j] = 1;
+  }
+  o[ob] = r0;
+  s[ob] = rs;
+  o[ob + 1] = c0;
+  s[ob + 1] = cs;
+  return lower_get_tile_at(t, v, o, s, 2);
+}
+
+PtoResult lower_matmul(Lowering *t, PtoOp *op) {
+  PtoValue *a = pto_op_operand(op, 0), *b = pto_op_operand(op, 1);
+  PtoType *rt = pto_value_type(pto_op_result(op, 0));
+  if (lower_require_static(t, pto_value_type(a), "operand #0") ||
+      lower_require_static(t, pto_value_type(b), "operand #1") ||
+      lower_require_static(t, rt, NULL))
+    return PTO_FAILURE;
+  bool at = pto_pypto_get_a_trans(op), bt = pto_pypto_get_b_trans(op);
+  PtoType *acc = pto_pypto_get_acc_dtype(op), *out = pto_type_tensor_elem(rt);
+  PtoType *ta = pto_value_type(a);
+  unsigned R = pto_type_tensor_rank(rt), Ra = pto_type_tensor_rank(ta), rb = R - 2;
+  int64_t K = pto_type_tensor_dim(ta, at ? Ra - 2 : Ra - 1);
+  int64_t cube[6];
+  cube_tile(t, cube);
+  int64_t mL1 = cube[1], kL1 = cube[3], nL1 = cube[5];
+
+  int64_t tsize[PTO_MAX_RANK];
+  for (unsigned i = 0; i < rb; i++) tsize[i] = 1;
+  tsize[rb] = mL1;
+  tsize[rb + 1] = nL1;
+  LoweredValue *res = lower_new_grid(t, rt, tsize, 2);
+  LoweredValue *av = lower_lookup(t, a), *bv = lower_lookup(t, b);
+
+  PtoNamedAttr attrs[3];
+  unsigned na = 0;
+  if (at) attrs[na++] = (PtoNamedAttr){t->id_a_trans, pto_attr_unit(t->ctx)};
+  if (bt) attrs[na++] = (PtoNamedAttr){t->id_b_trans, pto_attr_unit(t->ctx)};
+  PtoAttr *acc_attr = pto_op_attr_id(op, t->id_acc_dtype);
+  if (acc_attr) attrs[na++] = (PtoNamedAttr){t->id_acc_dtype, acc_attr};
+
+  int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
+  for (int64_t k = 0; k < res->grid.ntiles; k++) {
+    lower_cell(&res->grid, k, offs, sizes);
+    int64_t m0 = offs[rb], ms = sizes[rb], n0 = offs[rb + 1], ns = sizes[rb + 1];
+    PtoValue *sum = NULL;
+    for (int64_t k0 = 0; k0 < K; k0 += kL1) {
+      int64_t ks = K - k0 < kL1 ? K - k0 : kL1;
+      PtoValue *ops[3];
+      ops[0] = at ? operand_tile(t, av, offs, rb, k0, ks, m0, ms)
+                  : operand_tile(t, av, offs, rb, m0, ms, k0, ks);
+      ops[1] = bt ? operand_tile(t, bv, offs, rb, n0, ns, k0, ks)
+                  : operand_tile(t, bv, offs, rb, k0, ks, n0, ns);
+      ops[2] = sum;
+      bool last = k0 + ks >= K;
+      int64_t shape[2] = {ms, ns};
+      PtoType *ty = pto_tile_type(t->ctx, shape, 2, last ? out : acc);
+      sum = lower_emit(t, PTO_TILE_MATMUL, ops, sum ? 3 : 2, ty, attrs, na);
+    }
+    res->grid.tiles[k] = sum;
+  }
+  lower_mark_grid(t, res, 0);
+  lower_bind(t, pto_op_result(op, 0), res);
+  return PTO_SUCCESS;
+}
