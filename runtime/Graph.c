@@ -58,7 +58,7 @@ static void free_run_state(PtoGraph *g) {
   g->run_buffers = NULL;
   g->core = NULL;
   g->ndeps0 = g->roots = NULL;
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
     free((void *)g->queues[t].slots);
   g->succ_off = g->succ = NULL;
   g->count = NULL;
@@ -208,9 +208,9 @@ const char *rt_task_name(const PtoGraph *g, uint32_t id) {
   return k < 0 ? "barrier" : g->rt->kernels[k].name;
 }
 
-PtoCoreType rt_task_core(const PtoGraph *g, uint32_t id) {
+PtoRtCoreType rt_task_core(const PtoGraph *g, uint32_t id) {
   int32_t k = g->tasks[id].kernel;
-  return k < 0 ? PTO_CORE_AICPU : g->rt->kernels[k].core;
+  return k < 0 ? PTO_RT_CORE_AICPU : g->rt->kernels[k].core;
 }
 
 /* ---- dependency tracking ---------------------------------------------- */
@@ -540,8 +540,12 @@ PtoRtStatus rt_graph_finalize(PtoGraph *g) {
   if (g->finalized)
     return PTO_RT_OK;
   uint32_t n = g->ntasks;
-  uint32_t *fill = malloc((n ? n : 1) * sizeof *fill);
-  if (!fill || !resize((void **)&g->succ_off, (size_t)n + 1, sizeof *g->succ_off) ||
+  /* The submission scratch is free now: it serves as the fill cursors. */
+  if (!rt_grow((void **)&g->scratch, &g->capscratch, n ? n : 1,
+               sizeof *g->scratch))
+    goto oom;
+  uint32_t *fill = g->scratch;
+  if (!resize((void **)&g->succ_off, (size_t)n + 1, sizeof *g->succ_off) ||
       !resize((void **)&g->succ, g->nedges, sizeof *g->succ) ||
       !resize((void **)&g->count, n, sizeof *g->count) ||
       !resize((void **)&g->core, n, sizeof *g->core) ||
@@ -549,10 +553,8 @@ PtoRtStatus rt_graph_finalize(PtoGraph *g) {
       !resize((void **)&g->roots, n, sizeof *g->roots) ||
       !resize((void **)&g->fn, n, sizeof *g->fn) ||
       !resize((void **)&g->args, n, sizeof *g->args) ||
-      !resize((void **)&g->run_buffers, g->nbufs, sizeof *g->run_buffers)) {
-    free(fill);
+      !resize((void **)&g->run_buffers, g->nbufs, sizeof *g->run_buffers))
     goto oom;
-  }
   memset(g->succ_off, 0, ((size_t)n + 1) * sizeof *g->succ_off);
   for (uint32_t e = 0; e < g->nedges; e++)
     g->succ_off[g->edges[e].from + 1]++;
@@ -565,7 +567,6 @@ PtoRtStatus rt_graph_finalize(PtoGraph *g) {
   memcpy(fill, g->succ_off, n * sizeof *fill);
   for (uint32_t e = 0; e < g->nedges; e++)
     g->succ[fill[g->edges[e].from]++] = g->edges[e].to;
-  free(fill);
   memset(g->type_count, 0, sizeof g->type_count);
   g->nroots = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -586,12 +587,13 @@ PtoRtStatus rt_graph_finalize(PtoGraph *g) {
     if (!g->ndeps0[i])
       g->roots[g->nroots++] = i;
   }
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
     RtQueue *q = &g->queues[t];
     if (!resize((void **)&q->slots, g->type_count[t], sizeof *q->slots))
       goto oom;
     q->cap = g->type_count[t];
     memset((void *)q->slots, 0, q->cap * sizeof *q->slots);
+    /* relaxed: no run is in progress (see rt_host_run). */
     atomic_store_explicit(&q->head, 0, memory_order_relaxed);
     atomic_store_explicit(&q->tail, 0, memory_order_relaxed);
   }

@@ -40,6 +40,7 @@ static void queue_push(RtQueue *q, uint32_t task) {
 }
 
 static uint32_t queue_pop(RtQueue *q) {
+  /* acquire: pairs with the acq_rel claim of the previous popper. */
   uint32_t h = atomic_load_explicit(&q->head, memory_order_acquire);
   for (;;) {
     /* acquire: a slot below tail has been reserved by a pusher. */
@@ -58,7 +59,7 @@ static uint32_t queue_pop(RtQueue *q) {
 }
 
 static bool queues_nonempty(const PtoGraph *g) {
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
     /* relaxed: a hint only; the pop that follows synchronises. */
     if (atomic_load_explicit(&g->queues[t].head, memory_order_relaxed) <
         atomic_load_explicit(&g->queues[t].tail, memory_order_relaxed))
@@ -107,8 +108,8 @@ static void idle_wait(PtoRuntime *rt, RtRun *r) {
 }
 
 static uint32_t pop_any(RtRun *r, uint32_t home) {
-  for (uint32_t k = 0; k < PTO_CORE_TYPE_COUNT; k++) {
-    uint32_t t = queue_pop(&r->g->queues[(home + k) % PTO_CORE_TYPE_COUNT]);
+  for (uint32_t k = 0; k < PTO_RT_CORE_TYPE_COUNT; k++) {
+    uint32_t t = queue_pop(&r->g->queues[(home + k) % PTO_RT_CORE_TYPE_COUNT]);
     if (t != RT_NONE)
       return t;
   }
@@ -140,6 +141,7 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
                                                   id, memory_order_relaxed,
                                                   memory_order_relaxed))
         r->failed_rc = rc;
+      /* release: publishes failed_rc to the reader of `failed`. */
       atomic_store_explicit(&r->failed, true, memory_order_release);
       wake_all(rt);
       return RT_NONE;
@@ -148,9 +150,12 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
   uint32_t next = RT_NONE;
   for (uint32_t e = g->succ_off[id]; e < g->succ_off[id + 1]; e++) {
     uint32_t s = g->succ[e];
-    /* acq_rel: the last predecessor to finish sees every other
+    /* A task with one predecessor is ready now: no counter to touch (its
+     * data reaches it through this thread or the queue's release/acquire).
+     * Otherwise, acq_rel: the last predecessor to finish sees every other
      * predecessor's writes (acquire) after publishing its own (release). */
-    if (atomic_fetch_sub_explicit(&g->count[s], 1, memory_order_acq_rel) != 1)
+    if (g->ndeps0[s] != 1 &&
+        atomic_fetch_sub_explicit(&g->count[s], 1, memory_order_acq_rel) != 1)
       continue;
     if (next == RT_NONE) {
       next = s;
@@ -170,7 +175,7 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
 }
 
 static void work(PtoRuntime *rt, RtRun *r, uint32_t wid) {
-  uint32_t home = wid % PTO_CORE_TYPE_COUNT;
+  uint32_t home = wid % PTO_RT_CORE_TYPE_COUNT;
   uint32_t t = RT_NONE;
   for (;;) {
     if (t == RT_NONE)
@@ -285,8 +290,10 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
   /* Reset the per-run state; the graph itself is not analysed again. The
    * tasks' argument records point at run_buffers. */
   memcpy(g->run_buffers, buffers, nbuf * sizeof *buffers);
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
     RtQueue *q = &g->queues[t];
+    /* relaxed: no run is in progress; the helpers are idle, and the
+     * mutex that starts the next run publishes these stores. */
     uint32_t used = atomic_load_explicit(&q->tail, memory_order_relaxed);
     memset((void *)q->slots, 0, (used < q->cap ? used : q->cap) * sizeof *q->slots);
     atomic_store_explicit(&q->head, 0, memory_order_relaxed);
@@ -315,6 +322,8 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
   }
   if (r.times)
     tl->valid = true;
+  /* acquire (and relaxed after it): every helper has left the run, which
+   * the wait on `active` above already ordered before this point. */
   if (atomic_load_explicit(&r.failed, memory_order_acquire)) {
     uint32_t f = atomic_load_explicit(&r.failed_task, memory_order_relaxed);
     /* Name what did not run because of it: its transitive dependents. */

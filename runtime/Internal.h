@@ -18,7 +18,7 @@
 
 typedef struct RtKernel {
   PtoRtKernelFn fn;
-  PtoCoreType core;
+  PtoRtCoreType core;
   char name[48];
 } RtKernel;
 
@@ -111,10 +111,10 @@ struct PtoGraph {
   PtoRtKernelFn *fn;      /* NULL for barriers */
   PtoRtTaskArgs *args;    /* what each task's kernel receives */
   void **run_buffers;     /* this run's buffer bases */
-  uint32_t type_count[PTO_CORE_TYPE_COUNT];
+  uint32_t type_count[PTO_RT_CORE_TYPE_COUNT];
   /* Per-run state, allocated once at finalize and reused. */
   _Atomic uint32_t *count;
-  RtQueue queues[PTO_CORE_TYPE_COUNT];
+  RtQueue queues[PTO_RT_CORE_TYPE_COUNT];
   PtoRtTimeline host_tl, sim_tl;
 };
 
@@ -152,7 +152,7 @@ const char *rt_label(const PtoGraph *g, uint32_t id);
 /* Writes `s` as a JSON string literal. */
 void rt_json_str(FILE *f, const char *s);
 const char *rt_task_name(const PtoGraph *g, uint32_t id);
-PtoCoreType rt_task_core(const PtoGraph *g, uint32_t id);
+PtoRtCoreType rt_task_core(const PtoGraph *g, uint32_t id);
 bool rt_timeline_alloc(PtoRtTimeline *tl, const PtoGraph *g, uint32_t nlanes);
 void rt_timeline_free(PtoRtTimeline *tl);
 PtoRtStatus rt_graph_finalize(PtoGraph *g);

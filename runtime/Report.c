@@ -13,9 +13,9 @@ static const char *const type_long[] = {"cube", "vector", "AICPU"};
 typedef struct Figures {
   PtoRtHealth h;
   bool sim;
-  uint32_t tasks[PTO_CORE_TYPE_COUNT];
-  uint32_t lanes_of[PTO_CORE_TYPE_COUNT]; /* lanes (cores) per type */
-  double busy[PTO_CORE_TYPE_COUNT];       /* us of task time per type */
+  uint32_t tasks[PTO_RT_CORE_TYPE_COUNT];
+  uint32_t lanes_of[PTO_RT_CORE_TYPE_COUNT]; /* lanes (cores) per type */
+  double busy[PTO_RT_CORE_TYPE_COUNT];       /* us of task time per type */
   double bound_gm, bound_cube, bound_vec; /* us */
   double sched_util;
   double bubbles_us, worst_bubble_us;
@@ -61,7 +61,7 @@ static bool compute(const PtoRtTimeline *tl, Figures *f) {
   memset(f, 0, sizeof *f);
   f->sim = tl->backend == PTO_RT_SIM;
   double makespan = 0;
-  uint64_t gm = 0, flops = 0, cycles[PTO_CORE_TYPE_COUNT] = {0};
+  uint64_t gm = 0, flops = 0, cycles[PTO_RT_CORE_TYPE_COUNT] = {0};
   uint32_t ran = 0;
   for (uint32_t i = 0; i < n; i++) {
     if (tl->lane[i] == RT_NONE)
@@ -69,7 +69,7 @@ static bool compute(const PtoRtTimeline *tl, Figures *f) {
     ran++;
     const double *t = &tl->times[(size_t)i * 5];
     makespan = fmax(makespan, fmax(t[3], t[4]) * u);
-    PtoCoreType ct = rt_task_core(g, i);
+    PtoRtCoreType ct = rt_task_core(g, i);
     f->tasks[ct]++;
     f->busy[ct] += dur(tl, i);
     gm += g->tasks[i].gm_bytes;
@@ -80,7 +80,7 @@ static bool compute(const PtoRtTimeline *tl, Figures *f) {
   for (uint32_t l = 0; l < tl->nlanes; l++)
     if (tl->lane_core[l] >= 0)
       f->lanes_of[tl->lane_core[l]]++;
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
     /* On the host every worker stands in for every core type. */
     uint32_t lanes = f->sim ? f->lanes_of[t] : tl->nlanes;
     f->h.utilisation[t] = makespan > 0 ? f->busy[t] / (lanes * makespan) : 0;
@@ -91,8 +91,8 @@ static bool compute(const PtoRtTimeline *tl, Figures *f) {
    * the vector cores. */
   double mhz = p->clock_mhz;
   f->bound_gm = gm / (p->gm_bytes_per_cycle * p->gm_efficiency) / mhz;
-  f->bound_cube = flops / (p->cube_flops_per_cycle * p->cores[PTO_CORE_AIC]) / mhz;
-  f->bound_vec = (double)cycles[PTO_CORE_AIV] / p->cores[PTO_CORE_AIV] / mhz;
+  f->bound_cube = flops / (p->cube_flops_per_cycle * p->cores[PTO_RT_CORE_AIC]) / mhz;
+  f->bound_vec = (double)cycles[PTO_RT_CORE_AIV] / p->cores[PTO_RT_CORE_AIV] / mhz;
   f->h.bound_us = fmax(f->bound_gm, fmax(f->bound_cube, f->bound_vec));
   f->h.bound_ratio = f->h.bound_us > 0 ? makespan / f->h.bound_us : 0;
   f->h.idle_ready_us = tl->idle_ready * u;
@@ -248,7 +248,7 @@ static void hints(const PtoRtTimeline *tl, const Figures *f,
              f->h.idle_ready_us);
     emit(ctx, buf);
   }
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT && f->sim; t++) {
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT && f->sim; t++) {
     double w = f->h.waves[t];
     uint32_t c = p->cores[t];
     if (f->tasks[t] < c || w - floor(w) == 0)
@@ -346,7 +346,7 @@ PtoRtStatus pto_timeline_write_report(const PtoRtTimeline *tl, FILE *out,
   if (!json) {
     fprintf(out, "health report (%s, platform %s)\n", be, p->name);
     fprintf(out, "makespan: %.3f us\n", f.h.makespan_us);
-    for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+    for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
       if (f.tasks[t])
         fprintf(out, "%s: %u tasks, %.2f waves on %u %s, utilisation %.1f%%\n",
                 type_name[t], f.tasks[t], f.h.waves[t],
@@ -381,7 +381,7 @@ PtoRtStatus pto_timeline_write_report(const PtoRtTimeline *tl, FILE *out,
     fprintf(out, "{\n  \"backend\": \"%s\",\n  \"platform\": ", be);
     rt_json_str(out, p->name);
     fprintf(out, ",\n  \"makespan_us\": %.4f,\n  \"types\": {", f.h.makespan_us);
-    for (int t = 0, first = 1; t < PTO_CORE_TYPE_COUNT; t++)
+    for (int t = 0, first = 1; t < PTO_RT_CORE_TYPE_COUNT; t++)
       if (f.tasks[t]) {
         fprintf(out, "%s\n    \"%s\": {\"tasks\": %u, \"cores\": %u, "
                      "\"waves\": %.4f, \"utilisation\": %.4f}",

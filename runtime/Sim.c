@@ -40,14 +40,14 @@ typedef struct Sim {
   double now;
   STask *st;
   /* Ready tasks per core type and completions waiting for a scheduler. */
-  uint32_t *ready[PTO_CORE_TYPE_COUNT];
-  uint32_t rhead[PTO_CORE_TYPE_COUNT], rtail[PTO_CORE_TYPE_COUNT];
+  uint32_t *ready[PTO_RT_CORE_TYPE_COUNT];
+  uint32_t rhead[PTO_RT_CORE_TYPE_COUNT], rtail[PTO_RT_CORE_TYPE_COUNT];
   uint32_t *done_q;
   uint32_t dhead, dtail;
   /* Free cores per type (a stack of lane indices) and free schedulers. */
-  uint32_t *free_cores[PTO_CORE_TYPE_COUNT];
-  uint32_t nfree[PTO_CORE_TYPE_COUNT];
-  uint32_t lane_base[PTO_CORE_TYPE_COUNT];
+  uint32_t *free_cores[PTO_RT_CORE_TYPE_COUNT];
+  uint32_t nfree[PTO_RT_CORE_TYPE_COUNT];
+  uint32_t lane_base[PTO_RT_CORE_TYPE_COUNT];
   uint32_t *free_sched;
   uint32_t nfree_sched;
   /* Tasks moving GM data now. */
@@ -108,7 +108,7 @@ static void account(Sim *s) {
   double dt = s->now - s->last_account;
   if (dt > 0) {
     double idle = s->dispatching;
-    for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+    for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
       uint32_t waiting = s->rtail[t] - s->rhead[t];
       idle += waiting < s->nfree[t] ? waiting : s->nfree[t];
     }
@@ -149,7 +149,7 @@ static void make_ready(Sim *s, uint32_t id) {
     s->done_q[s->dtail++] = id;
     return;
   }
-  PtoCoreType t = (PtoCoreType)s->st[id].type;
+  PtoRtCoreType t = (PtoRtCoreType)s->st[id].type;
   s->ready[t][s->rtail[t]++] = id;
 }
 
@@ -157,7 +157,7 @@ static bool task_part_done(Sim *s, uint32_t id) {
   if (--s->st[id].parts)
     return true;
   T(s, id)[3] = s->now;
-  PtoCoreType t = (PtoCoreType)s->st[id].type;
+  PtoRtCoreType t = (PtoRtCoreType)s->st[id].type;
   s->free_cores[t][s->nfree[t]++] = s->st[id].core;
   s->done_q[s->dtail++] = id;
   return true;
@@ -182,7 +182,7 @@ static bool schedule(Sim *s) {
       continue;
     }
     int type = -1;
-    for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+    for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
       if (s->rhead[t] < s->rtail[t] && s->nfree[t]) {
         type = t;
         break;
@@ -292,7 +292,7 @@ PtoRtStatus rt_sim_run(PtoGraph *g) {
   s.g = g;
   s.p = p;
   s.tl = &g->sim_tl;
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
     s.lane_base[t] = lanes;
     lanes += p->cores[t];
   }
@@ -305,7 +305,7 @@ PtoRtStatus rt_sim_run(PtoGraph *g) {
   s.mem_active = malloc(nn * sizeof *s.mem_active);
   s.free_sched = malloc(p->scheduler_threads * sizeof *s.free_sched);
   ok = ok && s.st && s.done_q && s.mem_active && s.free_sched;
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT && ok; t++) {
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT && ok; t++) {
     s.ready[t] = malloc(nn * sizeof *s.ready[t]);
     s.free_cores[t] = malloc(p->cores[t] * sizeof *s.free_cores[t]);
     ok = s.ready[t] && s.free_cores[t];
@@ -318,7 +318,7 @@ PtoRtStatus rt_sim_run(PtoGraph *g) {
   tl->us_per_unit = 1.0 / p->clock_mhz;
   tl->sched_threads = p->scheduler_threads;
   tl->idle_ready = tl->sched_busy = 0;
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
     for (uint32_t c = 0; c < p->cores[t]; c++) {
       uint32_t l = s.lane_base[t] + c;
       snprintf(tl->lane_names[l], sizeof tl->lane_names[l], "%s %u",
@@ -327,7 +327,7 @@ PtoRtStatus rt_sim_run(PtoGraph *g) {
       /* Stack order so that core 0 is taken first. */
       s.free_cores[t][p->cores[t] - 1 - c] = l;
     }
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
     s.nfree[t] = p->cores[t];
   for (uint32_t i = 0; i < p->scheduler_threads; i++)
     s.free_sched[i] = p->scheduler_threads - 1 - i;
@@ -370,7 +370,7 @@ done:
   free(s.done_q);
   free(s.mem_active);
   free(s.free_sched);
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
     free(s.ready[t]);
     free(s.free_cores[t]);
   }

@@ -42,7 +42,7 @@ PtoRtStatus pto_timeline_write_svg(const PtoRtTimeline *tl, const char *path) {
   const PtoGraph *g = tl->g;
   double u = tl->us_per_unit, end = 0;
   /* Lanes shown: those of core types that ran something (host: all). */
-  bool type_used[PTO_CORE_TYPE_COUNT] = {false};
+  bool type_used[PTO_RT_CORE_TYPE_COUNT] = {false};
   for (uint32_t i = 0; i < g->ntasks; i++)
     if (tl->lane[i] != RT_NONE) {
       /* As in the report: the run ends when the last completion does. */

@@ -195,9 +195,9 @@ int main(int argc, char **argv) {
   PtoRtPlatform plat;
   pto_rt_platform_default(&plat);
   if (aic)
-    plat.cores[PTO_CORE_AIC] = (uint32_t)aic;
+    plat.cores[PTO_RT_CORE_AIC] = (uint32_t)aic;
   if (aiv)
-    plat.cores[PTO_CORE_AIV] = (uint32_t)aiv;
+    plat.cores[PTO_RT_CORE_AIV] = (uint32_t)aiv;
   PtoRtOptions opts = {be, (uint32_t)threads, 1};
   char err[256];
   PtoRuntime *rt = pto_runtime_create(&plat, &opts, err, sizeof err);
@@ -221,9 +221,9 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < (size_t)4 * d.k * tile; i++)
     d.b[i] = (float)((i * 104729) % 13) / 13.0f - 0.5f;
 
-  int32_t km = pto_runtime_add_kernel(rt, k_matmul, PTO_CORE_AIC, "matmul");
-  int32_t ks = pto_runtime_add_kernel(rt, k_softmax, PTO_CORE_AIV, "softmax");
-  int32_t kt = pto_runtime_add_kernel(rt, k_total, PTO_CORE_AICPU, "total");
+  int32_t km = pto_runtime_add_kernel(rt, k_matmul, PTO_RT_CORE_AIC, "matmul");
+  int32_t ks = pto_runtime_add_kernel(rt, k_softmax, PTO_RT_CORE_AIV, "softmax");
+  int32_t kt = pto_runtime_add_kernel(rt, k_total, PTO_RT_CORE_AICPU, "total");
   PtoGraph *g = pto_graph_create(rt);
   int64_t fb = sizeof(float);
   pto_graph_add_buffer(g, (int64_t)d.rows * tile * d.k * fb, "A");
