@@ -68,6 +68,9 @@ static void free_run_state(PtoGraph *g) {
 
 void rt_graph_free(PtoGraph *g) {
   free_run_state(g);
+  for (int i = 0; i < RT_SIM_ARRAYS; i++)
+    free(g->sim_mem[i]);
+  free(g->sim_heap);
   for (uint32_t i = 0; i < g->nbufs_inited; i++)
     free(g->bufs[i].segs);
   free(g->bufs);
@@ -137,6 +140,7 @@ int32_t pto_graph_add_buffer(PtoGraph *g, int64_t size, const char *name) {
   }
   b->size = size;
   b->finger[0] = b->finger[1] = 0;
+  b->last_finger = 0;
   snprintf(b->name, sizeof b->name, "%s", name ? name : "");
   if (!rt_grow((void **)&b->segs, &b->capsegs, 4, sizeof *b->segs)) {
     rt_set_error(g->rt, "out of memory");
@@ -259,15 +263,18 @@ static uint32_t seg_find(RtBuffer *b, int64_t at) {
   const RtSeg *s = b->segs;
   uint32_t n = b->nsegs;
   for (int k = 0; k < 2; k++) {
-    /* An insertion since may have moved the hit one place up. */
+    /* The neighbours too: the next access is often one segment over, and
+     * an insertion since may have moved the hit one place up. */
     uint32_t f = b->finger[k];
-    for (uint32_t c = f; c < n && c <= f + 1; c++)
+    for (uint32_t c = f ? f - 1 : 0; c < n && c <= f + 1; c++)
       if (s[c].lo <= at && at < s[c].hi) {
         b->finger[k] = c;
+        b->last_finger = (uint8_t)k;
         return c;
       }
   }
-  uint32_t f = b->finger[0] < n ? b->finger[0] : 0, lo, hi;
+  uint32_t f = b->finger[b->last_finger] < n ? b->finger[b->last_finger] : 0;
+  uint32_t lo, hi;
   if (s[f].lo <= at) {
     uint32_t step = 1;
     lo = f;
@@ -293,8 +300,9 @@ static uint32_t seg_find(RtBuffer *b, int64_t at) {
     else
       hi = mid;
   }
-  b->finger[1] = b->finger[0];
-  b->finger[0] = lo;
+  /* Replace the finger that did not hit last. */
+  b->last_finger ^= 1;
+  b->finger[b->last_finger] = lo;
   return lo;
 }
 

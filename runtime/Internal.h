@@ -10,6 +10,11 @@
 #include <stdbool.h>
 
 #define RT_NONE UINT32_MAX
+/* Slots of the simulator's arrays kept in a graph (Sim.c). */
+enum { SIM_TASKS, SIM_DONE, SIM_MEM, SIM_MEM_LEFT, SIM_MEM_RATE, SIM_SCHED, SIM_READY,
+       SIM_CORES = SIM_READY + PTO_RT_CORE_TYPE_COUNT,
+       RT_SIM_ARRAYS = SIM_CORES + PTO_RT_CORE_TYPE_COUNT };
+
 /* A read or write touching more distinct earlier tasks than this goes
  * through one barrier node, so that N producers x M consumers cost N + M
  * edges instead of N x M. Also the number of readers a region remembers
@@ -48,6 +53,7 @@ typedef struct RtBuffer {
   RtSeg *segs;
   uint32_t nsegs, capsegs;
   uint32_t finger[2]; /* the last segments found */
+  uint8_t last_finger; /* which of them hit last */
   char name[32];
 } RtBuffer;
 
@@ -116,6 +122,11 @@ struct PtoGraph {
   _Atomic uint32_t *count;
   RtQueue queues[PTO_RT_CORE_TYPE_COUNT];
   PtoRtTimeline host_tl, sim_tl;
+  /* The simulator's per-run arrays, kept for the next run. */
+  void *sim_mem[RT_SIM_ARRAYS];
+  size_t sim_cap[RT_SIM_ARRAYS];
+  void *sim_heap;
+  uint32_t sim_heap_cap;
 };
 
 struct PtoRuntime {

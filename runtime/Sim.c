@@ -23,7 +23,6 @@ typedef struct Event {
 /* What the simulation reads and writes per task, in one record. */
 typedef struct STask {
   uint64_t cycles, gm_bytes;
-  double mem_left, mem_rate; /* bytes still to move, current rate */
   uint32_t deps;             /* dependencies not yet resolved */
   uint32_t core;             /* lane it runs on */
   uint8_t submitted, parts;  /* parts: compute and memory still running */
@@ -39,6 +38,7 @@ typedef struct Sim {
   uint64_t seq;
   double now;
   STask *st;
+  double *mem_left, *mem_rate; /* bytes still to move, current rate */
   /* Ready tasks per core type and completions waiting for a scheduler. */
   uint32_t *ready[PTO_RT_CORE_TYPE_COUNT];
   uint32_t rhead[PTO_RT_CORE_TYPE_COUNT], rtail[PTO_RT_CORE_TYPE_COUNT];
@@ -123,8 +123,8 @@ static bool mem_update(Sim *s) {
   double dt = s->now - s->mem_last;
   for (uint32_t i = 0; i < s->nmem; i++)
     {
-    STask *t = &s->st[s->mem_active[i]];
-    t->mem_left -= t->mem_rate * dt;
+    uint32_t id = s->mem_active[i];
+    s->mem_left[id] -= s->mem_rate[id] * dt;
   }
   s->mem_last = s->now;
   if (!s->nmem)
@@ -135,8 +135,8 @@ static bool mem_update(Sim *s) {
   double first = INFINITY;
   for (uint32_t i = 0; i < s->nmem; i++) {
     uint32_t id = s->mem_active[i];
-    s->st[id].mem_rate = rate;
-    double left = s->st[id].mem_left > 0 ? s->st[id].mem_left / rate : 0;
+    s->mem_rate[id] = rate;
+    double left = s->mem_left[id] > 0 ? s->mem_left[id] / rate : 0;
     if (left < first)
       first = left;
   }
@@ -243,7 +243,8 @@ static bool handle(Sim *s, const Event *e) {
         s->st[id].parts++;
         if (!mem_update(s))
           return false;
-        t->mem_left = (double)t->gm_bytes;
+        s->mem_left[id] = (double)t->gm_bytes;
+        s->mem_rate[id] = 0; /* set by the update below */
         s->mem_active[s->nmem++] = id;
         return mem_update(s);
       }
@@ -269,7 +270,7 @@ static bool handle(Sim *s, const Event *e) {
     uint32_t keep = 0;
     for (uint32_t i = 0; i < s->nmem; i++) {
       uint32_t id = s->mem_active[i];
-      if (s->st[id].mem_left <= 1e-6 * (double)s->st[id].gm_bytes + 1e-9) {
+      if (s->mem_left[id] <= 1e-6 * (double)s->st[id].gm_bytes + 1e-9) {
         if (!task_part_done(s, id))
           return false;
       } else {
@@ -281,6 +282,18 @@ static bool handle(Sim *s, const Event *e) {
   }
   }
   return true;
+}
+
+/* Graph-owned scratch array `slot` of at least `bytes` bytes, or NULL. */
+static void *sim_array(PtoGraph *g, int slot, size_t bytes) {
+  if (bytes > g->sim_cap[slot]) {
+    void *p = realloc(g->sim_mem[slot], bytes);
+    if (!p)
+      return NULL;
+    g->sim_mem[slot] = p;
+    g->sim_cap[slot] = bytes;
+  }
+  return g->sim_mem[slot];
 }
 
 PtoRtStatus rt_sim_run(PtoGraph *g) {
@@ -300,16 +313,25 @@ PtoRtStatus rt_sim_run(PtoGraph *g) {
   tl->valid = false;
   bool ok = rt_timeline_alloc(tl, g, lanes);
   size_t nn = n ? n : 1;
-  s.st = calloc(nn, sizeof *s.st);
-  s.done_q = malloc(nn * sizeof *s.done_q);
-  s.mem_active = malloc(nn * sizeof *s.mem_active);
-  s.free_sched = malloc(p->scheduler_threads * sizeof *s.free_sched);
-  ok = ok && s.st && s.done_q && s.mem_active && s.free_sched;
+  /* The simulator's arrays live with the graph, so that running it again
+   * reuses them rather than faulting in fresh pages. */
+  s.st = sim_array(g, SIM_TASKS, nn * sizeof *s.st);
+  s.done_q = sim_array(g, SIM_DONE, nn * sizeof *s.done_q);
+  s.mem_active = sim_array(g, SIM_MEM, nn * sizeof *s.mem_active);
+  s.free_sched = sim_array(g, SIM_SCHED, p->scheduler_threads * sizeof *s.free_sched);
+  s.mem_left = sim_array(g, SIM_MEM_LEFT, nn * sizeof *s.mem_left);
+  s.mem_rate = sim_array(g, SIM_MEM_RATE, nn * sizeof *s.mem_rate);
+  ok = ok && s.st && s.done_q && s.mem_active && s.free_sched && s.mem_left &&
+       s.mem_rate;
   for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT && ok; t++) {
-    s.ready[t] = malloc(nn * sizeof *s.ready[t]);
-    s.free_cores[t] = malloc(p->cores[t] * sizeof *s.free_cores[t]);
+    s.ready[t] = sim_array(g, SIM_READY + t, nn * sizeof *s.ready[t]);
+    s.free_cores[t] = sim_array(g, SIM_CORES + t, p->cores[t] * sizeof *s.free_cores[t]);
     ok = s.ready[t] && s.free_cores[t];
   }
+  if (ok)
+    memset(s.st, 0, nn * sizeof *s.st);
+  s.heap = g->sim_heap;
+  s.capheap = g->sim_heap_cap;
   PtoRtStatus st = PTO_RT_OK;
   if (!ok)
     goto oom;
@@ -365,14 +387,7 @@ oom:
   rt_set_error(rt, "sim: out of memory");
   st = PTO_RT_ERR_NOMEM;
 done:
-  free(s.heap);
-  free(s.st);
-  free(s.done_q);
-  free(s.mem_active);
-  free(s.free_sched);
-  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
-    free(s.ready[t]);
-    free(s.free_cores[t]);
-  }
+  g->sim_heap = s.heap;
+  g->sim_heap_cap = s.capheap;
   return st;
 }
