@@ -5,6 +5,7 @@
  * form), and an interpreter handler. The Python side of the check (every
  * pypto op reachable from python/pypto) is test/Python/test_op_list.py. */
 #include "Test.h"
+#include "pto/DialectImplementation.h"
 #include "pto/Dialects.h"
 #include "pto/Interp.h"
 
