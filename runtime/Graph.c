@@ -46,6 +46,8 @@ PtoGraph *pto_graph_create(PtoRuntime *rt) {
 static void free_run_state(PtoGraph *g) {
   free(g->succ_off);
   free(g->succ);
+  free(g->succ_run);
+  g->succ_run = NULL;
   free((void *)g->count);
   free(g->core);
   free(g->ndeps0);
@@ -228,7 +230,7 @@ static bool add_edge(PtoGraph *g, uint32_t from, uint32_t to) {
 }
 
 static bool new_task(PtoGraph *g, uint32_t *id) {
-  if (g->ntasks == RT_NONE - 1 ||
+  if (g->ntasks == RT_MAX_TASKS ||
       !rt_grow((void **)&g->tasks, &g->captasks, g->ntasks + 1, sizeof *g->tasks))
     return false;
   *id = g->ntasks++;
@@ -555,6 +557,7 @@ PtoRtStatus rt_graph_finalize(PtoGraph *g) {
   uint32_t *fill = g->scratch;
   if (!resize((void **)&g->succ_off, (size_t)n + 1, sizeof *g->succ_off) ||
       !resize((void **)&g->succ, g->nedges, sizeof *g->succ) ||
+      !resize((void **)&g->succ_run, g->nedges, sizeof *g->succ_run) ||
       !resize((void **)&g->count, n, sizeof *g->count) ||
       !resize((void **)&g->core, n, sizeof *g->core) ||
       !resize((void **)&g->ndeps0, n, sizeof *g->ndeps0) ||
@@ -575,6 +578,13 @@ PtoRtStatus rt_graph_finalize(PtoGraph *g) {
   memcpy(fill, g->succ_off, n * sizeof *fill);
   for (uint32_t e = 0; e < g->nedges; e++)
     g->succ[fill[g->edges[e].from]++] = g->edges[e].to;
+  /* The host's copy of the successor lists flags successors with a single
+   * predecessor, which are ready as soon as it finishes: the hot loop then
+   * reads one array, not the successor's count too. */
+  for (uint32_t e = 0; e < g->nedges; e++) {
+    uint32_t t = g->succ[e];
+    g->succ_run[e] = t | (g->tasks[t].ndeps == 1 ? RT_SINGLE_PRED : 0);
+  }
   memset(g->type_count, 0, sizeof g->type_count);
   g->nroots = 0;
   for (uint32_t i = 0; i < n; i++) {

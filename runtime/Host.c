@@ -149,12 +149,12 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
   }
   uint32_t next = RT_NONE;
   for (uint32_t e = g->succ_off[id]; e < g->succ_off[id + 1]; e++) {
-    uint32_t s = g->succ[e];
+    uint32_t sv = g->succ_run[e], s = sv & ~RT_SINGLE_PRED;
     /* A task with one predecessor is ready now: no counter to touch (its
      * data reaches it through this thread or the queue's release/acquire).
      * Otherwise, acq_rel: the last predecessor to finish sees every other
      * predecessor's writes (acquire) after publishing its own (release). */
-    if (g->ndeps0[s] != 1 &&
+    if (!(sv & RT_SINGLE_PRED) &&
         atomic_fetch_sub_explicit(&g->count[s], 1, memory_order_acq_rel) != 1)
       continue;
     if (next == RT_NONE) {

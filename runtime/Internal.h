@@ -10,6 +10,9 @@
 #include <stdbool.h>
 
 #define RT_NONE UINT32_MAX
+/* Task ids stay below 2^31, so that a successor list can carry a flag. */
+#define RT_MAX_TASKS 0x7fffffffu
+#define RT_SINGLE_PRED 0x80000000u
 /* Slots of the simulator's arrays kept in a graph (Sim.c). */
 enum { SIM_TASKS, SIM_DONE, SIM_MEM, SIM_MEM_LEFT, SIM_MEM_RATE, SIM_SCHED, SIM_READY,
        SIM_CORES = SIM_READY + PTO_RT_CORE_TYPE_COUNT,
@@ -106,6 +109,7 @@ struct PtoGraph {
   /* Built by finalize: successors in CSR form and per-type counts. */
   bool finalized;
   uint32_t *succ_off, *succ;
+  uint32_t *succ_run; /* succ with RT_SINGLE_PRED on single-input tasks */
   uint32_t nsinks; /* tasks without successors */
   /* Dense copies of what every run reads per task: the core type (the
    * queue a ready task goes to) and the dependency count to start from;
