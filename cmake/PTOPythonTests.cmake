@@ -4,11 +4,20 @@
 # why, so that a missing dependency is never mistaken for a pass.
 execute_process(COMMAND ${PTO_PYTHON} -c "import pytest"
   RESULT_VARIABLE _pytest_rc OUTPUT_QUIET ERROR_QUIET)
+# torch is optional for users but not for the suite when installed: the
+# torch tests then must run (a broken import fails them instead of skipping).
+# PTO_REQUIRE_TORCH=ON makes a missing torch an error too (CI).
+option(PTO_REQUIRE_TORCH "The Python tests fail when torch cannot be imported" OFF)
+execute_process(COMMAND ${PTO_PYTHON} -c "import torch"
+  RESULT_VARIABLE _torch_rc OUTPUT_QUIET ERROR_QUIET)
 
 set(_py_env
   "PYTHONPATH=${PROJECT_SOURCE_DIR}/python"
   "PTO_LIBRARY=$<TARGET_FILE:pto_shared>"
   "PYTHONDONTWRITEBYTECODE=1")
+if(_torch_rc EQUAL 0 OR PTO_REQUIRE_TORCH)
+  list(APPEND _py_env "PTO_TEST_TORCH=1")
+endif()
 # A sanitized libpto.so inside a Python that is not: the sanitizer runtime
 # must be loaded first, and Python's own allocations are not ours to check.
 if(PTO_ENABLE_ASAN)

@@ -14,6 +14,11 @@ extern "C" {
 /* Reads a .npy file into a new C-contiguous array (NULL on error). '<u2'
  * data is read as bf16 bit patterns, '<i8' as i64. */
 PtoNdArray *pto_npy_read_file(PtoContext *ctx, const char *path);
+/* Same, refusing (before reading it) data of more than max_bytes (0: no
+ * limit). The header is checked before anything else is read, so that a
+ * stream which is no .npy file is not read to its end. */
+PtoNdArray *pto_npy_read_file_bounded(PtoContext *ctx, const char *path,
+                                      uint64_t max_bytes);
 /* Same from memory; `name` is used in diagnostics ("<memory>" if NULL).
  * The buffer is not kept. */
 PtoNdArray *pto_npy_read_buffer(PtoContext *ctx, const void *buf, size_t len,

@@ -18,9 +18,15 @@ typedef void (*PtoRegisterFn)(PtoContext *ctx);
 int pto_opt_main(int argc, char **argv, const char *tool_name,
                  PtoRegisterFn register_fn);
 
-/* Reads a whole file ("-" is stdin). Returns NULL and sets *err (a static
- * string) on failure; the buffer is freed with pto_free. */
-char *pto_read_file(const char *path, size_t *len, const char **err);
+/* Reads a whole file ("-" is stdin) of at most `max` bytes (a larger
+ * regular file is refused before reading, a stream once it passes the
+ * limit). Returns NULL and sets *err (a static string) on failure; the
+ * buffer is freed with pto_free. */
+char *pto_read_file(const char *path, size_t max, size_t *len,
+                    const char **err);
+
+/* The default input size limit of the tools (--max-input-bytes). */
+#define PTO_DEFAULT_MAX_INPUT_BYTES ((size_t)256 << 20)
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include "Support/Str.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 typedef struct Reader {
   PtoContext *ctx;
   PtoLoc *loc;
+  uint64_t max_bytes; /* of data; 0: no limit */
 } Reader;
 
 typedef struct Header {
@@ -354,6 +356,13 @@ static bool check_data(Reader *r, const Header *h, size_t avail,
                        size_t *nbytes) {
   if (pto_shape_check(r->ctx, r->loc, h->dtype, h->rank, h->shape, nbytes))
     return false;
+  if (r->max_bytes && *nbytes > r->max_bytes) {
+    char buf[PTO_SHAPE_STR_MAX];
+    return fail(r, ".npy data of shape %s of %s needs %zu bytes, more than "
+                   "the limit of %" PRIu64 " bytes",
+                pto_shape_str(buf, h->rank, h->shape),
+                pto_dtype_numpy_name(h->dtype), *nbytes, r->max_bytes);
+  }
   if (*nbytes > avail) {
     char buf[PTO_SHAPE_STR_MAX];
     return fail(r, "truncated .npy data: shape %s of %s needs %zu bytes but "
@@ -373,7 +382,7 @@ static PtoNdArray *new_array(const Header *h) {
 
 PtoNdArray *pto_npy_read_buffer(PtoContext *ctx, const void *buf, size_t len,
                                 const char *name) {
-  Reader r = {ctx, pto_loc_name(ctx, name ? name : "<memory>", NULL)};
+  Reader r = {ctx, pto_loc_name(ctx, name ? name : "<memory>", NULL), 0};
   const unsigned char *p = buf;
   unsigned major;
   size_t hoff = 0, hlen = 0, nbytes = 0;
@@ -394,25 +403,76 @@ static PtoNdArray *io_error(Reader *r, const char *what, FILE *f) {
   return NULL;
 }
 
-/* Streams (pipes, /dev/stdin) have no size: read them whole. */
-static PtoNdArray *read_stream(Reader *r, FILE *f, const char *path) {
+/* Appends up to n bytes of f to s; returns how many it read. Chunked, so
+ * that a size declared by the input allocates only what actually comes. */
+static size_t read_upto(FILE *f, PtoStr *s, size_t n) {
+  char chunk[65536];
+  size_t total = 0;
+  while (total < n) {
+    size_t want = n - total < sizeof chunk ? n - total : sizeof chunk;
+    size_t got = fread(chunk, 1, want, f);
+    pto_str_append(s, chunk, got);
+    total += got;
+    if (got < want) break;
+  }
+  return total;
+}
+
+/* Streams (pipes, /dev/stdin, devices) have no size: the prefix and the
+ * header are read and checked first, then the data they declare and no
+ * more (a stream that never ends is not read to its end). */
+static PtoNdArray *read_stream(Reader *r, FILE *f) {
+  unsigned char pre[PTO_NPY_MAGIC_LEN + 6];
+  size_t got = fread(pre, 1, PTO_NPY_MAGIC_LEN + 2, f);
+  size_t need = PTO_NPY_MAGIC_LEN + (got == PTO_NPY_MAGIC_LEN + 2 &&
+                                     pre[PTO_NPY_MAGIC_LEN] >= 2 ? 6 : 4);
+  if (got == PTO_NPY_MAGIC_LEN + 2) got += fread(pre + got, 1, need - got, f);
+  unsigned major;
+  size_t hoff = 0, hlen = 0, nbytes = 0;
+  Header h;
   PtoStr s;
   pto_str_init(&s);
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) pto_str_append(&s, chunk, n);
-  if (ferror(f)) {
-    pto_str_release(&s);
-    return io_error(r, "cannot read", f);
+  bool ok = !ferror(f) &&
+            read_prefix(r, pre, got, got < need ? got : SIZE_MAX, &major,
+                        &hoff, &hlen);
+  if (ok && read_upto(f, &s, hlen) < hlen) {
+    ok = false;
+    if (!ferror(f))
+      fail(r, "truncated .npy header: it declares %zu bytes but the stream "
+              "has %zu after the %zu-byte prefix",
+           hlen, s.len, hoff);
   }
-  fclose(f);
-  PtoNdArray *a = pto_npy_read_buffer(r->ctx, s.data ? s.data : "", s.len, path);
+  ok = ok && parse_header(r, s.data ? s.data : "", hlen, &h) &&
+       check_data(r, &h, SIZE_MAX, &nbytes);
+  s.len = 0;
+  if (ok && read_upto(f, &s, nbytes) < nbytes) {
+    ok = false;
+    if (!ferror(f)) {
+      char buf[PTO_SHAPE_STR_MAX];
+      fail(r, "truncated .npy data: shape %s of %s needs %zu bytes but the "
+              "stream has %zu after the header",
+           pto_shape_str(buf, h.rank, h.shape),
+           pto_dtype_numpy_name(h.dtype), nbytes, s.len);
+    }
+  }
+  PtoNdArray *a = NULL;
+  if (ok) {
+    a = new_array(&h);
+    if (nbytes) memcpy(a->data, s.data, nbytes);
+  }
   pto_str_release(&s);
+  if (ferror(f)) return io_error(r, "cannot read", f);
+  fclose(f);
   return a;
 }
 
 PtoNdArray *pto_npy_read_file(PtoContext *ctx, const char *path) {
-  Reader r = {ctx, pto_loc_name(ctx, path, NULL)};
+  return pto_npy_read_file_bounded(ctx, path, 0);
+}
+
+PtoNdArray *pto_npy_read_file_bounded(PtoContext *ctx, const char *path,
+                                      uint64_t max_bytes) {
+  Reader r = {ctx, pto_loc_name(ctx, path, NULL), max_bytes};
   errno = 0;
   FILE *f = fopen(path, "rb");
   if (!f) return io_error(&r, "cannot open", NULL);
@@ -422,7 +482,7 @@ PtoNdArray *pto_npy_read_file(PtoContext *ctx, const char *path) {
     errno = EISDIR;
     return io_error(&r, "cannot read", f);
   }
-  if (!S_ISREG(st.st_mode)) return read_stream(&r, f, path);
+  if (!S_ISREG(st.st_mode)) return read_stream(&r, f);
   size_t total = (size_t)st.st_size;
   unsigned char pre[PTO_NPY_MAGIC_LEN + 6];
   size_t got = fread(pre, 1, sizeof pre, f);

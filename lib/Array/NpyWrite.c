@@ -3,6 +3,7 @@
 #include "Array/NpyFormat.h"
 
 #include "Support/Alloc.h"
+#include "Support/File.h"
 #include "Support/Str.h"
 
 #include <errno.h>
@@ -89,26 +90,21 @@ PtoResult pto_npy_write_file(PtoContext *ctx, const char *path,
     pto_str_release(&hdr);
     return PTO_FAILURE;
   }
-  errno = 0;
-  FILE *f = fopen(path, "wb");
-  if (!f) {
+  /* a failed write leaves an existing file as it was */
+  PtoOutFile out;
+  int err = pto_out_file_open(&out, path);
+  if (err) {
     pto_str_release(&hdr);
     return pto_emit_error(ctx, loc, "cannot open for writing: %s",
-                          strerror(errno));
+                          strerror(err));
   }
   PtoNdArray *tmp;
   const void *data = c_order_data(a, &tmp);
-  bool ok = fwrite(hdr.data, 1, hdr.len, f) == hdr.len &&
-            fwrite(data, 1, a->nbytes, f) == a->nbytes;
+  fwrite(hdr.data, 1, hdr.len, out.f);
+  fwrite(data, 1, a->nbytes, out.f);
   pto_ndarray_destroy(tmp);
   pto_str_release(&hdr);
-  int err = errno;
-  if (fclose(f) != 0 && ok) {
-    ok = false;
-    err = errno;
-  }
-  if (!ok)
-    return pto_emit_error(ctx, loc, "cannot write: %s",
-                          err ? strerror(err) : "short write");
+  err = pto_out_file_commit(&out);
+  if (err) return pto_emit_error(ctx, loc, "cannot write: %s", strerror(err));
   return PTO_SUCCESS;
 }

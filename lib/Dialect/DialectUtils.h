@@ -5,6 +5,7 @@
 #define PTO_DIALECT_UTILS_H
 
 #include "pto/IR.h"
+#include "pto/DialectImplementation.h"
 
 /* Starts an error "'op.name' op <message>" at the op. The format accepts
  * %s %d %u %lld %% and two extras: %T prints a PtoType * and %A a

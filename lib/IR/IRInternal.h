@@ -4,6 +4,7 @@
 #define PTO_IR_INTERNAL_H
 
 #include "pto/IR.h"
+#include "pto/DialectImplementation.h"
 
 #include "Support/Alloc.h"
 #include "Support/Arena.h"
@@ -350,5 +351,13 @@ bool pto_dialect_body_is_pretty(const char *body, size_t len);
 
 /* The builtin dialect (builtin.module) the core always registers. */
 extern const PtoDialectDef pto_builtin_dialect;
+
+/* Operation.c's helpers for Block.c. */
+void pto_region_init(PtoRegion *r, PtoContext *ctx, PtoOp *parent);
+/* Destroys every block of `r` (uses inside it dropped first). */
+void pto_region_clear(PtoRegion *r);
+/* Links a detached op into `b` before `pos`, keeping the block's op order
+ * numbering valid when it can. */
+void pto_block_insert_node(PtoBlock *b, PtoListNode *pos, PtoOp *op);
 
 #endif

@@ -1,4 +1,6 @@
-/* Operations, regions, blocks, values and use-lists. */
+/* Operations: the op state that builds them, creation and destruction,
+ * accessors, value maps and cloning. Regions and blocks are in Block.c,
+ * values and use-lists in Value.c, the builder and walks in Builder.c. */
 #include "IR/IRInternal.h"
 
 #include <assert.h>
@@ -173,7 +175,7 @@ static void op_put_attr(PtoOp *op, PtoIdent *name, PtoAttr *a) {
   op->num_attrs++;
 }
 
-static void region_init(PtoRegion *r, PtoContext *ctx, PtoOp *parent) {
+void pto_region_init(PtoRegion *r, PtoContext *ctx, PtoOp *parent) {
   pto_list_init(&r->blocks);
   r->parent = parent;
   r->ctx = ctx;
@@ -207,7 +209,7 @@ PtoOp *pto_op_create(PtoOpState *st) {
   op->num_regions = (uint16_t)st->num_regions;
   tail += st->num_regions * sizeof(PtoRegion);
   for (unsigned i = 0; i < st->num_regions; i++) {
-    region_init(&op_regions(op)[i], ctx, op);
+    pto_region_init(&op_regions(op)[i], ctx, op);
     if (st->regions[i]) {
       pto_region_take_body(&op_regions(op)[i], st->regions[i]);
       pto_region_destroy(st->regions[i]);
@@ -249,7 +251,7 @@ PtoOp *pto_op_create_simple(PtoContext *ctx, const char *name, PtoLoc *loc,
   return pto_op_create(&st);
 }
 
-static void region_clear(PtoRegion *r) {
+void pto_region_clear(PtoRegion *r) {
   /* Drop every use inside the region first so that blocks can be destroyed
    * in any order even when values are used across blocks. */
   PTO_FOR_BLOCKS(r, b) {
@@ -272,7 +274,7 @@ void pto_op_destroy(PtoOp *op) {
    * detached rather than left dangling. */
   for (unsigned i = 0; i < op->num_results; i++)
     while (op->results[i].first_use) pto_use_unlink(op->results[i].first_use);
-  for (unsigned i = 0; i < op->num_regions; i++) region_clear(&op_regions(op)[i]);
+  for (unsigned i = 0; i < op->num_regions; i++) pto_region_clear(&op_regions(op)[i]);
   if (!op->operands_inline)
     pto_ir_free(op_ctx(op), op->operands, op->cap_operands * sizeof(PtoUse));
   if (!op->attrs_inline)
@@ -291,7 +293,7 @@ void pto_op_erase(PtoOp *op) {
   pto_op_destroy(op);
 }
 
-static void block_insert_node(PtoBlock *b, PtoListNode *pos, PtoOp *op) {
+void pto_block_insert_node(PtoBlock *b, PtoListNode *pos, PtoOp *op) {
   assert(!op->block);
   pto_list_insert_before(pos, &op->node);
   op->block = b;
@@ -309,12 +311,12 @@ static void block_insert_node(PtoBlock *b, PtoListNode *pos, PtoOp *op) {
 
 void pto_op_move_before(PtoOp *op, PtoOp *pos) {
   pto_op_remove(op);
-  block_insert_node(pos->block, &pos->node, op);
+  pto_block_insert_node(pos->block, &pos->node, op);
 }
 
 void pto_op_move_after(PtoOp *op, PtoOp *pos) {
   pto_op_remove(op);
-  block_insert_node(pos->block, pos->node.next, op);
+  pto_block_insert_node(pos->block, pos->node.next, op);
 }
 
 /* ------------------------------------------------------------------ */
@@ -518,266 +520,6 @@ PtoAttr *pto_op_constant_value(const PtoOp *op) {
 }
 
 /* ------------------------------------------------------------------ */
-/* Regions                                                              */
-/* ------------------------------------------------------------------ */
-
-PtoRegion *pto_region_create(PtoContext *ctx) {
-  PtoRegion *r = pto_ir_alloc(ctx, sizeof *r);
-  region_init(r, ctx, NULL);
-  return r;
-}
-
-void pto_region_destroy(PtoRegion *r) {
-  region_clear(r);
-  pto_ir_free(r->ctx, r, sizeof *r);
-}
-
-PtoOp *pto_region_parent_op(const PtoRegion *r) { return r->parent; }
-PtoBlock *pto_region_first_block(const PtoRegion *r) {
-  return pto_list_empty(&r->blocks) ? NULL : block_from_node(r->blocks.next);
-}
-PtoBlock *pto_region_last_block(const PtoRegion *r) {
-  return pto_list_empty(&r->blocks) ? NULL : block_from_node(r->blocks.prev);
-}
-bool pto_region_empty(const PtoRegion *r) { return pto_list_empty(&r->blocks); }
-unsigned pto_region_num_blocks(const PtoRegion *r) {
-  unsigned n = 0;
-  for (PtoListNode *x = r->blocks.next; x != &r->blocks; x = x->next) n++;
-  return n;
-}
-
-void pto_region_push_block(PtoRegion *r, PtoBlock *b) {
-  assert(!b->parent);
-  pto_list_push_back(&r->blocks, &b->node);
-  b->parent = r;
-}
-
-void pto_region_insert_block_after(PtoRegion *r, PtoBlock *pos, PtoBlock *b) {
-  assert(!b->parent);
-  pto_list_insert_after(pos ? &pos->node : &r->blocks, &b->node);
-  b->parent = r;
-}
-
-void pto_region_take_body(PtoRegion *to, PtoRegion *from) {
-  while (!pto_list_empty(&from->blocks)) {
-    PtoBlock *b = block_from_node(from->blocks.next);
-    pto_list_remove(&b->node);
-    b->parent = NULL;
-    pto_region_push_block(to, b);
-  }
-}
-
-/* ------------------------------------------------------------------ */
-/* Blocks                                                               */
-/* ------------------------------------------------------------------ */
-
-PtoBlock *pto_block_create(PtoContext *ctx) {
-  PtoBlock *b = pto_ir_alloc(ctx, sizeof *b);
-  memset(b, 0, sizeof *b);
-  pto_list_init(&b->node);
-  pto_list_init(&b->ops);
-  b->ctx = ctx;
-  b->order_valid = true;
-  return b;
-}
-
-void pto_block_erase(PtoBlock *b) {
-  if (b->parent) {
-    pto_list_remove(&b->node);
-    b->parent = NULL;
-  }
-  /* Drop uses inside first (ops may use values of later ops in graph-like
-   * or invalid IR), then destroy back to front. */
-  PTO_FOR_OPS(b, op) {
-    for (unsigned i = 0; i < op->num_operands; i++)
-      pto_use_unlink(&op->operands[i]);
-  }
-  while (!pto_list_empty(&b->ops)) {
-    PtoOp *op = op_from_node(b->ops.prev);
-    for (unsigned i = 0; i < op->num_results; i++) {
-      /* any remaining uses come from outside the block: detach them */
-      while (op->results[i].first_use) pto_use_unlink(op->results[i].first_use);
-    }
-    pto_op_erase(op);
-  }
-  for (uint32_t i = 0; i < b->nargs; i++) {
-    while (b->args[i]->v.first_use) pto_use_unlink(b->args[i]->v.first_use);
-    pto_ir_free(b->ctx, b->args[i], sizeof(PtoBlockArg));
-  }
-  pto_ir_free(b->ctx, b->args, b->cap_args * sizeof(PtoBlockArg *));
-  pto_ir_free(b->ctx, b, sizeof *b);
-}
-
-PtoRegion *pto_block_region(const PtoBlock *b) { return b->parent; }
-PtoOp *pto_block_parent_op(const PtoBlock *b) {
-  return b->parent ? b->parent->parent : NULL;
-}
-PtoBlock *pto_block_next(const PtoBlock *b) {
-  if (!b->parent || b->node.next == &b->parent->blocks) return NULL;
-  return block_from_node(b->node.next);
-}
-PtoBlock *pto_block_prev(const PtoBlock *b) {
-  if (!b->parent || b->node.prev == &b->parent->blocks) return NULL;
-  return block_from_node(b->node.prev);
-}
-unsigned pto_block_num_args(const PtoBlock *b) { return b->nargs; }
-PtoValue *pto_block_arg(const PtoBlock *b, unsigned i) {
-  return &b->args[i]->v;
-}
-
-PtoValue *pto_block_insert_arg(PtoBlock *b, unsigned i, PtoType *t,
-                               PtoLoc *loc) {
-  if (b->nargs == b->cap_args) {
-    uint32_t ncap = b->cap_args ? b->cap_args * 2 : 4;
-    PtoBlockArg **na = pto_ir_alloc(b->ctx, ncap * sizeof *na);
-    if (b->nargs) memcpy(na, b->args, b->nargs * sizeof *na);
-    pto_ir_free(b->ctx, b->args, b->cap_args * sizeof *na);
-    b->args = na;
-    b->cap_args = ncap;
-  }
-  PtoBlockArg *a = pto_ir_alloc(b->ctx, sizeof *a);
-  memset(a, 0, sizeof *a);
-  a->v.type = t;
-  a->v.is_arg = 1;
-  a->block = b;
-  a->loc = loc ? loc : b->ctx->l_unknown;
-  memmove(&b->args[i + 1], &b->args[i], (b->nargs - i) * sizeof *b->args);
-  b->args[i] = a;
-  b->nargs++;
-  for (uint32_t k = i; k < b->nargs; k++) b->args[k]->v.index = k;
-  return &a->v;
-}
-
-PtoValue *pto_block_add_arg(PtoBlock *b, PtoType *t, PtoLoc *loc) {
-  return pto_block_insert_arg(b, b->nargs, t, loc);
-}
-
-void pto_block_erase_arg(PtoBlock *b, unsigned i) {
-  assert(i < b->nargs && !b->args[i]->v.first_use);
-  pto_ir_free(b->ctx, b->args[i], sizeof(PtoBlockArg));
-  memmove(&b->args[i], &b->args[i + 1], (b->nargs - i - 1) * sizeof *b->args);
-  b->nargs--;
-  for (uint32_t k = i; k < b->nargs; k++) b->args[k]->v.index = k;
-}
-
-PtoLoc *pto_block_arg_loc(const PtoValue *arg) {
-  return ((const PtoBlockArg *)arg)->loc;
-}
-
-PtoOp *pto_block_first_op(const PtoBlock *b) {
-  return pto_list_empty(&b->ops) ? NULL : op_from_node(b->ops.next);
-}
-PtoOp *pto_block_last_op(const PtoBlock *b) {
-  return pto_list_empty(&b->ops) ? NULL : op_from_node(b->ops.prev);
-}
-bool pto_block_empty(const PtoBlock *b) { return pto_list_empty(&b->ops); }
-
-PtoOp *pto_block_terminator(const PtoBlock *b) {
-  PtoOp *last = pto_block_last_op(b);
-  if (!last) return NULL;
-  if (!op_def(last) || (op_def(last)->traits & PTO_TRAIT_TERMINATOR)) return last;
-  return NULL;
-}
-
-void pto_block_append(PtoBlock *b, PtoOp *op) {
-  block_insert_node(b, &b->ops, op);
-}
-void pto_block_prepend(PtoBlock *b, PtoOp *op) {
-  block_insert_node(b, b->ops.next, op);
-}
-void pto_block_insert_before(PtoOp *pos, PtoOp *op) {
-  block_insert_node(pos->block, &pos->node, op);
-}
-void pto_block_insert_after(PtoOp *pos, PtoOp *op) {
-  block_insert_node(pos->block, pos->node.next, op);
-}
-
-void pto_block_splice(PtoBlock *to, PtoOp *pos, PtoBlock *from, PtoOp *first) {
-  PtoOp *o = first;
-  while (o) {
-    PtoOp *next = pto_op_next(o);
-    pto_op_remove(o);
-    if (pos)
-      block_insert_node(to, &pos->node, o);
-    else
-      block_insert_node(to, &to->ops, o);
-    o = next;
-  }
-  (void)from;
-}
-
-/* ------------------------------------------------------------------ */
-/* Values and uses                                                      */
-/* ------------------------------------------------------------------ */
-
-PtoType *pto_value_type(const PtoValue *v) { return v->type; }
-void pto_value_set_type(PtoValue *v, PtoType *t) { v->type = t; }
-PtoContext *pto_value_ctx(const PtoValue *v) { return v->type->ctx; }
-bool pto_value_is_block_arg(const PtoValue *v) { return v->is_arg; }
-PtoOp *pto_value_def_op(const PtoValue *v) {
-  return v->is_arg ? NULL : result_op(v);
-}
-PtoBlock *pto_value_owner_block(const PtoValue *v) {
-  return v->is_arg ? arg_block(v) : NULL;
-}
-PtoBlock *pto_value_parent_block(const PtoValue *v) {
-  return v->is_arg ? arg_block(v) : result_op(v)->block;
-}
-unsigned pto_value_index(const PtoValue *v) { return v->index; }
-PtoLoc *pto_value_loc(const PtoValue *v) {
-  return v->is_arg ? ((const PtoBlockArg *)v)->loc : op_loc(result_op(v));
-}
-PtoUse *pto_value_first_use(const PtoValue *v) { return v->first_use; }
-bool pto_value_has_uses(const PtoValue *v) { return v->first_use != NULL; }
-bool pto_value_has_one_use(const PtoValue *v) {
-  return v->first_use && !v->first_use->next;
-}
-unsigned pto_value_num_uses(const PtoValue *v) {
-  unsigned n = 0;
-  for (PtoUse *u = v->first_use; u; u = u->next) n++;
-  return n;
-}
-
-void pto_value_replace_all_uses(PtoValue *from, PtoValue *to) {
-  if (from == to) return;
-  while (from->first_use) {
-    PtoUse *u = from->first_use;
-    pto_use_unlink(u);
-    pto_use_link(u, to);
-  }
-}
-
-void pto_value_replace_uses_except(PtoValue *from, PtoValue *to,
-                                   PtoOp *except) {
-  PtoUse *u = from->first_use;
-  while (u) {
-    PtoUse *next = u->next;
-    if (!pto_op_is_ancestor_of(except, u->owner)) {
-      pto_use_unlink(u);
-      pto_use_link(u, to);
-    }
-    u = next;
-  }
-}
-
-PtoAttr *pto_value_constant(const PtoValue *v) {
-  if (v->is_arg) return NULL;
-  return pto_op_constant_value(result_op(v));
-}
-
-PtoUse *pto_use_next(const PtoUse *u) { return u->next; }
-PtoOp *pto_use_owner(const PtoUse *u) { return u->owner; }
-unsigned pto_use_operand_index(const PtoUse *u) {
-  return (unsigned)(u - u->owner->operands);
-}
-PtoValue *pto_use_value(const PtoUse *u) { return u->value; }
-
-void pto_op_replace_all_uses(PtoOp *op, PtoValue *const *vals) {
-  for (unsigned i = 0; i < op->num_results; i++)
-    pto_value_replace_all_uses(&op->results[i], vals[i]);
-}
-
-/* ------------------------------------------------------------------ */
 /* Value maps and cloning                                               */
 /* ------------------------------------------------------------------ */
 
@@ -915,88 +657,4 @@ PtoOp *pto_op_clone(PtoOp *op, PtoValueMap *map) {
   clone_finish(&c);
   pto_value_map_destroy(own);
   return clone;
-}
-
-/* ------------------------------------------------------------------ */
-/* Builder                                                              */
-/* ------------------------------------------------------------------ */
-
-void pto_builder_init(PtoBuilder *b, PtoContext *ctx) {
-  memset(b, 0, sizeof *b);
-  b->ctx = ctx;
-  b->loc = ctx->l_unknown;
-}
-void pto_builder_set_before(PtoBuilder *b, PtoOp *op) {
-  b->block = op->block;
-  b->before = op;
-}
-void pto_builder_set_after(PtoBuilder *b, PtoOp *op) {
-  b->block = op->block;
-  b->before = pto_op_next(op);
-}
-void pto_builder_set_block_end(PtoBuilder *b, PtoBlock *blk) {
-  b->block = blk;
-  b->before = NULL;
-}
-void pto_builder_set_block_start(PtoBuilder *b, PtoBlock *blk) {
-  b->block = blk;
-  b->before = pto_block_first_op(blk);
-}
-PtoOp *pto_builder_insert(PtoBuilder *b, PtoOp *op) {
-  if (!b->block) return op;
-  if (b->before)
-    pto_block_insert_before(b->before, op);
-  else
-    pto_block_append(b->block, op);
-  return op;
-}
-PtoOp *pto_builder_create(PtoBuilder *b, PtoOpState *st) {
-  if (!st->loc || st->loc == b->ctx->l_unknown) st->loc = b->loc;
-  return pto_builder_insert(b, pto_op_create(st));
-}
-PtoOp *pto_builder_create_simple(PtoBuilder *b, const char *name,
-                                 PtoValue *const *operands, unsigned nops,
-                                 PtoType *const *result_types, unsigned nres,
-                                 const PtoNamedAttr *attrs, unsigned nattrs) {
-  return pto_builder_insert(
-      b, pto_op_create_simple(b->ctx, name, b->loc, operands, nops,
-                              result_types, nres, attrs, nattrs));
-}
-
-/* ------------------------------------------------------------------ */
-/* Walks                                                                */
-/* ------------------------------------------------------------------ */
-
-PtoWalkResult pto_region_walk(PtoRegion *r, PtoWalkOrder order, PtoWalkFn fn,
-                              void *user) {
-  PtoBlock *b = pto_region_first_block(r);
-  while (b) {
-    PtoBlock *nb = pto_block_next(b);
-    PtoOp *o = pto_block_first_op(b);
-    while (o) {
-      PtoOp *next = pto_op_next(o);
-      if (pto_op_walk(o, order, fn, user) == PTO_WALK_INTERRUPT)
-        return PTO_WALK_INTERRUPT;
-      o = next;
-    }
-    b = nb;
-  }
-  return PTO_WALK_ADVANCE;
-}
-
-PtoWalkResult pto_op_walk(PtoOp *op, PtoWalkOrder order, PtoWalkFn fn,
-                          void *user) {
-  if (order == PTO_WALK_PRE) {
-    PtoWalkResult r = fn(op, user);
-    if (r == PTO_WALK_INTERRUPT) return r;
-    if (r == PTO_WALK_SKIP) return PTO_WALK_ADVANCE;
-  }
-  for (unsigned i = 0; i < op->num_regions; i++)
-    if (pto_region_walk(&op_regions(op)[i], order, fn, user) == PTO_WALK_INTERRUPT)
-      return PTO_WALK_INTERRUPT;
-  if (order == PTO_WALK_POST) {
-    PtoWalkResult r = fn(op, user);
-    if (r == PTO_WALK_INTERRUPT) return r;
-  }
-  return PTO_WALK_ADVANCE;
 }

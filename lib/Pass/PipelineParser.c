@@ -9,6 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Nested pass managers: as deep as IR the parser accepts can nest (its
+ * limit), and a bound on the recursion of this parser. */
+enum { MAX_PIPELINE_NESTING = 256 };
+
 typedef struct PP {
   PtoContext *ctx;
   PtoTextSrc src;
@@ -16,6 +20,7 @@ typedef struct PP {
   size_t n, i;
   const NamedPipeline *expanding; /* named pipeline this text comes from */
   const struct PP *outer;         /* the text that used it */
+  unsigned depth;                 /* nested '(' open around pp->i */
 } PP;
 
 static PtoLoc *at(const PP *pp, size_t off) {
@@ -84,7 +89,7 @@ static PtoResult expand_pipeline(PP *pp, PtoPassManager *pm,
                             np->argument);
   char name[160];
   snprintf(name, sizeof name, "<pipeline '%s'>", np->argument);
-  PP sub = {pp->ctx, {0}, np->text, strlen(np->text), 0, np, pp};
+  PP sub = {pp->ctx, {0}, np->text, strlen(np->text), 0, np, pp, pp->depth};
   pto_text_src_init(&sub.src, pp->ctx, name, sub.s, sub.n);
   PtoResult r = parse_list(&sub, pm, false, NULL);
   if (r) {
@@ -126,9 +131,16 @@ static PtoResult parse_element(PP *pp, PtoPassManager *pm) {
                             "'%s' is not a registered operation; a nested "
                             "pipeline runs on the operations of that name",
                             buf);
+    if (pp->depth >= MAX_PIPELINE_NESTING)
+      return pto_emit_error(ctx, at(pp, open),
+                            "pass pipeline nested too deeply (at most %d "
+                            "levels)",
+                            MAX_PIPELINE_NESTING);
     PtoPassManager *nested = pto_pm_nest(pm, buf);
-    if (parse_list(pp, nested, true, buf)) return PTO_FAILURE;
-    (void)open;
+    pp->depth++;
+    PtoResult r = parse_list(pp, nested, true, buf);
+    pp->depth--;
+    if (r) return PTO_FAILURE;
     pp->i++; /* ')' */
     return PTO_SUCCESS;
   }
@@ -209,7 +221,7 @@ static PtoResult parse_list(PP *pp, PtoPassManager *pm, bool nested,
 }
 
 PtoResult pto_pipeline_parse(PtoPassManager *pm, const char *text, size_t len) {
-  PP pp = {pm->ctx, {0}, text, len, 0, NULL, NULL};
+  PP pp = {pm->ctx, {0}, text, len, 0, NULL, NULL, 0};
   pto_text_src_init(&pp.src, pm->ctx, "<pass-pipeline>", text, len);
   /* `anchor(...)` around the whole text names the manager's own op */
   skip_ws(&pp);

@@ -4,6 +4,7 @@
 #define PTO_REWRITE_INTERNAL_H
 
 #include "Pass/PassInternal.h"
+#include "pto/DialectImplementation.h"
 
 typedef struct Pattern {
   PtoPatternFn fn;

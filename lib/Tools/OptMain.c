@@ -6,6 +6,7 @@
 #include "pto/Platform.h"
 
 #include "Support/Alloc.h"
+#include "Support/File.h"
 #include "Support/Str.h"
 #include "Support/Time.h"
 
@@ -13,11 +14,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-char *pto_read_file(const char *path, size_t *len, const char **err) {
+char *pto_read_file(const char *path, size_t max, size_t *len,
+                    const char **err) {
   FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
   if (!f) {
     *err = strerror(errno);
+    return NULL;
+  }
+  static const char *too_big = "it is larger than the input size limit "
+                               "(--max-input-bytes)";
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+      (uint64_t)st.st_size > max) {
+    if (f != stdin) fclose(f);
+    *err = too_big;
     return NULL;
   }
   size_t cap = 1 << 16, n = 0;
@@ -34,10 +46,22 @@ char *pto_read_file(const char *path, size_t *len, const char **err) {
       }
       break;
     }
+    /* a stream is read only up to the limit (/dev/zero never ends) */
+    if (n > max) {
+      *err = too_big;
+      pto_free(buf);
+      if (f != stdin) fclose(f);
+      return NULL;
+    }
     cap *= 2;
     buf = pto_realloc(buf, cap + 1);
   }
   if (f != stdin) fclose(f);
+  if (n > max) {
+    *err = too_big;
+    pto_free(buf);
+    return NULL;
+  }
   buf[n] = 0;
   *len = n;
   return buf;
@@ -54,6 +78,7 @@ typedef struct OptOptions {
   const char *pass_pipeline;
   PtoStr pass_flags;        /* `--cse --canonicalize=...` as pipeline text */
   const char *first_pass_flag;
+  size_t max_input_bytes;
   PtoInstrumentation ins;
 } OptOptions;
 
@@ -71,6 +96,7 @@ static void print_help(const char *tool, PtoContext *ctx) {
          "  --split-input-file             Process chunks separated by '// -----'\n"
          "                                 independently\n"
          "  --allow-unregistered-dialect   Accept ops of unregistered dialects\n"
+         "  --max-input-bytes=<n>          Refuse a larger input (default 256 MiB)\n"
          "  --help                         Print this help\n"
          "  --version                      Print the version\n\n"
          "PASSES:\n"
@@ -145,6 +171,11 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
       o->split_input = true;
     } else if (strcmp(a, "--allow-unregistered-dialect") == 0) {
       o->allow_unregistered = true;
+    } else if (pto_tool_flag(a, "--max-input-bytes", &v)) {
+      if (!v && i + 1 < argc) v = argv[++i];
+      if (!v || !pto_tool_size_value(v, &o->max_input_bytes))
+        return pto_tool_usage_error(tool, "invalid value in '%s': expected a "
+                                          "positive number of bytes", a);
     } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       print_help(tool, ctx);
       *exit_now = true;
@@ -258,13 +289,30 @@ typedef struct Run {
   unsigned print_flags;
 } Run;
 
-static FILE *open_output(const OptOptions *o, const char *tool) {
-  if (!o->output || strcmp(o->output, "-") == 0) return stdout;
-  FILE *f = fopen(o->output, "wb");
-  if (!f)
+/* -o FILE is replaced only by complete output; stdout's write errors are
+ * checked once before exiting (pto_tool_finish_stdout). */
+static bool open_output(const OptOptions *o, const char *tool,
+                        PtoOutFile *out) {
+  if (!o->output || strcmp(o->output, "-") == 0) {
+    memset(out, 0, sizeof *out);
+    out->f = stdout;
+    return true;
+  }
+  int err = pto_out_file_open(out, o->output);
+  if (err)
     fprintf(stderr, "%s: could not open output file '%s': %s\n", tool,
-            o->output, strerror(errno));
-  return f;
+            o->output, strerror(err));
+  return !err;
+}
+
+static bool close_output(const OptOptions *o, const char *tool,
+                         PtoOutFile *out) {
+  if (out->f == stdout) return true;
+  int err = pto_out_file_commit(out);
+  if (err)
+    fprintf(stderr, "%s: could not write output file '%s': %s\n", tool,
+            o->output, strerror(err));
+  return !err;
 }
 
 /* Processes one buffer (a whole file or one split chunk). The result goes
@@ -290,12 +338,11 @@ static bool process_chunk(Run *run, const char *text, size_t len,
       pto_str_puts(out, s);
       pto_free(s);
     } else {
-      FILE *f = open_output(o, run->tool);
-      if (f) {
-        pto_op_print(module, f, run->print_flags);
-        if (f != stdout) fclose(f);
-      } else {
-        ok = false;
+      PtoOutFile f;
+      ok = open_output(o, run->tool, &f);
+      if (ok) {
+        pto_op_print(module, f.f, run->print_flags);
+        ok = close_output(o, run->tool, &f);
       }
     }
     pto_pm_add_timing(run->pm, "output", pto_now_seconds() - t0);
@@ -328,18 +375,17 @@ static PtoPassManager *build_pass_manager(const OptOptions *o,
 
 static int write_output(const OptOptions *o, const char *tool,
                         const PtoStr *out) {
-  FILE *f = open_output(o, tool);
-  if (!f) return 1;
-  if (out->len) fwrite(out->data, 1, out->len, f);
-  if (f != stdout) fclose(f);
-  return 0;
+  PtoOutFile f;
+  if (!open_output(o, tool, &f)) return 1;
+  if (out->len) fwrite(out->data, 1, out->len, f.f);
+  return close_output(o, tool, &f) ? 0 : 1;
 }
 
 static int run_on_input(OptOptions *o, const char *tool, PtoContext *ctx,
                         PtoPassManager *pm) {
   size_t len;
   const char *err;
-  char *text = pto_read_file(o->input, &len, &err);
+  char *text = pto_read_file(o->input, o->max_input_bytes, &len, &err);
   if (!text) {
     fprintf(stderr, "%s: could not open input file '%s': %s\n", tool, o->input,
             err);
@@ -403,6 +449,7 @@ int pto_opt_main(int argc, char **argv, const char *tool,
   memset(&o, 0, sizeof o);
   o.verify_each = true;
   o.print_after_failure = -1;
+  o.max_input_bytes = PTO_DEFAULT_MAX_INPUT_BYTES;
   pto_str_init(&o.pass_flags);
   /* passes are registered first: each one is also a command-line flag */
   PtoContext *ctx = pto_ctx_create();
@@ -441,5 +488,6 @@ int pto_opt_main(int argc, char **argv, const char *tool,
 done:
   pto_str_release(&o.pass_flags);
   pto_ctx_destroy(ctx);
+  if (pto_tool_finish_stdout(tool)) rc = 1;
   return rc;
 }

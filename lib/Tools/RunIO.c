@@ -73,6 +73,12 @@ static bool check_fits(const ArgCtx *a, const char *what, PtoDType dt,
   return true;
 }
 
+/* The largest tensor pto-run reads or generates (--max-tensor-bytes). */
+static uint64_t tensor_limit(const RunOptions *o) {
+  return o->interp.max_tensor_bytes ? o->interp.max_tensor_bytes
+                                    : (uint64_t)4 << 30;
+}
+
 /* ------------------------------------------------------------------ */
 /* Inputs from files and literals                                       */
 /* ------------------------------------------------------------------ */
@@ -111,7 +117,7 @@ static bool load_input(const ArgCtx *a, const char *path, PtoInterpValue *out) {
   bool tensor = pto_type_is_tensor(a->type);
   if (!tensor && parse_scalar(a, path, dt, out))
     return out->kind != PTO_IVAL_NONE;
-  PtoNdArray *arr = pto_npy_read_file(a->ctx, path);
+  PtoNdArray *arr = pto_npy_read_file_bounded(a->ctx, path, tensor_limit(a->o));
   if (!arr) return false;
   char what[512];
   snprintf(what, sizeof what, "input '%s'", path);
@@ -225,14 +231,17 @@ static bool generate(const ArgCtx *a, PtoInterpValue *out) {
   if (!pto_type_is_tensor(a->type))
     return arg_error(a, ARG_FMT " is a scalar; give its value with --input "
                         "VALUE", ARG_ARGS(a));
-  unsigned rank;
+  unsigned rank = pto_type_tensor_rank(a->type);
   int64_t shape[PTO_MAX_RANK];
+  if (rank > PTO_MAX_RANK)
+    return arg_error(a, "cannot generate " ARG_FMT ": it has rank %u, and "
+                        "tensors of at most %d dims can be run",
+                     ARG_ARGS(a), rank, PTO_MAX_RANK);
   if (!generated_shape(a, &rank, shape)) return false;
   PtoDType dt;
   pto_interp_type_dtype(a->type, &dt);
   size_t nbytes;
-  uint64_t limit = a->o->interp.max_tensor_bytes ? a->o->interp.max_tensor_bytes
-                                                 : (uint64_t)4 << 30;
+  uint64_t limit = tensor_limit(a->o);
   if (pto_shape_check(NULL, NULL, dt, rank, shape, &nbytes) || nbytes > limit) {
     char b[PTO_SHAPE_STR_MAX];
     return arg_error(a, "cannot generate " ARG_FMT " of shape %s: it needs "
@@ -348,7 +357,7 @@ void run_tolerance(const RunOptions *o, PtoDType dt, double *rtol,
 
 static bool compare(const RunOptions *o, PtoContext *ctx, unsigned i,
                     const PtoNdArray *got, const char *path) {
-  PtoNdArray *e = pto_npy_read_file(ctx, path);
+  PtoNdArray *e = pto_npy_read_file_bounded(ctx, path, tensor_limit(o));
   if (!e) return false;
   char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
   bool ok = false;

@@ -30,6 +30,7 @@ typedef struct RunInput {
 typedef struct RunOptions {
   const char *tool;
   const char *file;
+  size_t max_input_bytes;
   const char *entry;
   PTO_VEC(RunInput) inputs;
   bool have_seed;

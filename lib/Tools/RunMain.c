@@ -73,8 +73,9 @@ static void print_help(const char *tool) {
       "                             add 1 to the n-th tile (in IR order) that\n"
       "                             tile-expand traced to a Tensor-level result\n"
       "  --max-call-depth <n>       Deepest func.call nesting (default 256)\n"
-      "  --max-tensor-bytes <n>     Largest tensor the interpreter allocates\n"
-      "                             (default 4294967296)\n"
+      "  --max-tensor-bytes <n>     Largest tensor the interpreter allocates or\n"
+      "                             an --input holds (default 4294967296)\n"
+      "  --max-input-bytes <n>      Largest program file read (default 256 MiB)\n"
       "  --stats                    Print the executed op count, the run time\n"
       "                             and the peak resident set\n"
       "  --help                     Print this help\n"
@@ -260,6 +261,10 @@ static int parse_args(RunOptions *o, int argc, char **argv, bool *exit_now) {
                   !o->interp.max_tensor_bytes))
         rc = pto_tool_usage_error(tool, "invalid --max-tensor-bytes '%s': "
                                         "expected a positive integer", v);
+    } else if (option_value(argc, argv, &i, "--max-input-bytes", &v, &rc, tool)) {
+      if (!rc && !pto_tool_size_value(v, &o->max_input_bytes))
+        rc = pto_tool_usage_error(tool, "invalid --max-input-bytes '%s': "
+                                        "expected a positive integer", v);
     } else if (option_value(argc, argv, &i, "--perturb-tile-op", &v, &rc, tool)) {
       if (!rc && (!parse_i64(v, &o->perturb) || o->perturb <= 0))
         rc = pto_tool_usage_error(tool, "invalid --perturb-tile-op '%s': "
@@ -394,12 +399,13 @@ int pto_run_main(int argc, char **argv, const char *tool,
   RunOptions o;
   memset(&o, 0, sizeof o);
   o.tool = tool;
+  o.max_input_bytes = PTO_DEFAULT_MAX_INPUT_BYTES;
   bool exit_now;
   int rc = parse_args(&o, argc, argv, &exit_now);
   if (rc || exit_now) goto done;
   size_t len;
   const char *err;
-  char *text = pto_read_file(o.file, &len, &err);
+  char *text = pto_read_file(o.file, o.max_input_bytes, &len, &err);
   if (!text) {
     rc = run_error(&o, "could not open input file '%s': %s", o.file, err);
     goto done;
@@ -419,5 +425,6 @@ done:
   pto_vec_free(&o.expects);
   pto_vec_free(&o.shapes);
   pto_vec_free(&o.dims);
+  if (pto_tool_finish_stdout(tool)) rc = 1;
   return rc;
 }

@@ -4,6 +4,8 @@
  * block argument, an edge from each value's producer to each user. */
 #include "Transforms/Passes.h"
 
+#include "pto/DialectImplementation.h"
+
 #include "Support/Alloc.h"
 #include "Support/Hash.h"
 #include "Support/Str.h"

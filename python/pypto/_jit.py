@@ -2,8 +2,10 @@
 call for a shape signature, compiled by the C library, cached, and run on
 numpy arrays or torch CPU tensors with outputs written in place."""
 
+import collections
 import functools
 import inspect
+import struct
 
 import numpy as np
 import os
@@ -17,12 +19,19 @@ from ._errors import (ArgumentError, CompileError, RuntimeError, TraceError,
                       VerifyError, error_at)
 from ._ir import print_function, tensor_type
 from ._loc import def_loc, param_locs, user_loc
-from ._runtime import describe, fill_ndarray, result_to_numpy
+from ._runtime import describe, fill_ndarray, output_problem, result_to_numpy, to_torch
 from ._symbolic import Atom, DynamicDim, SymbolicScalar
 from ._tensor import Tensor, expand_spec, spec_of
 from ._trace import Tracer
 
 __all__ = ["jit", "JitKernel"]
+
+# Compiled specializations a kernel keeps (least recently used ones are
+# dropped beyond it) and compiles one library context serves before the
+# next compile starts a fresh one: a context keeps every type and name it
+# ever interned, so a long-lived kernel over many shapes must shed them.
+CACHE_LIMIT = 256
+COMPILES_PER_SESSION = 256
 
 
 class _Param:
@@ -87,13 +96,17 @@ class _Compiled:
         self.dump_dir = None
 
     def close(self):
-        lib = self.session.lib
+        session = self.session
+        lib = session.lib
         if self.kernel:
             lib.pto_embed_kernel_destroy(self.kernel)
             self.kernel = None
         if self.module:
             lib.pto_embed_module_destroy(self.module)
             self.module = None
+            session.live -= 1
+            if session.retired and session.live == 0:
+                session.close()
 
 
 class JitKernel:
@@ -132,7 +145,8 @@ class JitKernel:
         self._fast = {}
         self._lock = threading.RLock()
         self._session = None
-        self._cache = {}
+        self._cache = collections.OrderedDict()
+        self.cache_limit = CACHE_LIMIT
         self._last = None
         self.num_compiles = 0
         self.num_traces = 0
@@ -150,27 +164,34 @@ class JitKernel:
         # The common call (numpy arrays passed positionally, no option scope)
         # is recognised by the arrays' layouts alone: everything derived from
         # a layout (checks, cache key, element strides) was done before.
+        # Lookups and runs hold the lock: clear_cache() or an eviction in
+        # another thread must not close a kernel between its lookup and run.
+        sig = None
         if not kwargs and len(args) == self._nparams and not _scope_stack():
             sig = self._layout_sig(args)
             if sig is not None:
                 sig = (sig, current_platform())
-                hit = self._fast.get(sig)
-                if hit is not None:
-                    return self._run_fast(hit, args)
-        else:
-            sig = None
+                with self._lock:
+                    hit = self._fast.get(sig)
+                    if hit is not None:
+                        return self._run_fast(hit, args)
         key, infos, scalars, opts = self._bind(args, kwargs)
-        ck = self._cache.get(key)
         with self._lock:
+            ck = self._lookup(key)
             if ck is None:
-                ck = self._cache.get(key)
-                if ck is None:
-                    ck = self._compile(key, infos, scalars, opts)
+                ck = self._compile(key, infos, scalars, opts)
             self._last = ck
+            self._check_outputs(ck, infos)
             if sig is not None and len(self._fast) < 256:
                 self._fast[sig] = (ck, [i.strides for i in infos], [i.nbytes for i in infos],
                                    [i.dtype.code for i in infos])
             return self._run(ck, infos)
+
+    def _lookup(self, key):
+        ck = self._cache.get(key)
+        if ck is not None:
+            self._cache.move_to_end(key)
+        return ck
 
     def _layout_sig(self, args):
         parts = []
@@ -185,7 +206,7 @@ class JitKernel:
             v = args[i]
             if type(v) not in (int, float, bool, str, type(None)):
                 return None
-            parts.append(v)
+            parts.append(_freeze(v))
         return tuple(parts)
 
     def _run_fast(self, hit, args):
@@ -196,7 +217,7 @@ class JitKernel:
             for n, i in enumerate(self._tensor_idx):
                 a = args[i]
                 if n in ck.written_set and not a.flags.writeable:
-                    return self._run(ck, self._bind(args, {})[1])  # reports the error
+                    self._check_outputs(ck, self._bind(args, {})[1])  # raises
                 p = a.ctypes.data
                 last = ck.last[n]
                 if last is None or last[0] is not hit:
@@ -221,7 +242,7 @@ class JitKernel:
         """Traces and compiles for these arguments without running."""
         key, infos, scalars, opts = self._bind(args, kwargs)
         with self._lock:
-            ck = self._cache.get(key) or self._compile(key, infos, scalars, opts)
+            ck = self._lookup(key) or self._compile(key, infos, scalars, opts)
             self._last = ck
         return self
 
@@ -294,11 +315,7 @@ class JitKernel:
         scalars = {}
         for p in self._scalars:
             v = values[p.index]
-            try:
-                hash(v)
-            except TypeError:
-                v = _freeze(v)
-            scalars[p.name] = values[p.index]
+            scalars[p.name] = v
             key.append((p.name, _freeze(v)))
         key.append(("platform", current_platform()))
         stack = _scope_stack()
@@ -311,9 +328,18 @@ class JitKernel:
 
     # ---------------------------------------------------------- compile --
     def _get_session(self):
-        if self._session is None:
-            self._session = _lib.Session()
-        return self._session
+        s = self._session
+        if s is not None and s.compiles >= COMPILES_PER_SESSION:
+            # closed once the last kernel compiled in it is dropped
+            s.retired = True
+            if s.live == 0:
+                s.close()
+            s = None
+        if s is None:
+            s = self._session = _lib.Session()
+            s.live = s.compiles = 0
+            s.retired = False
+        return s
 
     def _trace(self, infos, scalars, opts):
         session = self._get_session()
@@ -376,6 +402,7 @@ class JitKernel:
         session = self._session
         name = self.fn.__name__
         self.num_compiles += 1
+        session.compiles += 1
         module = session.parse(text, f"<{name}>")
         if not module:
             raise CompileError(session.take_diagnostics())
@@ -404,19 +431,37 @@ class JitKernel:
             session.lib.pto_embed_module_destroy(module)
             raise CompileError(session.take_diagnostics())
         session.clear()
+        session.live += 1
         ck = _Compiled(session, kernel, module, text, len(infos), rtypes, inplace)
         ck.dump_dir = dump_dir
         self.debug_dir = dump_dir
         self._cache[key] = ck
+        self._evict()
         return ck
 
+    def _evict(self):
+        """Drops the least recently used specializations beyond cache_limit
+        (never the last one used, which ir() and stages() show)."""
+        while len(self._cache) > max(1, self.cache_limit):
+            key, ck = next(iter(self._cache.items()))
+            if ck is self._last:
+                self._cache.move_to_end(key)
+                key, ck = next(iter(self._cache.items()))
+            del self._cache[key]
+            for sig in [s for s, hit in self._fast.items() if hit[0] is ck]:
+                del self._fast[sig]
+            ck.close()
+
     # -------------------------------------------------------------- run --
-    def _run(self, ck, infos):
+    def _check_outputs(self, ck, infos):
         for a in ck.written:
-            if not infos[a].writeable:
+            why = output_problem(infos[a])
+            if why is not None:
                 p = self._tensors[a]
                 raise self._arg_error(f"argument '{p.name}' is written by the kernel (an "
-                                      "in-place output) but its array is read-only", p)
+                                      f"in-place output) but {why}", p)
+
+    def _run(self, ck, infos):
         for i, info in enumerate(infos):
             fill_ndarray(ck.args[i], info, info.dtype)
             ck.last[i] = None
@@ -433,8 +478,7 @@ class JitKernel:
         outs = [result_to_numpy(lib.pto_embed_kernel_result(ck.kernel, i), ck.results[i])
                 for i in ck.returned]
         if torch_out:
-            import torch
-            outs = [torch.from_numpy(o) for o in outs]
+            outs = [to_torch(o, ck.results[i]) for o, i in zip(outs, ck.returned)]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     # ------------------------------------------------------- inspection --
@@ -494,29 +538,39 @@ class JitKernel:
         return self._compiled(args, kwargs).text
 
     def clear_cache(self):
+        """Drops every compiled specialization and the library context they
+        were compiled in."""
         with self._lock:
             for ck in self._cache.values():
                 ck.close()
             self._cache.clear()
             self._fast.clear()
             self._last = None
+            if self._session is not None:
+                self._session.close()
+                self._session = None
 
     def __del__(self):
         try:
             self.clear_cache()
-            if self._session is not None:
-                self._session.close()
         except Exception:
             pass
 
 
 def _freeze(v):
+    """A hashable cache key of a compile-time value that tells apart what
+    `==` does not (0.0 from -0.0, 1 from True and 1.0) and matches a NaN with
+    itself: scalars are keyed by type and bits."""
+    if isinstance(v, (bool, int, str)) or v is None:
+        return (type(v), v)
+    if isinstance(v, float) or isinstance(v, np.floating):
+        return (type(v), struct.pack("<d", float(v)))
     if isinstance(v, np.ndarray):
         return ("ndarray", v.dtype.str, v.shape, v.tobytes())
     if isinstance(v, dict):
         return tuple(sorted((k, _freeze(x)) for k, x in v.items()))
     if isinstance(v, (list, tuple)):
-        return tuple(_freeze(x) for x in v)
+        return (type(v),) + tuple(_freeze(x) for x in v)
     if isinstance(v, set):
         return frozenset(_freeze(x) for x in v)
     try:

@@ -34,12 +34,17 @@ def user_frame(depth=1):
     return f
 
 
+def frame_loc(f):
+    """(file, line, col) of the instruction a frame is at."""
+    return (f.f_code.co_filename, f.f_lineno, _col(f))
+
+
 def user_loc():
     """(file, line, col) of the innermost user frame, or None."""
     f = user_frame(2)
     if f is None:
         return None
-    return (f.f_code.co_filename, f.f_lineno, _col(f))
+    return frame_loc(f)
 
 
 def def_loc(fn):

@@ -658,6 +658,11 @@ def scatter_update(input, dim, index, src):
                         loc)
         rows = x if xr == 2 else reshape(x, [-1, last])
         flat_src = s if s._value.type.rank == 2 else reshape(s, [-1, last])
+        if xr == 4 and t.vec_tile and len(t.vec_tile) == 4:
+            # the user's tile is for the 4-D cache; the scatter runs on its
+            # [B*S*1, d] rows, so the leading tile dims fold the same way
+            vt = t.vec_tile
+            tun["vec_tile"] = f"[{vt[0] * vt[1] * vt[2]}, {vt[3]}]"
         (upd,) = t.pypto("scatter_update", [rows._value, flat_idx._value, flat_src._value],
                          dict({"dim": "0 : i64"}, **tun), loc)
         res = upd

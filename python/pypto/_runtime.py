@@ -8,7 +8,8 @@ import numpy as np
 from . import _dtypes
 from ._lib import MAX_RANK
 
-__all__ = ["ArgInfo", "describe", "fill_ndarray", "result_to_numpy"]
+__all__ = ["ArgInfo", "describe", "fill_ndarray", "result_to_numpy", "output_problem",
+           "to_torch"]
 
 
 class ArgInfo:
@@ -35,6 +36,8 @@ def describe(value, annotated_dtype):
     """ArgInfo of a numpy array or torch CPU tensor; a string saying what is
     wrong otherwise."""
     if isinstance(value, np.ndarray):
+        if value.ndim > MAX_RANK:
+            return f"a numpy array of rank {value.ndim}; pypto tensors have at most {MAX_RANK} dims"
         dt = _dtypes.from_numpy(value.dtype, annotated_dtype)
         if dt is None:
             return (f"a numpy array of dtype {value.dtype}, which pypto does not support "
@@ -57,6 +60,8 @@ def describe(value, annotated_dtype):
         if dt is None:
             return f"a torch tensor of dtype {value.dtype}, which pypto does not support"
         shape = tuple(value.shape)
+        if len(shape) > MAX_RANK:
+            return f"a torch tensor of rank {len(shape)}; pypto tensors have at most {MAX_RANK} dims"
         return ArgInfo(dt, shape, tuple(value.stride()), value.data_ptr(),
                        value.numel() * value.element_size(), True, value, "torch")
     return None
@@ -90,3 +95,69 @@ def result_to_numpy(nd_ptr, dtype):
         import ctypes
         ctypes.memmove(out.ctypes.data, nd.data, out.nbytes)
     return out
+
+
+def _overlapping(shape, strides):
+    """Whether two indices of the array address the same element (a
+    broadcast, an expand()ed or an as_strided view): the dims of size > 1,
+    ordered by stride, must each step past the whole extent of the ones
+    inside them. Conservative: a layout it cannot prove disjoint counts."""
+    dims = sorted((abs(s), n) for n, s in zip(shape, strides) if n > 1)
+    extent = 1
+    for stride, n in dims:
+        if stride < extent:
+            return True
+        extent = stride * n
+    return False
+
+
+def _writable_memory(ptr, nbytes):
+    """Whether [ptr, ptr + nbytes) lies in writable mappings of this process
+    (a tensor over a read-only memory map says nothing about it itself).
+    True when the platform has no /proc/self/maps to ask."""
+    if nbytes == 0:
+        return True
+    try:
+        with open("/proc/self/maps", "rb") as f:
+            maps = f.read().split(b"\n")
+    except OSError:
+        return True
+    lo, hi = ptr, ptr + nbytes
+    for line in maps:          # in ascending address order
+        if not line:
+            continue
+        rng, perms = line.split(b" ", 2)[:2]
+        a, b = (int(x, 16) for x in rng.split(b"-"))
+        if b <= lo:
+            continue
+        if a > lo or perms[1:2] != b"w":
+            return False
+        lo = b
+        if lo >= hi:
+            return True
+    return False
+
+
+def output_problem(info):
+    """Why the kernel cannot write into `info`'s memory, or None."""
+    if not info.writeable:
+        return "its array is read-only"
+    if _overlapping(info.shape, info.strides):
+        return ("its elements overlap in memory (a broadcast or expand()ed view); pass a "
+                "tensor with distinct elements, e.g. a .clone() or np.ascontiguousarray copy")
+    if info.kind == "torch" and info.nbytes:
+        item = info.dtype.itemsize
+        lo = sum((n - 1) * s for n, s in zip(info.shape, info.strides) if s < 0)
+        hi = sum((n - 1) * s for n, s in zip(info.shape, info.strides) if s > 0)
+        if not _writable_memory(info.ptr + lo * item, (hi - lo + 1) * item):
+            return "its memory is read-only (a tensor over a read-only memory map)"
+    return None
+
+
+def to_torch(arr, dtype):
+    """A torch tensor sharing a result's numpy array; bf16 results (uint16
+    bit patterns in numpy) become torch.bfloat16."""
+    import torch
+    if dtype is _dtypes.DT_BF16:
+        return torch.from_numpy(arr.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(arr)

@@ -15,11 +15,13 @@ two rules:
   kernel's Python code must be deterministic: it is checked op by op).
 """
 
+import sys
 import threading
 
 from . import _ir
 from ._errors import TraceError, UnsupportedError, CompileError, error_at
 from ._ir import INDEX, I1, Op, Block
+from ._loc import frame_loc
 from ._symbolic import SymbolicScalar, Atom, concrete
 
 __all__ = ["current", "Tracer"]
@@ -417,13 +419,15 @@ class Tracer:
         rets = None
         while True:
             self.begin_path(region)
-            returned = fn(*args, **kwargs)
+            returned, ret_loc = _call_noting_return(fn, args, kwargs)
             if self.broken_loop is not None:
                 raise error_at(UnsupportedError, self.broken_loop,
                                "the body of this pypto.loop was left early (break, return "
                                "or an exception caught outside it); pypto loops run every "
                                "iteration: use pypto.cond to skip work")
             vals = _returned_values(returned)
+            for v in vals:
+                self.check_visible(v, ret_loc or loc)
             if rets is None:
                 rets = [v.type for v in vals]
             elif [v.type for v in vals] != rets:
@@ -437,6 +441,28 @@ class Tracer:
         carried = sorted(region.mutated.items(), key=lambda t: order.get(id(t[0]), 1 << 30))
         self._terminate(region, self.body, carried, rets, "func.return", loc)
         return carried, rets, region
+
+
+def _call_noting_return(fn, args, kwargs):
+    """fn(*args, **kwargs) and where it returned (file, line, col), for
+    errors about the returned values: its frame is gone by then."""
+    code = getattr(fn, "__code__", None)
+    where = []
+    prev = sys.getprofile()
+
+    def note(frame, event, arg):
+        if event == "return" and frame.f_code is code:
+            where.append(frame_loc(frame))
+        if prev is not None:
+            prev(frame, event, arg)
+    if code is not None:
+        sys.setprofile(note)
+    try:
+        returned = fn(*args, **kwargs)
+    finally:
+        if code is not None:
+            sys.setprofile(prev)
+    return returned, (where[-1] if where else None)
 
 
 def _returned_values(returned):

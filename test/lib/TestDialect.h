@@ -3,6 +3,7 @@
 #define PTO_TEST_DIALECT_H
 
 #include "pto/IR.h"
+#include "pto/DialectImplementation.h"
 
 void pto_register_test_dialect(PtoContext *ctx);
 

@@ -2,6 +2,7 @@
  * division rounding, float rounding to the result type) and identities. */
 #include "Test.h"
 #include "pto/Dialects.h"
+#include "pto/DialectImplementation.h"
 
 #include <math.h>
 

@@ -5,6 +5,7 @@
 #include "DiagCapture.h"
 #include "Test.h"
 #include "pto/Dialects.h"
+#include "pto/DialectImplementation.h"
 #include "pto/Interp.h"
 #include "pto/InterpKernels.h"
 

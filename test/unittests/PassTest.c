@@ -4,6 +4,7 @@
  * two threads. */
 #include "Test.h"
 #include "pto/Pass.h"
+#include "pto/DialectImplementation.h"
 #include "pto/Transforms.h"
 
 #include <pthread.h>

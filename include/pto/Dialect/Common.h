@@ -7,6 +7,7 @@
 #define PTO_DIALECT_COMMON_H
 
 #include "pto/DType.h"
+#include "pto/DialectImplementation.h"
 #include "pto/IR.h"
 
 #ifdef __cplusplus

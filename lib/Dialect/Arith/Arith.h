@@ -5,6 +5,7 @@
 #define PTO_DIALECT_ARITH_H
 
 #include "pto/Dialects.h"
+#include "pto/DialectImplementation.h"
 
 typedef enum ArithOpId {
 #define PTO_OP(id, ...) ARITH_##id,

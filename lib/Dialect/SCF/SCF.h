@@ -4,6 +4,7 @@
 #define PTO_DIALECT_SCF_H
 
 #include "pto/Dialects.h"
+#include "pto/DialectImplementation.h"
 
 typedef enum ScfOpId {
 #define PTO_OP(id, ...) SCF_##id,

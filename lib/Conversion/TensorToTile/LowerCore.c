@@ -2,7 +2,7 @@
  * and GM forms, the tile lookup that connects producers to consumers tile
  * to tile, workspaces, hoisted constants and the memo tables that keep
  * bulk expansion free of quadratic scans. */
-#include "TileExpand.h"
+#include "TensorToTile.h"
 
 #include "Support/Alloc.h"
 #include "Support/Str.h"
@@ -22,7 +22,7 @@ typedef struct MemoEntry {
   void *val;
 } MemoEntry;
 
-struct TxMemo {
+struct TileMemo {
   MemoEntry *slots;
   uint32_t cap, len;
 };
@@ -33,7 +33,7 @@ static uint64_t memo_hash(const uint64_t *key, unsigned n) {
   return h ? h : 1;
 }
 
-static MemoEntry *memo_find(TxMemo *m, const uint64_t *key, unsigned n,
+static MemoEntry *memo_find(TileMemo *m, const uint64_t *key, unsigned n,
                             uint64_t h) {
   if (!m->cap) return NULL;
   for (uint32_t i = (uint32_t)h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
@@ -44,13 +44,13 @@ static MemoEntry *memo_find(TxMemo *m, const uint64_t *key, unsigned n,
   }
 }
 
-static void *memo_get(Tx *t, const uint64_t *key, unsigned n) {
+static void *memo_get(Lowering *t, const uint64_t *key, unsigned n) {
   MemoEntry *e = memo_find(t->memo, key, n, memo_hash(key, n));
   return e && e->hash ? e->val : NULL;
 }
 
-static void memo_put(Tx *t, const uint64_t *key, unsigned n, void *v) {
-  TxMemo *m = t->memo;
+static void memo_put(Lowering *t, const uint64_t *key, unsigned n, void *v) {
+  TileMemo *m = t->memo;
   if (2 * (m->len + 1) > m->cap) {
     uint32_t ncap = m->cap ? 2 * m->cap : 256;
     MemoEntry *old = m->slots;
@@ -79,7 +79,7 @@ enum { K_INDEX = 1, K_SCALAR, K_ADD, K_VIEW, K_TILE_TYPE };
 /* Setup                                                                */
 /* ------------------------------------------------------------------ */
 
-void tx_init(Tx *t, PtoPass *pass) {
+void lower_init(Lowering *t, PtoPass *pass) {
   memset(t, 0, sizeof *t);
   t->pass = pass;
   t->ctx = pto_pass_ctx(pass);
@@ -105,12 +105,12 @@ void tx_init(Tx *t, PtoPass *pass) {
   t->id_approximate = pto_ident_cstr(c, "approximate");
 }
 
-static void memo_clear(TxMemo *m) {
+static void memo_clear(TileMemo *m) {
   pto_free(m->slots);
   memset(m, 0, sizeof *m);
 }
 
-void tx_release(Tx *t) {
+void lower_release(Lowering *t) {
   memo_clear(t->memo);
   pto_free(t->memo);
   pto_ptrmap_release(&t->vals);
@@ -118,14 +118,14 @@ void tx_release(Tx *t) {
   pto_arena_release(&t->arena);
 }
 
-void tx_begin_func(Tx *t, PtoBlock *entry) {
+void lower_begin_func(Lowering *t, PtoBlock *entry) {
   memo_clear(t->memo);
   pto_ptrmap_clear(&t->vals);
   t->entry = entry;
   t->const_pos = NULL;
 }
 
-PtoResult tx_error(Tx *t, const char *fmt, ...) {
+PtoResult lower_error(Lowering *t, const char *fmt, ...) {
   PtoDiag *d = pto_op_diag(t->op, PTO_DIAG_ERROR, "%s", "");
   va_list ap;
   va_start(ap, fmt);
@@ -138,30 +138,30 @@ PtoResult tx_error(Tx *t, const char *fmt, ...) {
 /* Values and grids                                                     */
 /* ------------------------------------------------------------------ */
 
-TxVal *tx_new_val(Tx *t, TxKind kind, PtoType *type) {
-  TxVal *v = pto_arena_zalloc(&t->arena, sizeof *v);
+LoweredValue *lower_new_val(Lowering *t, LoweredKind kind, PtoType *type) {
+  LoweredValue *v = pto_arena_zalloc(&t->arena, sizeof *v);
   v->kind = kind;
   v->type = type;
   v->anchor = t->op;
   return v;
 }
 
-TxVal *tx_lookup(Tx *t, PtoValue *v) {
-  TxVal *tv = pto_ptrmap_get(&t->vals, (uint64_t)(uintptr_t)v);
+LoweredValue *lower_lookup(Lowering *t, PtoValue *v) {
+  LoweredValue *tv = pto_ptrmap_get(&t->vals, (uint64_t)(uintptr_t)v);
   if (tv) return tv;
-  tv = tx_new_val(t, TX_GM, pto_value_type(v));
+  tv = lower_new_val(t, LOWERED_GM, pto_value_type(v));
   tv->gm = v;
   pto_ptrmap_put(&t->vals, (uint64_t)(uintptr_t)v, tv);
   return tv;
 }
 
-void tx_bind(Tx *t, PtoValue *v, TxVal *tv) {
+void lower_bind(Lowering *t, PtoValue *v, LoweredValue *tv) {
   pto_ptrmap_put(&t->vals, (uint64_t)(uintptr_t)v, tv);
 }
 
-TxVal *tx_new_grid(Tx *t, PtoType *type, const int64_t *tsize, unsigned trank) {
-  TxVal *v = tx_new_val(t, TX_GRID, type);
-  TxGrid *g = &v->grid;
+LoweredValue *lower_new_grid(Lowering *t, PtoType *type, const int64_t *tsize, unsigned trank) {
+  LoweredValue *v = lower_new_val(t, LOWERED_GRID, type);
+  TileGrid *g = &v->grid;
   g->rank = pto_type_tensor_rank(type);
   g->trank = trank;
   g->ntiles = 1;
@@ -175,7 +175,7 @@ TxVal *tx_new_grid(Tx *t, PtoType *type, const int64_t *tsize, unsigned trank) {
   return v;
 }
 
-void tx_cell(const TxGrid *g, int64_t k, int64_t *offs, int64_t *sizes) {
+void lower_cell(const TileGrid *g, int64_t k, int64_t *offs, int64_t *sizes) {
   for (unsigned d = g->rank; d-- > 0;) {
     int64_t i = k % g->count[d];
     k /= g->count[d];
@@ -186,7 +186,7 @@ void tx_cell(const TxGrid *g, int64_t k, int64_t *offs, int64_t *sizes) {
 }
 
 /* The cell whose window is exactly offs/sizes, or -1. */
-static int64_t grid_find(const TxGrid *g, const int64_t *offs,
+static int64_t grid_find(const TileGrid *g, const int64_t *offs,
                          const int64_t *sizes) {
   int64_t k = 0;
   for (unsigned d = 0; d < g->rank; d++) {
@@ -200,7 +200,7 @@ static int64_t grid_find(const TxGrid *g, const int64_t *offs,
   return k;
 }
 
-PtoType *tx_tile_type(Tx *t, const int64_t *sizes, unsigned R, unsigned trank,
+PtoType *lower_tile_type(Lowering *t, const int64_t *sizes, unsigned R, unsigned trank,
                       PtoType *elem) {
   /* Grids have few distinct tile shapes: uniquing one per tile would hash
    * the same type thousands of times. */
@@ -221,7 +221,7 @@ PtoType *tx_tile_type(Tx *t, const int64_t *sizes, unsigned R, unsigned trank,
   return ty;
 }
 
-void tx_vec_sizes(const int64_t *shape, unsigned R, const int64_t *vec,
+void lower_vec_sizes(const int64_t *shape, unsigned R, const int64_t *vec,
                   unsigned nvec, int64_t *tsize, unsigned *trank) {
   for (unsigned d = 0; d < R; d++) {
     int64_t k = (int64_t)d - ((int64_t)R - (int64_t)nvec);
@@ -232,7 +232,7 @@ void tx_vec_sizes(const int64_t *shape, unsigned R, const int64_t *vec,
   *trank = r ? r : 1;
 }
 
-PtoResult tx_vec_tile(Tx *t, unsigned rank, int64_t *vec, unsigned *nvec) {
+PtoResult lower_vec_tile(Lowering *t, unsigned rank, int64_t *vec, unsigned *nvec) {
   unsigned eff = rank ? rank : 1;
   if (pto_tuning_vec_tile(t->op, vec, nvec)) {
     if (*nvec > eff) {
@@ -240,7 +240,7 @@ PtoResult tx_vec_tile(Tx *t, unsigned rank, int64_t *vec, unsigned *nvec) {
       pto_str_init(&s);
       for (unsigned i = 0; i < *nvec; i++)
         pto_str_printf(&s, "%s%" PRId64, i ? ", " : "", vec[i]);
-      PtoResult r = tx_error(t, "vec_tile [%s] has %u dims but the tensor has "
+      PtoResult r = lower_error(t, "vec_tile [%s] has %u dims but the tensor has "
                                 "rank %u; give at most %u tile dims (they apply "
                                 "to the trailing dims)",
                              s.data, *nvec, rank, eff);
@@ -256,11 +256,11 @@ PtoResult tx_vec_tile(Tx *t, unsigned rank, int64_t *vec, unsigned *nvec) {
   return PTO_SUCCESS;
 }
 
-PtoResult tx_require_static(Tx *t, PtoType *type, const char *what) {
+PtoResult lower_require_static(Lowering *t, PtoType *type, const char *what) {
   if (!pto_type_is_tensor(type)) return PTO_SUCCESS;
   for (unsigned d = 0; d < pto_type_tensor_rank(type); d++)
     if (pto_type_tensor_dim(type, d) == PTO_DYN)
-      return tx_error(t, "%s%sdim %u is dynamic and no enclosing scf.for "
+      return lower_error(t, "%s%sdim %u is dynamic and no enclosing scf.for "
                          "iterates it; take a static view inside a loop "
                          "(pypto.loop) or give the dim a static size",
                       what ? what : "", what ? " " : "", d);
@@ -271,7 +271,7 @@ PtoResult tx_require_static(Tx *t, PtoType *type, const char *what) {
 /* Emission                                                             */
 /* ------------------------------------------------------------------ */
 
-PtoOp *tx_emit_op(Tx *t, PtoTileOp id, PtoValue *const *ops, unsigned n,
+PtoOp *lower_emit_op(Lowering *t, PtoTileOp id, PtoValue *const *ops, unsigned n,
                   PtoType *const *res, unsigned nres, const PtoNamedAttr *attrs,
                   unsigned nattrs) {
   PtoNamedAttr all[8];
@@ -282,19 +282,19 @@ PtoOp *tx_emit_op(Tx *t, PtoTileOp id, PtoValue *const *ops, unsigned n,
   return pto_tile_build(&t->b, id, ops, n, res, nres, all, na);
 }
 
-PtoValue *tx_emit(Tx *t, PtoTileOp id, PtoValue *const *ops, unsigned n,
+PtoValue *lower_emit(Lowering *t, PtoTileOp id, PtoValue *const *ops, unsigned n,
                   PtoType *res, const PtoNamedAttr *attrs, unsigned nattrs) {
-  return pto_op_result(tx_emit_op(t, id, ops, n, &res, 1, attrs, nattrs), 0);
+  return pto_op_result(lower_emit_op(t, id, ops, n, &res, 1, attrs, nattrs), 0);
 }
 
-PtoValue *tx_reshape(Tx *t, PtoValue *v, PtoType *to) {
+PtoValue *lower_reshape(Lowering *t, PtoValue *v, PtoType *to) {
   if (pto_value_type(v) == to) return v;
-  return tx_emit(t, PTO_TILE_RESHAPE, &v, 1, to, NULL, 0);
+  return lower_emit(t, PTO_TILE_RESHAPE, &v, 1, to, NULL, 0);
 }
 
-PtoValue *tx_expand(Tx *t, PtoValue *v, PtoType *to) {
+PtoValue *lower_expand_to(Lowering *t, PtoValue *v, PtoType *to) {
   if (pto_value_type(v) == to) return v;
-  return tx_emit(t, PTO_TILE_EXPAND, &v, 1, to, NULL, 0);
+  return lower_emit(t, PTO_TILE_EXPAND, &v, 1, to, NULL, 0);
 }
 
 /* Row / column expand ops by binary op; NONE when there is no such form. */
@@ -329,7 +329,7 @@ static bool is_vector_of(PtoType *small, PtoType *full, unsigned d) {
   return true;
 }
 
-PtoValue *tx_binary(Tx *t, PtoTileOp id, PtoValue *a, PtoValue *b,
+PtoValue *lower_binary(Lowering *t, PtoTileOp id, PtoValue *a, PtoValue *b,
                     PtoType *res) {
   PtoType *full = pto_tile_with_elem(res, pto_tile_elem(pto_value_type(a)));
   PtoType *ta = pto_value_type(a), *tb = pto_value_type(b);
@@ -342,15 +342,15 @@ PtoValue *tx_binary(Tx *t, PtoTileOp id, PtoValue *a, PtoValue *b,
     if (ex == PTO_TILE_NONE) break;
     PtoValue *ops[2] = {a, b};
     if (ta == full && is_vector_of(tb, full, r - 1 - col))
-      return tx_emit(t, ex, ops, 2, res, NULL, 0);
+      return lower_emit(t, ex, ops, 2, res, NULL, 0);
     if (commutative && tb == full && is_vector_of(ta, full, r - 1 - col)) {
       ops[0] = b;
       ops[1] = a;
-      return tx_emit(t, ex, ops, 2, res, NULL, 0);
+      return lower_emit(t, ex, ops, 2, res, NULL, 0);
     }
   }
-  PtoValue *ops[2] = {tx_expand(t, a, full), tx_expand(t, b, full)};
-  return tx_emit(t, id, ops, 2, res, NULL, 0);
+  PtoValue *ops[2] = {lower_expand_to(t, a, full), lower_expand_to(t, b, full)};
+  return lower_emit(t, id, ops, 2, res, NULL, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -359,7 +359,7 @@ PtoValue *tx_binary(Tx *t, PtoTileOp id, PtoValue *a, PtoValue *b,
 
 /* Builds at the hoisting point: after the constants hoisted so far, at
  * the start of the function's entry block. */
-static PtoBuilder const_builder(Tx *t) {
+static PtoBuilder const_builder(Lowering *t) {
   PtoBuilder b = t->b;
   if (t->const_pos) pto_builder_set_after(&b, t->const_pos);
   else pto_builder_set_block_start(&b, t->entry);
@@ -367,7 +367,7 @@ static PtoBuilder const_builder(Tx *t) {
   return b;
 }
 
-PtoValue *tx_const_index(Tx *t, int64_t v) {
+PtoValue *lower_const_index(Lowering *t, int64_t v) {
   uint64_t key[2] = {K_INDEX, (uint64_t)v};
   PtoValue *c = memo_get(t, key, 2);
   if (c) return c;
@@ -378,7 +378,7 @@ PtoValue *tx_const_index(Tx *t, int64_t v) {
   return c;
 }
 
-PtoValue *tx_const_scalar(Tx *t, PtoType *type, double f, int64_t i) {
+PtoValue *lower_const_scalar(Lowering *t, PtoType *type, double f, int64_t i) {
   uint64_t bits;
   memcpy(&bits, &f, sizeof bits);
   bool fl = pto_type_is_float(type);
@@ -394,14 +394,14 @@ PtoValue *tx_const_scalar(Tx *t, PtoType *type, double f, int64_t i) {
   return c;
 }
 
-TxOff tx_off_add(Tx *t, TxOff a, int64_t c) {
+LowerOffset lower_off_add(Lowering *t, LowerOffset a, int64_t c) {
   (void)t;
   a.c += c;
   return a;
 }
 
-PtoValue *tx_offset_value(Tx *t, TxOff o) {
-  if (!o.v) return tx_const_index(t, o.c);
+PtoValue *lower_offset_value(Lowering *t, LowerOffset o) {
+  if (!o.v) return lower_const_index(t, o.c);
   if (o.c == 0) return o.v;
   /* One addi per (value, constant, block): tiles of one loop iteration
    * share their offsets. */
@@ -410,7 +410,7 @@ PtoValue *tx_offset_value(Tx *t, TxOff o) {
                      (uint64_t)(uintptr_t)blk};
   PtoValue *s = memo_get(t, key, 4);
   if (s) return s;
-  s = pto_arith_build_binary(&t->b, "arith.addi", o.v, tx_const_index(t, o.c));
+  s = pto_arith_build_binary(&t->b, "arith.addi", o.v, lower_const_index(t, o.c));
   memo_put(t, key, 4, s);
   return s;
 }
@@ -421,7 +421,7 @@ PtoValue *tx_offset_value(Tx *t, TxOff o) {
 
 /* A view of GM tensor `gm`, shared by every later request in the same
  * block (or a nested one): consumers of one GM tile read it once. */
-static PtoValue *view_gm(Tx *t, PtoValue *gm, const TxOff *offs,
+static PtoValue *view_gm(Lowering *t, PtoValue *gm, const LowerOffset *offs,
                          const int64_t *sizes, PtoType *tile) {
   unsigned R = pto_type_tensor_rank(pto_value_type(gm));
   uint64_t key[4 + 3 * PTO_MAX_RANK];
@@ -448,7 +448,7 @@ static PtoValue *view_gm(Tx *t, PtoValue *gm, const TxOff *offs,
   for (unsigned d = 0; d < R; d++) {
     if (offs[d].v) {
       soffs[d] = PTO_DYN;
-      dyn[ndyn++] = tx_offset_value(t, offs[d]);
+      dyn[ndyn++] = lower_offset_value(t, offs[d]);
     } else {
       soffs[d] = offs[d].c;
     }
@@ -457,19 +457,19 @@ static PtoValue *view_gm(Tx *t, PtoValue *gm, const TxOff *offs,
   ops[0] = gm;
   memcpy(ops + 1, dyn, ndyn * sizeof *dyn);
   PtoNamedAttr a = {t->id_offsets, pto_attr_i64_array(t->ctx, soffs, R)};
-  PtoValue *v = tx_emit(t, PTO_TILE_VIEW, ops, 1 + ndyn, tile, &a, 1);
+  PtoValue *v = lower_emit(t, PTO_TILE_VIEW, ops, 1 + ndyn, tile, &a, 1);
   key[blk] = (uint64_t)(uintptr_t)t->b.block;
   memo_put(t, key, n, v);
   return v;
 }
 
-PtoValue *tx_get_tile(Tx *t, TxVal *v, const TxOff *offs, const int64_t *sizes,
+PtoValue *lower_get_tile(Lowering *t, LoweredValue *v, const LowerOffset *offs, const int64_t *sizes,
                       unsigned trank) {
   unsigned R = pto_type_tensor_rank(v->type);
   PtoType *tile =
-      tx_tile_type(t, sizes, R, trank, pto_type_tensor_elem(v->type));
-  if (v->kind == TX_WINDOW) {
-    TxOff o[PTO_MAX_RANK];
+      lower_tile_type(t, sizes, R, trank, pto_type_tensor_elem(v->type));
+  if (v->kind == LOWERED_WINDOW) {
+    LowerOffset o[PTO_MAX_RANK];
     for (unsigned d = 0; d < R; d++) {
       o[d].c = v->offs[d].c + offs[d].c;
       o[d].v = v->offs[d].v;
@@ -478,9 +478,9 @@ PtoValue *tx_get_tile(Tx *t, TxVal *v, const TxOff *offs, const int64_t *sizes,
                                                  offs[d].v)
                         : offs[d].v;
     }
-    return tx_get_tile(t, v->base, o, sizes, trank);
+    return lower_get_tile(t, v->base, o, sizes, trank);
   }
-  if (v->kind == TX_GRID) {
+  if (v->kind == LOWERED_GRID) {
     int64_t so[PTO_MAX_RANK];
     bool stat = true;
     for (unsigned d = 0; d < R && stat; d++) {
@@ -488,34 +488,34 @@ PtoValue *tx_get_tile(Tx *t, TxVal *v, const TxOff *offs, const int64_t *sizes,
       so[d] = offs[d].c;
     }
     int64_t k = stat ? grid_find(&v->grid, so, sizes) : -1;
-    if (k >= 0 && v->grid.tiles[k]) return tx_reshape(t, v->grid.tiles[k], tile);
+    if (k >= 0 && v->grid.tiles[k]) return lower_reshape(t, v->grid.tiles[k], tile);
   }
-  return view_gm(t, tx_gm(t, v), offs, sizes, tile);
+  return view_gm(t, lower_gm(t, v), offs, sizes, tile);
 }
 
-PtoValue *tx_get_tile_at(Tx *t, TxVal *v, const int64_t *offs,
+PtoValue *lower_get_tile_at(Lowering *t, LoweredValue *v, const int64_t *offs,
                          const int64_t *sizes, unsigned trank) {
-  TxOff o[PTO_MAX_RANK];
+  LowerOffset o[PTO_MAX_RANK];
   for (unsigned d = 0; d < pto_type_tensor_rank(v->type); d++)
-    o[d] = (TxOff){offs[d], NULL};
-  return tx_get_tile(t, v, o, sizes, trank);
+    o[d] = (LowerOffset){offs[d], NULL};
+  return lower_get_tile(t, v, o, sizes, trank);
 }
 
 /* Assembles every cell of grid `g` of `src` into `dst`. */
-static PtoValue *assemble_grid(Tx *t, TxVal *src, const TxGrid *g,
+static PtoValue *assemble_grid(Lowering *t, LoweredValue *src, const TileGrid *g,
                                PtoValue *dst) {
   int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
   for (int64_t k = 0; k < g->ntiles; k++) {
-    tx_cell(g, k, offs, sizes);
-    PtoValue *tile = src->kind == TX_GRID && src->grid.tiles[k]
+    lower_cell(g, k, offs, sizes);
+    PtoValue *tile = src->kind == LOWERED_GRID && src->grid.tiles[k]
                          ? src->grid.tiles[k]
-                         : tx_get_tile_at(t, src, offs, sizes, g->trank);
-    dst = tx_assemble(t, tile, dst, offs, NULL);
+                         : lower_get_tile_at(t, src, offs, sizes, g->trank);
+    dst = lower_assemble(t, tile, dst, offs, NULL);
   }
   return dst;
 }
 
-PtoValue *tx_assemble(Tx *t, PtoValue *tile, PtoValue *dst, const int64_t *offs,
+PtoValue *lower_assemble(Lowering *t, PtoValue *tile, PtoValue *dst, const int64_t *offs,
                       PtoValue *const *dyn) {
   unsigned R = pto_type_tensor_rank(pto_value_type(dst)), n = 0;
   PtoValue *ops[2 + PTO_MAX_RANK];
@@ -524,10 +524,10 @@ PtoValue *tx_assemble(Tx *t, PtoValue *tile, PtoValue *dst, const int64_t *offs,
   for (unsigned d = 0; d < R; d++)
     if (offs[d] == PTO_DYN) ops[n++] = dyn[d];
   PtoNamedAttr a = {t->id_offsets, pto_attr_i64_array(t->ctx, offs, R)};
-  return tx_emit(t, PTO_TILE_ASSEMBLE, ops, n, pto_value_type(dst), &a, 1);
+  return lower_emit(t, PTO_TILE_ASSEMBLE, ops, n, pto_value_type(dst), &a, 1);
 }
 
-PtoValue *tx_gm(Tx *t, TxVal *v) {
+PtoValue *lower_gm(Lowering *t, LoweredValue *v) {
   if (v->gm) return v->gm;
   /* Built where the value is defined, so that it dominates every use, and
    * labelled as its producer. */
@@ -535,16 +535,16 @@ PtoValue *tx_gm(Tx *t, TxVal *v) {
   PtoAttr *label = t->label;
   pto_builder_set_before(&t->b, v->anchor);
   t->label = pto_op_attr_id(v->anchor, t->id_label);
-  PtoValue *ws = tx_emit(t, PTO_TILE_EMPTY, NULL, 0, v->type, NULL, 0);
-  if (v->kind == TX_GRID) {
+  PtoValue *ws = lower_emit(t, PTO_TILE_EMPTY, NULL, 0, v->type, NULL, 0);
+  if (v->kind == LOWERED_GRID) {
     v->gm = assemble_grid(t, v, &v->grid, ws);
   } else {
     /* A window: copied tile by tile with the view's tile shape. */
     int64_t tsize[PTO_MAX_RANK];
     unsigned trank;
-    tx_vec_sizes(pto_type_tensor_shape(v->type), pto_type_tensor_rank(v->type),
+    lower_vec_sizes(pto_type_tensor_shape(v->type), pto_type_tensor_rank(v->type),
                  v->vec, v->nvec, tsize, &trank);
-    TxVal *g = tx_new_grid(t, v->type, tsize, trank);
+    LoweredValue *g = lower_new_grid(t, v->type, tsize, trank);
     v->gm = assemble_grid(t, v, &g->grid, ws);
   }
   t->b = saved;
@@ -556,7 +556,7 @@ PtoValue *tx_gm(Tx *t, TxVal *v) {
 /* Provenance                                                           */
 /* ------------------------------------------------------------------ */
 
-void tx_mark(Tx *t, PtoValue *tile, unsigned res, const int64_t *offs,
+void lower_mark(Lowering *t, PtoValue *tile, unsigned res, const int64_t *offs,
              unsigned R) {
   if (!t->provenance || t->origin < 0) return;
   PtoOp *def = pto_value_def_op(tile);
@@ -574,11 +574,11 @@ void tx_mark(Tx *t, PtoValue *tile, unsigned res, const int64_t *offs,
   pto_tile_set_origin(def, tres, &o);
 }
 
-void tx_mark_grid(Tx *t, TxVal *v, unsigned res) {
+void lower_mark_grid(Lowering *t, LoweredValue *v, unsigned res) {
   if (!t->provenance || t->origin < 0) return;
   int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
   for (int64_t k = 0; k < v->grid.ntiles; k++) {
-    tx_cell(&v->grid, k, offs, sizes);
-    tx_mark(t, v->grid.tiles[k], res, offs, v->grid.rank);
+    lower_cell(&v->grid, k, offs, sizes);
+    lower_mark(t, v->grid.tiles[k], res, offs, v->grid.rank);
   }
 }

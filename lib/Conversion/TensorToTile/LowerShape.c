@@ -4,37 +4,37 @@
  * loops with dynamic offsets); assemble and concat write tiles into GM
  * tensors; reshape is a GM reshape; transpose permutes tiles; gather,
  * index_select and scatter_update read and write GM per tile of indices. */
-#include "TileExpand.h"
+#include "TensorToTile.h"
 
 #include <string.h>
 
 /* The op's tile grid over `type`'s shape from its vec tile. */
-static PtoResult vec_grid(Tx *t, PtoType *type, int64_t *tsize,
+static PtoResult vec_grid(Lowering *t, PtoType *type, int64_t *tsize,
                           unsigned *trank) {
   unsigned R = pto_type_tensor_rank(type), nvec;
   int64_t vec[4];
-  if (tx_vec_tile(t, R, vec, &nvec)) return PTO_FAILURE;
-  tx_vec_sizes(pto_type_tensor_shape(type), R, vec, nvec, tsize, trank);
+  if (lower_vec_tile(t, R, vec, &nvec)) return PTO_FAILURE;
+  lower_vec_sizes(pto_type_tensor_shape(type), R, vec, nvec, tsize, trank);
   return PTO_SUCCESS;
 }
 
-static TxOff off_of(int64_t c, PtoValue *v) {
-  return v ? (TxOff){0, v} : (TxOff){c, NULL};
+static LowerOffset off_of(int64_t c, PtoValue *v) {
+  return v ? (LowerOffset){0, v} : (LowerOffset){c, NULL};
 }
 
-static PtoResult expand_view(Tx *t, PtoOp *op) {
+static PtoResult expand_view(Lowering *t, PtoOp *op) {
   PtoValue *x = pto_op_operand(op, 0);
   PtoType *rt = pto_value_type(pto_op_result(op, 0));
-  TxVal *base = tx_lookup(t, x);
-  TxVal *w = tx_new_val(t, TX_WINDOW, rt);
+  LoweredValue *base = lower_lookup(t, x);
+  LoweredValue *w = lower_new_val(t, LOWERED_WINDOW, rt);
   int64_t so[PTO_MAX_RANK];
   PtoValue *dyn[PTO_MAX_RANK];
   unsigned R = pto_pypto_get_offsets(op, so, dyn);
   for (unsigned d = 0; d < R; d++) w->offs[d] = off_of(so[d], dyn[d]);
-  if (base->kind == TX_WINDOW) {
+  if (base->kind == LOWERED_WINDOW) {
     /* A window of a window reads the outer base directly. */
     for (unsigned d = 0; d < R; d++) {
-      TxOff o = base->offs[d];
+      LowerOffset o = base->offs[d];
       w->offs[d].c += o.c;
       if (o.v)
         w->offs[d].v = w->offs[d].v
@@ -45,108 +45,108 @@ static PtoResult expand_view(Tx *t, PtoOp *op) {
     base = base->base;
   }
   w->base = base;
-  if (tx_vec_tile(t, R, w->vec, &w->nvec)) return PTO_FAILURE;
-  tx_bind(t, pto_op_result(op, 0), w);
+  if (lower_vec_tile(t, R, w->vec, &w->nvec)) return PTO_FAILURE;
+  lower_bind(t, pto_op_result(op, 0), w);
   return PTO_SUCCESS;
 }
 
 /* Writes every tile of `v` (its own grid, or tiles of `tsize` read through
  * it) into `dst` at `base` + the tile's offset; returns the new tensor. */
-static PtoValue *write_tiles(Tx *t, TxVal *v, PtoValue *dst, const TxOff *base,
+static PtoValue *write_tiles(Lowering *t, LoweredValue *v, PtoValue *dst, const LowerOffset *base,
                              const int64_t *tsize, unsigned trank) {
-  const TxGrid *g;
-  TxVal *tmp = NULL;
-  if (v->kind == TX_GRID) {
+  const TileGrid *g;
+  LoweredValue *tmp = NULL;
+  if (v->kind == LOWERED_GRID) {
     g = &v->grid;
   } else {
-    tmp = tx_new_grid(t, v->type, tsize, trank);
+    tmp = lower_new_grid(t, v->type, tsize, trank);
     g = &tmp->grid;
   }
   unsigned R = g->rank;
   int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK], at[PTO_MAX_RANK];
   PtoValue *dyn[PTO_MAX_RANK];
   for (int64_t k = 0; k < g->ntiles; k++) {
-    tx_cell(g, k, offs, sizes);
-    PtoValue *tile = v->kind == TX_GRID ? g->tiles[k]
-                                        : tx_get_tile_at(t, v, offs, sizes, trank);
+    lower_cell(g, k, offs, sizes);
+    PtoValue *tile = v->kind == LOWERED_GRID ? g->tiles[k]
+                                        : lower_get_tile_at(t, v, offs, sizes, trank);
     for (unsigned d = 0; d < R; d++) {
-      TxOff o = tx_off_add(t, base[d], offs[d]);
+      LowerOffset o = lower_off_add(t, base[d], offs[d]);
       at[d] = o.v ? PTO_DYN : o.c;
-      dyn[d] = o.v ? tx_offset_value(t, o) : NULL;
+      dyn[d] = o.v ? lower_offset_value(t, o) : NULL;
     }
-    dst = tx_assemble(t, tile, dst, at, dyn);
+    dst = lower_assemble(t, tile, dst, at, dyn);
   }
   return dst;
 }
 
-static PtoResult expand_assemble(Tx *t, PtoOp *op) {
+static PtoResult expand_assemble(Lowering *t, PtoOp *op) {
   PtoValue *v = pto_op_operand(op, 0), *y = pto_op_operand(op, 1);
   PtoType *vt = pto_value_type(v);
-  if (tx_require_static(t, vt, "operand #0")) return PTO_FAILURE;
+  if (lower_require_static(t, vt, "operand #0")) return PTO_FAILURE;
   int64_t tsize[PTO_MAX_RANK], so[PTO_MAX_RANK];
   unsigned trank;
   if (vec_grid(t, vt, tsize, &trank)) return PTO_FAILURE;
   PtoValue *dyn[PTO_MAX_RANK];
   unsigned R = pto_pypto_get_offsets(op, so, dyn);
-  TxOff base[PTO_MAX_RANK];
+  LowerOffset base[PTO_MAX_RANK];
   for (unsigned d = 0; d < R; d++) base[d] = off_of(so[d], dyn[d]);
-  PtoValue *dst = tx_gm(t, tx_lookup(t, y));
-  TxVal *r = tx_new_val(t, TX_GM, pto_value_type(pto_op_result(op, 0)));
-  r->gm = write_tiles(t, tx_lookup(t, v), dst, base, tsize, trank);
-  tx_bind(t, pto_op_result(op, 0), r);
+  PtoValue *dst = lower_gm(t, lower_lookup(t, y));
+  LoweredValue *r = lower_new_val(t, LOWERED_GM, pto_value_type(pto_op_result(op, 0)));
+  r->gm = write_tiles(t, lower_lookup(t, v), dst, base, tsize, trank);
+  lower_bind(t, pto_op_result(op, 0), r);
   return PTO_SUCCESS;
 }
 
-static PtoResult expand_concat(Tx *t, PtoOp *op) {
+static PtoResult expand_concat(Lowering *t, PtoOp *op) {
   PtoType *rt = pto_value_type(pto_op_result(op, 0));
   unsigned n = pto_op_num_operands(op), d = pto_pypto_get_dim(op);
   char what[32];
   for (unsigned i = 0; i < n; i++) {
     snprintf(what, sizeof what, "operand #%u", i);
-    if (tx_require_static(t, pto_value_type(pto_op_operand(op, i)), what))
+    if (lower_require_static(t, pto_value_type(pto_op_operand(op, i)), what))
       return PTO_FAILURE;
   }
-  if (tx_require_static(t, rt, NULL)) return PTO_FAILURE;
-  PtoValue *dst = tx_emit(t, PTO_TILE_EMPTY, NULL, 0, rt, NULL, 0);
+  if (lower_require_static(t, rt, NULL)) return PTO_FAILURE;
+  PtoValue *dst = lower_emit(t, PTO_TILE_EMPTY, NULL, 0, rt, NULL, 0);
   unsigned R = pto_type_tensor_rank(rt);
-  TxOff base[PTO_MAX_RANK];
-  for (unsigned i = 0; i < R; i++) base[i] = (TxOff){0, NULL};
+  LowerOffset base[PTO_MAX_RANK];
+  for (unsigned i = 0; i < R; i++) base[i] = (LowerOffset){0, NULL};
   for (unsigned i = 0; i < n; i++) {
     PtoValue *v = pto_op_operand(op, i);
     int64_t tsize[PTO_MAX_RANK];
     unsigned trank;
     if (vec_grid(t, pto_value_type(v), tsize, &trank)) return PTO_FAILURE;
-    dst = write_tiles(t, tx_lookup(t, v), dst, base, tsize, trank);
+    dst = write_tiles(t, lower_lookup(t, v), dst, base, tsize, trank);
     base[d].c += pto_type_tensor_dim(pto_value_type(v), d);
   }
-  TxVal *r = tx_new_val(t, TX_GM, rt);
+  LoweredValue *r = lower_new_val(t, LOWERED_GM, rt);
   r->gm = dst;
-  tx_bind(t, pto_op_result(op, 0), r);
+  lower_bind(t, pto_op_result(op, 0), r);
   return PTO_SUCCESS;
 }
 
-static PtoResult expand_reshape(Tx *t, PtoOp *op) {
+static PtoResult expand_reshape(Lowering *t, PtoOp *op) {
   PtoType *rt = pto_value_type(pto_op_result(op, 0));
-  PtoValue *src = tx_gm(t, tx_lookup(t, pto_op_operand(op, 0)));
-  TxVal *r = tx_new_val(t, TX_GM, rt);
+  PtoValue *src = lower_gm(t, lower_lookup(t, pto_op_operand(op, 0)));
+  LoweredValue *r = lower_new_val(t, LOWERED_GM, rt);
   r->gm = src;
   if (pto_value_type(src) != rt)
-    r->gm = tx_emit(t, PTO_TILE_TENSOR_RESHAPE, &src, 1, rt, NULL, 0);
-  tx_bind(t, pto_op_result(op, 0), r);
+    r->gm = lower_emit(t, PTO_TILE_TENSOR_RESHAPE, &src, 1, rt, NULL, 0);
+  lower_bind(t, pto_op_result(op, 0), r);
   return PTO_SUCCESS;
 }
 
-static PtoResult expand_dim(Tx *t, PtoOp *op) {
+static PtoResult expand_dim(Lowering *t, PtoOp *op) {
   PtoValue *x = pto_op_operand(op, 0);
   unsigned d = pto_pypto_get_dim(op);
   int64_t size = pto_type_tensor_dim(pto_value_type(x), d);
   PtoValue *r;
   if (size != PTO_DYN) {
-    r = tx_const_index(t, size);
+    r = lower_const_index(t, size);
   } else {
-    PtoValue *gm = tx_gm(t, tx_lookup(t, x));
+    PtoValue *gm = lower_gm(t, lower_lookup(t, x));
     PtoNamedAttr a = {t->id_dim, pto_attr_i64(t->ctx, d)};
-    r = tx_emit(t, PTO_TILE_DIM, &gm, 1, pto_type_index(t->ctx), &a, 1);
+    r = lower_emit(t, PTO_TILE_DIM, &gm, 1, pto_type_index(t->ctx), &a, 1);
   }
   pto_value_replace_all_uses(pto_op_result(op, 0), r);
   return PTO_SUCCESS;
@@ -155,11 +155,11 @@ static PtoResult expand_dim(Tx *t, PtoOp *op) {
 /* transpose: a tile of the result is the transposed tile of the permuted
  * window of the operand. With more than 4 dims the tiles keep to the last
  * four and every dim the permutation moves across them is tiled by 1. */
-static PtoResult expand_transpose(Tx *t, PtoOp *op) {
+static PtoResult expand_transpose(Lowering *t, PtoOp *op) {
   PtoValue *x = pto_op_operand(op, 0);
   PtoType *rt = pto_value_type(pto_op_result(op, 0));
-  if (tx_require_static(t, pto_value_type(x), "operand #0") ||
-      tx_require_static(t, rt, NULL))
+  if (lower_require_static(t, pto_value_type(x), "operand #0") ||
+      lower_require_static(t, rt, NULL))
     return PTO_FAILURE;
   int64_t perm[PTO_MAX_RANK], tsize[PTO_MAX_RANK];
   unsigned R = pto_pypto_get_perm(op, perm), trank;
@@ -185,30 +185,30 @@ static PtoResult expand_transpose(Tx *t, PtoOp *op) {
     used[f] = true;
   }
   for (unsigned j = 0; j < R - lo; j++) identity &= tperm[j] == (int64_t)j;
-  TxVal *res = tx_new_grid(t, rt, tsize, trank);
-  TxVal *xv = tx_lookup(t, x);
+  LoweredValue *res = lower_new_grid(t, rt, tsize, trank);
+  LoweredValue *xv = lower_lookup(t, x);
   PtoNamedAttr pa = {t->id_perm, pto_attr_i64_array(t->ctx, tperm, R - lo)};
   int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK], io[PTO_MAX_RANK],
       is[PTO_MAX_RANK];
   PtoType *elem = pto_type_tensor_elem(rt);
   for (int64_t k = 0; k < res->grid.ntiles; k++) {
-    tx_cell(&res->grid, k, offs, sizes);
+    lower_cell(&res->grid, k, offs, sizes);
     for (unsigned i = 0; i < R; i++) {
       io[perm[i]] = offs[i];
       is[perm[i]] = sizes[i];
     }
-    PtoValue *in = tx_get_tile_at(t, xv, io, is, trank);
-    PtoType *rtile = tx_tile_type(t, sizes, R, trank, elem);
+    PtoValue *in = lower_get_tile_at(t, xv, io, is, trank);
+    PtoType *rtile = lower_tile_type(t, sizes, R, trank, elem);
     res->grid.tiles[k] = identity || R == 0
-                             ? tx_reshape(t, in, rtile)
-                             : tx_emit(t, PTO_TILE_TRANSPOSE, &in, 1, rtile, &pa, 1);
+                             ? lower_reshape(t, in, rtile)
+                             : lower_emit(t, PTO_TILE_TRANSPOSE, &in, 1, rtile, &pa, 1);
   }
-  tx_mark_grid(t, res, 0);
-  tx_bind(t, pto_op_result(op, 0), res);
+  lower_mark_grid(t, res, 0);
+  lower_bind(t, pto_op_result(op, 0), res);
   return PTO_SUCCESS;
 }
 
-PtoResult tx_expand_shape(Tx *t, PtoOp *op) {
+PtoResult lower_shape(Lowering *t, PtoOp *op) {
   switch (pto_pypto_kind(pto_pypto_op_id(op))) {
   case PTO_PYPTO_KIND_VIEW: return expand_view(t, op);
   case PTO_PYPTO_KIND_ASSEMBLE: return expand_assemble(t, op);
@@ -223,7 +223,7 @@ PtoResult tx_expand_shape(Tx *t, PtoOp *op) {
 
 /* A GM-addressing tile op (gather, index_select, scatter) at offsets
  * `offs` of the tensor; the offset along `dim` is 0. */
-static PtoValue *emit_indexed(Tx *t, PtoTileOp id, PtoValue *const *lead,
+static PtoValue *emit_indexed(Lowering *t, PtoTileOp id, PtoValue *const *lead,
                               unsigned nlead, const int64_t *offs, unsigned R,
                               unsigned dim, PtoType *res) {
   int64_t o[PTO_MAX_RANK];
@@ -231,64 +231,64 @@ static PtoValue *emit_indexed(Tx *t, PtoTileOp id, PtoValue *const *lead,
   o[dim] = 0;
   PtoNamedAttr a[2] = {{t->id_offsets, pto_attr_i64_array(t->ctx, o, R)},
                        {t->id_dim, pto_attr_i64(t->ctx, dim)}};
-  return tx_emit(t, id, lead, nlead, res, a, 2);
+  return lower_emit(t, id, lead, nlead, res, a, 2);
 }
 
-PtoResult tx_expand_index(Tx *t, PtoOp *op) {
+PtoResult lower_index(Lowering *t, PtoOp *op) {
   PtoPyptoKind kind = pto_pypto_kind(pto_pypto_op_id(op));
   PtoValue *x = pto_op_operand(op, 0), *index = pto_op_operand(op, 1);
   unsigned dim = pto_pypto_get_dim(op);
   unsigned R = pto_type_tensor_rank(pto_value_type(x));
-  if (tx_require_static(t, pto_value_type(index), "operand #1"))
+  if (lower_require_static(t, pto_value_type(index), "operand #1"))
     return PTO_FAILURE;
-  TxVal *iv = tx_lookup(t, index);
-  PtoValue *gm = tx_gm(t, tx_lookup(t, x));
+  LoweredValue *iv = lower_lookup(t, index);
+  PtoValue *gm = lower_gm(t, lower_lookup(t, x));
   int64_t tsize[PTO_MAX_RANK], offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
   unsigned trank;
 
   if (kind == PTO_PYPTO_KIND_SCATTER) {
     PtoValue *src = pto_op_operand(op, 2);
     PtoType *st = pto_value_type(src);
-    if (tx_require_static(t, st, "operand #2") || vec_grid(t, st, tsize, &trank))
+    if (lower_require_static(t, st, "operand #2") || vec_grid(t, st, tsize, &trank))
       return PTO_FAILURE;
     /* Row-major over src: for one region, lower positions along dim come
      * first, so a later duplicate index still wins. */
-    TxVal *grid = tx_new_grid(t, st, tsize, trank), *sv = tx_lookup(t, src);
+    LoweredValue *grid = lower_new_grid(t, st, tsize, trank), *sv = lower_lookup(t, src);
     for (int64_t k = 0; k < grid->grid.ntiles; k++) {
-      tx_cell(&grid->grid, k, offs, sizes);
+      lower_cell(&grid->grid, k, offs, sizes);
       PtoValue *ops[3];
-      ops[0] = tx_get_tile_at(t, sv, offs, sizes, trank);
+      ops[0] = lower_get_tile_at(t, sv, offs, sizes, trank);
       ops[1] = gm;
-      ops[2] = tx_get_tile_at(t, iv, &offs[dim], &sizes[dim], 1);
+      ops[2] = lower_get_tile_at(t, iv, &offs[dim], &sizes[dim], 1);
       gm = emit_indexed(t, PTO_TILE_SCATTER, ops, 3, offs, R, dim,
                         pto_value_type(gm));
     }
-    TxVal *r = tx_new_val(t, TX_GM, pto_value_type(pto_op_result(op, 0)));
+    LoweredValue *r = lower_new_val(t, LOWERED_GM, pto_value_type(pto_op_result(op, 0)));
     r->gm = gm;
-    tx_bind(t, pto_op_result(op, 0), r);
+    lower_bind(t, pto_op_result(op, 0), r);
     return PTO_SUCCESS;
   }
 
   PtoType *rt = pto_value_type(pto_op_result(op, 0));
-  if (tx_require_static(t, rt, NULL) || vec_grid(t, rt, tsize, &trank))
+  if (lower_require_static(t, rt, NULL) || vec_grid(t, rt, tsize, &trank))
     return PTO_FAILURE;
-  TxVal *res = tx_new_grid(t, rt, tsize, trank);
+  LoweredValue *res = lower_new_grid(t, rt, tsize, trank);
   PtoType *elem = pto_type_tensor_elem(rt);
   for (int64_t k = 0; k < res->grid.ntiles; k++) {
-    tx_cell(&res->grid, k, offs, sizes);
-    PtoType *rtile = tx_tile_type(t, sizes, R, trank, elem);
+    lower_cell(&res->grid, k, offs, sizes);
+    PtoType *rtile = lower_tile_type(t, sizes, R, trank, elem);
     PtoValue *ops[2] = {gm, NULL};
     if (kind == PTO_PYPTO_KIND_GATHER) {
-      ops[1] = tx_get_tile_at(t, iv, offs, sizes, trank);
+      ops[1] = lower_get_tile_at(t, iv, offs, sizes, trank);
       res->grid.tiles[k] =
           emit_indexed(t, PTO_TILE_GATHER, ops, 2, offs, R, dim, rtile);
     } else {
-      ops[1] = tx_get_tile_at(t, iv, &offs[dim], &sizes[dim], 1);
+      ops[1] = lower_get_tile_at(t, iv, &offs[dim], &sizes[dim], 1);
       res->grid.tiles[k] =
           emit_indexed(t, PTO_TILE_INDEX_SELECT, ops, 2, offs, R, dim, rtile);
     }
   }
-  tx_mark_grid(t, res, 0);
-  tx_bind(t, pto_op_result(op, 0), res);
+  lower_mark_grid(t, res, 0);
+  lower_bind(t, pto_op_result(op, 0), res);
   return PTO_SUCCESS;
 }

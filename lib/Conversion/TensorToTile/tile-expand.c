@@ -3,12 +3,12 @@
  * options), giving Tile-level IR that computes the same functions with
  * unchanged signatures. Composites are decomposed first. Values flow tile
  * to tile between ops with the same tile grid and through GM workspaces
- * otherwise; see lib/Transforms/TileExpand/ for the expanders and
+ * otherwise; see lib/Conversion/TensorToTile/ for the expanders and
  * docs/passes/tile-expand.md for the rules. */
-#include "Transforms/Passes.h"
-#include "Transforms/TileExpand/TileExpand.h"
+#include "Conversion/Passes.h"
+#include "Conversion/TensorToTile/TensorToTile.h"
 
-#include "pto/Transforms.h"
+#include "pto/Dialect/PyptoTransforms.h"
 
 #include "Support/Alloc.h"
 #include "Support/Vec.h"
@@ -17,7 +17,7 @@
 
 typedef PTO_VEC(PtoOp *) OpVec;
 
-static PtoResult expand_op(Tx *t, PtoOp *op) {
+static PtoResult expand_op(Lowering *t, PtoOp *op) {
   switch (pto_pypto_kind(pto_pypto_op_id(op))) {
   case PTO_PYPTO_KIND_UNARY:
   case PTO_PYPTO_KIND_CAST:
@@ -28,43 +28,43 @@ static PtoResult expand_op(Tx *t, PtoOp *op) {
   case PTO_PYPTO_KIND_EXPAND:
   case PTO_PYPTO_KIND_FULL:
   case PTO_PYPTO_KIND_ZEROS:
-  case PTO_PYPTO_KIND_DEQUANTIZE: return tx_expand_elementwise(t, op);
+  case PTO_PYPTO_KIND_DEQUANTIZE: return lower_elementwise(t, op);
   case PTO_PYPTO_KIND_REDUCE:
-  case PTO_PYPTO_KIND_ARGREDUCE: return tx_expand_reduce(t, op);
-  case PTO_PYPTO_KIND_TOPK: return tx_expand_topk(t, op);
-  case PTO_PYPTO_KIND_QUANTIZE: return tx_expand_quantize(t, op);
-  case PTO_PYPTO_KIND_MATMUL: return tx_expand_matmul(t, op);
+  case PTO_PYPTO_KIND_ARGREDUCE: return lower_reduce(t, op);
+  case PTO_PYPTO_KIND_TOPK: return lower_topk(t, op);
+  case PTO_PYPTO_KIND_QUANTIZE: return lower_quantize(t, op);
+  case PTO_PYPTO_KIND_MATMUL: return lower_matmul(t, op);
   case PTO_PYPTO_KIND_VIEW:
   case PTO_PYPTO_KIND_ASSEMBLE:
   case PTO_PYPTO_KIND_RESHAPE:
   case PTO_PYPTO_KIND_TRANSPOSE:
   case PTO_PYPTO_KIND_CONCAT:
-  case PTO_PYPTO_KIND_DIM: return tx_expand_shape(t, op);
+  case PTO_PYPTO_KIND_DIM: return lower_shape(t, op);
   case PTO_PYPTO_KIND_GATHER:
   case PTO_PYPTO_KIND_INDEX_SELECT:
-  case PTO_PYPTO_KIND_SCATTER: return tx_expand_index(t, op);
+  case PTO_PYPTO_KIND_SCATTER: return lower_index(t, op);
   case PTO_PYPTO_KIND_SOFTMAX:
   case PTO_PYPTO_KIND_RMS_NORM:
   case PTO_PYPTO_KIND_LAYER_NORM: break; /* decomposed before */
   }
-  return tx_error(t, "has no tile expansion");
+  return lower_error(t, "has no tile expansion");
 }
 
 /* Operands of a non-pypto op that are tensor-level values become their GM
  * forms (func.return, scf.yield, scf.for's inits, calls, ...). */
-static void use_gm_operands(Tx *t, PtoOp *op) {
+static void use_gm_operands(Lowering *t, PtoOp *op) {
   for (unsigned i = 0; i < pto_op_num_operands(op); i++) {
     PtoValue *v = pto_op_operand(op, i);
-    TxVal *tv = pto_ptrmap_get(&t->vals, (uint64_t)(uintptr_t)v);
+    LoweredValue *tv = pto_ptrmap_get(&t->vals, (uint64_t)(uintptr_t)v);
     if (!tv) continue;
-    PtoValue *gm = tx_gm(t, tv);
+    PtoValue *gm = lower_gm(t, tv);
     if (gm != v) pto_op_set_operand(op, i, gm);
   }
 }
 
-static PtoResult expand_block(Tx *t, PtoBlock *b, OpVec *done);
+static PtoResult expand_block(Lowering *t, PtoBlock *b, OpVec *done);
 
-static PtoResult expand_regions(Tx *t, PtoOp *op, OpVec *done) {
+static PtoResult expand_regions(Lowering *t, PtoOp *op, OpVec *done) {
   for (unsigned r = 0; r < pto_op_num_regions(op); r++)
     for (PtoBlock *b = pto_region_first_block(pto_op_region(op, r)); b;
          b = pto_block_next(b))
@@ -72,7 +72,7 @@ static PtoResult expand_regions(Tx *t, PtoOp *op, OpVec *done) {
   return PTO_SUCCESS;
 }
 
-static PtoResult expand_block(Tx *t, PtoBlock *b, OpVec *done) {
+static PtoResult expand_block(Lowering *t, PtoBlock *b, OpVec *done) {
   for (PtoOp *op = pto_block_first_op(b), *next; op; op = next) {
     next = pto_op_next(op);
     if (pto_pypto_op_id(op) == PTO_PYPTO_NONE) {
@@ -104,7 +104,7 @@ static PtoWalkResult collect_composites(PtoOp *op, void *user) {
 
 /* Numbers the pypto ops as pto_tile_origin_ops does, then decomposes the
  * composites: the op producing a composite's result takes its number. */
-static PtoResult prepare(Tx *t, PtoOp *module) {
+static PtoResult prepare(Lowering *t, PtoOp *module) {
   if (t->provenance) {
     PtoOp **ops;
     unsigned n = pto_tile_origin_ops(module, &ops);
@@ -132,10 +132,10 @@ static PtoResult prepare(Tx *t, PtoOp *module) {
   return r;
 }
 
-static PtoResult expand_func(Tx *t, PtoOp *func) {
+static PtoResult expand_func(Lowering *t, PtoOp *func) {
   PtoBlock *entry = pto_region_first_block(pto_op_region(func, 0));
   if (!entry) return PTO_SUCCESS; /* a declaration */
-  tx_begin_func(t, entry);
+  lower_begin_func(t, entry);
   OpVec done = {0};
   PtoResult r = expand_regions(t, func, &done);
   if (!r) {
@@ -146,7 +146,7 @@ static PtoResult expand_func(Tx *t, PtoOp *func) {
         if (pto_value_has_uses(pto_op_result(op, k))) {
           PtoOp *user = pto_use_owner(pto_value_first_use(pto_op_result(op, k)));
           t->op = op;
-          r = tx_error(t, "result #%u is still used by '%s' after tile "
+          r = lower_error(t, "result #%u is still used by '%s' after tile "
                           "expansion",
                        k, pto_op_name_str(user));
           break;
@@ -160,8 +160,8 @@ static PtoResult expand_func(Tx *t, PtoOp *func) {
 }
 
 static PtoResult run(PtoPass *pass, PtoOp *module) {
-  Tx t;
-  tx_init(&t, pass);
+  Lowering t;
+  lower_init(&t, pass);
   t.nvec_default = pto_pass_option_list(pass, "vec-tile", t.vec_default, 4);
   pto_pass_option_list(pass, "cube-tile", t.cube_default, 6);
   t.provenance = pto_pass_option_bool(pass, "provenance");
@@ -172,7 +172,7 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
       if (pto_op_is(op, "func.func")) r = expand_func(&t, op);
   for (unsigned i = 0; i < PTO_TILE_NUM_OPS; i++)
     if (t.counts[i]) pto_pass_stat_add(pass, pto_tile_mnemonic(i), t.counts[i]);
-  tx_release(&t);
+  lower_release(&t);
   return r;
 }
 

@@ -2,11 +2,9 @@
  * into primitive pypto ops, numerically stable, each carrying the
  * composite's tuning attributes (vec_tile, cube_tile, label) and location.
  * Everything else is left alone. */
-#include "Transforms/Passes.h"
-
 #include "pto/Dialect/Pypto.h"
+#include "pto/Dialect/PyptoTransforms.h"
 #include "pto/Dialects.h"
-#include "pto/Transforms.h"
 
 #include "Support/Alloc.h"
 #include "Support/Vec.h"
@@ -165,7 +163,7 @@ static const PtoPassStatDef statistics[] = {
     {"num-decomposed", "Number of composite ops split into primitive ops"},
 };
 
-const PtoPassDef pto_decompose_pass = {
+static const PtoPassDef decompose_pass = {
     .argument = "decompose",
     .summary = "Split softmax, rms_norm and layer_norm into primitive pypto ops",
     .statistics = statistics,
@@ -183,3 +181,8 @@ const PtoPassDef pto_decompose_pass = {
         "`cube_tile` and `label` and its location. All other ops are left\n"
         "alone. Needs the arith dialect.",
 };
+
+void pto_pypto_register_passes(PtoContext *ctx) {
+  if (pto_lookup_pass(ctx, decompose_pass.argument) != &decompose_pass)
+    pto_register_pass(ctx, &decompose_pass);
+}

@@ -5,18 +5,18 @@
  * step produces the result's element type. Batch dims broadcast as in
  * pypto.matmul; transposed operands are read as transposed tiles. The L0
  * sizes are for the passes that move tiles into L0. */
-#include "TileExpand.h"
+#include "TensorToTile.h"
 
 #include <string.h>
 
 /* The cube tile of the current op, or the pass default. */
-static void cube_tile(Tx *t, int64_t v[6]) {
+static void cube_tile(Lowering *t, int64_t v[6]) {
   if (!pto_tuning_cube_tile(t->op, v)) memcpy(v, t->cube_default, 6 * sizeof *v);
 }
 
 /* Window of a matmul operand for result batch index `boffs` (result batch
  * rank rb) and matrix rows/cols at (r0, c0) of size (rs, cs). */
-static PtoValue *operand_tile(Tx *t, TxVal *v, const int64_t *boffs,
+static PtoValue *operand_tile(Lowering *t, LoweredValue *v, const int64_t *boffs,
                               unsigned rb, int64_t r0, int64_t rs, int64_t c0,
                               int64_t cs) {
   unsigned R = pto_type_tensor_rank(v->type), ob = R - 2;
@@ -30,15 +30,15 @@ static PtoValue *operand_tile(Tx *t, TxVal *v, const int64_t *boffs,
   s[ob] = rs;
   o[ob + 1] = c0;
   s[ob + 1] = cs;
-  return tx_get_tile_at(t, v, o, s, 2);
+  return lower_get_tile_at(t, v, o, s, 2);
 }
 
-PtoResult tx_expand_matmul(Tx *t, PtoOp *op) {
+PtoResult lower_matmul(Lowering *t, PtoOp *op) {
   PtoValue *a = pto_op_operand(op, 0), *b = pto_op_operand(op, 1);
   PtoType *rt = pto_value_type(pto_op_result(op, 0));
-  if (tx_require_static(t, pto_value_type(a), "operand #0") ||
-      tx_require_static(t, pto_value_type(b), "operand #1") ||
-      tx_require_static(t, rt, NULL))
+  if (lower_require_static(t, pto_value_type(a), "operand #0") ||
+      lower_require_static(t, pto_value_type(b), "operand #1") ||
+      lower_require_static(t, rt, NULL))
     return PTO_FAILURE;
   bool at = pto_pypto_get_a_trans(op), bt = pto_pypto_get_b_trans(op);
   PtoType *acc = pto_pypto_get_acc_dtype(op), *out = pto_type_tensor_elem(rt);
@@ -53,8 +53,8 @@ PtoResult tx_expand_matmul(Tx *t, PtoOp *op) {
   for (unsigned i = 0; i < rb; i++) tsize[i] = 1;
   tsize[rb] = mL1;
   tsize[rb + 1] = nL1;
-  TxVal *res = tx_new_grid(t, rt, tsize, 2);
-  TxVal *av = tx_lookup(t, a), *bv = tx_lookup(t, b);
+  LoweredValue *res = lower_new_grid(t, rt, tsize, 2);
+  LoweredValue *av = lower_lookup(t, a), *bv = lower_lookup(t, b);
 
   PtoNamedAttr attrs[3];
   unsigned na = 0;
@@ -65,7 +65,7 @@ PtoResult tx_expand_matmul(Tx *t, PtoOp *op) {
 
   int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
   for (int64_t k = 0; k < res->grid.ntiles; k++) {
-    tx_cell(&res->grid, k, offs, sizes);
+    lower_cell(&res->grid, k, offs, sizes);
     int64_t m0 = offs[rb], ms = sizes[rb], n0 = offs[rb + 1], ns = sizes[rb + 1];
     PtoValue *sum = NULL;
     for (int64_t k0 = 0; k0 < K; k0 += kL1) {
@@ -79,11 +79,11 @@ PtoResult tx_expand_matmul(Tx *t, PtoOp *op) {
       bool last = k0 + ks >= K;
       int64_t shape[2] = {ms, ns};
       PtoType *ty = pto_tile_type(t->ctx, shape, 2, last ? out : acc);
-      sum = tx_emit(t, PTO_TILE_MATMUL, ops, sum ? 3 : 2, ty, attrs, na);
+      sum = lower_emit(t, PTO_TILE_MATMUL, ops, sum ? 3 : 2, ty, attrs, na);
     }
     res->grid.tiles[k] = sum;
   }
-  tx_mark_grid(t, res, 0);
-  tx_bind(t, pto_op_result(op, 0), res);
+  lower_mark_grid(t, res, 0);
+  lower_bind(t, pto_op_result(op, 0), res);
   return PTO_SUCCESS;
 }

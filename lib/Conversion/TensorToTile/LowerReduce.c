@@ -8,7 +8,7 @@
  * is tiled with extent 1 so that each tile is one slice, and slices are
  * combined elementwise (add, maximum, argmax_combine with constant index
  * tiles). */
-#include "TileExpand.h"
+#include "TensorToTile.h"
 
 #include <string.h>
 
@@ -21,12 +21,12 @@ typedef enum RedForm { RED_ROW, RED_COL, RED_SLICE } RedForm;
 
 /* The iteration grid of a reduction over x: x's shape tiled by the op's vec
  * tile, with the reduced dim in the tile (row/column forms) or tiled by 1. */
-static PtoResult reduce_grid(Tx *t, PtoType *xt, unsigned d, RedForm *form,
+static PtoResult reduce_grid(Lowering *t, PtoType *xt, unsigned d, RedForm *form,
                              int64_t *tsize, unsigned *trank) {
   unsigned R = pto_type_tensor_rank(xt), nvec;
   int64_t vec[4];
-  if (tx_vec_tile(t, R, vec, &nvec)) return PTO_FAILURE;
-  tx_vec_sizes(pto_type_tensor_shape(xt), R, vec, nvec, tsize, trank);
+  if (lower_vec_tile(t, R, vec, &nvec)) return PTO_FAILURE;
+  lower_vec_sizes(pto_type_tensor_shape(xt), R, vec, nvec, tsize, trank);
   if (d == R - 1) *form = RED_ROW;
   else if (d == R - 2) *form = RED_COL;
   else *form = RED_SLICE;
@@ -51,7 +51,7 @@ static int64_t count_along(const int64_t *shape, const int64_t *tsize,
 /* The tile j along dim d of x (a grid over x's `shape` with tiles of
  * `tsize`) in the row/column/slice of the cell offs/sizes; its offset along
  * d in *off and its window sizes in ws. */
-static PtoValue *tile_along(Tx *t, TxVal *xv, const int64_t *shape,
+static PtoValue *tile_along(Lowering *t, LoweredValue *xv, const int64_t *shape,
                             const int64_t *tsize, unsigned d, int64_t j,
                             const int64_t *offs, const int64_t *sizes,
                             unsigned trank, int64_t *off, int64_t *ws) {
@@ -61,20 +61,20 @@ static PtoValue *tile_along(Tx *t, TxVal *xv, const int64_t *shape,
   memcpy(ws, sizes, R * sizeof *ws);
   along(shape, tsize, d, j, wo, ws);
   *off = wo[d];
-  return tx_get_tile_at(t, xv, wo, ws, trank);
+  return lower_get_tile_at(t, xv, wo, ws, trank);
 }
 
 /* i + off as an i32 tile (local positions made global). */
-static PtoValue *shift_index(Tx *t, PtoValue *i, int64_t off) {
+static PtoValue *shift_index(Lowering *t, PtoValue *i, int64_t off) {
   if (!off) return i;
-  PtoValue *ops[2] = {i, tx_const_scalar(t, pto_type_int(t->ctx, 32), 0, off)};
-  return tx_emit(t, PTO_TILE_ADDS, ops, 2, pto_value_type(i), NULL, 0);
+  PtoValue *ops[2] = {i, lower_const_scalar(t, pto_type_int(t->ctx, 32), 0, off)};
+  return lower_emit(t, PTO_TILE_ADDS, ops, 2, pto_value_type(i), NULL, 0);
 }
 
 /* Pairwise tree over p[0..n): left operands cover lower indices. */
-typedef Partial (*CombineFn)(Tx *t, Partial a, Partial b, void *user);
+typedef Partial (*CombineFn)(Lowering *t, Partial a, Partial b, void *user);
 
-static Partial tree(Tx *t, Partial *p, int64_t n, CombineFn fn, void *user) {
+static Partial tree(Lowering *t, Partial *p, int64_t n, CombineFn fn, void *user) {
   while (n > 1) {
     int64_t m = 0;
     for (int64_t i = 0; i + 1 < n; i += 2) p[m++] = fn(t, p[i], p[i + 1], user);
@@ -104,22 +104,22 @@ static RedKind red_kind(PtoPyptoOp id) {
   }
 }
 
-static Partial combine_red(Tx *t, Partial a, Partial b, void *user) {
+static Partial combine_red(Lowering *t, Partial a, Partial b, void *user) {
   const RedKind *rk = user;
   if (!rk->arg) {
     PtoValue *ops[2] = {a.v, b.v};
-    return (Partial){tx_emit(t, rk->combine, ops, 2, pto_value_type(a.v), NULL, 0),
+    return (Partial){lower_emit(t, rk->combine, ops, 2, pto_value_type(a.v), NULL, 0),
                      NULL};
   }
   PtoValue *ops[4] = {a.v, a.i, b.v, b.i};
   PtoType *res[2] = {pto_value_type(a.v), pto_value_type(a.i)};
-  PtoOp *o = tx_emit_op(t, rk->combine, ops, 4, res, 2, NULL, 0);
+  PtoOp *o = lower_emit_op(t, rk->combine, ops, 4, res, 2, NULL, 0);
   return (Partial){pto_op_result(o, 0), pto_op_result(o, 1)};
 }
 
 /* The grid of a reduction result: keepdim keeps dim d with size 1, else it
  * is dropped (and the tiles lose it too). */
-static TxVal *result_grid(Tx *t, PtoType *rt, const int64_t *tsize,
+static LoweredValue *result_grid(Lowering *t, PtoType *rt, const int64_t *tsize,
                           unsigned trank, unsigned R, unsigned d, bool keep,
                           unsigned *rtrank) {
   int64_t rs[PTO_MAX_RANK];
@@ -133,13 +133,13 @@ static TxVal *result_grid(Tx *t, PtoType *rt, const int64_t *tsize,
     if (d + trank >= R && trank > 1) *rtrank = trank - 1;
     if (*rtrank > n && n) *rtrank = n;
   }
-  return tx_new_grid(t, rt, rs, *rtrank);
+  return lower_new_grid(t, rt, rs, *rtrank);
 }
 
-PtoResult tx_expand_reduce(Tx *t, PtoOp *op) {
+PtoResult lower_reduce(Lowering *t, PtoOp *op) {
   PtoValue *x = pto_op_operand(op, 0);
   PtoType *xt = pto_value_type(x), *rt = pto_value_type(pto_op_result(op, 0));
-  if (tx_require_static(t, xt, "operand #0")) return PTO_FAILURE;
+  if (lower_require_static(t, xt, "operand #0")) return PTO_FAILURE;
   unsigned R = pto_type_tensor_rank(xt), d = pto_pypto_get_dim(op), trank;
   bool keep = pto_pypto_get_keepdim(op);
   RedForm form;
@@ -147,15 +147,15 @@ PtoResult tx_expand_reduce(Tx *t, PtoOp *op) {
   if (reduce_grid(t, xt, d, &form, tsize, &trank)) return PTO_FAILURE;
   RedKind rk = red_kind(pto_pypto_op_id(op));
   const int64_t *shape = pto_type_tensor_shape(xt);
-  TxVal *xv = tx_lookup(t, x);
+  LoweredValue *xv = lower_lookup(t, x);
   unsigned rtrank;
-  TxVal *res = result_grid(t, rt, tsize, trank, R, d, keep, &rtrank);
+  LoweredValue *res = result_grid(t, rt, tsize, trank, R, d, keep, &rtrank);
   int64_t nj = count_along(shape, tsize, d);
   Partial *parts = pto_arena_alloc(&t->arena, (size_t)nj * sizeof *parts);
   PtoType *i32 = pto_type_int(t->ctx, 32);
 
   /* Cells of the keepdim grid, in the same order as the result's. */
-  TxGrid kg;
+  TileGrid kg;
   memset(&kg, 0, sizeof kg);
   kg.rank = R;
   kg.ntiles = 1;
@@ -167,26 +167,26 @@ PtoResult tx_expand_reduce(Tx *t, PtoOp *op) {
   }
   int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
   for (int64_t k = 0; k < kg.ntiles; k++) {
-    tx_cell(&kg, k, offs, sizes);
+    lower_cell(&kg, k, offs, sizes);
     for (int64_t j = 0; j < nj; j++) {
       int64_t off, ws[PTO_MAX_RANK];
       PtoValue *xt_ = tile_along(t, xv, shape, tsize, d, j, offs, sizes, trank,
                                  &off, ws);
-      PtoType *pt = tx_tile_type(t, sizes, R, trank, pto_tile_elem(pto_value_type(xt_)));
+      PtoType *pt = lower_tile_type(t, sizes, R, trank, pto_tile_elem(pto_value_type(xt_)));
       if (form == RED_SLICE) {
         parts[j].v = xt_;
-        parts[j].i = rk.arg ? tx_emit(t, PTO_TILE_FULL,
-                                      (PtoValue *[]){tx_const_scalar(t, i32, 0, off)},
+        parts[j].i = rk.arg ? lower_emit(t, PTO_TILE_FULL,
+                                      (PtoValue *[]){lower_const_scalar(t, i32, 0, off)},
                                       1, pto_tile_with_elem(pt, i32), NULL, 0)
                             : NULL;
         continue;
       }
       PtoTileOp rop = form == RED_ROW ? rk.row : rk.col;
       if (!rk.arg) {
-        parts[j] = (Partial){tx_emit(t, rop, &xt_, 1, pt, NULL, 0), NULL};
+        parts[j] = (Partial){lower_emit(t, rop, &xt_, 1, pt, NULL, 0), NULL};
       } else {
         PtoType *res2[2] = {pt, pto_tile_with_elem(pt, i32)};
-        PtoOp *o = tx_emit_op(t, rop, &xt_, 1, res2, 2, NULL, 0);
+        PtoOp *o = lower_emit_op(t, rop, &xt_, 1, res2, 2, NULL, 0);
         parts[j] = (Partial){pto_op_result(o, 0),
                              shift_index(t, pto_op_result(o, 1), off)};
       }
@@ -194,13 +194,13 @@ PtoResult tx_expand_reduce(Tx *t, PtoOp *op) {
     Partial p = tree(t, parts, nj, combine_red, &rk);
     PtoValue *final = rk.arg ? p.i : p.v;
     int64_t ro[PTO_MAX_RANK], rsz[PTO_MAX_RANK];
-    tx_cell(&res->grid, k, ro, rsz);
-    res->grid.tiles[k] = tx_reshape(
+    lower_cell(&res->grid, k, ro, rsz);
+    res->grid.tiles[k] = lower_reshape(
         t, final,
-        tx_tile_type(t, rsz, res->grid.rank, rtrank, pto_type_tensor_elem(rt)));
+        lower_tile_type(t, rsz, res->grid.rank, rtrank, pto_type_tensor_elem(rt)));
   }
-  tx_mark_grid(t, res, 0);
-  tx_bind(t, pto_op_result(op, 0), res);
+  lower_mark_grid(t, res, 0);
+  lower_bind(t, pto_op_result(op, 0), res);
   return PTO_SUCCESS;
 }
 
@@ -211,13 +211,13 @@ typedef struct TopkCtx {
   bool largest;
 } TopkCtx;
 
-static PtoNamedAttr topk_attrs(Tx *t, int64_t k, bool largest,
+static PtoNamedAttr topk_attrs(Lowering *t, int64_t k, bool largest,
                                PtoNamedAttr *second) {
   *second = (PtoNamedAttr){t->id_largest, pto_attr_bool(t->ctx, largest)};
   return (PtoNamedAttr){t->id_k, pto_attr_i64(t->ctx, k)};
 }
 
-static Partial merge(Tx *t, Partial a, Partial b, void *user) {
+static Partial merge(Lowering *t, Partial a, Partial b, void *user) {
   const TopkCtx *c = user;
   PtoType *ta = pto_value_type(a.v), *tb = pto_value_type(b.v);
   unsigned last = pto_tile_rank(ta) - 1;
@@ -231,12 +231,12 @@ static Partial merge(Tx *t, Partial a, Partial b, void *user) {
   PtoNamedAttr attrs[2];
   attrs[0] = topk_attrs(t, k, c->largest, &attrs[1]);
   PtoValue *ops[4] = {a.v, a.i, b.v, b.i};
-  PtoOp *o = tx_emit_op(t, PTO_TILE_TOPK_MERGE, ops, 4, res, 2, attrs, 2);
+  PtoOp *o = lower_emit_op(t, PTO_TILE_TOPK_MERGE, ops, 4, res, 2, attrs, 2);
   return (Partial){pto_op_result(o, 0), pto_op_result(o, 1)};
 }
 
 /* tile.transpose swapping tile dims `a` and `b` (no-op when equal). */
-static PtoValue *swap_dims(Tx *t, PtoValue *v, unsigned a, unsigned b) {
+static PtoValue *swap_dims(Lowering *t, PtoValue *v, unsigned a, unsigned b) {
   if (a == b) return v;
   PtoType *ty = pto_value_type(v);
   unsigned r = pto_tile_rank(ty);
@@ -246,21 +246,21 @@ static PtoValue *swap_dims(Tx *t, PtoValue *v, unsigned a, unsigned b) {
   perm[b] = a;
   for (unsigned i = 0; i < r; i++) shape[i] = pto_tile_dim(ty, (unsigned)perm[i]);
   PtoNamedAttr at = {t->id_perm, pto_attr_i64_array(t->ctx, perm, r)};
-  return tx_emit(t, PTO_TILE_TRANSPOSE, &v, 1,
+  return lower_emit(t, PTO_TILE_TRANSPOSE, &v, 1,
                  pto_tile_type(t->ctx, shape, r, pto_tile_elem(ty)), &at, 1);
 }
 
-PtoResult tx_expand_topk(Tx *t, PtoOp *op) {
+PtoResult lower_topk(Lowering *t, PtoOp *op) {
   PtoValue *x = pto_op_operand(op, 0);
   PtoType *xt = pto_value_type(x);
-  if (tx_require_static(t, xt, "operand #0")) return PTO_FAILURE;
+  if (lower_require_static(t, xt, "operand #0")) return PTO_FAILURE;
   unsigned R = pto_type_tensor_rank(xt), d = pto_pypto_get_dim(op), nvec, trank;
   int64_t vec[4], tsize[PTO_MAX_RANK];
-  if (tx_vec_tile(t, R, vec, &nvec)) return PTO_FAILURE;
+  if (lower_vec_tile(t, R, vec, &nvec)) return PTO_FAILURE;
   const int64_t *shape = pto_type_tensor_shape(xt);
-  tx_vec_sizes(shape, R, vec, nvec, tsize, &trank);
+  lower_vec_sizes(shape, R, vec, nvec, tsize, &trank);
   if (R - d > PTO_TILE_MAX_RANK)
-    return tx_error(t, "topk along dim %u of a rank-%u tensor needs %u tile "
+    return lower_error(t, "topk along dim %u of a rank-%u tensor needs %u tile "
                        "dims; tiles have at most %u (transpose the dim "
                        "towards the end first)",
                     d, R, R - d, PTO_TILE_MAX_RANK);
@@ -271,14 +271,14 @@ PtoResult tx_expand_topk(Tx *t, PtoOp *op) {
   int64_t rts[PTO_MAX_RANK];
   memcpy(rts, tsize, R * sizeof *rts);
   rts[d] = c.k;
-  TxVal *vals = tx_new_grid(t, pto_value_type(pto_op_result(op, 0)), rts, trank);
-  TxVal *idxs = tx_new_grid(t, pto_value_type(pto_op_result(op, 1)), rts, trank);
-  TxVal *xv = tx_lookup(t, x);
+  LoweredValue *vals = lower_new_grid(t, pto_value_type(pto_op_result(op, 0)), rts, trank);
+  LoweredValue *idxs = lower_new_grid(t, pto_value_type(pto_op_result(op, 1)), rts, trank);
+  LoweredValue *xv = lower_lookup(t, x);
   int64_t nj = count_along(shape, tsize, d);
   Partial *parts = pto_arena_alloc(&t->arena, (size_t)nj * sizeof *parts);
   int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
   for (int64_t k = 0; k < vals->grid.ntiles; k++) {
-    tx_cell(&vals->grid, k, offs, sizes);
+    lower_cell(&vals->grid, k, offs, sizes);
     for (int64_t j = 0; j < nj; j++) {
       int64_t off, ws[PTO_MAX_RANK];
       PtoValue *xt_ = swap_dims(t,
@@ -294,7 +294,7 @@ PtoResult tx_expand_topk(Tx *t, PtoOp *op) {
                          pto_tile_type(t->ctx, s, trank, pto_type_int(t->ctx, 32))};
       PtoNamedAttr attrs[2];
       attrs[0] = topk_attrs(t, kj, c.largest, &attrs[1]);
-      PtoOp *o = tx_emit_op(t, PTO_TILE_TOPK, &xt_, 1, res, 2, attrs, 2);
+      PtoOp *o = lower_emit_op(t, PTO_TILE_TOPK, &xt_, 1, res, 2, attrs, 2);
       parts[j] = (Partial){pto_op_result(o, 0),
                            shift_index(t, pto_op_result(o, 1), off)};
     }
@@ -302,75 +302,75 @@ PtoResult tx_expand_topk(Tx *t, PtoOp *op) {
     vals->grid.tiles[k] = swap_dims(t, p.v, td, last);
     idxs->grid.tiles[k] = swap_dims(t, p.i, td, last);
   }
-  tx_mark_grid(t, vals, 0);
-  tx_mark_grid(t, idxs, 1);
-  tx_bind(t, pto_op_result(op, 0), vals);
-  tx_bind(t, pto_op_result(op, 1), idxs);
+  lower_mark_grid(t, vals, 0);
+  lower_mark_grid(t, idxs, 1);
+  lower_bind(t, pto_op_result(op, 0), vals);
+  lower_bind(t, pto_op_result(op, 1), idxs);
   return PTO_SUCCESS;
 }
 
 /* ---- quantize: per-row scales from a max tree, then per-tile int8 ---- */
 
-static Partial combine_max(Tx *t, Partial a, Partial b, void *user) {
+static Partial combine_max(Lowering *t, Partial a, Partial b, void *user) {
   (void)user;
   PtoValue *ops[2] = {a.v, b.v};
-  return (Partial){tx_emit(t, PTO_TILE_MAXIMUM, ops, 2, pto_value_type(a.v), NULL, 0),
+  return (Partial){lower_emit(t, PTO_TILE_MAXIMUM, ops, 2, pto_value_type(a.v), NULL, 0),
                    NULL};
 }
 
-PtoResult tx_expand_quantize(Tx *t, PtoOp *op) {
+PtoResult lower_quantize(Lowering *t, PtoOp *op) {
   PtoValue *x = pto_op_operand(op, 0);
   PtoType *xt = pto_value_type(x);
-  if (tx_require_static(t, xt, "operand #0")) return PTO_FAILURE;
+  if (lower_require_static(t, xt, "operand #0")) return PTO_FAILURE;
   unsigned R = pto_type_tensor_rank(xt), d = R - 1, trank;
   RedForm form;
   int64_t tsize[PTO_MAX_RANK];
   if (reduce_grid(t, xt, d, &form, tsize, &trank)) return PTO_FAILURE;
   const int64_t *shape = pto_type_tensor_shape(xt);
   PtoType *f32 = pto_type_f32(t->ctx);
-  TxVal *q = tx_new_grid(t, pto_value_type(pto_op_result(op, 0)), tsize, trank);
+  LoweredValue *q = lower_new_grid(t, pto_value_type(pto_op_result(op, 0)), tsize, trank);
   int64_t sts[PTO_MAX_RANK];
   memcpy(sts, tsize, R * sizeof *sts);
   sts[d] = 1;
-  TxVal *sc = tx_new_grid(t, pto_value_type(pto_op_result(op, 1)), sts, trank);
-  TxVal *xv = tx_lookup(t, x);
+  LoweredValue *sc = lower_new_grid(t, pto_value_type(pto_op_result(op, 1)), sts, trank);
+  LoweredValue *xv = lower_lookup(t, x);
   int64_t nj = count_along(shape, tsize, d);
   Partial *parts = pto_arena_alloc(&t->arena, (size_t)nj * sizeof *parts);
   PtoValue **xtiles = pto_arena_alloc(&t->arena, (size_t)nj * sizeof *xtiles);
-  PtoValue *c127 = tx_const_scalar(t, f32, 127.0, 0);
+  PtoValue *c127 = lower_const_scalar(t, f32, 127.0, 0);
   int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
   for (int64_t k = 0; k < sc->grid.ntiles; k++) {
-    tx_cell(&sc->grid, k, offs, sizes);
+    lower_cell(&sc->grid, k, offs, sizes);
     for (int64_t j = 0; j < nj; j++) {
       int64_t off, ws[PTO_MAX_RANK];
       xtiles[j] = tile_along(t, xv, shape, tsize, d, j, offs, sizes, trank, &off,
                              ws);
       PtoType *ty = pto_value_type(xtiles[j]);
-      PtoValue *a = tx_emit(t, PTO_TILE_ABS, &xtiles[j], 1, ty, NULL, 0);
-      parts[j] = (Partial){tx_emit(t, PTO_TILE_ROWMAX, &a, 1,
-                                   tx_tile_type(t, sizes, R, trank, pto_tile_elem(ty)),
+      PtoValue *a = lower_emit(t, PTO_TILE_ABS, &xtiles[j], 1, ty, NULL, 0);
+      parts[j] = (Partial){lower_emit(t, PTO_TILE_ROWMAX, &a, 1,
+                                   lower_tile_type(t, sizes, R, trank, pto_tile_elem(ty)),
                                    NULL, 0),
                            NULL};
     }
     PtoValue *m = tree(t, parts, nj, combine_max, NULL).v;
     PtoType *mf = pto_tile_with_elem(pto_value_type(m), f32);
-    if (pto_value_type(m) != mf) m = tx_emit(t, PTO_TILE_CAST, &m, 1, mf, NULL, 0);
+    if (pto_value_type(m) != mf) m = lower_emit(t, PTO_TILE_CAST, &m, 1, mf, NULL, 0);
     PtoValue *ops[2] = {m, c127};
-    PtoValue *s = tx_emit(t, PTO_TILE_DIVS, ops, 2, mf, NULL, 0);
+    PtoValue *s = lower_emit(t, PTO_TILE_DIVS, ops, 2, mf, NULL, 0);
     sc->grid.tiles[k] = s;
     /* The q tiles of this row block are cells k * nj + j of q's grid. */
     for (int64_t j = 0; j < nj; j++) {
       PtoValue *qo[2] = {xtiles[j], s};
       q->grid.tiles[k * nj + j] =
-          tx_emit(t, PTO_TILE_QUANTIZE, qo, 2,
+          lower_emit(t, PTO_TILE_QUANTIZE, qo, 2,
                   pto_tile_with_elem(pto_value_type(xtiles[j]),
                                      pto_type_int(t->ctx, 8)),
                   NULL, 0);
     }
   }
-  tx_mark_grid(t, q, 0);
-  tx_mark_grid(t, sc, 1);
-  tx_bind(t, pto_op_result(op, 0), q);
-  tx_bind(t, pto_op_result(op, 1), sc);
+  lower_mark_grid(t, q, 0);
+  lower_mark_grid(t, sc, 1);
+  lower_bind(t, pto_op_result(op, 0), q);
+  lower_bind(t, pto_op_result(op, 1), sc);
   return PTO_SUCCESS;
 }

@@ -3,13 +3,13 @@
  * dequantize. The result is tiled by the op's vec tile; each operand gives
  * the tile of its (broadcast) window, and size-1 broadcast dims become row
  * or column expand ops, or tile.expand. */
-#include "TileExpand.h"
+#include "TensorToTile.h"
 
 #include <string.h>
 
 /* The tile of tensor operand `v` for the result window offs/sizes (rank R):
  * size-1 dims of the operand that the result stretches read offset 0. */
-static PtoValue *bcast_tile(Tx *t, TxVal *v, const int64_t *rshape,
+static PtoValue *bcast_tile(Lowering *t, LoweredValue *v, const int64_t *rshape,
                             unsigned R, const int64_t *offs,
                             const int64_t *sizes, unsigned trank) {
   unsigned Ro = pto_type_tensor_rank(v->type);
@@ -24,7 +24,7 @@ static PtoValue *bcast_tile(Tx *t, TxVal *v, const int64_t *rshape,
       s[j] = sizes[i];
     }
   }
-  return tx_get_tile_at(t, v, o, s, trank);
+  return lower_get_tile_at(t, v, o, s, trank);
 }
 
 /* The tile op of the same name as a pypto op (exp, add, muls, ...). */
@@ -33,7 +33,7 @@ static PtoTileOp same_name(PtoPyptoOp id) {
 }
 
 /* Copies the named attributes of the pypto op onto the tile op's list. */
-static unsigned copy_attrs(Tx *t, PtoOp *op, PtoIdent *const *names, unsigned n,
+static unsigned copy_attrs(Lowering *t, PtoOp *op, PtoIdent *const *names, unsigned n,
                            PtoNamedAttr *out) {
   unsigned k = 0;
   for (unsigned i = 0; i < n; i++) {
@@ -44,34 +44,34 @@ static unsigned copy_attrs(Tx *t, PtoOp *op, PtoIdent *const *names, unsigned n,
   return k;
 }
 
-PtoResult tx_expand_elementwise(Tx *t, PtoOp *op) {
+PtoResult lower_elementwise(Lowering *t, PtoOp *op) {
   PtoPyptoOp id = pto_pypto_op_id(op);
   PtoPyptoKind kind = pto_pypto_kind(id);
   PtoType *rt = pto_value_type(pto_op_result(op, 0));
   unsigned m = pto_pypto_num_tensor_operands(op);
   char what[32];
-  if (tx_require_static(t, rt, NULL)) return PTO_FAILURE;
+  if (lower_require_static(t, rt, NULL)) return PTO_FAILURE;
   for (unsigned i = 0; i < m; i++) {
     snprintf(what, sizeof what, "operand #%u", i);
-    if (tx_require_static(t, pto_value_type(pto_op_operand(op, i)), what))
+    if (lower_require_static(t, pto_value_type(pto_op_operand(op, i)), what))
       return PTO_FAILURE;
   }
 
   unsigned R = pto_type_tensor_rank(rt), nvec, trank;
   int64_t vec[4], tsize[PTO_MAX_RANK];
-  if (tx_vec_tile(t, R, vec, &nvec)) return PTO_FAILURE;
+  if (lower_vec_tile(t, R, vec, &nvec)) return PTO_FAILURE;
   const int64_t *rshape = pto_type_tensor_shape(rt);
-  tx_vec_sizes(rshape, R, vec, nvec, tsize, &trank);
-  TxVal *res = tx_new_grid(t, rt, tsize, trank);
+  lower_vec_sizes(rshape, R, vec, nvec, tsize, &trank);
+  LoweredValue *res = lower_new_grid(t, rt, tsize, trank);
   PtoType *relem = pto_type_tensor_elem(rt);
 
   /* Operands: tensors by representation, scalars as they are. */
-  TxVal *tv[3] = {NULL, NULL, NULL};
+  LoweredValue *tv[3] = {NULL, NULL, NULL};
   PtoValue *sv[3] = {NULL, NULL, NULL};
   unsigned nops = m < 3 ? m : 3;
   for (unsigned i = 0; i < nops; i++) {
     PtoValue *v = pto_op_operand(op, i);
-    if (pto_type_is_tensor(pto_value_type(v))) tv[i] = tx_lookup(t, v);
+    if (pto_type_is_tensor(pto_value_type(v))) tv[i] = lower_lookup(t, v);
     else sv[i] = v;
   }
 
@@ -92,7 +92,7 @@ PtoResult tx_expand_elementwise(Tx *t, PtoOp *op) {
   case PTO_PYPTO_KIND_FULL: tid = PTO_TILE_FULL; break;
   case PTO_PYPTO_KIND_ZEROS:
     tid = PTO_TILE_FULL;
-    sv[0] = tx_const_scalar(t, relem, 0.0, 0);
+    sv[0] = lower_const_scalar(t, relem, 0.0, 0);
     break;
   case PTO_PYPTO_KIND_EXPAND: break;
   default: tid = same_name(id); break;
@@ -100,38 +100,38 @@ PtoResult tx_expand_elementwise(Tx *t, PtoOp *op) {
 
   int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
   for (int64_t k = 0; k < res->grid.ntiles; k++) {
-    tx_cell(&res->grid, k, offs, sizes);
-    PtoType *rtile = tx_tile_type(t, sizes, R, trank, relem);
+    lower_cell(&res->grid, k, offs, sizes);
+    PtoType *rtile = lower_tile_type(t, sizes, R, trank, relem);
     PtoValue *x[3];
     for (unsigned i = 0; i < nops; i++)
       x[i] = tv[i] ? bcast_tile(t, tv[i], rshape, R, offs, sizes, trank) : sv[i];
     PtoValue *out;
     switch (kind) {
-    case PTO_PYPTO_KIND_BINARY: out = tx_binary(t, tid, x[0], x[1], rtile); break;
-    case PTO_PYPTO_KIND_EXPAND: out = tx_expand(t, x[0], rtile); break;
+    case PTO_PYPTO_KIND_BINARY: out = lower_binary(t, tid, x[0], x[1], rtile); break;
+    case PTO_PYPTO_KIND_EXPAND: out = lower_expand_to(t, x[0], rtile); break;
     case PTO_PYPTO_KIND_FULL:
-    case PTO_PYPTO_KIND_ZEROS: out = tx_emit(t, tid, sv, 1, rtile, NULL, 0); break;
+    case PTO_PYPTO_KIND_ZEROS: out = lower_emit(t, tid, sv, 1, rtile, NULL, 0); break;
     case PTO_PYPTO_KIND_DEQUANTIZE:
       /* tile.dequantize broadcasts its scale tile itself. */
-      out = tx_emit(t, tid, x, 2, rtile, NULL, 0);
+      out = lower_emit(t, tid, x, 2, rtile, NULL, 0);
       break;
     case PTO_PYPTO_KIND_COMPARE:
     case PTO_PYPTO_KIND_WHERE:
       /* Both sides at the result's shape; scalars stay scalars. */
       for (unsigned i = 0; i < nops; i++)
         if (tv[i])
-          x[i] = tx_expand(
+          x[i] = lower_expand_to(
               t, x[i],
               pto_tile_with_elem(rtile, pto_tile_elem(pto_value_type(x[i]))));
-      out = tx_emit(t, tid, x, nops, rtile, NULL, 0);
+      out = lower_emit(t, tid, x, nops, rtile, NULL, 0);
       break;
     default: /* unary, cast, tensor-scalar */
-      out = tx_emit(t, tid, x, nops, rtile, attrs, nattrs);
+      out = lower_emit(t, tid, x, nops, rtile, attrs, nattrs);
       break;
     }
     res->grid.tiles[k] = out;
   }
-  tx_mark_grid(t, res, 0);
-  tx_bind(t, pto_op_result(op, 0), res);
+  lower_mark_grid(t, res, 0);
+  lower_bind(t, pto_op_result(op, 0), res);
   return PTO_SUCCESS;
 }

@@ -1,0 +1,9 @@
+/* Definitions of the lowering passes in lib/Conversion, for Registration.c. */
+#ifndef PTO_CONVERSION_PASSES_H
+#define PTO_CONVERSION_PASSES_H
+
+#include "pto/Pass.h"
+
+extern const PtoPassDef pto_tile_expand_pass;
+
+#endif
