@@ -1,25 +1,48 @@
 #!/usr/bin/env bash
-# Fuzzes the textual IR for SECONDS (default 60): configures a clang build in
-# build-fuzz (FUZZ_BUILD_DIR), builds the libFuzzer target, seeds its corpus
-# from the lit tests and runs it. Fails on any crash, leak, sanitizer report,
-# timeout (10 s per input) or out-of-memory (2 GiB); the offending input is
-# left in build-fuzz/fuzz/artifacts/.
+# Fuzzes every libFuzzer target of fuzz/ within a total of SECONDS (default
+# 60), split evenly: configures a clang build in build-fuzz (FUZZ_BUILD_DIR),
+# builds the targets, seeds each corpus from fuzz/corpus/NAME/ (and the IR
+# targets' from every .pto chunk of the repository) and runs them one after
+# the other. FUZZ_TARGETS="a b" runs only those. Fails on any crash, leak,
+# sanitizer report, timeout (10 s per input) or out-of-memory (2 GiB); the
+# offending input is left in build-fuzz/fuzz/artifacts/NAME/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-60}
 build=${FUZZ_BUILD_DIR:-build-fuzz}
+python=$(command -v python3)
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_C_COMPILER=clang \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPTO_ENABLE_FUZZ=ON -DPTO_BUILD_TESTS=OFF \
   >/dev/null
-cmake --build "$build" --target parser_fuzz
+cmake --build "$build" --target fuzzers
 
-corpus="$build/fuzz/corpus/parser"
-artifacts="$build/fuzz/artifacts"
-mkdir -p "$corpus" "$artifacts"
-python3 scripts/fuzz-corpus.py "$corpus"
+targets=()
+while read -r name seeds dict quiet; do
+  [ -n "$name" ] || continue
+  if [ -n "${FUZZ_TARGETS:-}" ] && [[ " $FUZZ_TARGETS " != *" $name "* ]]; then
+    continue
+  fi
+  targets+=("$name $seeds $dict $quiet")
+done < "$build/fuzz/fuzzers.txt"
+[ ${#targets[@]} -gt 0 ] || { echo "fuzz.sh: no target to run" >&2; exit 1; }
+each=$(( duration / ${#targets[@]} ))
+[ "$each" -ge 1 ] || each=1
 
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
-"$build/bin/parser_fuzz" -max_total_time="$duration" -timeout=10 \
-  -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
-  -dict=fuzz/pto.dict -artifact_prefix="$artifacts/" "$corpus"
+for t in "${targets[@]}"; do
+  read -r name seeds dict quiet <<< "$t"
+  corpus="$build/fuzz/corpus/$name"
+  artifacts="$build/fuzz/artifacts/$name"
+  mkdir -p "$corpus" "$artifacts"
+  if [ -d "fuzz/corpus/$name" ]; then
+    cp -n fuzz/corpus/"$name"/* "$corpus"/ 2>/dev/null || true
+  fi
+  [ "$seeds" = ir ] && "$python" scripts/fuzz-corpus.py "$corpus"
+  flags=(-max_total_time="$each" -timeout=10 -rss_limit_mb=2048
+         -max_len=16384 -print_final_stats=1 -artifact_prefix="$artifacts/")
+  [ "$dict" != - ] && flags+=(-dict="fuzz/$dict")
+  [ "$quiet" = quiet ] && flags+=(-close_fd_mask=3)
+  echo "== $name: ${each} s"
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+    "$build/bin/$name" "${flags[@]}" "$corpus"
+done

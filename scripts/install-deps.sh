@@ -15,6 +15,8 @@ PACKAGES=(
   python3-torch               # the Python front end's torch tensor paths
   mlir-14-tools               # mlir-opt, for compatibility and speed comparisons
   graphviz                    # dot, to check print-op-graph output
+  librsvg2-bin                # rsvg-convert, to render the runtime's SVG swimlanes in tests
+  libomp-14-dev libtbb-dev g++  # bench/runtime-dispatch: OpenMP (libgomp, libomp) and oneTBB peers
 )
 
 missing=()

@@ -31,55 +31,63 @@ typedef struct PtoKernelError {
 
 /* ---- elementwise ---- */
 
+/* Unary kinds, one per row of UnaryOps.def (ops first, then the kernels
+ * no op names by itself). Integers: abs and neg wrap (abs(INT_MIN) =
+ * INT_MIN); relu is max(x, 0) and keeps NaN; gelu is 0.5 x (1 + erf(x /
+ * sqrt 2)), GELU_TANH 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)));
+ * round is half to even; IDENTITY is a broadcasting copy (same dtype). */
 typedef enum PtoUnaryKind {
-  PTO_UNARY_ABS,  /* ints wrap: abs(INT_MIN) = INT_MIN */
-  PTO_UNARY_NEG,  /* ints wrap */
-  PTO_UNARY_EXP,
-  PTO_UNARY_LOG,
-  PTO_UNARY_SQRT,
-  PTO_UNARY_RSQRT,
-  PTO_UNARY_RECIPROCAL,
-  PTO_UNARY_RELU, /* max(x, 0); NaN stays NaN */
-  PTO_UNARY_SIGMOID,
-  PTO_UNARY_TANH,
-  PTO_UNARY_SILU,
-  PTO_UNARY_GELU,      /* 0.5 x (1 + erf(x / sqrt 2)) */
-  PTO_UNARY_GELU_TANH, /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
-  PTO_UNARY_SIN,
-  PTO_UNARY_COS,
-  PTO_UNARY_FLOOR,
-  PTO_UNARY_CEIL,
-  PTO_UNARY_ROUND, /* half to even */
-  PTO_UNARY_ERF,
-  PTO_UNARY_IDENTITY, /* a broadcasting copy (same dtype) */
+#define PTO_UNARY_OP(ID, MN, DT, FF, FI, PARAMS, SUM) PTO_UNARY_##ID,
+#define PTO_UNARY_KERNEL(ID, NAME, FF, FI) PTO_UNARY_##ID,
+#include "pto/UnaryOps.def"
 } PtoUnaryKind;
+/* Separate from the enum, so that switches over a kind need no case for
+ * it. */
+enum {
+#define PTO_UNARY_OP(ID, MN, DT, FF, FI, PARAMS, SUM) +1
+#define PTO_UNARY_KERNEL(ID, NAME, FF, FI) +1
+  PTO_UNARY_NUM_KINDS = 0
+#include "pto/UnaryOps.def"
+};
+
+/* Binary kinds: X(ID, name). Integer div is toward zero with x / 0 = 0
+ * and INT_MIN / -1 = INT_MIN; max and min propagate NaN; pow is float
+ * only. The comparisons (EQ on) write a bool (or any integer) output, 1
+ * or 0; NaN compares false except for NE. */
+#define PTO_BINARY_KINDS(X)                                                 \
+  X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div")                   \
+  X(MAX, "maximum") X(MIN, "minimum") X(POW, "pow")                         \
+  X(EQ, "eq") X(NE, "ne") X(LT, "lt") X(LE, "le") X(GT, "gt") X(GE, "ge")
 
 typedef enum PtoBinaryKind {
-  PTO_BINARY_ADD,
-  PTO_BINARY_SUB,
-  PTO_BINARY_MUL,
-  PTO_BINARY_DIV, /* ints: toward zero, x / 0 = 0, INT_MIN / -1 = INT_MIN */
-  PTO_BINARY_MAX, /* NaN propagates */
-  PTO_BINARY_MIN,
-  PTO_BINARY_POW, /* floats only */
-  /* Comparisons write a bool (or any integer) output: 1 or 0. NaN compares
-   * false except for NE. */
-  PTO_BINARY_EQ,
-  PTO_BINARY_NE,
-  PTO_BINARY_LT,
-  PTO_BINARY_LE,
-  PTO_BINARY_GT,
-  PTO_BINARY_GE,
+#define PTO_KIND_ENUM_(ID, NAME) PTO_BINARY_##ID,
+  PTO_BINARY_KINDS(PTO_KIND_ENUM_)
+#undef PTO_KIND_ENUM_
 } PtoBinaryKind;
+#define PTO_KIND_COUNT_(ID, NAME) +1
+enum { PTO_BINARY_NUM_KINDS = 0 PTO_BINARY_KINDS(PTO_KIND_COUNT_) };
 
 /* Name of a kind, for messages ("exp", "add"). */
 const char *pto_unary_kind_name(PtoUnaryKind k);
 const char *pto_binary_kind_name(PtoBinaryKind k);
 
-/* out = f(x); x broadcasts to out and has out's dtype. Float-only kinds
- * (exp ... erf) fail on integer dtypes. */
+/* out = f(x); x broadcasts to out and has out's dtype. Kinds without an
+ * integer form (UnaryOps.def's FLOAT rows) fail on integer dtypes. The
+ * kinds with parameters (UnaryOps.def's PARAMS) use their defaults. */
 PtoResult pto_kernel_unary(PtoUnaryKind k, const PtoNdArray *x,
                            const PtoNdArray *out, PtoKernelError *err);
+/* pto_kernel_unary with the kind's parameters in UnaryOps.def's order
+ * (params may be NULL for the defaults). */
+PtoResult pto_kernel_unary_params(PtoUnaryKind k, const double *params,
+                                  const PtoNdArray *x, const PtoNdArray *out,
+                                  PtoKernelError *err);
+/* The kind's parameters: how many (0 to 2), and each one's attribute name
+ * and default. */
+unsigned pto_unary_num_params(PtoUnaryKind k);
+const char *pto_unary_param_name(PtoUnaryKind k, unsigned i);
+double pto_unary_param_default(PtoUnaryKind k, unsigned i);
+/* True when the kind has an integer form. */
+bool pto_unary_has_int(PtoUnaryKind k);
 
 /* out = a (op) b; a and b have one dtype and broadcast to out, whose dtype
  * is theirs (arithmetic) or bool/integer (comparisons). A scalar operand is
@@ -103,15 +111,20 @@ PtoResult pto_kernel_cast(const PtoNdArray *x, const PtoNdArray *out,
 
 /* ---- reductions ---- */
 
+/* Reduction kinds: X(ID, name). MAX and MIN propagate NaN; ARGMAX and
+ * ARGMIN give the first index of the extreme value, or of the first NaN,
+ * written to an integer output. */
+#define PTO_REDUCE_KINDS(X)                                                 \
+  X(SUM, "sum") X(PROD, "prod") X(MAX, "amax") X(MIN, "amin")               \
+  X(ARGMAX, "argmax") X(ARGMIN, "argmin")
+
 typedef enum PtoReduceKind {
-  PTO_REDUCE_SUM,
-  PTO_REDUCE_PROD,
-  PTO_REDUCE_MAX, /* NaN propagates */
-  PTO_REDUCE_MIN,
-  PTO_REDUCE_ARGMAX, /* first index of the extreme value, or of the first
-                        NaN; written to an integer output */
-  PTO_REDUCE_ARGMIN,
+#define PTO_KIND_ENUM_(ID, NAME) PTO_REDUCE_##ID,
+  PTO_REDUCE_KINDS(PTO_KIND_ENUM_)
+#undef PTO_KIND_ENUM_
 } PtoReduceKind;
+enum { PTO_REDUCE_NUM_KINDS = 0 PTO_REDUCE_KINDS(PTO_KIND_COUNT_) };
+#undef PTO_KIND_COUNT_
 
 const char *pto_reduce_kind_name(PtoReduceKind k); /* "sum", "amax", ... */
 

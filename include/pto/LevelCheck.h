@@ -1,11 +1,16 @@
 /* The per-stage precision check (the seeds' per-pass precision tool), as a
- * library: the same arguments run through the Tensor level, the Tensor
- * level after the passes that precede tile-expand, and the Tile level; the
- * outputs of each are compared with the Tensor level's, and every tile that
- * tile-expand traced to a Tensor-level result (tile.origin) is compared
- * with the window of that result it stands for, so that a difference is
- * pinned to the first tile op that produced it. pto-run --check-levels and
- * the embedding API (check_stages) are built on it. */
+ * library, for any number of levels. A pass pipeline is cut into stages at
+ * its lowerings (passes whose definition names the levels they join,
+ * PtoPassDef.level_from/level_to): stage 0 is the module as given (the
+ * reference), then the module after the passes before the first lowering
+ * (when there are any), then one stage per lowering (the lowering and the
+ * passes after it, up to the next lowering). Every stage runs the same
+ * arguments; its outputs are compared with the reference's, and each value
+ * a lowering traced to a value of the stage before (pto.origin,
+ * pto/Origin.h) is compared with the window of that value it stands for,
+ * so that a difference is pinned to the first op that produced it.
+ * pto-run --check-levels and the embedding API (check_stages) are built on
+ * it. */
 #ifndef PTO_LEVELCHECK_H
 #define PTO_LEVELCHECK_H
 
@@ -17,31 +22,29 @@ extern "C" {
 
 typedef struct PtoLevelCheck PtoLevelCheck;
 
-/* The stages, in the order they run. */
-typedef enum PtoLevelStage {
-  PTO_LEVEL_TENSOR,      /* the module as given: the reference */
-  PTO_LEVEL_TENSOR_PRE,  /* after the passes before tile-expand (if any) */
-  PTO_LEVEL_TILE,        /* after tile-expand and the passes after it */
-  PTO_LEVEL_NUM_STAGES
-} PtoLevelStage;
-
 /* Prepares the stages of `module` (borrowed; not changed) for `pipeline`
- * (pass pipeline text; NULL: tile-expand with its defaults), which is split
- * at its first top-level tile-expand (appended when there is none) and
- * given provenance. rtol/atol < 0 take each dtype's default tolerance
- * (pto_default_tolerance). NULL after reporting a bad pipeline or a
- * failing pass. */
+ * (pass pipeline text). A pipeline without a lowering (or NULL) gets the
+ * chain of registered lowerings appended, from the first level on, with
+ * their defaults. Every lowering runs with provenance. rtol/atol < 0 take
+ * the default tolerance of the lowest precision in the computation of each
+ * compared value (pto_default_tolerance). NULL after reporting a bad
+ * pipeline or a failing pass. */
 PtoLevelCheck *pto_level_check_create(PtoContext *ctx, PtoOp *module,
                                       const char *pipeline, double rtol,
                                       double atol);
 void pto_level_check_destroy(PtoLevelCheck *c);
 
-/* The module of a stage (NULL for PTO_LEVEL_TENSOR_PRE when no pass
- * precedes tile-expand), and the pipeline text that made it ("" for the
- * reference). The modules are the checker's; a caller may change the Tile
- * level's before running (pto-run's --perturb-tile-op does). */
-PtoOp *pto_level_check_module(PtoLevelCheck *c, PtoLevelStage s);
-const char *pto_level_check_pipeline(PtoLevelCheck *c, PtoLevelStage s);
+/* The stages, 0 being the reference. */
+unsigned pto_level_check_num_stages(PtoLevelCheck *c);
+/* The module of a stage (the checker's; a caller may change a later
+ * stage's module before running, as pto-run's --perturb-tile-op does), the
+ * pipeline text that made it from the stage before ("" for the reference),
+ * the name of its level ("Tensor", "Tile", ...), and whether a lowering
+ * made it (its traced values refer to the stage before). */
+PtoOp *pto_level_check_module(PtoLevelCheck *c, unsigned stage);
+const char *pto_level_check_pipeline(PtoLevelCheck *c, unsigned stage);
+const char *pto_level_check_level(PtoLevelCheck *c, unsigned stage);
+bool pto_level_check_lowered(PtoLevelCheck *c, unsigned stage);
 
 /* Runs `func_name` of every stage on `args` (borrowed) with the
  * interpreters `new_interp` makes (NULL: pto_interp_create with default
@@ -54,20 +57,22 @@ PtoResult pto_level_check_run(PtoLevelCheck *c, const char *func_name,
                               PtoLevelInterpFn new_interp, void *user);
 
 /* The outputs of a stage in the last run (NULL when it did not run). */
-const PtoInterpValue *pto_level_check_outputs(PtoLevelCheck *c, PtoLevelStage s,
+const PtoInterpValue *pto_level_check_outputs(PtoLevelCheck *c, unsigned stage,
                                               unsigned *n);
-/* Compares output `i` of stage `s` with the reference's. Returns whether it
+/* Compares output `i` of `stage` with the reference's. Returns whether it
  * matches; *r and the tolerance used are filled. A shape difference gives
  * false with r->numel = -1. */
-bool pto_level_check_compare(PtoLevelCheck *c, PtoLevelStage s, unsigned i,
+bool pto_level_check_compare(PtoLevelCheck *c, unsigned stage, unsigned i,
                              PtoCompareResult *r, double *rtol, double *atol);
-/* Tiles compared in the last run, and how many of them differ. */
-int64_t pto_level_check_tiles_checked(PtoLevelCheck *c);
-int64_t pto_level_check_tiles_differing(PtoLevelCheck *c);
-/* Reports the first tile that differs: an error at its tile op (a warning
- * when `outputs_ok`) with a note at the Tensor-level op it came from.
- * Nothing when no tile differs. */
-void pto_level_check_report_tile(PtoLevelCheck *c, bool outputs_ok);
+/* Traced values of `stage` compared in the last run, and how many of them
+ * differ (0 for a stage no lowering made). */
+int64_t pto_level_check_traced_checked(PtoLevelCheck *c, unsigned stage);
+int64_t pto_level_check_traced_differing(PtoLevelCheck *c, unsigned stage);
+/* Reports the first traced value of `stage` that differs: an error at its
+ * op (a warning when `outputs_ok`) with a note at the op of the stage
+ * before it came from. Nothing when none differs. */
+void pto_level_check_report_traced(PtoLevelCheck *c, unsigned stage,
+                                   bool outputs_ok);
 
 /* A run-time value as an array; a scalar is viewed in `buf` (8 bytes). */
 PtoNdArray pto_interp_value_array(const PtoInterpValue *v, uint64_t *buf);

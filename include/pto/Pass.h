@@ -70,6 +70,13 @@ struct PtoPassDef {
   /* Optional: what the pass does and leaves alone, in Markdown, for
    * docs/passes.md (the summary is one line; this may be paragraphs). */
   const char *description;
+  /* A lowering between levels names the level of its input and the level
+   * it produces ("Tensor", "Tile"); both NULL for passes within a level.
+   * A lowering has a bool option `provenance` that marks what it produces
+   * with pto.origin (pto/Origin.h): pto-run --check-levels splits a
+   * pipeline into levels at its lowerings and traces each level's values
+   * to the level before. */
+  const char *level_from, *level_to;
 };
 
 /* Registers a pass in this context. Fails (with a diagnostic) when the

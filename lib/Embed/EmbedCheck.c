@@ -45,7 +45,7 @@ void pto_embed_level_check_destroy(PtoEmbedLevelCheck *c) {
 }
 
 /* Reports the first output of stage `s` that differs; false if none. */
-static bool report_stage(PtoEmbedLevelCheck *c, PtoLevelStage s, const char *what) {
+static bool report_stage(PtoEmbedLevelCheck *c, unsigned s) {
   unsigned n;
   pto_level_check_outputs(c->lc, s, &n);
   for (unsigned i = 0; i < n; i++) {
@@ -55,22 +55,25 @@ static bool report_stage(PtoEmbedLevelCheck *c, PtoLevelStage s, const char *wha
     PtoOp *func = pto_symbol_lookup(c->module, c->entry);
     PtoLoc *loc = func ? pto_op_loc(func) : NULL;
     const char *pipe = pto_level_check_pipeline(c->lc, s);
+    const char *level = pto_level_check_level(c->lc, s);
+    const char *ref_level = pto_level_check_level(c->lc, 0);
     if (r.numel < 0)
       pto_emit_error(c->e->ctx, loc,
                      "pass verification: the first stage whose results differ from "
-                     "the Tensor level is %s (after '%s'): result #%u has another shape",
-                     what, pipe, i);
+                     "the %s level is the %s level (after '%s'): result #%u has "
+                     "another shape",
+                     ref_level, level, pipe, i);
     else {
       char at[PTO_SHAPE_STR_MAX];
       unsigned nref;
-      const PtoInterpValue *ref = pto_level_check_outputs(c->lc, PTO_LEVEL_TENSOR, &nref);
+      const PtoInterpValue *ref = pto_level_check_outputs(c->lc, 0, &nref);
       unsigned rank = ref[i].kind == PTO_IVAL_TENSOR ? pto_tensor_rank(ref[i].tensor) : 0;
       pto_emit_error(c->e->ctx, loc,
                      "pass verification: the first stage whose results differ from "
-                     "the Tensor level is %s (after '%s'): result #%u has %" PRId64
+                     "the %s level is the %s level (after '%s'): result #%u has %" PRId64
                      " of %" PRId64 " elements beyond rtol=%g atol=%g, the worst at %s: "
                      "got %.9g, expected %.9g",
-                     what, pipe, i, r.num_mismatched, r.numel, rtol, atol,
+                     ref_level, level, pipe, i, r.num_mismatched, r.numel, rtol, atol,
                      pto_shape_str(at, rank, r.worst_index), r.worst_got,
                      r.worst_expected);
     }
@@ -82,12 +85,10 @@ static bool report_stage(PtoEmbedLevelCheck *c, PtoLevelStage s, const char *wha
 PtoResult pto_embed_level_check_run(PtoEmbedLevelCheck *c,
                                     const PtoInterpValue *args, unsigned nargs) {
   if (pto_level_check_run(c->lc, c->entry, args, nargs, NULL, NULL)) return PTO_FAILURE;
-  if (pto_level_check_module(c->lc, PTO_LEVEL_TENSOR_PRE) &&
-      report_stage(c, PTO_LEVEL_TENSOR_PRE, "the Tensor level"))
-    return PTO_FAILURE;
-  if (report_stage(c, PTO_LEVEL_TILE, "the Tile level")) {
-    pto_level_check_report_tile(c->lc, false);
-    return PTO_FAILURE;
-  }
+  for (unsigned s = 1; s < pto_level_check_num_stages(c->lc); s++)
+    if (report_stage(c, s)) {
+      pto_level_check_report_traced(c->lc, s, false);
+      return PTO_FAILURE;
+    }
   return PTO_SUCCESS;
 }

@@ -2,19 +2,21 @@
  * written in the source as `// expected-error@+1 {{message}}`. */
 #include "IR/IRInternal.h"
 
+#include "Support/Regex.h"
+
 #include <ctype.h>
-#include <regex.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct Expected {
   PtoDiagSeverity sev;
   unsigned line;     /* line the diagnostic is expected on */
+  bool unknown;      /* @unknown: a diagnostic without a file location */
   unsigned at_line;  /* line of the expectation itself */
   unsigned at_col;
   char *text;
-  bool is_regex;
-  regex_t re;
+  PtoRegex *re;      /* -re: the regex the text turned into */
   bool matched;
 } Expected;
 
@@ -39,7 +41,7 @@ static const char *sev_word(PtoDiagSeverity s) {
   return "error";
 }
 
-/* Turns `lit {{re}} lit` into an anchored-free POSIX ERE. */
+/* Turns `lit {{re}} lit` into one unanchored regex (Support/Regex.h). */
 static char *build_regex(const char *t) {
   PtoStr s;
   pto_str_init(&s);
@@ -63,11 +65,16 @@ static char *build_regex(const char *t) {
 }
 
 static void diag_at(PtoDiagVerifier *v, unsigned line, unsigned col,
-                    const char *fmt, const char *a, const char *b) {
+                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void diag_at(PtoDiagVerifier *v, unsigned line, unsigned col,
+                    const char *fmt, ...) {
   PtoDiagInfo info;
   PtoStr m;
   pto_str_init(&m);
-  pto_str_printf(&m, fmt, a, b);
+  va_list ap;
+  va_start(ap, fmt);
+  pto_str_vprintf(&m, fmt, ap);
+  va_end(ap);
   info.severity = PTO_DIAG_ERROR;
   info.loc = pto_loc_file(v->ctx, v->filename, line, col);
   info.message = m.data;
@@ -84,13 +91,15 @@ static bool match_one(PtoDiagVerifier *v, PtoDiagSeverity sev, PtoLoc *loc,
                       const char *msg) {
   const char *file;
   unsigned line, col;
-  if (pto_loc_get_file_line_col(loc, &file, &line, &col) &&
-      strcmp(file, v->filename) == 0) {
+  bool located = pto_loc_get_file_line_col(loc, &file, &line, &col);
+  if (!located || strcmp(file, v->filename) == 0) {
     for (uint32_t i = 0; i < v->exp.len; i++) {
       Expected *e = &v->exp.data[i];
-      if (e->matched || e->sev != sev || e->line != line) continue;
-      bool ok = e->is_regex ? regexec(&e->re, msg, 0, NULL, 0) == 0
-                            : strstr(msg, e->text) != NULL;
+      if (e->matched || e->sev != sev || e->unknown == located ||
+          (located && e->line != line))
+        continue;
+      bool ok = e->re ? pto_regex_search(e->re, msg, strlen(msg))
+                      : strstr(msg, e->text) != NULL;
       if (ok) {
         e->matched = true;
         return true;
@@ -123,6 +132,110 @@ static bool verifier_handler(const PtoDiagInfo *d, void *user) {
   return true;
 }
 
+static bool ident_char(char c) {
+  return isalnum((unsigned char)c) || c == '_' || c == '-';
+}
+
+/* One `expected-<kind>[-re][ ][@where][ ]{{text}}` starting at `s` (just
+ * past "expected-") on the line [p, le). Returns where scanning resumes;
+ * a directive that is not well formed is an error, so that a test never
+ * checks nothing by accident. */
+static const char *parse_directive(PtoDiagVerifier *v, const char *p,
+                                   const char *hit, const char *le,
+                                   unsigned line) {
+  const char *s = hit + 9;
+  int kind = -1;
+  for (unsigned k = 0; k < 4; k++) {
+    size_t n = strlen(kinds[k].name);
+    if ((size_t)(le - s) >= n && memcmp(s, kinds[k].name, n) == 0) {
+      kind = (int)k;
+      s += n;
+      break;
+    }
+  }
+  if (kind < 0) return s;
+  bool re = false;
+  if (le - s >= 3 && memcmp(s, "-re", 3) == 0 &&
+      (le - s == 3 || !ident_char(s[3]))) {
+    re = true;
+    s += 3;
+  }
+  /* `expected-errors`, `expected-error.`: prose, not a directive */
+  if (s < le && *s != ' ' && *s != '@' && *s != '{') return s;
+  const char *name = kinds[kind].name;
+  unsigned col = (unsigned)(hit - p) + 1;
+  while (s < le && *s == ' ') s++;
+  long target = (long)line;
+  bool unknown = false;
+  if (s < le && *s == '@') {
+    const char *at = s++;
+    if (le - s >= 5 && memcmp(s, "above", 5) == 0) {
+      target = (long)line - 1;
+      s += 5;
+    } else if (le - s >= 5 && memcmp(s, "below", 5) == 0) {
+      target = (long)line + 1;
+      s += 5;
+    } else if (le - s >= 7 && memcmp(s, "unknown", 7) == 0) {
+      unknown = true;
+      s += 7;
+    } else if (le - s >= 2 && (*s == '+' || *s == '-') &&
+               isdigit((unsigned char)s[1])) {
+      char sign = *s++;
+      long n = 0;
+      /* saturate: an absurd offset names a line that does not exist */
+      for (; s < le && isdigit((unsigned char)*s); s++)
+        if (n < 100000000) n = n * 10 + (*s - '0');
+      target = sign == '+' ? (long)line + n : (long)line - n;
+    } else {
+      s = at;
+    }
+    if (s == at || (s < le && ident_char(*s))) {
+      diag_at(v, line, (unsigned)(at - p) + 1,
+              "malformed expected-%s: '@' must be followed by '+N', '-N', "
+              "'above', 'below' or 'unknown'",
+              name);
+      return le;
+    }
+  }
+  while (s < le && *s == ' ') s++;
+  if (le - s < 2 || memcmp(s, "{{", 2) != 0) {
+    diag_at(v, line, (unsigned)(s - p) + 1,
+            "malformed expected-%s: expected the message in double braces",
+            name);
+    return le;
+  }
+  /* With regex pieces, the outer braces end at the last "}}". */
+  const char *body = s + 2, *close = NULL;
+  for (const char *c = body; c + 2 <= le; c++)
+    if (c[0] == '}' && c[1] == '}') close = c;
+  if (!close) {
+    diag_at(v, line, (unsigned)(s - p) + 1,
+            "malformed expected-%s: missing '}}' after the message", name);
+    return le;
+  }
+  Expected e;
+  memset(&e, 0, sizeof e);
+  e.sev = kinds[kind].sev;
+  e.line = target > 0 ? (unsigned)target : 0;
+  e.unknown = unknown;
+  e.at_line = line;
+  e.at_col = col;
+  e.text = pto_strndup(body, (size_t)(close - body));
+  if (re) {
+    char *rx = build_regex(e.text);
+    const char *err;
+    size_t off;
+    e.re = pto_regex_compile(rx, &err, &off);
+    if (!e.re) {
+      diag_at(v, line, col, "invalid regex in expectation: %s (at offset %zu "
+              "of '%s')", err, off, rx);
+    }
+    pto_free(rx);
+  }
+  pto_vec_push(&v->exp, e);
+  return close + 2;
+}
+
 static void parse_expectations(PtoDiagVerifier *v, const char *text,
                                size_t len, unsigned first_line) {
   const char *p = text, *end = text + len;
@@ -134,75 +247,12 @@ static void parse_expectations(PtoDiagVerifier *v, const char *text,
     while (q < le) {
       const char *hit = NULL;
       for (const char *s = q; s + 9 <= le; s++)
-        if (memcmp(s, "expected-", 9) == 0) {
+        if (memcmp(s, "expected-", 9) == 0 && (s == p || !ident_char(s[-1]))) {
           hit = s;
           break;
         }
       if (!hit) break;
-      const char *s = hit + 9;
-      q = s;
-      int kind = -1;
-      for (unsigned k = 0; k < 4; k++) {
-        size_t n = strlen(kinds[k].name);
-        if ((size_t)(le - s) >= n && memcmp(s, kinds[k].name, n) == 0) {
-          kind = (int)k;
-          s += n;
-          break;
-        }
-      }
-      if (kind < 0) continue;
-      bool re = false;
-      if (le - s >= 3 && memcmp(s, "-re", 3) == 0) {
-        re = true;
-        s += 3;
-      }
-      long target = (long)line;
-      if (s < le && *s == '@') {
-        s++;
-        if (le - s >= 5 && memcmp(s, "above", 5) == 0) {
-          target = (long)line - 1;
-          s += 5;
-        } else if (le - s >= 5 && memcmp(s, "below", 5) == 0) {
-          target = (long)line + 1;
-          s += 5;
-        } else if (le - s >= 2 && (*s == '+' || *s == '-') &&
-                   isdigit((unsigned char)s[1])) {
-          char sign = *s++;
-          long n = 0;
-          /* saturate: an absurd offset names a line that does not exist */
-          for (; s < le && isdigit((unsigned char)*s); s++)
-            if (n < 100000000) n = n * 10 + (*s - '0');
-          target = sign == '+' ? (long)line + n : (long)line - n;
-        } else {
-          continue;
-        }
-      }
-      while (s < le && *s == ' ') s++;
-      if (le - s < 2 || memcmp(s, "{{", 2) != 0) continue;
-      const char *body = s + 2, *close = NULL;
-      for (const char *c = body; c + 2 <= le; c++)
-        if (c[0] == '}' && c[1] == '}') close = c;
-      if (!close) continue;
-      /* With regex pieces, the outer braces end at the last "}}". */
-      Expected e;
-      memset(&e, 0, sizeof e);
-      e.sev = kinds[kind].sev;
-      e.line = target > 0 ? (unsigned)target : 0;
-      e.at_line = line;
-      e.at_col = (unsigned)(hit - p) + 1;
-      e.text = pto_strndup(body, (size_t)(close - body));
-      e.is_regex = re;
-      if (re) {
-        char *rx = build_regex(e.text);
-        if (regcomp(&e.re, rx, REG_EXTENDED | REG_NOSUB) != 0) {
-          diag_at(v, line, e.at_col, "invalid regex in expectation: %s%s", rx,
-                  "");
-          e.is_regex = false;
-        }
-        pto_free(rx);
-      }
-      pto_vec_push(&v->exp, e);
-      q = close + 2;
+      q = parse_directive(v, p, hit, le, line);
     }
     p = eol ? eol + 1 : end;
     line++;
@@ -231,7 +281,7 @@ PtoResult pto_diag_verifier_finish(PtoDiagVerifier *v) {
   }
   bool failed = v->failed;
   for (uint32_t i = 0; i < v->exp.len; i++) {
-    if (v->exp.data[i].is_regex) regfree(&v->exp.data[i].re);
+    pto_regex_destroy(v->exp.data[i].re);
     pto_free(v->exp.data[i].text);
   }
   pto_vec_free(&v->exp);

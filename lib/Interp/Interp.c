@@ -2,6 +2,9 @@
  * SSA value of a function, numbered once per function), region and call
  * execution, result checking, the observer, and run-time diagnostics with
  * notes for the enclosing calls and loop iterations. */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* pthread_getattr_np: the stack a thread has left */
+#endif
 #include "Interp/InterpInternal.h"
 
 #include "Support/Alloc.h"
@@ -10,13 +13,19 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
+#if defined(__linux__)
+#include <pthread.h>
+#endif
 
 #define DEFAULT_MAX_CALL_DEPTH 256
 #define DEFAULT_MAX_TENSOR_BYTES (UINT64_C(4) << 30)
 /* C stack the interpreter may use for nested calls: each func.call
  * recurses through a few C frames (a few hundred bytes each, several
- * times that with sanitizers), and a thread's stack is typically 8 MiB. */
+ * times that with sanitizers). At most this, and never more than the
+ * calling thread has left (a 1 MiB `ulimit -s`, a small thread stack)
+ * minus a reserve for the ops run at the deepest call. */
 #define STACK_BUDGET ((uintptr_t)2 << 20)
+#define STACK_RESERVE ((uintptr_t)256 << 10)
 /* Notes shown for the calls and iterations a run-time error happened in. */
 #define MAX_NOTES 8
 
@@ -483,6 +492,27 @@ static PtoResult run_func(PtoInterp *I, PtoInterpFrame *caller, PtoOp *site,
   return r;
 }
 
+/* How much stack below `here` nested calls may use (see STACK_BUDGET). */
+static uintptr_t stack_budget(uintptr_t here) {
+  uintptr_t budget = STACK_BUDGET;
+#if defined(__linux__)
+  pthread_attr_t a;
+  if (pthread_getattr_np(pthread_self(), &a) == 0) {
+    void *lo;
+    size_t size;
+    if (pthread_attr_getstack(&a, &lo, &size) == 0 && here > (uintptr_t)lo) {
+      /* stacks grow down on every target Linux runs us on */
+      uintptr_t avail = here - (uintptr_t)lo;
+      uintptr_t reserve = avail / 4 > STACK_RESERVE ? avail / 4 : STACK_RESERVE;
+      uintptr_t usable = avail > reserve ? avail - reserve : 0;
+      if (usable < budget) budget = usable;
+    }
+    pthread_attr_destroy(&a);
+  }
+#endif
+  return budget;
+}
+
 PtoResult pto_interp_call(PtoInterpFrame *f, PtoOp *call_op, PtoOp *func,
                           PtoInterpValue *args, unsigned nargs,
                           PtoInterpValue *results, unsigned nresults) {
@@ -490,7 +520,7 @@ PtoResult pto_interp_call(PtoInterpFrame *f, PtoOp *call_op, PtoOp *func,
   char here;
   uintptr_t at = (uintptr_t)&here;
   uintptr_t used = at < I->stack_base ? I->stack_base - at : at - I->stack_base;
-  if (I->depth >= I->opts.max_call_depth || used > STACK_BUDGET) {
+  if (I->depth >= I->opts.max_call_depth || used > I->stack_budget) {
     for (unsigned i = 0; i < nargs; i++) pto_interp_value_release(&args[i]);
     if (I->depth >= I->opts.max_call_depth)
       return pto_interp_error(f, call_op, "call depth limit of %u exceeded "
@@ -499,7 +529,7 @@ PtoResult pto_interp_call(PtoInterpFrame *f, PtoOp *call_op, PtoOp *func,
     return pto_interp_error(f, call_op, "call depth %u needs more than the "
                                         "interpreter's %u KiB of stack "
                                         "(unbounded recursion?)",
-                            I->depth, (unsigned)(STACK_BUDGET >> 10));
+                            I->depth, (unsigned)(I->stack_budget >> 10));
   }
   if (pto_region_empty(pto_op_region(func, 0))) {
     for (unsigned i = 0; i < nargs; i++) pto_interp_value_release(&args[i]);
@@ -532,6 +562,7 @@ PtoResult pto_interp_run(PtoInterp *I, PtoOp *func,
   I->depth = 0;
   char base;
   I->stack_base = (uintptr_t)&base;
+  I->stack_budget = stack_budget(I->stack_base);
   PtoResult r = run_func(I, NULL, NULL, func, owned, nargs, res, nres);
   pto_free(owned);
   if (r) {

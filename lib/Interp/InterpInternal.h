@@ -35,6 +35,7 @@ struct PtoInterp {
   uint64_t nexec;
   unsigned depth;
   uintptr_t stack_base; /* address of a local of pto_interp_run */
+  uintptr_t stack_budget; /* of the calling thread's stack, from there */
   PTO_VEC(NoteEntry) notes;
 };
 

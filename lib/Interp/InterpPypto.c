@@ -124,7 +124,7 @@ PtoResult ip_result_sizes(PtoInterpFrame *f, PtoOp *op, unsigned first,
   return PTO_SUCCESS;
 }
 
-static PtoPyptoOp id_of(void *user) { return (PtoPyptoOp)(intptr_t)user; }
+static const InterpKernel *kernel_of(void *user) { return user; }
 
 /* The result of an elementwise op of `shape`: the tensor of one of the
  * first `n` operands, written in place, when this op is its last use,
@@ -151,27 +151,21 @@ static PtoTensor *elementwise_result(PtoInterpFrame *f, PtoOp *op, unsigned n,
 /* Elementwise                                                          */
 /* ------------------------------------------------------------------ */
 
-static PtoUnaryKind unary_kind(PtoPyptoOp id, PtoOp *op) {
-  switch (id) {
-  case PTO_PYPTO_ABS: return PTO_UNARY_ABS;
-  case PTO_PYPTO_NEG: return PTO_UNARY_NEG;
-  case PTO_PYPTO_EXP: return PTO_UNARY_EXP;
-  case PTO_PYPTO_LOG: return PTO_UNARY_LOG;
-  case PTO_PYPTO_SQRT: return PTO_UNARY_SQRT;
-  case PTO_PYPTO_RSQRT: return PTO_UNARY_RSQRT;
-  case PTO_PYPTO_RECIPROCAL: return PTO_UNARY_RECIPROCAL;
-  case PTO_PYPTO_RELU: return PTO_UNARY_RELU;
-  case PTO_PYPTO_SIGMOID: return PTO_UNARY_SIGMOID;
-  case PTO_PYPTO_TANH: return PTO_UNARY_TANH;
-  case PTO_PYPTO_SILU: return PTO_UNARY_SILU;
-  case PTO_PYPTO_GELU:
-    return pto_pypto_get_gelu_tanh(op) ? PTO_UNARY_GELU_TANH : PTO_UNARY_GELU;
-  case PTO_PYPTO_SIN: return PTO_UNARY_SIN;
-  case PTO_PYPTO_COS: return PTO_UNARY_COS;
-  case PTO_PYPTO_FLOOR: return PTO_UNARY_FLOOR;
-  case PTO_PYPTO_CEIL: return PTO_UNARY_CEIL;
-  case PTO_PYPTO_ROUND: return PTO_UNARY_ROUND;
-  default: return PTO_UNARY_ERF;
+/* The row's kernel; gelu's `approximate = "tanh"` picks its tanh form. */
+static PtoUnaryKind unary_kind(const InterpKernel *k, PtoOp *op) {
+  if (k->kind == PTO_UNARY_GELU && pto_pypto_get_gelu_tanh(op))
+    return PTO_UNARY_GELU_TANH;
+  return (PtoUnaryKind)k->kind;
+}
+
+/* The kind's parameters from the op's attributes (verified to be numbers),
+ * defaulted as UnaryOps.def says. */
+static void unary_params(PtoUnaryKind k, PtoOp *op, double *p) {
+  for (unsigned i = 0; i < pto_unary_num_params(k); i++) {
+    PtoAttr *a = pto_op_attr(op, pto_unary_param_name(k, i));
+    p[i] = !a ? pto_unary_param_default(k, i)
+           : pto_attr_kind(a) == PTO_ATTR_FLOAT ? pto_attr_float_value(a)
+                                                : (double)pto_attr_int_value(a);
   }
 }
 
@@ -180,8 +174,10 @@ static PtoResult h_unary(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoTensor *t = elementwise_result(f, op, 1, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  PtoResult r = pto_kernel_unary(unary_kind(id_of(user), op), x,
-                                 pto_tensor_array(t), &err);
+  PtoUnaryKind k = unary_kind(kernel_of(user), op);
+  double params[2];
+  unary_params(k, op, params);
+  PtoResult r = pto_kernel_unary_params(k, params, x, pto_tensor_array(t), &err);
   return ip_finish(f, op, t, r, &err);
 }
 
@@ -197,24 +193,6 @@ static PtoResult h_cast(PtoInterpFrame *f, PtoOp *op, void *user) {
   return ip_finish(f, op, t, r, &err);
 }
 
-static PtoBinaryKind binary_kind(PtoPyptoOp id) {
-  switch (id) {
-  case PTO_PYPTO_ADD: case PTO_PYPTO_ADDS: return PTO_BINARY_ADD;
-  case PTO_PYPTO_SUB: case PTO_PYPTO_SUBS: return PTO_BINARY_SUB;
-  case PTO_PYPTO_MUL: case PTO_PYPTO_MULS: return PTO_BINARY_MUL;
-  case PTO_PYPTO_DIV: case PTO_PYPTO_DIVS: return PTO_BINARY_DIV;
-  case PTO_PYPTO_MAXIMUM: case PTO_PYPTO_MAXS: return PTO_BINARY_MAX;
-  case PTO_PYPTO_MINIMUM: case PTO_PYPTO_MINS: return PTO_BINARY_MIN;
-  case PTO_PYPTO_POW: return PTO_BINARY_POW;
-  case PTO_PYPTO_EQ: return PTO_BINARY_EQ;
-  case PTO_PYPTO_NE: return PTO_BINARY_NE;
-  case PTO_PYPTO_LT: return PTO_BINARY_LT;
-  case PTO_PYPTO_LE: return PTO_BINARY_LE;
-  case PTO_PYPTO_GT: return PTO_BINARY_GT;
-  default: return PTO_BINARY_GE;
-  }
-}
-
 /* binary, tensor-scalar and compare ops */
 static PtoResult h_binary(PtoInterpFrame *f, PtoOp *op, void *user) {
   uint64_t ba, bb;
@@ -226,7 +204,7 @@ static PtoResult h_binary(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoTensor *t = elementwise_result(f, op, 2, rank, shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  PtoResult r = pto_kernel_binary(binary_kind(id_of(user)), &a, &b,
+  PtoResult r = pto_kernel_binary((PtoBinaryKind)kernel_of(user)->kind, &a, &b,
                                   pto_tensor_array(t), &err);
   return ip_finish(f, op, t, r, &err);
 }
@@ -266,15 +244,7 @@ static PtoNdArray keepdim_array(const PtoNdArray *a, const PtoNdArray *x,
 }
 
 static PtoResult h_reduce(PtoInterpFrame *f, PtoOp *op, void *user) {
-  PtoReduceKind k;
-  switch (id_of(user)) {
-  case PTO_PYPTO_SUM: k = PTO_REDUCE_SUM; break;
-  case PTO_PYPTO_PROD: k = PTO_REDUCE_PROD; break;
-  case PTO_PYPTO_AMAX: k = PTO_REDUCE_MAX; break;
-  case PTO_PYPTO_AMIN: k = PTO_REDUCE_MIN; break;
-  case PTO_PYPTO_ARGMAX: k = PTO_REDUCE_ARGMAX; break;
-  default: k = PTO_REDUCE_ARGMIN; break;
-  }
+  PtoReduceKind k = (PtoReduceKind)kernel_of(user)->kind;
   const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   unsigned dim = pto_pypto_get_dim(op);
   int64_t shape[PTO_MAX_RANK];
@@ -331,16 +301,16 @@ static PtoResult h_matmul(PtoInterpFrame *f, PtoOp *op, void *user) {
 /* ------------------------------------------------------------------ */
 
 static PtoResult h_norm(PtoInterpFrame *f, PtoOp *op, void *user) {
-  PtoPyptoOp id = id_of(user);
+  InterpFamily fam = kernel_of(user)->family;
   const PtoNdArray *x = ip_tensor_arg(f, op, 0);
   PtoTensor *t = ip_new_result(f, op, 0, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   const PtoNdArray *o = pto_tensor_array(t);
   PtoKernelError err;
   PtoResult r;
-  if (id == PTO_PYPTO_SOFTMAX)
+  if (fam == INTERP_SOFTMAX)
     r = pto_kernel_softmax(x, pto_pypto_get_dim(op), o, &err);
-  else if (id == PTO_PYPTO_RMS_NORM)
+  else if (fam == INTERP_RMS_NORM)
     r = pto_kernel_rms_norm(x, ip_tensor_arg(f, op, 1), pto_pypto_get_eps(op), o,
                             &err);
   else
@@ -392,32 +362,43 @@ static PtoResult h_dequantize(PtoInterpFrame *f, PtoOp *op, void *user) {
 /* Registration                                                         */
 /* ------------------------------------------------------------------ */
 
-static PtoInterpHandler compute_handler(PtoPyptoKind k) {
-  switch (k) {
-  case PTO_PYPTO_KIND_UNARY: return h_unary;
-  case PTO_PYPTO_KIND_CAST: return h_cast;
-  case PTO_PYPTO_KIND_BINARY:
-  case PTO_PYPTO_KIND_SCALAR:
-  case PTO_PYPTO_KIND_COMPARE: return h_binary;
-  case PTO_PYPTO_KIND_WHERE: return h_where;
-  case PTO_PYPTO_KIND_REDUCE:
-  case PTO_PYPTO_KIND_ARGREDUCE: return h_reduce;
-  case PTO_PYPTO_KIND_MATMUL: return h_matmul;
-  case PTO_PYPTO_KIND_SOFTMAX:
-  case PTO_PYPTO_KIND_RMS_NORM:
-  case PTO_PYPTO_KIND_LAYER_NORM: return h_norm;
-  case PTO_PYPTO_KIND_QUANTIZE: return h_quantize;
-  case PTO_PYPTO_KIND_DEQUANTIZE: return h_dequantize;
+static const InterpKernel kernels[PTO_PYPTO_NUM_OPS] = {
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM)          \
+  INTERP_KERNEL_##KERNEL,
+#include "pto/Dialect/PyptoOps.def"
+};
+
+PtoInterpHandler ip_elementwise_handler(InterpFamily f) {
+  switch (f) {
+  case INTERP_UNARY: return h_unary;
+  case INTERP_CAST: return h_cast;
+  case INTERP_BINARY: return h_binary;
+  case INTERP_WHERE: return h_where;
+  case INTERP_DEQUANTIZE: return h_dequantize;
   default: return NULL;
+  }
+}
+
+/* The handler of a compute family; the data-movement and indexing
+ * families are InterpPyptoShape.c's. */
+static PtoInterpHandler compute_handler(InterpFamily f) {
+  switch (f) {
+  case INTERP_REDUCE: return h_reduce;
+  case INTERP_MATMUL: return h_matmul;
+  case INTERP_SOFTMAX:
+  case INTERP_RMS_NORM:
+  case INTERP_LAYER_NORM: return h_norm;
+  case INTERP_QUANTIZE: return h_quantize;
+  default: return ip_elementwise_handler(f);
   }
 }
 
 void pto_interp_register_pypto(PtoInterp *I) {
   for (int id = 0; id < PTO_PYPTO_NUM_OPS; id++) {
-    PtoInterpHandler h = compute_handler(pto_pypto_kind((PtoPyptoOp)id));
+    PtoInterpHandler h = compute_handler(kernels[id].family);
     if (h)
       pto_interp_register(I, pto_pypto_op_name((PtoPyptoOp)id), h,
-                          (void *)(intptr_t)id);
+                          (void *)&kernels[id]);
   }
   ip_register_shape_ops(I);
 }

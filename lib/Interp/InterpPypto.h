@@ -6,6 +6,60 @@
 #include "Interp/InterpInternal.h"
 #include "pto/Dialect/Pypto.h"
 
+/* The KERNEL column of the op tables (PyptoOps.def, TileOps.def): which
+ * kernel computes an op. The interpreter registers the handler of each
+ * op's family with a pointer to its row's InterpKernel as user data. */
+typedef enum InterpFamily {
+  INTERP_MOVE, /* data movement and shape bookkeeping */
+  INTERP_UNARY,
+  INTERP_CAST,
+  INTERP_BINARY,
+  INTERP_WHERE,
+  INTERP_REDUCE,
+  INTERP_ARG_COMBINE,
+  INTERP_MATMUL,
+  INTERP_SOFTMAX,
+  INTERP_RMS_NORM,
+  INTERP_LAYER_NORM,
+  INTERP_GATHER,
+  INTERP_INDEX_SELECT,
+  INTERP_SCATTER_UPDATE,
+  INTERP_TOPK,
+  INTERP_TOPK_MERGE,
+  INTERP_QUANTIZE,
+  INTERP_DEQUANTIZE,
+} InterpFamily;
+
+typedef struct InterpKernel {
+  InterpFamily family;
+  int kind; /* PtoUnaryKind, PtoBinaryKind or PtoReduceKind, by family */
+} InterpKernel;
+
+/* A table row's KERNEL column as an InterpKernel initializer:
+ * INTERP_KERNEL_##KERNEL. */
+#define INTERP_KERNEL_MOVE {INTERP_MOVE, 0}
+#define INTERP_KERNEL_UNARY(K) {INTERP_UNARY, PTO_UNARY_##K}
+#define INTERP_KERNEL_CAST {INTERP_CAST, 0}
+#define INTERP_KERNEL_BINARY(K) {INTERP_BINARY, PTO_BINARY_##K}
+#define INTERP_KERNEL_WHERE {INTERP_WHERE, 0}
+#define INTERP_KERNEL_REDUCE(K) {INTERP_REDUCE, PTO_REDUCE_##K}
+#define INTERP_KERNEL_ARG_COMBINE(K) {INTERP_ARG_COMBINE, PTO_REDUCE_##K}
+#define INTERP_KERNEL_MATMUL {INTERP_MATMUL, 0}
+#define INTERP_KERNEL_SOFTMAX {INTERP_SOFTMAX, 0}
+#define INTERP_KERNEL_RMS_NORM {INTERP_RMS_NORM, 0}
+#define INTERP_KERNEL_LAYER_NORM {INTERP_LAYER_NORM, 0}
+#define INTERP_KERNEL_GATHER {INTERP_GATHER, 0}
+#define INTERP_KERNEL_INDEX_SELECT {INTERP_INDEX_SELECT, 0}
+#define INTERP_KERNEL_SCATTER_UPDATE {INTERP_SCATTER_UPDATE, 0}
+#define INTERP_KERNEL_TOPK {INTERP_TOPK, 0}
+#define INTERP_KERNEL_TOPK_MERGE {INTERP_TOPK_MERGE, 0}
+#define INTERP_KERNEL_QUANTIZE {INTERP_QUANTIZE, 0}
+#define INTERP_KERNEL_DEQUANTIZE {INTERP_DEQUANTIZE, 0}
+
+/* The handler of the elementwise families every level shares (UNARY,
+ * CAST, BINARY, WHERE, DEQUANTIZE), or NULL. */
+PtoInterpHandler ip_elementwise_handler(InterpFamily f);
+
 /* Operand i as an array: a tensor's elements, or a scalar operand stored
  * in *buf as a rank-0 array of its dtype. */
 PtoNdArray ip_operand_array(PtoInterpFrame *f, PtoOp *op, unsigned i,

@@ -102,7 +102,7 @@ static PtoResult h_assemble(PtoInterpFrame *f, PtoOp *op, void *user) {
 }
 
 static PtoResult h_gather(PtoInterpFrame *f, PtoOp *op, void *user) {
-  bool select = (PtoTileOp)(intptr_t)user == PTO_TILE_INDEX_SELECT;
+  bool select = ((const InterpKernel *)user)->family == INTERP_INDEX_SELECT;
   const PtoNdArray *x = arg(f, op, 0);
   unsigned dim = pto_tile_get_dim(op);
   PtoType *tt = result_type(op, 0);
@@ -191,28 +191,21 @@ typedef struct RedInfo {
   bool col, arg;
 } RedInfo;
 
-static RedInfo red_info(PtoTileOp id) {
-  switch (id) {
-  case PTO_TILE_ROWSUM: return (RedInfo){PTO_REDUCE_SUM, 0, false, false};
-  case PTO_TILE_ROWMAX: return (RedInfo){PTO_REDUCE_MAX, 0, false, false};
-  case PTO_TILE_ROWMIN: return (RedInfo){PTO_REDUCE_MIN, 0, false, false};
-  case PTO_TILE_ROWPROD: return (RedInfo){PTO_REDUCE_PROD, 0, false, false};
-  case PTO_TILE_COLSUM: return (RedInfo){PTO_REDUCE_SUM, 0, true, false};
-  case PTO_TILE_COLMAX: return (RedInfo){PTO_REDUCE_MAX, 0, true, false};
-  case PTO_TILE_COLMIN: return (RedInfo){PTO_REDUCE_MIN, 0, true, false};
-  case PTO_TILE_COLPROD: return (RedInfo){PTO_REDUCE_PROD, 0, true, false};
-  case PTO_TILE_ROWARGMAX:
-    return (RedInfo){PTO_REDUCE_MAX, PTO_REDUCE_ARGMAX, false, true};
-  case PTO_TILE_ROWARGMIN:
-    return (RedInfo){PTO_REDUCE_MIN, PTO_REDUCE_ARGMIN, false, true};
-  case PTO_TILE_COLARGMAX:
-    return (RedInfo){PTO_REDUCE_MAX, PTO_REDUCE_ARGMAX, true, true};
-  default: return (RedInfo){PTO_REDUCE_MIN, PTO_REDUCE_ARGMIN, true, true};
+/* The row's kernel: an arg form reduces the values with MAX / MIN and
+ * the positions with ARGMAX / ARGMIN. */
+static RedInfo red_info(PtoOp *op, const InterpKernel *k) {
+  PtoTileKind tk = pto_tile_kind(pto_tile_op_id(op));
+  RedInfo ri = {(PtoReduceKind)k->kind, (PtoReduceKind)k->kind,
+                tk == PTO_TILE_KIND_COLRED || tk == PTO_TILE_KIND_COLARG, false};
+  if (k->kind == PTO_REDUCE_ARGMAX || k->kind == PTO_REDUCE_ARGMIN) {
+    ri.arg = true;
+    ri.value = k->kind == PTO_REDUCE_ARGMAX ? PTO_REDUCE_MAX : PTO_REDUCE_MIN;
   }
+  return ri;
 }
 
 static PtoResult h_reduce(PtoInterpFrame *f, PtoOp *op, void *user) {
-  RedInfo ri = red_info((PtoTileOp)(intptr_t)user);
+  RedInfo ri = red_info(op, user);
   const PtoNdArray *x = arg(f, op, 0);
   unsigned dim = x->rank - (ri.col ? 2 : 1);
   PtoTensor *v = new_tile(f, op, 0);
@@ -256,7 +249,7 @@ static bool new_tiles2(PtoInterpFrame *f, PtoOp *op, PtoTensor **a,
 }
 
 static PtoResult h_arg_combine(PtoInterpFrame *f, PtoOp *op, void *user) {
-  bool max = (PtoTileOp)(intptr_t)user == PTO_TILE_ARGMAX_COMBINE;
+  bool max = ((const InterpKernel *)user)->kind == PTO_REDUCE_ARGMAX;
   PtoTensor *v, *i;
   if (!new_tiles2(f, op, &v, &i)) return PTO_FAILURE;
   PtoKernelError err;
@@ -375,28 +368,24 @@ static PtoResult h_quantize(PtoInterpFrame *f, PtoOp *op, void *user) {
 /* Registration                                                         */
 /* ------------------------------------------------------------------ */
 
-/* The pypto op whose handler a tile op shares, or NULL. */
-static const char *twin(PtoTileOp id) {
-  static const char *const expand_twins[] = {"add", "sub", "mul",
-                                             "div", "maximum", "minimum"};
-  switch (pto_tile_kind(id)) {
-  case PTO_TILE_KIND_UNARY:
-  case PTO_TILE_KIND_CAST:
-  case PTO_TILE_KIND_BINARY:
-  case PTO_TILE_KIND_SCALAR:
-  case PTO_TILE_KIND_COMPARE:
-  case PTO_TILE_KIND_WHERE:
-  case PTO_TILE_KIND_DEQUANTIZE:
-  case PTO_TILE_KIND_TRANSPOSE:
-  case PTO_TILE_KIND_DIM: return pto_tile_mnemonic(id);
-  case PTO_TILE_KIND_TENSOR_RESHAPE: return "reshape";
-  case PTO_TILE_KIND_ROWEXPAND: return expand_twins[id - PTO_TILE_ROWEXPAND_ADD];
-  case PTO_TILE_KIND_COLEXPAND: return expand_twins[id - PTO_TILE_COLEXPAND_ADD];
+static const InterpKernel kernels[PTO_TILE_NUM_OPS] = {
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM)           \
+  INTERP_KERNEL_##KERNEL,
+#include "pto/Dialect/TileOps.def"
+};
+
+/* Data movement with the semantics of a pypto op runs that op's handler
+ * (a tile is a tensor of its static shape); NULL when none. */
+static const char *move_twin(PtoTileKind k) {
+  switch (k) {
+  case PTO_TILE_KIND_TRANSPOSE: return "pypto.transpose";
+  case PTO_TILE_KIND_DIM: return "pypto.dim";
+  case PTO_TILE_KIND_TENSOR_RESHAPE: return "pypto.reshape";
   default: return NULL;
   }
 }
 
-static PtoInterpHandler own_handler(PtoTileKind k) {
+static PtoInterpHandler move_handler(PtoTileKind k) {
   switch (k) {
   case PTO_TILE_KIND_VIEW: return h_view;
   case PTO_TILE_KIND_ASSEMBLE: return h_assemble;
@@ -404,33 +393,34 @@ static PtoInterpHandler own_handler(PtoTileKind k) {
   case PTO_TILE_KIND_RESHAPE: return h_reshape;
   case PTO_TILE_KIND_EXPAND:
   case PTO_TILE_KIND_FULL: return h_broadcast;
-  case PTO_TILE_KIND_ROWRED:
-  case PTO_TILE_KIND_COLRED:
-  case PTO_TILE_KIND_ROWARG:
-  case PTO_TILE_KIND_COLARG: return h_reduce;
-  case PTO_TILE_KIND_ARGCOMBINE: return h_arg_combine;
-  case PTO_TILE_KIND_MATMUL: return h_matmul;
-  case PTO_TILE_KIND_GATHER:
-  case PTO_TILE_KIND_INDEX_SELECT: return h_gather;
-  case PTO_TILE_KIND_SCATTER: return h_scatter;
-  case PTO_TILE_KIND_TOPK: return h_topk;
-  case PTO_TILE_KIND_TOPK_MERGE: return h_topk_merge;
-  case PTO_TILE_KIND_QUANTIZE: return h_quantize;
   default: return NULL;
   }
 }
 
+static PtoInterpHandler own_handler(InterpFamily f, PtoTileKind k) {
+  switch (f) {
+  case INTERP_MOVE: return move_handler(k);
+  case INTERP_REDUCE: return h_reduce;
+  case INTERP_ARG_COMBINE: return h_arg_combine;
+  case INTERP_MATMUL: return h_matmul;
+  case INTERP_GATHER:
+  case INTERP_INDEX_SELECT: return h_gather;
+  case INTERP_SCATTER_UPDATE: return h_scatter;
+  case INTERP_TOPK: return h_topk;
+  case INTERP_TOPK_MERGE: return h_topk_merge;
+  case INTERP_QUANTIZE: return h_quantize;
+  default: return ip_elementwise_handler(f);
+  }
+}
+
 void pto_interp_register_tile(PtoInterp *I) {
-  char name[64];
   for (int i = 0; i < PTO_TILE_NUM_OPS; i++) {
     PtoTileOp id = (PtoTileOp)i;
-    const char *tw = twin(id);
-    if (tw) {
-      snprintf(name, sizeof name, "pypto.%s", tw);
-      pto_interp_register_alias(I, pto_tile_op_name(id), name);
-    } else {
-      pto_interp_register(I, pto_tile_op_name(id), own_handler(pto_tile_kind(id)),
-                          (void *)(intptr_t)id);
-    }
+    const char *tw = move_twin(pto_tile_kind(id));
+    PtoInterpHandler h = own_handler(kernels[i].family, pto_tile_kind(id));
+    if (tw)
+      pto_interp_register_alias(I, pto_tile_op_name(id), tw);
+    else if (h)
+      pto_interp_register(I, pto_tile_op_name(id), h, (void *)&kernels[i]);
   }
 }

@@ -9,97 +9,98 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const unary_names[] = {
-    "abs",  "neg",     "exp",  "log",        "sqrt", "rsqrt", "reciprocal",
-    "relu", "sigmoid", "tanh", "silu",       "gelu", "gelu",  "sin",
-    "cos",  "floor",   "ceil", "round",      "erf",  "copy",
-};
-static const char *const binary_names[] = {
-    "add", "sub", "mul", "div", "maximum", "minimum", "pow",
-    "eq",  "ne",  "lt",  "le",  "gt",      "ge",
-};
-
-const char *pto_unary_kind_name(PtoUnaryKind k) {
-  return (unsigned)k < PTO_ARRAY_SIZE(unary_names) ? unary_names[k] : "?";
-}
-const char *pto_binary_kind_name(PtoBinaryKind k) {
-  return (unsigned)k < PTO_ARRAY_SIZE(binary_names) ? binary_names[k] : "?";
-}
-
 /* ------------------------------------------------------------------ */
-/* Unary                                                                */
+/* Unary: one chunk function per row of UnaryOps.def                   */
 /* ------------------------------------------------------------------ */
 
-static bool unary_needs_float(PtoUnaryKind k) {
-  return k != PTO_UNARY_ABS && k != PTO_UNARY_NEG && k != PTO_UNARY_RELU &&
-         k != PTO_UNARY_IDENTITY;
-}
+typedef void (*UnaryF64)(double *v, int64_t n, const double *p);
+typedef void (*UnaryI64)(int64_t *v, int64_t n, const double *p);
+
+/* A chunk function computing EXPR of each element x of type T (double:
+ * float dtypes; int64_t: integer dtypes, modulo 2^64, the store wrapping
+ * to the width), with the parameters in p[0], p[1]. */
+#define UNARY_FN(NAME, T, EXPR)                                             \
+  static void NAME(T *v, int64_t n, const double *p) {                      \
+    (void)p;                                                                \
+    for (int64_t i = 0; i < n; i++) {                                       \
+      T x = v[i];                                                           \
+      v[i] = (EXPR);                                                        \
+    }                                                                       \
+  }
+#define UNARY_F(NAME, EXPR) UNARY_FN(NAME, double, EXPR)
+#define UNARY_I(NAME, EXPR) UNARY_FN(NAME, int64_t, EXPR)
 
 static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
-static void unary_f64(PtoUnaryKind k, double *v, int64_t n) {
-  switch (k) {
-  case PTO_UNARY_ABS: for (int64_t i = 0; i < n; i++) v[i] = fabs(v[i]); break;
-  case PTO_UNARY_NEG: for (int64_t i = 0; i < n; i++) v[i] = -v[i]; break;
-  case PTO_UNARY_EXP: for (int64_t i = 0; i < n; i++) v[i] = exp(v[i]); break;
-  case PTO_UNARY_LOG: for (int64_t i = 0; i < n; i++) v[i] = log(v[i]); break;
-  case PTO_UNARY_SQRT: for (int64_t i = 0; i < n; i++) v[i] = sqrt(v[i]); break;
-  case PTO_UNARY_RSQRT:
-    for (int64_t i = 0; i < n; i++) v[i] = 1.0 / sqrt(v[i]);
-    break;
-  case PTO_UNARY_RECIPROCAL:
-    for (int64_t i = 0; i < n; i++) v[i] = 1.0 / v[i];
-    break;
-  case PTO_UNARY_RELU:
-    for (int64_t i = 0; i < n; i++) v[i] = v[i] < 0 ? 0.0 : v[i];
-    break;
-  case PTO_UNARY_SIGMOID:
-    for (int64_t i = 0; i < n; i++) v[i] = sigmoid(v[i]);
-    break;
-  case PTO_UNARY_TANH: for (int64_t i = 0; i < n; i++) v[i] = tanh(v[i]); break;
-  case PTO_UNARY_SILU:
-    for (int64_t i = 0; i < n; i++) v[i] = v[i] * sigmoid(v[i]);
-    break;
-  case PTO_UNARY_GELU:
-    for (int64_t i = 0; i < n; i++)
-      v[i] = 0.5 * v[i] * (1.0 + erf(v[i] * 0.70710678118654752440));
-    break;
-  case PTO_UNARY_GELU_TANH:
-    for (int64_t i = 0; i < n; i++) {
-      double x = v[i];
-      v[i] = 0.5 * x *
-             (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x)));
-    }
-    break;
-  case PTO_UNARY_SIN: for (int64_t i = 0; i < n; i++) v[i] = sin(v[i]); break;
-  case PTO_UNARY_COS: for (int64_t i = 0; i < n; i++) v[i] = cos(v[i]); break;
-  case PTO_UNARY_FLOOR: for (int64_t i = 0; i < n; i++) v[i] = floor(v[i]); break;
-  case PTO_UNARY_CEIL: for (int64_t i = 0; i < n; i++) v[i] = ceil(v[i]); break;
-  case PTO_UNARY_ROUND:
-    /* the default floating-point environment rounds ties to even */
-    for (int64_t i = 0; i < n; i++) v[i] = nearbyint(v[i]);
-    break;
-  case PTO_UNARY_ERF: for (int64_t i = 0; i < n; i++) v[i] = erf(v[i]); break;
-  case PTO_UNARY_IDENTITY: break;
-  }
-}
+UNARY_F(u_abs, fabs(x))
+UNARY_F(u_neg, -x)
+UNARY_F(u_exp, exp(x))
+UNARY_F(u_log, log(x))
+UNARY_F(u_sqrt, sqrt(x))
+UNARY_F(u_rsqrt, 1.0 / sqrt(x))
+UNARY_F(u_reciprocal, 1.0 / x)
+UNARY_F(u_relu, x < 0 ? 0.0 : x)
+UNARY_F(u_sigmoid, sigmoid(x))
+UNARY_F(u_tanh, tanh(x))
+UNARY_F(u_silu, x * sigmoid(x))
+UNARY_F(u_gelu, 0.5 * x * (1.0 + erf(x * 0.70710678118654752440)))
+UNARY_F(u_gelu_tanh,
+        0.5 * x * (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x))))
+UNARY_F(u_sin, sin(x))
+UNARY_F(u_cos, cos(x))
+UNARY_F(u_floor, floor(x))
+UNARY_F(u_ceil, ceil(x))
+/* the default floating-point environment rounds ties to even */
+UNARY_F(u_round, nearbyint(x))
+UNARY_F(u_erf, erf(x))
 
-/* Integer kinds compute modulo 2^64; the store wraps to the width. */
-static void unary_i64(PtoUnaryKind k, int64_t *v, int64_t n) {
-  switch (k) {
-  case PTO_UNARY_ABS:
-    for (int64_t i = 0; i < n; i++)
-      v[i] = v[i] < 0 ? (int64_t)(0 - (uint64_t)v[i]) : v[i];
-    break;
-  case PTO_UNARY_NEG:
-    for (int64_t i = 0; i < n; i++) v[i] = (int64_t)(0 - (uint64_t)v[i]);
-    break;
-  case PTO_UNARY_RELU:
-    for (int64_t i = 0; i < n; i++) v[i] = v[i] < 0 ? 0 : v[i];
-    break;
-  default:
-    break;
-  }
+UNARY_I(i_abs, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
+UNARY_I(i_neg, (int64_t)(0 - (uint64_t)x))
+UNARY_I(i_relu, x < 0 ? 0 : x)
+
+static const struct UnaryRow {
+  const char *name;
+  UnaryF64 f;
+  UnaryI64 i;
+  unsigned nparams;
+  const char *param[2];
+  double dflt[2];
+} unary_rows[PTO_UNARY_NUM_KINDS] = {
+#define PARAMS0 0, {NULL, NULL}, {0, 0}
+#define PARAMS1(N0, D0) 1, {N0, NULL}, {D0, 0}
+#define PARAMS2(N0, D0, N1, D1) 2, {N0, N1}, {D0, D1}
+#define PTO_UNARY_OP(ID, MN, DT, FF, FI, PARAMS, SUM) {MN, FF, FI, PARAMS},
+#define PTO_UNARY_KERNEL(ID, NAME, FF, FI) {NAME, FF, FI, PARAMS0},
+#include "pto/UnaryOps.def"
+#undef PARAMS0
+#undef PARAMS1
+#undef PARAMS2
+};
+
+static const char *const binary_names[] = {
+#define NAME_OF(ID, NAME) NAME,
+    PTO_BINARY_KINDS(NAME_OF)
+#undef NAME_OF
+};
+
+const char *pto_unary_kind_name(PtoUnaryKind k) {
+  return (unsigned)k < PTO_UNARY_NUM_KINDS ? unary_rows[k].name : "?";
+}
+const char *pto_binary_kind_name(PtoBinaryKind k) {
+  return (unsigned)k < PTO_BINARY_NUM_KINDS ? binary_names[k] : "?";
+}
+unsigned pto_unary_num_params(PtoUnaryKind k) {
+  return (unsigned)k < PTO_UNARY_NUM_KINDS ? unary_rows[k].nparams : 0;
+}
+const char *pto_unary_param_name(PtoUnaryKind k, unsigned i) {
+  return i < pto_unary_num_params(k) ? unary_rows[k].param[i] : NULL;
+}
+double pto_unary_param_default(PtoUnaryKind k, unsigned i) {
+  return i < pto_unary_num_params(k) ? unary_rows[k].dflt[i] : 0.0;
+}
+bool pto_unary_has_int(PtoUnaryKind k) {
+  return k == PTO_UNARY_IDENTITY ||
+         ((unsigned)k < PTO_UNARY_NUM_KINDS && unary_rows[k].i);
 }
 
 /* Copies a row of same-dtype elements (bit-exact). */
@@ -124,14 +125,24 @@ static void copy_row(size_t esize, char *dst, int64_t dstep, const char *src,
 
 PtoResult pto_kernel_unary(PtoUnaryKind k, const PtoNdArray *x,
                            const PtoNdArray *out, PtoKernelError *err) {
+  return pto_kernel_unary_params(k, NULL, x, out, err);
+}
+
+PtoResult pto_kernel_unary_params(PtoUnaryKind k, const double *params,
+                                  const PtoNdArray *x, const PtoNdArray *out,
+                                  PtoKernelError *err) {
+  if ((unsigned)k >= PTO_UNARY_NUM_KINDS)
+    return pk_fail(err, "unknown unary kernel %d", (int)k);
+  const struct UnaryRow *row = &unary_rows[k];
   if (x->dtype != out->dtype)
     return pk_fail(err, "%s: input dtype %s differs from the output's %s",
-                   pto_unary_kind_name(k), pto_dtype_name(x->dtype),
+                   row->name, pto_dtype_name(x->dtype),
                    pto_dtype_name(out->dtype));
   bool fl = pto_dtype_is_float(x->dtype);
-  if (!fl && unary_needs_float(k))
-    return pk_fail(err, "%s needs a float dtype, got %s",
-                   pto_unary_kind_name(k), pto_dtype_name(x->dtype));
+  if (!fl && !pto_unary_has_int(k))
+    return pk_fail(err, "%s needs a float dtype, got %s", row->name,
+                   pto_dtype_name(x->dtype));
+  const double *p = params ? params : row->dflt;
   PkIter it;
   if (!pk_iter_map(&it, x, out, err)) return PTO_FAILURE;
   if (it.empty) return PTO_SUCCESS;
@@ -148,12 +159,12 @@ PtoResult pto_kernel_unary(PtoUnaryKind k, const PtoNdArray *x,
       if (fl) {
         double v[PK_CHUNK];
         pk_load_f64(x->dtype, x->data, xo, it.step[0], m, v);
-        unary_f64(k, v, m);
+        row->f(v, m, p);
         pk_store_f64(out->dtype, out->data, oo, it.step[1], m, v);
       } else {
         int64_t v[PK_CHUNK];
         pk_load_i64(x->dtype, x->data, xo, it.step[0], m, v);
-        unary_i64(k, v, m);
+        row->i(v, m, p);
         pk_store_i64(out->dtype, out->data, oo, it.step[1], m, v);
       }
     }

@@ -8,8 +8,11 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const reduce_names[] = {"sum",  "prod",   "amax",
-                                           "amin", "argmax", "argmin"};
+static const char *const reduce_names[] = {
+#define NAME_OF(ID, NAME) NAME,
+    PTO_REDUCE_KINDS(NAME_OF)
+#undef NAME_OF
+};
 
 const char *pto_reduce_kind_name(PtoReduceKind k) {
   return (unsigned)k < PTO_ARRAY_SIZE(reduce_names) ? reduce_names[k] : "?";

@@ -1,14 +1,16 @@
-/* The per-stage precision check (include/pto/LevelCheck.h). To find where
- * a Tile-level program goes wrong, the run of the module the tiles are
- * traced to records every pypto op's results, and the Tile run compares
- * each tile that tile-expand traced to a Tensor-level result (tile.origin)
- * with the window of that result it stands for; the k-th execution of a
- * tile op is matched with the k-th execution of its origin (loops run both
- * the same number of times). */
+/* The per-stage precision check (include/pto/LevelCheck.h) for any number
+ * of levels. A stage made by a lowering is traced to the stage before: the
+ * run of the stage before records the results of every op some traced
+ * value refers to (pto.origin), and the run of the lowered stage compares
+ * each traced value with the window of the recorded result it stands for;
+ * the k-th execution of a traced op is matched with the k-th execution of
+ * its origin (loops run both the same number of times). Nothing here knows
+ * a level or a pass by name: the pass definitions say which passes are
+ * lowerings and which levels they join. */
 #include "pto/LevelCheck.h"
 
-#include "pto/Dialect/Tile.h"
 #include "pto/InterpKernels.h"
+#include "pto/Origin.h"
 #include "pto/Pass.h"
 
 #include "Support/Alloc.h"
@@ -20,32 +22,44 @@
 #include <string.h>
 
 typedef PTO_VEC(PtoInterpValue) ValVec;
+typedef PTO_VEC(char *) StrVec;
+typedef PTO_VEC(const PtoPassDef *) DefVec;
 
-typedef struct StageOut {
-  PtoInterpValue *vals;
-  unsigned n;
-} StageOut;
-
-struct PtoLevelCheck {
-  PtoContext *ctx;
-  PtoOp *modules[PTO_LEVEL_NUM_STAGES]; /* [TENSOR] is borrowed */
-  char *pipelines[PTO_LEVEL_NUM_STAGES];
-  double rtol, atol;                    /* < 0: the dtype's default */
-  PtoOp **ref_ops;   /* the pypto ops of the recorded module, numbered */
-  unsigned nref;
-  PtoPtrMap ordinal; /* recorded pypto op -> number + 1 */
-  ValVec *recs;      /* per number: the results of each execution */
-  PtoPtrMap seen;    /* tile op -> executions so far */
-  int64_t checked;   /* tiles compared */
-  int64_t differ;    /* of which beyond tolerance */
-  StageOut outs[PTO_LEVEL_NUM_STAGES];
-  /* The first tile that differs. */
-  PtoOp *bad;
-  PtoTileOrigin origin;
+typedef struct Stage {
+  PtoOp *module;      /* stage 0's is borrowed */
+  char *pipeline;     /* the passes that made it from the stage before */
+  const char *level;  /* the name of its level */
+  bool lowered;       /* made by a lowering: traced to the stage before */
+  /* As the stage a lowered one is traced to: its ops in pto_origin_ops
+   * order, which of them are referred to (op -> number + 1), and the
+   * results of each execution of those. */
+  PtoOp **ops;
+  unsigned nops;
+  PtoPtrMap wanted;
+  ValVec *recs;       /* per op number */
+  /* As a lowered stage. */
+  PtoPtrMap seen;     /* traced op -> executions so far */
+  int64_t checked, differ;
+  PtoOp *bad;         /* the first traced op whose value differs */
+  PtoOrigin origin;
   int64_t exec;
   int64_t index[PTO_MAX_RANK]; /* worst element, in the origin result */
   PtoCompareResult cmp;
   double bad_rtol, bad_atol;
+  /* Outputs of the last run. */
+  PtoInterpValue *outs;
+  unsigned nouts;
+} Stage;
+
+struct PtoLevelCheck {
+  PtoContext *ctx;
+  Stage *stages;
+  unsigned nstages;
+  double rtol, atol; /* < 0: the default of the computation's precision */
+  /* (stage, op number, result) -> the lowest-precision dtype + 1 in the
+   * computation of that result, and the same for the reference's outputs. */
+  PtoPtrMap low_dtype;
+  const char *func_name; /* of the last run */
 };
 
 PtoNdArray pto_interp_value_array(const PtoInterpValue *v, uint64_t *buf) {
@@ -53,6 +67,96 @@ PtoNdArray pto_interp_value_array(const PtoInterpValue *v, uint64_t *buf) {
   if (pto_dtype_is_float(v->dtype)) pto_dtype_store_f64(v->dtype, buf, 0, v->f);
   else pto_dtype_store_i64(v->dtype, buf, 0, v->i);
   return pto_ndarray_scalar_view(v->dtype, buf);
+}
+
+/* ------------------------------------------------------------------ */
+/* Tolerance: the lowest precision in the computation of a value        */
+/* ------------------------------------------------------------------ */
+
+/* Lowers *low to the float element type of `t` (tensors, scalars, and
+ * dialect types through their type parameters) when that is less precise. */
+static void lower_to_type(const PtoType *t, PtoDType *low, unsigned depth) {
+  if (!t || depth > 4) return;
+  if (pto_type_is_tensor(t)) t = pto_type_tensor_elem(t);
+  PtoDType dt;
+  if (pto_type_is_float(t)) {
+    if (!pto_dtype_from_type(t, &dt)) return;
+    double r1, a1, r2, a2;
+    pto_default_tolerance(dt, &r1, &a1);
+    pto_default_tolerance(*low, &r2, &a2);
+    if (!pto_dtype_is_float(*low) || r1 > r2) *low = dt;
+    return;
+  }
+  if (pto_type_kind(t) == PTO_TYPE_DIALECT)
+    for (unsigned i = 0; i < pto_type_num_types(t); i++)
+      lower_to_type(pto_type_type_param(t, i), low, depth + 1);
+}
+
+typedef PTO_VEC(PtoValue *) ValueVec;
+
+typedef struct Slice {
+  PtoDType low;
+  ValueVec work;
+  PtoPtrMap done; /* ops visited */
+} Slice;
+
+static PtoWalkResult slice_nested(PtoOp *op, void *user) {
+  Slice *s = user;
+  for (unsigned i = 0; i < pto_op_num_operands(op); i++)
+    pto_vec_push(&s->work, pto_op_operand(op, i));
+  for (unsigned i = 0; i < pto_op_num_results(op); i++)
+    lower_to_type(pto_value_type(pto_op_result(op, i)), &s->low, 0);
+  return PTO_WALK_ADVANCE;
+}
+
+/* Visits the op a value comes from: its operands, and everything computed
+ * in its regions (a loop's body makes its results). */
+static void slice_op(Slice *s, PtoOp *op) {
+  if (!op || pto_op_is(op, "func.func") ||
+      pto_ptrmap_get(&s->done, (uint64_t)(uintptr_t)op))
+    return;
+  pto_ptrmap_put(&s->done, (uint64_t)(uintptr_t)op, (void *)1);
+  for (unsigned i = 0; i < pto_op_num_operands(op); i++)
+    pto_vec_push(&s->work, pto_op_operand(op, i));
+  for (unsigned i = 0; i < pto_op_num_regions(op); i++)
+    for (PtoBlock *b = pto_region_first_block(pto_op_region(op, i)); b;
+         b = pto_block_next(b)) {
+      for (unsigned j = 0; j < pto_block_num_args(b); j++)
+        lower_to_type(pto_value_type(pto_block_arg(b, j)), &s->low, 0);
+      for (PtoOp *in = pto_block_first_op(b); in; in = pto_op_next(in))
+        pto_op_walk(in, PTO_WALK_PRE, slice_nested, s);
+    }
+}
+
+/* The least precise float dtype in the computation of `v` (its backward
+ * slice within its function), or v's own dtype when nothing is less
+ * precise. Integer values compare exactly and keep their dtype. */
+static PtoDType slice_dtype(PtoValue *v, PtoDType own) {
+  if (!pto_dtype_is_float(own)) return own;
+  Slice s = {own, {0}, {0}};
+  pto_ptrmap_init(&s.done);
+  pto_vec_push(&s.work, v);
+  while (s.work.len) {
+    PtoValue *x = s.work.data[--s.work.len];
+    lower_to_type(pto_value_type(x), &s.low, 0);
+    slice_op(&s, pto_value_is_block_arg(x)
+                     ? pto_block_parent_op(pto_value_owner_block(x))
+                     : pto_value_def_op(x));
+  }
+  pto_vec_free(&s.work);
+  pto_ptrmap_release(&s.done);
+  return s.low;
+}
+
+/* The dtype whose tolerance applies to result `res` of `op` (cached under
+ * `key`). */
+static PtoDType low_dtype(PtoLevelCheck *c, uint64_t key, PtoValue *v,
+                          PtoDType own) {
+  uintptr_t k = (uintptr_t)pto_ptrmap_get(&c->low_dtype, key);
+  if (k) return (PtoDType)(k - 1);
+  PtoDType dt = slice_dtype(v, own);
+  pto_ptrmap_put(&c->low_dtype, key, (void *)(uintptr_t)(dt + 1));
+  return dt;
 }
 
 static void tolerance(const PtoLevelCheck *c, PtoDType dt, double *rtol,
@@ -63,14 +167,68 @@ static void tolerance(const PtoLevelCheck *c, PtoDType dt, double *rtol,
 }
 
 /* ------------------------------------------------------------------ */
-/* The pipeline: passes before tile-expand, tile-expand, passes after   */
+/* The stages: cut the pipeline at its lowerings                        */
 /* ------------------------------------------------------------------ */
 
-/* Splits the canonical text `builtin.module(a,b{...},c(...))` at its
- * first top-level tile-expand (appended with its defaults when there is
- * none) and turns provenance on. */
-static bool split_pipeline(PtoContext *ctx, const char *pipeline, char **pre_out,
-                           char **tile_out) {
+/* The lowering an item of a pipeline (`name{opts}` or `anchor(...)`) runs,
+ * or NULL. */
+static const PtoPassDef *item_lowering(PtoContext *ctx, const char *item,
+                                       size_t n) {
+  size_t k = 0;
+  while (k < n && item[k] != '{' && item[k] != '(') k++;
+  char *name = pto_strndup(item, k);
+  const PtoPassDef *d = pto_lookup_pass(ctx, name);
+  pto_free(name);
+  return d && d->level_to ? d : NULL;
+}
+
+/* `item` with provenance on. */
+static void append_traced(PtoStr *dst, const char *item, size_t n) {
+  const char *brace = memchr(item, '{', n);
+  if (!brace) {
+    pto_str_append(dst, item, n);
+    pto_str_puts(dst, "{provenance=true}");
+    return;
+  }
+  for (const char *p = brace; p + 10 <= item + n; p++)
+    if (memcmp(p, "provenance", 10) == 0) {
+      pto_str_append(dst, item, n);
+      return;
+    }
+  pto_str_append(dst, item, n - 1);
+  pto_str_puts(dst, " provenance=true}");
+}
+
+/* The registered lowerings chained from the first level: the one whose
+ * input no other lowering produces, then the one reading what it makes. */
+static void default_lowerings(PtoContext *ctx, DefVec *out) {
+  const PtoPassDef **defs;
+  unsigned n = pto_registered_passes(ctx, &defs);
+  const PtoPassDef *cur = NULL;
+  for (unsigned i = 0; i < n && !cur; i++) {
+    if (!defs[i]->level_to) continue;
+    bool first = true;
+    for (unsigned j = 0; j < n; j++)
+      if (defs[j]->level_to && strcmp(defs[j]->level_to, defs[i]->level_from) == 0)
+        first = false;
+    if (first) cur = defs[i];
+  }
+  while (cur && out->len < n) {
+    pto_vec_push(out, cur);
+    const PtoPassDef *next = NULL;
+    for (unsigned j = 0; j < n && !next; j++)
+      if (defs[j]->level_from && strcmp(defs[j]->level_from, cur->level_to) == 0)
+        next = defs[j];
+    cur = next;
+  }
+  pto_free(defs);
+}
+
+/* Cuts the canonical text `builtin.module(a,b{...},c(...))` into the
+ * pipelines of the stages after the reference: the passes before the
+ * first lowering (an empty string when none), then one per lowering. */
+static bool split_pipeline(PtoContext *ctx, const char *pipeline, StrVec *parts,
+                           DefVec *lowerings) {
   char *canon = NULL;
   if (pipeline) {
     PtoPassManager *pm = pto_pm_create(ctx, "builtin.module");
@@ -82,48 +240,38 @@ static bool split_pipeline(PtoContext *ctx, const char *pipeline, char **pre_out
   const char *body = canon ? strchr(canon, '(') : NULL;
   size_t blen = body ? strlen(body) : 0;
   if (body) body++, blen = blen >= 2 ? blen - 2 : 0;
-  PtoStr pre, tile;
-  pto_str_init(&pre);
-  pto_str_init(&tile);
-  bool seen_te = false;
+  PtoStr cur;
+  pto_str_init(&cur);
   for (size_t i = 0; i < blen;) {
-    /* one top-level item */
     size_t j = i;
     int depth = 0;
     for (; j < blen && (depth > 0 || body[j] != ','); j++) {
       if (body[j] == '(' || body[j] == '{') depth++;
       else if (body[j] == ')' || body[j] == '}') depth--;
     }
-    const char *item = body + i;
-    size_t n = j - i;
-    bool te = !seen_te && n >= 11 && strncmp(item, "tile-expand", 11) == 0 &&
-              (n == 11 || item[11] == '{');
-    PtoStr *dst = seen_te || te ? &tile : &pre;
-    if (dst->len) pto_str_putc(dst, ',');
-    if (te) {
-      seen_te = true;
-      bool has = memchr(item, '{', n) != NULL;
-      bool prov = has && strstr(item, "provenance") != NULL &&
-                  (size_t)(strstr(item, "provenance") - item) < n;
-      if (prov || !has) {
-        pto_str_append(dst, item, n);
-        if (!has) pto_str_puts(dst, "{provenance=true}");
-      } else {
-        pto_str_append(dst, item, n - 1);
-        pto_str_puts(dst, " provenance=true}");
-      }
+    const PtoPassDef *low = item_lowering(ctx, body + i, j - i);
+    if (low) {
+      pto_vec_push(parts, pto_str_take(&cur));
+      pto_vec_push(lowerings, low);
+      append_traced(&cur, body + i, j - i);
     } else {
-      pto_str_append(dst, item, n);
+      if (cur.len) pto_str_putc(&cur, ',');
+      pto_str_append(&cur, body + i, j - i);
     }
     i = j + 1;
   }
-  if (!seen_te) {
-    if (tile.len) pto_str_putc(&tile, ',');
-    pto_str_puts(&tile, "tile-expand{provenance=true}");
+  if (!lowerings->len) {
+    DefVec chain = {0};
+    default_lowerings(ctx, &chain);
+    pto_vec_foreach(&chain, d) {
+      pto_vec_push(parts, pto_str_take(&cur));
+      pto_vec_push(lowerings, *d);
+      append_traced(&cur, (*d)->argument, strlen((*d)->argument));
+    }
+    pto_vec_free(&chain);
   }
-  *pre_out = pre.len ? pto_str_take(&pre) : NULL;
-  *tile_out = pto_str_take(&tile);
-  pto_str_release(&pre);
+  pto_vec_push(parts, pto_str_take(&cur));
+  pto_str_release(&cur);
   pto_free(canon);
   return true;
 }
@@ -136,112 +284,158 @@ static bool apply_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline)
   return ok;
 }
 
+static PtoWalkResult want_origins(PtoOp *op, void *user) {
+  Stage *before = user;
+  PtoOrigin o;
+  for (unsigned i = 0; i < pto_op_num_results(op); i++)
+    if (pto_origin_get(op, i, &o) && (uint64_t)o.op < before->nops)
+      pto_ptrmap_put(&before->wanted, (uint64_t)(uintptr_t)before->ops[o.op],
+                     (void *)(uintptr_t)(o.op + 1));
+  return PTO_WALK_ADVANCE;
+}
+
+/* Numbers the ops of `before` and marks those `lowered`'s values refer to. */
+static void trace(Stage *before, Stage *lowered) {
+  before->nops = pto_origin_ops(before->module, &before->ops);
+  before->recs = pto_calloc(before->nops ? before->nops : 1, sizeof *before->recs);
+  pto_op_walk(lowered->module, PTO_WALK_PRE, want_origins, before);
+}
+
 PtoLevelCheck *pto_level_check_create(PtoContext *ctx, PtoOp *module,
                                       const char *pipeline, double rtol,
                                       double atol) {
-  char *pre = NULL, *tile = NULL;
-  if (!split_pipeline(ctx, pipeline, &pre, &tile)) return NULL;
+  StrVec parts = {0};
+  DefVec lows = {0};
+  if (!split_pipeline(ctx, pipeline, &parts, &lows)) return NULL;
   PtoLevelCheck *c = pto_calloc(1, sizeof *c);
   c->ctx = ctx;
   c->rtol = rtol;
   c->atol = atol;
-  pto_ptrmap_init(&c->ordinal);
-  pto_ptrmap_init(&c->seen);
-  c->modules[PTO_LEVEL_TENSOR] = module;
-  c->pipelines[PTO_LEVEL_TENSOR] = pto_strndup("", 0);
-  c->pipelines[PTO_LEVEL_TENSOR_PRE] = pre;
-  c->pipelines[PTO_LEVEL_TILE] = tile;
-  /* The module whose pypto ops the tiles are traced to: the input, or the
-   * input after the Tensor-level passes. */
-  PtoOp *traced = module;
-  if (pre) {
-    traced = c->modules[PTO_LEVEL_TENSOR_PRE] = pto_op_clone(module, NULL);
-    if (!apply_pipeline(ctx, traced, pre)) goto fail;
+  pto_ptrmap_init(&c->low_dtype);
+  /* parts[0] (the passes before the first lowering) makes a stage only
+   * when it has passes. */
+  bool pre = parts.data[0][0] != 0;
+  c->stages = pto_calloc(parts.len + 1, sizeof *c->stages);
+  Stage *s = &c->stages[c->nstages++];
+  s->module = module;
+  s->pipeline = pto_strndup("", 0);
+  s->level = lows.len ? lows.data[0]->level_from : "input";
+  for (uint32_t i = 0; i < parts.len; i++) {
+    if (i == 0 && !pre) {
+      pto_free(parts.data[0]);
+      continue;
+    }
+    Stage *prev = &c->stages[c->nstages - 1];
+    s = &c->stages[c->nstages++];
+    s->pipeline = parts.data[i];
+    s->lowered = i > 0;
+    s->level = i > 0 ? lows.data[i - 1]->level_to : prev->level;
+    pto_ptrmap_init(&s->wanted);
+    pto_ptrmap_init(&s->seen);
+    s->module = pto_op_clone(prev->module, NULL);
+    if (!apply_pipeline(ctx, s->module, s->pipeline)) {
+      for (uint32_t j = i + 1; j < parts.len; j++) pto_free(parts.data[j]);
+      pto_vec_free(&parts);
+      pto_vec_free(&lows);
+      pto_level_check_destroy(c);
+      return NULL;
+    }
+    if (s->lowered) trace(prev, s);
   }
-  c->nref = pto_tile_origin_ops(traced, &c->ref_ops);
-  c->recs = pto_calloc(c->nref ? c->nref : 1, sizeof *c->recs);
-  for (unsigned i = 0; i < c->nref; i++)
-    pto_ptrmap_put(&c->ordinal, (uint64_t)(uintptr_t)c->ref_ops[i],
-                   (void *)(uintptr_t)(i + 1));
-  c->modules[PTO_LEVEL_TILE] = pto_op_clone(traced, NULL);
-  if (!apply_pipeline(ctx, c->modules[PTO_LEVEL_TILE], tile)) goto fail;
+  pto_vec_free(&parts);
+  pto_vec_free(&lows);
   return c;
-fail:
-  pto_level_check_destroy(c);
-  return NULL;
 }
 
-static void release_outputs(StageOut *o) {
-  for (unsigned i = 0; i < o->n; i++) pto_interp_value_release(&o->vals[i]);
-  pto_free(o->vals);
-  o->vals = NULL;
-  o->n = 0;
+static void release_values(PtoInterpValue **vals, unsigned *n) {
+  for (unsigned i = 0; i < *n; i++) pto_interp_value_release(&(*vals)[i]);
+  pto_free(*vals);
+  *vals = NULL;
+  *n = 0;
 }
 
 /* Forgets what the last run recorded. */
 static void reset(PtoLevelCheck *c) {
-  for (unsigned s = 0; s < PTO_LEVEL_NUM_STAGES; s++) release_outputs(&c->outs[s]);
-  for (unsigned i = 0; i < c->nref; i++) {
-    pto_vec_foreach(&c->recs[i], v) pto_interp_value_release(v);
-    pto_vec_clear(&c->recs[i]);
+  for (unsigned k = 0; k < c->nstages; k++) {
+    Stage *s = &c->stages[k];
+    release_values(&s->outs, &s->nouts);
+    for (unsigned i = 0; s->recs && i < s->nops; i++) {
+      pto_vec_foreach(&s->recs[i], v) pto_interp_value_release(v);
+      pto_vec_clear(&s->recs[i]);
+    }
+    pto_ptrmap_release(&s->seen);
+    pto_ptrmap_init(&s->seen);
+    s->checked = s->differ = 0;
+    s->bad = NULL;
   }
-  pto_ptrmap_release(&c->seen);
-  pto_ptrmap_init(&c->seen);
-  c->checked = c->differ = 0;
-  c->bad = NULL;
 }
 
 void pto_level_check_destroy(PtoLevelCheck *c) {
   if (!c) return;
   reset(c);
-  for (unsigned i = 0; i < c->nref; i++) pto_vec_free(&c->recs[i]);
-  pto_free(c->recs);
-  pto_free(c->ref_ops);
-  pto_ptrmap_release(&c->ordinal);
-  pto_ptrmap_release(&c->seen);
-  for (unsigned s = PTO_LEVEL_TENSOR_PRE; s < PTO_LEVEL_NUM_STAGES; s++)
-    if (c->modules[s]) pto_op_destroy(c->modules[s]);
-  for (unsigned s = 0; s < PTO_LEVEL_NUM_STAGES; s++) pto_free(c->pipelines[s]);
+  for (unsigned k = 0; k < c->nstages; k++) {
+    Stage *s = &c->stages[k];
+    for (unsigned i = 0; s->recs && i < s->nops; i++) pto_vec_free(&s->recs[i]);
+    pto_free(s->recs);
+    pto_free(s->ops);
+    pto_ptrmap_release(&s->wanted);
+    pto_ptrmap_release(&s->seen);
+    if (k > 0 && s->module) pto_op_destroy(s->module);
+    pto_free(s->pipeline);
+  }
+  pto_free(c->stages);
+  pto_ptrmap_release(&c->low_dtype);
   pto_free(c);
 }
 
-PtoOp *pto_level_check_module(PtoLevelCheck *c, PtoLevelStage s) {
-  return s < PTO_LEVEL_NUM_STAGES ? c->modules[s] : NULL;
+unsigned pto_level_check_num_stages(PtoLevelCheck *c) { return c->nstages; }
+
+PtoOp *pto_level_check_module(PtoLevelCheck *c, unsigned stage) {
+  return stage < c->nstages ? c->stages[stage].module : NULL;
 }
 
-const char *pto_level_check_pipeline(PtoLevelCheck *c, PtoLevelStage s) {
-  return s < PTO_LEVEL_NUM_STAGES && c->pipelines[s] ? c->pipelines[s] : "";
+const char *pto_level_check_pipeline(PtoLevelCheck *c, unsigned stage) {
+  return stage < c->nstages ? c->stages[stage].pipeline : "";
+}
+
+const char *pto_level_check_level(PtoLevelCheck *c, unsigned stage) {
+  return stage < c->nstages ? c->stages[stage].level : "";
+}
+
+bool pto_level_check_lowered(PtoLevelCheck *c, unsigned stage) {
+  return stage < c->nstages && c->stages[stage].lowered;
 }
 
 /* ------------------------------------------------------------------ */
 /* Observers                                                            */
 /* ------------------------------------------------------------------ */
 
-static PtoResult record(PtoOp *op, const PtoInterpValue *res, unsigned n,
-                        void *user) {
-  PtoLevelCheck *c = user;
-  uintptr_t k = (uintptr_t)pto_ptrmap_get(&c->ordinal, (uint64_t)(uintptr_t)op);
-  if (k)
-    for (unsigned i = 0; i < n; i++)
-      pto_vec_push(&c->recs[k - 1], pto_interp_value_copy(&res[i]));
-  return PTO_SUCCESS;
-}
+typedef struct Observed {
+  PtoLevelCheck *c;
+  unsigned stage;
+} Observed;
 
-/* Compares one tile with the window of the Tensor-level result it came
- * from; records the first that differs. */
-static void check_one(PtoLevelCheck *c, PtoOp *op, PtoType *tt, PtoTensor *tile,
-                      const PtoTileOrigin *o, int64_t exec) {
-  if (o->op < 0 || (uint64_t)o->op >= c->nref) return;
-  unsigned nres = pto_op_num_results(c->ref_ops[o->op]);
-  ValVec *rv = &c->recs[o->op];
+/* Compares one traced value with the window of the result of the stage
+ * before it came from; records the first that differs. */
+static void check_one(PtoLevelCheck *c, unsigned stage, PtoOp *op,
+                      PtoTensor *val, const PtoOrigin *o, int64_t exec) {
+  Stage *s = &c->stages[stage], *before = &c->stages[stage - 1];
+  if (o->op < 0 || (uint64_t)o->op >= before->nops) return;
+  PtoOp *src = before->ops[o->op];
+  unsigned nres = pto_op_num_results(src);
+  ValVec *rv = &before->recs[o->op];
   uint64_t at = (uint64_t)(exec - 1) * nres + o->result;
   if (o->result >= nres || at >= rv->len) return;
   const PtoInterpValue *ref = &rv->data[at];
   if (ref->kind != PTO_IVAL_TENSOR) return;
   const PtoNdArray *ra = pto_tensor_array(ref->tensor);
-  if (o->rank != ra->rank) return;
+  unsigned vr = pto_tensor_rank(val);
+  if (o->rank != ra->rank || vr > ra->rank) return;
+  /* The window has the traced value's shape, right-aligned. */
+  const PtoNdArray *va = pto_tensor_array(val);
   int64_t win[PTO_MAX_RANK];
-  pto_tile_window_shape(tt, ra->rank, win);
+  for (unsigned d = 0; d < ra->rank; d++)
+    win[d] = d + vr >= ra->rank ? va->shape[d + vr - ra->rank] : 1;
   for (unsigned d = 0; d < ra->rank; d++)
     if (o->offsets[d] < 0 || win[d] > ra->shape[d] ||
         o->offsets[d] > ra->shape[d] - win[d])
@@ -249,37 +443,46 @@ static void check_one(PtoLevelCheck *c, PtoOp *op, PtoType *tt, PtoTensor *tile,
   PtoNdArray exp = *ra;
   exp.data = pto_ndarray_elem_ptr(ra, o->offsets);
   memcpy(exp.shape, win, ra->rank * sizeof *win);
-  PtoTensor *ct = pto_tensor_reshape(tile, ra->rank, win); /* contiguous */
+  PtoTensor *ct = pto_tensor_reshape(val, ra->rank, win); /* contiguous */
+  uint64_t key = ((uint64_t)(stage - 1) << 48) ^ ((uint64_t)o->op << 8) ^ o->result;
+  PtoDType dt = low_dtype(c, key + 1, pto_op_result(src, o->result), ra->dtype);
   double rtol, atol;
-  tolerance(c, ra->dtype, &rtol, &atol);
+  tolerance(c, dt, &rtol, &atol);
   PtoCompareResult r;
   bool ok = pto_compare_arrays(pto_tensor_array(ct), &exp, rtol, atol, &r);
   pto_tensor_release(ct);
-  c->checked++;
-  if (!ok) c->differ++;
-  if (ok || c->bad) return;
-  c->bad = op;
-  c->origin = *o;
-  c->exec = exec;
-  c->cmp = r;
-  c->bad_rtol = rtol;
-  c->bad_atol = atol;
+  s->checked++;
+  if (!ok) s->differ++;
+  if (ok || s->bad) return;
+  s->bad = op;
+  s->origin = *o;
+  s->exec = exec;
+  s->cmp = r;
+  s->bad_rtol = rtol;
+  s->bad_atol = atol;
   for (unsigned d = 0; d < ra->rank; d++)
-    c->index[d] = o->offsets[d] + r.worst_index[d];
+    s->index[d] = o->offsets[d] + r.worst_index[d];
 }
 
-static PtoResult check_tiles(PtoOp *op, const PtoInterpValue *res, unsigned n,
-                             void *user) {
-  PtoLevelCheck *c = user;
-  if (!pto_op_attr(op, PTO_TILE_ORIGIN_ATTR)) return PTO_SUCCESS;
+static PtoResult observe(PtoOp *op, const PtoInterpValue *res, unsigned n,
+                         void *user) {
+  const Observed *ob = user;
+  PtoLevelCheck *c = ob->c;
+  Stage *s = &c->stages[ob->stage];
+  uintptr_t k = s->recs ? (uintptr_t)pto_ptrmap_get(&s->wanted,
+                                                    (uint64_t)(uintptr_t)op)
+                        : 0;
+  if (k)
+    for (unsigned i = 0; i < n; i++)
+      pto_vec_push(&s->recs[k - 1], pto_interp_value_copy(&res[i]));
+  if (!s->lowered || !pto_op_attr(op, PTO_ORIGIN_ATTR)) return PTO_SUCCESS;
   uint64_t key = (uint64_t)(uintptr_t)op;
-  int64_t exec = (int64_t)(intptr_t)pto_ptrmap_get(&c->seen, key) + 1;
-  pto_ptrmap_put(&c->seen, key, (void *)(intptr_t)exec);
+  int64_t exec = (int64_t)(intptr_t)pto_ptrmap_get(&s->seen, key) + 1;
+  pto_ptrmap_put(&s->seen, key, (void *)(intptr_t)exec);
   for (unsigned i = 0; i < n; i++) {
-    PtoTileOrigin o;
-    if (res[i].kind == PTO_IVAL_TENSOR && pto_tile_get_origin(op, i, &o))
-      check_one(c, op, pto_value_type(pto_op_result(op, i)), res[i].tensor, &o,
-                exec);
+    PtoOrigin o;
+    if (res[i].kind == PTO_IVAL_TENSOR && pto_origin_get(op, i, &o))
+      check_one(c, ob->stage, op, res[i].tensor, &o, exec);
   }
   return PTO_SUCCESS;
 }
@@ -288,98 +491,119 @@ static PtoResult check_tiles(PtoOp *op, const PtoInterpValue *res, unsigned n,
 /* Running and comparing                                                */
 /* ------------------------------------------------------------------ */
 
-static PtoResult run_stage(PtoLevelCheck *c, PtoLevelStage s, const char *name,
-                           const PtoInterpValue *args, unsigned nargs,
-                           PtoInterpObserver obs, PtoLevelInterpFn new_interp,
-                           void *user) {
-  PtoOp *module = c->modules[s];
-  PtoOp *func = pto_symbol_lookup(module, name);
-  if (!func || !pto_op_is(func, "func.func"))
-    return pto_emit_error(c->ctx, pto_op_loc(module),
-                          "the %s stage has no function @%s",
-                          s == PTO_LEVEL_TILE ? "Tile-level" : "Tensor-level", name);
-  PtoInterp *I = new_interp ? new_interp(c->ctx, user) : pto_interp_create(c->ctx, NULL);
-  if (obs) pto_interp_set_observer(I, obs, c);
-  StageOut *o = &c->outs[s];
-  PtoResult r = pto_interp_run(I, func, args, nargs, &o->vals, &o->n);
-  pto_interp_destroy(I);
-  return r;
-}
-
 PtoResult pto_level_check_run(PtoLevelCheck *c, const char *func_name,
                               const PtoInterpValue *args, unsigned nargs,
                               PtoLevelInterpFn new_interp, void *user) {
   reset(c);
-  bool pre = c->modules[PTO_LEVEL_TENSOR_PRE] != NULL;
-  if (run_stage(c, PTO_LEVEL_TENSOR, func_name, args, nargs, pre ? NULL : record,
-                new_interp, user))
-    return PTO_FAILURE;
-  if (pre && run_stage(c, PTO_LEVEL_TENSOR_PRE, func_name, args, nargs, record,
-                       new_interp, user))
-    return PTO_FAILURE;
-  return run_stage(c, PTO_LEVEL_TILE, func_name, args, nargs, check_tiles,
-                   new_interp, user);
+  c->func_name = NULL;
+  for (unsigned k = 0; k < c->nstages; k++) {
+    Stage *s = &c->stages[k];
+    PtoOp *func = pto_symbol_lookup(s->module, func_name);
+    if (!func || !pto_op_is(func, "func.func"))
+      return pto_emit_error(c->ctx, pto_op_loc(s->module),
+                            "the %s level's stage %u has no function @%s",
+                            s->level, k, func_name);
+    PtoInterp *I = new_interp ? new_interp(c->ctx, user)
+                              : pto_interp_create(c->ctx, NULL);
+    Observed ob = {c, k};
+    if (s->lowered || s->recs) pto_interp_set_observer(I, observe, &ob);
+    PtoResult r = pto_interp_run(I, func, args, nargs, &s->outs, &s->nouts);
+    pto_interp_destroy(I);
+    if (r) return PTO_FAILURE;
+  }
+  c->func_name = func_name;
+  return PTO_SUCCESS;
 }
 
-const PtoInterpValue *pto_level_check_outputs(PtoLevelCheck *c, PtoLevelStage s,
+const PtoInterpValue *pto_level_check_outputs(PtoLevelCheck *c, unsigned stage,
                                               unsigned *n) {
-  if (s >= PTO_LEVEL_NUM_STAGES || !c->outs[s].vals) {
+  if (stage >= c->nstages || !c->stages[stage].outs) {
     *n = 0;
     return NULL;
   }
-  *n = c->outs[s].n;
-  return c->outs[s].vals;
+  *n = c->stages[stage].nouts;
+  return c->stages[stage].outs;
 }
 
-bool pto_level_check_compare(PtoLevelCheck *c, PtoLevelStage s, unsigned i,
+/* The dtype whose tolerance applies to output `i` of the reference. */
+static PtoDType output_dtype(PtoLevelCheck *c, unsigned i, PtoDType own) {
+  PtoOp *func = c->func_name ? pto_symbol_lookup(c->stages[0].module, c->func_name)
+                             : NULL;
+  if (!func || !pto_op_num_regions(func)) return own;
+  PtoBlock *b = pto_region_first_block(pto_op_region(func, 0));
+  PtoOp *ret = b ? pto_block_terminator(b) : NULL;
+  if (!ret || i >= pto_op_num_operands(ret)) return own;
+  return low_dtype(c, ((uint64_t)1 << 63) ^ i, pto_op_operand(ret, i), own);
+}
+
+bool pto_level_check_compare(PtoLevelCheck *c, unsigned stage, unsigned i,
                              PtoCompareResult *r, double *rtol, double *atol) {
   memset(r, 0, sizeof *r);
   *rtol = *atol = 0;
-  if (s >= PTO_LEVEL_NUM_STAGES) {
+  if (stage >= c->nstages) {
     r->numel = -1;
     return false;
   }
-  StageOut *got = &c->outs[s], *ref = &c->outs[PTO_LEVEL_TENSOR];
-  if (i >= got->n || i >= ref->n) {
+  Stage *got = &c->stages[stage], *ref = &c->stages[0];
+  if (i >= got->nouts || i >= ref->nouts) {
     r->numel = -1;
     return false;
   }
   uint64_t b1, b2;
-  PtoNdArray g = pto_interp_value_array(&got->vals[i], &b1);
-  PtoNdArray e = pto_interp_value_array(&ref->vals[i], &b2);
+  PtoNdArray g = pto_interp_value_array(&got->outs[i], &b1);
+  PtoNdArray e = pto_interp_value_array(&ref->outs[i], &b2);
   if (g.rank != e.rank || memcmp(g.shape, e.shape, g.rank * sizeof(int64_t)) != 0) {
     r->numel = -1;
     return false;
   }
-  tolerance(c, e.dtype, rtol, atol);
+  tolerance(c, output_dtype(c, i, e.dtype), rtol, atol);
   return pto_compare_arrays(&g, &e, *rtol, *atol, r);
 }
 
-int64_t pto_level_check_tiles_checked(PtoLevelCheck *c) { return c->checked; }
-int64_t pto_level_check_tiles_differing(PtoLevelCheck *c) { return c->differ; }
+int64_t pto_level_check_traced_checked(PtoLevelCheck *c, unsigned stage) {
+  return stage < c->nstages ? c->stages[stage].checked : 0;
+}
 
-void pto_level_check_report_tile(PtoLevelCheck *c, bool outputs_ok) {
-  if (!c->bad) return;
-  const PtoTileOrigin *o = &c->origin;
-  PtoOp *src = c->ref_ops[o->op];
-  PtoStr offs, at;
+int64_t pto_level_check_traced_differing(PtoLevelCheck *c, unsigned stage) {
+  return stage < c->nstages ? c->stages[stage].differ : 0;
+}
+
+/* "tile" for the Tile level: how a level's ops are called. */
+static void lower_name(PtoStr *out, const char *level) {
+  for (const char *p = level; *p; p++)
+    pto_str_putc(out, (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p));
+}
+
+void pto_level_check_report_traced(PtoLevelCheck *c, unsigned stage,
+                                   bool outputs_ok) {
+  if (stage == 0 || stage >= c->nstages || !c->stages[stage].bad) return;
+  Stage *s = &c->stages[stage], *before = &c->stages[stage - 1];
+  const PtoOrigin *o = &s->origin;
+  PtoOp *src = before->ops[o->op];
+  PtoStr offs, at, kind;
   pto_str_init(&offs);
   pto_str_init(&at);
+  pto_str_init(&kind);
+  lower_name(&kind, s->level);
   for (unsigned d = 0; d < o->rank; d++) {
     pto_str_printf(&offs, "%s%" PRId64, d ? ", " : "", o->offsets[d]);
-    pto_str_printf(&at, "%s%" PRId64, d ? ", " : "", c->index[d]);
+    pto_str_printf(&at, "%s%" PRId64, d ? ", " : "", s->index[d]);
   }
   PtoDiag *dg = pto_op_diag(
-      c->bad, outputs_ok ? PTO_DIAG_WARNING : PTO_DIAG_ERROR,
-      "is the first tile op whose value differs from the Tensor level: its "
-      "tile at [%s] of result #%u of '%s' (execution %" PRId64 ") has %" PRId64
+      s->bad, outputs_ok ? PTO_DIAG_WARNING : PTO_DIAG_ERROR,
+      "is the first %s op whose value differs from the %s level: its %s at "
+      "[%s] of result #%u of '%s' (execution %" PRId64 ") has %" PRId64
       " of %" PRId64 " elements beyond rtol=%g atol=%g; at [%s]: got %.9g, "
       "expected %.9g",
-      offs.data ? offs.data : "", o->result, pto_op_name_str(src), c->exec,
-      c->cmp.num_mismatched, c->cmp.numel, c->bad_rtol, c->bad_atol,
-      at.data ? at.data : "", c->cmp.worst_got, c->cmp.worst_expected);
-  pto_diag_note(dg, pto_op_loc(src), "the Tensor-level op it came from");
+      kind.data, before->level, kind.data, offs.data ? offs.data : "",
+      o->result, pto_op_name_str(src), s->exec, s->cmp.num_mismatched,
+      s->cmp.numel, s->bad_rtol, s->bad_atol, at.data ? at.data : "",
+      s->cmp.worst_got, s->cmp.worst_expected);
+  pto_str_release(&kind);
+  pto_str_printf(&kind, "the %s-level op it came from", before->level);
+  pto_diag_note(dg, pto_op_loc(src), "%s", kind.data);
   pto_diag_emit(dg);
   pto_str_release(&offs);
   pto_str_release(&at);
+  pto_str_release(&kind);
 }

@@ -130,12 +130,31 @@ static int cmp_pipeline(const void *a, const void *b) {
                 (*(NamedPipeline *const *)b)->argument);
 }
 
+/* A lowering names both levels and can mark what it produces. */
+static PtoResult check_lowering(PtoContext *ctx, const PtoPassDef *def) {
+  if (!def->level_from && !def->level_to) return PTO_SUCCESS;
+  if (!def->level_from || !def->level_to || !*def->level_from || !*def->level_to)
+    return pto_emit_error(ctx, NULL,
+                          "cannot register pass '%s': a lowering names both "
+                          "the level it reads and the level it produces",
+                          def->argument);
+  for (unsigned i = 0; i < def->num_options; i++)
+    if (def->options[i].kind == PTO_OPT_BOOL &&
+        strcmp(def->options[i].name, "provenance") == 0)
+      return PTO_SUCCESS;
+  return pto_emit_error(ctx, NULL,
+                        "cannot register pass '%s': a lowering has a bool "
+                        "option 'provenance'",
+                        def->argument);
+}
+
 PtoResult pto_register_pass(PtoContext *ctx, const PtoPassDef *def) {
   if (!def || !def->run)
     return pto_emit_error(ctx, NULL,
                           "cannot register pass '%s': it has no run function",
                           def && def->argument ? def->argument : "");
-  if (check_free(ctx, "pass", def->argument) || check_options(ctx, def))
+  if (check_free(ctx, "pass", def->argument) || check_options(ctx, def) ||
+      check_lowering(ctx, def))
     return PTO_FAILURE;
   PassRegistry *r = pto_pass_registry(ctx);
   RegEntry *e = pto_arena_zalloc(&r->arena, sizeof *e);

@@ -33,8 +33,11 @@ void pto_vec_grow_(void **data, uint32_t *cap, uint32_t need, size_t elem);
   (pto_vec_reserve((v), (v)->len + (n)),                             \
    memcpy((v)->data + (v)->len, (src), (n) * sizeof(*(v)->data)),    \
    (v)->len += (n))
-#define pto_vec_foreach(v, it) \
-  for (__typeof__((v)->data) it = (v)->data; it < (v)->data + (v)->len; ++it)
+/* An empty vector's data may be NULL, and NULL + 0 is undefined in C: the
+ * bound is only formed for a non-NULL pointer. */
+#define pto_vec_foreach(v, it)                                               \
+  for (__typeof__((v)->data) it = (v)->data; it && it < (v)->data + (v)->len; \
+       ++it)
 
 /* A growable array whose first N elements live in the struct itself: for
  * the short lists collected per op on hot paths (a local needs no heap

@@ -333,16 +333,26 @@ static bool process_chunk(Run *run, const char *text, size_t len,
   if (ok && pto_pm_run(run->pm, module)) ok = false;
   if (ok) {
     t0 = pto_now_seconds();
+    /* the printer reports what it cannot print (regions nested past the
+     * limit after --inline --verify-each=false): output that does not
+     * read back is an error, and does not replace an -o file */
+    unsigned errors = pto_ctx_num_errors(run->ctx);
     if (out) {
       char *s = pto_op_print_to_string(module, run->print_flags);
       pto_str_puts(out, s);
       pto_free(s);
+      ok = pto_ctx_num_errors(run->ctx) == errors;
     } else {
       PtoOutFile f;
       ok = open_output(o, run->tool, &f);
       if (ok) {
         pto_op_print(module, f.f, run->print_flags);
-        ok = close_output(o, run->tool, &f);
+        if (pto_ctx_num_errors(run->ctx) != errors) {
+          ok = false;
+          if (f.f != stdout) pto_out_file_abandon(&f);
+        } else {
+          ok = close_output(o, run->tool, &f);
+        }
       }
     }
     pto_pm_add_timing(run->pm, "output", pto_now_seconds() - t0);

@@ -95,6 +95,9 @@ void pto_tool_passes_markdown(PtoContext *ctx, const char *tool, PtoStr *s) {
     pto_str_printf(s, "\n## `%s`\n\n%s.\n\nRuns on: %s%s%s.\n", d->argument,
                    d->summary ? d->summary : "", d->anchor ? "`" : "",
                    anchor_text(d), d->anchor ? "`" : "");
+    if (d->level_to)
+      pto_str_printf(s, "\nLowers the %s level to the %s level.\n",
+                     d->level_from, d->level_to);
     if (d->description) pto_str_printf(s, "\n%s\n", d->description);
     if (d->num_options) {
       pto_str_puts(s, "\n| option | kind | default | description |\n"

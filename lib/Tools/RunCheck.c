@@ -7,6 +7,7 @@
 #include "pto/Dialect/Tile.h"
 #include "pto/Dialects.h"
 #include "pto/LevelCheck.h"
+#include "pto/Origin.h"
 
 #include "Support/Alloc.h"
 
@@ -26,11 +27,11 @@ typedef struct Perturb {
 
 static PtoWalkResult find_perturbed(PtoOp *op, void *user) {
   Perturb *p = user;
-  PtoTileOrigin o;
+  PtoOrigin o;
   for (unsigned i = 0; i < pto_op_num_results(op); i++) {
     PtoType *t = pto_value_type(pto_op_result(op, i));
     if (!pto_type_is_tile(t) || !pto_elem_is_numeric(pto_tile_elem(t)) ||
-        !pto_tile_get_origin(op, i, &o))
+        !pto_origin_get(op, i, &o))
       continue;
     if (--p->left == 0) {
       p->op = op;
@@ -68,10 +69,10 @@ static bool perturb(const RunOptions *o, PtoContext *ctx, PtoOp *module) {
   PtoType *t = pto_value_type(v);
   PtoOp *adds = pto_tile_build(&b, PTO_TILE_ADDS, ops, 2, &t, 1, NULL, 0);
   pto_value_replace_uses_except(v, pto_op_result(adds, 0), adds);
-  PtoTileOrigin org;
-  pto_tile_get_origin(p.op, p.res, &org);
-  pto_tile_set_origin(adds, 0, &org);
-  pto_op_remove_attr(p.op, PTO_TILE_ORIGIN_ATTR);
+  PtoOrigin org;
+  pto_origin_get(p.op, p.res, &org);
+  pto_origin_set(adds, 0, &org);
+  pto_op_remove_attr(p.op, PTO_ORIGIN_ATTR);
   return true;
 }
 
@@ -92,9 +93,11 @@ static PtoInterp *new_interp(PtoContext *ctx, void *user) {
 }
 
 /* One line per output: its error against the reference. */
-static bool report_stage(PtoLevelCheck *c, PtoLevelStage s, const char *stage) {
-  unsigned n;
+static bool report_stage(PtoLevelCheck *c, unsigned s, const char *stage) {
+  unsigned n, nref;
   const PtoInterpValue *got = pto_level_check_outputs(c, s, &n);
+  const PtoInterpValue *ref = pto_level_check_outputs(c, 0, &nref);
+  const char *level0 = pto_level_check_level(c, 0);
   bool all = true;
   for (unsigned i = 0; i < n; i++) {
     double rtol, atol;
@@ -102,13 +105,12 @@ static bool report_stage(PtoLevelCheck *c, PtoLevelStage s, const char *stage) {
     bool ok = pto_level_check_compare(c, s, i, &r, &rtol, &atol);
     char s1[PTO_SHAPE_STR_MAX], s2[PTO_SHAPE_STR_MAX];
     if (r.numel < 0) {
-      unsigned nref;
-      const PtoInterpValue *ref = pto_level_check_outputs(c, PTO_LEVEL_TENSOR, &nref);
       uint64_t b1, b2;
       PtoNdArray g = pto_interp_value_array(&got[i], &b1);
       PtoNdArray e = pto_interp_value_array(&ref[i], &b2);
-      printf("%s: out%u has shape %s, the Tensor level's %s - MISMATCH\n", stage,
-             i, pto_shape_str(s1, g.rank, g.shape), pto_shape_str(s2, e.rank, e.shape));
+      printf("%s: out%u has shape %s, the %s level's %s - MISMATCH\n", stage, i,
+             pto_shape_str(s1, g.rank, g.shape), level0,
+             pto_shape_str(s2, e.rank, e.shape));
       all = false;
       continue;
     }
@@ -128,9 +130,26 @@ static bool report_stage(PtoLevelCheck *c, PtoLevelStage s, const char *stage) {
   return all;
 }
 
+/* "tiles" for the Tile level. */
+static void plural_name(char *buf, size_t size, const char *level) {
+  size_t n = 0;
+  for (; level[n] && n + 2 < size; n++)
+    buf[n] = (char)(level[n] >= 'A' && level[n] <= 'Z' ? level[n] - 'A' + 'a'
+                                                       : level[n]);
+  buf[n++] = 's';
+  buf[n] = 0;
+}
+
 static void release_values(PtoInterpValue *v, unsigned n) {
   for (unsigned i = 0; i < n; i++) pto_interp_value_release(&v[i]);
   pto_free(v);
+}
+
+/* The stage --perturb-tile-op changes: the first one a lowering made. */
+static PtoOp *first_lowered_module(PtoLevelCheck *c) {
+  for (unsigned s = 1; s < pto_level_check_num_stages(c); s++)
+    if (pto_level_check_lowered(c, s)) return pto_level_check_module(c, s);
+  return NULL;
 }
 
 int run_check_levels(const RunOptions *o, PtoContext *ctx, PtoOp *module,
@@ -146,42 +165,70 @@ int run_check_levels(const RunOptions *o, PtoContext *ctx, PtoOp *module,
   int rc = 1;
   InterpMaker maker = {o, interp_fn};
   const char *name = pto_ident_str(pto_op_symbol_name(func));
+  unsigned nstages = pto_level_check_num_stages(c);
   if (!run_make_inputs(o, ctx, func, args)) goto done;
-  if (o->perturb && !perturb(o, ctx, pto_level_check_module(c, PTO_LEVEL_TILE)))
-    goto done;
+  if (o->perturb) {
+    PtoOp *m = first_lowered_module(c);
+    if (!m) {
+      run_error(o, "--perturb-tile-op: the pipeline has no lowering");
+      goto done;
+    }
+    if (!perturb(o, ctx, m)) goto done;
+  }
   if (pto_level_check_run(c, name, args, nargs, new_interp, &maker)) goto done;
   unsigned nref;
-  const PtoInterpValue *ref = pto_level_check_outputs(c, PTO_LEVEL_TENSOR, &nref);
+  const PtoInterpValue *ref = pto_level_check_outputs(c, 0, &nref);
   for (unsigned i = 0; i < nref && !o->quiet; i++) {
     char *ts = pto_interp_value_to_string(&ref[i]);
-    printf("Tensor level: @%s out%u %s (the reference)\n", name, i, ts);
+    printf("%s level: @%s out%u %s (the reference)\n",
+           pto_level_check_level(c, 0), name, i, ts);
     pto_free(ts);
   }
   bool ok = true;
-  char label[512];
-  if (pto_level_check_module(c, PTO_LEVEL_TENSOR_PRE)) {
-    snprintf(label, sizeof label, "Tensor level after '%s'",
-             pto_level_check_pipeline(c, PTO_LEVEL_TENSOR_PRE));
-    ok &= report_stage(c, PTO_LEVEL_TENSOR_PRE, label);
+  unsigned first_bad = 0; /* the first stage whose outputs differ */
+  char label[512], what[64], from[64];
+  for (unsigned s = 1; s < nstages; s++) {
+    snprintf(label, sizeof label, "%s level after '%s'",
+             pto_level_check_level(c, s), pto_level_check_pipeline(c, s));
+    bool stage_ok = report_stage(c, s, label);
+    if (!stage_ok && !first_bad) first_bad = s;
+    ok &= stage_ok;
   }
-  snprintf(label, sizeof label, "Tile level after '%s'",
-           pto_level_check_pipeline(c, PTO_LEVEL_TILE));
-  ok &= report_stage(c, PTO_LEVEL_TILE, label);
-  int64_t differ = pto_level_check_tiles_differing(c);
-  if (differ)
-    printf("Tile level: %" PRId64 " tiles compared with the Tensor-level values "
-           "they came from, %" PRId64 " differ\n",
-           pto_level_check_tiles_checked(c), differ);
-  else
-    printf("Tile level: %" PRId64 " tiles compared with the Tensor-level values "
-           "they came from, all within tolerance\n",
-           pto_level_check_tiles_checked(c));
+  unsigned traced_bad = 0; /* the first stage with a traced value differing */
+  for (unsigned s = 1; s < nstages; s++) {
+    if (!pto_level_check_lowered(c, s)) continue;
+    int64_t differ = pto_level_check_traced_differing(c, s);
+    plural_name(what, sizeof what, pto_level_check_level(c, s));
+    snprintf(from, sizeof from, "%s", pto_level_check_level(c, s - 1));
+    if (differ)
+      printf("%s level: %" PRId64 " %s compared with the %s-level values "
+             "they came from, %" PRId64 " differ\n",
+             pto_level_check_level(c, s), pto_level_check_traced_checked(c, s),
+             what, from, differ);
+    else
+      printf("%s level: %" PRId64 " %s compared with the %s-level values "
+             "they came from, all within tolerance\n",
+             pto_level_check_level(c, s), pto_level_check_traced_checked(c, s),
+             what, from);
+    if (differ && !traced_bad) traced_bad = s;
+  }
   fflush(stdout);
-  if (differ) pto_level_check_report_tile(c, ok);
-  else if (!ok)
-    run_error(o, "no traced tile differs from the Tensor level; the difference "
-                 "arises in ops tile-expand does not trace (workspaces, "
-                 "assembles, or passes after tile-expand)");
+  if (!ok && !pto_level_check_lowered(c, first_bad)) {
+    run_error(o, "the outputs differ from the %s level already after '%s', "
+                 "before any lowering: the difference predates the first "
+                 "traced op, so no op can be named",
+              pto_level_check_level(c, 0), pto_level_check_pipeline(c, first_bad));
+  } else if (traced_bad) {
+    pto_level_check_report_traced(c, traced_bad, ok);
+  } else if (!ok) {
+    plural_name(what, sizeof what, pto_level_check_level(c, first_bad));
+    run_error(o, "no traced %.*s differs from the %s level; the difference "
+                 "arises in ops '%s' does not trace (workspaces, assembles, or "
+                 "passes after the lowering)",
+              (int)strlen(what) - 1, what,
+              pto_level_check_level(c, first_bad - 1),
+              pto_level_check_pipeline(c, first_bad));
+  }
   rc = ok ? 0 : 1;
 done:
   release_values(args, nargs);

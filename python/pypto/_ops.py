@@ -822,3 +822,20 @@ def _setitem(y, key, value):
     if any(concrete(w) != concrete(h) for w, h in zip(window, xs)):
         x = expand(x, window)
     _assemble_into(y, x, offsets, loc)
+
+
+# ------------------------------------------------- the C op list, mirrored --
+
+# Every op of the pypto dialect (the C op table) and the Python function
+# that traces it ("Tensor.shape": reading a dynamic size). The scalar forms
+# (adds, ...) are what the binary functions emit for a Python number.
+# test/Python/test_op_list.py holds this against the library's own list,
+# so that an op is not forgotten on one side.
+C_OPS = dict(
+    {m: m for m in """abs neg exp log sqrt rsqrt reciprocal relu sigmoid tanh
+     silu gelu sin cos floor ceil round erf cast add sub mul div maximum minimum
+     pow eq ne lt le gt ge where sum amax amin prod argmax argmin matmul view
+     assemble reshape transpose concat expand full zeros gather index_select
+     scatter_update topk quantize dequantize softmax rms_norm layer_norm""".split()},
+    adds="add", subs="sub", muls="mul", divs="div", maxs="maximum", mins="minimum",
+    dim="Tensor.shape")

@@ -7,8 +7,8 @@ wrote: the generated inputs in0.npy, ... and the results out0.npy, ....
 The reference is computed here from the inputs in float64 and compared
 with the example's output within a few units in the last place of the
 output dtype (or within TOL times the largest reference magnitude, for runs
-that round intermediates to a narrow dtype, such as a decomposed f16
-rms_norm); index outputs must match exactly."""
+that round intermediates to a narrow dtype); index outputs must match
+exactly."""
 import os
 import sys
 

@@ -63,7 +63,7 @@ static PtoResult check_options(PtoPass *pass, PtoLoc *loc) {
 static const PtoPassDef test_options_pass = {
     "test-options", "Echo the pass options as a remark", NULL, option_defs,
     sizeof option_defs / sizeof option_defs[0], option_stats, 1, run_options,
-    NULL, NULL, check_options, NULL};
+    NULL, NULL, check_options, NULL, NULL, NULL};
 
 /* ---- test-func-count: anchored on ptotest.func ---- */
 
@@ -88,7 +88,7 @@ static const PtoPassStatDef func_stats[] = {
 
 static const PtoPassDef test_func_count_pass = {
     "test-func-count", "Count the ops of each ptotest.func", "ptotest.func", NULL, 0,
-    func_stats, 1, run_func_count, NULL, NULL, NULL, NULL};
+    func_stats, 1, run_func_count, NULL, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- test-fail: fails on the first op carrying `ptotest.fail` ---- */
 
@@ -115,7 +115,7 @@ static PtoResult run_fail(PtoPass *pass, PtoOp *op) {
 
 static const PtoPassDef test_fail_pass = {
     "test-fail", "Fail on ops marked 'ptotest.fail'", NULL, NULL, 0, NULL, 0,
-    run_fail, NULL, NULL, NULL, NULL};
+    run_fail, NULL, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- test-fail-silently: fails without a diagnostic ---- */
 
@@ -127,7 +127,7 @@ static PtoResult run_fail_silently(PtoPass *pass, PtoOp *op) {
 
 static const PtoPassDef test_fail_silently_pass = {
     "test-fail-silently", "Fail without saying why", NULL, NULL, 0, NULL, 0,
-    run_fail_silently, NULL, NULL, NULL, NULL};
+    run_fail_silently, NULL, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- test-break-ir: makes every ptotest.positive invalid ---- */
 
@@ -144,7 +144,7 @@ static PtoResult run_break_ir(PtoPass *pass, PtoOp *op) {
 
 static const PtoPassDef test_break_ir_pass = {
     "test-break-ir", "Set the value of every ptotest.positive to 0", NULL, NULL,
-    0, NULL, 0, run_break_ir, NULL, NULL, NULL, NULL};
+    0, NULL, 0, run_break_ir, NULL, NULL, NULL, NULL, NULL, NULL};
 
 /* ---- test-module-only: anchored on builtin.module ---- */
 
@@ -156,7 +156,7 @@ static PtoResult run_nothing(PtoPass *pass, PtoOp *op) {
 
 static const PtoPassDef test_module_only_pass = {
     "test-module-only", "A pass that only runs on modules", "builtin.module",
-    NULL, 0, NULL, 0, run_nothing, NULL, NULL, NULL, NULL};
+    NULL, 0, NULL, 0, run_nothing, NULL, NULL, NULL, NULL, NULL, NULL};
 
 void pto_register_test_passes(PtoContext *ctx) {
   pto_register_pass(ctx, &test_options_pass);

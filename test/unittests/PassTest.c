@@ -133,7 +133,7 @@ static const PtoPassStatDef count_stats[] = {
 static const PtoPassDef count_pass = {
     "ut-count", "Count ut ops", NULL, count_options, 2, count_stats, 1,
     count_run, count_create, free, NULL,
-    "Counts `ut.add` and `ut.const` ops; fails above `limit`."};
+    "Counts `ut.add` and `ut.const` ops; fails above `limit`.", NULL, NULL};
 
 /* ---- helpers ---- */
 
@@ -252,16 +252,37 @@ TEST(registration_errors) {
   static const PtoPassOptionDef bad_default[] = {
       {"n", PTO_OPT_INT, "many", "", 0, 0, NULL}};
   static const PtoPassDef bad = {"ut-bad", "", NULL, bad_default, 1, NULL, 0,
-                                 count_run, NULL, NULL, NULL, NULL};
+                                 count_run, NULL, NULL, NULL, NULL, NULL, NULL};
   CHECK(pto_register_pass(ctx, &bad) == PTO_FAILURE);
   CHECK_STR(cap.text, "invalid default value 'many' for option 'n' of pass "
                       "'ut-bad': expected an integer");
   cap.text[0] = 0;
   static const PtoPassDef bad_name = {"ut.dotted", "", NULL, NULL, 0, NULL,
-                                      0, count_run, NULL, NULL, NULL, NULL};
+                                      0, count_run, NULL, NULL, NULL, NULL,
+                                      NULL, NULL};
   CHECK(pto_register_pass(ctx, &bad_name) == PTO_FAILURE);
   CHECK(strstr(cap.text, "cannot register pass 'ut.dotted'") != NULL);
   CHECK(pto_lookup_pass(ctx, "ut-bad") == NULL);
+  /* A lowering names both levels and has a bool option `provenance`. */
+  cap.text[0] = 0;
+  static const PtoPassDef half_lowering = {
+      .argument = "ut-half", .run = count_run, .level_to = "Tile"};
+  CHECK(pto_register_pass(ctx, &half_lowering) == PTO_FAILURE);
+  CHECK_STR(cap.text, "cannot register pass 'ut-half': a lowering names both "
+                      "the level it reads and the level it produces");
+  cap.text[0] = 0;
+  static const PtoPassDef untraced_lowering = {
+      .argument = "ut-untraced", .run = count_run, .level_from = "Tensor",
+      .level_to = "Tile"};
+  CHECK(pto_register_pass(ctx, &untraced_lowering) == PTO_FAILURE);
+  CHECK_STR(cap.text, "cannot register pass 'ut-untraced': a lowering has a "
+                      "bool option 'provenance'");
+  static const PtoPassOptionDef prov[] = {
+      {"provenance", PTO_OPT_BOOL, "false", "", 0, 0, NULL}};
+  static const PtoPassDef lowering = {
+      .argument = "ut-lowering", .run = count_run, .options = prov,
+      .num_options = 1, .level_from = "Tensor", .level_to = "Tile"};
+  CHECK(pto_register_pass(ctx, &lowering) == PTO_SUCCESS);
   pto_ctx_destroy(ctx);
 }
 

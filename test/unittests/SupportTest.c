@@ -5,6 +5,7 @@
 
 #include "Support/Arena.h"
 #include "Support/Hash.h"
+#include "Support/Regex.h"
 #include "Support/Str.h"
 #include "Support/Vec.h"
 
@@ -78,6 +79,83 @@ TEST(str_numbers_and_quoting) {
   pto_str_release(&s);
 }
 
+static int re_search(const char *pattern, const char *text) {
+  const char *err;
+  size_t off;
+  PtoRegex *re = pto_regex_compile(pattern, &err, &off);
+  if (!re) return -1;
+  int r = pto_regex_search(re, text, strlen(text));
+  pto_regex_destroy(re);
+  return r;
+}
+
+static const char *re_error(const char *pattern, size_t *off) {
+  const char *err = NULL;
+  PtoRegex *re = pto_regex_compile(pattern, &err, off);
+  pto_regex_destroy(re);
+  return re ? NULL : err;
+}
+
+TEST(regex_matches_like_posix_ere) {
+  CHECK(re_search("", "") == 1);
+  CHECK(re_search("b", "abc") == 1);
+  CHECK(re_search("^b", "abc") == 0);
+  CHECK(re_search("c$", "abc") == 1);
+  CHECK(re_search("b$", "abc") == 0);
+  CHECK(re_search("^a.c$", "abc") == 1);
+  CHECK(re_search("a(b|x)c", "zaxcz") == 1);
+  CHECK(re_search("a(b|x)c", "aac") == 0);
+  CHECK(re_search("x|y|z", "..z") == 1);
+  CHECK(re_search("^(x|y|z)$", "") == 0);
+  CHECK(re_search("^ab*c$", "ac") == 1);
+  CHECK(re_search("^ab+c$", "ac") == 0);
+  CHECK(re_search("^ab+c$", "abbbc") == 1);
+  CHECK(re_search("^ab?c$", "abbc") == 0);
+  CHECK(re_search("^a{2,3}$", "a") == 0);
+  CHECK(re_search("^a{2,3}$", "aa") == 1);
+  CHECK(re_search("^a{2,3}$", "aaa") == 1);
+  CHECK(re_search("^a{2,3}$", "aaaa") == 0);
+  CHECK(re_search("^a{2}$", "aa") == 1);
+  CHECK(re_search("^a{2,}$", "aaaaa") == 1);
+  CHECK(re_search("^[0-9]+x[0-9]+$", "32x64") == 1);
+  CHECK(re_search("^[^0-9]+$", "ab1") == 0);
+  CHECK(re_search("^[]a]+$", "]a]") == 1);
+  CHECK(re_search("^[[:alpha:]_]+$", "tile_view") == 1);
+  CHECK(re_search("^\\d+\\s\\w+$", "12 ab_3") == 1);
+  CHECK(re_search("^\\D$", "7") == 0);
+  CHECK(re_search("\\.\\*\\(", "a.*(b") == 1);
+  CHECK(re_search("a{", "a{") == 1);
+  CHECK(re_search("(a*)*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa") == 0);
+  CHECK(re_search("a++++++++++++++++++++++++", "aaa") == 1);
+}
+
+TEST(regex_refuses_what_it_cannot_bound) {
+  size_t off = 0;
+  CHECK_STR(re_error("a{4097}", &off), "regex too large (its repetitions "
+                                       "expand past 4096 states)");
+  CHECK_STR(re_error("((a{100}){100})", &off),
+            "regex too large (its repetitions expand past 4096 states)");
+  CHECK_STR(re_error("ab)", &off), "unmatched ')'");
+  CHECK(off == 2);
+  CHECK_STR(re_error("(ab", &off), "missing ')'");
+  CHECK_STR(re_error("[ab", &off), "missing ']'");
+  CHECK_STR(re_error("*a", &off), "nothing to repeat");
+  CHECK_STR(re_error("a{3,2}", &off), "invalid repetition count (the maximum "
+                                      "is below the minimum)");
+  CHECK_STR(re_error("[z-a]", &off), "invalid range in '[...]'");
+  CHECK_STR(re_error("[[:bogus:]]", &off), "unknown character class");
+  CHECK_STR(re_error("\\q", &off), "unsupported escape");
+  char deep[200];
+  memset(deep, '(', 100);
+  deep[100] = 0;
+  CHECK_STR(re_error(deep, &off), "groups nested too deeply");
+  char plus[200] = "a";
+  memset(plus + 1, '+', 150);
+  plus[151] = 0;
+  CHECK_STR(re_error(plus, &off), "too many nested repetitions");
+}
+
 RUN_TESTS(T(small_vec_grows_out_of_line), T(ptrmap_find_updates_in_place),
           T(hash_of_empty_input), T(arena_mark_and_reset),
-          T(str_numbers_and_quoting))
+          T(str_numbers_and_quoting), T(regex_matches_like_posix_ere),
+          T(regex_refuses_what_it_cannot_bound))

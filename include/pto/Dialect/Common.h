@@ -70,6 +70,27 @@ bool pto_dtype_in_set(const PtoType *elem, PtoDtypeSet set);
 const char *pto_dtype_set_text(PtoDtypeSet set);
 
 /* ------------------------------------------------------------------ */
+/* Elementwise unary ops                                                */
+/* ------------------------------------------------------------------ */
+
+/* The rows of pto/UnaryOps.def: every level has one op per row, whose id
+ * carries the row's ID (PTO_PYPTO_EXP, PTO_TILE_EXP). */
+typedef enum PtoUnaryRow {
+  PTO_UNARY_ROW_NONE = -1,
+#define PTO_UNARY_OP(ID, ...) PTO_UNARY_ROW_##ID,
+#include "pto/UnaryOps.def"
+} PtoUnaryRow;
+enum {
+#define PTO_UNARY_OP(ID, ...) +1
+  PTO_UNARY_NUM_ROWS = 0
+#include "pto/UnaryOps.def"
+};
+
+/* The attributes the row's op defines (NULL-terminated): its float
+ * parameters, and gelu's `approximate`. */
+const char *const *pto_unary_row_attrs(PtoUnaryRow row);
+
+/* ------------------------------------------------------------------ */
 /* Shapes                                                               */
 /* ------------------------------------------------------------------ */
 

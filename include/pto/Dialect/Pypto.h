@@ -17,7 +17,7 @@ void pto_register_pypto_dialect(PtoContext *ctx);
 /* One id per row of PyptoOps.def, in table order. */
 typedef enum PtoPyptoOp {
   PTO_PYPTO_NONE = -1,
-#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_PYPTO_##ID,
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) PTO_PYPTO_##ID,
 #include "pto/Dialect/PyptoOps.def"
   PTO_PYPTO_NUM_OPS
 } PtoPyptoOp;
@@ -58,9 +58,16 @@ PtoPyptoOp pto_pypto_op_id(const PtoOp *op);
 /* Id of "add" or "pypto.add"; PTO_PYPTO_NONE if unknown. */
 PtoPyptoOp pto_pypto_lookup(const char *name);
 const char *pto_pypto_mnemonic(PtoPyptoOp id); /* "add" */
+unsigned pto_pypto_num_ops(void); /* PTO_PYPTO_NUM_OPS, for bindings */
 const char *pto_pypto_op_name(PtoPyptoOp id);  /* "pypto.add" */
 PtoPyptoKind pto_pypto_kind(PtoPyptoOp id);
 PtoDtypeSet pto_pypto_dtypes(PtoPyptoOp id);
+/* The row of pto/UnaryOps.def an elementwise unary op comes from, or
+ * PTO_UNARY_ROW_NONE. */
+PtoUnaryRow pto_pypto_unary_row(PtoPyptoOp id);
+/* The attributes the op defines besides the tuning attributes
+ * (NULL-terminated). */
+const char *const *pto_pypto_op_attrs(PtoPyptoOp id);
 
 /* ---- attribute accessors for verified ops ---- */
 

@@ -56,7 +56,7 @@ PtoType *pto_tile_like(const PtoType *like, const int64_t *shape,
 /* One id per row of TileOps.def, in table order. */
 typedef enum PtoTileOp {
   PTO_TILE_NONE = -1,
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_TILE_##ID,
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) PTO_TILE_##ID,
 #include "pto/Dialect/TileOps.def"
   PTO_TILE_NUM_OPS
 } PtoTileOp;
@@ -102,6 +102,9 @@ PtoTileOp pto_tile_lookup(const char *name);
 const char *pto_tile_mnemonic(PtoTileOp id); /* "add" */
 const char *pto_tile_op_name(PtoTileOp id);  /* "tile.add" */
 PtoTileKind pto_tile_kind(PtoTileOp id);
+/* The row of pto/UnaryOps.def an elementwise unary op comes from, or
+ * PTO_UNARY_ROW_NONE. */
+PtoUnaryRow pto_tile_unary_row(PtoTileOp id);
 PtoDtypeSet pto_tile_dtypes(PtoTileOp id);
 /* The op's definition in the op table (traits, affinity, summary). */
 const PtoOpDef *pto_tile_op_def(PtoTileOp id);
@@ -176,39 +179,6 @@ PtoValue *pto_tile_build_assemble(PtoBuilder *b, PtoValue *tile,
 /* tile.empty of a tensor type; one size per dynamic dim. */
 PtoValue *pto_tile_build_empty(PtoBuilder *b, PtoType *tensor_type,
                                PtoValue *const *dyn_sizes, unsigned n);
-
-/* ------------------------------------------------------------------ */
-/* Provenance: which Tensor-level result a tile belongs to              */
-/* ------------------------------------------------------------------ */
-
-/* tile-expand (option `provenance`) marks each tile op that produces a
- * final tile of a Tensor-level op's result with
- *   tile.origin = [[op, result, offset0, offset1, ...], ...]
- * one entry per result of the tile op (an empty entry for results that are
- * not such a tile): `op` numbers the pypto ops of the module in pre-order
- * (see below), `result` is that op's result number and the offsets place
- * the tile's window (pto_tile_window_shape) in that result. Dialect-
- * prefixed attributes are kept by every pass. */
-#define PTO_TILE_ORIGIN_ATTR "tile.origin"
-
-/* The pypto ops nested in `root`, in pre-order: the numbering the
- * `tile.origin` attribute refers to. Returns the count; *ops (may be NULL)
- * receives an array freed with pto_free. */
-unsigned pto_tile_origin_ops(PtoOp *root, PtoOp ***ops);
-
-typedef struct PtoTileOrigin {
-  int64_t op;
-  unsigned result;
-  unsigned rank;
-  int64_t offsets[PTO_MAX_RANK];
-} PtoTileOrigin;
-/* Reads the tile.origin entry of result `tile_result` of `op`; false when
- * there is none (or it is malformed). */
-bool pto_tile_get_origin(const PtoOp *op, unsigned tile_result,
-                         PtoTileOrigin *out);
-/* Sets the entry of result `tile_result`, keeping the others. */
-void pto_tile_set_origin(PtoOp *op, unsigned tile_result,
-                         const PtoTileOrigin *origin);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,8 @@
  * bulk expansion free of quadratic scans. */
 #include "TensorToTile.h"
 
+#include "pto/Origin.h"
+
 #include "Support/Alloc.h"
 #include "Support/Str.h"
 #include "Support/Vec.h"
@@ -91,7 +93,6 @@ void lower_init(Lowering *t, PtoPass *pass) {
   t->origin = -1;
   PtoContext *c = t->ctx;
   t->id_label = pto_ident_cstr(c, "label");
-  t->id_origin = pto_ident_cstr(c, PTO_TILE_ORIGIN_ATTR);
   t->id_offsets = pto_ident_cstr(c, "static_offsets");
   t->id_dim = pto_ident_cstr(c, "dim");
   t->id_perm = pto_ident_cstr(c, "perm");
@@ -561,17 +562,17 @@ void lower_mark(Lowering *t, PtoValue *tile, unsigned res, const int64_t *offs,
   if (!t->provenance || t->origin < 0) return;
   PtoOp *def = pto_value_def_op(tile);
   unsigned tres = pto_value_index(tile);
-  PtoTileOrigin o;
+  PtoOrigin o;
   /* A tile that is already some op's result tile (e.g. an expand to the
    * same shape) keeps its first origin. */
   if (!def || pto_tile_op_id(def) == PTO_TILE_NONE ||
-      pto_tile_get_origin(def, tres, &o))
+      pto_origin_get(def, tres, &o))
     return;
   o.op = t->origin;
   o.result = res;
   o.rank = R;
   memcpy(o.offsets, offs, R * sizeof *offs);
-  pto_tile_set_origin(def, tres, &o);
+  pto_origin_set(def, tres, &o);
 }
 
 void lower_mark_grid(Lowering *t, LoweredValue *v, unsigned res) {

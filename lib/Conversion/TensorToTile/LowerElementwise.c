@@ -75,14 +75,20 @@ PtoResult lower_elementwise(Lowering *t, PtoOp *op) {
     else sv[i] = v;
   }
 
-  PtoNamedAttr attrs[2];
+  PtoNamedAttr attrs[3];
   unsigned nattrs = 0;
   PtoTileOp tid = PTO_TILE_NONE;
   switch (kind) {
-  case PTO_PYPTO_KIND_UNARY:
+  case PTO_PYPTO_KIND_UNARY: {
+    /* the tile op takes the pypto op's parameters (UnaryOps.def) */
+    PtoIdent *names[3];
+    unsigned n = 0;
+    for (const char *const *a = pto_pypto_op_attrs(id); *a && n < 3; a++)
+      names[n++] = pto_ident_cstr(pto_op_ctx(op), *a);
     tid = same_name(id);
-    nattrs = copy_attrs(t, op, &t->id_approximate, 1, attrs);
+    nattrs = copy_attrs(t, op, names, n, attrs);
     break;
+  }
   case PTO_PYPTO_KIND_CAST: {
     PtoIdent *names[2] = {t->id_mode, t->id_satmode};
     tid = PTO_TILE_CAST;

@@ -82,7 +82,7 @@ typedef struct Lowering {
   int64_t origin;
   PtoPtrMap ordinals; /* pypto op -> number + 1 */
   int64_t counts[PTO_TILE_NUM_OPS];
-  PtoIdent *id_label, *id_origin, *id_offsets, *id_dim, *id_perm, *id_k,
+  PtoIdent *id_label, *id_offsets, *id_dim, *id_perm, *id_k,
       *id_largest, *id_a_trans, *id_b_trans, *id_acc_dtype, *id_mode,
       *id_satmode, *id_approximate;
 } Lowering;

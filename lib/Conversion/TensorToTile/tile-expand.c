@@ -9,6 +9,7 @@
 #include "Conversion/TensorToTile/TensorToTile.h"
 
 #include "pto/Dialect/PyptoTransforms.h"
+#include "pto/Origin.h"
 
 #include "Support/Alloc.h"
 #include "Support/Vec.h"
@@ -102,12 +103,12 @@ static PtoWalkResult collect_composites(PtoOp *op, void *user) {
   return PTO_WALK_ADVANCE;
 }
 
-/* Numbers the pypto ops as pto_tile_origin_ops does, then decomposes the
+/* Numbers the ops as pto_origin_ops does, then decomposes the
  * composites: the op producing a composite's result takes its number. */
 static PtoResult prepare(Lowering *t, PtoOp *module) {
   if (t->provenance) {
     PtoOp **ops;
-    unsigned n = pto_tile_origin_ops(module, &ops);
+    unsigned n = pto_origin_ops(module, &ops);
     for (unsigned i = 0; i < n; i++)
       pto_ptrmap_put(&t->ordinals, (uint64_t)(uintptr_t)ops[i],
                      (void *)(intptr_t)(i + 1));
@@ -201,13 +202,13 @@ static const PtoPassOptionDef options[] = {
      0, 0, NULL},
     {"provenance", PTO_OPT_BOOL, "false",
      "mark each tile op producing a final tile of a Tensor-level result with "
-     "tile.origin (for pto-run --check-levels)",
+     "pto.origin (for pto-run --check-levels)",
      0, 0, NULL},
 };
 
 static const PtoPassStatDef statistics[] = {
     {"tensor-ops", "pypto ops expanded"},
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) \
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) \
   {MN, "tile." MN " ops created"},
 #include "pto/Dialect/TileOps.def"
 };
@@ -222,6 +223,8 @@ const PtoPassDef pto_tile_expand_pass = {
     .num_statistics = PTO_ARRAY_SIZE(statistics),
     .run = run,
     .check_options = check_options,
+    .level_from = "Tensor",
+    .level_to = "Tile",
     .description =
         "Rewrites every `pypto` op of every function into `tile` ops\n"
         "(docs/dialects/tile.md) that compute the same values, so that no\n"
@@ -268,6 +271,6 @@ const PtoPassDef pto_tile_expand_pass = {
         "view inside a loop (pypto.loop) or give the dim a static size`. Tile\n"
         "ops carry the Tensor op's `label` and location. With `provenance`,\n"
         "each tile op producing a final tile of a Tensor-level result records\n"
-        "it in `tile.origin`, which `pto-run --check-levels` uses to name the\n"
+        "it in `pto.origin`, which `pto-run --check-levels` uses to name the\n"
         "first tile that differs from the Tensor level.",
 };

@@ -75,6 +75,10 @@ PtoResult pto_opcheck_same_elem(PtoOpCheck *c, PtoType *a, PtoType *b);
  * [0, 0]"); the permuted shape in *out. */
 PtoResult pto_opcheck_transpose(PtoOpCheck *c, const PtoShape *s,
                                 PtoShape *out);
+/* The attributes of the unary op of `row` (UnaryOps.def): each float
+ * parameter a number ("attribute 'slope' must be a float, got ..."),
+ * clip's `min` not above its `max`, gelu's `approximate`. */
+PtoResult pto_opcheck_unary_attrs(PtoOpCheck *c, PtoUnaryRow row);
 /* gelu's `approximate`, cast's `mode`/`satmode`. */
 PtoResult pto_opcheck_gelu_attrs(PtoOpCheck *c);
 PtoResult pto_opcheck_cast_attrs(PtoOpCheck *c);

@@ -20,9 +20,8 @@ void pypto_infer_init(PyInfer *in, PtoContext *ctx, PtoLoc *loc, PtoPyptoOp id,
 void pypto_infer_done(PyInfer *in) { pto_opcheck_done(&in->c); }
 
 /* Attributes each kind defines (besides the tuning attributes). */
-static const char *const *kind_attrs(PtoPyptoOp id) {
+const char *const *pto_pypto_op_attrs(PtoPyptoOp id) {
   static const char *const none[] = {NULL};
-  static const char *const gelu[] = {"approximate", NULL};
   static const char *const cast[] = {"mode", "satmode", NULL};
   static const char *const reduce[] = {"dim", "keepdim", NULL};
   static const char *const matmul[] = {"a_trans", "b_trans", "acc_dtype", NULL};
@@ -31,8 +30,8 @@ static const char *const *kind_attrs(PtoPyptoOp id) {
   static const char *const dim[] = {"dim", NULL};
   static const char *const topk[] = {"k", "dim", "largest", NULL};
   static const char *const eps[] = {"eps", NULL};
-  if (id == PTO_PYPTO_GELU) return gelu;
   switch (pto_pypto_kind(id)) {
+  case PTO_PYPTO_KIND_UNARY: return pto_unary_row_attrs(pto_pypto_unary_row(id));
   case PTO_PYPTO_KIND_CAST: return cast;
   case PTO_PYPTO_KIND_REDUCE:
   case PTO_PYPTO_KIND_ARGREDUCE: return reduce;
@@ -54,7 +53,7 @@ static const char *const *kind_attrs(PtoPyptoOp id) {
 }
 
 PtoResult pypto_check_known_attrs(PyInfer *in) {
-  return pto_opcheck_known_attrs(&in->c, kind_attrs(in->id), pto_tuning_is_attr_name,
+  return pto_opcheck_known_attrs(&in->c, pto_pypto_op_attrs(in->id), pto_tuning_is_attr_name,
                                  "vec_tile, cube_tile, label");
 }
 

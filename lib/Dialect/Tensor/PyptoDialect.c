@@ -7,29 +7,29 @@
 #include <string.h>
 
 static const char *const mnemonics[] = {
-#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) MN,
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) MN,
 #include "pto/Dialect/PyptoOps.def"
 };
 
 static const PtoPyptoKind kinds[] = {
-#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_PYPTO_KIND_##KIND,
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) PTO_PYPTO_KIND_##KIND,
 #include "pto/Dialect/PyptoOps.def"
 };
 
 static const PtoDtypeSet dtypes[] = {
-#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_DTYPES_##DT,
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) PTO_DTYPES_##DT,
 #include "pto/Dialect/PyptoOps.def"
 };
 
 /* Each op's canonicalization hook adds the patterns rooted at that op. */
-#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM)                 \
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM)                 \
   static void canon_##ID(void *set, PtoContext *ctx) {                      \
     pypto_add_patterns(set, ctx, PTO_PYPTO_##ID);                            \
   }
 #include "pto/Dialect/PyptoOps.def"
 
 const PtoOpDef pypto_op_defs[PTO_PYPTO_NUM_OPS] = {
-#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM)                 \
+#define PYPTO_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM)                 \
   {"pypto." MN, NOP, NRES, 0, 0, TR, AFF, pypto_verify, pypto_parse,         \
    pypto_print, pypto_fold, canon_##ID, SUM},
 #include "pto/Dialect/PyptoOps.def"
@@ -51,9 +51,21 @@ PtoPyptoOp pto_pypto_lookup(const char *name) {
 }
 
 const char *pto_pypto_mnemonic(PtoPyptoOp id) { return mnemonics[id]; }
+unsigned pto_pypto_num_ops(void) { return PTO_PYPTO_NUM_OPS; }
 const char *pto_pypto_op_name(PtoPyptoOp id) { return pypto_op_defs[id].name; }
 PtoPyptoKind pto_pypto_kind(PtoPyptoOp id) { return kinds[id]; }
 PtoDtypeSet pto_pypto_dtypes(PtoPyptoOp id) { return dtypes[id]; }
+
+/* Row + 1, 0 for ops of other kinds. */
+static const unsigned char unary_rows[PTO_PYPTO_NUM_OPS] = {
+#define PTO_UNARY_OP(ID, ...) [PTO_PYPTO_##ID] = PTO_UNARY_ROW_##ID + 1,
+#include "pto/UnaryOps.def"
+};
+
+PtoUnaryRow pto_pypto_unary_row(PtoPyptoOp id) {
+  return (unsigned)id < PTO_PYPTO_NUM_OPS ? (PtoUnaryRow)(unary_rows[id] - 1)
+                                          : PTO_UNARY_ROW_NONE;
+}
 
 unsigned pypto_num_tensor_operands(PtoPyptoKind k, unsigned n) {
   switch (k) {

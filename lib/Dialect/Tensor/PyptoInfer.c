@@ -22,7 +22,7 @@ static PtoResult infer_elementwise(PyInfer *in, PtoPyptoKind k) {
   switch (k) {
   case PTO_PYPTO_KIND_UNARY:
     if (pypto_opnd_class(in, 0, pto_pypto_dtypes(in->id))) return PTO_FAILURE;
-    if (in->id == PTO_PYPTO_GELU && pto_opcheck_gelu_attrs(&in->c)) return PTO_FAILURE;
+    if (pto_opcheck_unary_attrs(&in->c, pto_pypto_unary_row(in->id))) return PTO_FAILURE;
     pypto_set_res(in, in->c.opnd[0]);
     return PTO_SUCCESS;
   case PTO_PYPTO_KIND_SCALAR:

@@ -10,22 +10,22 @@
 #include <string.h>
 
 static const char *const mnemonics[] = {
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) MN,
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) MN,
 #include "pto/Dialect/TileOps.def"
 };
 
 static const PtoTileKind kinds[] = {
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_TILE_KIND_##KIND,
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) PTO_TILE_KIND_##KIND,
 #include "pto/Dialect/TileOps.def"
 };
 
 static const PtoDtypeSet dtypes[] = {
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM) PTO_DTYPES_##DT,
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM) PTO_DTYPES_##DT,
 #include "pto/Dialect/TileOps.def"
 };
 
 const PtoOpDef tile_op_defs[PTO_TILE_NUM_OPS] = {
-#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, SUM)                  \
+#define TILE_OP(ID, MN, KIND, DT, NOP, NRES, TR, AFF, KERNEL, SUM)                  \
   {"tile." MN, NOP, NRES, 0, 0, TR, AFF, tile_verify, tile_parse, tile_print, \
    NULL, NULL, SUM},
 #include "pto/Dialect/TileOps.def"
@@ -49,6 +49,17 @@ PtoTileOp pto_tile_lookup(const char *name) {
 const char *pto_tile_mnemonic(PtoTileOp id) { return mnemonics[id]; }
 const char *pto_tile_op_name(PtoTileOp id) { return tile_op_defs[id].name; }
 PtoTileKind pto_tile_kind(PtoTileOp id) { return kinds[id]; }
+
+/* Row + 1, 0 for ops of other kinds. */
+static const unsigned char unary_rows[PTO_TILE_NUM_OPS] = {
+#define PTO_UNARY_OP(ID, ...) [PTO_TILE_##ID] = PTO_UNARY_ROW_##ID + 1,
+#include "pto/UnaryOps.def"
+};
+
+PtoUnaryRow pto_tile_unary_row(PtoTileOp id) {
+  return (unsigned)id < PTO_TILE_NUM_OPS ? (PtoUnaryRow)(unary_rows[id] - 1)
+                                         : PTO_UNARY_ROW_NONE;
+}
 PtoDtypeSet pto_tile_dtypes(PtoTileOp id) { return dtypes[id]; }
 const PtoOpDef *pto_tile_op_def(PtoTileOp id) { return &tile_op_defs[id]; }
 
@@ -332,67 +343,6 @@ PtoValue *pto_tile_build_empty(PtoBuilder *b, PtoType *tensor_type,
   return pto_op_result(
       pto_tile_build(b, PTO_TILE_EMPTY, dyn_sizes, n, &tensor_type, 1, NULL, 0),
       0);
-}
-
-/* ------------------------------------------------------------------ */
-/* Provenance                                                           */
-/* ------------------------------------------------------------------ */
-
-typedef PTO_VEC(PtoOp *) OpVec;
-
-static PtoWalkResult collect_pypto(PtoOp *op, void *user) {
-  if (strncmp(pto_op_name_str(op), "pypto.", 6) == 0)
-    pto_vec_push((OpVec *)user, op);
-  return PTO_WALK_ADVANCE;
-}
-
-unsigned pto_tile_origin_ops(PtoOp *root, PtoOp ***ops) {
-  OpVec v = {0};
-  pto_op_walk(root, PTO_WALK_PRE, collect_pypto, &v);
-  unsigned n = v.len;
-  if (ops) *ops = v.data;
-  else pto_vec_free(&v);
-  return n;
-}
-
-bool pto_tile_get_origin(const PtoOp *op, unsigned tile_result,
-                         PtoTileOrigin *out) {
-  PtoAttr *a = pto_op_attr(op, PTO_TILE_ORIGIN_ATTR);
-  int64_t v[2 + PTO_MAX_RANK];
-  unsigned n;
-  if (!a || pto_attr_kind(a) != PTO_ATTR_ARRAY ||
-      tile_result >= pto_attr_array_size(a) ||
-      !pto_attr_get_i64_array(pto_attr_array_get(a, tile_result), v,
-                              2 + PTO_MAX_RANK, &n) ||
-      n < 2 || v[0] < 0 || v[1] < 0)
-    return false;
-  out->op = v[0];
-  out->result = (unsigned)v[1];
-  out->rank = n - 2;
-  memcpy(out->offsets, v + 2, (n - 2) * sizeof v[0]);
-  return true;
-}
-
-void pto_tile_set_origin(PtoOp *op, unsigned tile_result,
-                         const PtoTileOrigin *o) {
-  PtoContext *ctx = pto_op_ctx(op);
-  unsigned nres = pto_op_num_results(op);
-  if (tile_result >= nres) return;
-  PtoAttr *old = pto_op_attr(op, PTO_TILE_ORIGIN_ATTR);
-  PtoAttr *entries[8];
-  PtoAttr *empty = pto_attr_array(ctx, NULL, 0);
-  for (unsigned i = 0; i < nres && i < 8; i++)
-    entries[i] = old && pto_attr_kind(old) == PTO_ATTR_ARRAY &&
-                         i < pto_attr_array_size(old)
-                     ? pto_attr_array_get(old, i)
-                     : empty;
-  int64_t v[2 + PTO_MAX_RANK];
-  v[0] = o->op;
-  v[1] = o->result;
-  memcpy(v + 2, o->offsets, o->rank * sizeof v[0]);
-  entries[tile_result] = pto_attr_i64_array(ctx, v, 2 + o->rank);
-  pto_op_set_attr(op, PTO_TILE_ORIGIN_ATTR,
-                  pto_attr_array(ctx, entries, nres < 8 ? nres : 8));
 }
 
 /* ------------------------------------------------------------------ */

@@ -31,7 +31,6 @@ static bool is_label(const char *name) { return strcmp(name, "label") == 0; }
 
 static const char *const *kind_attrs(PtoTileOp id) {
   static const char *const none[] = {NULL};
-  static const char *const gelu[] = {"approximate", NULL};
   static const char *const cast[] = {"mode", "satmode", NULL};
   static const char *const matmul[] = {"a_trans", "b_trans", "acc_dtype", NULL};
   static const char *const window[] = {"static_offsets", NULL};
@@ -39,8 +38,8 @@ static const char *const *kind_attrs(PtoTileOp id) {
   static const char *const perm[] = {"perm", NULL};
   static const char *const dim[] = {"dim", NULL};
   static const char *const topk[] = {"k", "largest", NULL};
-  if (id == PTO_TILE_GELU) return gelu;
   switch (pto_tile_kind(id)) {
+  case PTO_TILE_KIND_UNARY: return pto_unary_row_attrs(pto_tile_unary_row(id));
   case PTO_TILE_KIND_CAST: return cast;
   case PTO_TILE_KIND_MATMUL: return matmul;
   case PTO_TILE_KIND_VIEW:
@@ -273,7 +272,7 @@ static PtoResult infer_dim(TileInfer *in) {
 static PtoResult infer_unary(TileInfer *in) {
   PtoType *t = NULL;
   if (opnd_tile_of_class(in, 0, &t)) return PTO_FAILURE;
-  if (in->id == PTO_TILE_GELU && pto_opcheck_gelu_attrs(&in->c)) return PTO_FAILURE;
+  if (pto_opcheck_unary_attrs(&in->c, pto_tile_unary_row(in->id))) return PTO_FAILURE;
   set_res(in, t);
   return PTO_SUCCESS;
 }

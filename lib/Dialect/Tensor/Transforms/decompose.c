@@ -12,6 +12,7 @@
 typedef struct Decomp {
   PtoBuilder b;
   PtoOp *src;          /* the composite being split */
+  PtoValue *in[3];     /* its operands, in the type the split computes in */
   PtoNamedAttr attrs[5]; /* its tuning attributes, then per-op ones */
   unsigned ntuning;
   bool failed;
@@ -82,7 +83,7 @@ static PtoValue *mean(Decomp *d, PtoValue *x, PtoValue *n) {
 }
 
 static PtoValue *softmax(Decomp *d) {
-  PtoValue *x = pto_op_operand(d->src, 0);
+  PtoValue *x = d->in[0];
   PtoAttr *dim = pto_op_attr(d->src, "dim");
   PtoValue *m = reduce(d, "amax", x, dim);
   PtoValue *e = emit(d, "exp", emit(d, "sub", x, m, NULL, 0), NULL, NULL, 0);
@@ -99,20 +100,43 @@ static PtoValue *normalize(Decomp *d, PtoValue *x, PtoValue *c, PtoValue *n) {
 }
 
 static PtoValue *rms_norm(Decomp *d) {
-  PtoValue *x = pto_op_operand(d->src, 0), *gamma = pto_op_operand(d->src, 1);
+  PtoValue *x = d->in[0], *gamma = d->in[1];
   PtoValue *n = last_dim_size(d, x);
   if (!n) return NULL;
   return emit(d, "mul", normalize(d, x, x, n), gamma, NULL, 0);
 }
 
 static PtoValue *layer_norm(Decomp *d) {
-  PtoValue *x = pto_op_operand(d->src, 0), *gamma = pto_op_operand(d->src, 1),
-           *beta = pto_op_operand(d->src, 2);
+  PtoValue *x = d->in[0], *gamma = d->in[1], *beta = d->in[2];
   PtoValue *n = last_dim_size(d, x);
   if (!n) return NULL;
   PtoValue *c = emit(d, "sub", x, mean(d, x, n), NULL, 0);
   PtoValue *y = emit(d, "mul", normalize(d, c, c, n), gamma, NULL, 0);
   return emit(d, "add", y, beta, NULL, 0);
+}
+
+/* `v` as a tensor of `elem` (pypto.cast unless it already is one). The
+ * cast of an operand of lower rank (gamma, beta) tiles it by the trailing
+ * entries of the composite's vec_tile. */
+static PtoValue *cast_to(Decomp *d, PtoValue *v, PtoType *elem) {
+  if (!v || elem_of(v) == elem) return v;
+  PtoContext *ctx = d->b.ctx;
+  PtoNamedAttr a = {pto_ident_cstr(ctx, "dtype"), pto_attr_type(ctx, elem)};
+  PtoIdent *vec_id = pto_ident_cstr(ctx, "vec_tile");
+  unsigned rank = pto_type_tensor_rank(pto_value_type(v));
+  PtoNamedAttr *vec = NULL, saved = {0};
+  for (unsigned i = 0; i < d->ntuning; i++)
+    if (d->attrs[i].name == vec_id) vec = &d->attrs[i];
+  int64_t sizes[PTO_MAX_RANK];
+  unsigned n;
+  if (vec && pto_attr_get_i64_array(vec->value, sizes, PTO_MAX_RANK, &n) &&
+      n > rank) {
+    saved = *vec;
+    vec->value = pto_attr_i64_array(ctx, sizes + (n - rank), rank);
+  }
+  PtoValue *r = emit(d, "cast", v, NULL, &a, 1);
+  if (saved.name) *vec = saved;
+  return r;
 }
 
 static PtoWalkResult collect(PtoOp *op, void *user) {
@@ -131,6 +155,15 @@ PtoValue *pto_pypto_decompose(PtoOp *op) {
   }
   Decomp d;
   init(&d, op);
+  /* Below f32 the split computes in f32 and casts the result back, as the
+   * Tensor level's kernels and PyPTO do: rounding every step to 16 bits
+   * would make the levels disagree. */
+  PtoType *elem = elem_of(pto_op_operand(op, 0)), *work = elem;
+  if (pto_type_is_float(elem) && pto_type_bitwidth(elem) < 32)
+    work = pto_type_f32(d.b.ctx);
+  unsigned nin = pto_op_num_operands(op);
+  for (unsigned i = 0; i < 3; i++)
+    d.in[i] = i < nin ? cast_to(&d, pto_op_operand(op, i), work) : NULL;
   PtoValue *y;
   switch (pto_pypto_op_id(op)) {
   case PTO_PYPTO_SOFTMAX: y = softmax(&d); break;
@@ -138,6 +171,7 @@ PtoValue *pto_pypto_decompose(PtoOp *op) {
   case PTO_PYPTO_LAYER_NORM: y = layer_norm(&d); break;
   default: y = NULL; break;
   }
+  y = cast_to(&d, y, elem);
   if (!y || d.failed) {
     pto_op_emit_error(op, "could not be decomposed");
     return NULL;
@@ -177,7 +211,9 @@ static const PtoPassDef decompose_pass = {
         "and `layer_norm` (x - mean) * rsqrt(var + eps) * gamma + beta over\n"
         "the last dim, D its size (an `arith.constant`, or `pypto.dim` and a\n"
         "conversion when dynamic) and eps an `arith.constant` of the element\n"
-        "type. Every produced op carries the composite's `vec_tile`,\n"
+        "type. Below f32 (f16, bf16) the split casts its operands to f32,\n"
+        "computes in f32 and casts the result back, as the Tensor level does.\n"
+        "Every produced op carries the composite's `vec_tile`,\n"
         "`cube_tile` and `label` and its location. All other ops are left\n"
         "alone. Needs the arith dialect.",
 };

@@ -1,0 +1,544 @@
+/* Task graphs: submission, dependencies derived from GM regions (RAW, WAR,
+ * WAW on overlapping byte ranges), barrier nodes for wide fan-ins, the CSR
+ * form the schedulers walk, and pto_graph_run. */
+#include "Internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+PtoGraph *pto_graph_create(PtoRuntime *rt) {
+  if (!rt)
+    return NULL;
+  PtoGraph *g = calloc(1, sizeof *g);
+  if (!g) {
+    rt_set_error(rt, "out of memory");
+    return NULL;
+  }
+  g->rt = rt;
+  g->next_live = rt->live;
+  if (rt->live)
+    rt->live->prev_live = g;
+  rt->live = g;
+  /* Label 0 is the empty label. */
+  if (!rt_grow((void **)&g->labels, &g->caplabels, 1, 1)) {
+    pto_graph_destroy(g);
+    rt_set_error(rt, "out of memory");
+    return NULL;
+  }
+  g->labels[0] = 0;
+  g->nlabels_bytes = 1;
+  return g;
+}
+
+static void free_run_state(PtoGraph *g) {
+  free(g->succ_off);
+  free(g->succ);
+  free((void *)g->count);
+  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+    free((void *)g->queues[t].slots);
+  g->succ_off = g->succ = NULL;
+  g->count = NULL;
+  memset(g->queues, 0, sizeof g->queues);
+  g->finalized = false;
+}
+
+void pto_graph_destroy(PtoGraph *g) {
+  if (!g)
+    return;
+  if (g->rt) {
+    if (g->prev_live)
+      g->prev_live->next_live = g->next_live;
+    else
+      g->rt->live = g->next_live;
+    if (g->next_live)
+      g->next_live->prev_live = g->prev_live;
+  }
+  free_run_state(g);
+  for (uint32_t i = 0; i < g->nbufs; i++)
+    free(g->bufs[i].segs);
+  free(g->bufs);
+  free(g->tasks);
+  free(g->edges);
+  free(g->scratch);
+  free(g->labels);
+  free(g->label_index);
+  rt_timeline_free(&g->host_tl);
+  rt_timeline_free(&g->sim_tl);
+  free(g);
+}
+
+static bool detached(const PtoGraph *g) { return !g || !g->rt; }
+
+int32_t pto_graph_add_buffer(PtoGraph *g, int64_t size, const char *name) {
+  if (detached(g))
+    return -1;
+  if (size <= 0) {
+    rt_set_error(g->rt, "buffer '%s': size %lld is not positive",
+                 name ? name : "", (long long)size);
+    return -1;
+  }
+  if (!rt_grow((void **)&g->bufs, &g->capbufs, g->nbufs + 1, sizeof *g->bufs)) {
+    rt_set_error(g->rt, "out of memory");
+    return -1;
+  }
+  RtBuffer *b = &g->bufs[g->nbufs];
+  memset(b, 0, sizeof *b);
+  b->size = size;
+  snprintf(b->name, sizeof b->name, "%s", name ? name : "");
+  if (!rt_grow((void **)&b->segs, &b->capsegs, 4, sizeof *b->segs)) {
+    rt_set_error(g->rt, "out of memory");
+    return -1;
+  }
+  b->segs[0] = (RtSeg){.lo = 0, .hi = size, .writer = RT_NONE};
+  b->nsegs = 1;
+  return (int32_t)g->nbufs++;
+}
+
+/* ---- labels: interned, so that colours and legends group by label ---- */
+
+static uint32_t hash_str(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+static bool label_rehash(PtoGraph *g, uint32_t cap) {
+  uint32_t *idx = calloc(cap, sizeof *idx);
+  if (!idx)
+    return false;
+  for (uint32_t i = 0; i < g->label_index_cap; i++) {
+    uint32_t off = g->label_index[i];
+    if (!off)
+      continue;
+    uint32_t h = hash_str(g->labels + off) & (cap - 1);
+    while (idx[h])
+      h = (h + 1) & (cap - 1);
+    idx[h] = off;
+  }
+  free(g->label_index);
+  g->label_index = idx;
+  g->label_index_cap = cap;
+  return true;
+}
+
+/* Returns the label's offset in the pool, 0 for none, UINT32_MAX on OOM. */
+static uint32_t intern_label(PtoGraph *g, const char *s) {
+  if (!s || !*s)
+    return 0;
+  if ((g->nlabel_distinct + 1) * 2 > g->label_index_cap &&
+      !label_rehash(g, g->label_index_cap ? g->label_index_cap * 2 : 64))
+    return UINT32_MAX;
+  uint32_t mask = g->label_index_cap - 1, h = hash_str(s) & mask;
+  for (; g->label_index[h]; h = (h + 1) & mask)
+    if (strcmp(g->labels + g->label_index[h], s) == 0)
+      return g->label_index[h];
+  size_t n = strlen(s) + 1;
+  if (n > 4096 || !rt_grow((void **)&g->labels, &g->caplabels,
+                        g->nlabels_bytes + (uint32_t)n, 1))
+    return UINT32_MAX;
+  uint32_t off = g->nlabels_bytes;
+  memcpy(g->labels + off, s, n);
+  g->nlabels_bytes += (uint32_t)n;
+  g->label_index[h] = off;
+  g->nlabel_distinct++;
+  return off;
+}
+
+const char *rt_label(const PtoGraph *g, uint32_t id) {
+  return g->labels + g->tasks[id].label;
+}
+
+const char *rt_task_name(const PtoGraph *g, uint32_t id) {
+  int32_t k = g->tasks[id].kernel;
+  return k < 0 ? "barrier" : g->rt->kernels[k].name;
+}
+
+PtoCoreType rt_task_core(const PtoGraph *g, uint32_t id) {
+  int32_t k = g->tasks[id].kernel;
+  return k < 0 ? PTO_CORE_AICPU : g->rt->kernels[k].core;
+}
+
+/* ---- dependency tracking ---------------------------------------------- */
+
+static bool add_edge(PtoGraph *g, uint32_t from, uint32_t to) {
+  if (g->nedges == UINT32_MAX - 1 ||
+      !rt_grow((void **)&g->edges, &g->capedges, g->nedges + 1, sizeof *g->edges))
+    return false;
+  g->edges[g->nedges++] = (RtEdge){from, to};
+  return true;
+}
+
+static bool new_task(PtoGraph *g, uint32_t *id) {
+  if (g->ntasks == RT_NONE - 1 ||
+      !rt_grow((void **)&g->tasks, &g->captasks, g->ntasks + 1, sizeof *g->tasks))
+    return false;
+  *id = g->ntasks++;
+  RtTask *t = &g->tasks[*id];
+  memset(t, 0, sizeof *t);
+  t->mark = t->bmark = RT_NONE;
+  return true;
+}
+
+/* A barrier node that depends on `preds` (distinct, all earlier). */
+static bool make_barrier(PtoGraph *g, const uint32_t *preds, uint32_t n,
+                         uint32_t *out) {
+  uint32_t b;
+  if (!new_task(g, &b))
+    return false;
+  g->tasks[b].kernel = -1;
+  g->tasks[b].ndeps = n;
+  g->nbarriers++;
+  for (uint32_t i = 0; i < n; i++)
+    if (!add_edge(g, preds[i], b))
+      return false;
+  *out = b;
+  return true;
+}
+
+/* Index of the segment holding byte `at` (segments tile the buffer). */
+static uint32_t seg_find(const RtBuffer *b, int64_t at) {
+  uint32_t lo = 0, hi = b->nsegs;
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (b->segs[mid].lo <= at)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* Splits so that a segment starts at `at` (0 < at < size); returns it. */
+static bool seg_split(RtBuffer *b, int64_t at, uint32_t *idx) {
+  uint32_t i = seg_find(b, at);
+  if (b->segs[i].lo == at) {
+    *idx = i;
+    return true;
+  }
+  if (!rt_grow((void **)&b->segs, &b->capsegs, b->nsegs + 1, sizeof *b->segs))
+    return false;
+  memmove(&b->segs[i + 2], &b->segs[i + 1],
+          (b->nsegs - i - 1) * sizeof *b->segs);
+  b->segs[i + 1] = b->segs[i];
+  b->segs[i].hi = at;
+  b->segs[i + 1].lo = at;
+  b->nsegs++;
+  *idx = i + 1;
+  return true;
+}
+
+/* The segments [*first, *last) covering [lo, hi), split at both ends. */
+static bool seg_range(RtBuffer *b, int64_t lo, int64_t hi, uint32_t *first,
+                      uint32_t *last) {
+  uint32_t f = 0, l;
+  if (hi < b->size && !seg_split(b, hi, &l))
+    return false;
+  if (lo > 0 && !seg_split(b, lo, &f))
+    return false;
+  /* The split at lo may have moved the one at hi. */
+  *first = f;
+  *last = hi < b->size ? seg_find(b, hi) : b->nsegs;
+  return true;
+}
+
+/* Collects the distinct earlier tasks an access must wait for into
+ * g->scratch[from..]: the last writers (RAW, WAW) and, for a write, the
+ * readers since (WAR). More than RT_FANIN_LIMIT of them become one barrier
+ * that takes their place in the segments, so that later accesses see one
+ * task instead of many. */
+static bool collect(PtoGraph *g, RtBuffer *b, const PtoRtRegion *r) {
+  uint32_t first, last;
+  if (!seg_range(b, r->offset, r->offset + r->size, &first, &last))
+    return false;
+  uint32_t stamp = ++g->stamp;
+  uint32_t start = g->nscratch;
+  bool write = r->access & PTO_RT_WRITE;
+  for (uint32_t i = first; i < last; i++) {
+    RtSeg *s = &b->segs[i];
+    uint32_t cand[RT_FANIN_LIMIT + 1], nc = 0;
+    if (s->writer != RT_NONE)
+      cand[nc++] = s->writer;
+    if (write)
+      for (uint32_t k = 0; k < s->nreaders; k++)
+        cand[nc++] = s->readers[k];
+    for (uint32_t k = 0; k < nc; k++) {
+      RtTask *t = &g->tasks[cand[k]];
+      if (t->bmark == stamp)
+        continue;
+      t->bmark = stamp;
+      if (!rt_grow((void **)&g->scratch, &g->capscratch, g->nscratch + 1,
+                sizeof *g->scratch))
+        return false;
+      g->scratch[g->nscratch++] = cand[k];
+    }
+  }
+  uint32_t n = g->nscratch - start;
+  if (n > RT_FANIN_LIMIT) {
+    uint32_t bar;
+    if (!make_barrier(g, g->scratch + start, n, &bar))
+      return false;
+    for (uint32_t i = first; i < last; i++) {
+      RtSeg *s = &b->segs[i];
+      s->writer = bar;
+      if (write) /* the barrier also stands for the readers it waits on */
+        s->nreaders = 0;
+    }
+    g->scratch[start] = bar;
+    g->nscratch = start + 1;
+  }
+  return true;
+}
+
+/* Records the new task `id` in the segments its region covers. */
+static bool record(PtoGraph *g, RtBuffer *b, const PtoRtRegion *r,
+                   uint32_t id) {
+  uint32_t first, last;
+  if (!seg_range(b, r->offset, r->offset + r->size, &first, &last))
+    return false;
+  if (r->access & PTO_RT_WRITE) {
+    /* Everything before is now ordered before `id`: one segment. */
+    b->segs[first].hi = b->segs[last - 1].hi;
+    b->segs[first].writer = id;
+    b->segs[first].nreaders = 0;
+    memmove(&b->segs[first + 1], &b->segs[last],
+            (b->nsegs - last) * sizeof *b->segs);
+    b->nsegs -= last - first - 1;
+    return true;
+  }
+  /* The pieces of one split segment list the same readers: fold them into
+   * the same barrier. */
+  uint32_t folded[RT_FANIN_LIMIT], bar = RT_NONE;
+  for (uint32_t i = first; i < last; i++) {
+    RtSeg *s = &b->segs[i];
+    if (s->nreaders && s->readers[s->nreaders - 1] == id)
+      continue;
+    if (s->nreaders == RT_FANIN_LIMIT) {
+      /* Fold the readers into one barrier a later writer waits on. */
+      if (bar == RT_NONE || memcmp(folded, s->readers, sizeof folded) != 0) {
+        memcpy(folded, s->readers, sizeof folded);
+        if (!make_barrier(g, s->readers, s->nreaders, &bar))
+          return false;
+      }
+      s->readers[0] = bar;
+      s->nreaders = 1;
+    }
+    s->readers[s->nreaders++] = id;
+  }
+  return true;
+}
+
+int64_t pto_graph_submit(PtoGraph *g, const PtoRtTaskDesc *d) {
+  if (!g)
+    return -1;
+  PtoRuntime *rt = g->rt;
+  if (!rt)
+    return -1;
+  if (!d) {
+    rt_set_error(rt, "submit: no task given");
+    return -1;
+  }
+  if (d->kernel < 0 || (uint32_t)d->kernel >= rt->nkernels) {
+    rt_set_error(rt, "submit: unknown kernel id %d (%u registered)",
+                 (int)d->kernel, rt->nkernels);
+    return -1;
+  }
+  const char *kname = rt->kernels[d->kernel].name;
+  if (d->num_regions && !d->regions) {
+    rt_set_error(rt, "submit '%s': %u regions but no region array", kname,
+                 d->num_regions);
+    return -1;
+  }
+  if (d->num_preds && !d->preds) {
+    rt_set_error(rt, "submit '%s': %u predecessors but no array", kname,
+                 d->num_preds);
+    return -1;
+  }
+  for (uint32_t i = 0; i < d->num_regions; i++) {
+    const PtoRtRegion *r = &d->regions[i];
+    if (r->buffer >= g->nbufs) {
+      rt_set_error(rt, "submit '%s': region %u names buffer %u, but the "
+                   "graph has %u", kname, i, r->buffer, g->nbufs);
+      return -1;
+    }
+    if (r->access < PTO_RT_READ || r->access > PTO_RT_READ_WRITE) {
+      rt_set_error(rt, "submit '%s': region %u has an unknown access mode %d",
+                   kname, i, (int)r->access);
+      return -1;
+    }
+    int64_t size = g->bufs[r->buffer].size;
+    if (r->size <= 0 || r->offset < 0 || r->offset > size ||
+        r->size > size - r->offset) {
+      rt_set_error(rt, "submit '%s': region %u [%lld, +%lld) is not a "
+                   "non-empty range inside buffer %u of %lld bytes", kname,
+                   i, (long long)r->offset, (long long)r->size, r->buffer,
+                   (long long)size);
+      return -1;
+    }
+  }
+  for (uint32_t i = 0; i < d->num_preds; i++)
+    if (d->preds[i] >= g->ntasks || g->tasks[d->preds[i]].kernel < 0) {
+      rt_set_error(rt, "submit '%s': predecessor %u is not an earlier task "
+                   "of this graph", kname, d->preds[i]);
+      return -1;
+    }
+  uint32_t label = intern_label(g, d->label);
+  if (label == UINT32_MAX)
+    goto oom;
+
+  /* Pass 1: what the task waits for (may create barriers). */
+  g->nscratch = 0;
+  for (uint32_t i = 0; i < d->num_regions; i++)
+    if (!collect(g, &g->bufs[d->regions[i].buffer], &d->regions[i]))
+      goto oom;
+  uint32_t id;
+  if (!new_task(g, &id))
+    goto oom;
+  RtTask *t = &g->tasks[id];
+  t->kernel = d->kernel;
+  t->label = label;
+  t->seq = g->nreal++;
+  memcpy(t->params, d->params, sizeof t->params);
+  t->user = d->user;
+  t->cycles = d->cycles;
+  t->gm_bytes = d->gm_bytes;
+  t->flops = d->flops;
+  /* Edges in one go, deduplicated, so that the edge list stays sorted by
+   * target (barriers made above come first). */
+  uint32_t ndeps = 0;
+  for (uint32_t i = 0; i < g->nscratch + d->num_preds; i++) {
+    uint32_t p = i < g->nscratch ? g->scratch[i] : d->preds[i - g->nscratch];
+    if (g->tasks[p].mark == id)
+      continue;
+    g->tasks[p].mark = id;
+    if (!add_edge(g, p, id))
+      goto oom;
+    ndeps++;
+  }
+  g->tasks[id].ndeps = ndeps;
+  /* Pass 2: the task becomes the last reader or writer of its regions.
+   * Reads first, so that a read-write leaves the task as writer only. */
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t i = 0; i < d->num_regions; i++) {
+      const PtoRtRegion *r = &d->regions[i];
+      bool w = r->access & PTO_RT_WRITE;
+      if ((pass == 0) == w)
+        continue;
+      if (!record(g, &g->bufs[r->buffer], r, id))
+        goto oom;
+    }
+  g->finalized = false;
+  return id;
+oom:
+  rt_set_error(rt, "submit '%s': out of memory", kname);
+  return -1;
+}
+
+/* Successor lists in CSR form and the per-run arrays, built once per shape
+ * of the graph and reused by every run. */
+PtoRtStatus rt_graph_finalize(PtoGraph *g) {
+  if (g->finalized)
+    return PTO_RT_OK;
+  free_run_state(g);
+  uint32_t n = g->ntasks;
+  g->succ_off = calloc((size_t)n + 1, sizeof *g->succ_off);
+  g->succ = malloc((g->nedges ? g->nedges : 1) * sizeof *g->succ);
+  g->count = malloc((n ? n : 1) * sizeof *g->count);
+  if (!g->succ_off || !g->succ || !g->count)
+    goto oom;
+  for (uint64_t e = 0; e < g->nedges; e++) {
+    g->succ_off[g->edges[e].from + 1]++;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    g->succ_off[i + 1] += g->succ_off[i];
+  /* Edges are sorted by target, so each successor list comes out sorted. */
+  uint32_t *fill = malloc((n ? n : 1) * sizeof *fill);
+  if (!fill)
+    goto oom;
+  memcpy(fill, g->succ_off, n * sizeof *fill);
+  for (uint64_t e = 0; e < g->nedges; e++)
+    g->succ[fill[g->edges[e].from]++] = g->edges[e].to;
+  free(fill);
+  memset(g->type_count, 0, sizeof g->type_count);
+  for (uint32_t i = 0; i < n; i++)
+    g->type_count[g->tasks[i].kernel < 0 ? 0 : rt_task_core(g, i)]++;
+  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+    g->queues[t].cap = g->type_count[t];
+    g->queues[t].slots =
+        calloc(g->type_count[t] ? g->type_count[t] : 1, sizeof(uint32_t));
+    if (!g->queues[t].slots)
+      goto oom;
+  }
+  g->finalized = true;
+  return PTO_RT_OK;
+oom:
+  free_run_state(g);
+  rt_set_error(g->rt, "run: out of memory");
+  return PTO_RT_ERR_NOMEM;
+}
+
+PtoRtStatus pto_graph_run(PtoGraph *g, void *const *buffers,
+                          uint32_t num_buffers) {
+  if (!g)
+    return PTO_RT_ERR_MISUSE;
+  PtoRuntime *rt = g->rt;
+  if (!rt)
+    return PTO_RT_ERR_MISUSE;
+  if (num_buffers != g->nbufs || (num_buffers && !buffers)) {
+    rt_set_error(rt, "run: the graph has %u buffers, %u given", g->nbufs,
+                 buffers ? num_buffers : 0);
+    return PTO_RT_ERR_MISUSE;
+  }
+  for (uint32_t i = 0; i < num_buffers; i++)
+    if (!buffers[i] && (rt->opts.backend & PTO_RT_HOST)) {
+      rt_set_error(rt, "run: buffer %u ('%s') has no base address", i,
+                   g->bufs[i].name);
+      return PTO_RT_ERR_MISUSE;
+    }
+  bool expected = false;
+  /* acquire: a run sees everything the previous run on this runtime did. */
+  if (!atomic_compare_exchange_strong_explicit(&rt->busy, &expected, true,
+                                               memory_order_acquire,
+                                               memory_order_relaxed)) {
+    rt_set_error(rt, "run: another run is in progress on this runtime");
+    return PTO_RT_ERR_MISUSE;
+  }
+  PtoRtStatus st = rt_graph_finalize(g);
+  if (st == PTO_RT_OK && (rt->opts.backend & PTO_RT_HOST))
+    st = rt_host_run(g, buffers, num_buffers);
+  if (st == PTO_RT_OK && (rt->opts.backend & PTO_RT_SIM))
+    st = rt_sim_run(g);
+  /* release: pairs with the acquire above in the next run. */
+  atomic_store_explicit(&rt->busy, false, memory_order_release);
+  return st;
+}
+
+void pto_graph_get_stats(const PtoGraph *g, PtoRtGraphStats *out) {
+  out->tasks = g->nreal;
+  out->barriers = g->nbarriers;
+  out->edges = g->nedges;
+}
+
+uint32_t pto_graph_get_preds(const PtoGraph *g, uint64_t id, uint64_t *out,
+                             uint32_t cap) {
+  if (id >= g->ntasks)
+    return 0;
+  /* Edges are appended grouped by target, in increasing target order. */
+  uint64_t lo = 0, hi = g->nedges;
+  while (lo < hi) { /* first edge with to >= id */
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (g->edges[mid].to < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  uint32_t n = 0;
+  for (uint64_t e = lo; e < g->nedges && g->edges[e].to == id; e++, n++)
+    if (n < cap)
+      out[n] = g->edges[e].from;
+  return n;
+}
+
+int pto_graph_is_barrier(const PtoGraph *g, uint64_t id) {
+  return id < g->ntasks && g->tasks[id].kernel < 0;
+}

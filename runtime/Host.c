@@ -1,0 +1,350 @@
+/* The host back end: a pool of worker threads (the caller of a run is one
+ * of them) that run kernels as their dependency counters reach zero. No
+ * lock is held while a kernel runs; a finishing worker runs one ready
+ * successor itself and queues the others on their core type's queue. */
+#include "Internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct RtRun {
+  PtoGraph *g;
+  void *const *buffers;
+  uint32_t nbuf;
+  RtKernel *kernels;
+  atomic_uint_fast64_t remaining; /* tasks not yet finished */
+  atomic_bool failed;
+  atomic_uint failed_task;
+  int failed_rc; /* written by the one worker that wins failed_task */
+  struct timespec t0;
+  double *times; /* per task 5 doubles, or NULL when not recording */
+  uint32_t *lane;
+} RtRun;
+
+static double now_ns(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0->tv_sec) * 1e9 + (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+static void queue_push(RtQueue *q, uint32_t task) {
+  /* seq_cst: pairs with the sleeper's seq_cst increment and re-check in
+   * idle_wait (a Dekker pattern), so that a push is never missed. */
+  uint32_t i = atomic_fetch_add_explicit(&q->tail, 1, memory_order_seq_cst);
+  /* release: the popper's acquire load of the slot sees the task's state. */
+  atomic_store_explicit(&q->slots[i], task + 1, memory_order_release);
+}
+
+static uint32_t queue_pop(RtQueue *q) {
+  uint32_t h = atomic_load_explicit(&q->head, memory_order_acquire);
+  for (;;) {
+    /* acquire: a slot below tail has been reserved by a pusher. */
+    if (h >= atomic_load_explicit(&q->tail, memory_order_acquire))
+      return RT_NONE;
+    /* acquire: pairs with the release store in queue_push. */
+    uint32_t v = atomic_load_explicit(&q->slots[h], memory_order_acquire);
+    if (v == 0)
+      return RT_NONE; /* reserved, not yet written: try again later */
+    /* acq_rel: claiming slot h; on failure h is reloaded. */
+    if (atomic_compare_exchange_weak_explicit(&q->head, &h, h + 1,
+                                              memory_order_acq_rel,
+                                              memory_order_acquire))
+      return v - 1;
+  }
+}
+
+static bool queues_nonempty(const PtoGraph *g) {
+  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+    /* relaxed: a hint only; the pop that follows synchronises. */
+    if (atomic_load_explicit(&g->queues[t].head, memory_order_relaxed) <
+        atomic_load_explicit(&g->queues[t].tail, memory_order_relaxed))
+      return true;
+  return false;
+}
+
+static bool run_over(RtRun *r) {
+  /* acquire: the last finisher's release decrement or the failure flag. */
+  return atomic_load_explicit(&r->remaining, memory_order_acquire) == 0 ||
+         atomic_load_explicit(&r->failed, memory_order_acquire);
+}
+
+static void wake_one(PtoRuntime *rt) {
+  /* seq_cst: the other half of the Dekker pattern with idle_wait. */
+  if (atomic_load_explicit(&rt->sleepers, memory_order_seq_cst) == 0)
+    return;
+  pthread_mutex_lock(&rt->mu);
+  pthread_cond_signal(&rt->work_cv);
+  pthread_mutex_unlock(&rt->mu);
+}
+
+static void wake_all(PtoRuntime *rt) {
+  pthread_mutex_lock(&rt->mu);
+  pthread_cond_broadcast(&rt->work_cv);
+  pthread_mutex_unlock(&rt->mu);
+}
+
+static void idle_wait(PtoRuntime *rt, RtRun *r) {
+  /* Spin briefly: a successor is usually queued within microseconds. */
+  for (int i = 0; i < 2000; i++) {
+    if (queues_nonempty(r->g) || run_over(r))
+      return;
+    if (i > 100)
+      sched_yield();
+  }
+  pthread_mutex_lock(&rt->mu);
+  /* seq_cst: published before the re-check, see queue_push. */
+  atomic_fetch_add_explicit(&rt->sleepers, 1, memory_order_seq_cst);
+  atomic_thread_fence(memory_order_seq_cst);
+  if (!queues_nonempty(r->g) && !run_over(r))
+    pthread_cond_wait(&rt->work_cv, &rt->mu);
+  /* relaxed: only ever compared with zero as a hint to wake. */
+  atomic_fetch_sub_explicit(&rt->sleepers, 1, memory_order_relaxed);
+  pthread_mutex_unlock(&rt->mu);
+}
+
+static uint32_t pop_any(RtRun *r, uint32_t home) {
+  for (uint32_t k = 0; k < PTO_CORE_TYPE_COUNT; k++) {
+    uint32_t t = queue_pop(&r->g->queues[(home + k) % PTO_CORE_TYPE_COUNT]);
+    if (t != RT_NONE)
+      return t;
+  }
+  return RT_NONE;
+}
+
+/* Runs task `id`; returns a ready successor for this worker to run next. */
+static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
+  PtoGraph *g = r->g;
+  const RtTask *t = &g->tasks[id];
+  /* relaxed: stopping early is an optimisation; run_over() synchronises. */
+  if (atomic_load_explicit(&r->failed, memory_order_relaxed))
+    return RT_NONE;
+  if (t->kernel >= 0) {
+    PtoRtTaskArgs a;
+    a.buffers = r->buffers;
+    a.num_buffers = r->nbuf;
+    a.task_id = id;
+    memcpy(a.params, t->params, sizeof a.params);
+    a.user = t->user;
+    double start = r->times ? now_ns(&r->t0) : 0;
+    int rc = r->kernels[t->kernel].fn(&a);
+    if (r->times) {
+      double *tm = &r->times[(size_t)id * 5];
+      tm[0] = 0;
+      tm[1] = tm[2] = start;
+      tm[3] = now_ns(&r->t0);
+      r->lane[id] = wid;
+    }
+    if (rc != 0) {
+      unsigned expected = RT_NONE;
+      /* relaxed: the winner's writes are published by the release store of
+       * `failed` below, read with acquire in run_over. */
+      if (atomic_compare_exchange_strong_explicit(&r->failed_task, &expected,
+                                                  id, memory_order_relaxed,
+                                                  memory_order_relaxed))
+        r->failed_rc = rc;
+      atomic_store_explicit(&r->failed, true, memory_order_release);
+      wake_all(rt);
+      return RT_NONE;
+    }
+  }
+  uint32_t next = RT_NONE;
+  for (uint32_t e = g->succ_off[id]; e < g->succ_off[id + 1]; e++) {
+    uint32_t s = g->succ[e];
+    /* acq_rel: the last predecessor to finish sees every other
+     * predecessor's writes (acquire) after publishing its own (release). */
+    if (atomic_fetch_sub_explicit(&g->count[s], 1, memory_order_acq_rel) != 1)
+      continue;
+    if (next == RT_NONE) {
+      next = s;
+    } else {
+      PtoCoreType ct = g->tasks[s].kernel < 0 ? 0 : r->kernels[g->tasks[s].kernel].core;
+      queue_push(&g->queues[ct], s);
+      wake_one(rt);
+    }
+  }
+  if (r->times && t->kernel >= 0)
+    r->times[(size_t)id * 5 + 4] = now_ns(&r->t0);
+  /* acq_rel: the finisher of the last task sees all tasks' effects. */
+  if (atomic_fetch_sub_explicit(&r->remaining, 1, memory_order_acq_rel) == 1)
+    wake_all(rt);
+  return next;
+}
+
+static void work(PtoRuntime *rt, RtRun *r, uint32_t wid) {
+  uint32_t home = wid % PTO_CORE_TYPE_COUNT;
+  uint32_t t = RT_NONE;
+  for (;;) {
+    if (t == RT_NONE)
+      t = pop_any(r, home);
+    if (t == RT_NONE) {
+      if (run_over(r))
+        return;
+      idle_wait(rt, r);
+      continue;
+    }
+    t = execute(rt, r, t, wid);
+  }
+}
+
+static void *worker_main(void *arg) {
+  PtoRuntime *rt = arg;
+  pthread_mutex_lock(&rt->mu);
+  uint32_t wid = rt->nworkers; /* set before each thread starts */
+  uint64_t seen = rt->epoch;
+  rt->nworkers++;
+  pthread_cond_broadcast(&rt->done_cv);
+  for (;;) {
+    while (rt->epoch == seen && !rt->shutdown)
+      pthread_cond_wait(&rt->work_cv, &rt->mu);
+    if (rt->shutdown)
+      break;
+    seen = rt->epoch;
+    RtRun *r = rt->run;
+    pthread_mutex_unlock(&rt->mu);
+    work(rt, r, wid);
+    pthread_mutex_lock(&rt->mu);
+    /* release: this worker's effects are visible to the caller, which
+     * waits for zero under the mutex. */
+    if (atomic_fetch_sub_explicit(&rt->active, 1, memory_order_release) == 1)
+      pthread_cond_broadcast(&rt->done_cv);
+  }
+  pthread_mutex_unlock(&rt->mu);
+  return NULL;
+}
+
+bool rt_host_start(PtoRuntime *rt) {
+  pthread_mutex_init(&rt->mu, NULL);
+  pthread_cond_init(&rt->work_cv, NULL);
+  pthread_cond_init(&rt->done_cv, NULL);
+  uint32_t n = rt->opts.threads - 1;
+  rt->workers = calloc(n ? n : 1, sizeof *rt->workers);
+  if (!rt->workers)
+    return false;
+  for (uint32_t i = 0; i < n; i++) {
+    pthread_mutex_lock(&rt->mu);
+    uint32_t before = rt->nworkers;
+    pthread_mutex_unlock(&rt->mu);
+    if (pthread_create(&rt->workers[i], NULL, worker_main, rt) != 0) {
+      rt_host_stop(rt);
+      return false;
+    }
+    /* Wait until it has taken its id, so that ids are 0..n-1 in order. */
+    pthread_mutex_lock(&rt->mu);
+    while (rt->nworkers == before)
+      pthread_cond_wait(&rt->done_cv, &rt->mu);
+    pthread_mutex_unlock(&rt->mu);
+  }
+  return true;
+}
+
+void rt_host_stop(PtoRuntime *rt) {
+  pthread_mutex_lock(&rt->mu);
+  rt->shutdown = true;
+  pthread_cond_broadcast(&rt->work_cv);
+  uint32_t n = rt->nworkers;
+  pthread_mutex_unlock(&rt->mu);
+  for (uint32_t i = 0; i < n; i++)
+    pthread_join(rt->workers[i], NULL);
+  free(rt->workers);
+  rt->workers = NULL;
+  pthread_cond_destroy(&rt->work_cv);
+  pthread_cond_destroy(&rt->done_cv);
+  pthread_mutex_destroy(&rt->mu);
+}
+
+PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
+  PtoRuntime *rt = g->rt;
+  uint32_t n = g->ntasks;
+  RtRun r;
+  memset(&r, 0, sizeof r);
+  r.g = g;
+  r.buffers = buffers;
+  r.nbuf = nbuf;
+  r.kernels = rt->kernels;
+  atomic_init(&r.remaining, n);
+  atomic_init(&r.failed, false);
+  atomic_init(&r.failed_task, RT_NONE);
+  PtoRtTimeline *tl = &g->host_tl;
+  tl->valid = false;
+  if (rt->opts.record_host_times) {
+    if (!rt_timeline_alloc(tl, g, rt->opts.threads)) {
+      rt_set_error(rt, "run: out of memory");
+      return PTO_RT_ERR_NOMEM;
+    }
+    tl->backend = PTO_RT_HOST;
+    tl->us_per_unit = 1e-3;
+    for (uint32_t i = 0; i < rt->opts.threads; i++) {
+      snprintf(tl->lane_names[i], sizeof tl->lane_names[i], "Worker %u", i);
+      tl->lane_core[i] = -1;
+    }
+    for (uint32_t i = 0; i < n; i++)
+      tl->lane[i] = RT_NONE;
+    r.times = tl->times;
+    r.lane = tl->lane;
+    clock_gettime(CLOCK_MONOTONIC, &r.t0);
+  }
+  /* Reset the per-run state; the graph itself is not analysed again. */
+  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+    RtQueue *q = &g->queues[t];
+    uint32_t used = atomic_load_explicit(&q->tail, memory_order_relaxed);
+    memset((void *)q->slots, 0, (used < q->cap ? used : q->cap) * sizeof *q->slots);
+    atomic_store_explicit(&q->head, 0, memory_order_relaxed);
+    atomic_store_explicit(&q->tail, 0, memory_order_relaxed);
+  }
+  for (uint32_t i = 0; i < n; i++)
+    atomic_store_explicit(&g->count[i], g->tasks[i].ndeps, memory_order_relaxed);
+  for (uint32_t i = 0; i < n; i++)
+    if (g->tasks[i].ndeps == 0)
+      queue_push(&g->queues[g->tasks[i].kernel < 0 ? 0 : rt->kernels[g->tasks[i].kernel].core], i);
+  if (n) {
+    pthread_mutex_lock(&rt->mu);
+    rt->run = &r;
+    /* relaxed: published to the helpers by the mutex. */
+    atomic_store_explicit(&rt->active, rt->nworkers, memory_order_relaxed);
+    rt->epoch++;
+    pthread_cond_broadcast(&rt->work_cv);
+    pthread_mutex_unlock(&rt->mu);
+    work(rt, &r, rt->nworkers);
+    pthread_mutex_lock(&rt->mu);
+    /* acquire: pairs with each helper's release decrement. */
+    while (atomic_load_explicit(&rt->active, memory_order_acquire) != 0)
+      pthread_cond_wait(&rt->done_cv, &rt->mu);
+    rt->run = NULL;
+    pthread_mutex_unlock(&rt->mu);
+  }
+  if (r.times)
+    tl->valid = true;
+  if (atomic_load_explicit(&r.failed, memory_order_acquire)) {
+    uint32_t f = atomic_load_explicit(&r.failed_task, memory_order_relaxed);
+    /* Name what did not run because of it: its transitive dependents. */
+    uint64_t dependents = 0;
+    uint8_t *seen = calloc(n, 1);
+    uint32_t *stack = malloc((size_t)n * sizeof *stack);
+    if (seen && stack) {
+      uint32_t top = 0;
+      stack[top++] = f;
+      while (top) {
+        uint32_t v = stack[--top];
+        for (uint32_t e = g->succ_off[v]; e < g->succ_off[v + 1]; e++) {
+          uint32_t s = g->succ[e];
+          if (seen[s])
+            continue;
+          seen[s] = 1;
+          dependents += g->tasks[s].kernel >= 0;
+          stack[top++] = s;
+        }
+      }
+    }
+    free(seen);
+    free(stack);
+    const char *label = rt_label(g, f);
+    rt_set_error(rt, "task %u (kernel '%s'%s%s%s) failed with status %d; "
+                 "its %llu dependent tasks were not started",
+                 f, rt_task_name(g, f), *label ? ", label '" : "",
+                 label, *label ? "'" : "", r.failed_rc,
+                 (unsigned long long)dependents);
+    return PTO_RT_ERR_KERNEL;
+  }
+  return PTO_RT_OK;
+}

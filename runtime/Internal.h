@@ -1,0 +1,147 @@
+/* What the runtime's files share: the runtime, graph and timeline records,
+ * and the entry points of the back ends. Not installed. */
+#ifndef PTO_RUNTIME_INTERNAL_H
+#define PTO_RUNTIME_INTERNAL_H
+
+#include "pto/Runtime.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#define RT_NONE UINT32_MAX
+/* A read or write touching more distinct earlier tasks than this goes
+ * through one barrier node, so that N producers x M consumers cost N + M
+ * edges instead of N x M. Also the number of readers a region remembers
+ * inline before they are folded into a barrier. */
+#define RT_FANIN_LIMIT 8
+
+typedef struct RtKernel {
+  PtoRtKernelFn fn;
+  PtoCoreType core;
+  char name[48];
+} RtKernel;
+
+/* A task as submitted. Barrier nodes have kernel == -1. */
+typedef struct RtTask {
+  int32_t kernel;
+  uint32_t label; /* offset into the label pool; 0 is "" */
+  uint32_t mark;  /* last task that took an edge from this one (dedup) */
+  uint32_t bmark; /* the same for barrier construction */
+  uint32_t ndeps;
+  uint32_t seq; /* submission number among real tasks */
+  int64_t params[PTO_RT_MAX_PARAMS];
+  void *user;
+  uint64_t cycles, gm_bytes, flops;
+} RtTask;
+
+/* One stretch of a buffer with the same last writer and readers since. */
+typedef struct RtSeg {
+  int64_t lo, hi;
+  uint32_t writer;
+  uint32_t nreaders;
+  uint32_t readers[RT_FANIN_LIMIT];
+} RtSeg;
+
+typedef struct RtBuffer {
+  int64_t size;
+  RtSeg *segs;
+  uint32_t nsegs, capsegs;
+  char name[32];
+} RtBuffer;
+
+typedef struct RtEdge {
+  uint32_t from, to;
+} RtEdge;
+
+/* A once-per-run MPMC queue: each task is pushed at most once per run, so
+ * slots are never reused and a push is one fetch_add plus one store. */
+typedef struct RtQueue {
+  _Atomic uint32_t *slots; /* task id + 1, 0 while not yet written */
+  uint32_t cap;
+  _Alignas(64) atomic_uint head;
+  _Alignas(64) atomic_uint tail;
+} RtQueue;
+
+struct PtoRtTimeline {
+  const PtoGraph *g;
+  PtoRtBackend backend;
+  double us_per_unit; /* host: ns -> us; sim: cycles -> us */
+  /* Per task: submit, dispatch, start, end, finish. */
+  double *times;
+  uint32_t *lane;
+  uint32_t nlanes;
+  char (*lane_names)[24];
+  int8_t *lane_core; /* core type of a lane, -1 for host workers */
+  double idle_ready; /* core time idle while ready work waited */
+  double sched_busy; /* scheduler thread time used */
+  uint32_t sched_threads;
+  bool valid;
+};
+
+struct PtoGraph {
+  PtoRuntime *rt; /* NULL once the runtime is destroyed */
+  PtoGraph *next_live, *prev_live;
+  RtTask *tasks;
+  uint32_t ntasks, captasks, nreal, nbarriers;
+  RtBuffer *bufs;
+  uint32_t nbufs, capbufs;
+  RtEdge *edges;
+  uint32_t nedges, capedges;
+  uint32_t *scratch; /* deps of the task being submitted */
+  uint32_t nscratch, capscratch;
+  uint32_t stamp;
+  /* Interned labels: a pool of NUL-terminated strings and a hash index. */
+  char *labels;
+  uint32_t nlabels_bytes, caplabels;
+  uint32_t *label_index;
+  uint32_t label_index_cap, nlabel_distinct;
+  /* Built by finalize: successors in CSR form and per-type counts. */
+  bool finalized;
+  uint32_t *succ_off, *succ;
+  uint32_t type_count[PTO_CORE_TYPE_COUNT];
+  /* Per-run state, allocated once at finalize and reused. */
+  _Atomic uint32_t *count;
+  RtQueue queues[PTO_CORE_TYPE_COUNT];
+  PtoRtTimeline host_tl, sim_tl;
+};
+
+struct PtoRuntime {
+  PtoRtPlatform platform;
+  PtoRtOptions opts;
+  RtKernel *kernels;
+  uint32_t nkernels, capkernels;
+  char error[256];
+  PtoGraph *live; /* graphs created and not destroyed */
+  /* Host worker pool: threads - 1 helpers; the caller is the last one. */
+  pthread_t *workers;
+  uint32_t nworkers;
+  pthread_mutex_t mu;
+  pthread_cond_t work_cv, done_cv;
+  uint64_t epoch;  /* guarded by mu */
+  bool shutdown;   /* guarded by mu */
+  struct RtRun *run; /* the run in progress, guarded by mu */
+  atomic_uint active;  /* helpers still inside the current run */
+  atomic_uint sleepers;
+  atomic_bool busy;
+};
+
+/* Shared helpers (Runtime.c). rt_grow makes room for `need` elements in a
+ * doubling array; false when the allocation fails. */
+bool rt_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+void rt_set_error(PtoRuntime *rt, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+const char *rt_label(const PtoGraph *g, uint32_t id);
+const char *rt_task_name(const PtoGraph *g, uint32_t id);
+PtoCoreType rt_task_core(const PtoGraph *g, uint32_t id);
+bool rt_timeline_alloc(PtoRtTimeline *tl, const PtoGraph *g, uint32_t nlanes);
+void rt_timeline_free(PtoRtTimeline *tl);
+PtoRtStatus rt_graph_finalize(PtoGraph *g);
+
+/* Back ends. */
+bool rt_host_start(PtoRuntime *rt);
+void rt_host_stop(PtoRuntime *rt);
+PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf);
+PtoRtStatus rt_sim_run(PtoGraph *g);
+
+#endif

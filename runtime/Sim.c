@@ -1,0 +1,376 @@
+/* The sim back end: a deterministic discrete-event model of the platform.
+ * One event queue ordered by (time, sequence number); cores per type; each
+ * task's cycles and GM bytes, with GM bandwidth shared by the tasks moving
+ * data at once; and the scheduler's own work charged on its threads: an
+ * orchestrator submits tasks in program order, scheduler threads dispatch
+ * ready tasks to free cores and handle completions (resolving each
+ * successor's dependency). Times are in cycles. */
+#include "Internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_SUBMIT, EV_JOB_DONE, EV_COMPUTE_DONE, EV_MEM_CHECK };
+enum { JOB_DISPATCH, JOB_COMPLETE };
+
+typedef struct Event {
+  double time;
+  uint64_t seq;
+  uint32_t kind, a, b;
+} Event;
+
+typedef struct Sim {
+  PtoGraph *g;
+  const PtoRtPlatform *p;
+  PtoRtTimeline *tl;
+  Event *heap;
+  uint32_t nheap, capheap;
+  uint64_t seq;
+  double now;
+  /* Per task: dependencies left, whether submitted, parts still running
+   * (compute and memory), bytes left to move, memory rate. */
+  uint32_t *deps;
+  uint8_t *submitted, *parts;
+  double *mem_left, *mem_rate;
+  uint32_t *core_of;
+  /* Ready tasks per core type and completions waiting for a scheduler. */
+  uint32_t *ready[PTO_CORE_TYPE_COUNT];
+  uint32_t rhead[PTO_CORE_TYPE_COUNT], rtail[PTO_CORE_TYPE_COUNT];
+  uint32_t *done_q;
+  uint32_t dhead, dtail;
+  /* Free cores per type (a stack of lane indices) and free schedulers. */
+  uint32_t *free_cores[PTO_CORE_TYPE_COUNT];
+  uint32_t nfree[PTO_CORE_TYPE_COUNT];
+  uint32_t lane_base[PTO_CORE_TYPE_COUNT];
+  uint32_t *free_sched;
+  uint32_t nfree_sched;
+  /* Tasks moving GM data now. */
+  uint32_t *mem_active;
+  uint32_t nmem;
+  double mem_last;
+  uint64_t mem_gen;
+  uint32_t next_submit;
+  uint32_t dispatching; /* cores reserved while a dispatch is charged */
+  double last_account;
+} Sim;
+
+static bool ev_less(const Event *a, const Event *b) {
+  return a->time < b->time || (a->time == b->time && a->seq < b->seq);
+}
+
+static bool ev_push(Sim *s, double time, uint32_t kind, uint32_t a, uint32_t b) {
+  if (!rt_grow((void **)&s->heap, &s->capheap, s->nheap + 1, sizeof *s->heap))
+    return false;
+  Event e = {time, s->seq++, kind, a, b};
+  uint32_t i = s->nheap++;
+  while (i > 0) {
+    uint32_t parent = (i - 1) / 2;
+    if (!ev_less(&e, &s->heap[parent]))
+      break;
+    s->heap[i] = s->heap[parent];
+    i = parent;
+  }
+  s->heap[i] = e;
+  return true;
+}
+
+static Event ev_pop(Sim *s) {
+  Event top = s->heap[0], last = s->heap[--s->nheap];
+  uint32_t i = 0;
+  for (;;) {
+    uint32_t c = 2 * i + 1;
+    if (c >= s->nheap)
+      break;
+    if (c + 1 < s->nheap && ev_less(&s->heap[c + 1], &s->heap[c]))
+      c++;
+    if (!ev_less(&s->heap[c], &last))
+      break;
+    s->heap[i] = s->heap[c];
+    i = c;
+  }
+  if (s->nheap)
+    s->heap[i] = last;
+  return top;
+}
+
+static double *T(Sim *s, uint32_t id) { return &s->tl->times[(size_t)id * 5]; }
+
+static PtoCoreType core_type(Sim *s, uint32_t id) { return rt_task_core(s->g, id); }
+
+/* Core time spent idle while ready work of that type waited for a
+ * scheduler thread (or sat in a dispatch being charged). */
+static void account(Sim *s) {
+  double dt = s->now - s->last_account;
+  if (dt > 0) {
+    double idle = s->dispatching;
+    for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+      uint32_t waiting = s->rtail[t] - s->rhead[t];
+      idle += waiting < s->nfree[t] ? waiting : s->nfree[t];
+    }
+    s->tl->idle_ready += idle * dt;
+  }
+  s->last_account = s->now;
+}
+
+/* Memory: the active transfers share the GM bandwidth equally, each
+ * capped at what one core can draw. */
+static bool mem_update(Sim *s) {
+  double dt = s->now - s->mem_last;
+  for (uint32_t i = 0; i < s->nmem; i++)
+    s->mem_left[s->mem_active[i]] -= s->mem_rate[s->mem_active[i]] * dt;
+  s->mem_last = s->now;
+  if (!s->nmem)
+    return true;
+  double share = s->p->gm_bytes_per_cycle * s->p->gm_efficiency / s->nmem;
+  double rate = share < s->p->gm_core_bytes_per_cycle
+                    ? share : s->p->gm_core_bytes_per_cycle;
+  double first = INFINITY;
+  for (uint32_t i = 0; i < s->nmem; i++) {
+    uint32_t id = s->mem_active[i];
+    s->mem_rate[id] = rate;
+    double left = s->mem_left[id] > 0 ? s->mem_left[id] / rate : 0;
+    if (left < first)
+      first = left;
+  }
+  return ev_push(s, s->now + first, EV_MEM_CHECK, 0, (uint32_t)++s->mem_gen);
+}
+
+static void make_ready(Sim *s, uint32_t id) {
+  if (s->g->tasks[id].kernel < 0) {
+    /* A barrier only costs its dependency resolution. */
+    s->done_q[s->dtail++] = id;
+    return;
+  }
+  PtoCoreType t = core_type(s, id);
+  s->ready[t][s->rtail[t]++] = id;
+}
+
+static bool task_part_done(Sim *s, uint32_t id) {
+  if (--s->parts[id])
+    return true;
+  T(s, id)[3] = s->now;
+  PtoCoreType t = core_type(s, id);
+  s->free_cores[t][s->nfree[t]++] = s->core_of[id];
+  s->done_q[s->dtail++] = id;
+  return true;
+}
+
+/* Hands work to free scheduler threads: completions first (they unlock
+ * work), then dispatches of ready tasks to free cores. */
+static bool schedule(Sim *s) {
+  const PtoRtPlatform *p = s->p;
+  while (s->nfree_sched) {
+    uint32_t th = s->free_sched[s->nfree_sched - 1];
+    if (s->dhead < s->dtail) {
+      uint32_t id = s->done_q[s->dhead++];
+      uint32_t nsucc = s->g->succ_off[id + 1] - s->g->succ_off[id];
+      double cost = p->dep_resolve_cycles * (double)nsucc;
+      if (s->g->tasks[id].kernel >= 0)
+        cost += p->completion_cycles;
+      s->nfree_sched--;
+      s->tl->sched_busy += cost;
+      if (!ev_push(s, s->now + cost, EV_JOB_DONE, th, id * 2 + JOB_COMPLETE))
+        return false;
+      continue;
+    }
+    int type = -1;
+    for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+      if (s->rhead[t] < s->rtail[t] && s->nfree[t]) {
+        type = t;
+        break;
+      }
+    if (type < 0)
+      break;
+    uint32_t id = s->ready[type][s->rhead[type]++];
+    s->core_of[id] = s->free_cores[type][--s->nfree[type]];
+    s->nfree_sched--;
+    s->dispatching++;
+    T(s, id)[1] = s->now;
+    s->tl->sched_busy += p->dispatch_cycles;
+    if (!ev_push(s, s->now + p->dispatch_cycles, EV_JOB_DONE, th,
+                 id * 2 + JOB_DISPATCH))
+      return false;
+  }
+  return true;
+}
+
+static bool handle(Sim *s, const Event *e) {
+  PtoGraph *g = s->g;
+  switch (e->kind) {
+  case EV_SUBMIT: {
+    /* The orchestrator submits real tasks one after another; barriers are
+     * the runtime's own and enter as soon as their inputs are there. */
+    uint32_t id = e->a;
+    s->submitted[id] = 1;
+    T(s, id)[0] = s->now;
+    if (s->deps[id] == 0)
+      make_ready(s, id);
+    uint32_t n = g->ntasks;
+    while (s->next_submit < n && g->tasks[s->next_submit].kernel < 0) {
+      s->submitted[s->next_submit] = 1;
+      if (s->deps[s->next_submit] == 0)
+        make_ready(s, s->next_submit);
+      s->next_submit++;
+    }
+    if (s->next_submit < n) {
+      if (!ev_push(s, s->now + s->p->submit_cycles, EV_SUBMIT,
+                   s->next_submit, 0))
+        return false;
+      s->next_submit++;
+    }
+    return true;
+  }
+  case EV_JOB_DONE: {
+    uint32_t th = e->a, id = e->b / 2;
+    s->free_sched[s->nfree_sched++] = th;
+    if (e->b % 2 == JOB_DISPATCH) {
+      s->dispatching--;
+      const RtTask *t = &g->tasks[id];
+      T(s, id)[2] = s->now;
+      s->tl->lane[id] = s->core_of[id];
+      s->parts[id] = 1;
+      if (!ev_push(s, s->now + (double)t->cycles, EV_COMPUTE_DONE, id, 0))
+        return false;
+      if (t->gm_bytes) {
+        s->parts[id]++;
+        if (!mem_update(s))
+          return false;
+        s->mem_left[id] = (double)t->gm_bytes;
+        s->mem_active[s->nmem++] = id;
+        return mem_update(s);
+      }
+      return true;
+    }
+    if (g->tasks[id].kernel >= 0)
+      T(s, id)[4] = s->now;
+    for (uint32_t k = g->succ_off[id]; k < g->succ_off[id + 1]; k++) {
+      uint32_t succ = g->succ[k];
+      if (--s->deps[succ] == 0 && s->submitted[succ])
+        make_ready(s, succ);
+    }
+    return true;
+  }
+  case EV_COMPUTE_DONE:
+    return task_part_done(s, e->a);
+  case EV_MEM_CHECK: {
+    if (e->b != (uint32_t)s->mem_gen)
+      return true; /* superseded by a later rate change */
+    if (!mem_update(s))
+      return false;
+    /* Transfers within a rounding error of the end are done. */
+    uint32_t keep = 0;
+    for (uint32_t i = 0; i < s->nmem; i++) {
+      uint32_t id = s->mem_active[i];
+      if (s->mem_left[id] <= 1e-6 * (double)g->tasks[id].gm_bytes + 1e-9) {
+        if (!task_part_done(s, id))
+          return false;
+      } else {
+        s->mem_active[keep++] = id;
+      }
+    }
+    s->nmem = keep;
+    return mem_update(s);
+  }
+  }
+  return true;
+}
+
+PtoRtStatus rt_sim_run(PtoGraph *g) {
+  PtoRuntime *rt = g->rt;
+  const PtoRtPlatform *p = &rt->platform;
+  uint32_t n = g->ntasks, lanes = 0;
+  Sim s;
+  memset(&s, 0, sizeof s);
+  s.g = g;
+  s.p = p;
+  s.tl = &g->sim_tl;
+  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+    s.lane_base[t] = lanes;
+    lanes += p->cores[t];
+  }
+  PtoRtTimeline *tl = s.tl;
+  tl->valid = false;
+  bool ok = rt_timeline_alloc(tl, g, lanes);
+  size_t nn = n ? n : 1;
+  s.deps = malloc(nn * sizeof *s.deps);
+  s.submitted = calloc(nn, 1);
+  s.parts = calloc(nn, 1);
+  s.mem_left = calloc(nn, sizeof *s.mem_left);
+  s.mem_rate = calloc(nn, sizeof *s.mem_rate);
+  s.core_of = malloc(nn * sizeof *s.core_of);
+  s.done_q = malloc(nn * sizeof *s.done_q);
+  s.mem_active = malloc(nn * sizeof *s.mem_active);
+  s.free_sched = malloc(p->scheduler_threads * sizeof *s.free_sched);
+  ok = ok && s.deps && s.submitted && s.parts && s.mem_left && s.mem_rate &&
+       s.core_of && s.done_q && s.mem_active && s.free_sched;
+  for (int t = 0; t < PTO_CORE_TYPE_COUNT && ok; t++) {
+    s.ready[t] = malloc(nn * sizeof *s.ready[t]);
+    s.free_cores[t] = malloc(p->cores[t] * sizeof *s.free_cores[t]);
+    ok = s.ready[t] && s.free_cores[t];
+  }
+  PtoRtStatus st = PTO_RT_OK;
+  if (!ok)
+    goto oom;
+  static const char *const type_names[] = {"AIC", "AIV", "AICPU"};
+  tl->backend = PTO_RT_SIM;
+  tl->us_per_unit = 1.0 / p->clock_mhz;
+  tl->sched_threads = p->scheduler_threads;
+  tl->idle_ready = tl->sched_busy = 0;
+  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+    for (uint32_t c = 0; c < p->cores[t]; c++) {
+      uint32_t l = s.lane_base[t] + c;
+      snprintf(tl->lane_names[l], sizeof tl->lane_names[l], "%s %u",
+               type_names[t], c);
+      tl->lane_core[l] = (int8_t)t;
+      /* Stack order so that core 0 is taken first. */
+      s.free_cores[t][p->cores[t] - 1 - c] = l;
+    }
+  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+    s.nfree[t] = p->cores[t];
+  for (uint32_t i = 0; i < p->scheduler_threads; i++)
+    s.free_sched[i] = p->scheduler_threads - 1 - i;
+  s.nfree_sched = p->scheduler_threads;
+  for (uint32_t i = 0; i < n; i++) {
+    s.deps[i] = g->tasks[i].ndeps;
+    tl->lane[i] = RT_NONE;
+    memset(T(&s, i), 0, 5 * sizeof(double));
+  }
+  if (n) {
+    s.next_submit = 0;
+    /* Barriers before the first task enter at once (none in practice). */
+    while (s.next_submit < n && g->tasks[s.next_submit].kernel < 0)
+      s.submitted[s.next_submit++] = 1;
+    if (s.next_submit < n &&
+        !ev_push(&s, p->submit_cycles, EV_SUBMIT, s.next_submit++, 0))
+      goto oom;
+  }
+  while (s.nheap) {
+    Event e = ev_pop(&s);
+    s.now = e.time;
+    account(&s);
+    if (!handle(&s, &e) || !schedule(&s))
+      goto oom;
+  }
+  tl->valid = true;
+  goto done;
+oom:
+  rt_set_error(rt, "sim: out of memory");
+  st = PTO_RT_ERR_NOMEM;
+done:
+  free(s.heap);
+  free(s.deps);
+  free(s.submitted);
+  free(s.parts);
+  free(s.mem_left);
+  free(s.mem_rate);
+  free(s.core_of);
+  free(s.done_q);
+  free(s.mem_active);
+  free(s.free_sched);
+  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+    free(s.ready[t]);
+    free(s.free_cores[t]);
+  }
+  return st;
+}

@@ -1,0 +1,73 @@
+/* A stress run: a 1000 x 1000 wavefront (one million tasks, each reading
+ * its left and upper neighbour and writing its own cell) on host threads
+ * and on the simulator. PTO_RT_STRESS_SIDE shrinks it (the
+ * ThreadSanitizer stage does). */
+#include "pto/Runtime.h"
+
+#include "../unittests/Test.h"
+
+static int64_t side = 1000;
+
+static int k_cell(const PtoRtTaskArgs *a) {
+  int32_t *g = a->buffers[0];
+  int64_t i = a->params[0], j = a->params[1];
+  int32_t up = i ? g[(i - 1) * side + j] : 0;
+  int32_t left = j ? g[i * side + j - 1] : 0;
+  g[i * side + j] = (up > left ? up : left) + 1;
+  return 0;
+}
+
+TEST(wavefront_million) {
+  const char *env = getenv("PTO_RT_STRESS_SIDE");
+  if (env && atoi(env) > 1)
+    side = atoi(env);
+  PtoRtPlatform p;
+  pto_rt_platform_default(&p);
+  PtoRtOptions o = {PTO_RT_BOTH, 0, 0};
+  PtoRuntime *rt = pto_runtime_create(&p, &o, NULL, 0);
+  int32_t k = pto_runtime_add_kernel(rt, k_cell, PTO_CORE_AIV, "cell");
+  PtoGraph *g = pto_graph_create(rt);
+  int64_t cell = sizeof(int32_t);
+  pto_graph_add_buffer(g, side * side * cell, "grid");
+  for (int64_t i = 0; i < side; i++)
+    for (int64_t j = 0; j < side; j++) {
+      PtoRtRegion r[3];
+      uint32_t n = 0;
+      r[n++] = (PtoRtRegion){0, (i * side + j) * cell, cell, PTO_RT_WRITE};
+      if (i)
+        r[n++] = (PtoRtRegion){0, ((i - 1) * side + j) * cell, cell, PTO_RT_READ};
+      if (j)
+        r[n++] = (PtoRtRegion){0, (i * side + j - 1) * cell, cell, PTO_RT_READ};
+      PtoRtTaskDesc d = {0};
+      d.kernel = k;
+      d.regions = r;
+      d.num_regions = n;
+      d.params[0] = i;
+      d.params[1] = j;
+      d.cycles = 500;
+      CHECK(pto_graph_submit(g, &d) >= 0);
+    }
+  PtoRtGraphStats st;
+  pto_graph_get_stats(g, &st);
+  CHECK(st.tasks == (uint64_t)(side * side));
+  CHECK(st.edges == (uint64_t)(2 * side * (side - 1)));
+  int32_t *grid = calloc((size_t)(side * side), sizeof *grid);
+  void *bufs[1] = {grid};
+  CHECK(pto_graph_run(g, bufs, 1) == PTO_RT_OK);
+  int bad = 0;
+  for (int64_t i = 0; i < side; i++)
+    for (int64_t j = 0; j < side; j++)
+      bad += grid[i * side + j] != i + j + 1;
+  CHECK(bad == 0);
+  /* On the simulator every task has a lane and the makespan is at least
+   * the diagonal's length of 500-cycle tasks. */
+  PtoRtTaskTimes t;
+  CHECK(pto_timeline_get_task(pto_graph_get_timeline(g, PTO_RT_SIM),
+                              (uint64_t)(side * side - 1), &t));
+  CHECK(t.end >= (2 * side - 1) * 500 / p.clock_mhz);
+  free(grid);
+  pto_graph_destroy(g);
+  pto_runtime_destroy(rt);
+}
+
+RUN_TESTS(T(wavefront_million))
