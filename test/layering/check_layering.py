@@ -89,6 +89,13 @@ def main():
                                     '%s layer, which it does not build on'
                                     % (rel, lineno, layer, m.group(1), o))
 
+    for name, _, folders, _ in layers:
+        for f in folders:
+            if f.startswith("/"):
+                for dirpath, _, names in os.walk(os.path.join(root, f[1:])):
+                    for n in sorted(names):
+                        if n.endswith((".c", ".h", ".def")):
+                            check(os.path.join(dirpath, n), name)
     lib = os.path.join(root, "lib")
     def walk(rel):
         """Check lib/REL: a layer's folder, or a folder of such folders."""
