@@ -1,6 +1,7 @@
 /* The elementwise unary ops as every level's verifier sees them: the
  * attributes each row of pto/UnaryOps.def defines and their checks. */
 #include "Dialect/Common/OpCheck.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include <math.h>
 
@@ -19,7 +20,7 @@ static const struct {
 };
 
 const char *const *pto_unary_row_attrs(PtoUnaryRow row) {
-  static const char *const gelu[] = {"approximate", NULL};
+  static const char *const gelu[] = {PTO_ATTR_APPROXIMATE, NULL};
   return row == PTO_UNARY_ROW_GELU ? gelu : rows[row].attrs;
 }
 
