@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 # shellcheck disable=SC2086
-cmake -S . -B "$BUILD_DIR" -G Ninja ${CMAKE_ARGS:-} >/dev/null
+cmake -S . -B "$BUILD_DIR" -G Ninja ${CMAKE_ARGS:-}
 cmake --build "$BUILD_DIR"
