@@ -2,7 +2,8 @@
 
 The library is found, in order, through the PTO_LIBRARY environment
 variable (a file, or a directory holding libpto.so), next to this package,
-and in the build tree of the checkout the package lives in. Nothing is
+in the library directory of the prefix `cmake --install` put it in, and in
+the build tree of the checkout the package lives in. Nothing is
 loaded until the first kernel is compiled, so that ``import pypto`` works
 without the library.
 """
@@ -123,6 +124,14 @@ def candidate_paths():
         return paths
     pkg = _package_dir()
     for d in (pkg, os.path.join(pkg, "lib")):
+        paths.extend(os.path.join(d, n) for n in _LIB_NAMES)
+    # installed by cmake --install: the prefix's library directory
+    try:
+        from . import _installed
+    except ImportError:
+        _installed = None
+    if _installed is not None:
+        d = os.path.normpath(os.path.join(pkg, _installed.LIBDIR))
         paths.extend(os.path.join(d, n) for n in _LIB_NAMES)
     # python/pypto in a checkout: the build trees next to python/
     root = os.path.dirname(os.path.dirname(pkg))

@@ -5,7 +5,7 @@
 # variables it is given.
 cmake_minimum_required(VERSION 3.20)
 
-foreach(v BUILD_DIR SOURCE_DIR WORK_DIR C_COMPILER PKG_CONFIG)
+foreach(v BUILD_DIR SOURCE_DIR WORK_DIR C_COMPILER PKG_CONFIG PYTHON PYTHONDIR)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "install-test: ${v} is not set")
   endif()
@@ -141,5 +141,45 @@ endif()
 run("installed pto-opt" COMMAND ${prefix}/bin/pto-opt --version OUTPUT out)
 if(NOT out MATCHES "PTO")
   message(FATAL_ERROR "install-test: pto-opt --version printed: ${out}")
+endif()
+# The installed pto-run runs a bundled example (no LD_LIBRARY_PATH).
+run("installed pto-run" COMMAND ${prefix}/bin/pto-run
+    ${SOURCE_DIR}/examples/softmax.pto --random 0 OUTPUT out)
+if(NOT out MATCHES "out0: tensor<4x32x1x256xf32>")
+  message(FATAL_ERROR "install-test: pto-run printed: ${out}")
+endif()
+
+# The Python package from the prefix, with only the one PYTHONPATH line the
+# docs give, finds the prefix's libpto.so without PTO_LIBRARY. Run from the
+# work directory, so that the checkout's python/ is not on the path.
+if(IS_ABSOLUTE "${PYTHONDIR}")
+  set(pydir ${PYTHONDIR})
+else()
+  set(pydir ${prefix}/${PYTHONDIR})
+endif()
+foreach(f pypto/__init__.py pypto/_installed.py)
+  if(NOT EXISTS ${pydir}/${f})
+    message(FATAL_ERROR "install-test: ${pydir}/${f} is not installed")
+  endif()
+endforeach()
+run("installed Python package" ENV --unset=PTO_LIBRARY --unset=LD_LIBRARY_PATH
+    PYTHONPATH=${pydir} PYTHONDONTWRITEBYTECODE=1
+    COMMAND ${PYTHON} ${SOURCE_DIR}/test/install/check_python.py ${prefix}
+      ${prefix} OUTPUT out)
+if(NOT out MATCHES "installed pypto: ok")
+  message(FATAL_ERROR "install-test: check_python.py printed: ${out}")
+endif()
+
+# `pip install ./python` works offline (the in-tree build backend needs
+# nothing from an index); that package finds the library via PTO_LIBRARY.
+run("pip install ./python, offline" ENV PYTHONDONTWRITEBYTECODE=1
+    COMMAND ${PYTHON} -m pip install --no-index --no-deps --quiet
+      --target ${WORK_DIR}/pip ${SOURCE_DIR}/python)
+run("pip-installed Python package" ENV PTO_LIBRARY=${libdir}
+    PYTHONPATH=${WORK_DIR}/pip PYTHONDONTWRITEBYTECODE=1
+    COMMAND ${PYTHON} ${SOURCE_DIR}/test/install/check_python.py
+      ${WORK_DIR}/pip ${prefix} OUTPUT out)
+if(NOT out MATCHES "installed pypto: ok")
+  message(FATAL_ERROR "install-test: check_python.py printed: ${out}")
 endif()
 message(STATUS "install-test: all checks passed")
