@@ -699,8 +699,9 @@ unsigned pto_domtree_child(const PtoDomTree *t, unsigned i, unsigned k);
 PtoIdent *pto_op_symbol_name(const PtoOp *op); /* `sym_name`, or NULL */
 /* Looks `name` up among the ops directly in the symbol table op's region. */
 PtoOp *pto_symbol_lookup(PtoOp *table_op, const char *name);
-/* Nearest enclosing symbol table of `from`, then resolves a symbol
- * reference (nested references descend through nested tables). */
+/* Resolves a symbol reference in the nearest enclosing symbol table of
+ * `from` (only there, as in MLIR; nested references descend through
+ * nested tables). */
 PtoOp *pto_symbol_lookup_from(PtoOp *from, const PtoAttr *symref);
 PtoOp *pto_symbol_table_op_of(PtoOp *from);
 bool pto_symbol_is_private(const PtoOp *sym);

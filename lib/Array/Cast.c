@@ -550,7 +550,10 @@ void pto_contiguous_strides(unsigned rank, const int64_t *shape,
   int64_t s = 1;
   for (unsigned i = rank; i-- > 0;) {
     strides[i] = s;
-    s *= shape[i] > 0 ? shape[i] : 1;
+    /* only an empty array's product can overflow (other sizes are checked
+     * first); its strides are never used, so saturate */
+    if (__builtin_mul_overflow(s, shape[i] > 0 ? shape[i] : 1, &s))
+      s = INT64_MAX;
   }
 }
 

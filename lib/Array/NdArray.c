@@ -91,16 +91,24 @@ void pto_ndarray_destroy(PtoNdArray *a) {
   pto_free(a);
 }
 
+/* An empty array may have huge other dims whose product overflows. */
+static bool is_empty(const PtoNdArray *a) {
+  for (unsigned i = 0; i < a->rank; i++)
+    if (a->shape[i] == 0) return true;
+  return false;
+}
+
 int64_t pto_ndarray_numel(const PtoNdArray *a) {
+  if (is_empty(a)) return 0;
   int64_t n = 1;
   for (unsigned i = 0; i < a->rank; i++) n *= a->shape[i];
   return n;
 }
 
 bool pto_ndarray_is_contiguous(const PtoNdArray *a) {
+  if (is_empty(a)) return true;
   int64_t expect = 1;
   for (unsigned i = a->rank; i-- > 0;) {
-    if (a->shape[i] == 0) return true;
     /* strides of size-1 dims never matter */
     if (a->shape[i] != 1 && a->strides[i] != expect) return false;
     expect *= a->shape[i];

@@ -29,7 +29,7 @@ const char *pto_embed_default_pipeline(PtoEmbed *e) {
     PtoStr s;
     pto_str_init(&s);
     pto_str_puts(&s, "canonicalize,cse");
-    if (pto_lookup_pass(e->ctx, "tile-expand")) pto_str_puts(&s, ",tile-expand");
+    if (pto_pass_lookup(e->ctx, "tile-expand")) pto_str_puts(&s, ",tile-expand");
     e->default_pipeline = pto_str_take(&s);
   }
   return e->default_pipeline;

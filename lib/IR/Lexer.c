@@ -7,7 +7,10 @@ void lexer_init(Lexer *lx, const char *text, size_t len, unsigned first_line) {
   lx->start = lx->cur = text;
   lx->end = text + len;
   lx->line = first_line ? first_line : 1;
-  lx->line_start = text;
+  /* a UTF-8 byte-order mark (editors on Windows write one) is no token;
+   * columns count from after it */
+  if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) lx->cur += 3;
+  lx->line_start = lx->cur;
 }
 
 void lexer_reset_to(Lexer *lx, const char *p, const Token *tok) {

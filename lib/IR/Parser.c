@@ -948,7 +948,8 @@ static PtoResult parse_op(PtoParser *p, PtoBlock *into) {
         int64_t c;
         if (!tok_is(p, T_INTEGER) || pto_parser_parse_integer(p, &c) || c < 1 ||
             c > 65535) {
-          r = pto_parser_error(p, "expected integer number of results");
+          r = pto_parser_error(p, "expected integer number of results "
+                                  "(from 1 to 65535)");
           goto out;
         }
         g.count = (uint32_t)c;

@@ -49,16 +49,15 @@ static PtoOp *lookup_id(PtoOp *table, PtoIdent *name) {
   return pto_symtab_lookup(st, name);
 }
 
+/* As in MLIR, a reference resolves in the nearest enclosing symbol table
+ * only: a symbol of an outer module is not visible from an inner one. */
 PtoOp *pto_symbol_lookup_from(PtoOp *from, const PtoAttr *ref) {
   if (!ref || ref->kind != PTO_ATTR_SYMREF) return NULL;
-  for (PtoOp *table = pto_symbol_table_op_of(from); table;
-       table = pto_symbol_table_op_of(table)) {
-    PtoOp *s = lookup_id(table, ref->u.sym.root);
-    for (unsigned i = 0; s && i < ref->u.sym.n; i++)
-      s = lookup_id(s, ref->u.sym.nested[i]);
-    if (s) return s;
-  }
-  return NULL;
+  PtoOp *table = pto_symbol_table_op_of(from);
+  PtoOp *s = table ? lookup_id(table, ref->u.sym.root) : NULL;
+  for (unsigned i = 0; s && i < ref->u.sym.n; i++)
+    s = lookup_id(s, ref->u.sym.nested[i]);
+  return s;
 }
 
 struct PtoSymbolTable {

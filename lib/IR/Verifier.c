@@ -209,6 +209,12 @@ static PtoResult verify_op(Verifier *vf, PtoOp *op, uint32_t iso,
         return pto_op_emit_error(op, "expects parent op to be a symbol table");
     }
   }
+  /* MLIR's rule, which also keeps the entry-block check below (on the
+   * last op of each block) complete: a branch in mid-block could target
+   * the entry block, whose label the printer omits. */
+  if (op->num_successors && pto_op_next(op))
+    return pto_op_emit_error(op, "operation with block successors must "
+                                 "terminate its parent block");
   for (unsigned i = 0; i < op->num_successors; i++) {
     PtoBlock *s = op_successors(op)[i];
     if (!s || !op->block || s->parent != op->block->parent)

@@ -90,6 +90,7 @@ PtoInterp *pto_interp_create(PtoContext *ctx, const PtoInterpOptions *opts) {
   pto_interp_register_core(I);
   pto_interp_register_pypto(I);
   pto_interp_register_tile(I);
+  pto_interp_register_block(I);
   return I;
 }
 

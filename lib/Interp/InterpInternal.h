@@ -50,6 +50,7 @@ struct PtoInterpFrame {
 void pto_interp_register_core(PtoInterp *I);
 void pto_interp_register_pypto(PtoInterp *I);
 void pto_interp_register_tile(PtoInterp *I);
+void pto_interp_register_block(PtoInterp *I);
 /* Gives `op_name` the handler (and user data) registered for `existing`,
  * when there is one: ops of two levels with one semantics share it. */
 void pto_interp_register_alias(PtoInterp *I, const char *op_name,

@@ -29,15 +29,18 @@ void pto_vec_grow_(void **data, uint32_t *cap, uint32_t need, size_t elem);
 #define pto_vec_free(v) \
   (pto_free((v)->data), (v)->data = NULL, (v)->len = (v)->cap = 0)
 #define pto_vec_resize(v, n) (pto_vec_reserve((v), (n)), (v)->len = (n))
-#define pto_vec_append(v, src, n)                                    \
-  (pto_vec_reserve((v), (v)->len + (n)),                             \
-   memcpy((v)->data + (v)->len, (src), (n) * sizeof(*(v)->data)),    \
-   (v)->len += (n))
-/* An empty vector's data may be NULL, and NULL + 0 is undefined in C: the
- * bound is only formed for a non-NULL pointer. */
-#define pto_vec_foreach(v, it)                                               \
-  for (__typeof__((v)->data) it = (v)->data; it && it < (v)->data + (v)->len; \
-       ++it)
+/* Appending nothing to an empty vector must not compute NULL + 0 or pass
+ * NULL to memcpy (both undefined behaviour). */
+#define pto_vec_append(v, src, n)                                          \
+  ((n) ? (pto_vec_reserve((v), (v)->len + (n)),                            \
+          memcpy((v)->data + (v)->len, (src), (n) * sizeof(*(v)->data)),   \
+          (v)->len += (n))                                                 \
+       : (v)->len)
+/* `it` walks the elements; an empty vector's NULL data is never offset. */
+#define pto_vec_foreach(v, it)                                             \
+  for (__typeof__((v)->data) it = (v)->data,                               \
+                             it##_end_ = it ? it + (v)->len : it;          \
+       it != it##_end_; ++it)
 
 /* A growable array whose first N elements live in the struct itself: for
  * the short lists collected per op on hot paths (a local needs no heap

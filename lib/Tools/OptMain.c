@@ -174,7 +174,7 @@ static bool known_passes(PtoContext *ctx, const char *list, const char **bad,
     const char *end = strchr(p, ',');
     size_t len = end ? (size_t)(end - p) : strlen(p);
     snprintf(buf, cap, "%.*s", (int)len, p);
-    if (!pto_lookup_pass(ctx, buf)) {
+    if (!pto_pass_lookup(ctx, buf)) {
       *bad = buf;
       return false;
     }
@@ -268,12 +268,12 @@ static int opt_pass_flag(void *user, const char *a) {
   char name[256];
   snprintf(name, sizeof name, "%.*s", (int)len, a + 2);
   bool is_pipeline = false;
-  for (unsigned k = 0; k < pto_registered_pipelines(p->ctx) && !is_pipeline; k++) {
+  for (unsigned k = 0; k < pto_pipeline_count(p->ctx) && !is_pipeline; k++) {
     const char *arg;
-    pto_registered_pipeline(p->ctx, k, &arg, NULL, NULL);
+    pto_pipeline_get(p->ctx, k, &arg, NULL, NULL);
     is_pipeline = strcmp(arg, name) == 0;
   }
-  if (!pto_lookup_pass(p->ctx, name) && !is_pipeline)
+  if (!pto_pass_lookup(p->ctx, name) && !is_pipeline)
     return pto_tool_usage_error(p->tool, "unknown option '%s'", a);
   if (!o->first_pass_flag) o->first_pass_flag = a;
   if (o->pass_flags.len) pto_str_putc(&o->pass_flags, ',');

@@ -202,3 +202,28 @@ def test_returning_a_loop_body_value_is_a_located_error():
     with pytest.raises(pypto.TraceError, match="used outside of it") as e:
         k(rand((4, 8)), np.zeros((4, 8), np.float32))
     assert (e.value.filename, e.value.lineno) == (__file__, line)
+
+
+def test_a_view_returned_whole_and_used_by_another_op():
+    @pypto.frontend.jit
+    def k(x: pypto.Tensor([8, 8], pypto.DT_FP32), y: pypto.Tensor([4, 4], pypto.DT_FP32),
+          z: pypto.Tensor([4, 4], pypto.DT_FP32)):
+        t = x[2:6, 1:5]
+        z[:] = t
+        y[:] = pypto.exp(t)
+    x = rand((8, 8), seed=6)
+    y = np.zeros((4, 4), np.float32)
+    z = np.zeros((4, 4), np.float32)
+    k(x, y, z)
+    assert_close(y, np.exp(x[2:6, 1:5]))
+    assert np.array_equal(z, x[2:6, 1:5])
+
+
+def test_huge_broadcast_input_is_a_compile_error_not_an_abort():
+    @pypto.frontend.jit
+    def k(x: pypto.Tensor([65536, 65536], pypto.DT_FP32)):
+        return x + 1.0
+    x = np.broadcast_to(np.zeros(1, np.float32), (65536, 65536))
+    with pytest.raises(pypto.CompileError, match="would be expanded into 4194304 tiles, "
+                       r"more than the limit of 262144 \(tile-expand option max-tiles\)"):
+        k(x)

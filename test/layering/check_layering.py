@@ -58,7 +58,12 @@ def main():
             return None  # a header next to the including file
         if parts[0] == "pto":
             return header_of.get(parts[1], "?")
-        return folder_of.get(parts[0])
+        # the longest listed folder the include names (Target/Platform)
+        for n in range(len(parts) - 1, 0, -1):
+            o = folder_of.get("/".join(parts[:n]))
+            if o is not None:
+                return o
+        return None
 
     problems = []
     nfiles = 0
@@ -84,18 +89,33 @@ def main():
                                     '%s layer, which it does not build on'
                                     % (rel, lineno, layer, m.group(1), o))
 
+    for name, _, folders, _ in layers:
+        for f in folders:
+            if f.startswith("/"):
+                for dirpath, _, names in os.walk(os.path.join(root, f[1:])):
+                    for n in sorted(names):
+                        if n.endswith((".c", ".h", ".def")):
+                            check(os.path.join(dirpath, n), name)
     lib = os.path.join(root, "lib")
-    for entry in sorted(os.listdir(lib)):
-        if not os.path.isdir(os.path.join(lib, entry)):
-            continue
-        if entry not in folder_of:
+    def walk(rel):
+        """Check lib/REL: a layer's folder, or a folder of such folders."""
+        if rel in folder_of:
+            for dirpath, _, names in os.walk(os.path.join(lib, rel)):
+                for n in sorted(names):
+                    if n.endswith((".c", ".h", ".def")):
+                        check(os.path.join(dirpath, n), folder_of[rel])
+            return
+        if not any(f.startswith(rel + "/") for f in folder_of):
             problems.append("lib/%s: a folder of no layer: add it to "
-                            "lib/Layers.txt" % entry)
-            continue
-        for dirpath, _, names in os.walk(os.path.join(lib, entry)):
-            for n in sorted(names):
-                if n.endswith((".c", ".h", ".def")):
-                    check(os.path.join(dirpath, n), folder_of[entry])
+                            "lib/Layers.txt" % rel)
+            return
+        for entry in sorted(os.listdir(os.path.join(lib, rel))):
+            if os.path.isdir(os.path.join(lib, rel, entry)):
+                walk(rel + "/" + entry)
+
+    for entry in sorted(os.listdir(lib)):
+        if os.path.isdir(os.path.join(lib, entry)):
+            walk(entry)
     inc = os.path.join(root, "include", "pto")
     for entry in sorted(os.listdir(inc)):
         layer = header_of.get(entry)

@@ -60,7 +60,7 @@ static PtoContext *new_ctx(void) {
   PtoContext *ctx = pto_ctx_create();
   pto_register_all_dialects(ctx);
   pto_register_all_passes(ctx);
-  pto_register_pass(ctx, &relower_pass);
+  pto_pass_register(ctx, &relower_pass);
   return ctx;
 }
 

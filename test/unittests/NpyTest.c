@@ -466,6 +466,30 @@ TEST(strided_write) {
   pto_ctx_destroy(ctx);
 }
 
+/* An empty array may have other dims whose product overflows int64: its
+ * strides and element count must be computed without signed overflow
+ * (the UBSan build checks; found by adversarial testing). */
+TEST(empty_array_with_huge_dims) {
+  PtoContext *ctx = pto_ctx_create();
+  DiagCapture dc;
+  diag_capture_begin(&dc, ctx);
+  Img im;
+  img_make(&im, 1,
+           "{'descr': '<f4', 'fortran_order': False, 'shape': "
+           "(0, 429496720000, 4294967296, 4), }",
+           NULL, 0);
+  PtoNdArray *a = read_img(ctx, &im);
+  CHECK(a && a->rank == 4 && a->nbytes == 0);
+  CHECK(a && pto_ndarray_numel(a) == 0 && pto_ndarray_is_contiguous(a));
+  CHECK(a && a->strides[3] == 1 && a->strides[2] == 4);
+  PtoNdArray *c = a ? pto_ndarray_convert(a, PTO_DT_F16, PTO_CAST_DEFAULT) : NULL;
+  CHECK(c && pto_ndarray_numel(c) == 0);
+  pto_ndarray_destroy(c);
+  pto_ndarray_destroy(a);
+  CHECK_STR(diag_capture_take(&dc), "");
+  pto_ctx_destroy(ctx);
+}
+
 RUN_TESTS(T(roundtrip_every_dtype_and_shape), T(header_layout_and_versions),
           T(header_spellings), T(malformed_headers), T(malformed_prefix),
-          T(files), T(strided_write))
+          T(files), T(strided_write), T(empty_array_with_huge_dims))

@@ -31,12 +31,14 @@ TEST(names_and_lookup) {
   CHECK(pto_symbol_table_op_of(inner_user) == inner);
   CHECK(pto_symbol_table_op_of(nested_op(module_op(m, 3), 0, 0)) == m);
   CHECK(pto_symbol_table_op_of(m) == NULL);
-  /* references resolve from the nearest table outwards; nested references
+  /* references resolve in the nearest table only (as in MLIR: the outer
+   * module's @top is not visible from inside @inner); nested references
    * descend through nested tables */
   PtoAttr *leaf = pto_attr_symref(ctx, pto_ident_cstr(ctx, "leaf"), NULL, 0);
   CHECK(pto_symbol_lookup_from(inner_user, leaf) == nested_op(inner, 0, 0));
   PtoAttr *top_ref = pto_attr_symref(ctx, pto_ident_cstr(ctx, "top"), NULL, 0);
-  CHECK(pto_symbol_lookup_from(inner_user, top_ref) == top);
+  CHECK(pto_symbol_lookup_from(inner_user, top_ref) == NULL);
+  CHECK(pto_symbol_lookup_from(module_op(m, 3), top_ref) == top);
   PtoIdent *path[] = {pto_ident_cstr(ctx, "deeper"), pto_ident_cstr(ctx, "leaf")};
   PtoAttr *deep = pto_attr_symref(ctx, pto_ident_cstr(ctx, "inner"), path, 2);
   PtoOp *deeper = nested_op(inner, 0, 1);

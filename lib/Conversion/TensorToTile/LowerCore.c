@@ -160,6 +160,29 @@ void lower_bind(Lowering *t, PtoValue *v, LoweredValue *tv) {
   pto_ptrmap_put(&t->vals, (uint64_t)(uintptr_t)v, tv);
 }
 
+PtoResult lower_check_tiles(Lowering *t, const int64_t *count, unsigned rank,
+                            int64_t factor) {
+  int64_t n = factor;
+  bool over = false;
+  for (unsigned d = 0; d < rank && !over; d++)
+    over = __builtin_mul_overflow(n, count[d], &n);
+  if (!over && n <= t->max_tiles) return PTO_SUCCESS;
+  if (!t->failed) {
+    if (over)
+      lower_error(t, "would be expanded into more than %" PRId64 " tiles, "
+                     "more than the limit of %" PRId64 " (tile-expand option "
+                     "max-tiles); give it a larger vec_tile or cube_tile",
+                  INT64_MAX, t->max_tiles);
+    else
+      lower_error(t, "would be expanded into %" PRId64 " tiles, more than the "
+                     "limit of %" PRId64 " (tile-expand option max-tiles); "
+                     "give it a larger vec_tile or cube_tile",
+                  n, t->max_tiles);
+  }
+  t->failed = true;
+  return PTO_FAILURE;
+}
+
 LoweredValue *lower_new_grid(Lowering *t, PtoType *type, const int64_t *tsize, unsigned trank) {
   LoweredValue *v = lower_new_val(t, LOWERED_GRID, type);
   TileGrid *g = &v->grid;
@@ -169,9 +192,15 @@ LoweredValue *lower_new_grid(Lowering *t, PtoType *type, const int64_t *tsize, u
   for (unsigned d = 0; d < g->rank; d++) {
     g->shape[d] = pto_type_tensor_dim(type, d);
     g->tsize[d] = tsize[d] < g->shape[d] ? tsize[d] : g->shape[d];
-    g->count[d] = (g->shape[d] + g->tsize[d] - 1) / g->tsize[d];
-    g->ntiles *= g->count[d];
+    /* an empty dim has one (empty) cell, as before; never divide by 0 */
+    g->count[d] = g->tsize[d] ? (g->shape[d] + g->tsize[d] - 1) / g->tsize[d] : 1;
   }
+  if (lower_check_tiles(t, g->count, g->rank, 1))
+    for (unsigned d = 0; d < g->rank; d++) {
+      g->tsize[d] = g->shape[d];
+      g->count[d] = 1;
+    }
+  for (unsigned d = 0; d < g->rank; d++) g->ntiles *= g->count[d];
   g->tiles = pto_arena_zalloc(&t->arena, (size_t)g->ntiles * sizeof *g->tiles);
   return v;
 }
@@ -409,7 +438,7 @@ PtoValue *lower_offset_value(Lowering *t, LowerOffset o) {
   PtoBlock *blk = t->b.block;
   uint64_t key[4] = {K_ADD, (uint64_t)(uintptr_t)o.v, (uint64_t)o.c,
                      (uint64_t)(uintptr_t)blk};
-  PtoValue *s = memo_get(t, key, 4);
+  PtoValue *s = t->rewound ? NULL : memo_get(t, key, 4);
   if (s) return s;
   s = pto_arith_build_binary(&t->b, "arith.addi", o.v, lower_const_index(t, o.c));
   memo_put(t, key, 4, s);
@@ -436,7 +465,7 @@ static PtoValue *view_gm(Lowering *t, PtoValue *gm, const LowerOffset *offs,
     key[n++] = (uint64_t)(uintptr_t)offs[d].v;
     key[n++] = (uint64_t)sizes[d];
   }
-  for (PtoBlock *b = t->b.block; b;) {
+  for (PtoBlock *b = t->rewound ? NULL : t->b.block; b;) {
     key[blk] = (uint64_t)(uintptr_t)b;
     PtoValue *v = memo_get(t, key, n);
     if (v) return v;
@@ -535,6 +564,7 @@ PtoValue *lower_gm(Lowering *t, LoweredValue *v) {
   PtoBuilder saved = t->b;
   PtoAttr *label = t->label;
   pto_builder_set_before(&t->b, v->anchor);
+  t->rewound++;
   t->label = pto_op_attr_id(v->anchor, t->id_label);
   PtoValue *ws = lower_emit(t, PTO_TILE_EMPTY, NULL, 0, v->type, NULL, 0);
   if (v->kind == LOWERED_GRID) {
@@ -548,6 +578,7 @@ PtoValue *lower_gm(Lowering *t, LoweredValue *v) {
     LoweredValue *g = lower_new_grid(t, v->type, tsize, trank);
     v->gm = assemble_grid(t, v, &g->grid, ws);
   }
+  t->rewound--;
   t->b = saved;
   t->label = label;
   return v->gm;

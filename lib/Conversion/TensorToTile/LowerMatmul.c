@@ -54,6 +54,10 @@ PtoResult lower_matmul(Lowering *t, PtoOp *op) {
   tsize[rb] = mL1;
   tsize[rb + 1] = nL1;
   LoweredValue *res = lower_new_grid(t, rt, tsize, 2);
+  /* each result tile takes one matmul per kL1 step */
+  int64_t ksteps = kL1 > 0 ? (K + kL1 - 1) / kL1 : 1;
+  if (lower_check_tiles(t, res->grid.count, res->grid.rank, ksteps > 0 ? ksteps : 1))
+    return PTO_FAILURE;
   LoweredValue *av = lower_lookup(t, a), *bv = lower_lookup(t, b);
 
   PtoNamedAttr attrs[3];

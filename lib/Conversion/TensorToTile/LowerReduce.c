@@ -165,6 +165,8 @@ PtoResult lower_reduce(Lowering *t, PtoOp *op) {
     kg.count[i] = (kg.shape[i] + kg.tsize[i] - 1) / kg.tsize[i];
     kg.ntiles *= kg.count[i];
   }
+  /* every input tile is read once: the result's cells times those along d */
+  if (lower_check_tiles(t, kg.count, R, nj)) return PTO_FAILURE;
   int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
   for (int64_t k = 0; k < kg.ntiles; k++) {
     lower_cell(&kg, k, offs, sizes);

@@ -72,6 +72,12 @@ typedef struct Lowering {
   unsigned nvec_default;
   int64_t cube_default[6];
   bool provenance;
+  int64_t max_tiles; /* per op (option max-tiles) */
+  /* > 0 while lower_gm builds before an earlier op than the current one:
+   * views and offsets memoised since then lie after the insertion point
+   * and do not dominate it, so they are not reused */
+  unsigned rewound;
+  bool failed;       /* a lowering reported an error and kept going */
   /* Constants are hoisted to the start of the function's entry block,
    * after the last one hoisted (NULL: none yet). */
   PtoOp *const_pos;
@@ -103,8 +109,15 @@ LoweredValue *lower_new_val(Lowering *t, LoweredKind kind, PtoType *type);
 LoweredValue *lower_lookup(Lowering *t, PtoValue *v);
 void lower_bind(Lowering *t, PtoValue *v, LoweredValue *tv);
 
+/* Checks that `factor` times the product of count[0, rank) tiles is
+ * within the op's budget (max-tiles), with checked multiplication; else
+ * reports at the op how many tiles it would make and sets t->failed. */
+PtoResult lower_check_tiles(Lowering *t, const int64_t *count, unsigned rank,
+                            int64_t factor);
 /* A grid over `type`'s static shape with tiles of `tsize` and rank
- * `trank` (tiles not yet filled in). */
+ * `trank` (tiles not yet filled in). Past the tile budget it reports the
+ * error and degrades to one cell, so that the caller's loops stay short;
+ * the driver fails the op afterwards (t->failed). */
 LoweredValue *lower_new_grid(Lowering *t, PtoType *type, const int64_t *tsize, unsigned trank);
 /* Cell `k` (row-major) of a grid: window offsets and sizes. */
 void lower_cell(const TileGrid *g, int64_t k, int64_t *offs, int64_t *sizes);

@@ -78,7 +78,7 @@ static PtoResult expand_block(Lowering *t, PtoBlock *b, OpVec *done) {
     next = pto_op_next(op);
     if (pto_pypto_op_id(op) == PTO_PYPTO_NONE) {
       use_gm_operands(t, op);
-      if (expand_regions(t, op, done)) return PTO_FAILURE;
+      if (t->failed || expand_regions(t, op, done)) return PTO_FAILURE;
       continue;
     }
     t->op = op;
@@ -88,7 +88,7 @@ static PtoResult expand_block(Lowering *t, PtoBlock *b, OpVec *done) {
     t->origin = n - 1;
     pto_builder_set_before(&t->b, op);
     t->b.loc = pto_op_loc(op);
-    if (expand_op(t, op)) return PTO_FAILURE;
+    if (expand_op(t, op) || t->failed) return PTO_FAILURE;
     pto_vec_push(done, op);
     pto_pass_stat_add(t->pass, "tensor-ops", 1);
   }
@@ -166,6 +166,7 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   t.nvec_default = pto_pass_option_list(pass, "vec-tile", t.vec_default, 4);
   pto_pass_option_list(pass, "cube-tile", t.cube_default, 6);
   t.provenance = pto_pass_option_bool(pass, "provenance");
+  t.max_tiles = pto_pass_option_int(pass, "max-tiles");
   PtoResult r = prepare(&t, module);
   for (PtoBlock *b = pto_region_first_block(pto_op_region(module, 0));
        b && !r; b = pto_block_next(b))
@@ -200,6 +201,11 @@ static const PtoPassOptionDef options[] = {
      "cube tile of matmuls without a cube_tile attribute: mL0,mL1,kL0,kL1,"
      "nL0,nL1",
      0, 0, NULL},
+    {"max-tiles", PTO_OPT_INT, "262144",
+     "most tiles one Tensor-level op may expand into (result tiles, input "
+     "tiles of a reduction, matmul steps); a larger expansion is an error at "
+     "the op",
+     1, INT64_MAX, NULL},
     {"provenance", PTO_OPT_BOOL, "false",
      "mark each tile op producing a final tile of a Tensor-level result with "
      "pto.origin (for pto-run --check-levels)",

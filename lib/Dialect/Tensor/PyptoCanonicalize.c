@@ -153,17 +153,17 @@ void pypto_add_patterns(void *set, PtoContext *ctx, PtoPyptoOp id) {
   const char *name = pto_pypto_op_name(id);
   switch (id) {
   case PTO_PYPTO_VIEW:
-    pto_pattern_add(s, name, 1, view_of_view, NULL, "pypto-view-of-view");
+    pto_pattern_set_add(s, name, 1, view_of_view, NULL, "pypto-view-of-view");
     break;
   case PTO_PYPTO_ASSEMBLE:
-    pto_pattern_add(s, name, 1, assemble_of_view, NULL, "pypto-assemble-of-view");
+    pto_pattern_set_add(s, name, 1, assemble_of_view, NULL, "pypto-assemble-of-view");
     break;
   case PTO_PYPTO_RESHAPE:
-    pto_pattern_add(s, name, 1, reshape_of_reshape, NULL, "pypto-reshape-of-reshape");
+    pto_pattern_set_add(s, name, 1, reshape_of_reshape, NULL, "pypto-reshape-of-reshape");
     break;
   case PTO_PYPTO_TRANSPOSE:
-    pto_pattern_add(s, name, 1, transpose_of_transpose, NULL,
-                    "pypto-transpose-of-transpose");
+    pto_pattern_set_add(s, name, 1, transpose_of_transpose, NULL,
+                        "pypto-transpose-of-transpose");
     break;
   default:
     break;

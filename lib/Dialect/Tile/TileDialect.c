@@ -107,10 +107,18 @@ PtoType *pto_tile_type(PtoContext *ctx, const int64_t *shape, unsigned rank,
   return pto_type_dialect(ctx, "tile", "tile", shape, rank, &elem, 1, NULL, 0);
 }
 
+/* Tile ops also compute on the Block level's on-chip buffers
+ * (!block.buf<32x32xf32, vec>): a tile that also names its memory space,
+ * with the tile's parameters plus the space as one attribute. Results of
+ * tile ops on buffers are buffers (see pto_tile_with_elem); the block
+ * dialect checks which spaces its kernels use. */
+static bool is_tile_family(const PtoType *t) {
+  if (pto_type_isa(t, "tile", "tile")) return pto_type_num_attrs(t) == 0;
+  return pto_type_isa(t, "block", "buf") && pto_type_num_attrs(t) == 1;
+}
+
 bool pto_type_is_tile(const PtoType *t) {
-  if (!t || !pto_type_isa(t, "tile", "tile") || pto_type_num_types(t) != 1 ||
-      pto_type_num_attrs(t) != 0)
-    return false;
+  if (!t || !is_tile_family(t) || pto_type_num_types(t) != 1) return false;
   return pto_tile_type_check(NULL, pto_type_ints(t), pto_type_num_ints(t),
                              pto_type_type_param(t, 0)) == PTO_SUCCESS;
 }
@@ -126,9 +134,33 @@ int64_t pto_tile_numel(const PtoType *t) {
   return n;
 }
 
+PtoType *pto_tile_like(const PtoType *like, const int64_t *shape,
+                       unsigned rank, PtoType *elem) {
+  PtoContext *ctx = pto_type_ctx(like);
+  unsigned na = pto_type_num_attrs(like);
+  if (!na) return pto_tile_type(ctx, shape, rank, elem);
+  if (pto_tile_type_check(NULL, shape, rank, elem)) return NULL;
+  PtoAttr *attrs[1] = {pto_type_attr_param(like, 0)};
+  return pto_type_dialect(ctx, pto_type_dialect_name(like),
+                          pto_type_dialect_mnemonic(like), shape, rank, &elem,
+                          1, attrs, 1);
+}
+
 PtoType *pto_tile_with_elem(const PtoType *t, PtoType *elem) {
-  return pto_tile_type(pto_type_ctx(t), pto_tile_shape(t), pto_tile_rank(t),
-                       elem);
+  return pto_tile_like(t, pto_tile_shape(t), pto_tile_rank(t), elem);
+}
+
+PtoResult pto_tile_parse_shape(PtoParser *p, int64_t *dims, unsigned *rank,
+                               PtoType **elem) {
+  PtoParserPos epos = pto_parser_pos(p);
+  if (pto_parser_parse_punct(p, PTO_P_LESS) ||
+      pto_parser_parse_dimension_list(p, dims, PTO_MAX_RANK + 1, rank, true) ||
+      pto_parser_parse_type(p, elem))
+    return PTO_FAILURE;
+  char buf[160];
+  const char *msg = tile_type_problem(dims, *rank, *elem, buf, sizeof buf);
+  if (msg) return pto_parser_error_at(p, pto_parser_pos_loc(p, epos), "%s", msg);
+  return PTO_SUCCESS;
 }
 
 /* `<32x32xf32>` after the `tile` mnemonic. */
@@ -142,18 +174,9 @@ PtoType *tile_parse_type(PtoParser *p, const char *mnemonic) {
   int64_t dims[PTO_MAX_RANK + 1];
   unsigned rank;
   PtoType *elem;
-  PtoParserPos epos = pto_parser_pos(p);
-  if (pto_parser_parse_punct(p, PTO_P_LESS) ||
-      pto_parser_parse_dimension_list(p, dims, PTO_MAX_RANK + 1, &rank, true))
+  if (pto_tile_parse_shape(p, dims, &rank, &elem) ||
+      pto_parser_parse_punct(p, PTO_P_GREATER))
     return NULL;
-  if (pto_parser_parse_type(p, &elem) || pto_parser_parse_punct(p, PTO_P_GREATER))
-    return NULL;
-  char buf[160];
-  const char *msg = tile_type_problem(dims, rank, elem, buf, sizeof buf);
-  if (msg) {
-    pto_parser_error_at(p, pto_parser_pos_loc(p, epos), "%s", msg);
-    return NULL;
-  }
   PtoContext *ctx = pto_parser_ctx(p);
   return pto_type_dialect(ctx, "tile", "tile", dims, rank, &elem, 1, NULL, 0);
 }

@@ -128,9 +128,17 @@ static PtoResult want_tile(TileInfer *in, unsigned r) {
   return PTO_SUCCESS;
 }
 
+/* A result tile of the op's kind: a buffer when the op computes on
+ * buffers, in the memory space of the requested result if there is one (a
+ * matmul reads L0A/L0B and writes L0C), else of its first tile operand. */
 static PtoType *tile_of(TileInfer *in, const int64_t *shape, unsigned rank,
                         PtoType *elem) {
-  return pto_tile_type(in->c.ctx, shape, rank, elem);
+  const PtoType *like = in->want[0] && pto_type_is_tile(in->want[0])
+                            ? in->want[0] : NULL;
+  for (unsigned i = 0; !like && i < in->c.nopnd; i++)
+    if (pto_type_is_tile(in->c.opnd[i])) like = in->c.opnd[i];
+  if (!like) return pto_tile_type(in->c.ctx, shape, rank, elem);
+  return pto_tile_like(like, shape, rank, elem);
 }
 
 /* `t` with dim `d` set to `size`. */
@@ -287,6 +295,9 @@ static PtoResult infer_binary(TileInfer *in) {
       pto_opcheck_same_elem(&in->c, pto_tile_elem(a), pto_tile_elem(b)) ||
       opnd_class(in, 0, pto_tile_dtypes(in->id)))
     return PTO_FAILURE;
+  if (a != b && same_shape(a, b))
+    return ERR("operands must be in the same memory space, got '%s' and '%s'",
+               TSTR(a), TSTR(b));
   if (a != b)
     return ERR("operands must have the same shape, got '%s' and '%s'; broadcast "
                "with tile.rowexpand_*, tile.colexpand_* or tile.expand",
