@@ -6,7 +6,7 @@
  * path pto-run and the Python package take for a mismatched dtype. */
 #include "FuzzSupport.h"
 
-#include "pto/Npy.h"
+#include "pto/IRArray.h"
 
 #include <stdint.h>
 #include <string.h>

@@ -6,9 +6,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void link_live(PtoRuntime *rt, PtoGraph *g) {
+  g->rt = rt;
+  g->prev_live = NULL;
+  g->next_live = rt->live;
+  if (rt->live)
+    rt->live->prev_live = g;
+  rt->live = g;
+}
+
 PtoGraph *pto_graph_create(PtoRuntime *rt) {
   if (!rt)
     return NULL;
+  if (rt->spare) {
+    /* The storage of the last graph destroyed, emptied: its task, edge
+     * and segment arrays are reused without faulting in new pages. */
+    PtoGraph *g = rt->spare;
+    rt->spare = NULL;
+    link_live(rt, g);
+    return g;
+  }
   /* its ready queues are cache-line aligned: calloc's 16 bytes are not
    * enough (undefined behaviour that clang's UBSan reports) */
   PtoGraph *g = aligned_alloc(_Alignof(PtoGraph), sizeof *g);
@@ -17,11 +34,7 @@ PtoGraph *pto_graph_create(PtoRuntime *rt) {
     rt_set_error(rt, "out of memory");
     return NULL;
   }
-  g->rt = rt;
-  g->next_live = rt->live;
-  if (rt->live)
-    rt->live->prev_live = g;
-  rt->live = g;
+  link_live(rt, g);
   /* Label 0 is the empty label. */
   if (!rt_grow((void **)&g->labels, &g->caplabels, 1, 1)) {
     pto_graph_destroy(g);
@@ -36,8 +49,21 @@ PtoGraph *pto_graph_create(PtoRuntime *rt) {
 static void free_run_state(PtoGraph *g) {
   free(g->succ_off);
   free(g->succ);
+  free(g->succ_run);
+  g->succ_run = NULL;
   free((void *)g->count);
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+  free(g->core);
+  free(g->ndeps0);
+  free(g->roots);
+  free(g->fn);
+  free(g->args);
+  free(g->run_buffers);
+  g->fn = NULL;
+  g->args = NULL;
+  g->run_buffers = NULL;
+  g->core = NULL;
+  g->ndeps0 = g->roots = NULL;
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
     free((void *)g->queues[t].slots);
   g->succ_off = g->succ = NULL;
   g->count = NULL;
@@ -45,19 +71,12 @@ static void free_run_state(PtoGraph *g) {
   g->finalized = false;
 }
 
-void pto_graph_destroy(PtoGraph *g) {
-  if (!g)
-    return;
-  if (g->rt) {
-    if (g->prev_live)
-      g->prev_live->next_live = g->next_live;
-    else
-      g->rt->live = g->next_live;
-    if (g->next_live)
-      g->next_live->prev_live = g->prev_live;
-  }
+void rt_graph_free(PtoGraph *g) {
   free_run_state(g);
-  for (uint32_t i = 0; i < g->nbufs; i++)
+  for (int i = 0; i < RT_SIM_ARRAYS; i++)
+    free(g->sim_mem[i]);
+  free(g->sim_heap);
+  for (uint32_t i = 0; i < g->nbufs_inited; i++)
     free(g->bufs[i].segs);
   free(g->bufs);
   free(g->tasks);
@@ -68,6 +87,41 @@ void pto_graph_destroy(PtoGraph *g) {
   rt_timeline_free(&g->host_tl);
   rt_timeline_free(&g->sim_tl);
   free(g);
+}
+
+/* Empties a graph but keeps its storage. */
+static void graph_reset(PtoGraph *g) {
+  g->ntasks = g->nreal = g->nbarriers = 0;
+  g->nbufs = 0;
+  g->nedges = 0;
+  g->nscratch = 0;
+  g->nlabels_bytes = 1;
+  if (g->label_index)
+    memset(g->label_index, 0, g->label_index_cap * sizeof *g->label_index);
+  g->nlabel_distinct = 0;
+  g->finalized = false;
+  g->host_tl.valid = g->sim_tl.valid = false;
+}
+
+void pto_graph_destroy(PtoGraph *g) {
+  if (!g)
+    return;
+  PtoRuntime *rt = g->rt;
+  if (rt) {
+    if (g->prev_live)
+      g->prev_live->next_live = g->next_live;
+    else
+      rt->live = g->next_live;
+    if (g->next_live)
+      g->next_live->prev_live = g->prev_live;
+    if (!rt->spare) {
+      graph_reset(g);
+      g->rt = NULL;
+      rt->spare = g;
+      return;
+    }
+  }
+  rt_graph_free(g);
 }
 
 static bool detached(const PtoGraph *g) { return !g || !g->rt; }
@@ -85,8 +139,13 @@ int32_t pto_graph_add_buffer(PtoGraph *g, int64_t size, const char *name) {
     return -1;
   }
   RtBuffer *b = &g->bufs[g->nbufs];
-  memset(b, 0, sizeof *b);
+  if (g->nbufs == g->nbufs_inited) { /* a fresh entry, not a reused one */
+    memset(b, 0, sizeof *b);
+    g->nbufs_inited++;
+  }
   b->size = size;
+  b->finger[0] = b->finger[1] = 0;
+  b->last_finger = 0;
   snprintf(b->name, sizeof b->name, "%s", name ? name : "");
   if (!rt_grow((void **)&b->segs, &b->capsegs, 4, sizeof *b->segs)) {
     rt_set_error(g->rt, "out of memory");
@@ -94,6 +153,7 @@ int32_t pto_graph_add_buffer(PtoGraph *g, int64_t size, const char *name) {
   }
   b->segs[0] = (RtSeg){.lo = 0, .hi = size, .writer = RT_NONE};
   b->nsegs = 1;
+  g->finalized = false; /* the argument records list the buffers */
   return (int32_t)g->nbufs++;
 }
 
@@ -157,9 +217,9 @@ const char *rt_task_name(const PtoGraph *g, uint32_t id) {
   return k < 0 ? "barrier" : g->rt->kernels[k].name;
 }
 
-PtoCoreType rt_task_core(const PtoGraph *g, uint32_t id) {
+PtoRtCoreType rt_task_core(const PtoGraph *g, uint32_t id) {
   int32_t k = g->tasks[id].kernel;
-  return k < 0 ? PTO_CORE_AICPU : g->rt->kernels[k].core;
+  return k < 0 ? PTO_RT_CORE_AICPU : g->rt->kernels[k].core;
 }
 
 /* ---- dependency tracking ---------------------------------------------- */
@@ -173,7 +233,7 @@ static bool add_edge(PtoGraph *g, uint32_t from, uint32_t to) {
 }
 
 static bool new_task(PtoGraph *g, uint32_t *id) {
-  if (g->ntasks == RT_NONE - 1 ||
+  if (g->ntasks == RT_MAX_TASKS ||
       !rt_grow((void **)&g->tasks, &g->captasks, g->ntasks + 1, sizeof *g->tasks))
     return false;
   *id = g->ntasks++;
@@ -199,26 +259,60 @@ static bool make_barrier(PtoGraph *g, const uint32_t *preds, uint32_t n,
   return true;
 }
 
-/* Index of the segment holding byte `at` (segments tile the buffer). */
-static uint32_t seg_find(const RtBuffer *b, int64_t at) {
-  uint32_t lo = 0, hi = b->nsegs;
+/* Index of the segment holding byte `at` (segments tile the buffer).
+ * Accesses cluster around a few places (a chain walks forward, a
+ * wavefront works on one row while reading the row above), so the last
+ * two hits are tried first, then the search gallops out from the nearer
+ * one before bisecting: O(log distance) and cache-local. */
+static uint32_t seg_find(RtBuffer *b, int64_t at) {
+  const RtSeg *s = b->segs;
+  uint32_t n = b->nsegs;
+  for (int k = 0; k < 2; k++) {
+    /* The neighbours too: the next access is often one segment over, and
+     * an insertion since may have moved the hit one place up. */
+    uint32_t f = b->finger[k];
+    for (uint32_t c = f ? f - 1 : 0; c < n && c <= f + 1; c++)
+      if (s[c].lo <= at && at < s[c].hi) {
+        b->finger[k] = c;
+        b->last_finger = (uint8_t)k;
+        return c;
+      }
+  }
+  uint32_t f = b->finger[b->last_finger] < n ? b->finger[b->last_finger] : 0;
+  uint32_t lo, hi;
+  if (s[f].lo <= at) {
+    uint32_t step = 1;
+    lo = f;
+    while (lo + step < n && s[lo + step].lo <= at) {
+      lo += step;
+      step *= 2;
+    }
+    hi = lo + step < n ? lo + step : n;
+  } else {
+    uint32_t step = 1;
+    hi = f;
+    while (hi >= step && s[hi - step].lo > at) {
+      hi -= step;
+      step *= 2;
+    }
+    lo = hi >= step ? hi - step : 0;
+  }
+  /* s[lo].lo <= at, and hi == n or s[hi].lo > at. */
   while (hi - lo > 1) {
     uint32_t mid = lo + (hi - lo) / 2;
-    if (b->segs[mid].lo <= at)
+    if (s[mid].lo <= at)
       lo = mid;
     else
       hi = mid;
   }
+  /* Replace the finger that did not hit last. */
+  b->last_finger ^= 1;
+  b->finger[b->last_finger] = lo;
   return lo;
 }
 
-/* Splits so that a segment starts at `at` (0 < at < size); returns it. */
-static bool seg_split(RtBuffer *b, int64_t at, uint32_t *idx) {
-  uint32_t i = seg_find(b, at);
-  if (b->segs[i].lo == at) {
-    *idx = i;
-    return true;
-  }
+/* Splits segment i at `at` (inside it): i keeps the part below. */
+static bool seg_split(RtBuffer *b, uint32_t i, int64_t at) {
   if (!rt_grow((void **)&b->segs, &b->capsegs, b->nsegs + 1, sizeof *b->segs))
     return false;
   memmove(&b->segs[i + 2], &b->segs[i + 1],
@@ -227,21 +321,29 @@ static bool seg_split(RtBuffer *b, int64_t at, uint32_t *idx) {
   b->segs[i].hi = at;
   b->segs[i + 1].lo = at;
   b->nsegs++;
-  *idx = i + 1;
   return true;
 }
 
-/* The segments [*first, *last) covering [lo, hi), split at both ends. */
+/* The segments [*first, *last) covering [lo, hi), split at both ends: one
+ * search, then a walk over the (usually one or two) segments inside. */
 static bool seg_range(RtBuffer *b, int64_t lo, int64_t hi, uint32_t *first,
                       uint32_t *last) {
-  uint32_t f = 0, l;
-  if (hi < b->size && !seg_split(b, hi, &l))
-    return false;
-  if (lo > 0 && !seg_split(b, lo, &f))
-    return false;
-  /* The split at lo may have moved the one at hi. */
+  uint32_t f = seg_find(b, lo);
+  if (b->segs[f].lo < lo) {
+    if (!seg_split(b, f, lo))
+      return false;
+    f++;
+  }
+  uint32_t l = f;
+  while (l < b->nsegs && b->segs[l].hi <= hi)
+    l++;
+  if (l < b->nsegs && b->segs[l].lo < hi) {
+    if (!seg_split(b, l, hi))
+      return false;
+    l++;
+  }
   *first = f;
-  *last = hi < b->size ? seg_find(b, hi) : b->nsegs;
+  *last = l;
   return true;
 }
 
@@ -439,38 +541,82 @@ oom:
 
 /* Successor lists in CSR form and the per-run arrays, built once per shape
  * of the graph and reused by every run. */
+static bool resize(void **p, size_t n, size_t elem) {
+  void *q = realloc(*p, (n ? n : 1) * elem);
+  if (!q)
+    return false;
+  *p = q;
+  return true;
+}
+
 PtoRtStatus rt_graph_finalize(PtoGraph *g) {
   if (g->finalized)
     return PTO_RT_OK;
-  free_run_state(g);
   uint32_t n = g->ntasks;
-  g->succ_off = calloc((size_t)n + 1, sizeof *g->succ_off);
-  g->succ = malloc((g->nedges ? g->nedges : 1) * sizeof *g->succ);
-  g->count = malloc((n ? n : 1) * sizeof *g->count);
-  if (!g->succ_off || !g->succ || !g->count)
+  /* The submission scratch is free now: it serves as the fill cursors. */
+  if (!rt_grow((void **)&g->scratch, &g->capscratch, n ? n : 1,
+               sizeof *g->scratch))
     goto oom;
-  for (uint64_t e = 0; e < g->nedges; e++) {
+  uint32_t *fill = g->scratch;
+  if (!resize((void **)&g->succ_off, (size_t)n + 1, sizeof *g->succ_off) ||
+      !resize((void **)&g->succ, g->nedges, sizeof *g->succ) ||
+      !resize((void **)&g->succ_run, g->nedges, sizeof *g->succ_run) ||
+      !resize((void **)&g->count, n, sizeof *g->count) ||
+      !resize((void **)&g->core, n, sizeof *g->core) ||
+      !resize((void **)&g->ndeps0, n, sizeof *g->ndeps0) ||
+      !resize((void **)&g->roots, n, sizeof *g->roots) ||
+      !resize((void **)&g->fn, n, sizeof *g->fn) ||
+      !resize((void **)&g->args, n, sizeof *g->args) ||
+      !resize((void **)&g->run_buffers, g->nbufs, sizeof *g->run_buffers))
+    goto oom;
+  memset(g->succ_off, 0, ((size_t)n + 1) * sizeof *g->succ_off);
+  for (uint32_t e = 0; e < g->nedges; e++)
     g->succ_off[g->edges[e].from + 1]++;
-  }
-  for (uint32_t i = 0; i < n; i++)
+  g->nsinks = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    g->nsinks += g->succ_off[i + 1] == 0;
     g->succ_off[i + 1] += g->succ_off[i];
+  }
   /* Edges are sorted by target, so each successor list comes out sorted. */
-  uint32_t *fill = malloc((n ? n : 1) * sizeof *fill);
-  if (!fill)
-    goto oom;
   memcpy(fill, g->succ_off, n * sizeof *fill);
-  for (uint64_t e = 0; e < g->nedges; e++)
+  for (uint32_t e = 0; e < g->nedges; e++)
     g->succ[fill[g->edges[e].from]++] = g->edges[e].to;
-  free(fill);
+  /* The host's copy of the successor lists flags successors with a single
+   * predecessor, which are ready as soon as it finishes: the hot loop then
+   * reads one array, not the successor's count too. */
+  for (uint32_t e = 0; e < g->nedges; e++) {
+    uint32_t t = g->succ[e];
+    g->succ_run[e] = t | (g->tasks[t].ndeps == 1 ? RT_SINGLE_PRED : 0);
+  }
   memset(g->type_count, 0, sizeof g->type_count);
-  for (uint32_t i = 0; i < n; i++)
-    g->type_count[g->tasks[i].kernel < 0 ? 0 : rt_task_core(g, i)]++;
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
-    g->queues[t].cap = g->type_count[t];
-    g->queues[t].slots =
-        calloc(g->type_count[t] ? g->type_count[t] : 1, sizeof(uint32_t));
-    if (!g->queues[t].slots)
+  g->nroots = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    /* Barriers go through the first queue; they run no kernel. */
+    g->core[i] = g->tasks[i].kernel < 0 ? 0 : (uint8_t)rt_task_core(g, i);
+    g->type_count[g->core[i]]++;
+    g->ndeps0[i] = g->tasks[i].ndeps;
+    /* What the kernel receives, laid out once; a run only fills in
+     * run_buffers. */
+    const RtTask *t = &g->tasks[i];
+    g->fn[i] = t->kernel < 0 ? NULL : g->rt->kernels[t->kernel].fn;
+    PtoRtTaskArgs *a = &g->args[i];
+    a->buffers = g->run_buffers;
+    a->num_buffers = g->nbufs;
+    a->task_id = i;
+    memcpy(a->params, t->params, sizeof a->params);
+    a->user = t->user;
+    if (!g->ndeps0[i])
+      g->roots[g->nroots++] = i;
+  }
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
+    RtQueue *q = &g->queues[t];
+    if (!resize((void **)&q->slots, g->type_count[t], sizeof *q->slots))
       goto oom;
+    q->cap = g->type_count[t];
+    memset((void *)q->slots, 0, q->cap * sizeof *q->slots);
+    /* relaxed: no run is in progress (see rt_host_run). */
+    atomic_store_explicit(&q->head, 0, memory_order_relaxed);
+    atomic_store_explicit(&q->tail, 0, memory_order_relaxed);
   }
   g->finalized = true;
   return PTO_RT_OK;

@@ -13,7 +13,10 @@ typedef struct RtRun {
   void *const *buffers;
   uint32_t nbuf;
   RtKernel *kernels;
-  atomic_uint_fast64_t remaining; /* tasks not yet finished */
+  /* Tasks without successors not yet finished: every task is an ancestor
+   * of one of them, so when they are all done the run is; counting them
+   * alone keeps a shared counter off the per-task path. */
+  atomic_uint_fast64_t remaining;
   atomic_bool failed;
   atomic_uint failed_task;
   int failed_rc; /* written by the one worker that wins failed_task */
@@ -37,6 +40,7 @@ static void queue_push(RtQueue *q, uint32_t task) {
 }
 
 static uint32_t queue_pop(RtQueue *q) {
+  /* acquire: pairs with the acq_rel claim of the previous popper. */
   uint32_t h = atomic_load_explicit(&q->head, memory_order_acquire);
   for (;;) {
     /* acquire: a slot below tail has been reserved by a pusher. */
@@ -55,7 +59,7 @@ static uint32_t queue_pop(RtQueue *q) {
 }
 
 static bool queues_nonempty(const PtoGraph *g) {
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
     /* relaxed: a hint only; the pop that follows synchronises. */
     if (atomic_load_explicit(&g->queues[t].head, memory_order_relaxed) <
         atomic_load_explicit(&g->queues[t].tail, memory_order_relaxed))
@@ -104,8 +108,8 @@ static void idle_wait(PtoRuntime *rt, RtRun *r) {
 }
 
 static uint32_t pop_any(RtRun *r, uint32_t home) {
-  for (uint32_t k = 0; k < PTO_CORE_TYPE_COUNT; k++) {
-    uint32_t t = queue_pop(&r->g->queues[(home + k) % PTO_CORE_TYPE_COUNT]);
+  for (uint32_t k = 0; k < PTO_RT_CORE_TYPE_COUNT; k++) {
+    uint32_t t = queue_pop(&r->g->queues[(home + k) % PTO_RT_CORE_TYPE_COUNT]);
     if (t != RT_NONE)
       return t;
   }
@@ -115,19 +119,13 @@ static uint32_t pop_any(RtRun *r, uint32_t home) {
 /* Runs task `id`; returns a ready successor for this worker to run next. */
 static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
   PtoGraph *g = r->g;
-  const RtTask *t = &g->tasks[id];
   /* relaxed: stopping early is an optimisation; run_over() synchronises. */
   if (atomic_load_explicit(&r->failed, memory_order_relaxed))
     return RT_NONE;
-  if (t->kernel >= 0) {
-    PtoRtTaskArgs a;
-    a.buffers = r->buffers;
-    a.num_buffers = r->nbuf;
-    a.task_id = id;
-    memcpy(a.params, t->params, sizeof a.params);
-    a.user = t->user;
+  PtoRtKernelFn fn = g->fn[id];
+  if (fn) {
     double start = r->times ? now_ns(&r->t0) : 0;
-    int rc = r->kernels[t->kernel].fn(&a);
+    int rc = fn(&g->args[id]);
     if (r->times) {
       double *tm = &r->times[(size_t)id * 5];
       tm[0] = 0;
@@ -143,6 +141,7 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
                                                   id, memory_order_relaxed,
                                                   memory_order_relaxed))
         r->failed_rc = rc;
+      /* release: publishes failed_rc to the reader of `failed`. */
       atomic_store_explicit(&r->failed, true, memory_order_release);
       wake_all(rt);
       return RT_NONE;
@@ -150,29 +149,33 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
   }
   uint32_t next = RT_NONE;
   for (uint32_t e = g->succ_off[id]; e < g->succ_off[id + 1]; e++) {
-    uint32_t s = g->succ[e];
-    /* acq_rel: the last predecessor to finish sees every other
+    uint32_t sv = g->succ_run[e], s = sv & ~RT_SINGLE_PRED;
+    /* A task with one predecessor is ready now: no counter to touch (its
+     * data reaches it through this thread or the queue's release/acquire).
+     * Otherwise, acq_rel: the last predecessor to finish sees every other
      * predecessor's writes (acquire) after publishing its own (release). */
-    if (atomic_fetch_sub_explicit(&g->count[s], 1, memory_order_acq_rel) != 1)
+    if (!(sv & RT_SINGLE_PRED) &&
+        atomic_fetch_sub_explicit(&g->count[s], 1, memory_order_acq_rel) != 1)
       continue;
     if (next == RT_NONE) {
       next = s;
     } else {
-      PtoCoreType ct = g->tasks[s].kernel < 0 ? 0 : r->kernels[g->tasks[s].kernel].core;
-      queue_push(&g->queues[ct], s);
+      queue_push(&g->queues[g->core[s]], s);
       wake_one(rt);
     }
   }
-  if (r->times && t->kernel >= 0)
+  if (r->times && fn)
     r->times[(size_t)id * 5 + 4] = now_ns(&r->t0);
-  /* acq_rel: the finisher of the last task sees all tasks' effects. */
-  if (atomic_fetch_sub_explicit(&r->remaining, 1, memory_order_acq_rel) == 1)
+  /* acq_rel: the finisher of the last sink sees all tasks' effects (each
+   * sink's finisher acquired its predecessors' through their counters). */
+  if (g->succ_off[id] == g->succ_off[id + 1] &&
+      atomic_fetch_sub_explicit(&r->remaining, 1, memory_order_acq_rel) == 1)
     wake_all(rt);
   return next;
 }
 
 static void work(PtoRuntime *rt, RtRun *r, uint32_t wid) {
-  uint32_t home = wid % PTO_CORE_TYPE_COUNT;
+  uint32_t home = wid % PTO_RT_CORE_TYPE_COUNT;
   uint32_t t = RT_NONE;
   for (;;) {
     if (t == RT_NONE)
@@ -262,7 +265,7 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
   r.buffers = buffers;
   r.nbuf = nbuf;
   r.kernels = rt->kernels;
-  atomic_init(&r.remaining, n);
+  atomic_init(&r.remaining, g->nsinks);
   atomic_init(&r.failed, false);
   atomic_init(&r.failed_task, RT_NONE);
   PtoRtTimeline *tl = &g->host_tl;
@@ -284,19 +287,23 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
     r.lane = tl->lane;
     clock_gettime(CLOCK_MONOTONIC, &r.t0);
   }
-  /* Reset the per-run state; the graph itself is not analysed again. */
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+  /* Reset the per-run state; the graph itself is not analysed again. The
+   * tasks' argument records point at run_buffers. */
+  memcpy(g->run_buffers, buffers, nbuf * sizeof *buffers);
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
     RtQueue *q = &g->queues[t];
+    /* relaxed: no run is in progress; the helpers are idle, and the
+     * mutex that starts the next run publishes these stores. */
     uint32_t used = atomic_load_explicit(&q->tail, memory_order_relaxed);
     memset((void *)q->slots, 0, (used < q->cap ? used : q->cap) * sizeof *q->slots);
     atomic_store_explicit(&q->head, 0, memory_order_relaxed);
     atomic_store_explicit(&q->tail, 0, memory_order_relaxed);
   }
+  /* relaxed: the helpers see these through the mutex that starts them. */
   for (uint32_t i = 0; i < n; i++)
-    atomic_store_explicit(&g->count[i], g->tasks[i].ndeps, memory_order_relaxed);
-  for (uint32_t i = 0; i < n; i++)
-    if (g->tasks[i].ndeps == 0)
-      queue_push(&g->queues[g->tasks[i].kernel < 0 ? 0 : rt->kernels[g->tasks[i].kernel].core], i);
+    atomic_store_explicit(&g->count[i], g->ndeps0[i], memory_order_relaxed);
+  for (uint32_t i = 0; i < g->nroots; i++)
+    queue_push(&g->queues[g->core[g->roots[i]]], g->roots[i]);
   if (n) {
     pthread_mutex_lock(&rt->mu);
     rt->run = &r;
@@ -315,6 +322,8 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
   }
   if (r.times)
     tl->valid = true;
+  /* acquire (and relaxed after it): every helper has left the run, which
+   * the wait on `active` above already ordered before this point. */
   if (atomic_load_explicit(&r.failed, memory_order_acquire)) {
     uint32_t f = atomic_load_explicit(&r.failed_task, memory_order_relaxed);
     /* Name what did not run because of it: its transitive dependents. */

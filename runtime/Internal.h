@@ -10,6 +10,14 @@
 #include <stdbool.h>
 
 #define RT_NONE UINT32_MAX
+/* Task ids stay below 2^31, so that a successor list can carry a flag. */
+#define RT_MAX_TASKS 0x7fffffffu
+#define RT_SINGLE_PRED 0x80000000u
+/* Slots of the simulator's arrays kept in a graph (Sim.c). */
+enum { SIM_TASKS, SIM_DONE, SIM_MEM, SIM_MEM_LEFT, SIM_MEM_RATE, SIM_SCHED, SIM_READY,
+       SIM_CORES = SIM_READY + PTO_RT_CORE_TYPE_COUNT,
+       RT_SIM_ARRAYS = SIM_CORES + PTO_RT_CORE_TYPE_COUNT };
+
 /* A read or write touching more distinct earlier tasks than this goes
  * through one barrier node, so that N producers x M consumers cost N + M
  * edges instead of N x M. Also the number of readers a region remembers
@@ -18,7 +26,7 @@
 
 typedef struct RtKernel {
   PtoRtKernelFn fn;
-  PtoCoreType core;
+  PtoRtCoreType core;
   char name[48];
 } RtKernel;
 
@@ -47,6 +55,8 @@ typedef struct RtBuffer {
   int64_t size;
   RtSeg *segs;
   uint32_t nsegs, capsegs;
+  uint32_t finger[2]; /* the last segments found */
+  uint8_t last_finger; /* which of them hit last */
   char name[32];
 } RtBuffer;
 
@@ -85,7 +95,7 @@ struct PtoGraph {
   RtTask *tasks;
   uint32_t ntasks, captasks, nreal, nbarriers;
   RtBuffer *bufs;
-  uint32_t nbufs, capbufs;
+  uint32_t nbufs, capbufs, nbufs_inited;
   RtEdge *edges;
   uint32_t nedges, capedges;
   uint32_t *scratch; /* deps of the task being submitted */
@@ -99,11 +109,28 @@ struct PtoGraph {
   /* Built by finalize: successors in CSR form and per-type counts. */
   bool finalized;
   uint32_t *succ_off, *succ;
-  uint32_t type_count[PTO_CORE_TYPE_COUNT];
+  uint32_t *succ_run; /* succ with RT_SINGLE_PRED on single-input tasks */
+  uint32_t nsinks; /* tasks without successors */
+  /* Dense copies of what every run reads per task: the core type (the
+   * queue a ready task goes to) and the dependency count to start from;
+   * and the tasks ready at the start. */
+  uint8_t *core;
+  uint32_t *ndeps0;
+  uint32_t *roots;
+  uint32_t nroots;
+  PtoRtKernelFn *fn;      /* NULL for barriers */
+  PtoRtTaskArgs *args;    /* what each task's kernel receives */
+  void **run_buffers;     /* this run's buffer bases */
+  uint32_t type_count[PTO_RT_CORE_TYPE_COUNT];
   /* Per-run state, allocated once at finalize and reused. */
   _Atomic uint32_t *count;
-  RtQueue queues[PTO_CORE_TYPE_COUNT];
+  RtQueue queues[PTO_RT_CORE_TYPE_COUNT];
   PtoRtTimeline host_tl, sim_tl;
+  /* The simulator's per-run arrays, kept for the next run. */
+  void *sim_mem[RT_SIM_ARRAYS];
+  size_t sim_cap[RT_SIM_ARRAYS];
+  void *sim_heap;
+  uint32_t sim_heap_cap;
 };
 
 struct PtoRuntime {
@@ -112,7 +139,8 @@ struct PtoRuntime {
   RtKernel *kernels;
   uint32_t nkernels, capkernels;
   char error[256];
-  PtoGraph *live; /* graphs created and not destroyed */
+  PtoGraph *live;  /* graphs created and not destroyed */
+  PtoGraph *spare; /* an emptied graph whose storage the next one reuses */
   /* Host worker pool: threads - 1 helpers; the caller is the last one. */
   pthread_t *workers;
   uint32_t nworkers;
@@ -128,15 +156,22 @@ struct PtoRuntime {
 
 /* Shared helpers (Runtime.c). rt_grow makes room for `need` elements in a
  * doubling array; false when the allocation fails. */
-bool rt_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+bool rt_grow_slow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+static inline bool rt_grow(void **p, uint32_t *cap, uint32_t need,
+                           size_t elem) {
+  return need <= *cap || rt_grow_slow(p, cap, need, elem);
+}
 void rt_set_error(PtoRuntime *rt, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *rt_label(const PtoGraph *g, uint32_t id);
+/* Writes `s` as a JSON string literal. */
+void rt_json_str(FILE *f, const char *s);
 const char *rt_task_name(const PtoGraph *g, uint32_t id);
-PtoCoreType rt_task_core(const PtoGraph *g, uint32_t id);
+PtoRtCoreType rt_task_core(const PtoGraph *g, uint32_t id);
 bool rt_timeline_alloc(PtoRtTimeline *tl, const PtoGraph *g, uint32_t nlanes);
 void rt_timeline_free(PtoRtTimeline *tl);
 PtoRtStatus rt_graph_finalize(PtoGraph *g);
+void rt_graph_free(PtoGraph *g);
 
 /* Back ends. */
 bool rt_host_start(PtoRuntime *rt);

@@ -10,9 +10,9 @@
 void pto_rt_platform_default(PtoRtPlatform *p) {
   memset(p, 0, sizeof *p);
   strcpy(p->name, "a2a3");
-  p->cores[PTO_CORE_AIC] = 24;
-  p->cores[PTO_CORE_AIV] = 48;
-  p->cores[PTO_CORE_AICPU] = 6;
+  p->cores[PTO_RT_CORE_AIC] = 24;
+  p->cores[PTO_RT_CORE_AIV] = 48;
+  p->cores[PTO_RT_CORE_AICPU] = 6;
   p->clock_mhz = 1800.0;
   /* 1.2 TB/s at 1800 MHz. */
   p->gm_bytes_per_cycle = 1.2e12 / 1.8e9;
@@ -27,9 +27,7 @@ void pto_rt_platform_default(PtoRtPlatform *p) {
   p->scheduler_threads = 5;
 }
 
-bool rt_grow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
-  if (need <= *cap)
-    return true;
+bool rt_grow_slow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
   uint64_t c = *cap ? *cap : 64;
   while (c < need)
     c *= 2;
@@ -71,7 +69,7 @@ PtoRuntime *pto_runtime_create(const PtoRtPlatform *platform,
     put_err(err, err_size, "unknown back end (expected host, sim or both)");
     return NULL;
   }
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
     if (platform->cores[t] == 0 || platform->cores[t] > 4096) {
       put_err(err, err_size,
               "platform: every core type needs between 1 and 4096 cores");
@@ -122,6 +120,8 @@ void pto_runtime_destroy(PtoRuntime *rt) {
     rt_host_stop(rt);
   for (PtoGraph *g = rt->live; g; g = g->next_live)
     g->rt = NULL;
+  if (rt->spare)
+    rt_graph_free(rt->spare);
   free(rt->kernels);
   free(rt);
 }
@@ -139,14 +139,14 @@ const char *pto_runtime_error(const PtoRuntime *rt) {
 }
 
 int32_t pto_runtime_add_kernel(PtoRuntime *rt, PtoRtKernelFn fn,
-                               PtoCoreType core, const char *name) {
+                               PtoRtCoreType core, const char *name) {
   if (!rt)
     return -1;
   if (!fn) {
     rt_set_error(rt, "kernel '%s': no function given", name ? name : "");
     return -1;
   }
-  if ((unsigned)core >= PTO_CORE_TYPE_COUNT) {
+  if ((unsigned)core >= PTO_RT_CORE_TYPE_COUNT) {
     rt_set_error(rt, "kernel '%s': unknown core type %d", name ? name : "",
                  (int)core);
     return -1;

@@ -20,6 +20,15 @@ typedef struct Event {
   uint32_t kind, a, b;
 } Event;
 
+/* What the simulation reads and writes per task, in one record. */
+typedef struct STask {
+  uint64_t cycles, gm_bytes;
+  uint32_t deps;             /* dependencies not yet resolved */
+  uint32_t core;             /* lane it runs on */
+  uint8_t submitted, parts;  /* parts: compute and memory still running */
+  uint8_t type, barrier;
+} STask;
+
 typedef struct Sim {
   PtoGraph *g;
   const PtoRtPlatform *p;
@@ -28,21 +37,17 @@ typedef struct Sim {
   uint32_t nheap, capheap;
   uint64_t seq;
   double now;
-  /* Per task: dependencies left, whether submitted, parts still running
-   * (compute and memory), bytes left to move, memory rate. */
-  uint32_t *deps;
-  uint8_t *submitted, *parts;
-  double *mem_left, *mem_rate;
-  uint32_t *core_of;
+  STask *st;
+  double *mem_left, *mem_rate; /* bytes still to move, current rate */
   /* Ready tasks per core type and completions waiting for a scheduler. */
-  uint32_t *ready[PTO_CORE_TYPE_COUNT];
-  uint32_t rhead[PTO_CORE_TYPE_COUNT], rtail[PTO_CORE_TYPE_COUNT];
+  uint32_t *ready[PTO_RT_CORE_TYPE_COUNT];
+  uint32_t rhead[PTO_RT_CORE_TYPE_COUNT], rtail[PTO_RT_CORE_TYPE_COUNT];
   uint32_t *done_q;
   uint32_t dhead, dtail;
   /* Free cores per type (a stack of lane indices) and free schedulers. */
-  uint32_t *free_cores[PTO_CORE_TYPE_COUNT];
-  uint32_t nfree[PTO_CORE_TYPE_COUNT];
-  uint32_t lane_base[PTO_CORE_TYPE_COUNT];
+  uint32_t *free_cores[PTO_RT_CORE_TYPE_COUNT];
+  uint32_t nfree[PTO_RT_CORE_TYPE_COUNT];
+  uint32_t lane_base[PTO_RT_CORE_TYPE_COUNT];
   uint32_t *free_sched;
   uint32_t nfree_sched;
   /* Tasks moving GM data now. */
@@ -96,7 +101,6 @@ static Event ev_pop(Sim *s) {
 
 static double *T(Sim *s, uint32_t id) { return &s->tl->times[(size_t)id * 5]; }
 
-static PtoCoreType core_type(Sim *s, uint32_t id) { return rt_task_core(s->g, id); }
 
 /* Core time spent idle while ready work of that type waited for a
  * scheduler thread (or sat in a dispatch being charged). */
@@ -104,7 +108,7 @@ static void account(Sim *s) {
   double dt = s->now - s->last_account;
   if (dt > 0) {
     double idle = s->dispatching;
-    for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+    for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
       uint32_t waiting = s->rtail[t] - s->rhead[t];
       idle += waiting < s->nfree[t] ? waiting : s->nfree[t];
     }
@@ -118,7 +122,10 @@ static void account(Sim *s) {
 static bool mem_update(Sim *s) {
   double dt = s->now - s->mem_last;
   for (uint32_t i = 0; i < s->nmem; i++)
-    s->mem_left[s->mem_active[i]] -= s->mem_rate[s->mem_active[i]] * dt;
+    {
+    uint32_t id = s->mem_active[i];
+    s->mem_left[id] -= s->mem_rate[id] * dt;
+  }
   s->mem_last = s->now;
   if (!s->nmem)
     return true;
@@ -137,21 +144,21 @@ static bool mem_update(Sim *s) {
 }
 
 static void make_ready(Sim *s, uint32_t id) {
-  if (s->g->tasks[id].kernel < 0) {
+  if (s->st[id].barrier) {
     /* A barrier only costs its dependency resolution. */
     s->done_q[s->dtail++] = id;
     return;
   }
-  PtoCoreType t = core_type(s, id);
+  PtoRtCoreType t = (PtoRtCoreType)s->st[id].type;
   s->ready[t][s->rtail[t]++] = id;
 }
 
 static bool task_part_done(Sim *s, uint32_t id) {
-  if (--s->parts[id])
+  if (--s->st[id].parts)
     return true;
   T(s, id)[3] = s->now;
-  PtoCoreType t = core_type(s, id);
-  s->free_cores[t][s->nfree[t]++] = s->core_of[id];
+  PtoRtCoreType t = (PtoRtCoreType)s->st[id].type;
+  s->free_cores[t][s->nfree[t]++] = s->st[id].core;
   s->done_q[s->dtail++] = id;
   return true;
 }
@@ -166,7 +173,7 @@ static bool schedule(Sim *s) {
       uint32_t id = s->done_q[s->dhead++];
       uint32_t nsucc = s->g->succ_off[id + 1] - s->g->succ_off[id];
       double cost = p->dep_resolve_cycles * (double)nsucc;
-      if (s->g->tasks[id].kernel >= 0)
+      if (!s->st[id].barrier)
         cost += p->completion_cycles;
       s->nfree_sched--;
       s->tl->sched_busy += cost;
@@ -175,7 +182,7 @@ static bool schedule(Sim *s) {
       continue;
     }
     int type = -1;
-    for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+    for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
       if (s->rhead[t] < s->rtail[t] && s->nfree[t]) {
         type = t;
         break;
@@ -183,7 +190,7 @@ static bool schedule(Sim *s) {
     if (type < 0)
       break;
     uint32_t id = s->ready[type][s->rhead[type]++];
-    s->core_of[id] = s->free_cores[type][--s->nfree[type]];
+    s->st[id].core = s->free_cores[type][--s->nfree[type]];
     s->nfree_sched--;
     s->dispatching++;
     T(s, id)[1] = s->now;
@@ -202,14 +209,14 @@ static bool handle(Sim *s, const Event *e) {
     /* The orchestrator submits real tasks one after another; barriers are
      * the runtime's own and enter as soon as their inputs are there. */
     uint32_t id = e->a;
-    s->submitted[id] = 1;
+    s->st[id].submitted = 1;
     T(s, id)[0] = s->now;
-    if (s->deps[id] == 0)
+    if (s->st[id].deps == 0)
       make_ready(s, id);
     uint32_t n = g->ntasks;
-    while (s->next_submit < n && g->tasks[s->next_submit].kernel < 0) {
-      s->submitted[s->next_submit] = 1;
-      if (s->deps[s->next_submit] == 0)
+    while (s->next_submit < n && s->st[s->next_submit].barrier) {
+      s->st[s->next_submit].submitted = 1;
+      if (s->st[s->next_submit].deps == 0)
         make_ready(s, s->next_submit);
       s->next_submit++;
     }
@@ -226,27 +233,28 @@ static bool handle(Sim *s, const Event *e) {
     s->free_sched[s->nfree_sched++] = th;
     if (e->b % 2 == JOB_DISPATCH) {
       s->dispatching--;
-      const RtTask *t = &g->tasks[id];
+      STask *t = &s->st[id];
       T(s, id)[2] = s->now;
-      s->tl->lane[id] = s->core_of[id];
-      s->parts[id] = 1;
+      s->tl->lane[id] = s->st[id].core;
+      s->st[id].parts = 1;
       if (!ev_push(s, s->now + (double)t->cycles, EV_COMPUTE_DONE, id, 0))
         return false;
       if (t->gm_bytes) {
-        s->parts[id]++;
+        s->st[id].parts++;
         if (!mem_update(s))
           return false;
         s->mem_left[id] = (double)t->gm_bytes;
+        s->mem_rate[id] = 0; /* set by the update below */
         s->mem_active[s->nmem++] = id;
         return mem_update(s);
       }
       return true;
     }
-    if (g->tasks[id].kernel >= 0)
+    if (!s->st[id].barrier)
       T(s, id)[4] = s->now;
     for (uint32_t k = g->succ_off[id]; k < g->succ_off[id + 1]; k++) {
       uint32_t succ = g->succ[k];
-      if (--s->deps[succ] == 0 && s->submitted[succ])
+      if (--s->st[succ].deps == 0 && s->st[succ].submitted)
         make_ready(s, succ);
     }
     return true;
@@ -262,7 +270,7 @@ static bool handle(Sim *s, const Event *e) {
     uint32_t keep = 0;
     for (uint32_t i = 0; i < s->nmem; i++) {
       uint32_t id = s->mem_active[i];
-      if (s->mem_left[id] <= 1e-6 * (double)g->tasks[id].gm_bytes + 1e-9) {
+      if (s->mem_left[id] <= 1e-6 * (double)s->st[id].gm_bytes + 1e-9) {
         if (!task_part_done(s, id))
           return false;
       } else {
@@ -276,6 +284,18 @@ static bool handle(Sim *s, const Event *e) {
   return true;
 }
 
+/* Graph-owned scratch array `slot` of at least `bytes` bytes, or NULL. */
+static void *sim_array(PtoGraph *g, int slot, size_t bytes) {
+  if (bytes > g->sim_cap[slot]) {
+    void *p = realloc(g->sim_mem[slot], bytes);
+    if (!p)
+      return NULL;
+    g->sim_mem[slot] = p;
+    g->sim_cap[slot] = bytes;
+  }
+  return g->sim_mem[slot];
+}
+
 PtoRtStatus rt_sim_run(PtoGraph *g) {
   PtoRuntime *rt = g->rt;
   const PtoRtPlatform *p = &rt->platform;
@@ -285,7 +305,7 @@ PtoRtStatus rt_sim_run(PtoGraph *g) {
   s.g = g;
   s.p = p;
   s.tl = &g->sim_tl;
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
     s.lane_base[t] = lanes;
     lanes += p->cores[t];
   }
@@ -293,22 +313,25 @@ PtoRtStatus rt_sim_run(PtoGraph *g) {
   tl->valid = false;
   bool ok = rt_timeline_alloc(tl, g, lanes);
   size_t nn = n ? n : 1;
-  s.deps = malloc(nn * sizeof *s.deps);
-  s.submitted = calloc(nn, 1);
-  s.parts = calloc(nn, 1);
-  s.mem_left = calloc(nn, sizeof *s.mem_left);
-  s.mem_rate = calloc(nn, sizeof *s.mem_rate);
-  s.core_of = malloc(nn * sizeof *s.core_of);
-  s.done_q = malloc(nn * sizeof *s.done_q);
-  s.mem_active = malloc(nn * sizeof *s.mem_active);
-  s.free_sched = malloc(p->scheduler_threads * sizeof *s.free_sched);
-  ok = ok && s.deps && s.submitted && s.parts && s.mem_left && s.mem_rate &&
-       s.core_of && s.done_q && s.mem_active && s.free_sched;
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT && ok; t++) {
-    s.ready[t] = malloc(nn * sizeof *s.ready[t]);
-    s.free_cores[t] = malloc(p->cores[t] * sizeof *s.free_cores[t]);
+  /* The simulator's arrays live with the graph, so that running it again
+   * reuses them rather than faulting in fresh pages. */
+  s.st = sim_array(g, SIM_TASKS, nn * sizeof *s.st);
+  s.done_q = sim_array(g, SIM_DONE, nn * sizeof *s.done_q);
+  s.mem_active = sim_array(g, SIM_MEM, nn * sizeof *s.mem_active);
+  s.free_sched = sim_array(g, SIM_SCHED, p->scheduler_threads * sizeof *s.free_sched);
+  s.mem_left = sim_array(g, SIM_MEM_LEFT, nn * sizeof *s.mem_left);
+  s.mem_rate = sim_array(g, SIM_MEM_RATE, nn * sizeof *s.mem_rate);
+  ok = ok && s.st && s.done_q && s.mem_active && s.free_sched && s.mem_left &&
+       s.mem_rate;
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT && ok; t++) {
+    s.ready[t] = sim_array(g, SIM_READY + t, nn * sizeof *s.ready[t]);
+    s.free_cores[t] = sim_array(g, SIM_CORES + t, p->cores[t] * sizeof *s.free_cores[t]);
     ok = s.ready[t] && s.free_cores[t];
   }
+  if (ok)
+    memset(s.st, 0, nn * sizeof *s.st);
+  s.heap = g->sim_heap;
+  s.capheap = g->sim_heap_cap;
   PtoRtStatus st = PTO_RT_OK;
   if (!ok)
     goto oom;
@@ -317,7 +340,7 @@ PtoRtStatus rt_sim_run(PtoGraph *g) {
   tl->us_per_unit = 1.0 / p->clock_mhz;
   tl->sched_threads = p->scheduler_threads;
   tl->idle_ready = tl->sched_busy = 0;
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
     for (uint32_t c = 0; c < p->cores[t]; c++) {
       uint32_t l = s.lane_base[t] + c;
       snprintf(tl->lane_names[l], sizeof tl->lane_names[l], "%s %u",
@@ -326,21 +349,27 @@ PtoRtStatus rt_sim_run(PtoGraph *g) {
       /* Stack order so that core 0 is taken first. */
       s.free_cores[t][p->cores[t] - 1 - c] = l;
     }
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++)
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
     s.nfree[t] = p->cores[t];
   for (uint32_t i = 0; i < p->scheduler_threads; i++)
     s.free_sched[i] = p->scheduler_threads - 1 - i;
   s.nfree_sched = p->scheduler_threads;
   for (uint32_t i = 0; i < n; i++) {
-    s.deps[i] = g->tasks[i].ndeps;
+    const RtTask *t = &g->tasks[i];
+    STask *q = &s.st[i];
+    q->deps = t->ndeps;
+    q->cycles = t->cycles;
+    q->gm_bytes = t->gm_bytes;
+    q->barrier = t->kernel < 0;
+    q->type = (uint8_t)rt_task_core(g, i);
     tl->lane[i] = RT_NONE;
     memset(T(&s, i), 0, 5 * sizeof(double));
   }
   if (n) {
     s.next_submit = 0;
     /* Barriers before the first task enter at once (none in practice). */
-    while (s.next_submit < n && g->tasks[s.next_submit].kernel < 0)
-      s.submitted[s.next_submit++] = 1;
+    while (s.next_submit < n && s.st[s.next_submit].barrier)
+      s.st[s.next_submit++].submitted = 1;
     if (s.next_submit < n &&
         !ev_push(&s, p->submit_cycles, EV_SUBMIT, s.next_submit++, 0))
       goto oom;
@@ -358,19 +387,7 @@ oom:
   rt_set_error(rt, "sim: out of memory");
   st = PTO_RT_ERR_NOMEM;
 done:
-  free(s.heap);
-  free(s.deps);
-  free(s.submitted);
-  free(s.parts);
-  free(s.mem_left);
-  free(s.mem_rate);
-  free(s.core_of);
-  free(s.done_q);
-  free(s.mem_active);
-  free(s.free_sched);
-  for (int t = 0; t < PTO_CORE_TYPE_COUNT; t++) {
-    free(s.ready[t]);
-    free(s.free_cores[t]);
-  }
+  g->sim_heap = s.heap;
+  g->sim_heap_cap = s.capheap;
   return st;
 }

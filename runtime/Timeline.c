@@ -40,7 +40,7 @@ const PtoRtTimeline *pto_graph_get_timeline(const PtoGraph *g,
 }
 
 /* JSON string contents: quotes, backslashes and control characters. */
-static void json_str(FILE *f, const char *s) {
+void rt_json_str(FILE *f, const char *s) {
   fputc('"', f);
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
@@ -63,12 +63,12 @@ PtoRtStatus pto_timeline_write_trace(const PtoRtTimeline *tl, FILE *f) {
   fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
   fprintf(f, "{\"ph\":\"M\",\"pid\":1,\"tid\":0,\"name\":\"process_name\","
              "\"args\":{\"name\":");
-  json_str(f, tl->backend == PTO_RT_SIM ? g->rt->platform.name : "host");
+  rt_json_str(f, tl->backend == PTO_RT_SIM ? g->rt->platform.name : "host");
   fprintf(f, "}}");
   for (uint32_t l = 0; l < tl->nlanes; l++) {
     fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":"
                "\"thread_name\",\"args\":{\"name\":", l);
-    json_str(f, tl->lane_names[l]);
+    rt_json_str(f, tl->lane_names[l]);
     fprintf(f, "}}");
     fprintf(f, ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":"
                "\"thread_sort_index\",\"args\":{\"sort_index\":%u}}", l, l);
@@ -85,12 +85,12 @@ PtoRtStatus pto_timeline_write_trace(const PtoRtTimeline *tl, FILE *f) {
     char name[160];
     snprintf(name, sizeof name, "%s%s%s", rt_task_name(g, i),
              *label ? " " : "", label);
-    json_str(f, name);
+    rt_json_str(f, name);
     fprintf(f, ",\"cat\":\"%s\",\"args\":{\"taskId\":%u,\"seqNo\":%u,"
                "\"semanticLabel\":", proc, i, task->seq);
-    json_str(f, label);
+    rt_json_str(f, label);
     fprintf(f, ",\"kernelId\":%d,\"kernel\":", task->kernel);
-    json_str(f, rt_task_name(g, i));
+    rt_json_str(f, rt_task_name(g, i));
     fprintf(f, ",\"submit\":%.4f,\"dispatch\":%.4f,\"start\":%.4f,"
                "\"end\":%.4f,\"finish\":%.4f,\"successors\":[",
             t[0] * u, t[1] * u, t[2] * u, t[3] * u, t[4] * u);

@@ -12,6 +12,7 @@ PACKAGES=(
   libxml2-dev                 # platform descriptions
   libxml2-utils               # xmllint, to check them against the schema in tests
   python3 python3-numpy python3-pytest  # numerical oracle, Python front end
+  python3-jsonschema          # checks runtime traces against their JSON schema
   python3-torch               # the Python front end's torch tensor paths
   mlir-14-tools               # mlir-opt, for compatibility and speed comparisons
   graphviz                    # dot, to check print-op-graph output

@@ -64,7 +64,7 @@ int main(void) {
   PtoContext *ctx = pto_ctx_create();
   pto_ctx_set_allow_unregistered(ctx, true); /* the x.* ops above */
   pto_register_all_passes(ctx);
-  if (pto_register_pass(ctx, &count_ops_pass)) return 1;
+  if (pto_pass_register(ctx, &count_ops_pass)) return 1;
 
   PtoOp *module = pto_parse_module(ctx, input, strlen(input), NULL);
   PtoPassManager *pm = pto_pm_create(ctx, "builtin.module");

@@ -11,7 +11,7 @@ extern "C" {
 
 /* Registers every lowering pass in the context. Calling it again on the
  * same context is a no-op. */
-void pto_register_conversion_passes(PtoContext *ctx);
+void pto_conversion_register_passes(PtoContext *ctx);
 
 #ifdef __cplusplus
 }

@@ -1,12 +1,16 @@
 /* Element types PTO computes on (PtoDType): their storage, names, numpy
- * spellings, mapping to IR types, and the scalar and bulk conversions every
+ * spellings, and the scalar and bulk conversions every
  * numeric kernel (interpreter, runtime, .npy I/O) shares. docs/numerics.md
  * states the rules; the conversions agree bit for bit with numpy's astype
  * wherever numpy defines a result. */
 #ifndef PTO_DTYPE_H
 #define PTO_DTYPE_H
 
-#include "pto/IR.h"
+#include "pto/Error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,11 +61,7 @@ bool pto_dtype_is_signed(PtoDType dt);
 int64_t pto_dtype_int_min(PtoDType dt);
 int64_t pto_dtype_int_max(PtoDType dt);
 
-/* Scalar IR types <-> dtypes: f16 bf16 f32 f64, i1 (bool), i8..i64 (and
- * si8..si64), ui8, index. Anything else (tensors, other widths) has no
- * dtype: false. */
-bool pto_dtype_from_type(const PtoType *t, PtoDType *out);
-PtoType *pto_dtype_to_type(PtoContext *ctx, PtoDType dt);
+/* Scalar IR types <-> dtypes: pto/IRDType.h, on the IR side. */
 
 /* ---- casts ---- */
 

@@ -15,6 +15,7 @@
 #ifndef PTO_EMBED_H
 #define PTO_EMBED_H
 
+#include "pto/IR.h"
 #include "pto/NdArray.h"
 
 #ifdef __cplusplus

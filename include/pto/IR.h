@@ -15,6 +15,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "pto/Error.h"
+#include "pto/Float16.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,10 +31,7 @@ extern "C" {
 /* Basic handles                                                        */
 /* ------------------------------------------------------------------ */
 
-typedef enum PtoResult { PTO_SUCCESS = 0, PTO_FAILURE = 1 } PtoResult;
-
-static inline bool pto_succeeded(PtoResult r) { return r == PTO_SUCCESS; }
-static inline bool pto_failed(PtoResult r) { return r != PTO_SUCCESS; }
+/* PtoResult, pto_succeeded, pto_failed: pto/Error.h. */
 
 typedef struct PtoContext PtoContext;
 typedef struct PtoIdent PtoIdent;
@@ -265,12 +265,7 @@ PtoType *pto_attr_type_param(const PtoAttr *a, unsigned i);
 unsigned pto_attr_num_attrs(const PtoAttr *a);
 PtoAttr *pto_attr_attr_param(const PtoAttr *a, unsigned i);
 
-/* Conversions between float formats (round to nearest even). */
-uint16_t pto_f32_to_f16_bits(float f);
-float pto_f16_bits_to_f32(uint16_t h);
-uint16_t pto_f32_to_bf16_bits(float f);
-float pto_bf16_bits_to_f32(uint16_t h);
-/* Rounds a double to the precision of a float kind (result as double). */
+/* Conversions between float formats: pto/Float16.h. Rounds a double to the precision of a float kind (result as double). */
 double pto_round_to_float_kind(double v, PtoFloatKind k);
 
 /* ------------------------------------------------------------------ */

@@ -11,7 +11,7 @@
 #ifndef PTO_INTERP_H
 #define PTO_INTERP_H
 
-#include "pto/NdArray.h"
+#include "pto/IRArray.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,7 +1,9 @@
 /* PtoNdArray: the host-side n-d array that the interpreter, the runtime,
  * pto-run, the .npy reader/writer and the C API exchange. A plain struct
  * (ctypes can mirror it) describing `data` of `dtype` with up to
- * PTO_MAX_RANK dims; C-contiguous unless wrapped with explicit strides. */
+ * PTO_MAX_RANK dims; C-contiguous unless wrapped with explicit strides.
+ * Part of lib/Array (no IR): errors come back as a PtoError (may be NULL);
+ * pto/IRArray.h has the forms that report through a context. */
 #ifndef PTO_NDARRAY_H
 #define PTO_NDARRAY_H
 
@@ -21,24 +23,25 @@ typedef struct PtoNdArray {
   bool owns_data;                /* destroy frees data */
 } PtoNdArray;
 
-/* A new zero-filled C-contiguous array. Fails (NULL, and an error at `loc`
- * when ctx is non-NULL) on rank > PTO_MAX_RANK, a negative dim, or a byte
- * size that overflows. */
-PtoNdArray *pto_ndarray_create(PtoContext *ctx, PtoLoc *loc, PtoDType dt,
-                               unsigned rank, const int64_t *shape);
+/* A new zero-filled C-contiguous array. Fails (NULL, err filled) on rank
+ * > PTO_MAX_RANK, a negative dim, or a byte size that overflows. */
+PtoNdArray *pto_ndarray_create(PtoDType dt, unsigned rank, const int64_t *shape,
+                               PtoError *err);
 /* Describes memory the caller keeps ownership of; strides NULL means
  * C-contiguous. Same checks as create. */
-PtoNdArray *pto_ndarray_wrap(PtoContext *ctx, PtoLoc *loc, PtoDType dt,
-                             unsigned rank, const int64_t *shape,
-                             const int64_t *strides, void *data);
+PtoNdArray *pto_ndarray_wrap(PtoDType dt, unsigned rank, const int64_t *shape,
+                             const int64_t *strides, void *data,
+                             PtoError *err);
+/* Frees memory the library hands to the caller (pto_npy_save_buffer's
+ * buffer); the same function IR.h declares. */
+void pto_free(void *p);
 /* Frees the struct, and the data when owned. NULL is a no-op. */
 void pto_ndarray_destroy(PtoNdArray *a);
 
 /* Checks a shape for an array of dt (rank <= PTO_MAX_RANK, dims >= 0, byte
- * size within size_t) and gives its C-contiguous size in bytes. Errors are
- * reported at `loc` when ctx is non-NULL. */
-PtoResult pto_shape_check(PtoContext *ctx, PtoLoc *loc, PtoDType dt,
-                          unsigned rank, const int64_t *shape, size_t *nbytes);
+ * size within size_t) and gives its C-contiguous size in bytes. */
+PtoResult pto_shape_check(PtoDType dt, unsigned rank, const int64_t *shape,
+                          size_t *nbytes, PtoError *err);
 int64_t pto_ndarray_numel(const PtoNdArray *a);
 bool pto_ndarray_is_contiguous(const PtoNdArray *a);
 /* Pointer to the element at `index` (rank entries, each in range). */

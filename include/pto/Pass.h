@@ -83,20 +83,20 @@ struct PtoPassDef {
  * argument is already taken by a pass or a pipeline, or when an option's
  * default does not parse. The definition is not copied: it must outlive
  * the context (a static table, typically). */
-PtoResult pto_register_pass(PtoContext *ctx, const PtoPassDef *def);
+PtoResult pto_pass_register(PtoContext *ctx, const PtoPassDef *def);
 /* A named pipeline (`pto-lower-to-block`) usable like a pass. */
-PtoResult pto_register_pipeline(PtoContext *ctx, const char *argument,
+PtoResult pto_pipeline_register(PtoContext *ctx, const char *argument,
                                 const char *summary, const char *pipeline);
-const PtoPassDef *pto_lookup_pass(PtoContext *ctx, const char *argument);
+const PtoPassDef *pto_pass_lookup(PtoContext *ctx, const char *argument);
 /* "int", "bool", "string", "enum", "int list", "float". */
 const char *pto_option_kind_name(PtoOptionKind kind);
 /* All registered passes, sorted by argument; *out is freed with pto_free. */
-unsigned pto_registered_passes(PtoContext *ctx, const PtoPassDef ***out);
+unsigned pto_pass_list(PtoContext *ctx, const PtoPassDef ***out);
 /* Named pipelines: argument, summary and text of the i-th (sorted). */
-unsigned pto_registered_pipelines(PtoContext *ctx);
-void pto_registered_pipeline(PtoContext *ctx, unsigned i,
-                             const char **argument, const char **summary,
-                             const char **pipeline);
+unsigned pto_pipeline_count(PtoContext *ctx);
+void pto_pipeline_get(PtoContext *ctx, unsigned i,
+                      const char **argument, const char **summary,
+                      const char **pipeline);
 
 /* ---- inside a pass ---- */
 PtoContext *pto_pass_ctx(PtoPass *pass);
@@ -182,8 +182,8 @@ typedef PtoResult (*PtoPatternFn)(PtoOp *op, PtoRewriter *rw, void *user);
 PtoPatternSet *pto_pattern_set_create(PtoContext *ctx);
 void pto_pattern_set_destroy(PtoPatternSet *set);
 /* root: op name the pattern matches (NULL: any op). Higher benefit first. */
-void pto_pattern_add(PtoPatternSet *set, const char *root, unsigned benefit,
-                     PtoPatternFn fn, void *user, const char *debug_name);
+void pto_pattern_set_add(PtoPatternSet *set, const char *root, unsigned benefit,
+                         PtoPatternFn fn, void *user, const char *debug_name);
 /* The canonicalization patterns of every registered op (their
  * `canonicalize` hooks). */
 void pto_pattern_set_add_canonicalizations(PtoPatternSet *set);
@@ -232,9 +232,9 @@ typedef struct PtoGreedyConfig {
  * fixed point. Emits "... did not converge after N iterations" at root and
  * fails when the limit is reached. *changed (may be NULL) tells whether
  * anything changed. */
-PtoResult pto_apply_patterns_greedily(PtoOp *root, const PtoPatternSet *set,
-                                      const PtoGreedyConfig *cfg,
-                                      bool *changed);
+PtoResult pto_pattern_set_apply_greedily(PtoOp *root, const PtoPatternSet *set,
+                                         const PtoGreedyConfig *cfg,
+                                         bool *changed);
 
 /* Folds one op: constant-folds (materializing constants before it) or
  * replaces it with an existing value. Returns success if it changed. */

@@ -14,18 +14,18 @@ extern "C" {
 
 /* ---- platform ---------------------------------------------------------- */
 
-typedef enum PtoCoreType {
-  PTO_CORE_AIC = 0, /* cube core */
-  PTO_CORE_AIV,     /* vector core */
-  PTO_CORE_AICPU,   /* scalar/control core */
-  PTO_CORE_TYPE_COUNT
-} PtoCoreType;
+typedef enum PtoRtCoreType {
+  PTO_RT_CORE_AIC = 0, /* cube core */
+  PTO_RT_CORE_AIV,     /* vector core */
+  PTO_RT_CORE_AICPU,   /* scalar/control core */
+  PTO_RT_CORE_TYPE_COUNT
+} PtoRtCoreType;
 
 /* The machine as the runtime sees it. A plain struct so that the runtime
  * parses nothing; a platform loader fills it from a description file. */
 typedef struct PtoRtPlatform {
   char name[32];
-  uint32_t cores[PTO_CORE_TYPE_COUNT];
+  uint32_t cores[PTO_RT_CORE_TYPE_COUNT];
   double clock_mhz;
   /* Aggregate GM bandwidth in bytes per cycle, the fraction of it that
    * real traffic reaches, and what one core can draw on its own. */
@@ -101,7 +101,7 @@ uint32_t pto_runtime_get_threads(const PtoRuntime *rt);
 
 /* Registers a kernel; returns its id (>= 0) or -1 (see pto_runtime_error). */
 int32_t pto_runtime_add_kernel(PtoRuntime *rt, PtoRtKernelFn fn,
-                               PtoCoreType core, const char *name);
+                               PtoRtCoreType core, const char *name);
 /* The message of the last failure on this runtime or one of its graphs. */
 const char *pto_runtime_error(const PtoRuntime *rt);
 
@@ -201,14 +201,14 @@ PtoRtStatus pto_timeline_write_report(const PtoRtTimeline *tl, FILE *out,
 /* The figures of the health report, for programs that act on them. */
 typedef struct PtoRtHealth {
   double makespan_us;
-  double utilisation[PTO_CORE_TYPE_COUNT]; /* busy / (cores * makespan) */
+  double utilisation[PTO_RT_CORE_TYPE_COUNT]; /* busy / (cores * makespan) */
   double bound_us;                         /* roofline lower bound */
   double bound_ratio;                      /* makespan / bound */
   double critical_path_us;
   uint32_t critical_path_len;
-  double waves[PTO_CORE_TYPE_COUNT];       /* tasks / cores per type */
+  double waves[PTO_RT_CORE_TYPE_COUNT];       /* tasks / cores per type */
   double idle_ready_us; /* core time idle while ready work waited */
-  double tail_us;       /* time at the end with under half the cores busy */
+  double tail_us;       /* time at the end below half the peak parallelism */
 } PtoRtHealth;
 void pto_timeline_get_health(const PtoRtTimeline *tl, PtoRtHealth *out);
 

@@ -3,6 +3,7 @@
  * Float formats round through lib/IR's f16/bf16 routines; NaN payloads
  * follow numpy's bit rules (see docs/numerics.md). */
 #include "pto/DType.h"
+#include "pto/Float16.h"
 
 #include <assert.h>
 #include <float.h>
@@ -130,16 +131,17 @@ static double max_finite(PtoDType dt) {
   }
 }
 
-static PtoFloatKind float_kind(PtoDType dt) {
+/* v rounded to nearest even at the precision of float dtype dt. */
+static double round_nearest(PtoDType dt, double v) {
   switch (dt) {
   case PTO_DT_F16:
-    return PTO_F16;
+    return pto_round_to_f16(v);
   case PTO_DT_BF16:
-    return PTO_BF16;
+    return pto_round_to_bf16(v);
   case PTO_DT_F32:
-    return PTO_F32;
+    return (double)(float)v;
   default:
-    return PTO_F64;
+    return v;
   }
 }
 
@@ -192,7 +194,7 @@ static bool last_bit_odd(PtoDType dt, double r) {
  * modes step from the nearest-even result to its neighbour; v - r and
  * o - v are exact (Sterbenz), so ties are detected exactly. */
 static double round_float(PtoDType dt, double v, PtoCastMode mode) {
-  double r = pto_round_to_float_kind(v, float_kind(dt));
+  double r = round_nearest(dt, v);
   if (r != v) {
     switch (mode.round) {
     case PTO_ROUND_DEFAULT:

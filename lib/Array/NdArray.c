@@ -32,31 +32,24 @@ static bool shape_nbytes(PtoDType dt, unsigned rank, const int64_t *shape,
   return true;
 }
 
-PtoResult pto_shape_check(PtoContext *ctx, PtoLoc *loc, PtoDType dt,
-                          unsigned rank, const int64_t *shape, size_t *nbytes) {
+PtoResult pto_shape_check(PtoDType dt, unsigned rank, const int64_t *shape,
+                          size_t *nbytes, PtoError *err) {
   char buf[PTO_SHAPE_STR_MAX];
   if (!pto_dtype_is_valid((int)dt))
-    return ctx ? pto_emit_error(ctx, loc, "invalid dtype %d", (int)dt)
-               : PTO_FAILURE;
+    return pto_error_set(err, "invalid dtype %d", (int)dt);
   if (rank > PTO_MAX_RANK)
-    return ctx ? pto_emit_error(ctx, loc,
-                                "array of rank %u exceeds the maximum rank %d",
-                                rank, PTO_MAX_RANK)
-               : PTO_FAILURE;
+    return pto_error_set(err, "array of rank %u exceeds the maximum rank %d",
+                         rank, PTO_MAX_RANK);
   for (unsigned i = 0; i < rank; i++)
     if (shape[i] < 0)
-      return ctx ? pto_emit_error(
-                       ctx, loc,
-                       "invalid shape %s: dimensions must be non-negative",
-                       pto_shape_str(buf, rank, shape))
-                 : PTO_FAILURE;
+      return pto_error_set(err,
+                           "invalid shape %s: dimensions must be non-negative",
+                           pto_shape_str(buf, rank, shape));
   if (!shape_nbytes(dt, rank, shape, nbytes))
-    return ctx ? pto_emit_error(ctx, loc,
-                                "array of shape %s and dtype %s is too large: "
-                                "its size in bytes overflows",
-                                pto_shape_str(buf, rank, shape),
-                                pto_dtype_name(dt))
-               : PTO_FAILURE;
+    return pto_error_set(err,
+                         "array of shape %s and dtype %s is too large: its "
+                         "size in bytes overflows",
+                         pto_shape_str(buf, rank, shape), pto_dtype_name(dt));
   return PTO_SUCCESS;
 }
 
@@ -72,21 +65,21 @@ static PtoNdArray *new_header(PtoDType dt, unsigned rank, const int64_t *shape,
   return a;
 }
 
-PtoNdArray *pto_ndarray_create(PtoContext *ctx, PtoLoc *loc, PtoDType dt,
-                               unsigned rank, const int64_t *shape) {
+PtoNdArray *pto_ndarray_create(PtoDType dt, unsigned rank, const int64_t *shape,
+                               PtoError *err) {
   size_t nbytes;
-  if (pto_shape_check(ctx, loc, dt, rank, shape, &nbytes)) return NULL;
+  if (pto_shape_check(dt, rank, shape, &nbytes, err)) return NULL;
   PtoNdArray *a = new_header(dt, rank, shape, NULL, nbytes);
   a->data = pto_calloc(1, nbytes);
   a->owns_data = true;
   return a;
 }
 
-PtoNdArray *pto_ndarray_wrap(PtoContext *ctx, PtoLoc *loc, PtoDType dt,
-                             unsigned rank, const int64_t *shape,
-                             const int64_t *strides, void *data) {
+PtoNdArray *pto_ndarray_wrap(PtoDType dt, unsigned rank, const int64_t *shape,
+                             const int64_t *strides, void *data,
+                             PtoError *err) {
   size_t nbytes;
-  if (pto_shape_check(ctx, loc, dt, rank, shape, &nbytes)) return NULL;
+  if (pto_shape_check(dt, rank, shape, &nbytes, err)) return NULL;
   PtoNdArray *a = new_header(dt, rank, shape, strides, nbytes);
   a->data = data;
   return a;

@@ -14,8 +14,7 @@
 #include <sys/stat.h>
 
 typedef struct Reader {
-  PtoContext *ctx;
-  PtoLoc *loc;
+  PtoError *err;      /* may be NULL */
   uint64_t max_bytes; /* of data; 0: no limit */
 } Reader;
 
@@ -32,10 +31,8 @@ static bool fail(Reader *r, const char *fmt, ...)
 static bool fail(Reader *r, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  PtoDiag *d = pto_diag_begin(r->ctx, PTO_DIAG_ERROR, r->loc);
-  pto_diag_vprintf(d, fmt, ap);
+  if (r->err) vsnprintf(r->err->msg, sizeof r->err->msg, fmt, ap);
   va_end(ap);
-  pto_diag_emit(d);
   return false;
 }
 
@@ -110,19 +107,19 @@ static void quote_header(PtoStr *s, const Lex *lx) {
 static bool malformed(Lex *lx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static bool malformed(Lex *lx, const char *fmt, ...) {
-  PtoDiag *d = pto_diag_begin(lx->r->ctx, PTO_DIAG_ERROR, lx->r->loc);
-  pto_diag_printf(d, "malformed .npy header: ");
-  va_list ap;
-  va_start(ap, fmt);
-  pto_diag_vprintf(d, fmt, ap);
-  va_end(ap);
   PtoStr s;
   pto_str_init(&s);
+  pto_str_puts(&s, "malformed .npy header: ");
+  va_list ap;
+  va_start(ap, fmt);
+  pto_str_vprintf(&s, fmt, ap);
+  va_end(ap);
+  pto_str_printf(&s, " (at offset %zu of the header: ",
+                 (size_t)(lx->p - lx->begin));
   quote_header(&s, lx);
-  pto_diag_printf(d, " (at offset %zu of the header: %s)",
-                  (size_t)(lx->p - lx->begin), s.data);
+  pto_str_puts(&s, ")");
+  fail(lx->r, "%s", s.data);
   pto_str_release(&s);
-  pto_diag_emit(d);
   return false;
 }
 
@@ -354,7 +351,7 @@ static bool parse_header(Reader *r, const char *text, size_t len, Header *h) {
 /* Checks the declared shape against the `avail` bytes after the header. */
 static bool check_data(Reader *r, const Header *h, size_t avail,
                        size_t *nbytes) {
-  if (pto_shape_check(r->ctx, r->loc, h->dtype, h->rank, h->shape, nbytes))
+  if (pto_shape_check(h->dtype, h->rank, h->shape, nbytes, r->err))
     return false;
   if (r->max_bytes && *nbytes > r->max_bytes) {
     char buf[PTO_SHAPE_STR_MAX];
@@ -375,14 +372,13 @@ static bool check_data(Reader *r, const Header *h, size_t avail,
 
 static PtoNdArray *new_array(const Header *h) {
   /* Sizes were checked: creation cannot fail. */
-  return pto_ndarray_create(NULL, NULL, h->dtype, h->rank, h->shape);
+  return pto_ndarray_create(h->dtype, h->rank, h->shape, NULL);
 }
 
 /* ---- entry points ---- */
 
-PtoNdArray *pto_npy_read_buffer(PtoContext *ctx, const void *buf, size_t len,
-                                const char *name) {
-  Reader r = {ctx, pto_loc_name(ctx, name ? name : "<memory>", NULL), 0};
+PtoNdArray *pto_npy_load_buffer(const void *buf, size_t len, PtoError *err) {
+  Reader r = {err, 0};
   const unsigned char *p = buf;
   unsigned major;
   size_t hoff = 0, hlen = 0, nbytes = 0;
@@ -397,8 +393,7 @@ PtoNdArray *pto_npy_read_buffer(PtoContext *ctx, const void *buf, size_t len,
 }
 
 static PtoNdArray *io_error(Reader *r, const char *what, FILE *f) {
-  pto_emit_error(r->ctx, r->loc, "%s: %s", what,
-                 errno ? strerror(errno) : "the file ended early");
+  fail(r, "%s: %s", what, errno ? strerror(errno) : "the file ended early");
   if (f) fclose(f);
   return NULL;
 }
@@ -466,13 +461,9 @@ static PtoNdArray *read_stream(Reader *r, FILE *f) {
   return a;
 }
 
-PtoNdArray *pto_npy_read_file(PtoContext *ctx, const char *path) {
-  return pto_npy_read_file_bounded(ctx, path, 0);
-}
-
-PtoNdArray *pto_npy_read_file_bounded(PtoContext *ctx, const char *path,
-                                      uint64_t max_bytes) {
-  Reader r = {ctx, pto_loc_name(ctx, path, NULL), max_bytes};
+PtoNdArray *pto_npy_load_file(const char *path, uint64_t max_bytes,
+                              PtoError *err) {
+  Reader r = {err, max_bytes};
   errno = 0;
   FILE *f = fopen(path, "rb");
   if (!f) return io_error(&r, "cannot open", NULL);

@@ -11,15 +11,15 @@
 #include <string.h>
 
 /* Appends prefix + header for `a` to `out`. */
-static PtoResult build_header(PtoContext *ctx, PtoLoc *loc,
-                              const PtoNdArray *a,
-                              const PtoNpyWriteOptions *opts, PtoStr *out) {
+static PtoResult build_header(const PtoNdArray *a,
+                              const PtoNpyWriteOptions *opts, PtoStr *out,
+                              PtoError *err) {
   unsigned version = opts ? opts->version : 0;
   if (version > 3)
-    return pto_emit_error(ctx, loc,
-                          "cannot write .npy format version %u (supported: "
-                          "1, 2 and 3)",
-                          version);
+    return pto_error_set(err,
+                         "cannot write .npy format version %u (supported: 1, "
+                         "2 and 3)",
+                         version);
   char shape[PTO_SHAPE_STR_MAX];
   PtoStr dict;
   pto_str_init(&dict);
@@ -36,10 +36,10 @@ static PtoResult build_header(PtoContext *ctx, PtoLoc *loc,
   size_t hlen = dict.len + pad + 1;
   if (version == 1 && hlen > 0xffff) {
     pto_str_release(&dict);
-    return pto_emit_error(ctx, loc,
-                          "a header of %zu bytes does not fit .npy format "
-                          "version 1.0; use version 2",
-                          hlen);
+    return pto_error_set(err,
+                         "a header of %zu bytes does not fit .npy format "
+                         "version 1.0; use version 2",
+                         hlen);
   }
   unsigned char prefix[PTO_NPY_MAGIC_LEN + 6];
   memcpy(prefix, PTO_NPY_MAGIC, PTO_NPY_MAGIC_LEN);
@@ -64,11 +64,11 @@ static const void *c_order_data(const PtoNdArray *a, PtoNdArray **tmp) {
   return (*tmp)->data;
 }
 
-void *pto_npy_write_buffer(PtoContext *ctx, const PtoNdArray *a,
-                           const PtoNpyWriteOptions *opts, size_t *len) {
+void *pto_npy_save_buffer(const PtoNdArray *a, const PtoNpyWriteOptions *opts,
+                          size_t *len, PtoError *err) {
   PtoStr s;
   pto_str_init(&s);
-  if (build_header(ctx, pto_loc_name(ctx, "<memory>", NULL), a, opts, &s)) {
+  if (build_header(a, opts, &s, err)) {
     pto_str_release(&s);
     return NULL;
   }
@@ -80,23 +80,20 @@ void *pto_npy_write_buffer(PtoContext *ctx, const PtoNdArray *a,
   return pto_str_take(&s);
 }
 
-PtoResult pto_npy_write_file(PtoContext *ctx, const char *path,
-                             const PtoNdArray *a,
-                             const PtoNpyWriteOptions *opts) {
-  PtoLoc *loc = pto_loc_name(ctx, path, NULL);
+PtoResult pto_npy_save_file(const char *path, const PtoNdArray *a,
+                            const PtoNpyWriteOptions *opts, PtoError *err) {
   PtoStr hdr;
   pto_str_init(&hdr);
-  if (build_header(ctx, loc, a, opts, &hdr)) {
+  if (build_header(a, opts, &hdr, err)) {
     pto_str_release(&hdr);
     return PTO_FAILURE;
   }
   /* a failed write leaves an existing file as it was */
   PtoOutFile out;
-  int err = pto_out_file_open(&out, path);
-  if (err) {
+  int e = pto_out_file_open(&out, path);
+  if (e) {
     pto_str_release(&hdr);
-    return pto_emit_error(ctx, loc, "cannot open for writing: %s",
-                          strerror(err));
+    return pto_error_set(err, "cannot open for writing: %s", strerror(e));
   }
   PtoNdArray *tmp;
   const void *data = c_order_data(a, &tmp);
@@ -104,7 +101,7 @@ PtoResult pto_npy_write_file(PtoContext *ctx, const char *path,
   fwrite(data, 1, a->nbytes, out.f);
   pto_ndarray_destroy(tmp);
   pto_str_release(&hdr);
-  err = pto_out_file_commit(&out);
-  if (err) return pto_emit_error(ctx, loc, "cannot write: %s", strerror(err));
+  e = pto_out_file_commit(&out);
+  if (e) return pto_error_set(err, "cannot write: %s", strerror(e));
   return PTO_SUCCESS;
 }

@@ -102,3 +102,35 @@ void pto_dialect_ensure_terminator(PtoContext *ctx, PtoRegion *r,
                                              0, NULL, 0, NULL, 0));
   }
 }
+
+void pto_dialect_print_symbol_call(PtoPrinter *p, PtoOp *op) {
+  pto_printer_puts(p, " ");
+  PtoAttr *callee = pto_op_attr(op, "callee");
+  if (callee) pto_printer_print_attr(p, callee);
+  pto_printer_puts(p, "(");
+  pto_printer_print_operands(p, op, 0, pto_op_num_operands(op));
+  pto_printer_puts(p, ")");
+  static const char *const elided[] = {"callee"};
+  pto_printer_print_attr_dict(p, op, elided, 1);
+  pto_printer_puts(p, " : (");
+  for (unsigned i = 0; i < pto_op_num_operands(op); i++) {
+    if (i) pto_printer_puts(p, ", ");
+    pto_printer_print_type(p, pto_value_type(pto_op_operand(op, i)));
+  }
+  pto_printer_puts(p, ")");
+}
+
+PtoResult pto_dialect_parse_symbol_call(PtoParser *p, PtoOpState *st,
+                                        PtoUnresolvedOperand **ops,
+                                        unsigned *n) {
+  PtoIdent *callee;
+  if (pto_parser_parse_symbol_name(p, &callee) ||
+      pto_parser_parse_punct(p, PTO_P_LPAREN) ||
+      pto_parser_parse_operand_list(p, ops, n) ||
+      pto_parser_parse_punct(p, PTO_P_RPAREN) ||
+      pto_parser_parse_optional_attr_dict(p, st) ||
+      pto_parser_parse_punct(p, PTO_P_COLON))
+    return PTO_FAILURE;
+  pto_op_state_add_attr(st, "callee", pto_attr_symref(st->ctx, callee, NULL, 0));
+  return PTO_SUCCESS;
+}

@@ -21,6 +21,16 @@ PtoResult pto_dialect_op_error(PtoOp *op, const char *fmt, ...);
 PtoResult pto_dialect_parse_terminator(PtoParser *p, PtoOpState *st);
 void pto_dialect_print_terminator(PtoPrinter *p, PtoOp *op);
 
+/* Parses `@callee(%a, %b) {attrs} :` (the operands are left unresolved
+ * for the types that follow) and sets the `callee` attribute. */
+PtoResult pto_dialect_parse_symbol_call(PtoParser *p, PtoOpState *st,
+                                        PtoUnresolvedOperand **ops,
+                                        unsigned *n);
+/* ` @callee(%a, %b) {attrs} : (t1, t2)`: the form of ops that pass their
+ * operands to a symbol (func.call adds ` -> results`, block.launch has
+ * none). */
+void pto_dialect_print_symbol_call(PtoPrinter *p, PtoOp *op);
+
 /* `iN` without signedness. */
 bool pto_type_is_signless_int(const PtoType *t);
 /* `iN` without signedness, or `index`. */

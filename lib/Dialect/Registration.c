@@ -1,4 +1,5 @@
 /* Registration of every dialect that ships with PTO. */
+#include "pto/Dialect/Block.h"
 #include "pto/Dialects.h"
 
 void pto_register_all_dialects(PtoContext *ctx) {
@@ -7,4 +8,5 @@ void pto_register_all_dialects(PtoContext *ctx) {
   pto_register_scf_dialect(ctx);
   pto_register_pypto_dialect(ctx);
   pto_register_tile_dialect(ctx);
+  pto_register_block_dialect(ctx);
 }

@@ -29,7 +29,7 @@ const char *pto_embed_default_pipeline(PtoEmbed *e) {
     PtoStr s;
     pto_str_init(&s);
     pto_str_puts(&s, "canonicalize,cse");
-    if (pto_lookup_pass(e->ctx, "tile-expand")) pto_str_puts(&s, ",tile-expand");
+    if (pto_pass_lookup(e->ctx, "tile-expand")) pto_str_puts(&s, ",tile-expand");
     e->default_pipeline = pto_str_take(&s);
   }
   return e->default_pipeline;
@@ -183,7 +183,7 @@ static PtoResult check_buffer(PtoEmbedKernel *k, const PtoNdArray *a,
   /* a shape that disagrees with the buffer's size is caught here, before
    * anything reads past the buffer */
   size_t bytes;
-  if (pto_shape_check(NULL, NULL, a->dtype, a->rank, a->shape, &bytes) ||
+  if (pto_shape_check(a->dtype, a->rank, a->shape, &bytes, NULL) ||
       bytes != a->nbytes) {
     char s[PTO_SHAPE_STR_MAX];
     return pto_emit_error(k->e->ctx, func_loc(k),

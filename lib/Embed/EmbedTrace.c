@@ -5,7 +5,7 @@
  * builder and verifier would say. */
 #include "Embed/EmbedInternal.h"
 
-#include "pto/DType.h"
+#include "pto/IRArray.h"
 #include "pto/Dialect/Pypto.h"
 
 #include <inttypes.h>

@@ -90,6 +90,7 @@ PtoInterp *pto_interp_create(PtoContext *ctx, const PtoInterpOptions *opts) {
   pto_interp_register_core(I);
   pto_interp_register_pypto(I);
   pto_interp_register_tile(I);
+  pto_interp_register_block(I);
   return I;
 }
 
@@ -256,7 +257,7 @@ void pto_interp_set_result(PtoInterpFrame *f, PtoOp *op, unsigned i,
 PtoTensor *pto_interp_new_tensor(PtoInterpFrame *f, PtoOp *op, PtoDType dt,
                                  unsigned rank, const int64_t *shape) {
   size_t nbytes;
-  if (pto_shape_check(NULL, NULL, dt, rank, shape, &nbytes) ||
+  if (pto_shape_check(dt, rank, shape, &nbytes, NULL) ||
       nbytes > f->I->opts.max_tensor_bytes) {
     char b[PTO_SHAPE_STR_MAX];
     pto_interp_error(f, op,

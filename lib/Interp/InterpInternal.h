@@ -5,7 +5,7 @@
 #define PTO_INTERP_INTERNAL_H
 
 #include "pto/Interp.h"
-#include "pto/InterpKernels.h"
+#include "pto/Kernels.h"
 #include "pto/Dialect/Tile.h"
 
 #include "Support/Hash.h"
@@ -50,6 +50,7 @@ struct PtoInterpFrame {
 void pto_interp_register_core(PtoInterp *I);
 void pto_interp_register_pypto(PtoInterp *I);
 void pto_interp_register_tile(PtoInterp *I);
+void pto_interp_register_block(PtoInterp *I);
 /* Gives `op_name` the handler (and user data) registered for `existing`,
  * when there is one: ops of two levels with one semantics share it. */
 void pto_interp_register_alias(PtoInterp *I, const char *op_name,

@@ -9,7 +9,7 @@
  * lowerings and which levels they join. */
 #include "pto/LevelCheck.h"
 
-#include "pto/InterpKernels.h"
+#include "pto/Kernels.h"
 #include "pto/Origin.h"
 #include "pto/Pass.h"
 
@@ -177,7 +177,7 @@ static const PtoPassDef *item_lowering(PtoContext *ctx, const char *item,
   size_t k = 0;
   while (k < n && item[k] != '{' && item[k] != '(') k++;
   char *name = pto_strndup(item, k);
-  const PtoPassDef *d = pto_lookup_pass(ctx, name);
+  const PtoPassDef *d = pto_pass_lookup(ctx, name);
   pto_free(name);
   return d && d->level_to ? d : NULL;
 }
@@ -203,7 +203,7 @@ static void append_traced(PtoStr *dst, const char *item, size_t n) {
  * input no other lowering produces, then the one reading what it makes. */
 static void default_lowerings(PtoContext *ctx, DefVec *out) {
   const PtoPassDef **defs;
-  unsigned n = pto_registered_passes(ctx, &defs);
+  unsigned n = pto_pass_list(ctx, &defs);
   const PtoPassDef *cur = NULL;
   for (unsigned i = 0; i < n && !cur; i++) {
     if (!defs[i]->level_to) continue;

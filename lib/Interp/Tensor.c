@@ -3,7 +3,7 @@
  * it; writing requires pto_tensor_make_unique, which copies unless the
  * caller holds the only reference to both the tensor and its buffer. */
 #include "pto/Interp.h"
-#include "pto/InterpKernels.h"
+#include "pto/Kernels.h"
 
 #include "Support/Alloc.h"
 
@@ -33,7 +33,11 @@ static PtoTensor *new_owner(PtoDType dt, unsigned rank, const int64_t *shape,
 PtoTensor *pto_tensor_create(PtoContext *ctx, PtoLoc *loc, PtoDType dt,
                              unsigned rank, const int64_t *shape) {
   size_t nbytes;
-  if (pto_shape_check(ctx, loc, dt, rank, shape, &nbytes)) return NULL;
+  PtoError err;
+  if (pto_shape_check(dt, rank, shape, &nbytes, &err)) {
+    if (ctx) pto_emit_plain_error(ctx, loc, &err);
+    return NULL;
+  }
   return new_owner(dt, rank, shape, nbytes);
 }
 

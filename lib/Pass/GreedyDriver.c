@@ -292,9 +292,9 @@ static bool simplify_regions(Driver *d) {
 
 /* ---- entry point ---- */
 
-PtoResult pto_apply_patterns_greedily(PtoOp *root, const PtoPatternSet *set,
-                                      const PtoGreedyConfig *cfg,
-                                      bool *changed) {
+PtoResult pto_pattern_set_apply_greedily(PtoOp *root, const PtoPatternSet *set,
+                                         const PtoGreedyConfig *cfg,
+                                         bool *changed) {
   Driver d;
   memset(&d, 0, sizeof d);
   d.ctx = pto_op_ctx(root);

@@ -148,7 +148,7 @@ static PtoResult check_lowering(PtoContext *ctx, const PtoPassDef *def) {
                         def->argument);
 }
 
-PtoResult pto_register_pass(PtoContext *ctx, const PtoPassDef *def) {
+PtoResult pto_pass_register(PtoContext *ctx, const PtoPassDef *def) {
   if (!def || !def->run)
     return pto_emit_error(ctx, NULL,
                           "cannot register pass '%s': it has no run function",
@@ -165,7 +165,7 @@ PtoResult pto_register_pass(PtoContext *ctx, const PtoPassDef *def) {
   return PTO_SUCCESS;
 }
 
-PtoResult pto_register_pipeline(PtoContext *ctx, const char *argument,
+PtoResult pto_pipeline_register(PtoContext *ctx, const char *argument,
                                 const char *summary, const char *pipeline) {
   if (check_free(ctx, "pass pipeline", argument)) return PTO_FAILURE;
   PassRegistry *r = pto_pass_registry(ctx);
@@ -184,12 +184,12 @@ PtoResult pto_register_pipeline(PtoContext *ctx, const char *argument,
   return PTO_SUCCESS;
 }
 
-const PtoPassDef *pto_lookup_pass(PtoContext *ctx, const char *argument) {
+const PtoPassDef *pto_pass_lookup(PtoContext *ctx, const char *argument) {
   const RegEntry *e = pto_pass_registry_find(ctx, argument, strlen(argument));
   return e ? e->pass : NULL;
 }
 
-unsigned pto_registered_passes(PtoContext *ctx, const PtoPassDef ***out) {
+unsigned pto_pass_list(PtoContext *ctx, const PtoPassDef ***out) {
   PassRegistry *r = pto_pass_registry(ctx);
   *out = pto_malloc((r->passes.len ? r->passes.len : 1) * sizeof **out);
   if (r->passes.len)
@@ -197,12 +197,12 @@ unsigned pto_registered_passes(PtoContext *ctx, const PtoPassDef ***out) {
   return r->passes.len;
 }
 
-unsigned pto_registered_pipelines(PtoContext *ctx) {
+unsigned pto_pipeline_count(PtoContext *ctx) {
   return pto_pass_registry(ctx)->pipelines.len;
 }
 
-void pto_registered_pipeline(PtoContext *ctx, unsigned i, const char **argument,
-                             const char **summary, const char **pipeline) {
+void pto_pipeline_get(PtoContext *ctx, unsigned i, const char **argument,
+                      const char **summary, const char **pipeline) {
   PassRegistry *r = pto_pass_registry(ctx);
   NamedPipeline *p = i < r->pipelines.len ? r->pipelines.data[i] : NULL;
   if (argument) *argument = p ? p->argument : NULL;

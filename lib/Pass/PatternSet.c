@@ -45,8 +45,8 @@ static void list_insert(PatternList *l, const Pattern *p) {
   l->data[at] = p;
 }
 
-void pto_pattern_add(PtoPatternSet *s, const char *root, unsigned benefit,
-                     PtoPatternFn fn, void *user, const char *debug_name) {
+void pto_pattern_set_add(PtoPatternSet *s, const char *root, unsigned benefit,
+                         PtoPatternFn fn, void *user, const char *debug_name) {
   Pattern *p = pto_arena_zalloc(&s->arena, sizeof *p);
   p->fn = fn;
   p->user = user;

@@ -82,53 +82,89 @@ typedef struct OptOptions {
   PtoInstrumentation ins;
 } OptOptions;
 
-static void print_help(const char *tool, PtoContext *ctx) {
-  printf("OVERVIEW: %s - PTO optimizer driver\n\n"
-         "USAGE: %s [options] [input file]\n\n"
-         "Reads textual IR (a file, or '-' / nothing for stdin), verifies it,\n"
-         "runs the requested passes and prints the result.\n\n"
-         "OPTIONS:\n"
-         "  -o <file>                      Output file (default: stdout)\n"
-         "  --print-generic                Print every op in MLIR's generic form\n"
-         "  --print-debuginfo              Print source locations (loc(...))\n"
-         "  --verify-diagnostics           Check diagnostics against\n"
-         "                                 'expected-error' comments in the input\n"
-         "  --split-input-file             Process chunks separated by '// -----'\n"
-         "                                 independently\n"
-         "  --allow-unregistered-dialect   Accept ops of unregistered dialects\n"
-         "  --max-input-bytes=<n>          Refuse a larger input (default 256 MiB)\n"
-         "  --help                         Print this help\n"
-         "  --version                      Print the version\n\n"
-         "PASSES:\n"
-         "  --pass-pipeline=<pipeline>     Run a textual pipeline, e.g.\n"
-         "                                 'builtin.module(func.func(cse),symbol-dce)'\n"
-         "  --<pass>[=<options>]           Run a pass (or named pipeline); options\n"
-         "                                 as --canonicalize='max-iterations=3'\n"
-         "  --list-passes                  List passes, options and pipelines\n"
-         "  --print-platform[=<name|file>] Print a machine description (default\n"
-         "                                 a2a3; a built-in name or an .xml file)\n"
-         "  --print-passes-markdown        Print the pass reference (docs/passes.md)\n"
-         "  --dump-pass-pipeline           Print the pipeline to run on stderr\n"
-         "  --verify-each=<bool>           Verify the IR after each pass (default true)\n"
-         "  --verify-roundtrip             Print and re-parse the IR after each pass\n"
-         "                                 and check that it prints the same\n\n"
-         "INSTRUMENTATION (on stderr):\n"
-         "  --print-ir-before=<p1,p2>      Print the IR before the named passes\n"
-         "  --print-ir-after=<p1,p2>       Print the IR after the named passes\n"
-         "  --print-ir-before-all          Print the IR before every pass\n"
-         "  --print-ir-after-all           Print the IR after every pass\n"
-         "  --print-ir-after-change        Print the IR after a pass only if it changed\n"
-         "  --print-ir-after-failure=<bool> Print the IR a failing pass left\n"
-         "                                 (default true)\n"
-         "  --pass-timing                  Report the wall time of each pass\n"
-         "  --pass-statistics              Report the statistics of each pass\n"
-         "  --dump-dir=<dir>               Write each stage to <dir>/NN-<pass>.pto\n\n",
-         tool, tool);
-  PtoStr s;
-  pto_str_init(&s);
-  pto_tool_list_passes(ctx, &s);
-  if (s.len) fwrite(s.data, 1, s.len, stdout);
-  pto_str_release(&s);
+enum OptArg {
+  OPT_OUTPUT, OPT_PRINT_GENERIC, OPT_PRINT_DEBUGINFO, OPT_VERIFY_DIAGNOSTICS,
+  OPT_SPLIT_INPUT, OPT_ALLOW_UNREGISTERED, OPT_MAX_INPUT_BYTES,
+  OPT_PASS_PIPELINE, OPT_LIST_PASSES, OPT_PASSES_MARKDOWN, OPT_DUMP_PIPELINE,
+  OPT_VERIFY_EACH, OPT_VERIFY_ROUNDTRIP, OPT_PRINT_BEFORE, OPT_PRINT_AFTER,
+  OPT_PRINT_BEFORE_ALL, OPT_PRINT_AFTER_ALL, OPT_PRINT_AFTER_CHANGE,
+  OPT_PRINT_AFTER_FAILURE, OPT_TIMING, OPT_STATISTICS, OPT_DUMP_DIR,
+  OPT_PRINT_PLATFORM,
+};
+
+static const PtoToolArg opt_args[] = {
+    {PTO_TOOL_ARG_SECTION, "OPTIONS", NULL, NULL, NULL, 0},
+    {PTO_TOOL_ARG_VALUE, "-o", NULL, "-o <file>", "Output file (default: stdout)",
+     OPT_OUTPUT},
+    {PTO_TOOL_ARG_FLAG, "--print-generic", "--mlir-print-op-generic", NULL,
+     "Print every op in MLIR's generic form", OPT_PRINT_GENERIC},
+    {PTO_TOOL_ARG_FLAG, "--print-debuginfo", "--mlir-print-debuginfo", NULL,
+     "Print source locations (loc(...))", OPT_PRINT_DEBUGINFO},
+    {PTO_TOOL_ARG_FLAG, "--verify-diagnostics", NULL, NULL,
+     "Check diagnostics against\n'expected-error' comments in the input",
+     OPT_VERIFY_DIAGNOSTICS},
+    {PTO_TOOL_ARG_FLAG, "--split-input-file", NULL, NULL,
+     "Process chunks separated by '// -----'\nindependently", OPT_SPLIT_INPUT},
+    {PTO_TOOL_ARG_FLAG, "--allow-unregistered-dialect", NULL, NULL,
+     "Accept ops of unregistered dialects", OPT_ALLOW_UNREGISTERED},
+    {PTO_TOOL_ARG_VALUE, "--max-input-bytes", NULL, "--max-input-bytes=<n>",
+     "Refuse a larger input (default 256 MiB)", OPT_MAX_INPUT_BYTES},
+    {PTO_TOOL_ARG_FLAG, "--help", "-h", NULL, "Print this help",
+     PTO_TOOL_ARG_HELP},
+    {PTO_TOOL_ARG_FLAG, "--version", NULL, NULL, "Print the version",
+     PTO_TOOL_ARG_VERSION},
+    {PTO_TOOL_ARG_SECTION, "PASSES", NULL, NULL, NULL, 0},
+    {PTO_TOOL_ARG_VALUE, "--pass-pipeline", NULL, "--pass-pipeline=<pipeline>",
+     "Run a textual pipeline, e.g.\n'builtin.module(func.func(cse),symbol-dce)'",
+     OPT_PASS_PIPELINE},
+    {PTO_TOOL_ARG_NOTE, NULL, NULL, "--<pass>[=<options>]",
+     "Run a pass (or named pipeline); options\nas --canonicalize='max-iterations=3'",
+     0},
+    {PTO_TOOL_ARG_FLAG, "--list-passes", NULL, NULL,
+     "List passes, options and pipelines", OPT_LIST_PASSES},
+    {PTO_TOOL_ARG_EQ_VALUE, "--print-platform", NULL,
+     "--print-platform[=<name|file>]",
+     "Print a machine description (default\na2a3; a built-in name or an .xml file)",
+     OPT_PRINT_PLATFORM},
+    {PTO_TOOL_ARG_FLAG, "--print-passes-markdown", NULL, NULL,
+     "Print the pass reference (docs/passes.md)", OPT_PASSES_MARKDOWN},
+    {PTO_TOOL_ARG_FLAG, "--dump-pass-pipeline", NULL, NULL,
+     "Print the pipeline to run on stderr", OPT_DUMP_PIPELINE},
+    {PTO_TOOL_ARG_BOOL, "--verify-each", NULL, "--verify-each=<bool>",
+     "Verify the IR after each pass (default true)", OPT_VERIFY_EACH},
+    {PTO_TOOL_ARG_FLAG, "--verify-roundtrip", NULL, NULL,
+     "Print and re-parse the IR after each pass\nand check that it prints the same",
+     OPT_VERIFY_ROUNDTRIP},
+    {PTO_TOOL_ARG_SECTION, "INSTRUMENTATION (on stderr)", NULL, NULL, NULL, 0},
+    {PTO_TOOL_ARG_EQ_VALUE, "--print-ir-before", NULL,
+     "--print-ir-before=<p1,p2>", "Print the IR before the named passes",
+     OPT_PRINT_BEFORE},
+    {PTO_TOOL_ARG_EQ_VALUE, "--print-ir-after", NULL, "--print-ir-after=<p1,p2>",
+     "Print the IR after the named passes", OPT_PRINT_AFTER},
+    {PTO_TOOL_ARG_FLAG, "--print-ir-before-all", NULL, NULL,
+     "Print the IR before every pass", OPT_PRINT_BEFORE_ALL},
+    {PTO_TOOL_ARG_FLAG, "--print-ir-after-all", NULL, NULL,
+     "Print the IR after every pass", OPT_PRINT_AFTER_ALL},
+    {PTO_TOOL_ARG_FLAG, "--print-ir-after-change", NULL, NULL,
+     "Print the IR after a pass only if it changed", OPT_PRINT_AFTER_CHANGE},
+    {PTO_TOOL_ARG_BOOL, "--print-ir-after-failure", NULL,
+     "--print-ir-after-failure=<bool>",
+     "Print the IR a failing pass left\n(default true)", OPT_PRINT_AFTER_FAILURE},
+    {PTO_TOOL_ARG_FLAG, "--pass-timing", "--mlir-timing", NULL,
+     "Report the wall time of each pass", OPT_TIMING},
+    {PTO_TOOL_ARG_FLAG, "--pass-statistics", "--mlir-pass-statistics", NULL,
+     "Report the statistics of each pass", OPT_STATISTICS},
+    {PTO_TOOL_ARG_EQ_VALUE, "--dump-dir", NULL, "--dump-dir=<dir>",
+     "Write each stage to <dir>/NN-<pass>.pto", OPT_DUMP_DIR},
+};
+
+static void opt_header(const char *tool, FILE *out) {
+  fprintf(out,
+          "OVERVIEW: %s - PTO optimizer driver\n\n"
+          "USAGE: %s [options] [input file]\n\n"
+          "Reads textual IR (a file, or '-' / nothing for stdin), verifies it,\n"
+          "runs the requested passes and prints the result.\n\n",
+          tool, tool);
 }
 
 /* Checks the pass names of --print-ir-before/after. */
@@ -138,7 +174,7 @@ static bool known_passes(PtoContext *ctx, const char *list, const char **bad,
     const char *end = strchr(p, ',');
     size_t len = end ? (size_t)(end - p) : strlen(p);
     snprintf(buf, cap, "%.*s", (int)len, p);
-    if (!pto_lookup_pass(ctx, buf)) {
+    if (!pto_pass_lookup(ctx, buf)) {
       *bad = buf;
       return false;
     }
@@ -148,123 +184,124 @@ static bool known_passes(PtoContext *ctx, const char *list, const char **bad,
   return true;
 }
 
+typedef struct OptParse {
+  OptOptions *o;
+  const char *tool;
+  PtoContext *ctx;
+} OptParse;
+
+static int opt_option(void *user, int id, const char *a, const char *v) {
+  OptParse *p = user;
+  OptOptions *o = p->o;
+  const char *tool = p->tool;
+  switch (id) {
+  case OPT_OUTPUT: o->output = v; break;
+  case OPT_PRINT_GENERIC: o->print_generic = true; break;
+  case OPT_PRINT_DEBUGINFO: o->print_debuginfo = true; break;
+  case OPT_VERIFY_DIAGNOSTICS: o->verify_diagnostics = true; break;
+  case OPT_SPLIT_INPUT: o->split_input = true; break;
+  case OPT_ALLOW_UNREGISTERED: o->allow_unregistered = true; break;
+  case OPT_MAX_INPUT_BYTES:
+    if (!pto_tool_size_value(v, &o->max_input_bytes))
+      return pto_tool_usage_error(tool, "invalid value in '%s': expected a "
+                                        "positive number of bytes", a);
+    break;
+  case OPT_PASS_PIPELINE:
+    if (o->pass_pipeline)
+      return pto_tool_usage_error(tool, "%s", "--pass-pipeline is given more than once");
+    o->pass_pipeline = v;
+    break;
+  case OPT_LIST_PASSES: o->list_passes = true; break;
+  case OPT_PRINT_PLATFORM:
+    o->print_platform = true;
+    o->platform = v;
+    break;
+  case OPT_PASSES_MARKDOWN: o->passes_markdown = true; break;
+  case OPT_DUMP_PIPELINE: o->dump_pipeline = true; break;
+  case OPT_VERIFY_EACH: o->verify_each = strcmp(v, "true") == 0; break;
+  case OPT_VERIFY_ROUNDTRIP: o->verify_roundtrip = true; break;
+  case OPT_PRINT_BEFORE:
+  case OPT_PRINT_AFTER: {
+    bool before = id == OPT_PRINT_BEFORE;
+    if (!v || !*v)
+      return pto_tool_usage_error(tool,
+                                  before ? "option '%s' needs the passes to print "
+                                           "before, as in '--print-ir-before=cse,dce'"
+                                         : "option '%s' needs the passes to print "
+                                           "after, as in '--print-ir-after=cse,dce'",
+                                  a);
+    if (before) o->ins.print_before = v;
+    else o->ins.print_after = v;
+    break;
+  }
+  case OPT_PRINT_BEFORE_ALL: o->ins.print_before_all = true; break;
+  case OPT_PRINT_AFTER_ALL: o->ins.print_after_all = true; break;
+  case OPT_PRINT_AFTER_CHANGE: o->ins.print_after_change = true; break;
+  case OPT_PRINT_AFTER_FAILURE:
+    o->print_after_failure = strcmp(v, "true") == 0;
+    break;
+  case OPT_TIMING: o->ins.timing = true; break;
+  case OPT_STATISTICS: o->ins.statistics = true; break;
+  case OPT_DUMP_DIR:
+    if (!v || !*v) return pto_tool_usage_error(tool, "option '%s' needs a directory", a);
+    o->ins.dump_dir = v;
+    break;
+  }
+  return 0;
+}
+
+static int opt_positional(void *user, const char *a) {
+  OptParse *p = user;
+  if (p->o->input)
+    return pto_tool_usage_error(p->tool, "more than one input file ('%s')", a);
+  p->o->input = a;
+  return 0;
+}
+
+/* Any registered pass or named pipeline is a flag: `--cse`,
+ * `--canonicalize=max-iterations=3`. */
+static int opt_pass_flag(void *user, const char *a) {
+  OptParse *p = user;
+  OptOptions *o = p->o;
+  const char *eq = strchr(a, '=');
+  size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+  char name[256];
+  snprintf(name, sizeof name, "%.*s", (int)len, a + 2);
+  bool is_pipeline = false;
+  for (unsigned k = 0; k < pto_pipeline_count(p->ctx) && !is_pipeline; k++) {
+    const char *arg;
+    pto_pipeline_get(p->ctx, k, &arg, NULL, NULL);
+    is_pipeline = strcmp(arg, name) == 0;
+  }
+  if (!pto_pass_lookup(p->ctx, name) && !is_pipeline)
+    return pto_tool_usage_error(p->tool, "unknown option '%s'", a);
+  if (!o->first_pass_flag) o->first_pass_flag = a;
+  if (o->pass_flags.len) pto_str_putc(&o->pass_flags, ',');
+  pto_str_puts(&o->pass_flags, name);
+  if (eq) pto_str_printf(&o->pass_flags, "{%s}", eq + 1);
+  return 0;
+}
+
+/* The registered passes and pipelines, after the options. */
+static void opt_footer(void *user, FILE *out) {
+  OptParse *p = user;
+  PtoStr s;
+  pto_str_init(&s);
+  pto_tool_list_passes(p->ctx, &s);
+  if (s.len) fwrite(s.data, 1, s.len, out);
+  pto_str_release(&s);
+}
+
 static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
                       PtoContext *ctx, bool *exit_now) {
-  *exit_now = false;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v;
-    int b;
-    if (strcmp(a, "-o") == 0) {
-      if (i + 1 >= argc) return pto_tool_usage_error(tool, "option '%s' needs a value", a);
-      o->output = argv[++i];
-    } else if (strncmp(a, "-o=", 3) == 0) {
-      o->output = a + 3;
-    } else if (strcmp(a, "--print-generic") == 0 ||
-               strcmp(a, "--mlir-print-op-generic") == 0) {
-      o->print_generic = true;
-    } else if (strcmp(a, "--print-debuginfo") == 0 ||
-               strcmp(a, "--mlir-print-debuginfo") == 0) {
-      o->print_debuginfo = true;
-    } else if (strcmp(a, "--verify-diagnostics") == 0) {
-      o->verify_diagnostics = true;
-    } else if (strcmp(a, "--split-input-file") == 0) {
-      o->split_input = true;
-    } else if (strcmp(a, "--allow-unregistered-dialect") == 0) {
-      o->allow_unregistered = true;
-    } else if (pto_tool_flag(a, "--max-input-bytes", &v)) {
-      if (!v && i + 1 < argc) v = argv[++i];
-      if (!v || !pto_tool_size_value(v, &o->max_input_bytes))
-        return pto_tool_usage_error(tool, "invalid value in '%s': expected a "
-                                          "positive number of bytes", a);
-    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      print_help(tool, ctx);
-      *exit_now = true;
-      return 0;
-    } else if (strcmp(a, "--version") == 0) {
-      printf("%s (PTO) %s\n", tool, PTO_VERSION_STRING);
-      *exit_now = true;
-      return 0;
-    } else if (pto_tool_flag(a, "--pass-pipeline", &v)) {
-      if (!v) {
-        if (i + 1 >= argc) return pto_tool_usage_error(tool, "option '%s' needs a value", a);
-        v = argv[++i];
-      }
-      if (o->pass_pipeline)
-        return pto_tool_usage_error(tool, "%s", "--pass-pipeline is given more than once");
-      o->pass_pipeline = v;
-    } else if (pto_tool_flag(a, "--print-platform", &v)) {
-      o->print_platform = true;
-      o->platform = v;
-    } else if (strcmp(a, "--list-passes") == 0) {
-      o->list_passes = true;
-    } else if (strcmp(a, "--print-passes-markdown") == 0) {
-      o->passes_markdown = true;
-    } else if (strcmp(a, "--dump-pass-pipeline") == 0) {
-      o->dump_pipeline = true;
-    } else if (pto_tool_flag(a, "--verify-each", &v)) {
-      if ((b = pto_tool_bool_value(v)) < 0)
-        return pto_tool_usage_error(tool, "invalid value in '%s': expected true or false", a);
-      o->verify_each = b;
-    } else if (strcmp(a, "--verify-roundtrip") == 0) {
-      o->verify_roundtrip = true;
-    } else if (pto_tool_flag(a, "--print-ir-before", &v) ||
-               pto_tool_flag(a, "--print-ir-after", &v)) {
-      bool before = strncmp(a, "--print-ir-before", 17) == 0;
-      if (!v || !*v)
-        return pto_tool_usage_error(tool,
-                           before ? "option '%s' needs the passes to print "
-                                    "before, as in '--print-ir-before=cse,dce'"
-                                  : "option '%s' needs the passes to print "
-                                    "after, as in '--print-ir-after=cse,dce'",
-                           a);
-      if (before)
-        o->ins.print_before = v;
-      else
-        o->ins.print_after = v;
-    } else if (strcmp(a, "--print-ir-before-all") == 0) {
-      o->ins.print_before_all = true;
-    } else if (strcmp(a, "--print-ir-after-all") == 0) {
-      o->ins.print_after_all = true;
-    } else if (strcmp(a, "--print-ir-after-change") == 0) {
-      o->ins.print_after_change = true;
-    } else if (pto_tool_flag(a, "--print-ir-after-failure", &v)) {
-      if ((b = pto_tool_bool_value(v)) < 0)
-        return pto_tool_usage_error(tool, "invalid value in '%s': expected true or false", a);
-      o->print_after_failure = b;
-    } else if (strcmp(a, "--pass-timing") == 0 ||
-               strcmp(a, "--mlir-timing") == 0) {
-      o->ins.timing = true;
-    } else if (strcmp(a, "--pass-statistics") == 0 ||
-               strcmp(a, "--mlir-pass-statistics") == 0) {
-      o->ins.statistics = true;
-    } else if (pto_tool_flag(a, "--dump-dir", &v)) {
-      if (!v || !*v) return pto_tool_usage_error(tool, "option '%s' needs a directory", a);
-      o->ins.dump_dir = v;
-    } else if (a[0] == '-' && a[1] == '-' && a[2]) {
-      /* any registered pass or named pipeline is a flag */
-      const char *eq = strchr(a, '=');
-      size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-      char name[256];
-      snprintf(name, sizeof name, "%.*s", (int)len, a + 2);
-      bool is_pipeline = false;
-      for (unsigned k = 0; k < pto_registered_pipelines(ctx) && !is_pipeline; k++) {
-        const char *arg;
-        pto_registered_pipeline(ctx, k, &arg, NULL, NULL);
-        is_pipeline = strcmp(arg, name) == 0;
-      }
-      if (!pto_lookup_pass(ctx, name) && !is_pipeline)
-        return pto_tool_usage_error(tool, "unknown option '%s'", a);
-      if (!o->first_pass_flag) o->first_pass_flag = a;
-      if (o->pass_flags.len) pto_str_putc(&o->pass_flags, ',');
-      pto_str_puts(&o->pass_flags, name);
-      if (eq) pto_str_printf(&o->pass_flags, "{%s}", eq + 1);
-    } else if (a[0] == '-' && a[1] != 0) {
-      return pto_tool_usage_error(tool, "unknown option '%s'", a);
-    } else {
-      if (o->input) return pto_tool_usage_error(tool, "more than one input file ('%s')", a);
-      o->input = a;
-    }
-  }
+  OptParse p = {o, tool, ctx};
+  const PtoToolCommandLine cl = {tool,           opt_header,
+                                 opt_args,       PTO_ARRAY_SIZE(opt_args),
+                                 opt_option,     opt_positional,
+                                 opt_pass_flag,  opt_footer};
+  int rc = pto_tool_parse_args(&cl, argc, argv, &p);
+  *exit_now = rc < 0;
+  if (rc) return rc < 0 ? 0 : rc;
   if (o->pass_pipeline && o->first_pass_flag)
     return pto_tool_usage_error(tool,
                        "--pass-pipeline cannot be combined with pass flags "

@@ -36,7 +36,7 @@ static const char *default_text(const PtoPassOptionDef *o) {
 
 void pto_tool_list_passes(PtoContext *ctx, PtoStr *s) {
   const PtoPassDef **defs;
-  unsigned n = pto_registered_passes(ctx, &defs);
+  unsigned n = pto_pass_list(ctx, &defs);
   pto_str_puts(s, "Passes (run as --<pass> or in --pass-pipeline):\n");
   for (unsigned i = 0; i < n; i++) {
     const PtoPassDef *d = defs[i];
@@ -54,12 +54,12 @@ void pto_tool_list_passes(PtoContext *ctx, PtoStr *s) {
     }
   }
   pto_free(defs);
-  unsigned np = pto_registered_pipelines(ctx);
+  unsigned np = pto_pipeline_count(ctx);
   if (!np) return;
   pto_str_puts(s, "Pass pipelines:\n");
   for (unsigned i = 0; i < np; i++) {
     const char *arg, *summary, *text;
-    pto_registered_pipeline(ctx, i, &arg, &summary, &text);
+    pto_pipeline_get(ctx, i, &arg, &summary, &text);
     pto_str_printf(s, "  --%-28s %s\n", arg, summary);
   }
 }
@@ -89,7 +89,7 @@ void pto_tool_passes_markdown(PtoContext *ctx, const char *tool, PtoStr *s) {
                  "and the\ninstrumentation flags.\n",
                  tool, tool);
   const PtoPassDef **defs;
-  unsigned n = pto_registered_passes(ctx, &defs);
+  unsigned n = pto_pass_list(ctx, &defs);
   for (unsigned i = 0; i < n; i++) {
     const PtoPassDef *d = defs[i];
     pto_str_printf(s, "\n## `%s`\n\n%s.\n\nRuns on: %s%s%s.\n", d->argument,
@@ -129,12 +129,12 @@ void pto_tool_passes_markdown(PtoContext *ctx, const char *tool, PtoStr *s) {
     }
   }
   pto_free(defs);
-  unsigned np = pto_registered_pipelines(ctx);
+  unsigned np = pto_pipeline_count(ctx);
   if (!np) return;
   pto_str_puts(s, "\n# Pass pipelines\n");
   for (unsigned i = 0; i < np; i++) {
     const char *arg, *summary, *text;
-    pto_registered_pipeline(ctx, i, &arg, &summary, &text);
+    pto_pipeline_get(ctx, i, &arg, &summary, &text);
     pto_str_printf(s, "\n## `%s`\n\n%s.\n\n```\n%s\n```\n", arg, summary, text);
   }
 }

@@ -1,9 +1,9 @@
 /* pto-run's inputs and outputs: arguments from .npy files, literals or a
  * seeded generator (checked against the function's signature), and per
  * result a summary line, an .npy file and a comparison with a reference. */
-#include "pto/InterpKernels.h"
+#include "pto/Kernels.h"
 #include "pto/LevelCheck.h"
-#include "pto/Npy.h"
+#include "pto/IRArray.h"
 
 #include "Tools/RunInternal.h"
 
@@ -242,7 +242,7 @@ static bool generate(const ArgCtx *a, PtoInterpValue *out) {
   pto_interp_type_dtype(a->type, &dt);
   size_t nbytes;
   uint64_t limit = tensor_limit(a->o);
-  if (pto_shape_check(NULL, NULL, dt, rank, shape, &nbytes) || nbytes > limit) {
+  if (pto_shape_check(dt, rank, shape, &nbytes, NULL) || nbytes > limit) {
     char b[PTO_SHAPE_STR_MAX];
     return arg_error(a, "cannot generate " ARG_FMT " of shape %s: it needs "
                         "more than %" PRIu64 " bytes (--max-tensor-bytes)",

@@ -28,59 +28,92 @@ int run_error(const RunOptions *o, const char *fmt, ...) {
   return 1;
 }
 
-static void print_help(const char *tool) {
-  printf(
-      "OVERVIEW: %s - run a function through the PTO reference interpreter\n\n"
-      "USAGE: %s FILE [options]\n\n"
-      "Runs a func.func of FILE (textual IR) on the given or generated inputs\n"
-      "and prints one line per result: its type, min, max, mean and an FNV-1a\n"
-      "checksum of its bytes. Options take their value as '--opt value' or\n"
-      "'--opt=value'.\n\n"
-      "INPUTS:\n"
-      "  --input [<arg>=]<value>    An argument's value: a .npy file, or a number\n"
-      "                             for a scalar argument. Without <arg>=, the\n"
-      "                             argument after the previous --input's (0 first)\n"
-      "  --random <seed>            Generate the arguments not given by --input:\n"
-      "                             floats uniform in [-1, 1), integers in\n"
-      "                             [-10, 10], bool 0 or 1\n"
-      "  --shape <arg>=<DxDx...>    Shape of a generated tensor argument\n"
-      "  --dim <n>                  Size of every dynamic dim (?) not set otherwise\n"
-      "  --dim <arg>.<dim>=<n>      Size of one dynamic dim of a generated argument\n\n"
-      "OUTPUTS:\n"
-      "  --out-dir <dir>            Write the results as out0.npy, out1.npy, ...\n"
-      "                             and the generated inputs as in0.npy, ...\n"
-      "                             (default: no files)\n"
-      "  --expect <file.npy>        Compare the next result with this file; exit 1\n"
-      "                             when an element differs beyond the tolerance\n"
-      "  --rtol <r>, --atol <a>     Tolerance: |got - expected| <= atol + rtol *\n"
-      "                             |expected| (default: per dtype)\n"
-      "  --quiet                    Do not print the result lines\n\n"
-      "RUNNING:\n"
-      "  --entry <name>             Function to run (default: the first public\n"
-      "                             func.func with a body)\n"
-      "  --pass-pipeline=<pipeline> Transform the IR before running it\n"
-      "                             (e.g. 'decompose')\n"
-      "  --check-levels             Run the Tensor level, the Tensor level after\n"
-      "                             the passes of --pass-pipeline before\n"
-      "                             tile-expand, and the Tile level (after\n"
-      "                             tile-expand, appended when the pipeline has\n"
-      "                             none, and the passes after it) on the same\n"
-      "                             inputs; report each output's error and, on a\n"
-      "                             mismatch, the first tile op whose value\n"
-      "                             differs from the Tensor-level value it came\n"
-      "                             from; exit 1 on a mismatch\n"
-      "  --perturb-tile-op <n>      With --check-levels, for testing the report:\n"
-      "                             add 1 to the n-th tile (in IR order) that\n"
-      "                             tile-expand traced to a Tensor-level result\n"
-      "  --max-call-depth <n>       Deepest func.call nesting (default 256)\n"
-      "  --max-tensor-bytes <n>     Largest tensor the interpreter allocates or\n"
-      "                             an --input holds (default 4294967296)\n"
-      "  --max-input-bytes <n>      Largest program file read (default 256 MiB)\n"
-      "  --stats                    Print the executed op count, the run time\n"
-      "                             and the peak resident set\n"
-      "  --help                     Print this help\n"
-      "  --version                  Print the version\n",
-      tool, tool);
+enum RunArg {
+  RUN_INPUT, RUN_RANDOM, RUN_SHAPE, RUN_DIM, RUN_OUT_DIR, RUN_EXPECT, RUN_RTOL,
+  RUN_ATOL, RUN_QUIET, RUN_ENTRY, RUN_PASS_PIPELINE, RUN_CHECK_LEVELS,
+  RUN_PERTURB, RUN_MAX_CALL_DEPTH, RUN_MAX_TENSOR_BYTES, RUN_MAX_INPUT_BYTES,
+  RUN_STATS,
+};
+
+static const PtoToolArg run_args[] = {
+    {PTO_TOOL_ARG_SECTION, "INPUTS", NULL, NULL, NULL, 0},
+    {PTO_TOOL_ARG_VALUE, "--input", NULL, "--input [<arg>=]<value>",
+     "An argument's value: a .npy file, or a number\n"
+     "for a scalar argument. Without <arg>=, the\n"
+     "argument after the previous --input's (0 first)",
+     RUN_INPUT},
+    {PTO_TOOL_ARG_VALUE, "--random", NULL, "--random <seed>",
+     "Generate the arguments not given by --input:\n"
+     "floats uniform in [-1, 1), integers in\n[-10, 10], bool 0 or 1",
+     RUN_RANDOM},
+    {PTO_TOOL_ARG_VALUE, "--shape", NULL, "--shape <arg>=<DxDx...>",
+     "Shape of a generated tensor argument", RUN_SHAPE},
+    {PTO_TOOL_ARG_VALUE, "--dim", NULL, "--dim <n>, --dim <arg>.<dim>=<n>",
+     "Size of every dynamic dim (?) not set\n"
+     "otherwise, or of one dynamic dim of a\ngenerated argument",
+     RUN_DIM},
+    {PTO_TOOL_ARG_SECTION, "OUTPUTS", NULL, NULL, NULL, 0},
+    {PTO_TOOL_ARG_VALUE, "--out-dir", NULL, "--out-dir <dir>",
+     "Write the results as out0.npy, out1.npy, ...\n"
+     "and the generated inputs as in0.npy, ...\n(default: no files)",
+     RUN_OUT_DIR},
+    {PTO_TOOL_ARG_VALUE, "--expect", NULL, "--expect <file.npy>",
+     "Compare the next result with this file; exit 1\n"
+     "when an element differs beyond the tolerance",
+     RUN_EXPECT},
+    {PTO_TOOL_ARG_VALUE, "--rtol", NULL, "--rtol <r>",
+     "Tolerance: |got - expected| <= atol + rtol *\n"
+     "|expected| (default: per dtype, that of the\n"
+     "least precise type in the computation)",
+     RUN_RTOL},
+    {PTO_TOOL_ARG_VALUE, "--atol", NULL, "--atol <a>", "See --rtol", RUN_ATOL},
+    {PTO_TOOL_ARG_FLAG, "--quiet", "-q", NULL, "Do not print the result lines",
+     RUN_QUIET},
+    {PTO_TOOL_ARG_SECTION, "RUNNING", NULL, NULL, NULL, 0},
+    {PTO_TOOL_ARG_VALUE, "--entry", NULL, "--entry <name>",
+     "Function to run (default: the first public\nfunc.func with a body)",
+     RUN_ENTRY},
+    {PTO_TOOL_ARG_VALUE, "--pass-pipeline", NULL, "--pass-pipeline=<pipeline>",
+     "Transform the IR before running it\n(e.g. 'decompose')",
+     RUN_PASS_PIPELINE},
+    {PTO_TOOL_ARG_FLAG, "--check-levels", NULL, NULL,
+     "Run every level the pipeline passes through\n"
+     "(cut at its lowerings; tile-expand appended\n"
+     "when it has none) on the same inputs; report\n"
+     "each output's error and, on a mismatch, the\n"
+     "first traced op whose value differs from the\n"
+     "value of the level before it came from; exit\n1 on a mismatch",
+     RUN_CHECK_LEVELS},
+    {PTO_TOOL_ARG_VALUE, "--perturb-tile-op", NULL, "--perturb-tile-op <n>",
+     "With --check-levels, for testing the report:\n"
+     "add 1 to the n-th traced tile (in IR order)\nof the first lowered level",
+     RUN_PERTURB},
+    {PTO_TOOL_ARG_VALUE, "--max-call-depth", NULL, "--max-call-depth <n>",
+     "Deepest func.call nesting (default 256)", RUN_MAX_CALL_DEPTH},
+    {PTO_TOOL_ARG_VALUE, "--max-tensor-bytes", NULL, "--max-tensor-bytes <n>",
+     "Largest tensor the interpreter allocates or\n"
+     "an --input holds (default 4294967296)",
+     RUN_MAX_TENSOR_BYTES},
+    {PTO_TOOL_ARG_VALUE, "--max-input-bytes", NULL, "--max-input-bytes <n>",
+     "Largest program file read (default 256 MiB)", RUN_MAX_INPUT_BYTES},
+    {PTO_TOOL_ARG_FLAG, "--stats", NULL, NULL,
+     "Print the executed op count, the run time\nand the peak resident set",
+     RUN_STATS},
+    {PTO_TOOL_ARG_FLAG, "--help", "-h", NULL, "Print this help",
+     PTO_TOOL_ARG_HELP},
+    {PTO_TOOL_ARG_FLAG, "--version", NULL, NULL, "Print the version",
+     PTO_TOOL_ARG_VERSION},
+};
+
+static void run_header(const char *tool, FILE *out) {
+  fprintf(out,
+          "OVERVIEW: %s - run a function through the PTO reference interpreter\n\n"
+          "USAGE: %s FILE [options]\n\n"
+          "Runs a func.func of FILE (textual IR) on the given or generated inputs\n"
+          "and prints one line per result: its type, min, max, mean and an FNV-1a\n"
+          "checksum of its bytes. Options take their value as '--opt value' or\n"
+          "'--opt=value'.\n\n",
+          tool, tool);
 }
 
 /* ------------------------------------------------------------------ */
@@ -162,132 +195,141 @@ static bool parse_dim(const char *s, RunDim *r) {
 /* Arguments                                                            */
 /* ------------------------------------------------------------------ */
 
-/* The value of an option written `--name value` or `--name=value`. */
-static bool option_value(int argc, char **argv, int *i, const char *name,
-                         const char **v, int *rc, const char *tool) {
-  if (!pto_tool_flag(argv[*i], name, v)) return false;
-  if (!*v) {
-    if (*i + 1 >= argc) {
-      *rc = pto_tool_usage_error(tool, "option '%s' needs a value", name);
-      return true;
+typedef struct RunParse {
+  RunOptions *o;
+  unsigned next_arg; /* the argument a plain --input gives */
+} RunParse;
+
+static int run_input(RunParse *p, const char *v) {
+  RunOptions *o = p->o;
+  const char *tool = o->tool;
+  RunInput in = {p->next_arg, v};
+  const char *eq = strchr(v, '=');
+  int64_t a;
+  char num[32];
+  if (eq && eq > v && (size_t)(eq - v) < sizeof num) {
+    snprintf(num, sizeof num, "%.*s", (int)(eq - v), v);
+    if (parse_i64(num, &a)) {
+      if (a < 0 || a > 65535)
+        return pto_tool_usage_error(tool, "invalid argument number in "
+                                          "--input '%s'", v);
+      in.arg = (unsigned)a;
+      in.value = eq + 1;
     }
-    *v = argv[++*i];
   }
-  return true;
+  for (uint32_t k = 0; k < o->inputs.len; k++)
+    if (o->inputs.data[k].arg == in.arg)
+      return pto_tool_usage_error(tool, "--input '%s' gives an argument "
+                                        "that an earlier --input gives", v);
+  p->next_arg = in.arg + 1;
+  pto_vec_push(&o->inputs, in);
+  return 0;
+}
+
+static int run_option(void *user, int id, const char *a, const char *v) {
+  RunParse *p = user;
+  RunOptions *o = p->o;
+  const char *tool = o->tool;
+  switch (id) {
+  case RUN_INPUT: return run_input(p, v);
+  case RUN_EXPECT: pto_vec_push(&o->expects, v); break;
+  case RUN_ENTRY: o->entry = *v == '@' ? v + 1 : v; break;
+  case RUN_OUT_DIR:
+    if (!*v) return pto_tool_usage_error(tool, "%s", "--out-dir needs a directory");
+    o->out_dir = v;
+    break;
+  case RUN_PASS_PIPELINE:
+    if (o->pass_pipeline)
+      return pto_tool_usage_error(tool, "%s", "--pass-pipeline is given more than once");
+    o->pass_pipeline = v;
+    break;
+  case RUN_RANDOM:
+    if (!parse_u64(v, &o->seed))
+      return pto_tool_usage_error(tool, "invalid seed '%s' for --random: expected "
+                                        "a non-negative integer", v);
+    o->have_seed = true;
+    break;
+  case RUN_SHAPE: {
+    RunShape sh;
+    if (!parse_shape(v, &sh))
+      return pto_tool_usage_error(tool, "invalid --shape '%s': expected ARG=DIMS, "
+                                        "e.g. 0=4x32x1x256", v);
+    pto_vec_push(&o->shapes, sh);
+    break;
+  }
+  case RUN_DIM: {
+    RunDim d;
+    if (!parse_dim(v, &d))
+      return pto_tool_usage_error(tool, "invalid --dim '%s': expected a size N "
+                                        "(every dynamic dim) or ARG.DIM=N", v);
+    pto_vec_push(&o->dims, d);
+    break;
+  }
+  case RUN_RTOL:
+  case RUN_ATOL: {
+    bool r = id == RUN_RTOL;
+    if (!parse_double(v, r ? &o->rtol : &o->atol))
+      return pto_tool_usage_error(tool, r ? "invalid --rtol '%s': expected a "
+                                            "non-negative number"
+                                          : "invalid --atol '%s': expected a "
+                                            "non-negative number",
+                                  v);
+    if (r) o->have_rtol = true;
+    else o->have_atol = true;
+    break;
+  }
+  case RUN_MAX_CALL_DEPTH: {
+    uint64_t n = 0;
+    if (!parse_u64(v, &n) || n == 0 || n > 1000000)
+      return pto_tool_usage_error(tool, "invalid --max-call-depth '%s': expected "
+                                        "an integer in [1, 1000000]", v);
+    o->interp.max_call_depth = (unsigned)n;
+    break;
+  }
+  case RUN_MAX_TENSOR_BYTES:
+    if (!parse_u64(v, &o->interp.max_tensor_bytes) || !o->interp.max_tensor_bytes)
+      return pto_tool_usage_error(tool, "invalid --max-tensor-bytes '%s': "
+                                        "expected a positive integer", v);
+    break;
+  case RUN_MAX_INPUT_BYTES:
+    if (!pto_tool_size_value(v, &o->max_input_bytes))
+      return pto_tool_usage_error(tool, "invalid --max-input-bytes '%s': "
+                                        "expected a positive integer", v);
+    break;
+  case RUN_PERTURB:
+    if (!parse_i64(v, &o->perturb) || o->perturb <= 0)
+      return pto_tool_usage_error(tool, "invalid --perturb-tile-op '%s': "
+                                        "expected a positive integer", v);
+    break;
+  case RUN_CHECK_LEVELS: o->check_levels = true; break;
+  case RUN_STATS: o->stats = true; break;
+  case RUN_QUIET: o->quiet = true; break;
+  }
+  (void)a;
+  return 0;
+}
+
+static int run_positional(void *user, const char *a) {
+  RunOptions *o = ((RunParse *)user)->o;
+  if (o->file) return pto_tool_usage_error(o->tool, "more than one input file ('%s')", a);
+  o->file = a;
+  return 0;
 }
 
 static int parse_args(RunOptions *o, int argc, char **argv, bool *exit_now) {
-  const char *tool = o->tool, *v;
-  int rc = 0;
-  unsigned next_arg = 0; /* the argument a plain --input gives */
-  *exit_now = false;
-  for (int i = 1; i < argc && !rc; i++) {
-    const char *a = argv[i];
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      print_help(tool);
-      *exit_now = true;
-      return 0;
-    } else if (strcmp(a, "--version") == 0) {
-      printf("%s (PTO) %s\n", tool, PTO_VERSION_STRING);
-      *exit_now = true;
-      return 0;
-    } else if (option_value(argc, argv, &i, "--input", &v, &rc, tool)) {
-      RunInput in = {next_arg, v};
-      const char *eq = v ? strchr(v, '=') : NULL;
-      int64_t a;
-      char num[32];
-      if (!rc && eq && eq > v && (size_t)(eq - v) < sizeof num) {
-        snprintf(num, sizeof num, "%.*s", (int)(eq - v), v);
-        if (parse_i64(num, &a)) {
-          if (a < 0 || a > 65535)
-            rc = pto_tool_usage_error(tool, "invalid argument number in "
-                                            "--input '%s'", v);
-          in.arg = (unsigned)a;
-          in.value = eq + 1;
-        }
-      }
-      for (uint32_t k = 0; !rc && k < o->inputs.len; k++)
-        if (o->inputs.data[k].arg == in.arg)
-          rc = pto_tool_usage_error(tool, "--input '%s' gives an argument "
-                                          "that an earlier --input gives", v);
-      next_arg = in.arg + 1;
-      if (!rc) pto_vec_push(&o->inputs, in);
-    } else if (option_value(argc, argv, &i, "--expect", &v, &rc, tool)) {
-      if (!rc) pto_vec_push(&o->expects, v);
-    } else if (option_value(argc, argv, &i, "--entry", &v, &rc, tool)) {
-      if (!rc) o->entry = *v == '@' ? v + 1 : v;
-    } else if (option_value(argc, argv, &i, "--out-dir", &v, &rc, tool)) {
-      if (!rc && !*v) rc = pto_tool_usage_error(tool, "%s", "--out-dir needs a directory");
-      o->out_dir = v;
-    } else if (option_value(argc, argv, &i, "--pass-pipeline", &v, &rc, tool)) {
-      if (!rc && o->pass_pipeline)
-        rc = pto_tool_usage_error(tool, "%s", "--pass-pipeline is given more than once");
-      o->pass_pipeline = v;
-    } else if (option_value(argc, argv, &i, "--random", &v, &rc, tool)) {
-      if (!rc && !parse_u64(v, &o->seed))
-        rc = pto_tool_usage_error(tool, "invalid seed '%s' for --random: expected "
-                                        "a non-negative integer", v);
-      o->have_seed = true;
-    } else if (option_value(argc, argv, &i, "--shape", &v, &rc, tool)) {
-      RunShape s;
-      if (!rc && !parse_shape(v, &s))
-        rc = pto_tool_usage_error(tool, "invalid --shape '%s': expected ARG=DIMS, "
-                                        "e.g. 0=4x32x1x256", v);
-      if (!rc) pto_vec_push(&o->shapes, s);
-    } else if (option_value(argc, argv, &i, "--dim", &v, &rc, tool)) {
-      RunDim d;
-      if (!rc && !parse_dim(v, &d))
-        rc = pto_tool_usage_error(tool, "invalid --dim '%s': expected a size N "
-                                        "(every dynamic dim) or ARG.DIM=N", v);
-      if (!rc) pto_vec_push(&o->dims, d);
-    } else if (option_value(argc, argv, &i, "--rtol", &v, &rc, tool)) {
-      if (!rc && !parse_double(v, &o->rtol))
-        rc = pto_tool_usage_error(tool, "invalid --rtol '%s': expected a "
-                                        "non-negative number", v);
-      o->have_rtol = true;
-    } else if (option_value(argc, argv, &i, "--atol", &v, &rc, tool)) {
-      if (!rc && !parse_double(v, &o->atol))
-        rc = pto_tool_usage_error(tool, "invalid --atol '%s': expected a "
-                                        "non-negative number", v);
-      o->have_atol = true;
-    } else if (option_value(argc, argv, &i, "--max-call-depth", &v, &rc, tool)) {
-      uint64_t n = 0;
-      if (!rc && (!parse_u64(v, &n) || n == 0 || n > 1000000))
-        rc = pto_tool_usage_error(tool, "invalid --max-call-depth '%s': expected "
-                                        "an integer in [1, 1000000]", v);
-      o->interp.max_call_depth = (unsigned)n;
-    } else if (option_value(argc, argv, &i, "--max-tensor-bytes", &v, &rc, tool)) {
-      if (!rc && (!parse_u64(v, &o->interp.max_tensor_bytes) ||
-                  !o->interp.max_tensor_bytes))
-        rc = pto_tool_usage_error(tool, "invalid --max-tensor-bytes '%s': "
-                                        "expected a positive integer", v);
-    } else if (option_value(argc, argv, &i, "--max-input-bytes", &v, &rc, tool)) {
-      if (!rc && !pto_tool_size_value(v, &o->max_input_bytes))
-        rc = pto_tool_usage_error(tool, "invalid --max-input-bytes '%s': "
-                                        "expected a positive integer", v);
-    } else if (option_value(argc, argv, &i, "--perturb-tile-op", &v, &rc, tool)) {
-      if (!rc && (!parse_i64(v, &o->perturb) || o->perturb <= 0))
-        rc = pto_tool_usage_error(tool, "invalid --perturb-tile-op '%s': "
-                                        "expected a positive integer", v);
-    } else if (strcmp(a, "--check-levels") == 0) {
-      o->check_levels = true;
-    } else if (strcmp(a, "--stats") == 0) {
-      o->stats = true;
-    } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-      o->quiet = true;
-    } else if (a[0] == '-' && a[1] != 0) {
-      rc = pto_tool_usage_error(tool, "unknown option '%s'", a);
-    } else if (o->file) {
-      rc = pto_tool_usage_error(tool, "more than one input file ('%s')", a);
-    } else {
-      o->file = a;
-    }
-  }
-  if (!rc && !o->file)
-    rc = pto_tool_usage_error(tool, "%s", "no input file; pto-run FILE [options]");
-  if (!rc && o->perturb && !o->check_levels)
-    rc = pto_tool_usage_error(tool, "%s", "--perturb-tile-op needs --check-levels");
-  return rc;
+  const char *tool = o->tool;
+  RunParse p = {o, 0};
+  const PtoToolCommandLine cl = {tool,       run_header,     run_args,
+                                 PTO_ARRAY_SIZE(run_args),   run_option,
+                                 run_positional, NULL,       NULL};
+  int rc = pto_tool_parse_args(&cl, argc, argv, &p);
+  *exit_now = rc < 0;
+  if (rc) return rc < 0 ? 0 : rc;
+  if (!o->file)
+    return pto_tool_usage_error(tool, "%s", "no input file; pto-run FILE [options]");
+  if (o->perturb && !o->check_levels)
+    return pto_tool_usage_error(tool, "%s", "--perturb-tile-op needs --check-levels");
+  return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,4 +1,5 @@
-/* Command-line helpers shared by the tool drivers (pto-opt, pto-run). */
+/* Command-line helpers shared by the tool drivers (pto-opt, pto-run): the
+ * table-driven parser and --help, and value checks. */
 #include "Tools/ToolsInternal.h"
 
 #include "Support/File.h"
@@ -50,4 +51,106 @@ int pto_tool_finish_stdout(const char *tool) {
   fprintf(stderr, "%s: could not write to standard output: %s\n", tool,
           strerror(err));
   return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Command lines from one table                                         */
+/* ------------------------------------------------------------------ */
+
+/* `a` is row `r` (by name or alias): *value is what follows '=' or NULL. */
+static bool matches(const PtoToolArg *r, const char *a, const char **value) {
+  if (r->kind == PTO_TOOL_ARG_SECTION || r->kind == PTO_TOOL_ARG_NOTE)
+    return false;
+  if (r->kind == PTO_TOOL_ARG_FLAG) {
+    *value = NULL;
+    return strcmp(a, r->name) == 0 || (r->alias && strcmp(a, r->alias) == 0);
+  }
+  return pto_tool_flag(a, r->name, value) ||
+         (r->alias && pto_tool_flag(a, r->alias, value));
+}
+
+int pto_tool_parse_args(const PtoToolCommandLine *cl, int argc, char **argv,
+                        void *user) {
+  const char *tool = cl->tool;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = NULL;
+    const PtoToolArg *r = NULL;
+    for (unsigned k = 0; k < cl->num_args && !r; k++)
+      if (matches(&cl->args[k], a, &v)) r = &cl->args[k];
+    if (!r) {
+      int rc;
+      if (a[0] == '-' && a[1] == '-' && a[2] && cl->unknown)
+        rc = cl->unknown(user, a);
+      else if (a[0] == '-' && a[1] != 0)
+        rc = pto_tool_usage_error(tool, "unknown option '%s'", a);
+      else
+        rc = cl->positional(user, a);
+      if (rc) return rc;
+      continue;
+    }
+    if (r->id == PTO_TOOL_ARG_HELP) {
+      pto_tool_print_help(cl, user, stdout);
+      return -1;
+    }
+    if (r->id == PTO_TOOL_ARG_VERSION) {
+      printf("%s (PTO) %s\n", tool, PTO_VERSION_STRING);
+      return -1;
+    }
+    switch (r->kind) {
+    case PTO_TOOL_ARG_BOOL: {
+      int b = pto_tool_bool_value(v);
+      if (b < 0)
+        return pto_tool_usage_error(tool, "invalid value in '%s': expected "
+                                          "true or false", a);
+      v = b ? "true" : "false";
+      break;
+    }
+    case PTO_TOOL_ARG_VALUE:
+      if (!v) {
+        if (i + 1 >= argc)
+          return pto_tool_usage_error(tool, "option '%s' needs a value", a);
+        v = argv[++i];
+      }
+      break;
+    default: break;
+    }
+    int rc = cl->option(user, r->id, a, v);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+void pto_tool_print_help(const PtoToolCommandLine *cl, void *user, FILE *out) {
+  enum { COLUMN = 31 };
+  cl->header(cl->tool, out);
+  for (unsigned k = 0; k < cl->num_args; k++) {
+    const PtoToolArg *r = &cl->args[k];
+    if (r->kind == PTO_TOOL_ARG_SECTION) {
+      fprintf(out, "%s%s:\n", k ? "\n" : "", r->name);
+      continue;
+    }
+    char syn[128];
+    if (r->syntax) snprintf(syn, sizeof syn, "%s", r->syntax);
+    else if (r->alias) snprintf(syn, sizeof syn, "%s, %s", r->name, r->alias);
+    else snprintf(syn, sizeof syn, "%s", r->name);
+    int n = fprintf(out, "  %s", syn);
+    const char *h = r->help ? r->help : "";
+    bool first = true;
+    do {
+      const char *nl = strchr(h, '\n');
+      int len = nl ? (int)(nl - h) : (int)strlen(h);
+      if (!first || n > COLUMN) {
+        fputc('\n', out);
+        n = 0;
+      }
+      fprintf(out, "%*s%.*s", COLUMN + 1 - n, "", len, h);
+      first = false;
+      h = nl ? nl + 1 : NULL;
+    } while (h);
+    fputc('\n', out);
+  }
+  if (cl->footer) {
+    fputc('\n', out);
+    cl->footer(user, out);
+  }
 }

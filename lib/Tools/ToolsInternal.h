@@ -6,10 +6,65 @@
 
 #include "Support/Str.h"
 
+#include <stdio.h>
+
 /* `--list-passes` text: every pass with its options, then pipelines. */
 void pto_tool_list_passes(PtoContext *ctx, PtoStr *out);
 /* docs/passes.md, generated from the registry. */
 void pto_tool_passes_markdown(PtoContext *ctx, const char *tool, PtoStr *out);
+
+/* ---- command lines from one table ----
+ * Each tool describes its options as rows (flag, value kind, help text);
+ * pto_tool_parse_args parses argv by them and pto_tool_print_help prints
+ * --help from them, so the two cannot drift apart. */
+
+typedef enum PtoToolArgKind {
+  PTO_TOOL_ARG_SECTION, /* not an option: a heading of --help */
+  PTO_TOOL_ARG_FLAG,    /* `--name` */
+  PTO_TOOL_ARG_BOOL,    /* `--name` (true) or `--name=true|false|1|0` */
+  PTO_TOOL_ARG_VALUE,   /* `--name value` or `--name=value` */
+  PTO_TOOL_ARG_EQ_VALUE, /* `--name=value` only; the handler checks that
+                            there is one (NULL or empty otherwise) */
+  PTO_TOOL_ARG_NOTE     /* not parsed: a line of --help for arguments the
+                           tool's `unknown` handler takes */
+} PtoToolArgKind;
+
+/* Rows with these ids are handled by the parser itself. */
+enum { PTO_TOOL_ARG_HELP = -1, PTO_TOOL_ARG_VERSION = -2 };
+
+typedef struct PtoToolArg {
+  PtoToolArgKind kind;
+  const char *name;   /* `--input`; a SECTION's heading; NULL for a NOTE */
+  const char *alias;  /* another spelling (`-h`, `--mlir-timing`) or NULL */
+  const char *syntax; /* as --help shows it (`--input [<arg>=]<value>`);
+                         NULL: the name */
+  const char *help;   /* lines separated by '\n' */
+  int id;             /* passed to the tool's option handler */
+} PtoToolArg;
+
+typedef struct PtoToolCommandLine {
+  const char *tool;
+  /* Printed by --help before the options (overview and usage). */
+  void (*header)(const char *tool, FILE *out);
+  const PtoToolArg *args;
+  unsigned num_args;
+  /* Called per option with its row's id and its value (NULL for a flag;
+   * "true" or "false" for a bool). Returns 0, or 1 after a usage error. */
+  int (*option)(void *user, int id, const char *arg, const char *value);
+  /* A word that is not an option (the input file). */
+  int (*positional)(void *user, const char *arg);
+  /* A `--word` the table does not have (pto-opt's pass flags); NULL: an
+   * unknown option. Returns 0 if it took it, else 1 after an error. */
+  int (*unknown)(void *user, const char *arg);
+  /* Printed by --help after the options (may be NULL). */
+  void (*footer)(void *user, FILE *out);
+} PtoToolCommandLine;
+
+/* Parses argv[1..]. Returns 0, 1 after a usage error (reported), or -1
+ * when --help or --version was printed and the tool should exit with 0. */
+int pto_tool_parse_args(const PtoToolCommandLine *cl, int argc, char **argv,
+                        void *user);
+void pto_tool_print_help(const PtoToolCommandLine *cl, void *user, FILE *out);
 
 /* Prints "<tool>: <fmt with arg>" and the --help hint to stderr; returns
  * the exit code 1. */

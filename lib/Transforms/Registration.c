@@ -17,8 +17,8 @@ static const PtoPassDef *const all_passes[] = {
 
 void pto_register_all_passes(PtoContext *ctx) {
   for (unsigned i = 0; i < PTO_ARRAY_SIZE(all_passes); i++)
-    if (pto_lookup_pass(ctx, all_passes[i]->argument) != all_passes[i])
-      pto_register_pass(ctx, all_passes[i]);
+    if (pto_pass_lookup(ctx, all_passes[i]->argument) != all_passes[i])
+      pto_pass_register(ctx, all_passes[i]);
   pto_pypto_register_passes(ctx);
-  pto_register_conversion_passes(ctx);
+  pto_conversion_register_passes(ctx);
 }

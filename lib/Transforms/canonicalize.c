@@ -30,7 +30,7 @@ static PtoResult run(PtoPass *pass, PtoOp *op) {
   PtoGreedyConfig cfg = {
       (unsigned)pto_pass_option_int(pass, "max-iterations"), false,
       pto_pass_option_bool(pass, "region-simplify"), &stats};
-  PtoResult r = pto_apply_patterns_greedily(op, s->patterns, &cfg, NULL);
+  PtoResult r = pto_pattern_set_apply_greedily(op, s->patterns, &cfg, NULL);
   pto_pass_stat_add(pass, "num-folded", (int64_t)stats.folded);
   pto_pass_stat_add(pass, "num-erased", (int64_t)stats.erased);
   pto_pass_stat_add(pass, "num-patterns-applied",

@@ -9,7 +9,7 @@
 static PtoResult run(PtoPass *pass, PtoOp *op) {
   PtoGreedyStats stats = {0, 0, 0, 0};
   PtoGreedyConfig cfg = {0, true, false, &stats};
-  PtoResult r = pto_apply_patterns_greedily(op, NULL, &cfg, NULL);
+  PtoResult r = pto_pattern_set_apply_greedily(op, NULL, &cfg, NULL);
   pto_pass_stat_add(pass, "num-erased", (int64_t)stats.erased);
   return r;
 }

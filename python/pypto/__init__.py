@@ -19,13 +19,14 @@ from ._errors import (ArgumentError, CompileError, LibraryNotFoundError,
                       UnsupportedError, UnsupportedOpError, VerifyError)
 from ._ops import (CastMode, ReLuType, SaturationMode, abs, add, amax, amin,
                    argmax, argmin, assemble, broadcast_to, cast, cat, ceil,
-                   concat, cos, dequantize, div, eq, erf, exp, expand, floor,
-                   full, gather, ge, gelu, gt, index_select, layer_norm, le,
-                   log, lt, matmul, maximum, minimum, mul, ne, neg, ones,
-                   permute, pow, prod, quantize, reciprocal, relu, reshape,
-                   rms_norm, round, rsqrt, scatter_update, sigmoid, silu, sin,
-                   softmax, sqrt, sub, sum, tanh, tensor, topk, transpose, view,
-                   where, zeros)
+                   clip, concat, cos, dequantize, div, eq, erf, exp, expand,
+                   expm1, floor, full, gather, ge, gelu, gt, hardsigmoid,
+                   index_select, layer_norm, le, leaky_relu, log, log1p, lt,
+                   matmul, maximum, minimum, mul, ne, neg, ones, permute, pow,
+                   prod, quantize, reciprocal, relu, reshape, rms_norm, round,
+                   rsqrt, scatter_update, sigmoid, sign, silu, sin, softmax,
+                   sqrt, sub, sum, tanh, tensor, topk, transpose, view, where,
+                   zeros)
 from ._symbolic import DYN, DYNAMIC, SymbolicScalar, symbolic_scalar
 from ._symbolic import smax as max
 from ._symbolic import smin as min
@@ -38,9 +39,9 @@ __version__ = "0.1.0"
 # UnsupportedOpError at the line that names it, not a confusing failure.
 _NOT_PROVIDED = frozenset("""
 arange argsort axpy bitwise_and bitwise_left_shift bitwise_not bitwise_or
-bitwise_right_shift bitwise_xor cbrt ceil_div clip clone conv copysign cosh
-cumprod cumsum erfc exp2 expand_clone expm1 fillpad floor_div fmod gathermask
-gcd hypot index_add index_add_ indexput_ isfinite log10 log1p log2
+bitwise_right_shift bitwise_xor cbrt ceil_div clone conv copysign cosh
+cumprod cumsum erfc exp2 expand_clone fillpad floor_div fmod gathermask
+gcd hypot index_add index_add_ indexput_ isfinite log10 log2
 logical_and logical_not logical_or lrelu LReLU normal one_hot pad remainder
 scaled_mm scatter scatter_ sinh sort tan tril triu var_mean
 """.split())

@@ -189,6 +189,34 @@ floor = _unary("floor")
 ceil = _unary("ceil")
 round = _unary("round")      # noqa: A001
 erf = _unary("erf")
+log1p = _unary("log1p")
+expm1 = _unary("expm1")
+sign = _unary("sign")
+hardsigmoid = _unary("hardsigmoid")
+
+
+def _float_attr(name, v):
+    """A float parameter of a unary op, exact as an f64 attribute."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
+        raise error_at(TypeError, user_loc(), f"{name} must be a number, got {v!r}")
+    return f"{float(v)!r} : f64"
+
+
+def leaky_relu(input, negative_slope=0.01):
+    """Element-wise x, or negative_slope * x where x < 0 (pypto.leaky_relu)."""
+    return _one("leaky_relu", [_tensor(input)._value],
+                {"slope": _float_attr("negative_slope", negative_slope)})
+
+
+def clip(input, min=None, max=None):  # noqa: A002
+    """Element-wise x limited to [min, max]; an omitted bound is unbounded
+    (pypto.clip)."""
+    attrs = {}
+    if min is not None:
+        attrs["min"] = _float_attr("min", min)
+    if max is not None:
+        attrs["max"] = _float_attr("max", max)
+    return _one("clip", [_tensor(input)._value], attrs)
 
 
 def gelu(input, approximate="none"):
@@ -833,7 +861,8 @@ def _setitem(y, key, value):
 # so that an op is not forgotten on one side.
 C_OPS = dict(
     {m: m for m in """abs neg exp log sqrt rsqrt reciprocal relu sigmoid tanh
-     silu gelu sin cos floor ceil round erf cast add sub mul div maximum minimum
+     silu gelu sin cos floor ceil round erf log1p expm1 sign hardsigmoid
+     leaky_relu clip cast add sub mul div maximum minimum
      pow eq ne lt le gt ge where sum amax amin prod argmax argmin matmul view
      assemble reshape transpose concat expand full zeros gather index_select
      scatter_update topk quantize dequantize softmax rms_norm layer_norm""".split()},

@@ -279,10 +279,31 @@ UNARY = {
         math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3))),
     "sin": np.sin, "cos": np.cos, "floor": np.floor, "ceil": np.ceil,
     "round": np.rint, "erf": erf,
+    "log1p": np.log1p, "expm1": np.expm1, "sign": np.sign,
+    "hardsigmoid": lambda x: np.clip(x + 3.0, 0.0, 6.0) / 6.0,
+    "leaky_relu": lambda x: np.where(x < 0, 0.01 * x, x),
+    "leaky_relu_02": lambda x: np.where(x < 0, 0.2 * x, x),
+    "clip": lambda x: np.clip(x, -1.5, 0.5),
+    "clip_min": lambda x: np.maximum(x, -1.0),
 }
-# Ops whose float result is one correctly rounded operation (or exact).
+# Test names that run an op with attributes: (mnemonic, attribute text).
+UNARY_VARIANT = {
+    "gelu_tanh": ("gelu", ' {approximate = "tanh"}'),
+    "leaky_relu_02": ("leaky_relu", " {slope = 0.2 : f64}"),
+    "clip": ("clip", " {max = 0.5 : f64, min = -1.5 : f64}"),
+    "clip_min": ("clip", " {min = -1 : i64}"),
+}
+UNARY_INT = {"abs": np.abs, "neg": np.negative, "relu": lambda v: np.maximum(v, 0),
+             "sign": np.sign}
+# Ops whose float result is one correctly rounded operation (or exact):
+# the reference computes the same double expression the kernel does.
 EXACT_UNARY = {"abs", "neg", "sqrt", "reciprocal", "relu", "floor", "ceil",
-               "round", "rsqrt"}
+               "round", "rsqrt", "sign", "hardsigmoid", "leaky_relu",
+               "leaky_relu_02", "clip", "clip_min"}
+# The ops that come from one row of include/pto/UnaryOps.def only, run at
+# the Tile level too (tile-expand with 2x4 vec tiles, edge tiles included).
+TILE_LEVEL_UNARY = ["log1p", "expm1", "sign", "hardsigmoid", "leaky_relu",
+                    "leaky_relu_02", "clip", "clip_min"]
 
 
 def int_div(a, b):
@@ -325,24 +346,26 @@ SHAPES = [(4, 8), (3, 1, 5), (1,), (17,), (2, 3, 4, 5)]
 
 def suite_unary():
     for op in UNARY:
-        mnemonic = "gelu" if op == "gelu_tanh" else op
-        attr = ' {approximate = "tanh"}' if op == "gelu_tanh" else ""
-        dts = NUMERIC if op in ("abs", "neg", "relu") else FLOATS
+        mnemonic, attr = UNARY_VARIANT.get(op, (op, ""))
+        dts = NUMERIC if op in UNARY_INT else FLOATS
         for dt in dts:
             for shape in SHAPES[:3] if dt in INTS else SHAPES:
                 lo, hi = (0.01, 4.0) if op in ("log", "sqrt", "rsqrt") else (-3.0, 3.0)
                 x = rand(shape, dt, lo, hi, special=dt in FLOATS)
                 if dt in INTS:  # Python ints; the store wraps
-                    want = {"abs": np.abs, "neg": np.negative,
-                            "relu": lambda v: np.maximum(v, 0)}[op](x.astype(object))
+                    want = UNARY_INT[op](x.astype(object))
                 else:
                     with np.errstate(all="ignore"):
                         want = UNARY[op](x)
                 tol = "exact" if op in EXACT_UNARY or dt in INTS else 2
-                run("unary-%s-%s-%s" % (op, dt, "x".join(map(str, shape))),
-                    [T(x, dt)],
-                    ["%%r0 = pypto.%s %%a0%s : %s" % (mnemonic, attr, ttype(shape, dt))],
-                    ["%r0"], [(want, dt)], tol)
+                levels = [None, "tile-expand"] if op in TILE_LEVEL_UNARY else [None]
+                for pipe in levels:
+                    tiling = " {vec_tile = [2, 4]}" if pipe and len(shape) > 1 else ""
+                    text = attr[:-1] + ", vec_tile = [2, 4]}" if tiling and attr else attr or tiling
+                    run("unary-%s-%s-%s-%s" % (op, dt, "x".join(map(str, shape)), pipe),
+                        [T(x, dt)],
+                        ["%%r0 = pypto.%s %%a0%s : %s" % (mnemonic, text, ttype(shape, dt))],
+                        ["%r0"], [(want, dt)], tol, pipeline=pipe)
 
 
 def cast_ref(x, src, dst, mode, sat):

@@ -46,6 +46,12 @@ UNARY = {
     "ceil": (pypto.ceil, np.ceil, None),
     "round": (pypto.round, np.round, None),
     "erf": (pypto.erf, erf, None),
+    "log1p": (pypto.log1p, np.log1p, "pos"),
+    "expm1": (pypto.expm1, np.expm1, None),
+    "sign": (pypto.sign, np.sign, None),
+    "hardsigmoid": (pypto.hardsigmoid, lambda x: np.clip(x + 3, 0, 6) / 6, None),
+    "leaky_relu": (pypto.leaky_relu, lambda x: np.where(x < 0, 0.01 * x, x), None),
+    "clip": (lambda x: pypto.clip(x, -1.5, 0.5), lambda x: np.clip(x, -1.5, 0.5), None),
 }
 
 
@@ -72,6 +78,26 @@ def test_unary_int(dtype):
     assert_close(run1(pypto.abs, x), np.abs(x))
     assert_close(run1(pypto.neg, x), -x)
     assert_close(run1(pypto.relu, x), np.maximum(x, 0))
+    assert_close(run1(pypto.sign, x), np.sign(x))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_unary_parameters(dtype):
+    x = rand((4, 48), dtype, -4, 4, seed=11)
+    x64 = x.astype(np.float64)
+    tol = 1e-3 if dtype == np.float16 else 1e-6
+    want = np.where(x64 < 0, 0.25 * x64, x64).astype(dtype)
+    assert_close(run1(lambda t: pypto.leaky_relu(t, negative_slope=0.25), x), want, tol, tol)
+    assert_close(run1(lambda t: pypto.clip(t, min=-1), x), np.maximum(x, -1), tol, tol)
+    assert_close(run1(lambda t: pypto.clip(t, max=2.5), x), np.minimum(x, 2.5), tol, tol)
+
+
+def test_unary_parameter_errors():
+    x = np.zeros((2, 4), np.float32)
+    with pytest.raises(TypeError, match="negative_slope must be a number"):
+        run1(lambda t: pypto.leaky_relu(t, negative_slope="x"), x)
+    with pytest.raises(pypto.PyptoError, match="'min' \\(3\\) must not exceed 'max' \\(1\\)"):
+        run1(lambda t: pypto.clip(t, 3, 1), x)
 
 
 BINARY = {

@@ -133,9 +133,9 @@ static Ctx ctx;
 TEST(random_dags_host_and_sim) {
   PtoRtPlatform p;
   pto_rt_platform_default(&p);
-  p.cores[PTO_CORE_AIC] = 3; /* few cores: more waiting, more reordering */
-  p.cores[PTO_CORE_AIV] = 4;
-  p.cores[PTO_CORE_AICPU] = 1;
+  p.cores[PTO_RT_CORE_AIC] = 3; /* few cores: more waiting, more reordering */
+  p.cores[PTO_RT_CORE_AIV] = 4;
+  p.cores[PTO_RT_CORE_AICPU] = 1;
   for (uint32_t round = 0; round < 60; round++) {
     rng_state = 0x9e3779b97f4a7c15ull + round;
     Ctx *c = &ctx;
@@ -144,9 +144,9 @@ TEST(random_dags_host_and_sim) {
     PtoRtOptions o = {PTO_RT_BOTH, 2 + round % 3, round % 2};
     PtoRuntime *rt = pto_runtime_create(&p, &o, NULL, 0);
     int32_t k[3];
-    k[0] = pto_runtime_add_kernel(rt, k_rand, PTO_CORE_AIC, "cube");
-    k[1] = pto_runtime_add_kernel(rt, k_rand, PTO_CORE_AIV, "vec");
-    k[2] = pto_runtime_add_kernel(rt, k_rand, PTO_CORE_AICPU, "cpu");
+    k[0] = pto_runtime_add_kernel(rt, k_rand, PTO_RT_CORE_AIC, "cube");
+    k[1] = pto_runtime_add_kernel(rt, k_rand, PTO_RT_CORE_AIV, "vec");
+    k[2] = pto_runtime_add_kernel(rt, k_rand, PTO_RT_CORE_AICPU, "cpu");
     PtoGraph *g = pto_graph_create(rt);
     for (uint32_t b = 0; b < c->nbufs; b++)
       pto_graph_add_buffer(g, BUF_SIZE, "buf");

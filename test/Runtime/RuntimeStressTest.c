@@ -25,7 +25,7 @@ TEST(wavefront_million) {
   pto_rt_platform_default(&p);
   PtoRtOptions o = {PTO_RT_BOTH, 0, 0};
   PtoRuntime *rt = pto_runtime_create(&p, &o, NULL, 0);
-  int32_t k = pto_runtime_add_kernel(rt, k_cell, PTO_CORE_AIV, "cell");
+  int32_t k = pto_runtime_add_kernel(rt, k_cell, PTO_RT_CORE_AIV, "cell");
   PtoGraph *g = pto_graph_create(rt);
   int64_t cell = sizeof(int32_t);
   pto_graph_add_buffer(g, side * side * cell, "grid");

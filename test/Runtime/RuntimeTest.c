@@ -2,6 +2,9 @@
  * barriers for wide fan-ins, replay, errors as values, misuse, and the
  * simulator's timing on graphs small enough to work out by hand. */
 #include "pto/Runtime.h"
+/* A program that drives the runtime from a platform file includes both:
+ * their names must not clash. */
+#include "pto/Platform.h"
 
 #include "../unittests/Test.h"
 
@@ -47,8 +50,8 @@ TEST(platform_default) {
   PtoRtPlatform p;
   pto_rt_platform_default(&p);
   CHECK_STR(p.name, "a2a3");
-  CHECK(p.cores[PTO_CORE_AIC] == 24 && p.cores[PTO_CORE_AIV] == 48);
-  CHECK(p.cores[PTO_CORE_AICPU] == 6);
+  CHECK(p.cores[PTO_RT_CORE_AIC] == 24 && p.cores[PTO_RT_CORE_AIV] == 48);
+  CHECK(p.cores[PTO_RT_CORE_AICPU] == 6);
   CHECK(p.clock_mhz == 1800.0);
   CHECK(p.completion_cycles == 240 && p.dispatch_cycles == 200);
   CHECK(p.dep_resolve_cycles == 390 && p.submit_cycles == 100);
@@ -56,7 +59,7 @@ TEST(platform_default) {
 
 TEST(chain_in_order) {
   PtoRuntime *rt = make_rt(PTO_RT_HOST, 4);
-  int32_t k = pto_runtime_add_kernel(rt, k_log, PTO_CORE_AIV, "log");
+  int32_t k = pto_runtime_add_kernel(rt, k_log, PTO_RT_CORE_AIV, "log");
   PtoGraph *g = pto_graph_create(rt);
   CHECK(pto_graph_add_buffer(g, 8 * 201, "log") == 0);
   PtoRtRegion r = {0, 0, 8, PTO_RT_READ_WRITE};
@@ -86,7 +89,7 @@ static uint32_t preds_of(PtoGraph *g, int64_t id, uint64_t *out) {
 
 TEST(raw_war_waw) {
   PtoRuntime *rt = make_rt(PTO_RT_HOST, 2);
-  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_CORE_AIC, "k");
+  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIC, "k");
   PtoGraph *g = pto_graph_create(rt);
   pto_graph_add_buffer(g, 100, "a");
   pto_graph_add_buffer(g, 100, "b");
@@ -116,7 +119,7 @@ TEST(raw_war_waw) {
 
 TEST(explicit_preds_not_duplicated) {
   PtoRuntime *rt = make_rt(PTO_RT_HOST, 2);
-  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_CORE_AIC, "k");
+  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIC, "k");
   PtoGraph *g = pto_graph_create(rt);
   pto_graph_add_buffer(g, 16, "a");
   PtoRtRegion w = {0, 0, 16, PTO_RT_WRITE}, r = {0, 0, 8, PTO_RT_READ};
@@ -141,7 +144,7 @@ TEST(explicit_preds_not_duplicated) {
 
 TEST(wide_fan_in_through_one_barrier) {
   PtoRuntime *rt = make_rt(PTO_RT_BOTH, 3);
-  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_CORE_AIV, "k");
+  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIV, "k");
   PtoGraph *g = pto_graph_create(rt);
   enum { N = 64, M = 64 };
   pto_graph_add_buffer(g, N * 64, "a");
@@ -200,8 +203,8 @@ TEST(wide_fan_in_through_one_barrier) {
 
 TEST(failing_kernel_stops_graph) {
   PtoRuntime *rt = make_rt(PTO_RT_HOST, 2);
-  int32_t kf = pto_runtime_add_kernel(rt, k_fail, PTO_CORE_AIC, "maybe_fail");
-  int32_t kc = pto_runtime_add_kernel(rt, k_count, PTO_CORE_AIC, "count");
+  int32_t kf = pto_runtime_add_kernel(rt, k_fail, PTO_RT_CORE_AIC, "maybe_fail");
+  int32_t kc = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIC, "count");
   PtoGraph *g = pto_graph_create(rt);
   pto_graph_add_buffer(g, 64, "a");
   PtoRtRegion w = {0, 0, 8, PTO_RT_WRITE}, r = {0, 0, 8, PTO_RT_READ};
@@ -237,7 +240,7 @@ TEST(misuse_is_an_error) {
   char err[160];
   PtoRtPlatform p;
   pto_rt_platform_default(&p);
-  p.cores[PTO_CORE_AIV] = 0;
+  p.cores[PTO_RT_CORE_AIV] = 0;
   CHECK(pto_runtime_create(&p, NULL, err, sizeof err) == NULL);
   CHECK_STR(err, "platform: every core type needs between 1 and 4096 cores");
   pto_rt_platform_default(&p);
@@ -251,11 +254,11 @@ TEST(misuse_is_an_error) {
   CHECK_STR(err, "unknown back end (expected host, sim or both)");
 
   PtoRuntime *rt = make_rt(PTO_RT_HOST, 2);
-  CHECK(pto_runtime_add_kernel(rt, NULL, PTO_CORE_AIC, "x") == -1);
+  CHECK(pto_runtime_add_kernel(rt, NULL, PTO_RT_CORE_AIC, "x") == -1);
   CHECK_STR(pto_runtime_error(rt), "kernel 'x': no function given");
-  CHECK(pto_runtime_add_kernel(rt, k_count, (PtoCoreType)9, "x") == -1);
+  CHECK(pto_runtime_add_kernel(rt, k_count, (PtoRtCoreType)9, "x") == -1);
   CHECK_STR(pto_runtime_error(rt), "kernel 'x': unknown core type 9");
-  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_CORE_AIC, "k");
+  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIC, "k");
   PtoGraph *g = pto_graph_create(rt);
   CHECK(pto_graph_add_buffer(g, -4, "neg") == -1);
   CHECK_STR(pto_runtime_error(rt), "buffer 'neg': size -4 is not positive");
@@ -308,10 +311,10 @@ TEST(misuse_is_an_error) {
 TEST(sim_hand_timed) {
   PtoRtPlatform p;
   pto_rt_platform_default(&p);
-  p.cores[PTO_CORE_AIC] = 1;
+  p.cores[PTO_RT_CORE_AIC] = 1;
   PtoRtOptions o = {PTO_RT_SIM, 1, 0};
   PtoRuntime *rt = pto_runtime_create(&p, &o, NULL, 0);
-  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_CORE_AIC, "mm");
+  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIC, "mm");
   PtoGraph *g = pto_graph_create(rt);
   pto_graph_add_buffer(g, 64, "a");
   PtoRtRegion w0 = {0, 0, 8, PTO_RT_WRITE}, w1 = {0, 8, 8, PTO_RT_WRITE};
@@ -353,7 +356,7 @@ TEST(sim_shares_gm_bandwidth) {
   p.submit_cycles = 0;
   PtoRtOptions o = {PTO_RT_SIM, 1, 0};
   PtoRuntime *rt = pto_runtime_create(&p, &o, NULL, 0);
-  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_CORE_AIV, "copy");
+  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIV, "copy");
   PtoGraph *g = pto_graph_create(rt);
   PtoRtTaskDesc d = {0};
   d.kernel = k;

@@ -417,7 +417,7 @@ static PtoResult neg_neg(PtoOp *op, PtoRewriter *rw, void *user) {
 
 static void canon_neg(void *set, PtoContext *ctx) {
   (void)ctx;
-  pto_pattern_add(set, "ptotest.neg", 1, neg_neg, NULL, "test-neg-neg");
+  pto_pattern_set_add(set, "ptotest.neg", 1, neg_neg, NULL, "test-neg-neg");
 }
 
 /* `ptotest.double`: two patterns on one root; the higher benefit one makes a
@@ -452,10 +452,10 @@ static PtoResult double_to_add(PtoOp *op, PtoRewriter *rw, void *user) {
 
 static void canon_double(void *set, PtoContext *ctx) {
   (void)ctx;
-  pto_pattern_add(set, "ptotest.double", 1, double_to_add, NULL,
-                  "test-double-to-add");
-  pto_pattern_add(set, "ptotest.double", 2, double_const, NULL,
-                  "test-double-const");
+  pto_pattern_set_add(set, "ptotest.double", 1, double_to_add, NULL,
+                      "test-double-to-add");
+  pto_pattern_set_add(set, "ptotest.double", 2, double_const, NULL,
+                      "test-double-const");
 }
 
 /* `ptotest.flip`: a pattern that toggles an attribute forever, for the
@@ -471,7 +471,7 @@ static PtoResult flip(PtoOp *op, PtoRewriter *rw, void *user) {
 
 static void canon_flip(void *set, PtoContext *ctx) {
   (void)ctx;
-  pto_pattern_add(set, "ptotest.flip", 1, flip, NULL, "test-flip");
+  pto_pattern_set_add(set, "ptotest.flip", 1, flip, NULL, "test-flip");
 }
 
 /* `ptotest.in_place {count = N}` folds in place, counting down to 0. */

@@ -159,19 +159,19 @@ static const PtoPassDef test_module_only_pass = {
     NULL, 0, NULL, 0, run_nothing, NULL, NULL, NULL, NULL, NULL, NULL};
 
 void pto_register_test_passes(PtoContext *ctx) {
-  pto_register_pass(ctx, &test_options_pass);
-  pto_register_pass(ctx, &test_func_count_pass);
-  pto_register_pass(ctx, &test_fail_pass);
-  pto_register_pass(ctx, &test_fail_silently_pass);
-  pto_register_pass(ctx, &test_break_ir_pass);
-  pto_register_pass(ctx, &test_module_only_pass);
-  pto_register_pipeline(ctx, "test-cleanup", "CSE then canonicalize",
+  pto_pass_register(ctx, &test_options_pass);
+  pto_pass_register(ctx, &test_func_count_pass);
+  pto_pass_register(ctx, &test_fail_pass);
+  pto_pass_register(ctx, &test_fail_silently_pass);
+  pto_pass_register(ctx, &test_break_ir_pass);
+  pto_pass_register(ctx, &test_module_only_pass);
+  pto_pipeline_register(ctx, "test-cleanup", "CSE then canonicalize",
                         "cse,canonicalize");
-  pto_register_pipeline(ctx, "test-func-cleanup",
+  pto_pipeline_register(ctx, "test-func-cleanup",
                         "CSE and canonicalize inside each ptotest.func",
                         "ptotest.func(cse,canonicalize)");
-  pto_register_pipeline(ctx, "test-recursive", "A pipeline that uses itself",
+  pto_pipeline_register(ctx, "test-recursive", "A pipeline that uses itself",
                         "cse,test-recursive");
-  pto_register_pipeline(ctx, "test-broken", "A pipeline with a typo",
+  pto_pipeline_register(ctx, "test-broken", "A pipeline with a typo",
                         "cse,canonicalise");
 }

@@ -1,6 +1,6 @@
 /* pto-npy: drives the .npy reader/writer and the dtype conversions from
  * lit tests (test-only, not installed). */
-#include "pto/Npy.h"
+#include "pto/IRArray.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -92,8 +92,7 @@ static int convert(PtoContext *ctx, const char *in, const char *out,
       shape[i] = a->shape[a->rank - 1 - i];
       strides[i] = a->strides[a->rank - 1 - i];
     }
-    src = pto_ndarray_wrap(ctx, NULL, a->dtype, a->rank, shape, strides,
-                           a->data);
+    src = pto_ndarray_wrap(a->dtype, a->rank, shape, strides, a->data, NULL);
   }
   PtoNdArray *r = pto_ndarray_convert(src, dt, o->mode);
   int rc = pto_npy_write_file(ctx, out, r, &o->write) ? 1 : 0;

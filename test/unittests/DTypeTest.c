@@ -3,7 +3,7 @@
  * with numpy are in test/Npy. */
 #include "DiagCapture.h"
 #include "Test.h"
-#include "pto/NdArray.h"
+#include "pto/IRArray.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -355,7 +355,7 @@ TEST(ndarray) {
   DiagCapture dc;
   diag_capture_begin(&dc, ctx);
   int64_t shape[3] = {2, 3, 4};
-  PtoNdArray *a = pto_ndarray_create(ctx, NULL, PTO_DT_I32, 3, shape);
+  PtoNdArray *a = pto_ndarray_create(PTO_DT_I32, 3, shape, NULL);
   CHECK(a && a->nbytes == 96 && a->owns_data && pto_ndarray_numel(a) == 24);
   CHECK(a->strides[0] == 12 && a->strides[1] == 4 && a->strides[2] == 1);
   CHECK(pto_ndarray_is_contiguous(a));
@@ -364,8 +364,8 @@ TEST(ndarray) {
   CHECK(*(int32_t *)pto_ndarray_elem_ptr(a, idx) == 23);
   /* a transposed view of the same memory */
   int64_t tshape[3] = {4, 3, 2}, tstr[3] = {1, 4, 12};
-  PtoNdArray *t = pto_ndarray_wrap(ctx, NULL, PTO_DT_I32, 3, tshape, tstr,
-                                   a->data);
+  PtoNdArray *t = pto_ndarray_wrap(PTO_DT_I32, 3, tshape, tstr, a->data,
+                                   NULL);
   CHECK(t && !t->owns_data && !pto_ndarray_is_contiguous(t));
   int64_t tidx[3] = {3, 2, 1};
   CHECK(*(int32_t *)pto_ndarray_elem_ptr(t, tidx) == 23);
@@ -385,34 +385,35 @@ TEST(ndarray) {
   /* size-1 dims with any stride are still contiguous; rank 0 too */
   int64_t one[2] = {1, 5}, ost[2] = {99, 1};
   int32_t buf[5];
-  PtoNdArray *o = pto_ndarray_wrap(ctx, NULL, PTO_DT_I32, 2, one, ost, buf);
+  PtoNdArray *o = pto_ndarray_wrap(PTO_DT_I32, 2, one, ost, buf, NULL);
   CHECK(pto_ndarray_is_contiguous(o));
   pto_ndarray_destroy(o);
-  PtoNdArray *s = pto_ndarray_create(ctx, NULL, PTO_DT_F64, 0, NULL);
+  PtoNdArray *s = pto_ndarray_create(PTO_DT_F64, 0, NULL, NULL);
   CHECK(s && s->nbytes == 8 && pto_ndarray_numel(s) == 1);
   pto_ndarray_destroy(s);
   CHECK_STR(diag_capture_take(&dc), "");
 
-  /* invalid shapes are diagnosed, never allocated */
-  PtoLoc *loc = pto_loc_name(ctx, "arg0", NULL);
+  /* invalid shapes are errors (a plain value: lib/Array knows no IR),
+   * never allocated */
+  PtoError err;
   int64_t nine[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
-  CHECK(!pto_ndarray_create(ctx, loc, PTO_DT_F32, 9, nine));
-  CHECK_STR(diag_capture_take(&dc),
-            "arg0: error: array of rank 9 exceeds the maximum rank 8\n");
+  CHECK(!pto_ndarray_create(PTO_DT_F32, 9, nine, &err));
+  CHECK_STR(err.msg, "array of rank 9 exceeds the maximum rank 8");
   int64_t neg[2] = {3, -1};
-  CHECK(!pto_ndarray_create(ctx, loc, PTO_DT_F32, 2, neg));
-  CHECK_STR(diag_capture_take(&dc),
-            "arg0: error: invalid shape (3, -1): dimensions must be "
-            "non-negative\n");
+  CHECK(!pto_ndarray_create(PTO_DT_F32, 2, neg, &err));
+  CHECK_STR(err.msg, "invalid shape (3, -1): dimensions must be non-negative");
   int64_t huge[2] = {INT64_C(1) << 40, INT64_C(1) << 40};
-  CHECK(!pto_ndarray_create(ctx, loc, PTO_DT_F32, 2, huge));
-  CHECK_STR(diag_capture_take(&dc),
-            "arg0: error: array of shape (1099511627776, 1099511627776) and "
-            "dtype f32 is too large: its size in bytes overflows\n");
-  CHECK(!pto_ndarray_wrap(ctx, loc, (PtoDType)42, 1, shape, NULL, buf));
+  CHECK(!pto_ndarray_create(PTO_DT_F32, 2, huge, &err));
+  CHECK_STR(err.msg, "array of shape (1099511627776, 1099511627776) and dtype "
+                     "f32 is too large: its size in bytes overflows");
+  CHECK(!pto_ndarray_wrap((PtoDType)42, 1, shape, NULL, buf, &err));
+  CHECK_STR(err.msg, "invalid dtype 42");
+  /* without an error value: silent failure */
+  CHECK(!pto_ndarray_create(PTO_DT_F32, 2, neg, NULL));
+  /* the IR side reports it at a location */
+  PtoLoc *loc = pto_loc_name(ctx, "arg0", NULL);
+  CHECK(pto_emit_plain_error(ctx, loc, &err) == PTO_FAILURE);
   CHECK_STR(diag_capture_take(&dc), "arg0: error: invalid dtype 42\n");
-  /* without a context: silent failure */
-  CHECK(!pto_ndarray_create(NULL, NULL, PTO_DT_F32, 2, neg));
   char sbuf[PTO_SHAPE_STR_MAX];
   CHECK_STR(pto_shape_str(sbuf, 0, NULL), "()");
   CHECK_STR(pto_shape_str(sbuf, 1, shape), "(2,)");

@@ -7,7 +7,7 @@
 #include "pto/Dialects.h"
 #include "pto/DialectImplementation.h"
 #include "pto/Interp.h"
-#include "pto/InterpKernels.h"
+#include "pto/Kernels.h"
 
 #include <math.h>
 #include <pthread.h>

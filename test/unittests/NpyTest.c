@@ -3,7 +3,7 @@
  * its exact diagnostic. numpy's side of the format is tested in test/Npy. */
 #include "DiagCapture.h"
 #include "Test.h"
-#include "pto/Npy.h"
+#include "pto/IRArray.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -60,8 +60,8 @@ TEST(roundtrip_every_dtype_and_shape) {
   tmp_path(path, sizeof path);
   for (int dt = 0; dt < PTO_DT_COUNT; dt++)
     for (unsigned s = 0; s < 5; s++) {
-      PtoNdArray *a = pto_ndarray_create(ctx, NULL, (PtoDType)dt, ranks[s],
-                                         shapes[s]);
+      PtoNdArray *a = pto_ndarray_create((PtoDType)dt, ranks[s], shapes[s],
+                                         NULL);
       fill(a);
       /* index is stored as int64 and comes back as i64 */
       PtoDType back = dt == PTO_DT_INDEX ? PTO_DT_I64 : (PtoDType)dt;
@@ -97,7 +97,7 @@ TEST(header_layout_and_versions) {
   DiagCapture dc;
   diag_capture_begin(&dc, ctx);
   int64_t shape[2] = {2, 3};
-  PtoNdArray *a = pto_ndarray_create(ctx, NULL, PTO_DT_F32, 2, shape);
+  PtoNdArray *a = pto_ndarray_create(PTO_DT_F32, 2, shape, NULL);
   fill(a);
   size_t len;
   char *img = pto_npy_write_buffer(ctx, a, NULL, &len);
@@ -452,7 +452,7 @@ TEST(strided_write) {
   PtoContext *ctx = pto_ctx_create();
   int32_t m[2][3] = {{0, 1, 2}, {3, 4, 5}};
   int64_t shape[2] = {3, 2}, strides[2] = {1, 3};
-  PtoNdArray *t = pto_ndarray_wrap(ctx, NULL, PTO_DT_I32, 2, shape, strides, m);
+  PtoNdArray *t = pto_ndarray_wrap(PTO_DT_I32, 2, shape, strides, m, NULL);
   size_t len;
   void *img = pto_npy_write_buffer(ctx, t, NULL, &len);
   PtoNdArray *b = pto_npy_read_buffer(ctx, img, len, NULL);

@@ -18,7 +18,8 @@
 /* Ops the interpreter runs as structure rather than through a handler:
  * containers and terminators the run loop itself walks. */
 static const char *const structural[] = {
-    "builtin.module", "func.func", "func.return", "scf.yield", NULL,
+    "builtin.module", "func.func", "func.return", "scf.yield",
+    "block.kernel", "block.return", NULL,
 };
 
 /* Where each dialect's round-trip test lives. */
@@ -26,7 +27,7 @@ static const struct {
   const char *dialect, *dir;
 } test_dirs[] = {
     {"arith", "Arith"}, {"func", "Func"}, {"scf", "SCF"},
-    {"pypto", "Pypto"}, {"tile", "Tile"},
+    {"pypto", "Pypto"}, {"tile", "Tile"}, {"block", "Block"},
 };
 
 static char *slurp(const char *path) {

@@ -50,7 +50,7 @@ static PtoResult twice_to_add(PtoOp *op, PtoRewriter *rw, void *user) {
 
 static void ut_canon_twice(void *set, PtoContext *ctx) {
   (void)ctx;
-  pto_pattern_add(set, "ut.twice", 1, twice_to_add, NULL, "ut-twice");
+  pto_pattern_set_add(set, "ut.twice", 1, twice_to_add, NULL, "ut-twice");
 }
 
 static PtoOp *ut_materialize(PtoContext *ctx, PtoAttr *value, PtoType *type,
@@ -183,8 +183,8 @@ static char *report(PtoPassManager *pm, bool stats, bool timing) {
 TEST(register_and_run_external_pass) {
   Captured cap;
   PtoContext *ctx = make_ctx(&cap);
-  CHECK(pto_register_pass(ctx, &count_pass) == PTO_SUCCESS);
-  CHECK(pto_lookup_pass(ctx, "ut-count") == &count_pass);
+  CHECK(pto_pass_register(ctx, &count_pass) == PTO_SUCCESS);
+  CHECK(pto_pass_lookup(ctx, "ut-count") == &count_pass);
   PtoOp *m = pto_parse_module(ctx, ut_module, sizeof ut_module - 1, NULL);
   CHECK(m != NULL);
   PtoPassManager *pm = pto_pm_create(ctx, NULL);
@@ -214,7 +214,7 @@ TEST(register_and_run_external_pass) {
 TEST(pass_failure_and_options) {
   Captured cap;
   PtoContext *ctx = make_ctx(&cap);
-  pto_register_pass(ctx, &count_pass);
+  pto_pass_register(ctx, &count_pass);
   PtoOp *m = pto_parse_module(ctx, ut_module, sizeof ut_module - 1, NULL);
   PtoPassManager *pm = pto_pm_create(ctx, NULL);
   PtoInstrumentation ins;
@@ -240,12 +240,12 @@ TEST(pass_failure_and_options) {
 TEST(registration_errors) {
   Captured cap;
   PtoContext *ctx = make_ctx(&cap);
-  CHECK(pto_register_pass(ctx, &count_pass) == PTO_SUCCESS);
-  CHECK(pto_register_pass(ctx, &count_pass) == PTO_FAILURE);
+  CHECK(pto_pass_register(ctx, &count_pass) == PTO_SUCCESS);
+  CHECK(pto_pass_register(ctx, &count_pass) == PTO_FAILURE);
   CHECK_STR(cap.text, "cannot register pass 'ut-count': the name is already "
                       "taken by a pass");
   cap.text[0] = 0;
-  CHECK(pto_register_pipeline(ctx, "cse", "", "canonicalize") == PTO_FAILURE);
+  CHECK(pto_pipeline_register(ctx, "cse", "", "canonicalize") == PTO_FAILURE);
   CHECK_STR(cap.text, "cannot register pass pipeline 'cse': the name is "
                       "already taken by a pass");
   cap.text[0] = 0;
@@ -253,28 +253,28 @@ TEST(registration_errors) {
       {"n", PTO_OPT_INT, "many", "", 0, 0, NULL}};
   static const PtoPassDef bad = {"ut-bad", "", NULL, bad_default, 1, NULL, 0,
                                  count_run, NULL, NULL, NULL, NULL, NULL, NULL};
-  CHECK(pto_register_pass(ctx, &bad) == PTO_FAILURE);
+  CHECK(pto_pass_register(ctx, &bad) == PTO_FAILURE);
   CHECK_STR(cap.text, "invalid default value 'many' for option 'n' of pass "
                       "'ut-bad': expected an integer");
   cap.text[0] = 0;
   static const PtoPassDef bad_name = {"ut.dotted", "", NULL, NULL, 0, NULL,
                                       0, count_run, NULL, NULL, NULL, NULL,
                                       NULL, NULL};
-  CHECK(pto_register_pass(ctx, &bad_name) == PTO_FAILURE);
+  CHECK(pto_pass_register(ctx, &bad_name) == PTO_FAILURE);
   CHECK(strstr(cap.text, "cannot register pass 'ut.dotted'") != NULL);
-  CHECK(pto_lookup_pass(ctx, "ut-bad") == NULL);
+  CHECK(pto_pass_lookup(ctx, "ut-bad") == NULL);
   /* A lowering names both levels and has a bool option `provenance`. */
   cap.text[0] = 0;
   static const PtoPassDef half_lowering = {
       .argument = "ut-half", .run = count_run, .level_to = "Tile"};
-  CHECK(pto_register_pass(ctx, &half_lowering) == PTO_FAILURE);
+  CHECK(pto_pass_register(ctx, &half_lowering) == PTO_FAILURE);
   CHECK_STR(cap.text, "cannot register pass 'ut-half': a lowering names both "
                       "the level it reads and the level it produces");
   cap.text[0] = 0;
   static const PtoPassDef untraced_lowering = {
       .argument = "ut-untraced", .run = count_run, .level_from = "Tensor",
       .level_to = "Tile"};
-  CHECK(pto_register_pass(ctx, &untraced_lowering) == PTO_FAILURE);
+  CHECK(pto_pass_register(ctx, &untraced_lowering) == PTO_FAILURE);
   CHECK_STR(cap.text, "cannot register pass 'ut-untraced': a lowering has a "
                       "bool option 'provenance'");
   static const PtoPassOptionDef prov[] = {
@@ -282,26 +282,26 @@ TEST(registration_errors) {
   static const PtoPassDef lowering = {
       .argument = "ut-lowering", .run = count_run, .options = prov,
       .num_options = 1, .level_from = "Tensor", .level_to = "Tile"};
-  CHECK(pto_register_pass(ctx, &lowering) == PTO_SUCCESS);
+  CHECK(pto_pass_register(ctx, &lowering) == PTO_SUCCESS);
   pto_ctx_destroy(ctx);
 }
 
 TEST(registry_listing) {
   PtoContext *ctx = make_ctx(NULL);
-  pto_register_pass(ctx, &count_pass);
-  pto_register_pipeline(ctx, "ut-pipe", "a pipeline", "cse,ut-count");
-  pto_register_pipeline(ctx, "ut-aaa", "first", "dce");
+  pto_pass_register(ctx, &count_pass);
+  pto_pipeline_register(ctx, "ut-pipe", "a pipeline", "cse,ut-count");
+  pto_pipeline_register(ctx, "ut-aaa", "first", "dce");
   const PtoPassDef **defs;
-  unsigned n = pto_registered_passes(ctx, &defs);
+  unsigned n = pto_pass_list(ctx, &defs);
   CHECK(n >= 6);
   for (unsigned i = 1; i < n; i++)
     CHECK(strcmp(defs[i - 1]->argument, defs[i]->argument) < 0);
   pto_free(defs);
-  CHECK(pto_registered_pipelines(ctx) == 2);
+  CHECK(pto_pipeline_count(ctx) == 2);
   const char *arg, *summary, *text;
-  pto_registered_pipeline(ctx, 0, &arg, &summary, &text);
+  pto_pipeline_get(ctx, 0, &arg, &summary, &text);
   CHECK_STR(arg, "ut-aaa");
-  pto_registered_pipeline(ctx, 1, &arg, &summary, &text);
+  pto_pipeline_get(ctx, 1, &arg, &summary, &text);
   CHECK_STR(text, "cse,ut-count");
   PtoPassManager *pm = pto_pm_create(ctx, NULL);
   CHECK(pto_pm_add_pass(pm, "ut-pipe", NULL) == PTO_SUCCESS);
@@ -317,19 +317,19 @@ TEST(patterns_and_folding) {
   PtoOp *m = pto_parse_module(ctx, ut_module, sizeof ut_module - 1, NULL);
   int applied = 0;
   PtoPatternSet *set = pto_pattern_set_create(ctx);
-  pto_pattern_add(set, "ut.twice", 1, twice_to_add, &applied, "ut-twice");
+  pto_pattern_set_add(set, "ut.twice", 1, twice_to_add, &applied, "ut-twice");
   CHECK(pto_pattern_set_size(set) == 1);
   /* without folding, only the pattern runs */
   PtoGreedyStats stats;
   memset(&stats, 0, sizeof stats);
   PtoGreedyConfig cfg = {0, true, false, &stats};
   bool changed = false;
-  CHECK(pto_apply_patterns_greedily(m, set, &cfg, &changed) == PTO_SUCCESS);
+  CHECK(pto_pattern_set_apply_greedily(m, set, &cfg, &changed) == PTO_SUCCESS);
   CHECK(changed && applied == 1 && stats.patterns_applied == 1);
   CHECK(stats.folded == 0 && stats.iterations == 2);
   /* with folding, everything becomes one constant */
   cfg.disable_folding = false;
-  CHECK(pto_apply_patterns_greedily(m, set, &cfg, &changed) == PTO_SUCCESS);
+  CHECK(pto_pattern_set_apply_greedily(m, set, &cfg, &changed) == PTO_SUCCESS);
   CHECK(changed && stats.folded == 2);
   char *ir = pto_op_print_to_string(m, PTO_PRINT_GENERIC);
   CHECK_STR(ir, "\"builtin.module\"() ({\n"
@@ -338,7 +338,7 @@ TEST(patterns_and_folding) {
                 "}) : () -> ()\n");
   pto_free(ir);
   /* a fixed point: nothing changes */
-  CHECK(pto_apply_patterns_greedily(m, set, &cfg, &changed) == PTO_SUCCESS);
+  CHECK(pto_pattern_set_apply_greedily(m, set, &cfg, &changed) == PTO_SUCCESS);
   CHECK(!changed);
   pto_pattern_set_destroy(set);
   pto_op_destroy(m);
@@ -364,7 +364,7 @@ TEST(in_place_folds) {
   memset(&stats, 0, sizeof stats);
   PtoGreedyConfig cfg = {0, false, false, &stats};
   bool changed = false;
-  CHECK(pto_apply_patterns_greedily(m, NULL, &cfg, &changed) == PTO_SUCCESS);
+  CHECK(pto_pattern_set_apply_greedily(m, NULL, &cfg, &changed) == PTO_SUCCESS);
   CHECK(changed && stats.folded == 2 && stats.iterations == 2);
   char *ir = pto_op_print_to_string(m, PTO_PRINT_GENERIC);
   CHECK_STR(ir, "\"builtin.module\"() ({\n"
@@ -376,7 +376,7 @@ TEST(in_place_folds) {
                 "  \"ut.sink\"(%4#0, %4#1) : (i32, i32) -> ()\n"
                 "}) : () -> ()\n");
   pto_free(ir);
-  CHECK(pto_apply_patterns_greedily(m, NULL, &cfg, &changed) == PTO_SUCCESS);
+  CHECK(pto_pattern_set_apply_greedily(m, NULL, &cfg, &changed) == PTO_SUCCESS);
   CHECK(!changed);
   pto_op_destroy(m);
   pto_ctx_destroy(ctx);
@@ -421,7 +421,7 @@ TEST(wrong_anchor) {
 static void *thread_main(void *arg) {
   int *ok = arg;
   PtoContext *ctx = make_ctx(NULL);
-  *ok = pto_register_pass(ctx, &count_pass) == PTO_SUCCESS;
+  *ok = pto_pass_register(ctx, &count_pass) == PTO_SUCCESS;
   for (int i = 0; i < 50 && *ok; i++) {
     PtoOp *m = pto_parse_module(ctx, ut_module, sizeof ut_module - 1, NULL);
     PtoPassManager *pm = pto_pm_create(ctx, NULL);

@@ -91,6 +91,47 @@ enum {
 const char *const *pto_unary_row_attrs(PtoUnaryRow row);
 
 /* ------------------------------------------------------------------ */
+/* Table-driven dialects                                                */
+/* ------------------------------------------------------------------ */
+
+/* What a dialect generated from a `.def` op table (one row per op, the row
+ * index being the op's id) hands the shared machinery below. A new
+ * table-driven dialect fills one of these from its X-macro rows (see
+ * lib/Dialect/Tile/TileDialect.c) and gets op ids, lookup and
+ * verify-by-inference in a few lines. */
+typedef struct PtoOpTable {
+  const char *prefix;           /* "tile." */
+  const PtoOpDef *defs;         /* the registered definitions, by id */
+  const char *const *mnemonics; /* "add", by id */
+  unsigned num_ops;
+  /* Row + 1 of pto/UnaryOps.def for the elementwise unary ops, 0 for the
+   * others; may be NULL. */
+  const unsigned char *unary_rows;
+} PtoOpTable;
+
+/* The op's id: its definition's index in the table (a pointer compare, no
+ * name), or -1 when it is not one of the table's ops. */
+int pto_optable_id(const PtoOpTable *t, const PtoOp *op);
+/* The id of "tile.add" or "add", or -1. A scan of the names: for parsing
+ * user input and tests, not for passes (which compare ids). */
+int pto_optable_lookup(const PtoOpTable *t, const char *name);
+/* The row of pto/UnaryOps.def op `id` comes from, or PTO_UNARY_ROW_NONE. */
+PtoUnaryRow pto_optable_unary_row(const PtoOpTable *t, int id);
+
+/* A dialect's checks over an op's parts: emits a diagnostic at `loc` and
+ * fails when they do not hold; `results` are the op's actual result types
+ * (up to 2 are given), which the check compares with what it infers. */
+typedef PtoResult (*PtoOpInferCheck)(PtoContext *ctx, PtoLoc *loc, int id,
+                                     PtoType *const *operands, unsigned n,
+                                     const PtoNamedAttr *attrs, unsigned nattrs,
+                                     PtoType *const *results, unsigned nres);
+/* The verifier of an op of the table: runs `check` on its operand types,
+ * attributes and result types, so that the verifier and the checked
+ * builder share one set of messages. */
+PtoResult pto_optable_verify(const PtoOpTable *t, PtoOp *op,
+                             PtoOpInferCheck check);
+
+/* ------------------------------------------------------------------ */
 /* Shapes                                                               */
 /* ------------------------------------------------------------------ */
 

@@ -25,18 +25,29 @@ void pto_register_tile_dialect(PtoContext *ctx);
  * `site` (see docs/dialects/tile.md) and fails when they are invalid. */
 PtoResult pto_tile_type_check(const PtoErrSite *site, const int64_t *shape,
                               unsigned rank, PtoType *elem);
+/* Parses `<32x32xf32` (the parameters of a tile-like type up to what
+ * follows the element type) and checks them as pto_tile_type_check does,
+ * reporting at the `<`. dims has room for PTO_MAX_RANK + 1 entries. */
+PtoResult pto_tile_parse_shape(PtoParser *p, int64_t *dims, unsigned *rank,
+                               PtoType **elem);
 /* The uniqued tile type, or NULL (silently) when invalid. */
 PtoType *pto_tile_type(PtoContext *ctx, const int64_t *shape, unsigned rank,
                        PtoType *elem);
-/* A well-formed tile type (valid shape and dtype). */
+/* A well-formed tile type (valid shape and dtype): !tile.tile, or a
+ * Block-level buffer !block.buf, on which tile ops compute too. */
 bool pto_type_is_tile(const PtoType *t);
 unsigned pto_tile_rank(const PtoType *t);
 const int64_t *pto_tile_shape(const PtoType *t);
 int64_t pto_tile_dim(const PtoType *t, unsigned i);
 PtoType *pto_tile_elem(const PtoType *t);
 int64_t pto_tile_numel(const PtoType *t);
-/* The same shape with another element type. */
+/* The same shape with another element type (and the same memory space for
+ * a Block-level buffer). */
 PtoType *pto_tile_with_elem(const PtoType *t, PtoType *elem);
+/* A tile of `shape` and `elem` of the kind of `like`: a !tile.tile, or a
+ * buffer in like's memory space; NULL when the shape is invalid. */
+PtoType *pto_tile_like(const PtoType *like, const int64_t *shape,
+                       unsigned rank, PtoType *elem);
 
 /* ------------------------------------------------------------------ */
 /* Ops                                                                  */

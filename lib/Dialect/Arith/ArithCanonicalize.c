@@ -202,7 +202,7 @@ static PtoResult trunci_of_cast(PtoOp *op, PtoRewriter *rw, void *user) {
 /* Hooks                                                                */
 /* ------------------------------------------------------------------ */
 
-#define ADD(root, fn) pto_pattern_add(set, root, 1, fn, NULL, #fn)
+#define ADD(root, fn) pto_pattern_set_add(set, root, 1, fn, NULL, #fn)
 
 void pto_arith_canon_addi(void *set, PtoContext *ctx) {
   ADD("arith.addi", addi_constants);

@@ -323,18 +323,9 @@ static PtoResult return_verify(PtoOp *op) {
 
 /* `func.call @f(%a, %b) {attrs} : (i32, i32) -> i32` */
 static PtoResult call_parse(PtoParser *p, PtoOpState *st) {
-  PtoIdent *callee;
   PtoUnresolvedOperand *ops;
   unsigned n;
-  if (pto_parser_parse_symbol_name(p, &callee) ||
-      pto_parser_parse_punct(p, PTO_P_LPAREN) ||
-      pto_parser_parse_operand_list(p, &ops, &n) ||
-      pto_parser_parse_punct(p, PTO_P_RPAREN) ||
-      pto_parser_parse_optional_attr_dict(p, st) ||
-      pto_parser_parse_punct(p, PTO_P_COLON))
-    return PTO_FAILURE;
-  pto_op_state_add_attr(st, "callee",
-                        pto_attr_symref(st->ctx, callee, NULL, 0));
+  if (pto_dialect_parse_symbol_call(p, st, &ops, &n)) return PTO_FAILURE;
   PtoParserPos tloc = pto_parser_pos(p);
   PtoType *fty;
   if (pto_parser_parse_type(p, &fty)) return PTO_FAILURE;
@@ -361,19 +352,8 @@ static PtoResult call_parse(PtoParser *p, PtoOpState *st) {
 }
 
 static void call_print(PtoPrinter *p, PtoOp *op) {
-  pto_printer_puts(p, " ");
-  pto_printer_print_attr(p, pto_op_attr(op, "callee"));
-  pto_printer_puts(p, "(");
-  pto_printer_print_operands(p, op, 0, pto_op_num_operands(op));
-  pto_printer_puts(p, ")");
-  static const char *const elided[] = {"callee"};
-  pto_printer_print_attr_dict(p, op, elided, 1);
-  pto_printer_puts(p, " : (");
-  for (unsigned i = 0; i < pto_op_num_operands(op); i++) {
-    if (i) pto_printer_puts(p, ", ");
-    pto_printer_print_type(p, pto_value_type(pto_op_operand(op, i)));
-  }
-  pto_printer_puts(p, ") -> ");
+  pto_dialect_print_symbol_call(p, op);
+  pto_printer_puts(p, " -> ");
   pto_printer_print_result_types(p, op);
 }
 

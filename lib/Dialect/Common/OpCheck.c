@@ -1,6 +1,7 @@
 /* Attribute, operand and dtype rules shared by the op verifiers of the
  * Tensor and Tile levels (see OpCheck.h). */
 #include "Dialect/Common/OpCheck.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include "Support/Alloc.h"
 #include "Support/Str.h"
@@ -130,7 +131,7 @@ PtoResult pto_opcheck_enum(PtoOpCheck *c, const char *name,
 PtoResult pto_opcheck_dim(PtoOpCheck *c, bool required, int64_t dflt,
                           unsigned rank, unsigned *out) {
   int64_t d;
-  if (pto_opcheck_int(c, "dim", required, dflt, &d)) return PTO_FAILURE;
+  if (pto_opcheck_int(c, PTO_ATTR_DIM, required, dflt, &d)) return PTO_FAILURE;
   return pto_shape_normalize_dim(&c->site, "attribute 'dim'", d, rank, out);
 }
 
@@ -183,7 +184,7 @@ PtoResult pto_opcheck_index_operands(PtoOpCheck *c, unsigned first) {
 
 PtoResult pto_opcheck_offsets(PtoOpCheck *c, unsigned first, int64_t *offs,
                               unsigned *n) {
-  PtoAttr *a = pto_opcheck_attr(c, "static_offsets");
+  PtoAttr *a = pto_opcheck_attr(c, PTO_ATTR_STATIC_OFFSETS);
   if (!a) return PTO_CHECK_ERR(c, "requires attribute 'static_offsets'");
   if (pto_attr_kind(a) != PTO_ATTR_ARRAY)
     return PTO_CHECK_ERR(c, "attribute 'static_offsets' must be an array of "
@@ -222,7 +223,7 @@ PtoResult pto_opcheck_same_elem(PtoOpCheck *c, PtoType *a, PtoType *b) {
 
 PtoResult pto_opcheck_gelu_attrs(PtoOpCheck *c) {
   static const char *const v[] = {"none", "tanh", NULL};
-  return pto_opcheck_enum(c, "approximate", v, "\"none\" or \"tanh\"");
+  return pto_opcheck_enum(c, PTO_ATTR_APPROXIMATE, v, "\"none\" or \"tanh\"");
 }
 
 PtoResult pto_opcheck_cast_attrs(PtoOpCheck *c) {
@@ -230,14 +231,14 @@ PtoResult pto_opcheck_cast_attrs(PtoOpCheck *c) {
                                       "trunc", NULL};
   static const char *const sat[] = {"on", "off", NULL};
   return pto_opcheck_enum(
-             c, "mode", modes,
+             c, PTO_ATTR_MODE, modes,
              "one of \"rint\", \"round\", \"floor\", \"ceil\", \"trunc\"") ||
-         pto_opcheck_enum(c, "satmode", sat, "\"on\" or \"off\"");
+         pto_opcheck_enum(c, PTO_ATTR_SATMODE, sat, "\"on\" or \"off\"");
 }
 
 PtoResult pto_opcheck_transpose(PtoOpCheck *c, const PtoShape *s,
                                 PtoShape *out) {
-  PtoAttr *a = pto_opcheck_attr(c, "perm");
+  PtoAttr *a = pto_opcheck_attr(c, PTO_ATTR_PERM);
   if (!a) return PTO_CHECK_ERR(c, "requires attribute 'perm'");
   int64_t perm[PTO_MAX_RANK + 1];
   unsigned n = 0;
@@ -259,7 +260,7 @@ PtoResult pto_opcheck_matmul_dtypes(PtoOpCheck *c, const char *what,
   bool is_int = pto_elem_is_int(ea);
   bool f16 = pto_type_is_float(ea) && pto_type_float_kind(ea) == PTO_F16;
   PtoType *i32 = pto_type_int(c->ctx, 32), *f32 = pto_type_f32(c->ctx);
-  PtoAttr *a = pto_opcheck_attr(c, "acc_dtype");
+  PtoAttr *a = pto_opcheck_attr(c, PTO_ATTR_ACC_DTYPE);
   *acc = is_int ? i32 : f32;
   if (a) {
     if (pto_attr_kind(a) != PTO_ATTR_TYPE)

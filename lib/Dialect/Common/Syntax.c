@@ -1,6 +1,7 @@
 /* Custom-assembly pieces shared by the Tensor and Tile dialects (see
  * Syntax.h). */
 #include "Dialect/Common/Syntax.h"
+#include "pto/Dialect/AttrNames.h"
 
 PtoResult pto_syntax_parse_offsets(PtoParser *p, int64_t *offs, unsigned *n,
                                    PtoUnresolvedOperand *dyn, unsigned *ndyn) {
@@ -75,7 +76,7 @@ PtoResult pto_syntax_parse_window(PtoParser *p, PtoOpState *st, bool into,
       (index && pto_parser_resolve_operand(p, &c, tc, st)) ||
       pto_syntax_resolve_index(p, dyn, ndyn, st))
     return PTO_FAILURE;
-  pto_op_state_add_attr(st, "static_offsets",
+  pto_op_state_add_attr(st, PTO_ATTR_STATIC_OFFSETS,
                         pto_attr_i64_array(st->ctx, offs, n));
   pto_op_state_add_result(st, tb);
   return PTO_SUCCESS;
@@ -84,7 +85,7 @@ PtoResult pto_syntax_parse_window(PtoParser *p, PtoOpState *st, bool into,
 void pto_syntax_print_window(PtoPrinter *p, PtoOp *op, bool into, bool index,
                              const int64_t *offs, PtoValue *const *dyn,
                              unsigned n) {
-  static const char *const elided[] = {"static_offsets"};
+  static const char *const elided[] = {PTO_ATTR_STATIC_OFFSETS};
   unsigned ix = into ? 2 : 1;
   pto_printer_puts(p, " ");
   pto_printer_print_operand(p, pto_op_operand(op, 0));

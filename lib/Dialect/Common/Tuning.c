@@ -2,6 +2,7 @@
  * (`vec_tile`, `cube_tile`, `label`): one checker for ops, pass options and
  * the Python front end, so that all of them report the same messages. */
 #include "pto/Dialect/Common.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -57,7 +58,7 @@ PtoResult pto_tuning_verify_attrs(const PtoErrSite *site,
   for (unsigned i = 0; i < n; i++) {
     const char *name = pto_ident_str(attrs[i].name);
     PtoAttr *a = attrs[i].value;
-    if (strcmp(name, "vec_tile") == 0) {
+    if (strcmp(name, PTO_ATTR_VEC_TILE) == 0) {
       int64_t v[4];
       unsigned k;
       if (!pto_attr_get_i64_array(a, v, 4, &k))
@@ -66,14 +67,14 @@ PtoResult pto_tuning_verify_attrs(const PtoErrSite *site,
                               "integers");
       if (pto_tuning_check_vec_tile(site, "attribute 'vec_tile'", v, k))
         return PTO_FAILURE;
-    } else if (strcmp(name, "cube_tile") == 0) {
+    } else if (strcmp(name, PTO_ATTR_CUBE_TILE) == 0) {
       int64_t v[6];
       if (!read_cube_tile(a, v))
         return pto_site_error(site, "attribute 'cube_tile' must be [[mL0, mL1], "
                                     "[kL0, kL1], [nL0, nL1]]");
       if (pto_tuning_check_cube_tile(site, "attribute 'cube_tile'", v))
         return PTO_FAILURE;
-    } else if (strcmp(name, "label") == 0) {
+    } else if (strcmp(name, PTO_ATTR_LABEL) == 0) {
       if (pto_attr_kind(a) != PTO_ATTR_STRING)
         return pto_site_error(site, "attribute 'label' must be a string");
     }
@@ -89,20 +90,20 @@ PtoResult pto_tuning_verify_op(PtoOp *op) {
 }
 
 bool pto_tuning_is_attr_name(const char *name) {
-  return strcmp(name, "vec_tile") == 0 || strcmp(name, "cube_tile") == 0 ||
-         strcmp(name, "label") == 0;
+  return strcmp(name, PTO_ATTR_VEC_TILE) == 0 || strcmp(name, PTO_ATTR_CUBE_TILE) == 0 ||
+         strcmp(name, PTO_ATTR_LABEL) == 0;
 }
 
 bool pto_tuning_vec_tile(const PtoOp *op, int64_t out[4], unsigned *n) {
-  return pto_attr_get_i64_array(pto_op_attr(op, "vec_tile"), out, 4, n) && *n;
+  return pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_VEC_TILE), out, 4, n) && *n;
 }
 
 bool pto_tuning_cube_tile(const PtoOp *op, int64_t out[6]) {
-  return read_cube_tile(pto_op_attr(op, "cube_tile"), out);
+  return read_cube_tile(pto_op_attr(op, PTO_ATTR_CUBE_TILE), out);
 }
 
 void pto_tuning_copy(const PtoOp *from, PtoOp *to) {
-  static const char *const names[] = {"vec_tile", "cube_tile", "label"};
+  static const char *const names[] = {PTO_ATTR_VEC_TILE, PTO_ATTR_CUBE_TILE, PTO_ATTR_LABEL};
   for (unsigned i = 0; i < 3; i++) {
     PtoAttr *a = pto_op_attr(from, names[i]);
     if (a) pto_op_set_attr(to, names[i], a);

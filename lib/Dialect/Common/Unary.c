@@ -1,6 +1,7 @@
 /* The elementwise unary ops as every level's verifier sees them: the
  * attributes each row of pto/UnaryOps.def defines and their checks. */
 #include "Dialect/Common/OpCheck.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include <math.h>
 
@@ -19,7 +20,7 @@ static const struct {
 };
 
 const char *const *pto_unary_row_attrs(PtoUnaryRow row) {
-  static const char *const gelu[] = {"approximate", NULL};
+  static const char *const gelu[] = {PTO_ATTR_APPROXIMATE, NULL};
   return row == PTO_UNARY_ROW_GELU ? gelu : rows[row].attrs;
 }
 
@@ -45,5 +46,8 @@ PtoResult pto_opcheck_unary_attrs(PtoOpCheck *c, PtoUnaryRow row) {
   double v[2] = {0, 0};
   for (unsigned i = 0; i < 2 && rows[row].attrs[i]; i++)
     if (param(c, row, i, &v[i])) return PTO_FAILURE;
+  if (row == PTO_UNARY_ROW_CLIP && v[0] > v[1])
+    return PTO_CHECK_ERR(c, "attribute 'min' (%g) must not exceed 'max' (%g)",
+                         v[0], v[1]);
   return PTO_SUCCESS;
 }

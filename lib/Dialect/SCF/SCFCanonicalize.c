@@ -296,7 +296,7 @@ static PtoResult for_simplify_iter_args(PtoOp *op, PtoRewriter *rw,
   return changed || ndrop ? PTO_SUCCESS : PTO_FAILURE;
 }
 
-#define ADD(root, fn) pto_pattern_add(set, root, 1, fn, NULL, #fn)
+#define ADD(root, fn) pto_pattern_set_add(set, root, 1, fn, NULL, #fn)
 
 void pto_scf_canon_if(void *set, PtoContext *ctx) {
   ADD("scf.if", if_constant_condition);

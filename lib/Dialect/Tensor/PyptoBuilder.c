@@ -3,6 +3,7 @@
  * from the operands take it from builder-only attributes (`shape`,
  * `dtype`, `out_dtype`), which are not stored on the op. */
 #include "PyptoInternal.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include "Support/Alloc.h"
 
@@ -56,11 +57,11 @@ PtoResult pypto_builder_attrs(PyInfer *in, const PtoNamedAttr *attrs,
   PtoType *dtype = NULL;
   *nrest = 0;
   for (unsigned i = 0; i < nattrs; i++) {
-    if (takes_shape && is_named(&attrs[i], "shape")) {
+    if (takes_shape && is_named(&attrs[i], PTO_ATTR_SHAPE)) {
       shape_attr = attrs[i].value;
-    } else if (takes_dtype && (is_named(&attrs[i], "dtype") ||
+    } else if (takes_dtype && (is_named(&attrs[i], PTO_ATTR_DTYPE) ||
                                (k == PTO_PYPTO_KIND_MATMUL &&
-                                is_named(&attrs[i], "out_dtype")))) {
+                                is_named(&attrs[i], PTO_ATTR_OUT_DTYPE)))) {
       if (read_dtype(in, attrs[i].value, pto_ident_str(attrs[i].name), &dtype))
         return PTO_FAILURE;
     } else {

@@ -2,6 +2,7 @@
  * (view of view, assemble of a view back in place, reshape of reshape,
  * transpose of transpose). Identities on one op are folds (PyptoFold.c). */
 #include "PyptoInternal.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include "pto/Dialects.h"
 #include "pto/Pass.h"
@@ -87,7 +88,7 @@ static PtoResult view_of_view(PtoOp *op, PtoRewriter *rw, void *user) {
     }
   }
   unsigned na;
-  PtoNamedAttr *attrs = attrs_with(op, "static_offsets", pto_attr_i64_array(ctx, o, n), &na);
+  PtoNamedAttr *attrs = attrs_with(op, PTO_ATTR_STATIC_OFFSETS, pto_attr_i64_array(ctx, o, n), &na);
   replace_with(rw, op, ops, nops, attrs, na);
   pto_free(attrs);
   return PTO_SUCCESS;
@@ -140,7 +141,7 @@ static PtoResult transpose_of_transpose(PtoOp *op, PtoRewriter *rw, void *user) 
   }
   unsigned na;
   PtoNamedAttr *attrs =
-      attrs_with(op, "perm", pto_attr_i64_array(pto_op_ctx(op), p, n), &na);
+      attrs_with(op, PTO_ATTR_PERM, pto_attr_i64_array(pto_op_ctx(op), p, n), &na);
   replace_with(rw, op, &x, 1, attrs, na);
   pto_free(attrs);
   return PTO_SUCCESS;
@@ -152,17 +153,17 @@ void pypto_add_patterns(void *set, PtoContext *ctx, PtoPyptoOp id) {
   const char *name = pto_pypto_op_name(id);
   switch (id) {
   case PTO_PYPTO_VIEW:
-    pto_pattern_add(s, name, 1, view_of_view, NULL, "pypto-view-of-view");
+    pto_pattern_set_add(s, name, 1, view_of_view, NULL, "pypto-view-of-view");
     break;
   case PTO_PYPTO_ASSEMBLE:
-    pto_pattern_add(s, name, 1, assemble_of_view, NULL, "pypto-assemble-of-view");
+    pto_pattern_set_add(s, name, 1, assemble_of_view, NULL, "pypto-assemble-of-view");
     break;
   case PTO_PYPTO_RESHAPE:
-    pto_pattern_add(s, name, 1, reshape_of_reshape, NULL, "pypto-reshape-of-reshape");
+    pto_pattern_set_add(s, name, 1, reshape_of_reshape, NULL, "pypto-reshape-of-reshape");
     break;
   case PTO_PYPTO_TRANSPOSE:
-    pto_pattern_add(s, name, 1, transpose_of_transpose, NULL,
-                    "pypto-transpose-of-transpose");
+    pto_pattern_set_add(s, name, 1, transpose_of_transpose, NULL,
+                        "pypto-transpose-of-transpose");
     break;
   default:
     break;

@@ -3,6 +3,7 @@
  * defines, operand rules of the Tensor level, and the final comparison with
  * the op's actual result types. */
 #include "PyptoInternal.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include <string.h>
 
@@ -22,14 +23,14 @@ void pypto_infer_done(PyInfer *in) { pto_opcheck_done(&in->c); }
 /* Attributes each kind defines (besides the tuning attributes). */
 const char *const *pto_pypto_op_attrs(PtoPyptoOp id) {
   static const char *const none[] = {NULL};
-  static const char *const cast[] = {"mode", "satmode", NULL};
-  static const char *const reduce[] = {"dim", "keepdim", NULL};
-  static const char *const matmul[] = {"a_trans", "b_trans", "acc_dtype", NULL};
-  static const char *const window[] = {"static_offsets", NULL};
-  static const char *const perm[] = {"perm", NULL};
-  static const char *const dim[] = {"dim", NULL};
-  static const char *const topk[] = {"k", "dim", "largest", NULL};
-  static const char *const eps[] = {"eps", NULL};
+  static const char *const cast[] = {PTO_ATTR_MODE, PTO_ATTR_SATMODE, NULL};
+  static const char *const reduce[] = {PTO_ATTR_DIM, PTO_ATTR_KEEPDIM, NULL};
+  static const char *const matmul[] = {PTO_ATTR_A_TRANS, PTO_ATTR_B_TRANS, PTO_ATTR_ACC_DTYPE, NULL};
+  static const char *const window[] = {PTO_ATTR_STATIC_OFFSETS, NULL};
+  static const char *const perm[] = {PTO_ATTR_PERM, NULL};
+  static const char *const dim[] = {PTO_ATTR_DIM, NULL};
+  static const char *const topk[] = {PTO_ATTR_K, PTO_ATTR_DIM, PTO_ATTR_LARGEST, NULL};
+  static const char *const eps[] = {PTO_ATTR_EPS, NULL};
   switch (pto_pypto_kind(id)) {
   case PTO_PYPTO_KIND_UNARY: return pto_unary_row_attrs(pto_pypto_unary_row(id));
   case PTO_PYPTO_KIND_CAST: return cast;

@@ -1,6 +1,7 @@
 /* The pypto dialect's definition: the op table expanded from PyptoOps.def,
  * op ids, the verifier entry point, attribute accessors and registration. */
 #include "PyptoInternal.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include "Support/Alloc.h"
 
@@ -35,19 +36,21 @@ const PtoOpDef pypto_op_defs[PTO_PYPTO_NUM_OPS] = {
 #include "pto/Dialect/PyptoOps.def"
 };
 
+/* Row + 1 of pto/UnaryOps.def, 0 for ops of other kinds. */
+static const unsigned char unary_rows[PTO_PYPTO_NUM_OPS] = {
+#define PTO_UNARY_OP(ID, ...) [PTO_PYPTO_##ID] = PTO_UNARY_ROW_##ID + 1,
+#include "pto/UnaryOps.def"
+};
+
+static const PtoOpTable table = {"pypto.", pypto_op_defs, mnemonics,
+                                 PTO_PYPTO_NUM_OPS, unary_rows};
+
 PtoPyptoOp pto_pypto_op_id(const PtoOp *op) {
-  const PtoOpDef *d = op ? pto_op_def(op) : NULL;
-  uintptr_t p = (uintptr_t)d, lo = (uintptr_t)pypto_op_defs,
-            hi = (uintptr_t)(pypto_op_defs + PTO_PYPTO_NUM_OPS);
-  if (!d || p < lo || p >= hi) return PTO_PYPTO_NONE;
-  return (PtoPyptoOp)(d - pypto_op_defs);
+  return (PtoPyptoOp)pto_optable_id(&table, op);
 }
 
 PtoPyptoOp pto_pypto_lookup(const char *name) {
-  if (strncmp(name, "pypto.", 6) == 0) name += 6;
-  for (unsigned i = 0; i < PTO_PYPTO_NUM_OPS; i++)
-    if (strcmp(mnemonics[i], name) == 0) return (PtoPyptoOp)i;
-  return PTO_PYPTO_NONE;
+  return (PtoPyptoOp)pto_optable_lookup(&table, name);
 }
 
 const char *pto_pypto_mnemonic(PtoPyptoOp id) { return mnemonics[id]; }
@@ -56,15 +59,8 @@ const char *pto_pypto_op_name(PtoPyptoOp id) { return pypto_op_defs[id].name; }
 PtoPyptoKind pto_pypto_kind(PtoPyptoOp id) { return kinds[id]; }
 PtoDtypeSet pto_pypto_dtypes(PtoPyptoOp id) { return dtypes[id]; }
 
-/* Row + 1, 0 for ops of other kinds. */
-static const unsigned char unary_rows[PTO_PYPTO_NUM_OPS] = {
-#define PTO_UNARY_OP(ID, ...) [PTO_PYPTO_##ID] = PTO_UNARY_ROW_##ID + 1,
-#include "pto/UnaryOps.def"
-};
-
 PtoUnaryRow pto_pypto_unary_row(PtoPyptoOp id) {
-  return (unsigned)id < PTO_PYPTO_NUM_OPS ? (PtoUnaryRow)(unary_rows[id] - 1)
-                                          : PTO_UNARY_ROW_NONE;
+  return pto_optable_unary_row(&table, id);
 }
 
 unsigned pypto_num_tensor_operands(PtoPyptoKind k, unsigned n) {
@@ -83,39 +79,37 @@ unsigned pto_pypto_num_tensor_operands(const PtoOp *op) {
                                    pto_op_num_operands(op));
 }
 
-PtoResult pypto_verify(PtoOp *op) {
-  PtoPyptoOp id = pto_pypto_op_id(op);
-  unsigned n = pto_op_num_operands(op);
-  PtoType *stack[8], **types = n <= 8 ? stack : pto_malloc(n * sizeof *types);
-  for (unsigned i = 0; i < n; i++) types[i] = pto_value_type(pto_op_operand(op, i));
+static PtoResult check(PtoContext *ctx, PtoLoc *loc, int id,
+                       PtoType *const *operands, unsigned n,
+                       const PtoNamedAttr *attrs, unsigned nattrs,
+                       PtoType *const *results, unsigned nres) {
   PyInfer in;
-  pypto_infer_init(&in, pto_op_ctx(op), pto_op_loc(op), id, types, n,
-                   pto_op_attrs(op), pto_op_num_attrs(op));
-  for (unsigned i = 0; i < pto_op_num_results(op) && i < 2; i++)
-    in.want[i] = pto_value_type(pto_op_result(op, i));
+  pypto_infer_init(&in, ctx, loc, (PtoPyptoOp)id, operands, n, attrs, nattrs);
+  for (unsigned i = 0; i < nres; i++) in.want[i] = results[i];
   PtoResult r = pypto_infer(&in);
   if (!r) r = pypto_infer_check_results(&in);
   pypto_infer_done(&in);
-  if (types != stack) pto_free(types);
   return r;
 }
+
+PtoResult pypto_verify(PtoOp *op) { return pto_optable_verify(&table, op, check); }
 
 /* ---- attribute accessors ---- */
 
 unsigned pto_pypto_get_dim(const PtoOp *op) {
   PtoValue *v = pto_op_operand(op, 0);
   int64_t rank = pto_type_tensor_rank(pto_value_type(v));
-  int64_t d = pto_op_attr_int(op, "dim", -1);
+  int64_t d = pto_op_attr_int(op, PTO_ATTR_DIM, -1);
   return (unsigned)(d < 0 ? d + rank : d);
 }
 
-bool pto_pypto_get_keepdim(const PtoOp *op) { return pto_op_attr_flag(op, "keepdim"); }
+bool pto_pypto_get_keepdim(const PtoOp *op) { return pto_op_attr_flag(op, PTO_ATTR_KEEPDIM); }
 
 unsigned pto_pypto_get_offsets(const PtoOp *op, int64_t *offs,
                                PtoValue **dynamic) {
   int64_t v[PTO_MAX_RANK];
   unsigned n = 0;
-  if (!pto_attr_get_i64_array(pto_op_attr(op, "static_offsets"), v, PTO_MAX_RANK, &n))
+  if (!pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_STATIC_OFFSETS), v, PTO_MAX_RANK, &n))
     return 0;
   unsigned next = pto_pypto_num_tensor_operands(op);
   for (unsigned i = 0; i < n; i++) {
@@ -128,12 +122,12 @@ unsigned pto_pypto_get_offsets(const PtoOp *op, int64_t *offs,
 
 unsigned pto_pypto_get_perm(const PtoOp *op, int64_t perm[PTO_MAX_RANK]) {
   unsigned n = 0;
-  if (!pto_attr_get_i64_array(pto_op_attr(op, "perm"), perm, PTO_MAX_RANK, &n)) return 0;
+  if (!pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_PERM), perm, PTO_MAX_RANK, &n)) return 0;
   return n;
 }
 
 PtoRoundMode pto_pypto_get_cast_mode(const PtoOp *op) {
-  const char *m = pto_op_attr_str(op, "mode");
+  const char *m = pto_op_attr_str(op, PTO_ATTR_MODE);
   PtoRoundMode r;
   /* the verifier admits rint, round, floor, ceil and trunc only */
   return m && pto_round_mode_from_name(m, &r) ? r : PTO_ROUND_RINT;
@@ -144,29 +138,29 @@ static bool str_attr_is(const PtoOp *op, const char *name, const char *value) {
   return a && pto_attr_kind(a) == PTO_ATTR_STRING && strcmp(pto_attr_str(a), value) == 0;
 }
 
-bool pto_pypto_get_saturate(const PtoOp *op) { return str_attr_is(op, "satmode", "on"); }
+bool pto_pypto_get_saturate(const PtoOp *op) { return str_attr_is(op, PTO_ATTR_SATMODE, "on"); }
 bool pto_pypto_get_gelu_tanh(const PtoOp *op) {
-  return str_attr_is(op, "approximate", "tanh");
+  return str_attr_is(op, PTO_ATTR_APPROXIMATE, "tanh");
 }
-bool pto_pypto_get_a_trans(const PtoOp *op) { return pto_op_attr_flag(op, "a_trans"); }
-bool pto_pypto_get_b_trans(const PtoOp *op) { return pto_op_attr_flag(op, "b_trans"); }
+bool pto_pypto_get_a_trans(const PtoOp *op) { return pto_op_attr_flag(op, PTO_ATTR_A_TRANS); }
+bool pto_pypto_get_b_trans(const PtoOp *op) { return pto_op_attr_flag(op, PTO_ATTR_B_TRANS); }
 
 PtoType *pto_pypto_get_acc_dtype(const PtoOp *op) {
-  PtoAttr *a = pto_op_attr(op, "acc_dtype");
+  PtoAttr *a = pto_op_attr(op, PTO_ATTR_ACC_DTYPE);
   if (a && pto_attr_kind(a) == PTO_ATTR_TYPE) return pto_attr_type_value(a);
   PtoType *e = pto_type_tensor_elem(pto_value_type(pto_op_operand(op, 0)));
   return pto_elem_is_int(e) ? pto_type_int(pto_op_ctx(op), 32) : pto_type_f32(pto_op_ctx(op));
 }
 
-int64_t pto_pypto_get_k(const PtoOp *op) { return pto_op_attr_int(op, "k", 1); }
+int64_t pto_pypto_get_k(const PtoOp *op) { return pto_op_attr_int(op, PTO_ATTR_K, 1); }
 
 bool pto_pypto_get_largest(const PtoOp *op) {
-  PtoAttr *a = pto_op_attr(op, "largest");
+  PtoAttr *a = pto_op_attr(op, PTO_ATTR_LARGEST);
   return !a || pto_attr_int_value(a) != 0;
 }
 
 double pto_pypto_get_eps(const PtoOp *op) {
-  PtoAttr *a = pto_op_attr(op, "eps");
+  PtoAttr *a = pto_op_attr(op, PTO_ATTR_EPS);
   if (a && pto_attr_kind(a) == PTO_ATTR_FLOAT) return pto_attr_float_value(a);
   return pto_pypto_op_id(op) == PTO_PYPTO_LAYER_NORM ? 1e-5 : 1e-6;
 }

@@ -5,6 +5,7 @@
  * lib/Dialect/Common; the shape and indexing ops are in
  * PyptoInferShape.c. */
 #include "PyptoInternal.h"
+#include "pto/Dialect/AttrNames.h"
 
 /* numpy broadcast of two operands; the types are spelled (which costs)
  * only for the message. */
@@ -87,7 +88,7 @@ static PtoResult infer_reduce(PyInfer *in, bool arg) {
   bool keep;
   if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_opnd_min_rank(in, 0, &s, 1) ||
       pypto_opnd_class(in, 0, PTO_DTYPES_NUMERIC) || pto_opcheck_dim(&in->c, true, 0, s.rank, &dim) ||
-      pto_opcheck_flag(&in->c, "keepdim", &keep))
+      pto_opcheck_flag(&in->c, PTO_ATTR_KEEPDIM, &keep))
     return PTO_FAILURE;
   pto_shape_reduce(&s, dim, keep, &r);
   pypto_set_res(in, pypto_tensor_of(in, &r, arg ? pto_type_int(in->c.ctx, 32) : e));
@@ -105,7 +106,7 @@ static PtoResult infer_matmul(PyInfer *in) {
   PtoType *out, *acc;
   if (chosen_elem(in, &out) ||
       pto_opcheck_matmul_dtypes(&in->c, "tensors", ea, &out, &acc) ||
-      pto_opcheck_flag(&in->c, "a_trans", &at) || pto_opcheck_flag(&in->c, "b_trans", &bt))
+      pto_opcheck_flag(&in->c, PTO_ATTR_A_TRANS, &at) || pto_opcheck_flag(&in->c, PTO_ATTR_B_TRANS, &bt))
     return PTO_FAILURE;
   if (pto_shape_matmul(NULL, &a, "", at, &b, "", bt, &r) &&
       pto_shape_matmul(&in->c.site, &a, pto_opcheck_tstr(&in->c, in->c.opnd[0]), at, &b,
@@ -168,7 +169,7 @@ static PtoResult infer_norm(PyInfer *in, PtoPyptoKind k) {
       return ERR("%s must have type '%s', got '%s'", names[i - 1],
                  pto_opcheck_tstr(&in->c, pypto_tensor_of(in, &g, e)), pto_opcheck_tstr(&in->c, in->c.opnd[i]));
   }
-  PtoAttr *eps = pto_opcheck_attr(&in->c, "eps");
+  PtoAttr *eps = pto_opcheck_attr(&in->c, PTO_ATTR_EPS);
   if (eps && (pto_attr_kind(eps) != PTO_ATTR_FLOAT || !(pto_attr_float_value(eps) >= 0)))
     return ERR("attribute 'eps' must be a non-negative float");
   pypto_set_res(in, in->c.opnd[0]);
@@ -178,7 +179,7 @@ static PtoResult infer_norm(PyInfer *in, PtoPyptoKind k) {
 static PtoResult infer_cast(PyInfer *in) {
   PtoShape s, w;
   if (pypto_opnd_tensor(in, 0, &s, NULL) || pto_opcheck_cast_attrs(&in->c) ||
-      pypto_need_want(in, "dtype") || pypto_want_tensor(in, 0, &w))
+      pypto_need_want(in, PTO_ATTR_DTYPE) || pypto_want_tensor(in, 0, &w))
     return PTO_FAILURE;
   pypto_set_res(in, pypto_tensor_of(in, &s, pto_type_tensor_elem(in->want[0])));
   return PTO_SUCCESS;

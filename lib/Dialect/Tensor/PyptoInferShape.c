@@ -2,6 +2,7 @@
  * transpose, concat, full, zeros, dim) and the indexing ops (gather,
  * index_select, scatter_update, topk). */
 #include "PyptoInternal.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include "Support/Alloc.h"
 
@@ -26,7 +27,7 @@ PtoResult pypto_infer_view(PyInfer *in) {
   int64_t offs[PTO_MAX_RANK];
   unsigned n;
   if (pypto_opnd_tensor(in, 0, &s, &e) || pto_opcheck_offsets(&in->c, 1, offs, &n) ||
-      pypto_need_want(in, "shape") || pypto_want_tensor(in, 0, &w))
+      pypto_need_want(in, PTO_ATTR_SHAPE) || pypto_want_tensor(in, 0, &w))
     return PTO_FAILURE;
   if (!pto_shape_is_static(&w))
     return ERR("result sizes must be static, got '%s'", pto_opcheck_tstr(&in->c, in->want[0]));
@@ -55,7 +56,7 @@ PtoResult pypto_infer_assemble(PyInfer *in) {
 PtoResult pypto_infer_reshape_expand(PyInfer *in, bool expand) {
   PtoShape s, w;
   PtoType *e;
-  if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_need_want(in, "shape") ||
+  if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_need_want(in, PTO_ATTR_SHAPE) ||
       pypto_want_tensor(in, 0, &w))
     return PTO_FAILURE;
   PtoType *we = pto_type_tensor_elem(in->want[0]);
@@ -115,7 +116,7 @@ PtoResult pypto_infer_fill(PyInfer *in, bool zeros) {
       return ERR("operand #0 has unsupported element type '%s'",
                  pto_opcheck_tstr(&in->c, in->c.opnd[0]));
   }
-  if (pypto_need_want(in, "shape") || pypto_want_tensor(in, 0, &w)) return PTO_FAILURE;
+  if (pypto_need_want(in, PTO_ATTR_SHAPE) || pypto_want_tensor(in, 0, &w)) return PTO_FAILURE;
   PtoType *we = pto_type_tensor_elem(in->want[0]);
   if (!zeros && in->c.opnd[0] != we)
     return ERR("fill value type '%s' differs from the element type '%s'",
@@ -176,11 +177,11 @@ PtoResult pypto_infer_topk(PyInfer *in) {
   unsigned dim;
   bool largest;
   if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_opnd_min_rank(in, 0, &s, 1) ||
-      pypto_opnd_class(in, 0, PTO_DTYPES_NUMERIC) || pto_opcheck_int(&in->c, "k", true, 0, &k))
+      pypto_opnd_class(in, 0, PTO_DTYPES_NUMERIC) || pto_opcheck_int(&in->c, PTO_ATTR_K, true, 0, &k))
     return PTO_FAILURE;
   if (k <= 0) return ERR("attribute 'k' must be positive, got %" PRId64, k);
   if (pto_opcheck_dim(&in->c, false, -1, s.rank, &dim) ||
-      pto_opcheck_bool(&in->c, "largest", true, &largest))
+      pto_opcheck_bool(&in->c, PTO_ATTR_LARGEST, true, &largest))
     return PTO_FAILURE;
   if (s.dims[dim] != PTO_DYN && k > s.dims[dim])
     return ERR("attribute 'k' (%" PRId64 ") exceeds dim %u of size %" PRId64, k,

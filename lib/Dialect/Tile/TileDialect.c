@@ -1,6 +1,7 @@
 /* The tile dialect's definition: the op table expanded from TileOps.def,
  * the !tile.tile type, op ids, accessors, builders and registration. */
 #include "TileInternal.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include "Support/Alloc.h"
 #include "Support/Vec.h"
@@ -31,34 +32,29 @@ const PtoOpDef tile_op_defs[PTO_TILE_NUM_OPS] = {
 #include "pto/Dialect/TileOps.def"
 };
 
+/* Row + 1 of pto/UnaryOps.def, 0 for ops of other kinds. */
+static const unsigned char unary_rows[PTO_TILE_NUM_OPS] = {
+#define PTO_UNARY_OP(ID, ...) [PTO_TILE_##ID] = PTO_UNARY_ROW_##ID + 1,
+#include "pto/UnaryOps.def"
+};
+
+const PtoOpTable tile_op_table = {"tile.", tile_op_defs, mnemonics,
+                                  PTO_TILE_NUM_OPS, unary_rows};
+
 PtoTileOp pto_tile_op_id(const PtoOp *op) {
-  const PtoOpDef *d = op ? pto_op_def(op) : NULL;
-  uintptr_t p = (uintptr_t)d, lo = (uintptr_t)tile_op_defs,
-            hi = (uintptr_t)(tile_op_defs + PTO_TILE_NUM_OPS);
-  if (!d || p < lo || p >= hi) return PTO_TILE_NONE;
-  return (PtoTileOp)(d - tile_op_defs);
+  return (PtoTileOp)pto_optable_id(&tile_op_table, op);
 }
 
 PtoTileOp pto_tile_lookup(const char *name) {
-  if (strncmp(name, "tile.", 5) == 0) name += 5;
-  for (unsigned i = 0; i < PTO_TILE_NUM_OPS; i++)
-    if (strcmp(mnemonics[i], name) == 0) return (PtoTileOp)i;
-  return PTO_TILE_NONE;
+  return (PtoTileOp)pto_optable_lookup(&tile_op_table, name);
 }
 
 const char *pto_tile_mnemonic(PtoTileOp id) { return mnemonics[id]; }
 const char *pto_tile_op_name(PtoTileOp id) { return tile_op_defs[id].name; }
 PtoTileKind pto_tile_kind(PtoTileOp id) { return kinds[id]; }
 
-/* Row + 1, 0 for ops of other kinds. */
-static const unsigned char unary_rows[PTO_TILE_NUM_OPS] = {
-#define PTO_UNARY_OP(ID, ...) [PTO_TILE_##ID] = PTO_UNARY_ROW_##ID + 1,
-#include "pto/UnaryOps.def"
-};
-
 PtoUnaryRow pto_tile_unary_row(PtoTileOp id) {
-  return (unsigned)id < PTO_TILE_NUM_OPS ? (PtoUnaryRow)(unary_rows[id] - 1)
-                                         : PTO_UNARY_ROW_NONE;
+  return pto_optable_unary_row(&tile_op_table, id);
 }
 PtoDtypeSet pto_tile_dtypes(PtoTileOp id) { return dtypes[id]; }
 const PtoOpDef *pto_tile_op_def(PtoTileOp id) { return &tile_op_defs[id]; }
@@ -111,10 +107,18 @@ PtoType *pto_tile_type(PtoContext *ctx, const int64_t *shape, unsigned rank,
   return pto_type_dialect(ctx, "tile", "tile", shape, rank, &elem, 1, NULL, 0);
 }
 
+/* Tile ops also compute on the Block level's on-chip buffers
+ * (!block.buf<32x32xf32, vec>): a tile that also names its memory space,
+ * with the tile's parameters plus the space as one attribute. Results of
+ * tile ops on buffers are buffers (see pto_tile_with_elem); the block
+ * dialect checks which spaces its kernels use. */
+static bool is_tile_family(const PtoType *t) {
+  if (pto_type_isa(t, "tile", "tile")) return pto_type_num_attrs(t) == 0;
+  return pto_type_isa(t, "block", "buf") && pto_type_num_attrs(t) == 1;
+}
+
 bool pto_type_is_tile(const PtoType *t) {
-  if (!t || !pto_type_isa(t, "tile", "tile") || pto_type_num_types(t) != 1 ||
-      pto_type_num_attrs(t) != 0)
-    return false;
+  if (!t || !is_tile_family(t) || pto_type_num_types(t) != 1) return false;
   return pto_tile_type_check(NULL, pto_type_ints(t), pto_type_num_ints(t),
                              pto_type_type_param(t, 0)) == PTO_SUCCESS;
 }
@@ -130,9 +134,33 @@ int64_t pto_tile_numel(const PtoType *t) {
   return n;
 }
 
+PtoType *pto_tile_like(const PtoType *like, const int64_t *shape,
+                       unsigned rank, PtoType *elem) {
+  PtoContext *ctx = pto_type_ctx(like);
+  unsigned na = pto_type_num_attrs(like);
+  if (!na) return pto_tile_type(ctx, shape, rank, elem);
+  if (pto_tile_type_check(NULL, shape, rank, elem)) return NULL;
+  PtoAttr *attrs[1] = {pto_type_attr_param(like, 0)};
+  return pto_type_dialect(ctx, pto_type_dialect_name(like),
+                          pto_type_dialect_mnemonic(like), shape, rank, &elem,
+                          1, attrs, 1);
+}
+
 PtoType *pto_tile_with_elem(const PtoType *t, PtoType *elem) {
-  return pto_tile_type(pto_type_ctx(t), pto_tile_shape(t), pto_tile_rank(t),
-                       elem);
+  return pto_tile_like(t, pto_tile_shape(t), pto_tile_rank(t), elem);
+}
+
+PtoResult pto_tile_parse_shape(PtoParser *p, int64_t *dims, unsigned *rank,
+                               PtoType **elem) {
+  PtoParserPos epos = pto_parser_pos(p);
+  if (pto_parser_parse_punct(p, PTO_P_LESS) ||
+      pto_parser_parse_dimension_list(p, dims, PTO_MAX_RANK + 1, rank, true) ||
+      pto_parser_parse_type(p, elem))
+    return PTO_FAILURE;
+  char buf[160];
+  const char *msg = tile_type_problem(dims, *rank, *elem, buf, sizeof buf);
+  if (msg) return pto_parser_error_at(p, pto_parser_pos_loc(p, epos), "%s", msg);
+  return PTO_SUCCESS;
 }
 
 /* `<32x32xf32>` after the `tile` mnemonic. */
@@ -146,18 +174,9 @@ PtoType *tile_parse_type(PtoParser *p, const char *mnemonic) {
   int64_t dims[PTO_MAX_RANK + 1];
   unsigned rank;
   PtoType *elem;
-  PtoParserPos epos = pto_parser_pos(p);
-  if (pto_parser_parse_punct(p, PTO_P_LESS) ||
-      pto_parser_parse_dimension_list(p, dims, PTO_MAX_RANK + 1, &rank, true))
+  if (pto_tile_parse_shape(p, dims, &rank, &elem) ||
+      pto_parser_parse_punct(p, PTO_P_GREATER))
     return NULL;
-  if (pto_parser_parse_type(p, &elem) || pto_parser_parse_punct(p, PTO_P_GREATER))
-    return NULL;
-  char buf[160];
-  const char *msg = tile_type_problem(dims, rank, elem, buf, sizeof buf);
-  if (msg) {
-    pto_parser_error_at(p, pto_parser_pos_loc(p, epos), "%s", msg);
-    return NULL;
-  }
   PtoContext *ctx = pto_parser_ctx(p);
   return pto_type_dialect(ctx, "tile", "tile", dims, rank, &elem, 1, NULL, 0);
 }
@@ -213,7 +232,7 @@ PtoValue *pto_tile_get_tensor(const PtoOp *op) {
 unsigned pto_tile_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn) {
   int64_t tmp[PTO_MAX_RANK];
   unsigned n = 0;
-  if (!pto_attr_get_i64_array(pto_op_attr(op, "static_offsets"), tmp,
+  if (!pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_STATIC_OFFSETS), tmp,
                               PTO_MAX_RANK, &n))
     return 0;
   unsigned next = pto_tile_first_index_operand(op);
@@ -229,7 +248,7 @@ unsigned pto_tile_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn) {
 }
 
 unsigned pto_tile_get_dim(const PtoOp *op) {
-  int64_t d = pto_op_attr_int(op, "dim", 0);
+  int64_t d = pto_op_attr_int(op, PTO_ATTR_DIM, 0);
   PtoType *t = pto_value_type(pto_tile_get_tensor(op));
   int64_t r = pto_type_is_tensor(t) ? (int64_t)pto_type_tensor_rank(t) : 0;
   return (unsigned)(d < 0 ? d + r : d);
@@ -237,16 +256,16 @@ unsigned pto_tile_get_dim(const PtoOp *op) {
 
 unsigned pto_tile_get_perm(const PtoOp *op, int64_t perm[PTO_TILE_MAX_RANK]) {
   unsigned n = 0;
-  if (!pto_attr_get_i64_array(pto_op_attr(op, "perm"), perm, PTO_TILE_MAX_RANK,
+  if (!pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_PERM), perm, PTO_TILE_MAX_RANK,
                               &n))
     return 0;
   return n;
 }
 
-int64_t pto_tile_get_k(const PtoOp *op) { return pto_op_attr_int(op, "k", 0); }
+int64_t pto_tile_get_k(const PtoOp *op) { return pto_op_attr_int(op, PTO_ATTR_K, 0); }
 
 bool pto_tile_get_largest(const PtoOp *op) {
-  PtoAttr *a = pto_op_attr(op, "largest");
+  PtoAttr *a = pto_op_attr(op, PTO_ATTR_LARGEST);
   return !a || pto_attr_int_value(a) != 0;
 }
 
@@ -293,7 +312,7 @@ static PtoValue *build_window(PtoBuilder *b, PtoTileOp id, PtoValue *const *lead
   for (unsigned i = 0; i < nlead; i++) ops[n++] = lead[i];
   for (unsigned i = 0, k = 0; i < rank; i++)
     if (offs[i] == PTO_DYN) ops[n++] = dyn[k++];
-  PtoNamedAttr a = {pto_ident_cstr(b->ctx, "static_offsets"),
+  PtoNamedAttr a = {pto_ident_cstr(b->ctx, PTO_ATTR_STATIC_OFFSETS),
                     pto_attr_i64_array(b->ctx, offs, rank)};
   return pto_op_result(pto_tile_build(b, id, ops, n, &res, 1, &a, 1), 0);
 }

@@ -4,6 +4,7 @@
  * (static shapes of 1 to 4 dims, equal shapes for elementwise ops, row and
  * column vectors for reductions and broadcasts). */
 #include "TileInternal.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include "Support/Alloc.h"
 
@@ -27,17 +28,17 @@ void tile_infer_done(TileInfer *in) { pto_opcheck_done(&in->c); }
 
 /* ---- attributes ---- */
 
-static bool is_label(const char *name) { return strcmp(name, "label") == 0; }
+static bool is_label(const char *name) { return strcmp(name, PTO_ATTR_LABEL) == 0; }
 
 static const char *const *kind_attrs(PtoTileOp id) {
   static const char *const none[] = {NULL};
-  static const char *const cast[] = {"mode", "satmode", NULL};
-  static const char *const matmul[] = {"a_trans", "b_trans", "acc_dtype", NULL};
-  static const char *const window[] = {"static_offsets", NULL};
-  static const char *const index[] = {"static_offsets", "dim", NULL};
-  static const char *const perm[] = {"perm", NULL};
-  static const char *const dim[] = {"dim", NULL};
-  static const char *const topk[] = {"k", "largest", NULL};
+  static const char *const cast[] = {PTO_ATTR_MODE, PTO_ATTR_SATMODE, NULL};
+  static const char *const matmul[] = {PTO_ATTR_A_TRANS, PTO_ATTR_B_TRANS, PTO_ATTR_ACC_DTYPE, NULL};
+  static const char *const window[] = {PTO_ATTR_STATIC_OFFSETS, NULL};
+  static const char *const index[] = {PTO_ATTR_STATIC_OFFSETS, PTO_ATTR_DIM, NULL};
+  static const char *const perm[] = {PTO_ATTR_PERM, NULL};
+  static const char *const dim[] = {PTO_ATTR_DIM, NULL};
+  static const char *const topk[] = {PTO_ATTR_K, PTO_ATTR_LARGEST, NULL};
   switch (pto_tile_kind(id)) {
   case PTO_TILE_KIND_UNARY: return pto_unary_row_attrs(pto_tile_unary_row(id));
   case PTO_TILE_KIND_CAST: return cast;
@@ -127,9 +128,17 @@ static PtoResult want_tile(TileInfer *in, unsigned r) {
   return PTO_SUCCESS;
 }
 
+/* A result tile of the op's kind: a buffer when the op computes on
+ * buffers, in the memory space of the requested result if there is one (a
+ * matmul reads L0A/L0B and writes L0C), else of its first tile operand. */
 static PtoType *tile_of(TileInfer *in, const int64_t *shape, unsigned rank,
                         PtoType *elem) {
-  return pto_tile_type(in->c.ctx, shape, rank, elem);
+  const PtoType *like = in->want[0] && pto_type_is_tile(in->want[0])
+                            ? in->want[0] : NULL;
+  for (unsigned i = 0; !like && i < in->c.nopnd; i++)
+    if (pto_type_is_tile(in->c.opnd[i])) like = in->c.opnd[i];
+  if (!like) return pto_tile_type(in->c.ctx, shape, rank, elem);
+  return pto_tile_like(like, shape, rank, elem);
 }
 
 /* `t` with dim `d` set to `size`. */
@@ -286,6 +295,9 @@ static PtoResult infer_binary(TileInfer *in) {
       pto_opcheck_same_elem(&in->c, pto_tile_elem(a), pto_tile_elem(b)) ||
       opnd_class(in, 0, pto_tile_dtypes(in->id)))
     return PTO_FAILURE;
+  if (a != b && same_shape(a, b))
+    return ERR("operands must be in the same memory space, got '%s' and '%s'",
+               TSTR(a), TSTR(b));
   if (a != b)
     return ERR("operands must have the same shape, got '%s' and '%s'; broadcast "
                "with tile.rowexpand_*, tile.colexpand_* or tile.expand",
@@ -473,8 +485,8 @@ static PtoResult infer_matmul(TileInfer *in) {
     out = pto_tile_elem(in->want[0]);
   }
   if (pto_opcheck_matmul_dtypes(&in->c, "tiles", pto_tile_elem(a), &out, &acc) ||
-      pto_opcheck_flag(&in->c, "a_trans", &at) ||
-      pto_opcheck_flag(&in->c, "b_trans", &bt))
+      pto_opcheck_flag(&in->c, PTO_ATTR_A_TRANS, &at) ||
+      pto_opcheck_flag(&in->c, PTO_ATTR_B_TRANS, &bt))
     return PTO_FAILURE;
   PtoShape sa, sb, r;
   pto_shape_init(&sa, pto_tile_shape(a), 2);
@@ -586,12 +598,12 @@ static PtoResult infer_scatter(TileInfer *in) {
 static PtoResult topk_attrs(TileInfer *in, int64_t avail, const char *what,
                             int64_t *k) {
   bool largest;
-  if (pto_opcheck_int(&in->c, "k", true, 0, k)) return PTO_FAILURE;
+  if (pto_opcheck_int(&in->c, PTO_ATTR_K, true, 0, k)) return PTO_FAILURE;
   if (*k <= 0) return ERR("attribute 'k' must be positive, got %" PRId64, *k);
   if (*k > avail)
     return ERR("attribute 'k' (%" PRId64 ") exceeds %s (%" PRId64 ")", *k, what,
                avail);
-  return pto_opcheck_bool(&in->c, "largest", true, &largest);
+  return pto_opcheck_bool(&in->c, PTO_ATTR_LARGEST, true, &largest);
 }
 
 static PtoResult infer_topk(TileInfer *in) {
@@ -669,7 +681,7 @@ static PtoResult infer_dequantize(TileInfer *in) {
 PtoResult tile_infer(TileInfer *in) {
   in->nres = 0;
   if (pto_tuning_verify_attrs(&in->c.site, in->c.attrs, in->c.nattrs) ||
-      pto_opcheck_known_attrs(&in->c, kind_attrs(in->id), is_label, "label"))
+      pto_opcheck_known_attrs(&in->c, kind_attrs(in->id), is_label, PTO_ATTR_LABEL))
     return PTO_FAILURE;
   switch (pto_tile_kind(in->id)) {
   case PTO_TILE_KIND_VIEW: return infer_view(in);
@@ -733,19 +745,19 @@ PtoResult pto_tile_infer_types(PtoContext *ctx, PtoLoc *loc, PtoTileOp id,
   return r;
 }
 
-PtoResult tile_verify(PtoOp *op) {
-  PtoTileOp id = pto_tile_op_id(op);
-  unsigned n = pto_op_num_operands(op);
-  PtoType *stack[8], **types = n <= 8 ? stack : pto_malloc(n * sizeof *types);
-  for (unsigned i = 0; i < n; i++) types[i] = pto_value_type(pto_op_operand(op, i));
+static PtoResult check(PtoContext *ctx, PtoLoc *loc, int id,
+                       PtoType *const *operands, unsigned n,
+                       const PtoNamedAttr *attrs, unsigned nattrs,
+                       PtoType *const *results, unsigned nres) {
   TileInfer in;
-  tile_infer_init(&in, pto_op_ctx(op), pto_op_loc(op), id, types, n,
-                  pto_op_attrs(op), pto_op_num_attrs(op));
-  for (unsigned i = 0; i < pto_op_num_results(op) && i < 2; i++)
-    in.want[i] = pto_value_type(pto_op_result(op, i));
+  tile_infer_init(&in, ctx, loc, (PtoTileOp)id, operands, n, attrs, nattrs);
+  for (unsigned i = 0; i < nres; i++) in.want[i] = results[i];
   PtoResult r = tile_infer(&in);
   if (!r) r = tile_infer_check_results(&in);
   tile_infer_done(&in);
-  if (types != stack) pto_free(types);
   return r;
+}
+
+PtoResult tile_verify(PtoOp *op) {
+  return pto_optable_verify(&tile_op_table, op, check);
 }

@@ -27,6 +27,7 @@ PtoResult tile_infer_check_results(TileInfer *in);
 void tile_infer_done(TileInfer *in);
 
 extern const PtoOpDef tile_op_defs[PTO_TILE_NUM_OPS];
+extern const PtoOpTable tile_op_table;
 PtoResult tile_verify(PtoOp *op);
 PtoResult tile_parse(PtoParser *p, PtoOpState *st);
 void tile_print(PtoPrinter *p, PtoOp *op);

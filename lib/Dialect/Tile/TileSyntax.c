@@ -7,6 +7,7 @@
  *   %g  = tile.gather %X[0, 0], %idx {dim = 1 : i64} : tensor<..>, !tile.tile<..> -> !tile.tile<..>
  *   %X1 = tile.scatter %t into %X[0, 0], %idx {dim = 0 : i64} : !tile.tile<..>, !tile.tile<..> into tensor<..> */
 #include "Dialect/Common/Syntax.h"
+#include "pto/Dialect/AttrNames.h"
 #include "TileInternal.h"
 
 static bool is_window(PtoTileKind k) {
@@ -39,7 +40,7 @@ static bool printable(PtoOp *op, PtoTileKind k) {
   if (!is_window(k)) return k == PTO_TILE_KIND_EMPTY || n > 0;
   unsigned first = tile_first_index_operand(k, n);
   unsigned lead = has_into(k) + has_index(k) + 1u;
-  PtoAttr *a = pto_op_attr(op, "static_offsets");
+  PtoAttr *a = pto_op_attr(op, PTO_ATTR_STATIC_OFFSETS);
   int64_t offs[PTO_MAX_RANK];
   unsigned nofs, ndyn = 0;
   if (n < lead || !pto_attr_get_i64_array(a, offs, PTO_MAX_RANK, &nofs))

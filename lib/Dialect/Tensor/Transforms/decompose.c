@@ -219,6 +219,6 @@ static const PtoPassDef decompose_pass = {
 };
 
 void pto_pypto_register_passes(PtoContext *ctx) {
-  if (pto_lookup_pass(ctx, decompose_pass.argument) != &decompose_pass)
-    pto_register_pass(ctx, &decompose_pass);
+  if (pto_pass_lookup(ctx, decompose_pass.argument) != &decompose_pass)
+    pto_pass_register(ctx, &decompose_pass);
 }

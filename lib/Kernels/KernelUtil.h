@@ -3,10 +3,10 @@
  * that contiguous data becomes one long row), and bulk loads/stores of a
  * strided row to and from double or int64 buffers, switching on the dtype
  * once per row instead of once per element. */
-#ifndef PTO_INTERP_KERNELUTIL_H
-#define PTO_INTERP_KERNELUTIL_H
+#ifndef PTO_KERNELS_KERNELUTIL_H
+#define PTO_KERNELS_KERNELUTIL_H
 
-#include "pto/InterpKernels.h"
+#include "pto/Kernels.h"
 
 #include <stdarg.h>
 
@@ -44,9 +44,6 @@ bool pk_bcast_strides(const PtoNdArray *a, unsigned rank, const int64_t *shape,
 bool pk_iter_map(PkIter *it, const PtoNdArray *in, const PtoNdArray *out,
                  PtoKernelError *err);
 
-/* Fills err (if non-NULL) and returns PTO_FAILURE. */
-PtoResult pk_fail(PtoKernelError *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 /* Row I/O. `off` and `step` count elements of `dt` from `data`. Loads are
  * exact (int64 beyond 2^53 to nearest in the double form). Stores of

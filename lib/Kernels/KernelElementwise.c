@@ -2,7 +2,7 @@
  * broadcasting, where, and pypto.cast's conversions (DType.h's). Rows are
  * processed in chunks: load into a double (or int64) buffer, one tight
  * loop per op, store with rounding. */
-#include "Interp/KernelUtil.h"
+#include "Kernels/KernelUtil.h"
 
 #include "Support/Alloc.h"
 
@@ -53,10 +53,18 @@ UNARY_F(u_ceil, ceil(x))
 /* the default floating-point environment rounds ties to even */
 UNARY_F(u_round, nearbyint(x))
 UNARY_F(u_erf, erf(x))
+UNARY_F(u_log1p, log1p(x))
+UNARY_F(u_expm1, expm1(x))
+/* comparisons keep NaN (and the zero's sign) where fmin/fmax would not */
+UNARY_F(u_sign, x > 0 ? 1.0 : x < 0 ? -1.0 : x)
+UNARY_F(u_hardsigmoid, (x + 3 < 0 ? 0.0 : x + 3 > 6 ? 6.0 : x + 3) / 6)
+UNARY_F(u_leaky_relu, x < 0 ? p[0] * x : x)
+UNARY_F(u_clip, x < p[0] ? p[0] : x > p[1] ? p[1] : x)
 
 UNARY_I(i_abs, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
 UNARY_I(i_neg, (int64_t)(0 - (uint64_t)x))
 UNARY_I(i_relu, x < 0 ? 0 : x)
+UNARY_I(i_sign, x > 0 ? 1 : x < 0 ? -1 : 0)
 
 static const struct UnaryRow {
   const char *name;
@@ -132,15 +140,15 @@ PtoResult pto_kernel_unary_params(PtoUnaryKind k, const double *params,
                                   const PtoNdArray *x, const PtoNdArray *out,
                                   PtoKernelError *err) {
   if ((unsigned)k >= PTO_UNARY_NUM_KINDS)
-    return pk_fail(err, "unknown unary kernel %d", (int)k);
+    return pto_error_set(err, "unknown unary kernel %d", (int)k);
   const struct UnaryRow *row = &unary_rows[k];
   if (x->dtype != out->dtype)
-    return pk_fail(err, "%s: input dtype %s differs from the output's %s",
+    return pto_error_set(err, "%s: input dtype %s differs from the output's %s",
                    row->name, pto_dtype_name(x->dtype),
                    pto_dtype_name(out->dtype));
   bool fl = pto_dtype_is_float(x->dtype);
   if (!fl && !pto_unary_has_int(k))
-    return pk_fail(err, "%s needs a float dtype, got %s", row->name,
+    return pto_error_set(err, "%s needs a float dtype, got %s", row->name,
                    pto_dtype_name(x->dtype));
   const double *p = params ? params : row->dflt;
   PkIter it;
@@ -255,15 +263,15 @@ PtoResult pto_kernel_binary(PtoBinaryKind k, const PtoNdArray *a,
                             PtoKernelError *err) {
   const char *name = pto_binary_kind_name(k);
   if (a->dtype != b->dtype)
-    return pk_fail(err, "%s: operand dtypes differ: %s vs %s", name,
+    return pto_error_set(err, "%s: operand dtypes differ: %s vs %s", name,
                    pto_dtype_name(a->dtype), pto_dtype_name(b->dtype));
   bool cmp = is_compare(k);
   if (cmp ? !pto_dtype_is_int(out->dtype) : out->dtype != a->dtype)
-    return pk_fail(err, "%s: output dtype %s does not fit operands of %s",
+    return pto_error_set(err, "%s: output dtype %s does not fit operands of %s",
                    name, pto_dtype_name(out->dtype), pto_dtype_name(a->dtype));
   bool fl = pto_dtype_is_float(a->dtype);
   if (!fl && k == PTO_BINARY_POW)
-    return pk_fail(err, "pow needs a float dtype, got %s",
+    return pto_error_set(err, "pow needs a float dtype, got %s",
                    pto_dtype_name(a->dtype));
   int64_t st[3][PTO_MAX_RANK];
   if (!pk_bcast_strides(a, out->rank, out->shape, st[0], "operand #0", err) ||
@@ -311,11 +319,11 @@ PtoResult pto_kernel_where(const PtoNdArray *cond, const PtoNdArray *x,
                            const PtoNdArray *y, const PtoNdArray *out,
                            PtoKernelError *err) {
   if (x->dtype != out->dtype || y->dtype != out->dtype)
-    return pk_fail(err, "where: value dtypes %s and %s differ from the "
+    return pto_error_set(err, "where: value dtypes %s and %s differ from the "
                         "output's %s", pto_dtype_name(x->dtype),
                    pto_dtype_name(y->dtype), pto_dtype_name(out->dtype));
   if (!pto_dtype_is_int(cond->dtype))
-    return pk_fail(err, "where: the condition must be bool, got %s",
+    return pto_error_set(err, "where: the condition must be bool, got %s",
                    pto_dtype_name(cond->dtype));
   int64_t st[4][PTO_MAX_RANK];
   if (!pk_bcast_strides(cond, out->rank, out->shape, st[0], "condition", err) ||

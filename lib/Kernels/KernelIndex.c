@@ -2,7 +2,7 @@
  * arrays are validated in full before anything is written, so that an
  * out-of-range index is reported with its position and leaves the output
  * untouched. */
-#include "Interp/KernelUtil.h"
+#include "Kernels/KernelUtil.h"
 
 #include "Support/Alloc.h"
 
@@ -33,7 +33,7 @@ static void format_pos(char *buf, unsigned rank, const int64_t *pos) {
 static PtoResult check_indices(const PtoNdArray *idx, int64_t size,
                                unsigned dim, PtoKernelError *err) {
   if (!pto_dtype_is_int(idx->dtype) || idx->dtype == PTO_DT_BOOL)
-    return pk_fail(err, "indices must be integers, got %s",
+    return pto_error_set(err, "indices must be integers, got %s",
                    pto_dtype_name(idx->dtype));
   int64_t pos[PTO_MAX_RANK] = {0};
   for (unsigned d = 0; d < idx->rank; d++)
@@ -45,7 +45,7 @@ static PtoResult check_indices(const PtoNdArray *idx, int64_t size,
     if (v < 0 || v >= size) {
       char b[PTO_SHAPE_STR_MAX];
       format_pos(b, idx->rank, pos);
-      return pk_fail(err, "index %" PRId64 " at position %s is out of range "
+      return pto_error_set(err, "index %" PRId64 " at position %s is out of range "
                           "[0, %" PRId64 ") for dim %u", v, b, size, dim);
     }
     unsigned d = idx->rank;
@@ -66,7 +66,7 @@ static PtoResult copy_slice(const PtoNdArray *src, const PtoNdArray *dst,
 static PtoResult check_dim(const char *what, unsigned dim, unsigned rank,
                            PtoKernelError *err) {
   if (dim >= rank)
-    return pk_fail(err, "%s: dim %u out of range for rank %u", what, dim, rank);
+    return pto_error_set(err, "%s: dim %u out of range for rank %u", what, dim, rank);
   return PTO_SUCCESS;
 }
 
@@ -76,14 +76,14 @@ PtoResult pto_kernel_gather(const PtoNdArray *x, const PtoNdArray *index,
   char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
   if (check_dim("gather", dim, x->rank, err)) return PTO_FAILURE;
   if (index->rank != x->rank)
-    return pk_fail(err, "gather: index rank %u differs from the input rank %u",
+    return pto_error_set(err, "gather: index rank %u differs from the input rank %u",
                    index->rank, x->rank);
   for (unsigned d = 0; d < x->rank; d++)
     if (d != dim && index->shape[d] > x->shape[d])
-      return pk_fail(err, "index dim %u is %" PRId64 ", larger than the "
+      return pto_error_set(err, "index dim %u is %" PRId64 ", larger than the "
                           "input's %" PRId64, d, index->shape[d], x->shape[d]);
   if (out->dtype != x->dtype || !pk_same_shape(out, index->rank, index->shape))
-    return pk_fail(err, "gather: output %s %s, expected %s %s",
+    return pto_error_set(err, "gather: output %s %s, expected %s %s",
                    pto_dtype_name(out->dtype), pk_shape_str(b1, out),
                    pto_dtype_name(x->dtype), pk_shape_str(b2, index));
   if (check_indices(index, x->shape[dim], dim, err)) return PTO_FAILURE;
@@ -123,13 +123,13 @@ static PtoResult move_slices(const char *what, const char *dense_name,
   char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
   if (check_dim(what, dim, table->rank, err)) return PTO_FAILURE;
   if (index->rank != 1)
-    return pk_fail(err, "%s: the index must be 1-D, got shape %s", what,
+    return pto_error_set(err, "%s: the index must be 1-D, got shape %s", what,
                    pk_shape_str(b1, index));
   int64_t want[PTO_MAX_RANK];
   memcpy(want, table->shape, table->rank * sizeof *want);
   want[dim] = index->shape[0];
   if (dense->dtype != table->dtype || !pk_same_shape(dense, table->rank, want))
-    return pk_fail(err, "%s has shape %s, expected %s", dense_name,
+    return pto_error_set(err, "%s has shape %s, expected %s", dense_name,
                    pk_shape_str(b1, dense), pto_shape_str(b2, table->rank, want));
   if (check_indices(index, table->shape[dim], dim, err)) return PTO_FAILURE;
   for (int64_t j = 0; j < index->shape[0]; j++) {
@@ -195,7 +195,7 @@ PtoResult pto_kernel_topk(const PtoNdArray *x, int64_t k, unsigned dim,
   if (check_dim("topk", dim, x->rank, err)) return PTO_FAILURE;
   int64_t R = x->shape[dim];
   if (k < 1 || k > R)
-    return pk_fail(err, "k (%" PRId64 ") must be in [1, %" PRId64 "], the "
+    return pto_error_set(err, "k (%" PRId64 ") must be in [1, %" PRId64 "], the "
                         "size of dim %u", k, R, dim);
   int64_t want[PTO_MAX_RANK];
   memcpy(want, x->shape, x->rank * sizeof *want);
@@ -203,7 +203,7 @@ PtoResult pto_kernel_topk(const PtoNdArray *x, int64_t k, unsigned dim,
   if (values->dtype != x->dtype || !pk_same_shape(values, x->rank, want) ||
       !pto_dtype_is_int(indices->dtype) ||
       !pk_same_shape(indices, x->rank, want))
-    return pk_fail(err, "topk: outputs of shapes %s and %s, expected %s",
+    return pto_error_set(err, "topk: outputs of shapes %s and %s, expected %s",
                    pk_shape_str(b1, values), pk_shape_str(b2, indices),
                    pto_shape_str(b2, x->rank, want));
   bool fl = pto_dtype_is_float(x->dtype);

@@ -1,18 +1,8 @@
 /* The kernels' row odometer, broadcasting strides and typed row I/O. */
-#include "Interp/KernelUtil.h"
+#include "Kernels/KernelUtil.h"
 
 #include <stdio.h>
 #include <string.h>
-
-PtoResult pk_fail(PtoKernelError *err, const char *fmt, ...) {
-  if (err) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-  }
-  return PTO_FAILURE;
-}
 
 const char *pk_shape_str(char *buf, const PtoNdArray *a) {
   return pto_shape_str(buf, a->rank, a->shape);
@@ -81,7 +71,7 @@ bool pk_bcast_strides(const PtoNdArray *a, unsigned rank, const int64_t *shape,
                       PtoKernelError *err) {
   char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
   if (a->rank > rank) {
-    pk_fail(err, "%s of shape %s does not broadcast to %s", what,
+    pto_error_set(err, "%s of shape %s does not broadcast to %s", what,
             pk_shape_str(b1, a), pto_shape_str(b2, rank, shape));
     return false;
   }
@@ -97,7 +87,7 @@ bool pk_bcast_strides(const PtoNdArray *a, unsigned rank, const int64_t *shape,
     } else if (n == 1) {
       strides[d] = 0;
     } else {
-      pk_fail(err, "%s of shape %s does not broadcast to %s", what,
+      pto_error_set(err, "%s of shape %s does not broadcast to %s", what,
               pk_shape_str(b1, a), pto_shape_str(b2, rank, shape));
       return false;
     }
@@ -120,9 +110,9 @@ double pk_round(PtoDType dt, double v) {
   case PTO_DT_F32:
     return (double)(float)v;
   case PTO_DT_F16:
-    return pto_round_to_float_kind(v, PTO_F16);
+    return pto_round_to_f16(v);
   case PTO_DT_BF16:
-    return pto_round_to_float_kind(v, PTO_BF16);
+    return pto_round_to_bf16(v);
   default:
     return v;
   }
@@ -187,8 +177,8 @@ void pk_load_i64(PtoDType dt, const void *data, int64_t off, int64_t step,
 }
 
 #define F32_OUT(x) ((float)(x))
-#define F16_OUT(x) pto_f32_to_f16_bits((float)pto_round_to_float_kind((x), PTO_F16))
-#define BF16_OUT(x) pto_f32_to_bf16_bits((float)pto_round_to_float_kind((x), PTO_BF16))
+#define F16_OUT(x) pto_f32_to_f16_bits((float)pto_round_to_f16((x)))
+#define BF16_OUT(x) pto_f32_to_bf16_bits((float)pto_round_to_bf16((x)))
 #define I8_OUT(x) ((int8_t)(uint8_t)(uint64_t)(x))
 #define I16_OUT(x) ((int16_t)(uint16_t)(uint64_t)(x))
 #define I32_OUT(x) ((int32_t)(uint32_t)(uint64_t)(x))

@@ -2,7 +2,7 @@
  * batch, B is converted once to a dense double (or int64) K x N block and
  * each output row accumulates rank-1 updates in K order, a loop a compiler
  * vectorises. */
-#include "Interp/KernelUtil.h"
+#include "Kernels/KernelUtil.h"
 
 #include "Support/Alloc.h"
 
@@ -82,13 +82,13 @@ PtoResult pto_kernel_matmul(const PtoNdArray *a, const PtoNdArray *b,
                             PtoKernelError *err) {
   char b1[PTO_SHAPE_STR_MAX];
   if (a->rank < 2 || b->rank < 2 || out->rank < 2)
-    return pk_fail(err, "matmul needs operands and output of rank >= 2");
+    return pto_error_set(err, "matmul needs operands and output of rank >= 2");
   if (a->dtype != b->dtype)
-    return pk_fail(err, "matmul: operand dtypes differ: %s vs %s",
+    return pto_error_set(err, "matmul: operand dtypes differ: %s vs %s",
                    pto_dtype_name(a->dtype), pto_dtype_name(b->dtype));
   bool ints = pto_dtype_is_int(a->dtype);
   if (ints != pto_dtype_is_int(acc_dtype))
-    return pk_fail(err, "matmul: accumulation dtype %s does not fit operands "
+    return pto_error_set(err, "matmul: accumulation dtype %s does not fit operands "
                         "of %s", pto_dtype_name(acc_dtype),
                    pto_dtype_name(a->dtype));
   unsigned ra = a->rank, rb = b->rank, ro = out->rank;
@@ -98,10 +98,10 @@ PtoResult pto_kernel_matmul(const PtoNdArray *a, const PtoNdArray *b,
   int64_t kb = b->shape[rb - (b_trans ? 1 : 2)];
   d.N = b->shape[rb - (b_trans ? 2 : 1)];
   if (d.K != kb)
-    return pk_fail(err, "contracting dims differ: %lld vs %lld",
+    return pto_error_set(err, "contracting dims differ: %lld vs %lld",
                    (long long)d.K, (long long)kb);
   if (out->shape[ro - 2] != d.M || out->shape[ro - 1] != d.N)
-    return pk_fail(err, "matmul: output shape %s does not end in (%lld, %lld)",
+    return pto_error_set(err, "matmul: output shape %s does not end in (%lld, %lld)",
                    pk_shape_str(b1, out), (long long)d.M, (long long)d.N);
   d.sai = a->strides[ra - (a_trans ? 1 : 2)];
   d.sak = a->strides[ra - (a_trans ? 2 : 1)];
@@ -137,7 +137,7 @@ PtoResult pto_kernel_matmul(const PtoNdArray *a, const PtoNdArray *b,
   size_t kn, es = ints ? sizeof(int64_t) : sizeof(double);
   if (!pto_size_mul((size_t)d.K, (size_t)d.N, &kn) ||
       !pto_size_mul(kn ? kn : 1, es, &kn))
-    return pk_fail(err, "matmul: %lld x %lld operand too large",
+    return pto_error_set(err, "matmul: %lld x %lld operand too large",
                    (long long)d.K, (long long)d.N);
   void *bd = pto_malloc(kn ? kn : 1);
   void *arow = pto_malloc((size_t)(d.K ? d.K : 1) * es);

@@ -1,7 +1,7 @@
 /* Reductions along one dim (sum, prod, amax, amin, argmax, argmin) and the
  * composites that reduce along a dim (softmax, rms_norm, layer_norm).
  * Floats accumulate in double, integers modulo 2^64, in index order. */
-#include "Interp/KernelUtil.h"
+#include "Kernels/KernelUtil.h"
 
 #include "Support/Alloc.h"
 
@@ -125,13 +125,13 @@ static PtoResult check_keepdim_shape(const char *what, const PtoNdArray *x,
                                      PtoKernelError *err) {
   char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
   if (dim >= x->rank)
-    return pk_fail(err, "%s: dim %u out of range for rank %u", what, dim,
+    return pto_error_set(err, "%s: dim %u out of range for rank %u", what, dim,
                    x->rank);
   int64_t want[PTO_MAX_RANK];
   memcpy(want, x->shape, x->rank * sizeof *want);
   want[dim] = 1;
   if (!pk_same_shape(out, x->rank, want))
-    return pk_fail(err, "%s: output shape %s, expected %s", what,
+    return pto_error_set(err, "%s: output shape %s, expected %s", what,
                    pk_shape_str(b1, out), pto_shape_str(b2, x->rank, want));
   return PTO_SUCCESS;
 }
@@ -142,11 +142,11 @@ PtoResult pto_kernel_reduce(PtoReduceKind k, const PtoNdArray *x, unsigned dim,
   if (check_keepdim_shape(name, x, dim, out, err)) return PTO_FAILURE;
   bool arg = k == PTO_REDUCE_ARGMAX || k == PTO_REDUCE_ARGMIN;
   if (arg ? !pto_dtype_is_int(out->dtype) : out->dtype != x->dtype)
-    return pk_fail(err, "%s: output dtype %s does not fit an input of %s",
+    return pto_error_set(err, "%s: output dtype %s does not fit an input of %s",
                    name, pto_dtype_name(out->dtype), pto_dtype_name(x->dtype));
   int64_t R = x->shape[dim], sr = x->strides[dim];
   if (R == 0 && k != PTO_REDUCE_SUM && k != PTO_REDUCE_PROD)
-    return pk_fail(err, "%s over dim %u of size 0 has no value", name, dim);
+    return pto_error_set(err, "%s over dim %u of size 0 has no value", name, dim);
   bool fl = pto_dtype_is_float(x->dtype);
 
   /* Walk the output; x's reduced dim is stepped by hand. */
@@ -212,11 +212,11 @@ PtoResult pto_kernel_arg_combine(bool max, const PtoNdArray *v0,
   const PtoNdArray *all[6] = {v0, i0, v1, i1, vout, iout};
   for (unsigned a = 1; a < 6; a++)
     if (!pk_same_shape(all[a], v0->rank, v0->shape))
-      return pk_fail(err, "arg combine needs arrays of one shape");
+      return pto_error_set(err, "arg combine needs arrays of one shape");
   if (v1->dtype != v0->dtype || vout->dtype != v0->dtype ||
       !pto_dtype_is_int(i0->dtype) || !pto_dtype_is_int(i1->dtype) ||
       !pto_dtype_is_int(iout->dtype))
-    return pk_fail(err, "arg combine needs values of one dtype and integer "
+    return pto_error_set(err, "arg combine needs values of one dtype and integer "
                         "indices");
   bool fl = pto_dtype_is_float(v0->dtype);
   int64_t st[PK_MAX_ARR][PTO_MAX_RANK];
@@ -320,14 +320,14 @@ static PtoResult run_lanes(const LaneArgs *la, const char *what,
                            const PtoNdArray *out, PtoKernelError *err) {
   char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
   if (!pto_dtype_is_float(x->dtype) || out->dtype != x->dtype)
-    return pk_fail(err, "%s needs float input and output of one dtype, got "
+    return pto_error_set(err, "%s needs float input and output of one dtype, got "
                         "%s and %s", what, pto_dtype_name(x->dtype),
                    pto_dtype_name(out->dtype));
   if (dim >= x->rank)
-    return pk_fail(err, "%s: dim %u out of range for rank %u", what, dim,
+    return pto_error_set(err, "%s: dim %u out of range for rank %u", what, dim,
                    x->rank);
   if (!pk_same_shape(out, x->rank, x->shape))
-    return pk_fail(err, "%s: output shape %s differs from the input's %s",
+    return pto_error_set(err, "%s: output shape %s differs from the input's %s",
                    what, pk_shape_str(b1, out), pk_shape_str(b2, x));
   int64_t n = x->shape[dim], lane_shape[PTO_MAX_RANK];
   int64_t st[2][PTO_MAX_RANK];
@@ -362,7 +362,7 @@ static double *load_vec(const char *what, const char *name,
                         const PtoNdArray *v, int64_t n, PtoKernelError *err) {
   char b[PTO_SHAPE_STR_MAX];
   if (v->rank != 1 || v->shape[0] != n) {
-    pk_fail(err, "%s: %s of shape %s, expected (%lld,)", what, name,
+    pto_error_set(err, "%s: %s of shape %s, expected (%lld,)", what, name,
             pk_shape_str(b, v), (long long)n);
     return NULL;
   }
@@ -374,7 +374,7 @@ static double *load_vec(const char *what, const char *name,
 PtoResult pto_kernel_rms_norm(const PtoNdArray *x, const PtoNdArray *gamma,
                               double eps, const PtoNdArray *out,
                               PtoKernelError *err) {
-  if (x->rank == 0) return pk_fail(err, "rms_norm needs rank >= 1");
+  if (x->rank == 0) return pto_error_set(err, "rms_norm needs rank >= 1");
   double *g = load_vec("rms_norm", "gamma", gamma, x->shape[x->rank - 1], err);
   if (!g) return PTO_FAILURE;
   LaneArgs la = {LANE_RMS_NORM, g, NULL, eps};
@@ -386,7 +386,7 @@ PtoResult pto_kernel_rms_norm(const PtoNdArray *x, const PtoNdArray *gamma,
 PtoResult pto_kernel_layer_norm(const PtoNdArray *x, const PtoNdArray *gamma,
                                 const PtoNdArray *beta, double eps,
                                 const PtoNdArray *out, PtoKernelError *err) {
-  if (x->rank == 0) return pk_fail(err, "layer_norm needs rank >= 1");
+  if (x->rank == 0) return pto_error_set(err, "layer_norm needs rank >= 1");
   int64_t n = x->shape[x->rank - 1];
   double *g = load_vec("layer_norm", "gamma", gamma, n, err);
   if (!g) return PTO_FAILURE;

@@ -1,7 +1,7 @@
 /* Symmetric per-row int8 quantisation and dequantisation, in f32 as the
  * pypto dialect specifies (every f32 step is computed in double and
  * rounded to f32, which is exact for these operations). */
-#include "Interp/KernelUtil.h"
+#include "Kernels/KernelUtil.h"
 
 #include "Support/Alloc.h"
 
@@ -30,12 +30,12 @@ static PtoResult check_quant(const char *what, const PtoNdArray *x,
                              int64_t *want, PtoKernelError *err) {
   char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
   if (x->rank == 0 || !pto_dtype_is_float(x->dtype))
-    return pk_fail(err, "%s needs a float input of rank >= 1", what);
+    return pto_error_set(err, "%s needs a float input of rank >= 1", what);
   memcpy(want, x->shape, x->rank * sizeof *want);
   want[x->rank - 1] = 1;
   if (q->dtype != PTO_DT_I8 || !pk_same_shape(q, x->rank, x->shape) ||
       scale->dtype != PTO_DT_F32 || !pk_same_shape(scale, x->rank, want))
-    return pk_fail(err, "%s: q %s %s and scale %s %s, expected i8 of the "
+    return pto_error_set(err, "%s: q %s %s and scale %s %s, expected i8 of the "
                         "input's shape and f32 %s",
                    what, pto_dtype_name(q->dtype), pk_shape_str(b1, q),
                    pto_dtype_name(scale->dtype), pk_shape_str(b2, scale),
@@ -113,12 +113,12 @@ PtoResult pto_kernel_dequantize(const PtoNdArray *q, const PtoNdArray *scale,
   char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
   if (!pto_dtype_is_int(q->dtype) || scale->dtype != PTO_DT_F32 ||
       !pto_dtype_is_float(out->dtype))
-    return pk_fail(err, "dequantize needs integer values, f32 scales and a "
+    return pto_error_set(err, "dequantize needs integer values, f32 scales and a "
                         "float output, got %s, %s and %s",
                    pto_dtype_name(q->dtype), pto_dtype_name(scale->dtype),
                    pto_dtype_name(out->dtype));
   if (!pk_same_shape(out, q->rank, q->shape))
-    return pk_fail(err, "dequantize: output shape %s differs from %s",
+    return pto_error_set(err, "dequantize: output shape %s differs from %s",
                    pk_shape_str(b1, out), pk_shape_str(b2, q));
   int64_t st[3][PTO_MAX_RANK];
   memcpy(st[0], q->strides, q->rank * sizeof(int64_t));

@@ -16,18 +16,17 @@
  *   on failure it fills `err` (a sentence without a location; the caller
  *   reports it at its op) and returns PTO_FAILURE, writing nothing or a
  *   partial output. `err` may be NULL. */
-#ifndef PTO_INTERP_KERNELS_H
-#define PTO_INTERP_KERNELS_H
+#ifndef PTO_KERNELS_H
+#define PTO_KERNELS_H
 
+#include "pto/Float16.h"
 #include "pto/NdArray.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct PtoKernelError {
-  char msg[320];
-} PtoKernelError;
+typedef PtoError PtoKernelError;
 
 /* ---- elementwise ---- */
 

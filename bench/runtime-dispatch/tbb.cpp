@@ -1,0 +1,163 @@
+// The oneTBB peers of bench/runtime-dispatch: a flow::graph of
+// continue_nodes (built, run and destroyed each time, and built once then
+// run again), and dependency counting on a task_group (successor lists
+// and counters made each time, or kept and the counters reset). Prints
+// "<figure> <tasks per second>" lines.
+#include "args.h"
+
+#include <tbb/flow_graph.h>
+#include <tbb/global_control.h>
+#include <tbb/task_group.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+using tbb::flow::continue_msg;
+using Node = tbb::flow::continue_node<continue_msg>;
+
+static double now() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+__attribute__((noinline)) static void empty(long) {}
+
+struct Shape {
+  bool chain;
+  long n, tasks;
+  // Successors of task t (at most two).
+  int succ(long t, long out[2]) const {
+    int k = 0;
+    if (chain) {
+      if (t + 1 < tasks) out[k++] = t + 1;
+    } else {
+      if (t % n + 1 < n) out[k++] = t + 1;
+      if (t / n + 1 < n) out[k++] = t + n;
+    }
+    return k;
+  }
+  int preds(long t) const {
+    return chain ? (t > 0) : (t / n > 0) + (t % n > 0);
+  }
+};
+
+struct FlowGraph {
+  tbb::flow::graph g;
+  std::vector<std::unique_ptr<Node>> nodes;
+  explicit FlowGraph(const Shape &s) {
+    nodes.reserve(s.tasks);
+    for (long t = 0; t < s.tasks; t++)
+      nodes.emplace_back(new Node(g, [t](const continue_msg &) { empty(t); }));
+    for (long t = 0; t < s.tasks; t++) {
+      long out[2];
+      int k = s.succ(t, out);
+      for (int i = 0; i < k; i++) tbb::flow::make_edge(*nodes[t], *nodes[out[i]]);
+    }
+  }
+  void run() {
+    nodes[0]->try_put(continue_msg());
+    g.wait_for_all();
+  }
+};
+
+// Dependency counting on a task_group over explicit successor lists (CSR,
+// built from the same edges the flow graph gets): the graph a user would
+// build for it, not index arithmetic the runtime could not use either.
+struct Counted {
+  long tasks;
+  std::vector<long> succ_off, succ;
+  std::vector<int> preds;
+  std::unique_ptr<std::atomic<int>[]> count;
+  explicit Counted(const Shape &s)
+      : tasks(s.tasks), succ_off(s.tasks + 1), preds(s.tasks),
+        count(new std::atomic<int>[s.tasks]) {
+    succ.reserve(2 * s.tasks);
+    for (long t = 0; t < s.tasks; t++) {
+      long out[2];
+      int k = s.succ(t, out);
+      for (int i = 0; i < k; i++) {
+        succ.push_back(out[i]);
+        preds[out[i]]++;
+      }
+      succ_off[t + 1] = (long)succ.size();
+    }
+  }
+  void reset() {
+    for (long t = 0; t < tasks; t++) count[t].store(preds[t], std::memory_order_relaxed);
+  }
+  void task(tbb::task_group &tg, long t) {
+    for (;;) {
+      empty(t);
+      long next = -1;
+      for (long e = succ_off[t]; e < succ_off[t + 1]; e++) {
+        long o = succ[e];
+        if (count[o].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+          if (next < 0) next = o;
+          else tg.run([this, &tg, o] { task(tg, o); });
+        }
+      }
+      if (next < 0) return;
+      t = next;  // run one ready successor here, as the runtime does
+    }
+  }
+  void run() {
+    tbb::task_group tg;
+    tg.run([this, &tg] { task(tg, 0); });
+    tg.wait();
+  }
+};
+
+int main(int argc, char **argv) {
+  BenchArgs a;
+  if (!bench_parse_args(argc, argv, &a))
+    return 1;
+  Shape s;
+  s.chain = a.chain;
+  s.n = a.n;
+  s.tasks = a.tasks;
+  int threads = a.threads, reps = a.reps;
+  tbb::global_control gc(tbb::global_control::max_allowed_parallelism, threads);
+  double best = 0;
+  for (int r = 0; r < reps; r++) {
+    double t0 = now();
+    { FlowGraph fg(s); fg.run(); }
+    best = std::max(best, s.tasks / (now() - t0));
+  }
+  std::printf("flow_build_run %.0f\n", best);
+  {
+    FlowGraph fg(s);
+    fg.run();
+    best = 0;
+    for (int r = 0; r < reps; r++) {
+      double t0 = now();
+      fg.run();
+      best = std::max(best, s.tasks / (now() - t0));
+    }
+  }
+  std::printf("flow_replay %.0f\n", best);
+  best = 0;
+  for (int r = 0; r < reps; r++) {
+    double t0 = now();
+    { Counted c(s); c.reset(); c.run(); }
+    best = std::max(best, s.tasks / (now() - t0));
+  }
+  std::printf("taskgroup_build_run %.0f\n", best);
+  {
+    Counted c(s);
+    best = 0;
+    for (int r = 0; r < reps; r++) {
+      double t0 = now();
+      c.reset();
+      c.run();
+      best = std::max(best, s.tasks / (now() - t0));
+    }
+  }
+  std::printf("taskgroup_replay %.0f\n", best);
+  return 0;
+}

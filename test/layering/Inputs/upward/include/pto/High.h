@@ -1,0 +1,2 @@
+/* public */
+#include "pto/Low.h"

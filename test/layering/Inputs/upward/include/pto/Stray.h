@@ -1,0 +1,1 @@
+/* public, in no layer */
