@@ -30,13 +30,6 @@ if(PTO_ENABLE_ASAN)
     OUTPUT_VARIABLE _asan_rt OUTPUT_STRIP_TRAILING_WHITESPACE)
   list(APPEND _py_env "LD_PRELOAD=${_asan_rt}"
     "ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1")
-elseif(PTO_ENABLE_UBSAN AND CMAKE_C_COMPILER_ID STREQUAL "Clang")
-  # clang links its UBSan runtime into executables only: a Python loading
-  # libpto.so must load it first (gcc's libubsan is a dependency of the .so)
-  execute_process(COMMAND ${CMAKE_C_COMPILER}
-    -print-file-name=libclang_rt.ubsan_standalone-${CMAKE_SYSTEM_PROCESSOR}.so
-    OUTPUT_VARIABLE _ubsan_rt OUTPUT_STRIP_TRAILING_WHITESPACE)
-  list(APPEND _py_env "LD_PRELOAD=${_ubsan_rt}")
 endif()
 
 if(NOT PTO_PYTHON_HAS_NUMPY)

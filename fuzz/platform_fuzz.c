@@ -1,8 +1,9 @@
 /* libFuzzer target for machine descriptions: any bytes go through the
  * platform loader (XML parse, RelaxNG validation, unit checks). A refusal
  * must come with a message and, when it names a line, a real one; an
- * accepted description must be complete and describable. Seed it with the
- * .xml files of platforms/ and test/Target/Platform/Inputs/. */
+ * accepted description must be complete and describable. Its seeds
+ * (fuzz/corpus/platform_fuzz/) link to the shipped descriptions and to
+ * malformed ones of the tests. */
 #include "pto/Platform.h"
 
 #include <stdint.h>

@@ -18,9 +18,9 @@ static PtoResult gm_window(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *gm,
   int64_t offs[PTO_MAX_RANK];
   PtoValue *dyn[PTO_MAX_RANK];
   unsigned n = pto_block_get_offsets(op, offs, dyn);
-  if (ip_window_offsets(f, op, gm, n, offs, dyn, pto_tile_shape(buf), -1))
+  if (interp_window_offsets(f, op, gm, n, offs, dyn, pto_tile_shape(buf), -1))
     return PTO_FAILURE;
-  *out = ip_window_of(gm, offs, pto_tile_shape(buf));
+  *out = interp_window_of(gm, offs, pto_tile_shape(buf));
   return PTO_SUCCESS;
 }
 
@@ -28,24 +28,24 @@ static PtoResult h_load(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   PtoType *buf = pto_value_type(pto_op_result(op, 0));
   PtoNdArray w;
-  if (gm_window(f, op, ip_tensor_arg(f, op, 0), buf, &w)) return PTO_FAILURE;
+  if (gm_window(f, op, interp_tensor_arg(f, op, 0), buf, &w)) return PTO_FAILURE;
   /* a copy: a later store into the tensor must not change the buffer */
-  PtoTensor *t = ip_new_result(f, op, 0, pto_tile_rank(buf), pto_tile_shape(buf));
+  PtoTensor *t = interp_new_result(f, op, 0, pto_tile_rank(buf), pto_tile_shape(buf));
   if (!t) return PTO_FAILURE;
   PtoNdArray out = *pto_tensor_array(t);
   PtoKernelError err;
   PtoResult r = pto_kernel_unary(PTO_UNARY_IDENTITY, &w, &out, &err);
-  return ip_finish(f, op, t, r, &err);
+  return interp_finish(f, op, t, r, &err);
 }
 
 static PtoResult h_store(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   PtoType *buf = pto_value_type(pto_op_operand(op, 0));
   PtoNdArray w;
-  if (gm_window(f, op, ip_tensor_arg(f, op, 1), buf, &w)) return PTO_FAILURE;
+  if (gm_window(f, op, interp_tensor_arg(f, op, 1), buf, &w)) return PTO_FAILURE;
   PtoKernelError err;
-  if (pto_kernel_unary(PTO_UNARY_IDENTITY, ip_tensor_arg(f, op, 0), &w, &err))
-    return ip_kernel_error(f, op, &err, NULL);
+  if (pto_kernel_unary(PTO_UNARY_IDENTITY, interp_tensor_arg(f, op, 0), &w, &err))
+    return interp_kernel_error(f, op, &err, NULL);
   return PTO_SUCCESS;
 }
 

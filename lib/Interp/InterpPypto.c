@@ -13,7 +13,7 @@
 /* Shared helpers                                                       */
 /* ------------------------------------------------------------------ */
 
-PtoNdArray ip_operand_array(PtoInterpFrame *f, PtoOp *op, unsigned i,
+PtoNdArray interp_operand_array(PtoInterpFrame *f, PtoOp *op, unsigned i,
                             uint64_t *buf) {
   const PtoInterpValue *v = pto_interp_operand(f, op, i);
   if (v->kind == PTO_IVAL_TENSOR) return *pto_tensor_array(v->tensor);
@@ -22,35 +22,35 @@ PtoNdArray ip_operand_array(PtoInterpFrame *f, PtoOp *op, unsigned i,
   return pto_ndarray_scalar_view(v->dtype, buf);
 }
 
-PtoTensor *ip_new_result(PtoInterpFrame *f, PtoOp *op, unsigned i,
+PtoTensor *interp_new_result(PtoInterpFrame *f, PtoOp *op, unsigned i,
                          unsigned rank, const int64_t *shape) {
   PtoDType dt;
   if (pto_interp_result_dtype(f, op, i, &dt)) return NULL;
   return pto_interp_new_tensor(f, op, dt, rank, shape);
 }
 
-PtoResult ip_kernel_error(PtoInterpFrame *f, PtoOp *op,
+PtoResult interp_kernel_error(PtoInterpFrame *f, PtoOp *op,
                           const PtoKernelError *err, PtoTensor *t) {
   pto_tensor_release(t);
   return pto_interp_error(f, op, "%s", err->msg);
 }
 
-void ip_set_tensor(PtoInterpFrame *f, PtoOp *op, unsigned i, PtoTensor *t) {
+void interp_set_tensor(PtoInterpFrame *f, PtoOp *op, unsigned i, PtoTensor *t) {
   pto_interp_set_result(f, op, i, pto_interp_value_tensor(t));
 }
 
-PtoResult ip_finish(PtoInterpFrame *f, PtoOp *op, PtoTensor *t, PtoResult r,
+PtoResult interp_finish(PtoInterpFrame *f, PtoOp *op, PtoTensor *t, PtoResult r,
                     const PtoKernelError *err) {
-  if (r) return ip_kernel_error(f, op, err, t);
-  ip_set_tensor(f, op, 0, t);
+  if (r) return interp_kernel_error(f, op, err, t);
+  interp_set_tensor(f, op, 0, t);
   return PTO_SUCCESS;
 }
 
-const PtoNdArray *ip_tensor_arg(PtoInterpFrame *f, PtoOp *op, unsigned i) {
+const PtoNdArray *interp_tensor_arg(PtoInterpFrame *f, PtoOp *op, unsigned i) {
   return pto_tensor_array(pto_interp_operand_tensor(f, op, i));
 }
 
-PtoResult ip_shape_error(PtoInterpFrame *f, PtoOp *op, const char *what,
+PtoResult interp_shape_error(PtoInterpFrame *f, PtoOp *op, const char *what,
                          const PtoNdArray *a, const PtoNdArray *b,
                          const char *tail) {
   PtoContext *ctx = pto_interp_ctx(pto_interp_frame_interp(f));
@@ -63,7 +63,7 @@ PtoResult ip_shape_error(PtoInterpFrame *f, PtoOp *op, const char *what,
   return r;
 }
 
-PtoResult ip_broadcast(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *a,
+PtoResult interp_broadcast(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *a,
                        const PtoNdArray *b, unsigned *rank, int64_t *shape) {
   unsigned bad;
   if (pto_broadcast_shapes(a->rank, a->shape, b->rank, b->shape, rank, shape,
@@ -75,11 +75,11 @@ PtoResult ip_broadcast(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *a,
   char tail[96];
   snprintf(tail, sizeof tail, " (dim %u: %" PRId64 " vs %" PRId64 ")", bad, x,
            y);
-  return ip_shape_error(f, op, "operands are not broadcast-compatible", a, b,
+  return interp_shape_error(f, op, "operands are not broadcast-compatible", a, b,
                         tail);
 }
 
-PtoNdArray ip_window_of(const PtoNdArray *a, const int64_t *offs,
+PtoNdArray interp_window_of(const PtoNdArray *a, const int64_t *offs,
                         const int64_t *shape) {
   PtoNdArray w = *a;
   w.data = pto_ndarray_elem_ptr(a, offs);
@@ -87,7 +87,7 @@ PtoNdArray ip_window_of(const PtoNdArray *a, const int64_t *offs,
   return w;
 }
 
-PtoResult ip_window_offsets(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *src,
+PtoResult interp_window_offsets(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *src,
                             unsigned n, int64_t *offs, PtoValue *const *dyn,
                             const int64_t *size, int free) {
   for (unsigned d = 0; d < n && d < src->rank; d++) {
@@ -106,7 +106,7 @@ PtoResult ip_window_offsets(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *src,
   return PTO_SUCCESS;
 }
 
-PtoResult ip_result_sizes(PtoInterpFrame *f, PtoOp *op, unsigned first,
+PtoResult interp_result_sizes(PtoInterpFrame *f, PtoOp *op, unsigned first,
                           unsigned *rank, int64_t *shape) {
   PtoType *ty = pto_value_type(pto_op_result(op, 0));
   *rank = pto_type_tensor_rank(ty);
@@ -170,7 +170,7 @@ static void unary_params(PtoUnaryKind k, PtoOp *op, double *p) {
 }
 
 static PtoResult h_unary(PtoInterpFrame *f, PtoOp *op, void *user) {
-  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
   PtoTensor *t = elementwise_result(f, op, 1, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
@@ -178,54 +178,54 @@ static PtoResult h_unary(PtoInterpFrame *f, PtoOp *op, void *user) {
   double params[2];
   unary_params(k, op, params);
   PtoResult r = pto_kernel_unary_params(k, params, x, pto_tensor_array(t), &err);
-  return ip_finish(f, op, t, r, &err);
+  return interp_finish(f, op, t, r, &err);
 }
 
 static PtoResult h_cast(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
-  PtoTensor *t = ip_new_result(f, op, 0, x->rank, x->shape);
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
+  PtoTensor *t = interp_new_result(f, op, 0, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   PtoCastMode mode = {pto_pypto_get_cast_mode(op),
                       pto_pypto_get_saturate(op) ? PTO_SAT_SATURATE : PTO_SAT_WRAP};
   PtoResult r = pto_kernel_cast(x, pto_tensor_array(t), mode, &err);
-  return ip_finish(f, op, t, r, &err);
+  return interp_finish(f, op, t, r, &err);
 }
 
 /* binary, tensor-scalar and compare ops */
 static PtoResult h_binary(PtoInterpFrame *f, PtoOp *op, void *user) {
   uint64_t ba, bb;
-  PtoNdArray a = ip_operand_array(f, op, 0, &ba);
-  PtoNdArray b = ip_operand_array(f, op, 1, &bb);
+  PtoNdArray a = interp_operand_array(f, op, 0, &ba);
+  PtoNdArray b = interp_operand_array(f, op, 1, &bb);
   unsigned rank;
   int64_t shape[PTO_MAX_RANK];
-  if (ip_broadcast(f, op, &a, &b, &rank, shape)) return PTO_FAILURE;
+  if (interp_broadcast(f, op, &a, &b, &rank, shape)) return PTO_FAILURE;
   PtoTensor *t = elementwise_result(f, op, 2, rank, shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   PtoResult r = pto_kernel_binary((PtoBinaryKind)kernel_of(user)->kind, &a, &b,
                                   pto_tensor_array(t), &err);
-  return ip_finish(f, op, t, r, &err);
+  return interp_finish(f, op, t, r, &err);
 }
 
 static PtoResult h_where(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   uint64_t bufs[3];
   PtoNdArray a[3];
-  for (unsigned i = 0; i < 3; i++) a[i] = ip_operand_array(f, op, i, &bufs[i]);
+  for (unsigned i = 0; i < 3; i++) a[i] = interp_operand_array(f, op, i, &bufs[i]);
   unsigned rank;
   int64_t shape[PTO_MAX_RANK];
-  if (ip_broadcast(f, op, &a[0], &a[1], &rank, shape)) return PTO_FAILURE;
+  if (interp_broadcast(f, op, &a[0], &a[1], &rank, shape)) return PTO_FAILURE;
   PtoNdArray cx = a[0];
   cx.rank = rank;
   memcpy(cx.shape, shape, sizeof shape);
-  if (ip_broadcast(f, op, &cx, &a[2], &rank, shape)) return PTO_FAILURE;
-  PtoTensor *t = ip_new_result(f, op, 0, rank, shape);
+  if (interp_broadcast(f, op, &cx, &a[2], &rank, shape)) return PTO_FAILURE;
+  PtoTensor *t = interp_new_result(f, op, 0, rank, shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   PtoResult r = pto_kernel_where(&a[0], &a[1], &a[2], pto_tensor_array(t), &err);
-  return ip_finish(f, op, t, r, &err);
+  return interp_finish(f, op, t, r, &err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -245,7 +245,7 @@ static PtoNdArray keepdim_array(const PtoNdArray *a, const PtoNdArray *x,
 
 static PtoResult h_reduce(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoReduceKind k = (PtoReduceKind)kernel_of(user)->kind;
-  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
   unsigned dim = pto_pypto_get_dim(op);
   int64_t shape[PTO_MAX_RANK];
   unsigned rank = 0;
@@ -253,11 +253,11 @@ static PtoResult h_reduce(PtoInterpFrame *f, PtoOp *op, void *user) {
     if (d != dim) shape[rank++] = x->shape[d];
     else if (pto_pypto_get_keepdim(op)) shape[rank++] = 1;
   }
-  PtoTensor *t = ip_new_result(f, op, 0, rank, shape);
+  PtoTensor *t = interp_new_result(f, op, 0, rank, shape);
   if (!t) return PTO_FAILURE;
   PtoNdArray out = keepdim_array(pto_tensor_array(t), x, dim);
   PtoKernelError err;
-  return ip_finish(f, op, t, pto_kernel_reduce(k, x, dim, &out, &err), &err);
+  return interp_finish(f, op, t, pto_kernel_reduce(k, x, dim, &out, &err), &err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -266,14 +266,14 @@ static PtoResult h_reduce(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_matmul(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *a = ip_tensor_arg(f, op, 0), *b = ip_tensor_arg(f, op, 1);
+  const PtoNdArray *a = interp_tensor_arg(f, op, 0), *b = interp_tensor_arg(f, op, 1);
   bool at = pto_pypto_get_a_trans(op), bt = pto_pypto_get_b_trans(op);
   int64_t m = a->shape[a->rank - (at ? 1 : 2)];
   int64_t ka = a->shape[a->rank - (at ? 2 : 1)];
   int64_t kb = b->shape[b->rank - (bt ? 1 : 2)];
   int64_t n = b->shape[b->rank - (bt ? 2 : 1)];
   if (ka != kb)
-    return ip_shape_error(f, op, "contracting dims differ", a, b, "");
+    return interp_shape_error(f, op, "contracting dims differ", a, b, "");
   /* batch dims: everything but the matrix dims, broadcast */
   PtoNdArray ab = *a, bb = *b;
   ab.rank -= 2;
@@ -282,18 +282,18 @@ static PtoResult h_matmul(PtoInterpFrame *f, PtoOp *op, void *user) {
   int64_t shape[PTO_MAX_RANK];
   if (!pto_broadcast_shapes(ab.rank, ab.shape, bb.rank, bb.shape, &rank, shape,
                             &bad))
-    return ip_shape_error(f, op, "batch dims are not broadcast-compatible", a,
+    return interp_shape_error(f, op, "batch dims are not broadcast-compatible", a,
                           b, "");
   shape[rank++] = m;
   shape[rank++] = n;
-  PtoTensor *t = ip_new_result(f, op, 0, rank, shape);
+  PtoTensor *t = interp_new_result(f, op, 0, rank, shape);
   if (!t) return PTO_FAILURE;
   PtoDType acc;
   pto_interp_type_dtype(pto_pypto_get_acc_dtype(op), &acc);
   PtoKernelError err;
   PtoResult r = pto_kernel_matmul(a, b, at, bt, NULL, acc, pto_tensor_array(t),
                                   &err);
-  return ip_finish(f, op, t, r, &err);
+  return interp_finish(f, op, t, r, &err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -302,8 +302,8 @@ static PtoResult h_matmul(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_norm(PtoInterpFrame *f, PtoOp *op, void *user) {
   InterpFamily fam = kernel_of(user)->family;
-  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
-  PtoTensor *t = ip_new_result(f, op, 0, x->rank, x->shape);
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
+  PtoTensor *t = interp_new_result(f, op, 0, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   const PtoNdArray *o = pto_tensor_array(t);
   PtoKernelError err;
@@ -311,22 +311,22 @@ static PtoResult h_norm(PtoInterpFrame *f, PtoOp *op, void *user) {
   if (fam == INTERP_SOFTMAX)
     r = pto_kernel_softmax(x, pto_pypto_get_dim(op), o, &err);
   else if (fam == INTERP_RMS_NORM)
-    r = pto_kernel_rms_norm(x, ip_tensor_arg(f, op, 1), pto_pypto_get_eps(op), o,
+    r = pto_kernel_rms_norm(x, interp_tensor_arg(f, op, 1), pto_pypto_get_eps(op), o,
                             &err);
   else
-    r = pto_kernel_layer_norm(x, ip_tensor_arg(f, op, 1), ip_tensor_arg(f, op, 2),
+    r = pto_kernel_layer_norm(x, interp_tensor_arg(f, op, 1), interp_tensor_arg(f, op, 2),
                               pto_pypto_get_eps(op), o, &err);
-  return ip_finish(f, op, t, r, &err);
+  return interp_finish(f, op, t, r, &err);
 }
 
 static PtoResult h_quantize(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
   int64_t sshape[PTO_MAX_RANK];
   memcpy(sshape, x->shape, x->rank * sizeof *sshape);
   sshape[x->rank - 1] = 1;
-  PtoTensor *q = ip_new_result(f, op, 0, x->rank, x->shape);
-  PtoTensor *s = q ? ip_new_result(f, op, 1, x->rank, sshape) : NULL;
+  PtoTensor *q = interp_new_result(f, op, 0, x->rank, x->shape);
+  PtoTensor *s = q ? interp_new_result(f, op, 1, x->rank, sshape) : NULL;
   if (!s) {
     pto_tensor_release(q);
     return PTO_FAILURE;
@@ -334,27 +334,27 @@ static PtoResult h_quantize(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoKernelError err;
   if (pto_kernel_quantize(x, pto_tensor_array(q), pto_tensor_array(s), &err)) {
     pto_tensor_release(s);
-    return ip_kernel_error(f, op, &err, q);
+    return interp_kernel_error(f, op, &err, q);
   }
-  ip_set_tensor(f, op, 0, q);
-  ip_set_tensor(f, op, 1, s);
+  interp_set_tensor(f, op, 0, q);
+  interp_set_tensor(f, op, 1, s);
   return PTO_SUCCESS;
 }
 
 static PtoResult h_dequantize(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *q = ip_tensor_arg(f, op, 0), *s = ip_tensor_arg(f, op, 1);
+  const PtoNdArray *q = interp_tensor_arg(f, op, 0), *s = interp_tensor_arg(f, op, 1);
   unsigned rank;
   int64_t shape[PTO_MAX_RANK];
   if (!pto_broadcast_shapes(q->rank, q->shape, s->rank, s->shape, &rank,
                             shape, NULL) ||
       rank != q->rank || memcmp(shape, q->shape, rank * sizeof *shape) != 0)
-    return ip_shape_error(f, op, "scale does not broadcast to the values", s,
+    return interp_shape_error(f, op, "scale does not broadcast to the values", s,
                           q, "");
-  PtoTensor *t = ip_new_result(f, op, 0, q->rank, q->shape);
+  PtoTensor *t = interp_new_result(f, op, 0, q->rank, q->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  return ip_finish(f, op, t, pto_kernel_dequantize(q, s, pto_tensor_array(t), &err),
+  return interp_finish(f, op, t, pto_kernel_dequantize(q, s, pto_tensor_array(t), &err),
                 &err);
 }
 
@@ -368,7 +368,7 @@ static const InterpKernel kernels[PTO_PYPTO_NUM_OPS] = {
 #include "pto/Dialect/PyptoOps.def"
 };
 
-PtoInterpHandler ip_elementwise_handler(InterpFamily f) {
+PtoInterpHandler interp_elementwise_handler(InterpFamily f) {
   switch (f) {
   case INTERP_UNARY: return h_unary;
   case INTERP_CAST: return h_cast;
@@ -389,7 +389,7 @@ static PtoInterpHandler compute_handler(InterpFamily f) {
   case INTERP_RMS_NORM:
   case INTERP_LAYER_NORM: return h_norm;
   case INTERP_QUANTIZE: return h_quantize;
-  default: return ip_elementwise_handler(f);
+  default: return interp_elementwise_handler(f);
   }
 }
 
@@ -400,5 +400,5 @@ void pto_interp_register_pypto(PtoInterp *I) {
       pto_interp_register(I, pto_pypto_op_name((PtoPyptoOp)id), h,
                           (void *)&kernels[id]);
   }
-  ip_register_shape_ops(I);
+  interp_register_shape_ops(I);
 }

@@ -20,7 +20,7 @@ static PtoResult window_offsets(PtoInterpFrame *f, PtoOp *op,
                                 int64_t *offs) {
   PtoValue *dyn[PTO_MAX_RANK];
   unsigned n = pto_pypto_get_offsets(op, offs, dyn);
-  return ip_window_offsets(f, op, src, n, offs, dyn, size, -1);
+  return interp_window_offsets(f, op, src, n, offs, dyn, size, -1);
 }
 
 static PtoResult h_view(PtoInterpFrame *f, PtoOp *op, void *user) {
@@ -31,25 +31,25 @@ static PtoResult h_view(PtoInterpFrame *f, PtoOp *op, void *user) {
   const int64_t *size = pto_type_tensor_shape(rt);
   if (window_offsets(f, op, pto_tensor_array(x), size, offs))
     return PTO_FAILURE;
-  ip_set_tensor(f, op, 0, pto_tensor_view(x, offs, size));
+  interp_set_tensor(f, op, 0, pto_tensor_view(x, offs, size));
   return PTO_SUCCESS;
 }
 
 static PtoResult h_assemble(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *v = ip_tensor_arg(f, op, 0);
+  const PtoNdArray *v = interp_tensor_arg(f, op, 0);
   int64_t offs[PTO_MAX_RANK];
-  if (window_offsets(f, op, ip_tensor_arg(f, op, 1), v->shape, offs))
+  if (window_offsets(f, op, interp_tensor_arg(f, op, 1), v->shape, offs))
     return PTO_FAILURE;
   /* the destination is updated in place when this was its last use */
   PtoTensor *y = pto_tensor_make_unique(pto_interp_take_operand_tensor(f, op, 1));
   if (pto_ndarray_numel(v) == 0) {
-    ip_set_tensor(f, op, 0, y);
+    interp_set_tensor(f, op, 0, y);
     return PTO_SUCCESS;
   }
-  PtoNdArray w = ip_window_of(pto_tensor_array(y), offs, v->shape);
+  PtoNdArray w = interp_window_of(pto_tensor_array(y), offs, v->shape);
   PtoKernelError err;
-  return ip_finish(f, op, y, pto_kernel_unary(PTO_UNARY_IDENTITY, v, &w, &err),
+  return interp_finish(f, op, y, pto_kernel_unary(PTO_UNARY_IDENTITY, v, &w, &err),
                 &err);
 }
 
@@ -76,13 +76,13 @@ static PtoResult h_reshape(PtoInterpFrame *f, PtoOp *op, void *user) {
     pto_free(ts);
     return r;
   }
-  ip_set_tensor(f, op, 0, pto_tensor_reshape(x, rank, shape));
+  interp_set_tensor(f, op, 0, pto_tensor_reshape(x, rank, shape));
   return PTO_SUCCESS;
 }
 
 static PtoResult h_transpose(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
   int64_t perm[PTO_MAX_RANK];
   unsigned n = pto_pypto_get_perm(op, perm);
   PtoNdArray p = *x; /* x's elements seen in the permuted order */
@@ -90,10 +90,10 @@ static PtoResult h_transpose(PtoInterpFrame *f, PtoOp *op, void *user) {
     p.shape[d] = x->shape[perm[d]];
     p.strides[d] = x->strides[perm[d]];
   }
-  PtoTensor *t = ip_new_result(f, op, 0, n, p.shape);
+  PtoTensor *t = interp_new_result(f, op, 0, n, p.shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  return ip_finish(f, op, t,
+  return interp_finish(f, op, t,
                 pto_kernel_unary(PTO_UNARY_IDENTITY, &p, pto_tensor_array(t), &err),
                 &err);
 }
@@ -101,12 +101,12 @@ static PtoResult h_transpose(PtoInterpFrame *f, PtoOp *op, void *user) {
 static PtoResult h_concat(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   unsigned n = pto_op_num_operands(op), dim = pto_pypto_get_dim(op);
-  const PtoNdArray *x0 = ip_tensor_arg(f, op, 0);
+  const PtoNdArray *x0 = interp_tensor_arg(f, op, 0);
   int64_t shape[PTO_MAX_RANK];
   memcpy(shape, x0->shape, x0->rank * sizeof *shape);
   shape[dim] = 0;
   for (unsigned i = 0; i < n; i++) {
-    const PtoNdArray *x = ip_tensor_arg(f, op, i);
+    const PtoNdArray *x = interp_tensor_arg(f, op, i);
     for (unsigned d = 0; d < x->rank; d++)
       if (d != dim && x->shape[d] != x0->shape[d])
         return pto_interp_error(f, op, "operand #%u dim %u is %" PRId64 " at "
@@ -114,38 +114,38 @@ static PtoResult h_concat(PtoInterpFrame *f, PtoOp *op, void *user) {
                                 i, d, x->shape[d], x0->shape[d]);
     shape[dim] += x->shape[dim];
   }
-  PtoTensor *t = ip_new_result(f, op, 0, x0->rank, shape);
+  PtoTensor *t = interp_new_result(f, op, 0, x0->rank, shape);
   if (!t) return PTO_FAILURE;
   int64_t offs[PTO_MAX_RANK] = {0};
   PtoKernelError err;
   for (unsigned i = 0; i < n; i++) {
-    const PtoNdArray *x = ip_tensor_arg(f, op, i);
+    const PtoNdArray *x = interp_tensor_arg(f, op, i);
     if (pto_ndarray_numel(x) == 0) continue;
-    PtoNdArray w = ip_window_of(pto_tensor_array(t), offs, x->shape);
+    PtoNdArray w = interp_window_of(pto_tensor_array(t), offs, x->shape);
     if (pto_kernel_unary(PTO_UNARY_IDENTITY, x, &w, &err))
-      return ip_kernel_error(f, op, &err, t);
+      return interp_kernel_error(f, op, &err, t);
     offs[dim] += x->shape[dim];
   }
-  ip_set_tensor(f, op, 0, t);
+  interp_set_tensor(f, op, 0, t);
   return PTO_SUCCESS;
 }
 
 static PtoResult h_expand(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
   unsigned rank;
   int64_t shape[PTO_MAX_RANK];
-  if (ip_result_sizes(f, op, 1, &rank, shape)) return PTO_FAILURE;
+  if (interp_result_sizes(f, op, 1, &rank, shape)) return PTO_FAILURE;
   unsigned lead = rank - x->rank;
   for (unsigned d = 0; d < x->rank; d++)
     if (x->shape[d] != 1 && x->shape[d] != shape[lead + d])
       return pto_interp_error(f, op, "cannot expand dim %u of size %" PRId64
                                      " to %" PRId64 " at run time",
                               d, x->shape[d], shape[lead + d]);
-  PtoTensor *t = ip_new_result(f, op, 0, rank, shape);
+  PtoTensor *t = interp_new_result(f, op, 0, rank, shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  return ip_finish(f, op, t,
+  return interp_finish(f, op, t,
                 pto_kernel_unary(PTO_UNARY_IDENTITY, x, pto_tensor_array(t), &err),
                 &err);
 }
@@ -155,23 +155,23 @@ static PtoResult h_fill(PtoInterpFrame *f, PtoOp *op, void *user) {
   bool full = (PtoPyptoOp)(intptr_t)user == PTO_PYPTO_FULL;
   unsigned rank;
   int64_t shape[PTO_MAX_RANK];
-  if (ip_result_sizes(f, op, full ? 1 : 0, &rank, shape)) return PTO_FAILURE;
-  PtoTensor *t = ip_new_result(f, op, 0, rank, shape);
+  if (interp_result_sizes(f, op, full ? 1 : 0, &rank, shape)) return PTO_FAILURE;
+  PtoTensor *t = interp_new_result(f, op, 0, rank, shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   if (full) {
     uint64_t buf;
-    PtoNdArray v = ip_operand_array(f, op, 0, &buf);
+    PtoNdArray v = interp_operand_array(f, op, 0, &buf);
     if (pto_kernel_unary(PTO_UNARY_IDENTITY, &v, pto_tensor_array(t), &err))
-      return ip_kernel_error(f, op, &err, t);
+      return interp_kernel_error(f, op, &err, t);
   }
-  ip_set_tensor(f, op, 0, t);
+  interp_set_tensor(f, op, 0, t);
   return PTO_SUCCESS;
 }
 
 static PtoResult h_dim(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
   pto_interp_set_result(f, op, 0,
                         pto_interp_value_int(PTO_DT_INDEX,
                                              x->shape[pto_pypto_get_dim(op)]));
@@ -184,11 +184,11 @@ static PtoResult h_dim(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_gather(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = ip_tensor_arg(f, op, 0), *idx = ip_tensor_arg(f, op, 1);
-  PtoTensor *t = ip_new_result(f, op, 0, idx->rank, idx->shape);
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0), *idx = interp_tensor_arg(f, op, 1);
+  PtoTensor *t = interp_new_result(f, op, 0, idx->rank, idx->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  return ip_finish(f, op, t,
+  return interp_finish(f, op, t,
                 pto_kernel_gather(x, idx, pto_pypto_get_dim(op),
                                   pto_tensor_array(t), &err),
                 &err);
@@ -196,25 +196,25 @@ static PtoResult h_gather(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_index_select(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = ip_tensor_arg(f, op, 0), *idx = ip_tensor_arg(f, op, 1);
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0), *idx = interp_tensor_arg(f, op, 1);
   unsigned dim = pto_pypto_get_dim(op);
   int64_t shape[PTO_MAX_RANK];
   memcpy(shape, x->shape, x->rank * sizeof *shape);
   shape[dim] = idx->shape[0];
-  PtoTensor *t = ip_new_result(f, op, 0, x->rank, shape);
+  PtoTensor *t = interp_new_result(f, op, 0, x->rank, shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
-  return ip_finish(f, op, t,
+  return interp_finish(f, op, t,
                 pto_kernel_index_select(x, idx, dim, pto_tensor_array(t), &err),
                 &err);
 }
 
 static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *idx = ip_tensor_arg(f, op, 1), *src = ip_tensor_arg(f, op, 2);
+  const PtoNdArray *idx = interp_tensor_arg(f, op, 1), *src = interp_tensor_arg(f, op, 2);
   PtoTensor *y = pto_tensor_make_unique(pto_interp_take_operand_tensor(f, op, 0));
   PtoKernelError err;
-  return ip_finish(f, op, y,
+  return interp_finish(f, op, y,
                 pto_kernel_scatter_update(pto_tensor_array(y), idx, src,
                                           pto_pypto_get_dim(op), &err),
                 &err);
@@ -222,7 +222,7 @@ static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
 
 static PtoResult h_topk(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *x = ip_tensor_arg(f, op, 0);
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
   unsigned dim = pto_pypto_get_dim(op);
   int64_t k = pto_pypto_get_k(op), shape[PTO_MAX_RANK];
   if (k > x->shape[dim])
@@ -231,8 +231,8 @@ static PtoResult h_topk(PtoInterpFrame *f, PtoOp *op, void *user) {
                             k, dim, x->shape[dim]);
   memcpy(shape, x->shape, x->rank * sizeof *shape);
   shape[dim] = k;
-  PtoTensor *v = ip_new_result(f, op, 0, x->rank, shape);
-  PtoTensor *i = v ? ip_new_result(f, op, 1, x->rank, shape) : NULL;
+  PtoTensor *v = interp_new_result(f, op, 0, x->rank, shape);
+  PtoTensor *i = v ? interp_new_result(f, op, 1, x->rank, shape) : NULL;
   if (!i) {
     pto_tensor_release(v);
     return PTO_FAILURE;
@@ -241,14 +241,14 @@ static PtoResult h_topk(PtoInterpFrame *f, PtoOp *op, void *user) {
   if (pto_kernel_topk(x, k, dim, pto_pypto_get_largest(op), pto_tensor_array(v),
                       pto_tensor_array(i), &err)) {
     pto_tensor_release(i);
-    return ip_kernel_error(f, op, &err, v);
+    return interp_kernel_error(f, op, &err, v);
   }
-  ip_set_tensor(f, op, 0, v);
-  ip_set_tensor(f, op, 1, i);
+  interp_set_tensor(f, op, 0, v);
+  interp_set_tensor(f, op, 1, i);
   return PTO_SUCCESS;
 }
 
-void ip_register_shape_ops(PtoInterp *I) {
+void interp_register_shape_ops(PtoInterp *I) {
   static const struct {
     PtoPyptoOp id;
     PtoInterpHandler fn;

@@ -22,7 +22,7 @@ static const PtoNdArray *arg(PtoInterpFrame *f, PtoOp *op, unsigned i) {
 /* A new tensor for result i with its tile type's shape. */
 static PtoTensor *new_tile(PtoInterpFrame *f, PtoOp *op, unsigned i) {
   PtoType *t = result_type(op, i);
-  return ip_new_result(f, op, i, pto_tile_rank(t), pto_tile_shape(t));
+  return interp_new_result(f, op, i, pto_tile_rank(t), pto_tile_shape(t));
 }
 
 /* `a` seen with another shape of the same element count; `a` must be
@@ -38,8 +38,8 @@ static PtoNdArray relabel(const PtoNdArray *a, unsigned rank,
 
 static PtoResult finish(PtoInterpFrame *f, PtoOp *op, PtoTensor *t,
                         PtoResult r, const PtoKernelError *err) {
-  if (r) return ip_kernel_error(f, op, err, t);
-  ip_set_tensor(f, op, 0, t);
+  if (r) return interp_kernel_error(f, op, err, t);
+  interp_set_tensor(f, op, 0, t);
   return PTO_SUCCESS;
 }
 
@@ -63,7 +63,7 @@ static PtoResult window(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *src,
   unsigned n = pto_tile_get_offsets(op, offs, dyn);
   pto_tile_window_shape(tile, src->rank, win);
   if (free >= 0) win[free] = src->shape[free];
-  return ip_window_offsets(f, op, src, n, offs, dyn, win, free);
+  return interp_window_offsets(f, op, src, n, offs, dyn, win, free);
 }
 
 static PtoResult h_view(PtoInterpFrame *f, PtoOp *op, void *user) {
@@ -75,7 +75,7 @@ static PtoResult h_view(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoTensor *w = pto_tensor_view(x, offs, win);
   PtoTensor *t = pto_tensor_reshape(w, pto_tile_rank(tt), pto_tile_shape(tt));
   pto_tensor_release(w);
-  ip_set_tensor(f, op, 0, t);
+  interp_set_tensor(f, op, 0, t);
   return PTO_SUCCESS;
 }
 
@@ -94,7 +94,7 @@ static PtoResult h_assemble(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoTensor *y = take_dst(f, op);
   const PtoNdArray *ya = pto_tensor_array(y);
   PtoNdArray v = relabel(pto_tensor_array(src), ya->rank, win);
-  PtoNdArray w = ip_window_of(ya, offs, win);
+  PtoNdArray w = interp_window_of(ya, offs, win);
   PtoKernelError err;
   PtoResult r = pto_kernel_unary(PTO_UNARY_IDENTITY, &v, &w, &err);
   pto_tensor_release(src);
@@ -115,7 +115,7 @@ static PtoResult h_gather(PtoInterpFrame *f, PtoOp *op, void *user) {
     pto_tensor_release(idx);
     return PTO_FAILURE;
   }
-  PtoNdArray xw = ip_window_of(x, offs, win);
+  PtoNdArray xw = interp_window_of(x, offs, win);
   PtoNdArray out = relabel(pto_tensor_array(t), x->rank, owin);
   const PtoNdArray *ia = pto_tensor_array(idx);
   PtoNdArray iw = select ? *ia : relabel(ia, x->rank, owin);
@@ -137,7 +137,7 @@ static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
   pto_tile_window_shape(tt, rank, swin);
   PtoTensor *src = contiguous(f, op, 0);
   PtoTensor *y = take_dst(f, op);
-  PtoNdArray yw = ip_window_of(pto_tensor_array(y), offs, win);
+  PtoNdArray yw = interp_window_of(pto_tensor_array(y), offs, win);
   PtoNdArray sw = relabel(pto_tensor_array(src), rank, swin);
   PtoKernelError err;
   PtoResult r = pto_kernel_scatter_update(&yw, arg(f, op, 2), &sw, dim, &err);
@@ -149,10 +149,10 @@ static PtoResult h_empty(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   unsigned rank;
   int64_t shape[PTO_MAX_RANK];
-  if (ip_result_sizes(f, op, 0, &rank, shape)) return PTO_FAILURE;
-  PtoTensor *t = ip_new_result(f, op, 0, rank, shape);
+  if (interp_result_sizes(f, op, 0, &rank, shape)) return PTO_FAILURE;
+  PtoTensor *t = interp_new_result(f, op, 0, rank, shape);
   if (!t) return PTO_FAILURE;
-  ip_set_tensor(f, op, 0, t);
+  interp_set_tensor(f, op, 0, t);
   return PTO_SUCCESS;
 }
 
@@ -163,7 +163,7 @@ static PtoResult h_empty(PtoInterpFrame *f, PtoOp *op, void *user) {
 static PtoResult h_reshape(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   PtoType *tt = result_type(op, 0);
-  ip_set_tensor(f, op, 0,
+  interp_set_tensor(f, op, 0,
                 pto_tensor_reshape(pto_interp_operand_tensor(f, op, 0),
                                    pto_tile_rank(tt), pto_tile_shape(tt)));
   return PTO_SUCCESS;
@@ -173,7 +173,7 @@ static PtoResult h_reshape(PtoInterpFrame *f, PtoOp *op, void *user) {
 static PtoResult h_broadcast(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   uint64_t buf;
-  PtoNdArray x = ip_operand_array(f, op, 0, &buf);
+  PtoNdArray x = interp_operand_array(f, op, 0, &buf);
   PtoTensor *t = new_tile(f, op, 0);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
@@ -220,10 +220,10 @@ static PtoResult h_reduce(PtoInterpFrame *f, PtoOp *op, void *user) {
     r = pto_kernel_reduce(ri.index, x, dim, pto_tensor_array(i), &err);
   if (r) {
     pto_tensor_release(i);
-    return ip_kernel_error(f, op, &err, v);
+    return interp_kernel_error(f, op, &err, v);
   }
-  ip_set_tensor(f, op, 0, v);
-  if (ri.arg) ip_set_tensor(f, op, 1, i);
+  interp_set_tensor(f, op, 0, v);
+  if (ri.arg) interp_set_tensor(f, op, 1, i);
   return PTO_SUCCESS;
 }
 
@@ -232,10 +232,10 @@ static PtoResult finish2(PtoInterpFrame *f, PtoOp *op, PtoTensor *a,
                          PtoTensor *b, PtoResult r, const PtoKernelError *err) {
   if (r) {
     pto_tensor_release(b);
-    return ip_kernel_error(f, op, err, a);
+    return interp_kernel_error(f, op, err, a);
   }
-  ip_set_tensor(f, op, 0, a);
-  ip_set_tensor(f, op, 1, b);
+  interp_set_tensor(f, op, 0, a);
+  interp_set_tensor(f, op, 1, b);
   return PTO_SUCCESS;
 }
 
@@ -321,8 +321,8 @@ static PtoResult h_topk_merge(PtoInterpFrame *f, PtoOp *op, void *user) {
   /* side by side */
   for (unsigned k = 0; k < 2; k++) {
     const PtoNdArray *v = arg(f, op, 2 * k), *i = arg(f, op, 2 * k + 1);
-    PtoNdArray wv = ip_window_of(pto_tensor_array(vals), offs, v->shape);
-    PtoNdArray wi = ip_window_of(pto_tensor_array(idxs), offs, v->shape);
+    PtoNdArray wv = interp_window_of(pto_tensor_array(vals), offs, v->shape);
+    PtoNdArray wi = interp_window_of(pto_tensor_array(idxs), offs, v->shape);
     if (pto_kernel_unary(PTO_UNARY_IDENTITY, v, &wv, &err) ||
         pto_kernel_unary(PTO_UNARY_IDENTITY, i, &wi, &err))
       goto kernel_error;
@@ -337,8 +337,8 @@ static PtoResult h_topk_merge(PtoInterpFrame *f, PtoOp *op, void *user) {
       pto_kernel_gather(pto_tensor_array(idxs), pto_tensor_array(pos), last,
                         pto_tensor_array(oi), &err))
     goto kernel_error;
-  ip_set_tensor(f, op, 0, ov);
-  ip_set_tensor(f, op, 1, oi);
+  interp_set_tensor(f, op, 0, ov);
+  interp_set_tensor(f, op, 1, oi);
   ov = oi = NULL;
   res = PTO_SUCCESS;
   goto out;
@@ -409,7 +409,7 @@ static PtoInterpHandler own_handler(InterpFamily f, PtoTileKind k) {
   case INTERP_TOPK: return h_topk;
   case INTERP_TOPK_MERGE: return h_topk_merge;
   case INTERP_QUANTIZE: return h_quantize;
-  default: return ip_elementwise_handler(f);
+  default: return interp_elementwise_handler(f);
   }
 }
 

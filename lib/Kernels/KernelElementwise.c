@@ -151,32 +151,32 @@ PtoResult pto_kernel_unary_params(PtoUnaryKind k, const double *params,
     return pto_error_set(err, "%s needs a float dtype, got %s", row->name,
                    pto_dtype_name(x->dtype));
   const double *p = params ? params : row->dflt;
-  PkIter it;
-  if (!pk_iter_map(&it, x, out, err)) return PTO_FAILURE;
+  KernelIter it;
+  if (!kernel_iter_map(&it, x, out, err)) return PTO_FAILURE;
   if (it.empty) return PTO_SUCCESS;
   size_t es = pto_dtype_size(x->dtype);
   do {
     if (k == PTO_UNARY_IDENTITY) {
-      copy_row(es, pk_at(out, it.off[1]), it.step[1], pk_at(x, it.off[0]),
+      copy_row(es, kernel_at(out, it.off[1]), it.step[1], kernel_at(x, it.off[0]),
                it.step[0], it.n);
       continue;
     }
-    for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
-      int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK;
+    for (int64_t c = 0; c < it.n; c += KERNEL_CHUNK) {
+      int64_t m = it.n - c < KERNEL_CHUNK ? it.n - c : KERNEL_CHUNK;
       int64_t xo = it.off[0] + c * it.step[0], oo = it.off[1] + c * it.step[1];
       if (fl) {
-        double v[PK_CHUNK];
-        pk_load_f64(x->dtype, x->data, xo, it.step[0], m, v);
+        double v[KERNEL_CHUNK];
+        kernel_load_f64(x->dtype, x->data, xo, it.step[0], m, v);
         row->f(v, m, p);
-        pk_store_f64(out->dtype, out->data, oo, it.step[1], m, v);
+        kernel_store_f64(out->dtype, out->data, oo, it.step[1], m, v);
       } else {
-        int64_t v[PK_CHUNK];
-        pk_load_i64(x->dtype, x->data, xo, it.step[0], m, v);
+        int64_t v[KERNEL_CHUNK];
+        kernel_load_i64(x->dtype, x->data, xo, it.step[0], m, v);
         row->i(v, m, p);
-        pk_store_i64(out->dtype, out->data, oo, it.step[1], m, v);
+        kernel_store_i64(out->dtype, out->data, oo, it.step[1], m, v);
       }
     }
-  } while (pk_iter_next(&it));
+  } while (kernel_iter_next(&it));
   return PTO_SUCCESS;
 }
 
@@ -274,40 +274,40 @@ PtoResult pto_kernel_binary(PtoBinaryKind k, const PtoNdArray *a,
     return pto_error_set(err, "pow needs a float dtype, got %s",
                    pto_dtype_name(a->dtype));
   int64_t st[3][PTO_MAX_RANK];
-  if (!pk_bcast_strides(a, out->rank, out->shape, st[0], "operand #0", err) ||
-      !pk_bcast_strides(b, out->rank, out->shape, st[1], "operand #1", err))
+  if (!kernel_bcast_strides(a, out->rank, out->shape, st[0], "operand #0", err) ||
+      !kernel_bcast_strides(b, out->rank, out->shape, st[1], "operand #1", err))
     return PTO_FAILURE;
   memcpy(st[2], out->strides, out->rank * sizeof(int64_t));
-  PkIter it;
-  pk_iter_init(&it, out->rank, out->shape, 3, st);
+  KernelIter it;
+  kernel_iter_init(&it, out->rank, out->shape, 3, st);
   if (it.empty) return PTO_SUCCESS;
   do {
-    for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
-      int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK;
+    for (int64_t c = 0; c < it.n; c += KERNEL_CHUNK) {
+      int64_t m = it.n - c < KERNEL_CHUNK ? it.n - c : KERNEL_CHUNK;
       int64_t ao = it.off[0] + c * it.step[0], bo = it.off[1] + c * it.step[1];
       int64_t oo = it.off[2] + c * it.step[2];
-      int64_t r[PK_CHUNK];
+      int64_t r[KERNEL_CHUNK];
       if (fl) {
-        double va[PK_CHUNK], vb[PK_CHUNK];
-        pk_load_f64(a->dtype, a->data, ao, it.step[0], m, va);
-        pk_load_f64(b->dtype, b->data, bo, it.step[1], m, vb);
+        double va[KERNEL_CHUNK], vb[KERNEL_CHUNK];
+        kernel_load_f64(a->dtype, a->data, ao, it.step[0], m, va);
+        kernel_load_f64(b->dtype, b->data, bo, it.step[1], m, vb);
         if (cmp) {
           compare_f64(k, va, vb, r, m);
-          pk_store_i64(out->dtype, out->data, oo, it.step[2], m, r);
+          kernel_store_i64(out->dtype, out->data, oo, it.step[2], m, r);
         } else {
           binary_f64(k, va, vb, m);
-          pk_store_f64(out->dtype, out->data, oo, it.step[2], m, va);
+          kernel_store_f64(out->dtype, out->data, oo, it.step[2], m, va);
         }
       } else {
-        int64_t vb[PK_CHUNK];
-        pk_load_i64(a->dtype, a->data, ao, it.step[0], m, r);
-        pk_load_i64(b->dtype, b->data, bo, it.step[1], m, vb);
+        int64_t vb[KERNEL_CHUNK];
+        kernel_load_i64(a->dtype, a->data, ao, it.step[0], m, r);
+        kernel_load_i64(b->dtype, b->data, bo, it.step[1], m, vb);
         if (cmp) compare_i64(k, r, vb, r, m);
         else binary_i64(k, r, vb, m);
-        pk_store_i64(out->dtype, out->data, oo, it.step[2], m, r);
+        kernel_store_i64(out->dtype, out->data, oo, it.step[2], m, r);
       }
     }
-  } while (pk_iter_next(&it));
+  } while (kernel_iter_next(&it));
   return PTO_SUCCESS;
 }
 
@@ -326,28 +326,28 @@ PtoResult pto_kernel_where(const PtoNdArray *cond, const PtoNdArray *x,
     return pto_error_set(err, "where: the condition must be bool, got %s",
                    pto_dtype_name(cond->dtype));
   int64_t st[4][PTO_MAX_RANK];
-  if (!pk_bcast_strides(cond, out->rank, out->shape, st[0], "condition", err) ||
-      !pk_bcast_strides(x, out->rank, out->shape, st[1], "operand #1", err) ||
-      !pk_bcast_strides(y, out->rank, out->shape, st[2], "operand #2", err))
+  if (!kernel_bcast_strides(cond, out->rank, out->shape, st[0], "condition", err) ||
+      !kernel_bcast_strides(x, out->rank, out->shape, st[1], "operand #1", err) ||
+      !kernel_bcast_strides(y, out->rank, out->shape, st[2], "operand #2", err))
     return PTO_FAILURE;
   memcpy(st[3], out->strides, out->rank * sizeof(int64_t));
-  PkIter it;
-  pk_iter_init(&it, out->rank, out->shape, 4, st);
+  KernelIter it;
+  kernel_iter_init(&it, out->rank, out->shape, 4, st);
   if (it.empty) return PTO_SUCCESS;
   size_t es = pto_dtype_size(out->dtype);
   do {
-    for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
-      int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK, cv[PK_CHUNK];
-      pk_load_i64(cond->dtype, cond->data, it.off[0] + c * it.step[0],
+    for (int64_t c = 0; c < it.n; c += KERNEL_CHUNK) {
+      int64_t m = it.n - c < KERNEL_CHUNK ? it.n - c : KERNEL_CHUNK, cv[KERNEL_CHUNK];
+      kernel_load_i64(cond->dtype, cond->data, it.off[0] + c * it.step[0],
                   it.step[0], m, cv);
       for (int64_t i = 0; i < m; i++) {
         int64_t j = c + i;
-        const char *src = cv[i] ? pk_at(x, it.off[1] + j * it.step[1])
-                                : pk_at(y, it.off[2] + j * it.step[2]);
-        memcpy(pk_at(out, it.off[3] + j * it.step[3]), src, es);
+        const char *src = cv[i] ? kernel_at(x, it.off[1] + j * it.step[1])
+                                : kernel_at(y, it.off[2] + j * it.step[2]);
+        memcpy(kernel_at(out, it.off[3] + j * it.step[3]), src, es);
       }
     }
-  } while (pk_iter_next(&it));
+  } while (kernel_iter_next(&it));
   return PTO_SUCCESS;
 }
 
@@ -366,8 +366,8 @@ static bool cast_via_double(PtoDType s, PtoDType d, PtoCastMode mode) {
 
 PtoResult pto_kernel_cast(const PtoNdArray *x, const PtoNdArray *out,
                           PtoCastMode mode, PtoKernelError *err) {
-  PkIter it;
-  if (!pk_iter_map(&it, x, out, err)) return PTO_FAILURE;
+  KernelIter it;
+  if (!kernel_iter_map(&it, x, out, err)) return PTO_FAILURE;
   if (it.empty) return PTO_SUCCESS;
   PtoDType s = x->dtype, d = out->dtype;
   bool fast = cast_via_double(s, d, mode);
@@ -375,28 +375,28 @@ PtoResult pto_kernel_cast(const PtoNdArray *x, const PtoNdArray *out,
               mode.sat == PTO_SAT_WRAP;
   do {
     if (s == d) {
-      copy_row(pto_dtype_size(s), pk_at(out, it.off[1]), it.step[1],
-               pk_at(x, it.off[0]), it.step[0], it.n);
+      copy_row(pto_dtype_size(s), kernel_at(out, it.off[1]), it.step[1],
+               kernel_at(x, it.off[0]), it.step[0], it.n);
       continue;
     }
-    for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
-      int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK;
+    for (int64_t c = 0; c < it.n; c += KERNEL_CHUNK) {
+      int64_t m = it.n - c < KERNEL_CHUNK ? it.n - c : KERNEL_CHUNK;
       int64_t xo = it.off[0] + c * it.step[0], oo = it.off[1] + c * it.step[1];
       if (fast) {
-        double v[PK_CHUNK];
-        pk_load_f64(s, x->data, xo, it.step[0], m, v);
-        pk_store_f64(d, out->data, oo, it.step[1], m, v);
+        double v[KERNEL_CHUNK];
+        kernel_load_f64(s, x->data, xo, it.step[0], m, v);
+        kernel_store_f64(d, out->data, oo, it.step[1], m, v);
       } else if (ints) {
-        int64_t v[PK_CHUNK];
-        pk_load_i64(s, x->data, xo, it.step[0], m, v);
-        pk_store_i64(d, out->data, oo, it.step[1], m, v);
+        int64_t v[KERNEL_CHUNK];
+        kernel_load_i64(s, x->data, xo, it.step[0], m, v);
+        kernel_store_i64(d, out->data, oo, it.step[1], m, v);
       } else {
         for (int64_t i = 0; i < m; i++)
-          pto_dtype_cast_elem(s, pk_at(x, xo + i * it.step[0]), d,
-                              pk_at(out, oo + i * it.step[1]), mode);
+          pto_dtype_cast_elem(s, kernel_at(x, xo + i * it.step[0]), d,
+                              kernel_at(out, oo + i * it.step[1]), mode);
       }
     }
-  } while (pk_iter_next(&it));
+  } while (kernel_iter_next(&it));
   return PTO_SUCCESS;
 }
 

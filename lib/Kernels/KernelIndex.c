@@ -15,7 +15,7 @@
 /* The sub-array at index i of dim `dim` (rank - 1 dims). */
 static PtoNdArray select_slice(const PtoNdArray *a, unsigned dim, int64_t i) {
   PtoNdArray s = *a;
-  s.data = pk_at(a, i * a->strides[dim]);
+  s.data = kernel_at(a, i * a->strides[dim]);
   for (unsigned d = dim; d + 1 < a->rank; d++) {
     s.shape[d] = a->shape[d + 1];
     s.strides[d] = a->strides[d + 1];
@@ -82,33 +82,33 @@ PtoResult pto_kernel_gather(const PtoNdArray *x, const PtoNdArray *index,
     if (d != dim && index->shape[d] > x->shape[d])
       return pto_error_set(err, "index dim %u is %" PRId64 ", larger than the "
                           "input's %" PRId64, d, index->shape[d], x->shape[d]);
-  if (out->dtype != x->dtype || !pk_same_shape(out, index->rank, index->shape))
+  if (out->dtype != x->dtype || !kernel_same_shape(out, index->rank, index->shape))
     return pto_error_set(err, "gather: output %s %s, expected %s %s",
-                   pto_dtype_name(out->dtype), pk_shape_str(b1, out),
-                   pto_dtype_name(x->dtype), pk_shape_str(b2, index));
+                   pto_dtype_name(out->dtype), kernel_shape_str(b1, out),
+                   pto_dtype_name(x->dtype), kernel_shape_str(b2, index));
   if (check_indices(index, x->shape[dim], dim, err)) return PTO_FAILURE;
   int64_t st[3][PTO_MAX_RANK];
   memcpy(st[0], index->strides, index->rank * sizeof(int64_t));
   memcpy(st[1], out->strides, out->rank * sizeof(int64_t));
   memcpy(st[2], x->strides, x->rank * sizeof(int64_t));
   st[2][dim] = 0; /* the index supplies this coordinate */
-  PkIter it;
-  pk_iter_init(&it, index->rank, index->shape, 3, st);
+  KernelIter it;
+  kernel_iter_init(&it, index->rank, index->shape, 3, st);
   if (it.empty) return PTO_SUCCESS;
   size_t es = pto_dtype_size(x->dtype);
   int64_t sd = x->strides[dim];
   do {
-    for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
-      int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK, iv[PK_CHUNK];
-      pk_load_i64(index->dtype, index->data, it.off[0] + c * it.step[0],
+    for (int64_t c = 0; c < it.n; c += KERNEL_CHUNK) {
+      int64_t m = it.n - c < KERNEL_CHUNK ? it.n - c : KERNEL_CHUNK, iv[KERNEL_CHUNK];
+      kernel_load_i64(index->dtype, index->data, it.off[0] + c * it.step[0],
                   it.step[0], m, iv);
       for (int64_t i = 0; i < m; i++) {
         int64_t j = c + i;
-        memcpy(pk_at(out, it.off[1] + j * it.step[1]),
-               pk_at(x, it.off[2] + j * it.step[2] + iv[i] * sd), es);
+        memcpy(kernel_at(out, it.off[1] + j * it.step[1]),
+               kernel_at(x, it.off[2] + j * it.step[2] + iv[i] * sd), es);
       }
     }
-  } while (pk_iter_next(&it));
+  } while (kernel_iter_next(&it));
   return PTO_SUCCESS;
 }
 
@@ -124,13 +124,13 @@ static PtoResult move_slices(const char *what, const char *dense_name,
   if (check_dim(what, dim, table->rank, err)) return PTO_FAILURE;
   if (index->rank != 1)
     return pto_error_set(err, "%s: the index must be 1-D, got shape %s", what,
-                   pk_shape_str(b1, index));
+                   kernel_shape_str(b1, index));
   int64_t want[PTO_MAX_RANK];
   memcpy(want, table->shape, table->rank * sizeof *want);
   want[dim] = index->shape[0];
-  if (dense->dtype != table->dtype || !pk_same_shape(dense, table->rank, want))
+  if (dense->dtype != table->dtype || !kernel_same_shape(dense, table->rank, want))
     return pto_error_set(err, "%s has shape %s, expected %s", dense_name,
-                   pk_shape_str(b1, dense), pto_shape_str(b2, table->rank, want));
+                   kernel_shape_str(b1, dense), pto_shape_str(b2, table->rank, want));
   if (check_indices(index, table->shape[dim], dim, err)) return PTO_FAILURE;
   for (int64_t j = 0; j < index->shape[0]; j++) {
     int64_t v = pto_dtype_load_i64(index->dtype, index->data,
@@ -200,11 +200,11 @@ PtoResult pto_kernel_topk(const PtoNdArray *x, int64_t k, unsigned dim,
   int64_t want[PTO_MAX_RANK];
   memcpy(want, x->shape, x->rank * sizeof *want);
   want[dim] = k;
-  if (values->dtype != x->dtype || !pk_same_shape(values, x->rank, want) ||
+  if (values->dtype != x->dtype || !kernel_same_shape(values, x->rank, want) ||
       !pto_dtype_is_int(indices->dtype) ||
-      !pk_same_shape(indices, x->rank, want))
+      !kernel_same_shape(indices, x->rank, want))
     return pto_error_set(err, "topk: outputs of shapes %s and %s, expected %s",
-                   pk_shape_str(b1, values), pk_shape_str(b2, indices),
+                   kernel_shape_str(b1, values), kernel_shape_str(b2, indices),
                    pto_shape_str(b2, x->rank, want));
   bool fl = pto_dtype_is_float(x->dtype);
   int (*cmp)(const void *, const void *) =
@@ -215,8 +215,8 @@ PtoResult pto_kernel_topk(const PtoNdArray *x, int64_t k, unsigned dim,
   memcpy(st[0], x->strides, x->rank * sizeof(int64_t));
   memcpy(st[1], values->strides, x->rank * sizeof(int64_t));
   memcpy(st[2], indices->strides, x->rank * sizeof(int64_t));
-  PkIter it;
-  pk_iter_init(&it, x->rank, lane, 3, st);
+  KernelIter it;
+  kernel_iter_init(&it, x->rank, lane, 3, st);
   if (it.empty) return PTO_SUCCESS;
   SortItem *items = pto_malloc((size_t)R * sizeof *items);
   size_t es = pto_dtype_size(x->dtype);
@@ -232,13 +232,13 @@ PtoResult pto_kernel_topk(const PtoNdArray *x, int64_t k, unsigned dim,
       }
       qsort(items, (size_t)R, sizeof *items, cmp);
       for (int64_t r = 0; r < k; r++) {
-        memcpy(pk_at(values, vo + r * values->strides[dim]),
-               pk_at(x, xo + items[r].idx * x->strides[dim]), es);
-        pk_store_i64(indices->dtype, indices->data,
+        memcpy(kernel_at(values, vo + r * values->strides[dim]),
+               kernel_at(x, xo + items[r].idx * x->strides[dim]), es);
+        kernel_store_i64(indices->dtype, indices->data,
                      io + r * indices->strides[dim], 0, 1, &items[r].idx);
       }
     }
-  } while (pk_iter_next(&it));
+  } while (kernel_iter_next(&it));
   pto_free(items);
   return PTO_SUCCESS;
 }

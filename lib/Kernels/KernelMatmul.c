@@ -19,7 +19,7 @@ typedef struct MatDims {
 /* Strides of acc along its last two dims after broadcasting to out. */
 static bool acc_strides(const PtoNdArray *acc, const PtoNdArray *out,
                         int64_t *full, PtoKernelError *err) {
-  return pk_bcast_strides(acc, out->rank, out->shape, full, "accumulator",
+  return kernel_bcast_strides(acc, out->rank, out->shape, full, "accumulator",
                           err);
 }
 
@@ -31,14 +31,14 @@ static void matmul_f64(const PtoNdArray *a, const PtoNdArray *b,
   /* 16-bit accumulators round after every step, as the format would */
   bool narrow = acc_dt == PTO_DT_F16 || acc_dt == PTO_DT_BF16;
   for (int64_t k = 0; k < d->K; k++)
-    pk_load_f64(b->dtype, b->data, bo + k * d->sbk, d->sbj, d->N,
+    kernel_load_f64(b->dtype, b->data, bo + k * d->sbk, d->sbj, d->N,
                 bd + k * d->N);
   for (int64_t i = 0; i < d->M; i++) {
-    pk_load_f64(a->dtype, a->data, ao + i * d->sai, d->sak, d->K, arow);
+    kernel_load_f64(a->dtype, a->data, ao + i * d->sai, d->sak, d->K, arow);
     if (acc) {
-      pk_load_f64(acc->dtype, acc->data, co + i * d->sci, d->scj, d->N, c);
+      kernel_load_f64(acc->dtype, acc->data, co + i * d->sci, d->scj, d->N, c);
       if (narrow)
-        for (int64_t j = 0; j < d->N; j++) c[j] = pk_round(acc_dt, c[j]);
+        for (int64_t j = 0; j < d->N; j++) c[j] = kernel_round(acc_dt, c[j]);
     } else {
       memset(c, 0, (size_t)d->N * sizeof *c);
     }
@@ -47,11 +47,11 @@ static void matmul_f64(const PtoNdArray *a, const PtoNdArray *b,
       const double *brow = bd + k * d->N;
       if (narrow)
         for (int64_t j = 0; j < d->N; j++)
-          c[j] = pk_round(acc_dt, c[j] + aik * brow[j]);
+          c[j] = kernel_round(acc_dt, c[j] + aik * brow[j]);
       else
         for (int64_t j = 0; j < d->N; j++) c[j] += aik * brow[j];
     }
-    pk_store_f64(out->dtype, out->data, oo + i * d->soi, d->soj, d->N, c);
+    kernel_store_f64(out->dtype, out->data, oo + i * d->soi, d->soj, d->N, c);
   }
 }
 
@@ -60,11 +60,11 @@ static void matmul_i64(const PtoNdArray *a, const PtoNdArray *b,
                        const MatDims *d, int64_t ao, int64_t bo, int64_t co,
                        int64_t oo, int64_t *bd, int64_t *arow, int64_t *c) {
   for (int64_t k = 0; k < d->K; k++)
-    pk_load_i64(b->dtype, b->data, bo + k * d->sbk, d->sbj, d->N,
+    kernel_load_i64(b->dtype, b->data, bo + k * d->sbk, d->sbj, d->N,
                 bd + k * d->N);
   for (int64_t i = 0; i < d->M; i++) {
-    pk_load_i64(a->dtype, a->data, ao + i * d->sai, d->sak, d->K, arow);
-    if (acc) pk_load_i64(acc->dtype, acc->data, co + i * d->sci, d->scj, d->N, c);
+    kernel_load_i64(a->dtype, a->data, ao + i * d->sai, d->sak, d->K, arow);
+    if (acc) kernel_load_i64(acc->dtype, acc->data, co + i * d->sci, d->scj, d->N, c);
     else memset(c, 0, (size_t)d->N * sizeof *c);
     for (int64_t k = 0; k < d->K; k++) {
       uint64_t aik = (uint64_t)arow[k];
@@ -72,7 +72,7 @@ static void matmul_i64(const PtoNdArray *a, const PtoNdArray *b,
       for (int64_t j = 0; j < d->N; j++)
         c[j] = (int64_t)((uint64_t)c[j] + aik * (uint64_t)brow[j]);
     }
-    pk_store_i64(out->dtype, out->data, oo + i * d->soi, d->soj, d->N, c);
+    kernel_store_i64(out->dtype, out->data, oo + i * d->soi, d->soj, d->N, c);
   }
 }
 
@@ -102,7 +102,7 @@ PtoResult pto_kernel_matmul(const PtoNdArray *a, const PtoNdArray *b,
                    (long long)d.K, (long long)kb);
   if (out->shape[ro - 2] != d.M || out->shape[ro - 1] != d.N)
     return pto_error_set(err, "matmul: output shape %s does not end in (%lld, %lld)",
-                   pk_shape_str(b1, out), (long long)d.M, (long long)d.N);
+                   kernel_shape_str(b1, out), (long long)d.M, (long long)d.N);
   d.sai = a->strides[ra - (a_trans ? 1 : 2)];
   d.sak = a->strides[ra - (a_trans ? 2 : 1)];
   d.sbk = b->strides[rb - (b_trans ? 1 : 2)];
@@ -116,8 +116,8 @@ PtoResult pto_kernel_matmul(const PtoNdArray *a, const PtoNdArray *b,
   PtoNdArray ab = *a, bb = *b;
   ab.rank = ra - 2;
   bb.rank = rb - 2;
-  if (!pk_bcast_strides(&ab, nb, out->shape, st[0], "batch of operand #0", err) ||
-      !pk_bcast_strides(&bb, nb, out->shape, st[1], "batch of operand #1", err))
+  if (!kernel_bcast_strides(&ab, nb, out->shape, st[0], "batch of operand #0", err) ||
+      !kernel_bcast_strides(&bb, nb, out->shape, st[1], "batch of operand #1", err))
     return PTO_FAILURE;
   memcpy(st[2], out->strides, nb * sizeof(int64_t));
   unsigned narr = 3;
@@ -130,8 +130,8 @@ PtoResult pto_kernel_matmul(const PtoNdArray *a, const PtoNdArray *b,
     d.scj = full[ro - 1];
     narr = 4;
   }
-  PkIter it;
-  pk_iter_init(&it, nb, out->shape, narr, st);
+  KernelIter it;
+  kernel_iter_init(&it, nb, out->shape, narr, st);
   if (it.empty || d.M == 0 || d.N == 0) return PTO_SUCCESS;
 
   size_t kn, es = ints ? sizeof(int64_t) : sizeof(double);
@@ -152,7 +152,7 @@ PtoResult pto_kernel_matmul(const PtoNdArray *a, const PtoNdArray *b,
       else
         matmul_f64(a, b, acc, acc_dtype, out, &d, ao, bo, co, oo, bd, arow, c);
     }
-  } while (pk_iter_next(&it));
+  } while (kernel_iter_next(&it));
   pto_free(bd);
   pto_free(arow);
   pto_free(c);

@@ -33,12 +33,12 @@ static PtoResult check_quant(const char *what, const PtoNdArray *x,
     return pto_error_set(err, "%s needs a float input of rank >= 1", what);
   memcpy(want, x->shape, x->rank * sizeof *want);
   want[x->rank - 1] = 1;
-  if (q->dtype != PTO_DT_I8 || !pk_same_shape(q, x->rank, x->shape) ||
-      scale->dtype != PTO_DT_F32 || !pk_same_shape(scale, x->rank, want))
+  if (q->dtype != PTO_DT_I8 || !kernel_same_shape(q, x->rank, x->shape) ||
+      scale->dtype != PTO_DT_F32 || !kernel_same_shape(scale, x->rank, want))
     return pto_error_set(err, "%s: q %s %s and scale %s %s, expected i8 of the "
                         "input's shape and f32 %s",
-                   what, pto_dtype_name(q->dtype), pk_shape_str(b1, q),
-                   pto_dtype_name(scale->dtype), pk_shape_str(b2, scale),
+                   what, pto_dtype_name(q->dtype), kernel_shape_str(b1, q),
+                   pto_dtype_name(scale->dtype), kernel_shape_str(b2, scale),
                    pto_shape_str(b2, x->rank, want));
   return PTO_SUCCESS;
 }
@@ -53,8 +53,8 @@ static PtoResult quantize_rows(const PtoNdArray *x, const PtoNdArray *q,
   memcpy(st[0], x->strides, x->rank * sizeof(int64_t));
   memcpy(st[1], q->strides, x->rank * sizeof(int64_t));
   memcpy(st[2], scale->strides, x->rank * sizeof(int64_t));
-  PkIter it;
-  pk_iter_init(&it, x->rank, want, 3, st);
+  KernelIter it;
+  kernel_iter_init(&it, x->rank, want, 3, st);
   if (it.empty) return PTO_SUCCESS;
   double *v = pto_malloc((size_t)(n ? n : 1) * sizeof *v);
   int64_t *qi = pto_malloc((size_t)(n ? n : 1) * sizeof *qi);
@@ -62,7 +62,7 @@ static PtoResult quantize_rows(const PtoNdArray *x, const PtoNdArray *q,
     for (int64_t j = 0; j < it.n; j++) {
       int64_t xo = it.off[0] + j * it.step[0];
       int64_t so = it.off[2] + j * it.step[2];
-      pk_load_f64(x->dtype, x->data, xo, x->strides[last], n, v);
+      kernel_load_f64(x->dtype, x->data, xo, x->strides[last], n, v);
       float s;
       bool zero;
       if (compute_scale) {
@@ -75,18 +75,18 @@ static PtoResult quantize_rows(const PtoNdArray *x, const PtoNdArray *q,
         s = f32((double)amax / 127.0);
         zero = amax == 0;
         double sd = s;
-        pk_store_f64(scale->dtype, scale->data, so, 0, 1, &sd);
+        kernel_store_f64(scale->dtype, scale->data, so, 0, 1, &sd);
       } else {
         double sd;
-        pk_load_f64(scale->dtype, scale->data, so, 0, 1, &sd);
+        kernel_load_f64(scale->dtype, scale->data, so, 0, 1, &sd);
         s = f32(sd);
         zero = s == 0;
       }
       quant_row(v, n, s, zero, qi);
-      pk_store_i64(q->dtype, q->data, it.off[1] + j * it.step[1],
+      kernel_store_i64(q->dtype, q->data, it.off[1] + j * it.step[1],
                    q->strides[last], n, qi);
     }
-  } while (pk_iter_next(&it));
+  } while (kernel_iter_next(&it));
   pto_free(v);
   pto_free(qi);
   return PTO_SUCCESS;
@@ -117,30 +117,30 @@ PtoResult pto_kernel_dequantize(const PtoNdArray *q, const PtoNdArray *scale,
                         "float output, got %s, %s and %s",
                    pto_dtype_name(q->dtype), pto_dtype_name(scale->dtype),
                    pto_dtype_name(out->dtype));
-  if (!pk_same_shape(out, q->rank, q->shape))
+  if (!kernel_same_shape(out, q->rank, q->shape))
     return pto_error_set(err, "dequantize: output shape %s differs from %s",
-                   pk_shape_str(b1, out), pk_shape_str(b2, q));
+                   kernel_shape_str(b1, out), kernel_shape_str(b2, q));
   int64_t st[3][PTO_MAX_RANK];
   memcpy(st[0], q->strides, q->rank * sizeof(int64_t));
-  if (!pk_bcast_strides(scale, q->rank, q->shape, st[1], "scale", err))
+  if (!kernel_bcast_strides(scale, q->rank, q->shape, st[1], "scale", err))
     return PTO_FAILURE;
   memcpy(st[2], out->strides, out->rank * sizeof(int64_t));
-  PkIter it;
-  pk_iter_init(&it, q->rank, q->shape, 3, st);
+  KernelIter it;
+  kernel_iter_init(&it, q->rank, q->shape, 3, st);
   if (it.empty) return PTO_SUCCESS;
   do {
-    for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
-      int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK;
-      double a[PK_CHUNK], s[PK_CHUNK];
-      pk_load_f64(q->dtype, q->data, it.off[0] + c * it.step[0], it.step[0], m, a);
-      pk_load_f64(scale->dtype, scale->data, it.off[1] + c * it.step[1],
+    for (int64_t c = 0; c < it.n; c += KERNEL_CHUNK) {
+      int64_t m = it.n - c < KERNEL_CHUNK ? it.n - c : KERNEL_CHUNK;
+      double a[KERNEL_CHUNK], s[KERNEL_CHUNK];
+      kernel_load_f64(q->dtype, q->data, it.off[0] + c * it.step[0], it.step[0], m, a);
+      kernel_load_f64(scale->dtype, scale->data, it.off[1] + c * it.step[1],
                   it.step[1], m, s);
       /* f32(q) first (i32 may need rounding), then one product, rounded
        * once to the output */
       for (int64_t i = 0; i < m; i++) a[i] = (double)f32(a[i]) * s[i];
-      pk_store_f64(out->dtype, out->data, it.off[2] + c * it.step[2],
+      kernel_store_f64(out->dtype, out->data, it.off[2] + c * it.step[2],
                    it.step[2], m, a);
     }
-  } while (pk_iter_next(&it));
+  } while (kernel_iter_next(&it));
   return PTO_SUCCESS;
 }

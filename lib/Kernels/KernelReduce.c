@@ -109,13 +109,13 @@ static void store_acc(PtoReduceKind k, bool fl, const PtoNdArray *out,
                       int64_t off, int64_t step, const Acc *acc, int64_t m) {
   bool arg = k == PTO_REDUCE_ARGMAX || k == PTO_REDUCE_ARGMIN;
   if (fl && !arg) {
-    double v[PK_CHUNK];
+    double v[KERNEL_CHUNK];
     for (int64_t i = 0; i < m; i++) v[i] = acc[i].f;
-    pk_store_f64(out->dtype, out->data, off, step, m, v);
+    kernel_store_f64(out->dtype, out->data, off, step, m, v);
   } else {
-    int64_t v[PK_CHUNK];
+    int64_t v[KERNEL_CHUNK];
     for (int64_t i = 0; i < m; i++) v[i] = arg ? acc[i].idx : acc[i].i;
-    pk_store_i64(out->dtype, out->data, off, step, m, v);
+    kernel_store_i64(out->dtype, out->data, off, step, m, v);
   }
 }
 
@@ -130,9 +130,9 @@ static PtoResult check_keepdim_shape(const char *what, const PtoNdArray *x,
   int64_t want[PTO_MAX_RANK];
   memcpy(want, x->shape, x->rank * sizeof *want);
   want[dim] = 1;
-  if (!pk_same_shape(out, x->rank, want))
+  if (!kernel_same_shape(out, x->rank, want))
     return pto_error_set(err, "%s: output shape %s, expected %s", what,
-                   pk_shape_str(b1, out), pto_shape_str(b2, x->rank, want));
+                   kernel_shape_str(b1, out), pto_shape_str(b2, x->rank, want));
   return PTO_SUCCESS;
 }
 
@@ -154,30 +154,30 @@ PtoResult pto_kernel_reduce(PtoReduceKind k, const PtoNdArray *x, unsigned dim,
   memcpy(st[0], x->strides, x->rank * sizeof(int64_t));
   memcpy(st[1], out->strides, out->rank * sizeof(int64_t));
   st[0][dim] = 0;
-  PkIter it;
-  pk_iter_init(&it, out->rank, out->shape, 2, st);
+  KernelIter it;
+  kernel_iter_init(&it, out->rank, out->shape, 2, st);
   if (it.empty) return PTO_SUCCESS;
   /* Contiguous reduced dim: reduce each output element's run at once;
    * otherwise accumulate whole output rows, one x row per index r. */
   bool per_elem = sr == 1 || R <= 1 || it.step[0] != 1;
-  Acc acc[PK_CHUNK];
+  Acc acc[KERNEL_CHUNK];
   do {
-    for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
-      int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK;
+    for (int64_t c = 0; c < it.n; c += KERNEL_CHUNK) {
+      int64_t m = it.n - c < KERNEL_CHUNK ? it.n - c : KERNEL_CHUNK;
       int64_t xo = it.off[0] + c * it.step[0];
       for (int64_t i = 0; i < m; i++) acc_init(k, &acc[i]);
       if (per_elem) {
         for (int64_t i = 0; i < m; i++) {
           int64_t base = xo + i * it.step[0];
-          for (int64_t r = 0; r < R; r += PK_CHUNK) {
-            int64_t q = R - r < PK_CHUNK ? R - r : PK_CHUNK;
+          for (int64_t r = 0; r < R; r += KERNEL_CHUNK) {
+            int64_t q = R - r < KERNEL_CHUNK ? R - r : KERNEL_CHUNK;
             if (fl) {
-              double v[PK_CHUNK];
-              pk_load_f64(x->dtype, x->data, base + r * sr, sr, q, v);
+              double v[KERNEL_CHUNK];
+              kernel_load_f64(x->dtype, x->data, base + r * sr, sr, q, v);
               fold_chunk_f(k, &acc[i], true, v, q, r);
             } else {
-              int64_t v[PK_CHUNK];
-              pk_load_i64(x->dtype, x->data, base + r * sr, sr, q, v);
+              int64_t v[KERNEL_CHUNK];
+              kernel_load_i64(x->dtype, x->data, base + r * sr, sr, q, v);
               fold_chunk_i(k, &acc[i], true, v, q, r);
             }
           }
@@ -185,19 +185,19 @@ PtoResult pto_kernel_reduce(PtoReduceKind k, const PtoNdArray *x, unsigned dim,
       } else {
         for (int64_t r = 0; r < R; r++) {
           if (fl) {
-            double v[PK_CHUNK];
-            pk_load_f64(x->dtype, x->data, xo + r * sr, it.step[0], m, v);
+            double v[KERNEL_CHUNK];
+            kernel_load_f64(x->dtype, x->data, xo + r * sr, it.step[0], m, v);
             fold_chunk_f(k, acc, false, v, m, r);
           } else {
-            int64_t v[PK_CHUNK];
-            pk_load_i64(x->dtype, x->data, xo + r * sr, it.step[0], m, v);
+            int64_t v[KERNEL_CHUNK];
+            kernel_load_i64(x->dtype, x->data, xo + r * sr, it.step[0], m, v);
             fold_chunk_i(k, acc, false, v, m, r);
           }
         }
       }
       store_acc(k, fl, out, it.off[1] + c * it.step[1], it.step[1], acc, m);
     }
-  } while (pk_iter_next(&it));
+  } while (kernel_iter_next(&it));
   return PTO_SUCCESS;
 }
 
@@ -211,7 +211,7 @@ PtoResult pto_kernel_arg_combine(bool max, const PtoNdArray *v0,
                                  const PtoNdArray *iout, PtoKernelError *err) {
   const PtoNdArray *all[6] = {v0, i0, v1, i1, vout, iout};
   for (unsigned a = 1; a < 6; a++)
-    if (!pk_same_shape(all[a], v0->rank, v0->shape))
+    if (!kernel_same_shape(all[a], v0->rank, v0->shape))
       return pto_error_set(err, "arg combine needs arrays of one shape");
   if (v1->dtype != v0->dtype || vout->dtype != v0->dtype ||
       !pto_dtype_is_int(i0->dtype) || !pto_dtype_is_int(i1->dtype) ||
@@ -219,8 +219,8 @@ PtoResult pto_kernel_arg_combine(bool max, const PtoNdArray *v0,
     return pto_error_set(err, "arg combine needs values of one dtype and integer "
                         "indices");
   bool fl = pto_dtype_is_float(v0->dtype);
-  int64_t st[PK_MAX_ARR][PTO_MAX_RANK];
-  PkIter it;
+  int64_t st[KERNEL_MAX_ARRAYS][PTO_MAX_RANK];
+  KernelIter it;
   /* Two walks in the same element order: the values decide, the indices
    * follow the decisions recorded in `take`. */
   int64_t n = pto_ndarray_numel(v0), pos = 0;
@@ -228,47 +228,47 @@ PtoResult pto_kernel_arg_combine(bool max, const PtoNdArray *v0,
   const PtoNdArray *vs[3] = {v0, v1, vout}, *is[3] = {i0, i1, iout};
   for (unsigned a = 0; a < 3; a++)
     memcpy(st[a], vs[a]->strides, v0->rank * sizeof(int64_t));
-  pk_iter_init(&it, v0->rank, v0->shape, 3, st);
+  kernel_iter_init(&it, v0->rank, v0->shape, 3, st);
   if (!it.empty) do {
-      for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
-        int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK;
+      for (int64_t c = 0; c < it.n; c += KERNEL_CHUNK) {
+        int64_t m = it.n - c < KERNEL_CHUNK ? it.n - c : KERNEL_CHUNK;
         if (fl) {
-          double a[PK_CHUNK], b[PK_CHUNK];
-          pk_load_f64(v0->dtype, v0->data, it.off[0] + c * it.step[0], it.step[0], m, a);
-          pk_load_f64(v1->dtype, v1->data, it.off[1] + c * it.step[1], it.step[1], m, b);
+          double a[KERNEL_CHUNK], b[KERNEL_CHUNK];
+          kernel_load_f64(v0->dtype, v0->data, it.off[0] + c * it.step[0], it.step[0], m, a);
+          kernel_load_f64(v1->dtype, v1->data, it.off[1] + c * it.step[1], it.step[1], m, b);
           for (int64_t i = 0; i < m; i++) {
             take[pos + i] = better_f(max, b[i], a[i]);
             if (take[pos + i]) a[i] = b[i];
           }
-          pk_store_f64(vout->dtype, vout->data, it.off[2] + c * it.step[2], it.step[2], m, a);
+          kernel_store_f64(vout->dtype, vout->data, it.off[2] + c * it.step[2], it.step[2], m, a);
         } else {
-          int64_t a[PK_CHUNK], b[PK_CHUNK];
-          pk_load_i64(v0->dtype, v0->data, it.off[0] + c * it.step[0], it.step[0], m, a);
-          pk_load_i64(v1->dtype, v1->data, it.off[1] + c * it.step[1], it.step[1], m, b);
+          int64_t a[KERNEL_CHUNK], b[KERNEL_CHUNK];
+          kernel_load_i64(v0->dtype, v0->data, it.off[0] + c * it.step[0], it.step[0], m, a);
+          kernel_load_i64(v1->dtype, v1->data, it.off[1] + c * it.step[1], it.step[1], m, b);
           for (int64_t i = 0; i < m; i++) {
             take[pos + i] = max ? b[i] > a[i] : b[i] < a[i];
             if (take[pos + i]) a[i] = b[i];
           }
-          pk_store_i64(vout->dtype, vout->data, it.off[2] + c * it.step[2], it.step[2], m, a);
+          kernel_store_i64(vout->dtype, vout->data, it.off[2] + c * it.step[2], it.step[2], m, a);
         }
         pos += m;
       }
-    } while (pk_iter_next(&it));
+    } while (kernel_iter_next(&it));
   for (unsigned a = 0; a < 3; a++)
     memcpy(st[a], is[a]->strides, v0->rank * sizeof(int64_t));
-  pk_iter_init(&it, v0->rank, v0->shape, 3, st);
+  kernel_iter_init(&it, v0->rank, v0->shape, 3, st);
   pos = 0;
   if (!it.empty) do {
-      for (int64_t c = 0; c < it.n; c += PK_CHUNK) {
-        int64_t m = it.n - c < PK_CHUNK ? it.n - c : PK_CHUNK, a[PK_CHUNK], b[PK_CHUNK];
-        pk_load_i64(i0->dtype, i0->data, it.off[0] + c * it.step[0], it.step[0], m, a);
-        pk_load_i64(i1->dtype, i1->data, it.off[1] + c * it.step[1], it.step[1], m, b);
+      for (int64_t c = 0; c < it.n; c += KERNEL_CHUNK) {
+        int64_t m = it.n - c < KERNEL_CHUNK ? it.n - c : KERNEL_CHUNK, a[KERNEL_CHUNK], b[KERNEL_CHUNK];
+        kernel_load_i64(i0->dtype, i0->data, it.off[0] + c * it.step[0], it.step[0], m, a);
+        kernel_load_i64(i1->dtype, i1->data, it.off[1] + c * it.step[1], it.step[1], m, b);
         for (int64_t i = 0; i < m; i++)
           if (take[pos + i]) a[i] = b[i];
-        pk_store_i64(iout->dtype, iout->data, it.off[2] + c * it.step[2], it.step[2], m, a);
+        kernel_store_i64(iout->dtype, iout->data, it.off[2] + c * it.step[2], it.step[2], m, a);
         pos += m;
       }
-    } while (pk_iter_next(&it));
+    } while (kernel_iter_next(&it));
   pto_free(take);
   return PTO_SUCCESS;
 }
@@ -326,27 +326,27 @@ static PtoResult run_lanes(const LaneArgs *la, const char *what,
   if (dim >= x->rank)
     return pto_error_set(err, "%s: dim %u out of range for rank %u", what, dim,
                    x->rank);
-  if (!pk_same_shape(out, x->rank, x->shape))
+  if (!kernel_same_shape(out, x->rank, x->shape))
     return pto_error_set(err, "%s: output shape %s differs from the input's %s",
-                   what, pk_shape_str(b1, out), pk_shape_str(b2, x));
+                   what, kernel_shape_str(b1, out), kernel_shape_str(b2, x));
   int64_t n = x->shape[dim], lane_shape[PTO_MAX_RANK];
   int64_t st[2][PTO_MAX_RANK];
   memcpy(lane_shape, x->shape, x->rank * sizeof(int64_t));
   lane_shape[dim] = 1;
   memcpy(st[0], x->strides, x->rank * sizeof(int64_t));
   memcpy(st[1], out->strides, out->rank * sizeof(int64_t));
-  PkIter it;
-  pk_iter_init(&it, x->rank, lane_shape, 2, st);
+  KernelIter it;
+  kernel_iter_init(&it, x->rank, lane_shape, 2, st);
   if (it.empty || n == 0) return PTO_SUCCESS;
   double *v = pto_malloc((size_t)n * sizeof *v);
   do {
     for (int64_t j = 0; j < it.n; j++) {
       int64_t xo = it.off[0] + j * it.step[0], oo = it.off[1] + j * it.step[1];
-      pk_load_f64(x->dtype, x->data, xo, x->strides[dim], n, v);
+      kernel_load_f64(x->dtype, x->data, xo, x->strides[dim], n, v);
       lane_compute(la, v, n);
-      pk_store_f64(out->dtype, out->data, oo, out->strides[dim], n, v);
+      kernel_store_f64(out->dtype, out->data, oo, out->strides[dim], n, v);
     }
-  } while (pk_iter_next(&it));
+  } while (kernel_iter_next(&it));
   pto_free(v);
   return PTO_SUCCESS;
 }
@@ -363,11 +363,11 @@ static double *load_vec(const char *what, const char *name,
   char b[PTO_SHAPE_STR_MAX];
   if (v->rank != 1 || v->shape[0] != n) {
     pto_error_set(err, "%s: %s of shape %s, expected (%lld,)", what, name,
-            pk_shape_str(b, v), (long long)n);
+            kernel_shape_str(b, v), (long long)n);
     return NULL;
   }
   double *d = pto_malloc((size_t)(n ? n : 1) * sizeof *d);
-  pk_load_f64(v->dtype, v->data, 0, v->strides[0], n, d);
+  kernel_load_f64(v->dtype, v->data, 0, v->strides[0], n, d);
   return d;
 }
 

@@ -4,18 +4,18 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *pk_shape_str(char *buf, const PtoNdArray *a) {
+const char *kernel_shape_str(char *buf, const PtoNdArray *a) {
   return pto_shape_str(buf, a->rank, a->shape);
 }
 
-bool pk_same_shape(const PtoNdArray *a, unsigned rank, const int64_t *shape) {
+bool kernel_same_shape(const PtoNdArray *a, unsigned rank, const int64_t *shape) {
   if (a->rank != rank) return false;
   for (unsigned i = 0; i < rank; i++)
     if (a->shape[i] != shape[i]) return false;
   return true;
 }
 
-void pk_iter_init(PkIter *it, unsigned rank, const int64_t *shape,
+void kernel_iter_init(KernelIter *it, unsigned rank, const int64_t *shape,
                   unsigned narr, int64_t strides[][PTO_MAX_RANK]) {
   memset(it, 0, sizeof *it);
   it->narr = narr;
@@ -55,7 +55,7 @@ void pk_iter_init(PkIter *it, unsigned rank, const int64_t *shape,
   it->rank = r - 1;
 }
 
-bool pk_iter_next(PkIter *it) {
+bool kernel_iter_next(KernelIter *it) {
   for (unsigned d = it->rank; d-- > 0;) {
     for (unsigned k = 0; k < it->narr; k++) it->off[k] += it->strides[k][d];
     if (++it->idx[d] < it->shape[d]) return true;
@@ -66,13 +66,13 @@ bool pk_iter_next(PkIter *it) {
   return false;
 }
 
-bool pk_bcast_strides(const PtoNdArray *a, unsigned rank, const int64_t *shape,
+bool kernel_bcast_strides(const PtoNdArray *a, unsigned rank, const int64_t *shape,
                       int64_t *strides, const char *what,
                       PtoKernelError *err) {
   char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
   if (a->rank > rank) {
     pto_error_set(err, "%s of shape %s does not broadcast to %s", what,
-            pk_shape_str(b1, a), pto_shape_str(b2, rank, shape));
+            kernel_shape_str(b1, a), pto_shape_str(b2, rank, shape));
     return false;
   }
   unsigned lead = rank - a->rank;
@@ -88,24 +88,24 @@ bool pk_bcast_strides(const PtoNdArray *a, unsigned rank, const int64_t *shape,
       strides[d] = 0;
     } else {
       pto_error_set(err, "%s of shape %s does not broadcast to %s", what,
-              pk_shape_str(b1, a), pto_shape_str(b2, rank, shape));
+              kernel_shape_str(b1, a), pto_shape_str(b2, rank, shape));
       return false;
     }
   }
   return true;
 }
 
-bool pk_iter_map(PkIter *it, const PtoNdArray *in, const PtoNdArray *out,
+bool kernel_iter_map(KernelIter *it, const PtoNdArray *in, const PtoNdArray *out,
                  PtoKernelError *err) {
   int64_t st[2][PTO_MAX_RANK];
-  if (!pk_bcast_strides(in, out->rank, out->shape, st[0], "input", err))
+  if (!kernel_bcast_strides(in, out->rank, out->shape, st[0], "input", err))
     return false;
   memcpy(st[1], out->strides, out->rank * sizeof(int64_t));
-  pk_iter_init(it, out->rank, out->shape, 2, st);
+  kernel_iter_init(it, out->rank, out->shape, 2, st);
   return true;
 }
 
-double pk_round(PtoDType dt, double v) {
+double kernel_round(PtoDType dt, double v) {
   switch (dt) {
   case PTO_DT_F32:
     return (double)(float)v;
@@ -142,7 +142,7 @@ double pk_round(PtoDType dt, double v) {
 #define BF16_IN(x) ((double)pto_bf16_bits_to_f32(x))
 #define BOOL_IN(x) ((x) != 0)
 
-void pk_load_f64(PtoDType dt, const void *data, int64_t off, int64_t step,
+void kernel_load_f64(PtoDType dt, const void *data, int64_t off, int64_t step,
                  int64_t n, double *out) {
   switch (dt) {
   case PTO_DT_F32: LOAD_ROW(float, (double)); break;
@@ -159,7 +159,7 @@ void pk_load_f64(PtoDType dt, const void *data, int64_t off, int64_t step,
   }
 }
 
-void pk_load_i64(PtoDType dt, const void *data, int64_t off, int64_t step,
+void kernel_load_i64(PtoDType dt, const void *data, int64_t off, int64_t step,
                  int64_t n, int64_t *out) {
   switch (dt) {
   case PTO_DT_I8: LOAD_ROW(int8_t, (int64_t)); break;
@@ -185,7 +185,7 @@ void pk_load_i64(PtoDType dt, const void *data, int64_t off, int64_t step,
 #define U8_OUT(x) ((uint8_t)(uint64_t)(x))
 #define BOOL_OUT(x) ((uint8_t)((x) != 0))
 
-void pk_store_f64(PtoDType dt, void *data, int64_t off, int64_t step,
+void kernel_store_f64(PtoDType dt, void *data, int64_t off, int64_t step,
                   int64_t n, const double *in) {
   switch (dt) {
   case PTO_DT_F32: STORE_ROW(float, F32_OUT); break;
@@ -199,7 +199,7 @@ void pk_store_f64(PtoDType dt, void *data, int64_t off, int64_t step,
   }
 }
 
-void pk_store_i64(PtoDType dt, void *data, int64_t off, int64_t step,
+void kernel_store_i64(PtoDType dt, void *data, int64_t off, int64_t step,
                   int64_t n, const int64_t *in) {
   switch (dt) {
   case PTO_DT_I8: STORE_ROW(int8_t, I8_OUT); break;

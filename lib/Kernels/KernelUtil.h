@@ -11,37 +11,37 @@
 #include <stdarg.h>
 
 /* Most arrays a kernel walks together (where: cond, x, y, out). */
-#define PK_MAX_ARR 4
+#define KERNEL_MAX_ARRAYS 4
 /* Elements per chunk of the double/int64 scratch buffers. */
-#define PK_CHUNK 512
+#define KERNEL_CHUNK 512
 
-typedef struct PkIter {
+typedef struct KernelIter {
   unsigned narr, rank; /* rank: outer dims, the row dim excluded */
   int64_t shape[PTO_MAX_RANK];
-  int64_t strides[PK_MAX_ARR][PTO_MAX_RANK];
+  int64_t strides[KERNEL_MAX_ARRAYS][PTO_MAX_RANK];
   int64_t idx[PTO_MAX_RANK];
-  int64_t off[PK_MAX_ARR];  /* element offset of the current row */
-  int64_t step[PK_MAX_ARR]; /* element stride along the row */
+  int64_t off[KERNEL_MAX_ARRAYS];  /* element offset of the current row */
+  int64_t step[KERNEL_MAX_ARRAYS]; /* element stride along the row */
   int64_t n;                /* row length */
   bool empty;               /* no elements at all */
-} PkIter;
+} KernelIter;
 
 /* Rows of the index space `shape` (rank <= PTO_MAX_RANK), with one stride
  * vector per array (rank entries each). */
-void pk_iter_init(PkIter *it, unsigned rank, const int64_t *shape,
+void kernel_iter_init(KernelIter *it, unsigned rank, const int64_t *shape,
                   unsigned narr, int64_t strides[][PTO_MAX_RANK]);
 /* Advances to the next row; false after the last one. */
-bool pk_iter_next(PkIter *it);
+bool kernel_iter_next(KernelIter *it);
 
 /* Strides that make `a` broadcast to `shape` (rank entries): missing and
  * stretched size-1 dims get stride 0. False (and err filled, naming the
  * array `what`) when `a` does not broadcast. */
-bool pk_bcast_strides(const PtoNdArray *a, unsigned rank, const int64_t *shape,
+bool kernel_bcast_strides(const PtoNdArray *a, unsigned rank, const int64_t *shape,
                       int64_t *strides, const char *what, PtoKernelError *err);
 
 /* The rows of an elementwise map from `in` (broadcast) to `out`: arrays 0
  * and 1 of the iterator. False (err filled) when `in` does not broadcast. */
-bool pk_iter_map(PkIter *it, const PtoNdArray *in, const PtoNdArray *out,
+bool kernel_iter_map(KernelIter *it, const PtoNdArray *in, const PtoNdArray *out,
                  PtoKernelError *err);
 
 
@@ -49,28 +49,28 @@ bool pk_iter_map(PkIter *it, const PtoNdArray *in, const PtoNdArray *out,
  * exact (int64 beyond 2^53 to nearest in the double form). Stores of
  * doubles round to nearest even (integers: toward zero, wrapping); stores
  * of int64 wrap to the dtype's width (bool: v != 0). */
-void pk_load_f64(PtoDType dt, const void *data, int64_t off, int64_t step,
+void kernel_load_f64(PtoDType dt, const void *data, int64_t off, int64_t step,
                  int64_t n, double *out);
-void pk_store_f64(PtoDType dt, void *data, int64_t off, int64_t step,
+void kernel_store_f64(PtoDType dt, void *data, int64_t off, int64_t step,
                   int64_t n, const double *in);
-void pk_load_i64(PtoDType dt, const void *data, int64_t off, int64_t step,
+void kernel_load_i64(PtoDType dt, const void *data, int64_t off, int64_t step,
                  int64_t n, int64_t *out);
-void pk_store_i64(PtoDType dt, void *data, int64_t off, int64_t step,
+void kernel_store_i64(PtoDType dt, void *data, int64_t off, int64_t step,
                   int64_t n, const int64_t *in);
 
 /* Pointer to element `off` of an array's buffer. */
-static inline char *pk_at(const PtoNdArray *a, int64_t off) {
+static inline char *kernel_at(const PtoNdArray *a, int64_t off) {
   return (char *)a->data + off * (int64_t)pto_dtype_size(a->dtype);
 }
 
 /* The value of a double after rounding to float dtype `dt` (nearest
  * even); other dtypes return v unchanged. */
-double pk_round(PtoDType dt, double v);
+double kernel_round(PtoDType dt, double v);
 
 /* "(2, 3)" into buf (PTO_SHAPE_STR_MAX bytes). */
-const char *pk_shape_str(char *buf, const PtoNdArray *a);
+const char *kernel_shape_str(char *buf, const PtoNdArray *a);
 
 /* Checks that `a` has `rank` dims equal to `shape`. */
-bool pk_same_shape(const PtoNdArray *a, unsigned rank, const int64_t *shape);
+bool kernel_same_shape(const PtoNdArray *a, unsigned rank, const int64_t *shape);
 
 #endif
