@@ -235,6 +235,20 @@ def test_labels_tiles_and_pass_options_in_ir():
     assert "pypto.pass_options = {vec_nbuffer_mode = 2}" in ir
 
 
+def test_vec_tile_larger_than_tensor_is_clamped():
+    # 100000 columns on a 64-column tensor: one tile covers the row (as
+    # tile-expand documents), the IR keeps what was asked.
+    @pypto.frontend.jit
+    def k(a: pypto.Tensor([8, 64], pypto.DT_FP32), out: pypto.Tensor([8, 64], pypto.DT_FP32)):
+        pypto.set_vec_tile_shapes(8, 100000)
+        out[:] = pypto.exp(a)
+    a = rand((8, 64), seed=3)
+    out = np.zeros_like(a)
+    k(a, out)
+    assert_close(out, np.exp(a), 1e-6, 1e-6)
+    assert "vec_tile = [8, 100000]" in k.ir()
+
+
 def test_options_scope_inside_kernel():
     @pypto.frontend.jit
     def k(a: pypto.Tensor([8, 8], pypto.DT_FP32), b: pypto.Tensor([8, 8], pypto.DT_FP32)):
