@@ -9,7 +9,7 @@ import sys
 
 
 def outputs(log):
-    """Yields (ctest name, output, passed) for each test in the log."""
+    """Yields (ctest name, output) for each test in the log."""
     name, lines, inside = None, [], False
     for line in log.splitlines():
         m = re.match(r"^\d+/\d+ Test: (\S+)$", line)
@@ -17,11 +17,9 @@ def outputs(log):
             name, lines, inside = m.group(1), [], False
         elif line.startswith("Output:"):
             inside = True
-        elif line == "<end of output>":
-            inside = False
-        elif line.startswith("Test ") and name and not inside:
-            yield name, "\n".join(lines), line.startswith("Test Passed")
-            name = None
+        elif line == "<end of output>" and name:
+            yield name, "\n".join(lines)
+            name, inside = None, False
         elif inside:
             lines.append(line)
 
@@ -36,7 +34,7 @@ def main():
         return 1
     n = {"entries": 0, "lit": 0, "lit_unsupported": 0, "unit": 0,
          "unit_binaries": 0, "pytest": 0, "pytest_skipped": 0, "difftest": 0}
-    for name, out, _ in outputs(log):
+    for name, out in outputs(log):
         n["entries"] += 1
         if name == "lit":
             for key, pat in (("lit", r"^\s*Passed\s*:\s*(\d+)"),
