@@ -138,12 +138,13 @@ if(NOT out MATCHES "downstream: ok" OR NOT out2 MATCHES "downstream: ok")
 endif()
 
 # The installed tool runs.
-run("installed pto-opt" COMMAND ${prefix}/bin/pto-opt --version OUTPUT out)
+run("installed pto-opt" ENV --unset=LD_LIBRARY_PATH
+    COMMAND ${prefix}/bin/pto-opt --version OUTPUT out)
 if(NOT out MATCHES "PTO")
   message(FATAL_ERROR "install-test: pto-opt --version printed: ${out}")
 endif()
 # The installed pto-run runs a bundled example (no LD_LIBRARY_PATH).
-run("installed pto-run" COMMAND ${prefix}/bin/pto-run
+run("installed pto-run" ENV --unset=LD_LIBRARY_PATH COMMAND ${prefix}/bin/pto-run
     ${SOURCE_DIR}/examples/softmax.pto --random 0 OUTPUT out)
 if(NOT out MATCHES "out0: tensor<4x32x1x256xf32>")
   message(FATAL_ERROR "install-test: pto-run printed: ${out}")
