@@ -159,7 +159,7 @@ class SymbolicScalar:
             return NotImplemented
         return o.__floordiv__(self)
 
-    # symbolic sizes divide as integers (the seeds' `b / tile_b`)
+    # symbolic sizes divide as integers (PyPTO's `b / tile_b`)
     __truediv__ = __floordiv__
     __rtruediv__ = __rfloordiv__
 
