@@ -50,7 +50,8 @@ run("cmake --install" COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR}
     --prefix ${prefix} ${config_args})
 
 # What an installation must hold.
-foreach(f include/pto/IR.h include/pto/Platform.h bin/pto-opt
+foreach(f include/pto/IR.h include/pto/Platform.h include/pto/Runtime.h
+          bin/pto-opt bin/pto-runtime-demo
           share/pto/platforms/a2a3.xml share/pto/platforms/a3.xml
           share/pto/platforms/pto-platform.rng lib/cmake/PTO/PTOConfig.cmake
           lib/cmake/PTO/PTOConfigVersion.cmake lib/cmake/PTO/PTOTargets.cmake)
@@ -61,7 +62,9 @@ endforeach()
 file(GLOB_RECURSE libdirs_pc ${prefix}/*/pto.pc)
 file(GLOB_RECURSE static_libs ${prefix}/*/libpto.a)
 file(GLOB_RECURSE shared_libs ${prefix}/*/libpto.so)
-foreach(v libdirs_pc static_libs shared_libs)
+file(GLOB_RECURSE runtime_pc ${prefix}/*/pto-runtime.pc)
+file(GLOB_RECURSE runtime_libs ${prefix}/*/libpto_runtime.a)
+foreach(v libdirs_pc static_libs shared_libs runtime_pc runtime_libs)
   list(LENGTH ${v} n)
   if(NOT n EQUAL 1)
     message(FATAL_ERROR "install-test: expected one of ${v}, found: ${${v}}")
@@ -108,6 +111,10 @@ foreach(kind static shared)
     message(FATAL_ERROR "install-test: roundtrip_${kind} printed:\n${out}")
   endif()
 endforeach()
+run("find_package(PTO), the runtime" COMMAND ${ds}/runtime_static OUTPUT out)
+if(NOT out MATCHES "downstream runtime: ok")
+  message(FATAL_ERROR "install-test: runtime_static printed:\n${out}")
+endif()
 
 # pkg-config: the shared library, then the static one with --static (whose
 # private libraries, such as -lm, a static link needs).
@@ -136,12 +143,32 @@ run("run the pkg-config --static program" COMMAND ${WORK_DIR}/pc_static
 if(NOT out MATCHES "downstream: ok" OR NOT out2 MATCHES "downstream: ok")
   message(FATAL_ERROR "install-test: pkg-config programs printed:\n${out}${out2}")
 endif()
+# pto-runtime.pc: the runtime is a static library only, so its plain
+# --libs already carry threads, -lm and libxml2.
+run("pkg-config --cflags --libs pto-runtime" ENV ${pc_env}
+    COMMAND ${PKG_CONFIG} --cflags --libs pto-runtime OUTPUT pc_rt)
+separate_arguments(pc_rt UNIX_COMMAND "${pc_rt}")
+run("link the runtime with pkg-config" COMMAND ${C_COMPILER} -std=c11
+    ${SANITIZE_FLAGS} ${SOURCE_DIR}/test/install/downstream/runtime_main.c
+    ${pc_rt} -o ${WORK_DIR}/pc_runtime)
+run("run the pkg-config runtime program" COMMAND ${WORK_DIR}/pc_runtime
+    OUTPUT out)
+if(NOT out MATCHES "downstream runtime: ok")
+  message(FATAL_ERROR "install-test: pc_runtime printed:\n${out}")
+endif()
 
 # The installed tool runs.
 run("installed pto-opt" ENV --unset=LD_LIBRARY_PATH
     COMMAND ${prefix}/bin/pto-opt --version OUTPUT out)
 if(NOT out MATCHES "PTO")
   message(FATAL_ERROR "install-test: pto-opt --version printed: ${out}")
+endif()
+# The installed runtime demo runs its synthetic graph on the model.
+run("installed pto-runtime-demo" ENV --unset=LD_LIBRARY_PATH
+    COMMAND ${prefix}/bin/pto-runtime-demo --backend sim --report text
+      OUTPUT out)
+if(NOT out MATCHES "makespan")
+  message(FATAL_ERROR "install-test: pto-runtime-demo printed: ${out}")
 endif()
 # The installed pto-run runs a bundled example (no LD_LIBRARY_PATH).
 run("installed pto-run" ENV --unset=LD_LIBRARY_PATH COMMAND ${prefix}/bin/pto-run
