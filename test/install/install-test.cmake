@@ -163,11 +163,12 @@ run("installed pto-opt" ENV --unset=LD_LIBRARY_PATH
 if(NOT out MATCHES "PTO")
   message(FATAL_ERROR "install-test: pto-opt --version printed: ${out}")
 endif()
-# The installed runtime demo runs its synthetic graph on the model.
+# The installed runtime demo runs its synthetic graph on the model of an
+# installed platform description.
 run("installed pto-runtime-demo" ENV --unset=LD_LIBRARY_PATH
     COMMAND ${prefix}/bin/pto-runtime-demo --backend sim --report text
-      OUTPUT out)
-if(NOT out MATCHES "makespan")
+      --platform ${prefix}/share/pto/platforms/a3.xml OUTPUT out)
+if(NOT out MATCHES "health report \\(sim, platform a3\\)\nmakespan: ")
   message(FATAL_ERROR "install-test: pto-runtime-demo printed: ${out}")
 endif()
 # The installed pto-run runs a bundled example (no LD_LIBRARY_PATH).

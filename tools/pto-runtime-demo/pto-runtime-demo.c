@@ -1,8 +1,11 @@
 /* pto-runtime-demo: runs a synthetic matmul + softmax task graph on the
  * runtime (host threads, the simulator, or both) and writes what a run
  * leaves for a person: the Chrome trace, the SVG swimlane and the health
- * report. Host kernels compute real results, which are checked. */
+ * report. Host kernels compute real results, which are checked. The
+ * machine is a platform description (--platform), converted to the
+ * runtime's plain struct: the runtime itself reads no description. */
 #include "pto/Runtime.h"
+#include "pto/RuntimePlatform.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,6 +19,8 @@ static const char usage[] =
     "  --tile T           tile edge in elements, 8..256 (default 64); K = 4T\n"
     "  --backend B        host, sim or both (default both)\n"
     "  --threads N        host threads, 0 = one per CPU (default 0)\n"
+    "  --platform P       the machine: a built-in name (a2a3, a3) or a\n"
+    "                     description file (default a2a3)\n"
     "  --aic N, --aiv N   override the platform's cube / vector core counts\n"
     "  --trace FILE       write the Chrome Trace Event JSON\n"
     "  --svg FILE         write the SVG swimlane\n"
@@ -116,7 +121,8 @@ static int parse_int(const char *opt, const char *s, int lo, int hi, int *out) {
 
 int main(int argc, char **argv) {
   int tiles = 64, tile = 64, threads = 0, aic = 0, aiv = 0, fail = -1;
-  const char *backend = "both", *trace = NULL, *svg = NULL, *report = NULL;
+  const char *backend = "both", *trace = NULL, *svg = NULL, *report = NULL,
+             *platform = NULL;
   for (int i = 1; i < argc; i++) {
     const char *o = argv[i];
     if (!strcmp(o, "--help")) {
@@ -129,7 +135,7 @@ int main(int argc, char **argv) {
     }
     static const char *const with_value[] = {
         "--tiles", "--tile", "--backend", "--threads", "--aic", "--aiv",
-        "--trace", "--svg", "--report", "--fail-task"};
+        "--trace", "--svg", "--report", "--fail-task", "--platform"};
     int known = 0;
     for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++)
       known |= !strcmp(o, with_value[k]);
@@ -161,6 +167,8 @@ int main(int argc, char **argv) {
       trace = v;
     else if (!strcmp(o, "--svg"))
       svg = v;
+    else if (!strcmp(o, "--platform"))
+      platform = v;
     else
       report = v;
     if (!ok)
@@ -193,7 +201,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   PtoRtPlatform plat;
-  pto_rt_platform_default(&plat);
+  PtoPlatformError perr;
+  if (!pto_rt_platform_load(&plat, platform, &perr)) {
+    char msg[1024];
+    pto_platform_error_format(&perr, msg, sizeof msg);
+    fprintf(stderr, "%s\n", msg);
+    return 1;
+  }
   if (aic)
     plat.cores[PTO_RT_CORE_AIC] = (uint32_t)aic;
   if (aiv)
