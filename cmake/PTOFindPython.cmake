@@ -30,3 +30,20 @@ else()
     "(tried: ${_cands}). Numerical tests against numpy cannot run. "
     "On Debian: apt-get install python3-numpy (or run scripts/install-deps.sh).")
 endif()
+
+# A sanitized libpto.so inside a Python that is not: the sanitizer runtime
+# must be loaded first, and Python's own allocations are not ours to check.
+# PTO_PYTHON_SANITIZER_ENV is the environment (VAR=value items) every test
+# that loads libpto.so into Python runs with.
+set(PTO_PYTHON_SANITIZER_ENV "")
+if(PTO_ENABLE_ASAN)
+  if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
+    set(_asan_name libclang_rt.asan-${CMAKE_SYSTEM_PROCESSOR}.so)
+  else()
+    set(_asan_name libasan.so)
+  endif()
+  execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=${_asan_name}
+    OUTPUT_VARIABLE _asan_rt OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(PTO_PYTHON_SANITIZER_ENV "LD_PRELOAD=${_asan_rt}"
+    "ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1")
+endif()

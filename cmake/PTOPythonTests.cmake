@@ -18,19 +18,7 @@ set(_py_env
 if(_torch_rc EQUAL 0 OR PTO_REQUIRE_TORCH)
   list(APPEND _py_env "PTO_TEST_TORCH=1")
 endif()
-# A sanitized libpto.so inside a Python that is not: the sanitizer runtime
-# must be loaded first, and Python's own allocations are not ours to check.
-if(PTO_ENABLE_ASAN)
-  if(CMAKE_C_COMPILER_ID STREQUAL "Clang")
-    set(_asan_name libclang_rt.asan-${CMAKE_SYSTEM_PROCESSOR}.so)
-  else()
-    set(_asan_name libasan.so)
-  endif()
-  execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=${_asan_name}
-    OUTPUT_VARIABLE _asan_rt OUTPUT_STRIP_TRAILING_WHITESPACE)
-  list(APPEND _py_env "LD_PRELOAD=${_asan_rt}"
-    "ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1")
-endif()
+list(APPEND _py_env ${PTO_PYTHON_SANITIZER_ENV})
 
 if(NOT PTO_PYTHON_HAS_NUMPY)
   add_test(NAME python

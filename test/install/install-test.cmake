@@ -192,7 +192,7 @@ foreach(f pypto/__init__.py pypto/_installed.py)
   endif()
 endforeach()
 run("installed Python package" ENV --unset=PTO_LIBRARY --unset=LD_LIBRARY_PATH
-    PYTHONPATH=${pydir} PYTHONDONTWRITEBYTECODE=1
+    PYTHONPATH=${pydir} PYTHONDONTWRITEBYTECODE=1 ${PYTHON_ENV}
     COMMAND ${PYTHON} ${SOURCE_DIR}/test/install/check_python.py ${prefix}
       ${prefix} OUTPUT out)
 if(NOT out MATCHES "installed pypto: ok")
@@ -201,11 +201,11 @@ endif()
 
 # `pip install ./python` works offline (the in-tree build backend needs
 # nothing from an index); that package finds the library via PTO_LIBRARY.
-run("pip install ./python, offline" ENV PYTHONDONTWRITEBYTECODE=1
+run("pip install ./python, offline" ENV PYTHONDONTWRITEBYTECODE=1 ${PYTHON_ENV}
     COMMAND ${PYTHON} -m pip install --no-index --no-deps --quiet
       --target ${WORK_DIR}/pip ${SOURCE_DIR}/python)
 run("pip-installed Python package" ENV PTO_LIBRARY=${libdir}
-    PYTHONPATH=${WORK_DIR}/pip PYTHONDONTWRITEBYTECODE=1
+    PYTHONPATH=${WORK_DIR}/pip PYTHONDONTWRITEBYTECODE=1 ${PYTHON_ENV}
     COMMAND ${PYTHON} ${SOURCE_DIR}/test/install/check_python.py
       ${WORK_DIR}/pip ${prefix} OUTPUT out)
 if(NOT out MATCHES "installed pypto: ok")
