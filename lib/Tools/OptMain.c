@@ -258,15 +258,16 @@ static int opt_positional(void *user, const char *a) {
   return 0;
 }
 
-/* Any registered pass or named pipeline is a flag: `--cse`,
+/* Any registered pass or named pipeline is a flag: `--cse` (or `-cse`),
  * `--canonicalize=max-iterations=3`. */
 static int opt_pass_flag(void *user, const char *a) {
   OptParse *p = user;
   OptOptions *o = p->o;
-  const char *eq = strchr(a, '=');
-  size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+  const char *n = a + (a[1] == '-' ? 2 : 1); /* `--cse` or `-cse` */
+  const char *eq = strchr(n, '=');
+  size_t len = eq ? (size_t)(eq - n) : strlen(n);
   char name[256];
-  snprintf(name, sizeof name, "%.*s", (int)len, a + 2);
+  snprintf(name, sizeof name, "%.*s", (int)len, n);
   bool is_pipeline = false;
   for (unsigned k = 0; k < pto_pipeline_count(p->ctx) && !is_pipeline; k++) {
     const char *arg;
