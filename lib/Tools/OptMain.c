@@ -136,19 +136,19 @@ static const PtoToolArg opt_args[] = {
      "Print and re-parse the IR after each pass\nand check that it prints the same",
      OPT_VERIFY_ROUNDTRIP},
     {PTO_TOOL_ARG_SECTION, "INSTRUMENTATION (on stderr)", NULL, NULL, NULL, 0},
-    {PTO_TOOL_ARG_EQ_VALUE, "--print-ir-before", NULL,
-     "--print-ir-before=<p1,p2>", "Print the IR before the named passes",
+    {PTO_TOOL_ARG_EQ_VALUE, "--print-ir-before", "--mlir-print-ir-before",
+     "--print-ir-before, --mlir-print-ir-before=<p1,p2>", "Print the IR before the named passes",
      OPT_PRINT_BEFORE},
-    {PTO_TOOL_ARG_EQ_VALUE, "--print-ir-after", NULL, "--print-ir-after=<p1,p2>",
+    {PTO_TOOL_ARG_EQ_VALUE, "--print-ir-after", "--mlir-print-ir-after", "--print-ir-after, --mlir-print-ir-after=<p1,p2>",
      "Print the IR after the named passes", OPT_PRINT_AFTER},
-    {PTO_TOOL_ARG_FLAG, "--print-ir-before-all", NULL, NULL,
+    {PTO_TOOL_ARG_FLAG, "--print-ir-before-all", "--mlir-print-ir-before-all", NULL,
      "Print the IR before every pass", OPT_PRINT_BEFORE_ALL},
-    {PTO_TOOL_ARG_FLAG, "--print-ir-after-all", NULL, NULL,
+    {PTO_TOOL_ARG_FLAG, "--print-ir-after-all", "--mlir-print-ir-after-all", NULL,
      "Print the IR after every pass", OPT_PRINT_AFTER_ALL},
-    {PTO_TOOL_ARG_FLAG, "--print-ir-after-change", NULL, NULL,
+    {PTO_TOOL_ARG_FLAG, "--print-ir-after-change", "--mlir-print-ir-after-change", NULL,
      "Print the IR after a pass only if it changed", OPT_PRINT_AFTER_CHANGE},
-    {PTO_TOOL_ARG_BOOL, "--print-ir-after-failure", NULL,
-     "--print-ir-after-failure=<bool>",
+    {PTO_TOOL_ARG_BOOL, "--print-ir-after-failure", "--mlir-print-ir-after-failure",
+     "--print-ir-after-failure, --mlir-print-ir-after-failure=<bool>",
      "Print the IR a failing pass left\n(default true)", OPT_PRINT_AFTER_FAILURE},
     {PTO_TOOL_ARG_FLAG, "--pass-timing", "--mlir-timing", NULL,
      "Report the wall time of each pass", OPT_TIMING},
@@ -258,15 +258,16 @@ static int opt_positional(void *user, const char *a) {
   return 0;
 }
 
-/* Any registered pass or named pipeline is a flag: `--cse`,
+/* Any registered pass or named pipeline is a flag: `--cse` (or `-cse`),
  * `--canonicalize=max-iterations=3`. */
 static int opt_pass_flag(void *user, const char *a) {
   OptParse *p = user;
   OptOptions *o = p->o;
-  const char *eq = strchr(a, '=');
-  size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+  const char *n = a + (a[1] == '-' ? 2 : 1); /* `--cse` or `-cse` */
+  const char *eq = strchr(n, '=');
+  size_t len = eq ? (size_t)(eq - n) : strlen(n);
   char name[256];
-  snprintf(name, sizeof name, "%.*s", (int)len, a + 2);
+  snprintf(name, sizeof name, "%.*s", (int)len, n);
   bool is_pipeline = false;
   for (unsigned k = 0; k < pto_pipeline_count(p->ctx) && !is_pipeline; k++) {
     const char *arg;

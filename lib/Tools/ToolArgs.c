@@ -58,15 +58,29 @@ int pto_tool_finish_stdout(const char *tool) {
 /* ------------------------------------------------------------------ */
 
 /* `a` is row `r` (by name or alias): *value is what follows '=' or NULL. */
+/* mlir-opt takes `-split-input-file` for `--split-input-file`; so does
+ * every `--long` spelling of the table. */
+static bool is_single_dash_long(const char *a) {
+  return a[0] == '-' && a[1] && a[1] != '-' && a[2];
+}
+
+static bool matches_name(const PtoToolArgKind kind, const char *name,
+                         const char *a, const char **value) {
+  if (!name) return false;
+  if (is_single_dash_long(a) && name[0] == '-' && name[1] == '-') name++;
+  if (kind == PTO_TOOL_ARG_FLAG) {
+    *value = NULL;
+    return strcmp(a, name) == 0;
+  }
+  return pto_tool_flag(a, name, value);
+}
+
+/* `a` is row `r` (by name or alias): *value is what follows '=' or NULL. */
 static bool matches(const PtoToolArg *r, const char *a, const char **value) {
   if (r->kind == PTO_TOOL_ARG_SECTION || r->kind == PTO_TOOL_ARG_NOTE)
     return false;
-  if (r->kind == PTO_TOOL_ARG_FLAG) {
-    *value = NULL;
-    return strcmp(a, r->name) == 0 || (r->alias && strcmp(a, r->alias) == 0);
-  }
-  return pto_tool_flag(a, r->name, value) ||
-         (r->alias && pto_tool_flag(a, r->alias, value));
+  return matches_name(r->kind, r->name, a, value) ||
+         matches_name(r->kind, r->alias, a, value);
 }
 
 int pto_tool_parse_args(const PtoToolCommandLine *cl, int argc, char **argv,
@@ -79,7 +93,8 @@ int pto_tool_parse_args(const PtoToolCommandLine *cl, int argc, char **argv,
       if (matches(&cl->args[k], a, &v)) r = &cl->args[k];
     if (!r) {
       int rc;
-      if (a[0] == '-' && a[1] == '-' && a[2] && cl->unknown)
+      if (((a[0] == '-' && a[1] == '-' && a[2]) || is_single_dash_long(a)) &&
+          cl->unknown)
         rc = cl->unknown(user, a);
       else if (a[0] == '-' && a[1] != 0)
         rc = pto_tool_usage_error(tool, "unknown option '%s'", a);
