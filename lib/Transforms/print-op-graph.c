@@ -146,15 +146,17 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   pto_str_puts(&g.out, "}\n");
   const char *path = pto_pass_option_str(pass, "output");
   PtoResult res = PTO_SUCCESS;
-  bool to_stdout = !*path || strcmp(path, "-") == 0;
-  FILE *f = to_stdout ? stdout : fopen(path, "wb");
+  /* As MLIR's graph printers do, the default is stderr: the IR stream on
+   * stdout stays clean for the next tool in a shell pipe. */
+  bool to_stderr = !*path || strcmp(path, "-") == 0;
+  FILE *f = to_stderr ? stderr : fopen(path, "wb");
   if (!f) {
     res = pto_op_emit_error(module, "print-op-graph cannot open '%s' for "
                                     "writing: %s",
                             path, strerror(errno));
   } else {
     fwrite(g.out.data, 1, g.out.len, f);
-    if (to_stdout) {
+    if (to_stderr) {
       fflush(f);
     } else if (fclose(f) != 0) {
       res = pto_op_emit_error(module, "print-op-graph cannot write '%s': %s",
@@ -169,7 +171,7 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
 
 static const PtoPassOptionDef options[] = {
     {"output", PTO_OPT_STRING, "-",
-     "File to write the graph to ('-': standard output)", 0, 0, NULL},
+     "File to write the graph to ('-': standard error)", 0, 0, NULL},
 };
 
 const PtoPassDef pto_print_op_graph_pass = {
@@ -187,5 +189,7 @@ const PtoPassDef pto_print_op_graph_pass = {
         "`[cube]`) when its definition has one; block arguments are ellipses;\n"
         "an edge goes from the producer of each value to each of its users,\n"
         "labelled `#N` for result N of multi-result ops. The IR is unchanged.\n"
-        "Render with `dot -Tsvg`.",
+        "The graph goes to standard error unless `output=FILE` is given, so\n"
+        "the IR on standard output stays clean:\n"
+        "`pto-opt x.pto --print-op-graph 2>&1 >/dev/null | dot -Tsvg`.",
 };
