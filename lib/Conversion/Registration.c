@@ -1,9 +1,32 @@
-/* Registration of the lowering passes in lib/Conversion. */
+/* Registration of the lowering passes in lib/Conversion and of the named
+ * pipelines built from them. */
 #include "pto/Conversion.h"
 
 #include "Conversion/Passes.h"
 
 #include "Support/Alloc.h"
+
+#include <string.h>
+
+/* The named pipelines, usable as `--<name>` or inside --pass-pipeline. The
+ * lowering is the one the Python front end compiles with by default. */
+static const struct {
+  const char *argument, *summary, *pipeline;
+} pipelines[] = {
+    {"pto-lower-to-tile",
+     "Simplify the Tensor-level IR and expand it into ops on tiles "
+     "(canonicalize, cse, tile-expand)",
+     "canonicalize,cse,tile-expand"},
+};
+
+static bool pipeline_registered(PtoContext *ctx, const char *argument) {
+  for (unsigned i = 0; i < pto_pipeline_count(ctx); i++) {
+    const char *arg;
+    pto_pipeline_get(ctx, i, &arg, NULL, NULL);
+    if (strcmp(arg, argument) == 0) return true;
+  }
+  return false;
+}
 
 static const PtoPassDef *const all_passes[] = {
     &pto_tile_expand_pass,
@@ -13,4 +36,8 @@ void pto_conversion_register_passes(PtoContext *ctx) {
   for (unsigned i = 0; i < PTO_ARRAY_SIZE(all_passes); i++)
     if (pto_pass_lookup(ctx, all_passes[i]->argument) != all_passes[i])
       pto_pass_register(ctx, all_passes[i]);
+  for (unsigned i = 0; i < PTO_ARRAY_SIZE(pipelines); i++)
+    if (!pipeline_registered(ctx, pipelines[i].argument))
+      pto_pipeline_register(ctx, pipelines[i].argument, pipelines[i].summary,
+                            pipelines[i].pipeline);
 }
