@@ -71,6 +71,9 @@ unsigned pto_ctx_num_dialects(PtoContext *ctx);
 const PtoDialectDef *pto_ctx_dialect(PtoContext *ctx, unsigned i);
 /* The registered definition of an op name, or NULL. */
 const PtoOpDef *pto_ctx_lookup_op(PtoContext *ctx, const char *name);
+/* The registered op name closest to a misspelt `name` ("func.fnuc"), for a
+ * "did you mean"; NULL when none is close. */
+const char *pto_ctx_suggest_op(PtoContext *ctx, const char *name);
 /* Extension slots: higher layers (pass registry, interpreter) hang their
  * per-context state here so that the IR core need not know them. */
 typedef void (*PtoExtDestroyFn)(void *ext);

@@ -88,6 +88,9 @@ PtoResult pto_pass_register(PtoContext *ctx, const PtoPassDef *def);
 PtoResult pto_pipeline_register(PtoContext *ctx, const char *argument,
                                 const char *summary, const char *pipeline);
 const PtoPassDef *pto_pass_lookup(PtoContext *ctx, const char *argument);
+/* The registered pass or pipeline name closest to a misspelt `name`, for a
+ * "did you mean"; NULL when none is close. */
+const char *pto_pass_suggest(PtoContext *ctx, const char *name);
 /* "int", "bool", "string", "enum", "int list", "float". */
 const char *pto_option_kind_name(PtoOptionKind kind);
 /* All registered passes, sorted by argument; *out is freed with pto_free. */

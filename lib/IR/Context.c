@@ -203,6 +203,17 @@ const PtoOpDef *pto_ctx_lookup_op(PtoContext *ctx, const char *name) {
   return e ? ((PtoIdent *)e->val)->opdef : NULL;
 }
 
+const char *pto_ctx_suggest_op(PtoContext *ctx, const char *name) {
+  PtoSuggest sg;
+  pto_suggest_init(&sg, name, strlen(name));
+  PtoStrMapEntry *e;
+  for (uint32_t it = 0; (e = pto_strmap_next(&ctx->idents, &it));) {
+    const PtoOpDef *d = ((PtoIdent *)e->val)->opdef;
+    if (d) pto_suggest_offer(&sg, d->name);
+  }
+  return sg.best;
+}
+
 const char *pto_opdef_name(const PtoOpDef *d) { return d->name; }
 bool pto_opdef_has_trait(const PtoOpDef *d, uint32_t trait) {
   return d && (d->traits & trait) == trait;

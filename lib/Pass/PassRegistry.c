@@ -210,43 +210,18 @@ void pto_pipeline_get(PtoContext *ctx, unsigned i, const char **argument,
   if (pipeline) *pipeline = p ? p->text : NULL;
 }
 
-/* Levenshtein distance with an early cut-off: names differing by more than
- * a third of their length are not worth suggesting. */
-static unsigned edit_distance(const char *a, size_t na, const char *b,
-                              size_t nb) {
-  unsigned buf[64], *row = nb + 1 <= 64 ? buf : pto_malloc((nb + 1) * sizeof *row);
-  for (size_t j = 0; j <= nb; j++) row[j] = (unsigned)j;
-  for (size_t i = 1; i <= na; i++) {
-    unsigned diag = row[0];
-    row[0] = (unsigned)i;
-    for (size_t j = 1; j <= nb; j++) {
-      unsigned up = row[j];
-      unsigned best = diag + (a[i - 1] != b[j - 1]);
-      if (up + 1 < best) best = up + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      row[j] = best;
-      diag = up;
-    }
-  }
-  unsigned d = row[nb];
-  if (row != buf) pto_free(row);
-  return d;
-}
-
 const char *pto_pass_registry_suggest(PtoContext *ctx, const char *name,
                                       size_t len) {
   PassRegistry *r = pto_pass_registry(ctx);
-  const char *best = NULL;
-  unsigned best_d = (unsigned)(len / 3 + 1);
-  for (uint32_t i = 0; i < r->passes.len; i++) {
-    const char *a = r->passes.data[i]->argument;
-    unsigned d = edit_distance(name, len, a, strlen(a));
-    if (d < best_d) best_d = d, best = a;
-  }
-  for (uint32_t i = 0; i < r->pipelines.len; i++) {
-    const char *a = r->pipelines.data[i]->argument;
-    unsigned d = edit_distance(name, len, a, strlen(a));
-    if (d < best_d) best_d = d, best = a;
-  }
-  return best;
+  PtoSuggest sg;
+  pto_suggest_init(&sg, name, len);
+  for (uint32_t i = 0; i < r->passes.len; i++)
+    pto_suggest_offer(&sg, r->passes.data[i]->argument);
+  for (uint32_t i = 0; i < r->pipelines.len; i++)
+    pto_suggest_offer(&sg, r->pipelines.data[i]->argument);
+  return sg.best;
+}
+
+const char *pto_pass_suggest(PtoContext *ctx, const char *name) {
+  return pto_pass_registry_suggest(ctx, name, strlen(name));
 }

@@ -126,11 +126,16 @@ static PtoResult parse_element(PP *pp, PtoPassManager *pm) {
                             "'%s' is not an operation name: nested pipelines "
                             "are anchored on operations such as 'func.func'",
                             buf);
-    if (!pto_ctx_lookup_op(ctx, buf) && !pto_ctx_get_allow_unregistered(ctx))
-      return pto_emit_error(ctx, at(pp, start),
-                            "'%s' is not a registered operation; a nested "
-                            "pipeline runs on the operations of that name",
-                            buf);
+    if (!pto_ctx_lookup_op(ctx, buf) && !pto_ctx_get_allow_unregistered(ctx)) {
+      const char *hint = pto_ctx_suggest_op(ctx, buf);
+      PtoDiag *d = pto_diag_begin(ctx, PTO_DIAG_ERROR, at(pp, start));
+      pto_diag_printf(d,
+                      "'%s' is not a registered operation; a nested "
+                      "pipeline runs on the operations of that name",
+                      buf);
+      if (hint) pto_diag_printf(d, "; did you mean '%s'?", hint);
+      return pto_diag_emit(d);
+    }
     if (pp->depth >= MAX_PIPELINE_NESTING)
       return pto_emit_error(ctx, at(pp, open),
                             "pass pipeline nested too deeply (at most %d "

@@ -232,6 +232,17 @@ void *pto_strmap_put(PtoStrMap *m, const char *key, size_t len, void *val) {
   return NULL;
 }
 
+PtoStrMapEntry *pto_strmap_next(const PtoStrMap *m, uint32_t *it) {
+  for (; *it < m->cap; (*it)++) {
+    PtoStrMapEntry *e = &m->slots[*it];
+    if (e->key && e->key != STR_TOMB) {
+      (*it)++;
+      return e;
+    }
+  }
+  return NULL;
+}
+
 bool pto_strmap_remove(PtoStrMap *m, const char *key, size_t len) {
   PtoStrMapEntry *e = pto_strmap_find(m, key, len);
   if (!e) return false;

@@ -69,5 +69,7 @@ PtoStrMapEntry *pto_strmap_find(const PtoStrMap *m, const char *key,
                                 size_t len);
 void *pto_strmap_put(PtoStrMap *m, const char *key, size_t len, void *val);
 bool pto_strmap_remove(PtoStrMap *m, const char *key, size_t len);
+/* Iteration: for (uint32_t i = 0; (e = pto_strmap_next(m, &i));) */
+PtoStrMapEntry *pto_strmap_next(const PtoStrMap *m, uint32_t *it);
 
 #endif

@@ -118,3 +118,37 @@ char *pto_str_take(PtoStr *s) {
   memset(s, 0, sizeof *s);
   return d;
 }
+
+/* Levenshtein distance, one row at a time. */
+static unsigned edit_distance(const char *a, size_t na, const char *b,
+                              size_t nb) {
+  unsigned buf[64], *row = nb + 1 <= 64 ? buf : pto_malloc((nb + 1) * sizeof *row);
+  for (size_t j = 0; j <= nb; j++) row[j] = (unsigned)j;
+  for (size_t i = 1; i <= na; i++) {
+    unsigned diag = row[0];
+    row[0] = (unsigned)i;
+    for (size_t j = 1; j <= nb; j++) {
+      unsigned up = row[j];
+      unsigned best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  unsigned d = row[nb];
+  if (row != buf) pto_free(row);
+  return d;
+}
+
+void pto_suggest_init(PtoSuggest *s, const char *name, size_t len) {
+  s->name = name;
+  s->len = len;
+  s->best = NULL;
+  s->best_d = (unsigned)(len / 3 + 1);
+}
+
+void pto_suggest_offer(PtoSuggest *s, const char *candidate) {
+  unsigned d = edit_distance(s->name, s->len, candidate, strlen(candidate));
+  if (d < s->best_d) s->best_d = d, s->best = candidate;
+}

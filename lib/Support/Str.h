@@ -37,6 +37,18 @@ void pto_str_uint(PtoStr *s, uint64_t v);
 void pto_str_indent(PtoStr *s, unsigned n);
 /* Appends a quoted, escaped string literal in MLIR's syntax. */
 void pto_str_quoted(PtoStr *s, const char *p, size_t n);
+/* The closest of a set of names to a misspelt one, for "did you mean":
+ * offer each candidate, then read `best` (NULL when none is within a third
+ * of the name's length in edit distance, so far-off names are not
+ * suggested). */
+typedef struct PtoSuggest {
+  const char *name;
+  size_t len;
+  const char *best;
+  unsigned best_d;
+} PtoSuggest;
+void pto_suggest_init(PtoSuggest *s, const char *name, size_t len);
+void pto_suggest_offer(PtoSuggest *s, const char *candidate);
 /* Transfers ownership of the buffer (never NULL) and resets s. */
 char *pto_str_take(PtoStr *s);
 

@@ -274,8 +274,15 @@ static int opt_pass_flag(void *user, const char *a) {
     pto_pipeline_get(p->ctx, k, &arg, NULL, NULL);
     is_pipeline = strcmp(arg, name) == 0;
   }
-  if (!pto_pass_lookup(p->ctx, name) && !is_pipeline)
-    return pto_tool_usage_error(p->tool, "unknown option '%s'", a);
+  if (!pto_pass_lookup(p->ctx, name) && !is_pipeline) {
+    /* Suggested with the dashes the user typed. */
+    const char *hint = pto_pass_suggest(p->ctx, name);
+    char msg[300];
+    if (hint)
+      snprintf(msg, sizeof msg, "unknown option '%%s'; did you mean '%.*s%s'?",
+               (int)(n - a), a, hint);
+    return pto_tool_usage_error(p->tool, hint ? msg : "unknown option '%s'", a);
+  }
   if (!o->first_pass_flag) o->first_pass_flag = a;
   if (o->pass_flags.len) pto_str_putc(&o->pass_flags, ',');
   pto_str_puts(&o->pass_flags, name);

@@ -40,7 +40,9 @@ void pto_tool_list_passes(PtoContext *ctx, PtoStr *s) {
   pto_str_puts(s, "Passes (run as --<pass> or in --pass-pipeline):\n");
   for (unsigned i = 0; i < n; i++) {
     const PtoPassDef *d = defs[i];
-    pto_str_printf(s, "  --%-28s %s\n", d->argument, d->summary ? d->summary : "");
+    /* Which op it runs on tells where it may stand in --pass-pipeline. */
+    pto_str_printf(s, "  --%-28s %s (runs on %s)\n", d->argument,
+                   d->summary ? d->summary : "", anchor_text(d));
     for (unsigned k = 0; k < d->num_options; k++) {
       const PtoPassOptionDef *o = &d->options[k];
       PtoStr opt;

@@ -1,6 +1,7 @@
 /* Unit tests of lib/Support pieces whose edge cases the IR tests do not
  * reach: small vectors leaving their inline buffer, pointer-map slots,
- * hashing of empty input, arena marks. */
+ * hashing of empty input, arena marks, string-map iteration and name
+ * suggestions. */
 #include "Test.h"
 
 #include "Support/Arena.h"
@@ -38,6 +39,40 @@ TEST(ptrmap_find_updates_in_place) {
   CHECK(pto_ptrmap_find(&m, 16 * 500) == NULL);
   CHECK(pto_ptrmap_find(&m, 16 * 501) != NULL);
   pto_ptrmap_release(&m);
+}
+
+/* Iteration visits each live entry once and skips removed ones. */
+TEST(strmap_next_skips_removed) {
+  PtoStrMap m;
+  pto_strmap_init(&m);
+  static const char *const keys[] = {"a", "bb", "ccc", "dddd"};
+  int v;
+  for (unsigned i = 0; i < 4; i++) pto_strmap_put(&m, keys[i], strlen(keys[i]), &v);
+  CHECK(pto_strmap_remove(&m, "bb", 2));
+  unsigned seen = 0, lens = 0;
+  PtoStrMapEntry *e;
+  for (uint32_t it = 0; (e = pto_strmap_next(&m, &it));) seen++, lens += e->len;
+  CHECK(seen == 3);
+  CHECK(lens == 1 + 3 + 4);
+  pto_strmap_release(&m);
+}
+
+/* The closest name within a third of the length wins; far ones are not
+ * suggested; a tie keeps the first offered. */
+TEST(suggest_closest_name) {
+  PtoSuggest sg;
+  pto_suggest_init(&sg, "canonicalise", 12);
+  pto_suggest_offer(&sg, "cse");
+  pto_suggest_offer(&sg, "canonicalize");
+  pto_suggest_offer(&sg, "canonicalizer");
+  CHECK_STR(sg.best, "canonicalize");
+  pto_suggest_init(&sg, "zzzz", 4);
+  pto_suggest_offer(&sg, "cse");
+  CHECK(sg.best == NULL);
+  pto_suggest_init(&sg, "abc", 3);
+  pto_suggest_offer(&sg, "abd");
+  pto_suggest_offer(&sg, "abe");
+  CHECK_STR(sg.best, "abd");
 }
 
 TEST(hash_of_empty_input) {
@@ -156,6 +191,7 @@ TEST(regex_refuses_what_it_cannot_bound) {
 }
 
 RUN_TESTS(T(small_vec_grows_out_of_line), T(ptrmap_find_updates_in_place),
-          T(hash_of_empty_input), T(arena_mark_and_reset),
+          T(hash_of_empty_input), T(strmap_next_skips_removed),
+          T(suggest_closest_name), T(arena_mark_and_reset),
           T(str_numbers_and_quoting), T(regex_matches_like_posix_ere),
           T(regex_refuses_what_it_cannot_bound))
