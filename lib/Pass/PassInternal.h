@@ -108,6 +108,9 @@ typedef struct TimingEntry {
 struct PtoPassManager {
   PtoContext *ctx;
   PtoIdent *anchor;
+  /* `any(...)`: runs on every child op; each pass only on those it can
+   * run on (all, or the ops of its anchor) */
+  bool any;
   PtoPassManager *root, *parent;
   PTO_VEC(PmEntry) entries;
   double verify_seconds;

@@ -13,6 +13,7 @@ static PtoPassManager *pm_new(PtoContext *ctx, PtoIdent *anchor,
   PtoPassManager *pm = pto_calloc(1, sizeof *pm);
   pm->ctx = ctx;
   pm->anchor = anchor;
+  pm->any = strcmp(pto_ident_str(anchor), "any") == 0;
   pm->parent = parent;
   pm->root = parent ? parent->root : pm;
   return pm;
@@ -55,7 +56,7 @@ PtoPassManager *pto_pm_nest(PtoPassManager *pm, const char *op_name) {
 PtoResult pto_pm_add_pass_instance(PtoPassManager *pm, PtoPass *pass,
                                    PtoLoc *loc) {
   const char *anchor = pass->def->anchor;
-  if (anchor && strcmp(anchor, pto_ident_str(pm->anchor)) != 0) {
+  if (anchor && !pm->any && strcmp(anchor, pto_ident_str(pm->anchor)) != 0) {
     for (PtoPassManager *p = pm->parent; p; p = p->parent)
       if (strcmp(anchor, pto_ident_str(p->anchor)) == 0) {
         pto_emit_error(pm->ctx, loc,
@@ -226,8 +227,11 @@ static PtoResult run_pm(RunState *rs, PtoPassManager *pm, PtoOp *const *ops,
   for (uint32_t k = 0; k < pm->entries.len; k++) {
     PmEntry *e = &pm->entries.data[k];
     if (e->pass) {
+      const char *only = pm->any ? e->pass->def->anchor : NULL;
       for (uint32_t i = 0; i < n; i++)
-        if (run_pass(rs, pm, e->pass, ops[i])) return PTO_FAILURE;
+        if ((!only || strcmp(only, pto_op_name_str(ops[i])) == 0) &&
+            run_pass(rs, pm, e->pass, ops[i]))
+          return PTO_FAILURE;
       rs->stage++;
       if (rs->root->dump_dir &&
           pto_ins_dump_stage(rs->root, rs->stage, e->pass->def->argument,
@@ -250,7 +254,8 @@ static PtoResult run_pm(RunState *rs, PtoPassManager *pm, PtoOp *const *ops,
         for (PtoBlock *b = pto_region_first_block(pto_op_region(ops[i], r)); b;
              b = pto_block_next(b))
           for (PtoOp *c = pto_block_first_op(b); c; c = pto_op_next(c))
-            if (pto_op_name(c) == e->nested->anchor) pto_vec_push(&inner, c);
+            if (e->nested->any || pto_op_name(c) == e->nested->anchor)
+              pto_vec_push(&inner, c);
     double t0 = pto_now_seconds();
     PtoResult r = run_pm(rs, e->nested, inner.data, inner.len);
     e->seconds += pto_now_seconds() - t0;
@@ -261,7 +266,7 @@ static PtoResult run_pm(RunState *rs, PtoPassManager *pm, PtoOp *const *ops,
 }
 
 PtoResult pto_pm_run(PtoPassManager *pm, PtoOp *op) {
-  if (pto_op_name(op) != pm->anchor)
+  if (!pm->any && pto_op_name(op) != pm->anchor)
     return pto_emit_error(pm->ctx, pto_op_loc(op),
                           "a pass manager anchored on '%s' cannot run on a "
                           "'%s' operation",

@@ -121,12 +121,14 @@ static PtoResult parse_element(PP *pp, PtoPassManager *pm) {
                             "names (such as 'func.func') take a nested "
                             "pipeline in parentheses",
                             buf, e->pass ? "pass" : "pass pipeline");
-    if (!memchr(name, '.', len))
+    bool any = len == 3 && memcmp(name, "any", 3) == 0;
+    if (!any && !memchr(name, '.', len))
       return pto_emit_error(ctx, at(pp, start),
                             "'%s' is not an operation name: nested pipelines "
                             "are anchored on operations such as 'func.func'",
                             buf);
-    if (!pto_ctx_lookup_op(ctx, buf) && !pto_ctx_get_allow_unregistered(ctx)) {
+    if (!any && !pto_ctx_lookup_op(ctx, buf) &&
+        !pto_ctx_get_allow_unregistered(ctx)) {
       const char *hint = pto_ctx_suggest_op(ctx, buf);
       PtoDiag *d = pto_diag_begin(ctx, PTO_DIAG_ERROR, at(pp, start));
       pto_diag_printf(d,
@@ -233,6 +235,8 @@ PtoResult pto_pipeline_parse(PtoPassManager *pm, const char *text, size_t len) {
   size_t start = pp.i;
   while (pp.i < pp.n && name_char(pp.s[pp.i])) pp.i++;
   const char *anchor = pto_ident_str(pm->anchor);
+  /* `any(...)` around the whole text, as in MLIR, runs on the root op */
+  if (pp.i - start == 3 && strncmp(text + start, "any", 3) == 0) anchor = "any";
   bool wrapped = pp.i - start == strlen(anchor) &&
                  strncmp(text + start, anchor, pp.i - start) == 0;
   if (wrapped) {
