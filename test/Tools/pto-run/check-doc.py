@@ -1,14 +1,16 @@
 """Runs the console examples of a documentation page and checks their
 output.
 
-usage: check-doc.py SRC_ROOT PAGE.md WORKDIR
+usage: check-doc.py SRC_ROOT PAGE.md WORKDIR [--python PYTHON]
 
 Every ```console block of the page is a sequence of `$ command` lines, each
 followed by the output it must print (stdout and stderr together), line for
 line. `{{regex}}` in an expected line matches varying text (times); a last
 line `[exit N]` expects that exit code (0 otherwise). Commands run with
 bash in WORKDIR, in page order, where `examples` and `docs` link to the
-source tree's."""
+source tree's. With --python, `python` links to the source tree's too and
+`python3` on PATH is PYTHON (the one with numpy), so that a page can show
+`PYTHONPATH=python python3 ...` as a reader would type it."""
 import os
 import re
 import subprocess
@@ -38,8 +40,24 @@ def line_regex(expected):
 
 def main():
     root, page_path, work = sys.argv[1:4]
+    extra = sys.argv[4:]
+    if extra and (len(extra) != 2 or extra[0] != "--python"):
+        sys.exit("usage: check-doc.py SRC_ROOT PAGE.md WORKDIR [--python PYTHON]")
     os.makedirs(work, exist_ok=True)
-    for name in ("examples", "docs"):
+    env = dict(os.environ)
+    names = ["examples", "docs"]
+    if extra:
+        names.append("python")
+        bindir = os.path.join(work, ".bin")
+        os.makedirs(bindir, exist_ok=True)
+        # A wrapper rather than a symlink: a virtualenv's Python finds its
+        # packages only when started by its own path.
+        wrapper = os.path.join(bindir, "python3")
+        with open(wrapper, "w", encoding="utf-8") as f:
+            f.write('#!/bin/sh\nexec "%s" "$@"\n' % extra[1])
+        os.chmod(wrapper, 0o755)
+        env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    for name in names:
         link = os.path.join(work, name)
         if not os.path.lexists(link):
             os.symlink(os.path.join(root, name), link)
@@ -49,7 +67,7 @@ def main():
     for block in blocks(page):
         for cmd, expected, code in steps(block):
             count += 1
-            r = subprocess.run(["bash", "-c", cmd + " 2>&1"], cwd=work,
+            r = subprocess.run(["bash", "-c", cmd + " 2>&1"], cwd=work, env=env,
                                capture_output=True, text=True)
             got = r.stdout.splitlines()
             ok = r.returncode == code and len(got) == len(expected) and all(
