@@ -317,12 +317,20 @@ static int parse_args(OptOptions *o, int argc, char **argv, const char *tool,
                        o->first_pass_flag);
   char buf[256];
   const char *bad;
+  const char *which = NULL;
   if (o->ins.print_before &&
       !known_passes(ctx, o->ins.print_before, &bad, buf, sizeof buf))
-    return pto_tool_usage_error(tool, "--print-ir-before names an unknown pass '%s'", bad);
-  if (o->ins.print_after &&
-      !known_passes(ctx, o->ins.print_after, &bad, buf, sizeof buf))
-    return pto_tool_usage_error(tool, "--print-ir-after names an unknown pass '%s'", bad);
+    which = "--print-ir-before";
+  else if (o->ins.print_after &&
+           !known_passes(ctx, o->ins.print_after, &bad, buf, sizeof buf))
+    which = "--print-ir-after";
+  if (which) {
+    const char *hint = pto_pass_suggest(ctx, bad);
+    char msg[300];
+    snprintf(msg, sizeof msg, "%s names an unknown pass '%%s'%s%s%s", which,
+             hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+    return pto_tool_usage_error(tool, msg, bad);
+  }
   return 0;
 }
 
