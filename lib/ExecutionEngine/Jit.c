@@ -179,7 +179,9 @@ static LLVMModuleRef parse_module(PtoJit *jit, LLVMContextRef ctx,
   char *msg = NULL;
   /* takes buf */
   if (LLVMParseIRInContext(ctx, buf, &mod, &msg)) {
-    pto_error_set(err, "invalid LLVM IR: %s", msg ? msg : "(no message)");
+    /* the first line; LLVM adds the source line and a caret */
+    size_t n = msg ? strcspn(msg, "\n") : 0;
+    pto_error_set(err, "invalid LLVM IR: %.*s", (int)n, msg ? msg : "");
     LLVMDisposeMessage(msg);
     return NULL;
   }
