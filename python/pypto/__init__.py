@@ -7,13 +7,23 @@ docs/python.md.
 """
 
 from . import frontend
-from ._config import (RunMode, get_cube_tile_shapes, get_platform,
+from ._config import (RunMode, TileL0Info, TileL1Info, get_conv_tile_shapes,
+                      get_cube_tile_shapes, get_pass_options, get_platform,
                       get_semantic_label, get_vec_tile_shapes, options,
-                      set_cube_tile_shapes, set_pass_options, set_platform,
-                      set_semantic_label, set_vec_tile_shapes)
+                      set_conv_tile_shapes, set_cube_tile_shapes, set_matrix_size,
+                      set_pass_options, set_platform, set_semantic_label,
+                      set_vec_tile_shapes)
+from ._options import (CompStage, PassConfigKey, PassConfigs, get_codegen_options,
+                       get_debug_options, get_host_options, get_pass_config,
+                       get_pass_configs, get_pass_default_config, get_runtime_options,
+                       get_verify_options, reset_options, set_codegen_options,
+                       set_debug_options, set_host_options, set_pass_config,
+                       set_pass_default_config, set_runtime_options, set_verify_options)
+from ._enums import (CachePolicy, LogBaseType, OpType, OutType, PrecisionType,
+                     ReduceMode, ScatterMode, TopKAlgo, TransMode)
 from ._control import cond, is_loop_begin, is_loop_end, loop, loop_unroll
 from ._dtypes import (DT_BF16, DT_BOOL, DT_FP16, DT_FP32, DT_INT8, DT_INT16,
-                      DT_INT32, DT_INT64, DataType, bytes_of)
+                      DT_INT32, DT_INT64, DataType, Element, bytes_of)
 from ._errors import (ArgumentError, CompileError, LibraryNotFoundError,
                       PyptoError, RuntimeError, SymbolicValueError, TraceError,
                       UnsupportedError, UnsupportedOpError, VerifyError)

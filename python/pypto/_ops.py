@@ -51,7 +51,7 @@ def _tensor(x, what="input"):
 
 
 def _is_scalar(x):
-    return isinstance(x, (bool, int, float, SymbolicScalar))
+    return isinstance(x, (bool, int, float, SymbolicScalar, _dtypes.Element))
 
 
 def _tuning(t, vec=True, cube=False):
@@ -100,6 +100,8 @@ def _scalar_value(x, elem, loc):
     """A scalar operand of element type `elem` from a Python number or a
     symbolic scalar."""
     t = _t()
+    if isinstance(x, _dtypes.Element):
+        x = x.value
     if isinstance(x, SymbolicScalar) and x.concrete() is None:
         v = t.materialize(x, loc)
         if x.is_bool:
