@@ -27,16 +27,19 @@ from ._dtypes import (DT_BF16, DT_BOOL, DT_FP16, DT_FP32, DT_INT8, DT_INT16,
 from ._errors import (ArgumentError, CompileError, LibraryNotFoundError,
                       PyptoError, RuntimeError, SymbolicValueError, TraceError,
                       UnsupportedError, UnsupportedOpError, VerifyError)
-from ._ops import (CastMode, ReLuType, SaturationMode, abs, add, amax, amin,
-                   argmax, argmin, assemble, broadcast_to, cast, cat, ceil,
-                   clip, concat, cos, dequantize, div, eq, erf, exp, expand,
-                   expm1, floor, full, gather, ge, gelu, gt, hardsigmoid,
-                   index_select, layer_norm, le, leaky_relu, log, log1p, lt,
-                   matmul, maximum, minimum, mul, ne, neg, ones, permute, pow,
-                   prod, quantize, reciprocal, relu, reshape, rms_norm, round,
-                   rsqrt, scatter_update, sigmoid, sign, silu, sin, softmax,
-                   sqrt, sub, sum, tanh, tensor, topk, transpose, view, where,
-                   zeros)
+from ._ops import (CastMode, ReLuType, SaturationMode, abs, acos, acosh, add, amax,
+                   amin, argmax, argmin, asin, asinh, assemble, atan, atanh,
+                   broadcast_to, cast, cat, cbrt, ceil, clip, concat, cos, cosh,
+                   dequantize, div, eq, erf, erfc, exp, exp2, expand, expm1, floor,
+                   full, gather, ge, gelu, gt, hardsigmoid, index_select, layer_norm,
+                   le, leaky_relu, log, log1p, log2, log10, lt, matmul, maximum,
+                   minimum, mul, ne, neg, ones, permute, pow, prod, quantize,
+                   reciprocal, relu, reshape, rms_norm, round, rsqrt, scatter_update,
+                   sigmoid, sign, silu, sin, sinh, softmax, sqrt, sub, sum, tan, tanh,
+                   tensor, topk, transpose, trunc, view, where, zeros)
+from ._composite import (axpy_, ceil_div, clone, expand_clone, expand_exp_dif,
+                         floor_div, fmod, hypot, isfinite, isnan, logical_and,
+                         logical_not, lrelu, prelu, remainder, unsqueeze, var)
 from ._symbolic import DYN, DYNAMIC, SymbolicScalar, symbolic_scalar
 from ._symbolic import smax as max
 from ._symbolic import smin as min
@@ -48,12 +51,11 @@ __version__ = "0.1.0"
 # PyPTO ops this package does not implement (yet): using one is an
 # UnsupportedOpError at the line that names it, not a confusing failure.
 _NOT_PROVIDED = frozenset("""
-arange argsort axpy bitwise_and bitwise_left_shift bitwise_not bitwise_or
-bitwise_right_shift bitwise_xor cbrt ceil_div clone conv copysign cosh
-cumprod cumsum erfc exp2 expand_clone fillpad floor_div fmod gathermask
-gcd hypot index_add index_add_ indexput_ isfinite log10 log2
-logical_and logical_not logical_or lrelu LReLU normal one_hot pad remainder
-scaled_mm scatter scatter_ sinh sort tan tril triu var_mean
+arange argsort atan2 atomic_add bitwise_and bitwise_left_shift bitwise_not
+bitwise_or bitwise_right_shift bitwise_xor conv copysign cumprod cumsum
+deinterleave fillpad gathermask gcd index_add index_add_ index_put_ indexput_
+interleave logical_or normal one_hot pack pad quant_mx scaled_mm scatter
+scatter_ signbit sort tril triu uniform unpack var_mean
 """.split())
 
 

@@ -15,19 +15,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Names this package does not provide yet, grouped by why. Shrink it as
 # names land; never add a name that exists.
 _GAPS = {
-    "a Tensor method not written yet": """
-        Tensor.add Tensor.assemble Tensor.ceil Tensor.clone Tensor.concat Tensor.cos
-        Tensor.div Tensor.exp2 Tensor.expand_clone Tensor.expm1 Tensor.floor Tensor.fmod
-        Tensor.gather Tensor.get_cache_policy Tensor.getitem Tensor.id Tensor.log
-        Tensor.log10 Tensor.log2 Tensor.logical_not Tensor.matmul Tensor.maximum
-        Tensor.move Tensor.mul Tensor.reciprocal Tensor.remainder Tensor.round
-        Tensor.rsqrt Tensor.scatter_update Tensor.set_cache_policy Tensor.sigmoid
-        Tensor.sin Tensor.softmax Tensor.sqrt Tensor.sub Tensor.topk Tensor.trunc
-        Tensor.unsqueeze Tensor.where""",
-    "composable from existing ops, not written yet": """
-        cbrt ceil_div clone cosh erfc exp2 expand_clone floor_div fmod hypot isfinite
-        isnan log10 log2 logical_and logical_not lrelu prelu remainder sinh tan trunc
-        unsqueeze var expand_exp_dif axpy_""",
     "needs an index (iota) op at the Tensor level": """
         arange one_hot tril triu Tensor.tril Tensor.tril_ Tensor.triu Tensor.triu_
         pad fillpad""",
@@ -36,7 +23,7 @@ _GAPS = {
     "needs integer bit ops": """
         bitwise_and bitwise_or bitwise_xor bitwise_not bitwise_left_shift
         bitwise_right_shift signbit gcd Tensor.gcd""",
-    "needs inverse trigonometric ops": "acos asin atan atan2 acosh asinh atanh",
+    "needs a binary atan2 op (quadrants, signed zeros)": "atan2",
     "needs element scatter / indexed add ops": """
         scatter scatter_ Tensor.scatter Tensor.scatter_ index_add index_add_
         index_add_ub index_add__ub Tensor.index_add Tensor.index_add_ index_put_
