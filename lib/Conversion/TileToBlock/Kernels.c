@@ -182,14 +182,14 @@ static PtoAttr *region_attr(KBuild *k, PtoValue *tensor_arg, unsigned rank,
   for (unsigned d = 0; d < rank; d++) dyn |= oper[d] >= 0;
   PtoNamedAttr e[4];
   unsigned n = 0;
-  e[n++] = (PtoNamedAttr){pto_ident_cstr(ctx, "operand"),
+  e[n++] = (PtoNamedAttr){k->p->id_operand,
                           pto_attr_i64(ctx, launch_operand(k, tensor_arg))};
-  e[n++] = (PtoNamedAttr){pto_ident_cstr(ctx, "offsets"),
+  e[n++] = (PtoNamedAttr){k->p->id_offsets,
                           pto_attr_i64_array(ctx, offs, rank)};
-  e[n++] = (PtoNamedAttr){pto_ident_cstr(ctx, "sizes"),
+  e[n++] = (PtoNamedAttr){k->p->id_sizes,
                           pto_attr_i64_array(ctx, sizes, rank)};
   if (dyn)
-    e[n++] = (PtoNamedAttr){pto_ident_cstr(ctx, "offset_operands"),
+    e[n++] = (PtoNamedAttr){k->p->id_offset_operands,
                             pto_attr_i64_array(ctx, oper, rank)};
   return pto_attr_dict(ctx, e, n);
 }
@@ -247,7 +247,7 @@ static PtoValue *move(KBuild *k, PtoValue *tensor_arg, const int64_t *offs,
       soffs[d] = PTO_DYN;
     }
   }
-  PtoNamedAttr attr = {pto_ident_cstr(p->ctx, "static_offsets"),
+  PtoNamedAttr attr = {p->id_static_offsets,
                        pto_attr_i64_array(p->ctx, soffs, rank)};
   /* a rank-0 tensor's window is its one element */
   PtoAttr *region = region_attr(k, tensor_arg, rank, roffs, oper, win);
@@ -424,8 +424,10 @@ static int cmp_u64(const void *a, const void *b) {
 static PtoIdent *kernel_name(Partition *p, PtoOp *const *ops, unsigned n,
                              const char **label) {
   *label = NULL;
-  for (unsigned i = 0; i < n && !*label; i++)
-    *label = pto_op_attr_str(ops[i], "label");
+  for (unsigned i = 0; i < n && !*label; i++) {
+    PtoAttr *a = pto_op_attr_id(ops[i], p->id_label);
+    if (a && pto_attr_kind(a) == PTO_ATTR_STRING) *label = pto_attr_str(a);
+  }
   if (!*label) *label = pto_tile_mnemonic(pto_tile_op_id(ops[0]));
   char buf[128];
   size_t len = 0;
@@ -500,10 +502,10 @@ static PtoResult build_kernel(Partition *p, uint32_t g, PtoOp *before) {
     else pto_builder_set_block_end(&hb, node->block);
     hb.loc = k.loc;
     PtoNamedAttr attrs[4] = {
-        {pto_ident_cstr(ctx, "callee"), pto_attr_symref(ctx, name, NULL, 0)},
-        {pto_ident_cstr(ctx, "label"), pto_attr_cstr(ctx, label)},
-        {pto_ident_cstr(ctx, "reads"), pto_attr_array(ctx, k.reads.data, k.reads.len)},
-        {pto_ident_cstr(ctx, "writes"),
+        {p->id_callee, pto_attr_symref(ctx, name, NULL, 0)},
+        {p->id_label, pto_attr_cstr(ctx, label)},
+        {p->id_reads, pto_attr_array(ctx, k.reads.data, k.reads.len)},
+        {p->id_writes,
          pto_attr_array(ctx, k.writes.data, k.writes.len)},
     };
     pto_builder_create_simple(&hb, "block.launch", k.hargs.data, k.hargs.len, NULL,

@@ -198,9 +198,23 @@ static PtoWalkResult capture_op(PtoOp *op, void *user) {
 /* Capacity                                                             */
 /* ------------------------------------------------------------------ */
 
+static const TypeInfo *type_info(Partition *p, PtoType *t) {
+  TypeInfo *e = &p->types[((uintptr_t)t >> 4) % TYPE_CACHE];
+  if (e->type != t) {
+    e->type = t;
+    e->tile = pto_type_is_tile(t);
+    unsigned bits = e->tile ? pto_type_bitwidth(pto_tile_elem(t)) : 0;
+    e->bytes = e->tile ? (uint64_t)pto_tile_numel(t) * (bits < 8 ? 1 : bits / 8) : 0;
+  }
+  return e;
+}
+
+static bool is_tile(Partition *p, PtoValue *v) {
+  return type_info(p, pto_value_type(v))->tile;
+}
+
 uint64_t part_tile_bytes(Partition *p, PtoType *t, PtoBufSpace space) {
-  unsigned bits = pto_type_bitwidth(pto_tile_elem(t));
-  uint64_t bytes = (uint64_t)pto_tile_numel(t) * (bits < 8 ? 1 : bits / 8);
+  uint64_t bytes = type_info(p, t)->bytes;
   uint64_t align = p->plat.buffers[space].align_bytes;
   if (align > 1) bytes = (bytes + align - 1) / align * align;
   return bytes;
@@ -223,6 +237,18 @@ static int cmp_pos(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* op's results join the live bytes; the peak follows. */
+static void add_results(Partition *p, PtoOp *op, int core,
+                        uint64_t cur[PTO_BUF_NUM_SPACES],
+                        uint64_t peak[PTO_BUF_NUM_SPACES]) {
+  PtoBufSpace rs = result_space(core, op);
+  for (unsigned k = 0; k < pto_op_num_results(op); k++)
+    if (is_tile(p, pto_op_result(op, k)))
+      cur[rs] += part_tile_bytes(p, pto_value_type(pto_op_result(op, k)), rs);
+  for (unsigned sp = 0; sp < PTO_BUF_NUM_SPACES; sp++)
+    if (cur[sp] > peak[sp]) peak[sp] = cur[sp];
+}
+
 /* Scratch entries are (scan stamp << 32 | payload): no clearing between
  * scans. Payload of an op: 1 (in the scanned set); of a value: its last
  * use + 1, LOADED when it was loaded, FREED once released. */
@@ -240,7 +266,9 @@ static void scratch_set(Partition *p, const void *key, uint32_t payload) {
 /* Peak live bytes per space of `ops` (sorted by position) on `core`: a
  * loaded operand is live from its first use to its last one in the set
  * (twice its size with double buffering), a result from its op to its
- * last use (results used elsewhere are stored at once). */
+ * last use (results used elsewhere are stored at once). Used when groups
+ * are joined; an op appended to one group is accounted incrementally
+ * (append_peak). */
 static void scan_peak(Partition *p, PtoOp **ops, unsigned n, int core,
                       uint64_t peak[PTO_BUF_NUM_SPACES]) {
   uint64_t cur[PTO_BUF_NUM_SPACES] = {0};
@@ -249,14 +277,14 @@ static void scan_peak(Partition *p, PtoOp **ops, unsigned n, int core,
   for (unsigned i = 0; i < n; i++) scratch_set(p, ops[i], 1);
   for (unsigned i = 0; i < n; i++)
     for (unsigned k = 0; k < pto_op_num_operands(ops[i]); k++)
-      if (pto_type_is_tile(pto_value_type(pto_op_operand(ops[i], k))))
+      if (is_tile(p, pto_op_operand(ops[i], k)))
         scratch_set(p, pto_op_operand(ops[i], k), i + 1);
   unsigned dbl = p->double_buffer ? 2 : 1;
   for (unsigned i = 0; i < n; i++) {
     PtoOp *op = ops[i];
     for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
       PtoValue *v = pto_op_operand(op, k);
-      if (!pto_type_is_tile(pto_value_type(v))) continue;
+      if (!is_tile(p, v)) continue;
       PtoOp *d = pto_value_def_op(v);
       uint32_t s = scratch_get(p, v);
       if ((d && scratch_get(p, d)) || (s & LOADED)) continue;
@@ -264,16 +292,12 @@ static void scan_peak(Partition *p, PtoOp **ops, unsigned n, int core,
       cur[sp] += dbl * part_tile_bytes(p, pto_value_type(v), sp);
       scratch_set(p, v, s | LOADED);
     }
+    add_results(p, op, core, cur, peak);
     PtoBufSpace rs = result_space(core, op);
-    for (unsigned k = 0; k < pto_op_num_results(op); k++)
-      if (pto_type_is_tile(pto_value_type(pto_op_result(op, k))))
-        cur[rs] += part_tile_bytes(p, pto_value_type(pto_op_result(op, k)), rs);
-    for (unsigned sp = 0; sp < PTO_BUF_NUM_SPACES; sp++)
-      if (cur[sp] > peak[sp]) peak[sp] = cur[sp];
     /* release what this op used last, and results nobody here reads */
     for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
       PtoValue *v = pto_op_operand(op, k);
-      if (!pto_type_is_tile(pto_value_type(v))) continue;
+      if (!is_tile(p, v)) continue;
       uint32_t s = scratch_get(p, v);
       if ((s & PAYLOAD) != i + 1 || (s & FREED)) continue;
       PtoOp *d = pto_value_def_op(v);
@@ -285,7 +309,7 @@ static void scan_peak(Partition *p, PtoOp **ops, unsigned n, int core,
     }
     for (unsigned k = 0; k < pto_op_num_results(op); k++) {
       PtoValue *r = pto_op_result(op, k);
-      if (pto_type_is_tile(pto_value_type(r)) && !scratch_get(p, r))
+      if (is_tile(p, r) && !scratch_get(p, r))
         cur[rs] -= part_tile_bytes(p, pto_value_type(r), rs);
     }
   }
@@ -295,6 +319,86 @@ static bool fits(Partition *p, const uint64_t peak[PTO_BUF_NUM_SPACES]) {
   for (unsigned sp = 0; sp < PTO_BUF_NUM_SPACES; sp++)
     if (peak[sp] > p->cap[sp]) return false;
   return true;
+}
+
+/* Uses of v not yet visited (tile ops visit in program order). */
+static uintptr_t *remaining(Partition *p, PtoValue *v) {
+  void **slot = pto_ptrmap_find(&p->remaining, (uintptr_t)v);
+  if (!slot) {
+    pto_ptrmap_put(&p->remaining, (uintptr_t)v,
+                   (void *)(uintptr_t)(pto_value_num_uses(v) + 1));
+    slot = pto_ptrmap_find(&p->remaining, (uintptr_t)v);
+  }
+  return (uintptr_t *)slot;
+}
+
+static bool in_group(Partition *p, PtoValue *v, uint32_t g) {
+  PtoOp *d = pto_value_def_op(v);
+  return d && part_node_of_op(p, d) == g;
+}
+
+/* Live bytes after appending `op` to group g (cur[], from the group's
+ * state, given in `cur`) and the peak while op runs: operands from
+ * outside are loaded unless g loaded them already; results are added. */
+static void append_peak(Partition *p, PtoOp *op, uint32_t g, int core,
+                        uint64_t cur[PTO_BUF_NUM_SPACES],
+                        uint64_t peak[PTO_BUF_NUM_SPACES]) {
+  unsigned dbl = p->double_buffer ? 2 : 1;
+  for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
+    PtoValue *v = pto_op_operand(op, k);
+    if (!is_tile(p, v) || in_group(p, v, g)) continue;
+    uintptr_t l = (uintptr_t)pto_ptrmap_get(&p->loaded, (uintptr_t)v);
+    if (l && node_find(p, (uint32_t)(l - 1)) == g) continue;
+    bool again = false;
+    for (unsigned j = 0; j < k; j++) again |= pto_op_operand(op, j) == v;
+    if (again) continue;
+    PtoBufSpace sp = load_space(core, op, k);
+    cur[sp] += dbl * part_tile_bytes(p, pto_value_type(v), sp);
+  }
+  add_results(p, op, core, cur, peak);
+}
+
+/* Commits `op` to group g: its loads and results join the group's live
+ * bytes, and every value whose last use this was leaves its holder's. */
+static void account(Partition *p, PtoOp *op, uint32_t g) {
+  Node *n = &p->nodes.data[g];
+  unsigned dbl = p->double_buffer ? 2 : 1;
+  append_peak(p, op, g, n->core, n->cur, n->peak);
+  for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
+    PtoValue *v = pto_op_operand(op, k);
+    if (is_tile(p, v) && !in_group(p, v, g))
+      pto_ptrmap_put(&p->loaded, (uintptr_t)v, (void *)(uintptr_t)(g + 1));
+  }
+  PtoBufSpace rs = result_space(n->core, op);
+  for (unsigned k = 0; k < pto_op_num_results(op); k++) {
+    PtoValue *r = pto_op_result(op, k);
+    if (is_tile(p, r) && !pto_value_has_uses(r))
+      n->cur[rs] -= part_tile_bytes(p, pto_value_type(r), rs);
+  }
+  for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
+    PtoValue *v = pto_op_operand(op, k);
+    if (!is_tile(p, v)) continue;
+    uintptr_t *left = remaining(p, v);
+    if (*left > 1) --*left;
+    if (*left != 1) continue;
+    /* dead: free it where it is held */
+    PtoOp *d = pto_value_def_op(v);
+    uint32_t h = d && !part_is_remat(d) ? part_node_of_op(p, d) : UINT32_MAX;
+    if (h != UINT32_MAX && p->nodes.data[h].kind == NODE_GROUP) {
+      Node *x = &p->nodes.data[h];
+      PtoBufSpace sp = result_space(x->core, d);
+      uint64_t b = part_tile_bytes(p, pto_value_type(v), sp);
+      x->cur[sp] -= b <= x->cur[sp] ? b : x->cur[sp];
+    }
+    uintptr_t l = (uintptr_t)pto_ptrmap_get(&p->loaded, (uintptr_t)v);
+    if (l) {
+      Node *x = &p->nodes.data[node_find(p, (uint32_t)(l - 1))];
+      PtoBufSpace sp = load_space(x->core, op, k);
+      uint64_t b = dbl * part_tile_bytes(p, pto_value_type(v), sp);
+      x->cur[sp] -= b <= x->cur[sp] ? b : x->cur[sp];
+    }
+    --*left; /* 0: freed once */
+  }
 }
 
 /* An op alone must fit, or no partition can run it. */
@@ -328,16 +432,20 @@ static PtoResult check_alone(Partition *p, PtoOp *op, int core) {
 /* Merging                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Whether `op` may join the groups `cands` (representatives): the union
- * respects max-ops and the buffers, and no path leaves the union and
- * comes back (through another node) to it or to one of op's other
- * producers `preds`. */
-static bool can_merge(Partition *p, PtoOp *op, int core, const uint32_t *cands,
-                      unsigned n, const U32Vec *preds) {
-  size_t total = 1;
-  for (unsigned i = 0; i < n; i++) total += p->nodes.data[cands[i]].ops.len;
-  if ((int64_t)total > p->max_ops) return false;
-  /* capacity: the union's ops in program order */
+/* The peak of groups `cands` joined and `op` appended: exact over the
+ * union's ops in program order when several groups join; from the
+ * group's running state when op joins one. */
+static void merged_peak(Partition *p, PtoOp *op, int core, const uint32_t *cands,
+                        unsigned n, size_t total,
+                        uint64_t peak[PTO_BUF_NUM_SPACES]) {
+  uint64_t cur[PTO_BUF_NUM_SPACES] = {0};
+  if (n == 1) {
+    Node *g = &p->nodes.data[cands[0]];
+    memcpy(cur, g->cur, sizeof cur);
+    memcpy(peak, g->peak, sizeof cur);
+    append_peak(p, op, cands[0], core, cur, peak);
+    return;
+  }
   uint64_t *keys = pto_malloc(total * sizeof *keys);
   PtoOp **ops = pto_malloc(total * sizeof *ops);
   PtoOp **all = pto_malloc(total * sizeof *all);
@@ -351,11 +459,23 @@ static bool can_merge(Partition *p, PtoOp *op, int core, const uint32_t *cands,
     keys[i] = (uint64_t)pos_of(p, all[i]) << 32 | i;
   qsort(keys, total, sizeof *keys, cmp_pos);
   for (size_t i = 0; i < total; i++) ops[i] = all[(uint32_t)keys[i]];
-  uint64_t peak[PTO_BUF_NUM_SPACES];
   scan_peak(p, ops, (unsigned)total, core, peak);
   pto_free(keys);
   pto_free(ops);
   pto_free(all);
+}
+
+/* Whether `op` may join the groups `cands` (representatives): the union
+ * respects max-ops and the buffers, and no path leaves the union and
+ * comes back (through another node) to it or to one of op's other
+ * producers `preds`. */
+static bool can_merge(Partition *p, PtoOp *op, int core, const uint32_t *cands,
+                      unsigned n, const U32Vec *preds) {
+  size_t total = 1;
+  for (unsigned i = 0; i < n; i++) total += p->nodes.data[cands[i]].ops.len;
+  if ((int64_t)total > p->max_ops) return false;
+  uint64_t peak[PTO_BUF_NUM_SPACES];
+  merged_peak(p, op, core, cands, n, total, peak);
   if (!fits(p, peak)) return false;
   /* acyclicity */
   uint32_t st = ++p->stamp;
@@ -388,9 +508,12 @@ static bool can_merge(Partition *p, PtoOp *op, int core, const uint32_t *cands,
       pto_vec_push(&p->stack, s);
     }
   }
+  if (n > 1) memcpy(p->nodes.data[cands[0]].peak, peak, sizeof peak);
   return true;
 }
 
+/* Joins `cands` into the first; its peak was set by can_merge, its live
+ * bytes are the sum of theirs (a tile two of them loaded counts twice). */
 static uint32_t merge_into(Partition *p, const uint32_t *cands, unsigned n,
                            PtoOp *op) {
   uint32_t g = cands[0];
@@ -400,6 +523,7 @@ static uint32_t merge_into(Partition *p, const uint32_t *cands, unsigned n,
     pto_vec_append(&y->ops, x->ops.data, x->ops.len);
     pto_vec_append(&y->succ, x->succ.data, x->succ.len);
     if (x->pos < y->pos) y->pos = x->pos;
+    for (unsigned sp = 0; sp < PTO_BUF_NUM_SPACES; sp++) y->cur[sp] += x->cur[sp];
     pto_vec_free(&x->ops);
     pto_vec_free(&x->succ);
   }
@@ -456,6 +580,7 @@ static PtoResult tile_op(Partition *p, PtoBlock *b, PtoOp *op, U32Vec *ids) {
     g = new_node(p, NODE_GROUP, op, b, core);
     pto_vec_push(ids, g);
   }
+  account(p, op, g);
   for (uint32_t i = 0; i < preds.len; i++) add_edge(p, preds.data[i], g);
   PtoValue *dst = id == PTO_TILE_ASSEMBLE || id == PTO_TILE_SCATTER
                       ? pto_tile_get_tensor(op) : NULL;

@@ -38,7 +38,18 @@ typedef struct Node {
   PtoOp *op;       /* the host op; a group's first op */
   U32Vec succ;     /* may hold merged (stale) ids and duplicates */
   OpVec ops;       /* a group's tile ops */
+  /* A group's buffers, per space: bytes live after its last op (values
+   * some op not yet visited uses) and the peak so far. */
+  uint64_t cur[PTO_BUF_NUM_SPACES], peak[PTO_BUF_NUM_SPACES];
 } Node;
+
+/* What the capacity model needs of a type, cached by type pointer. */
+typedef struct TypeInfo {
+  const PtoType *type;
+  bool tile;
+  uint64_t bytes; /* unaligned */
+} TypeInfo;
+enum { TYPE_CACHE = 256 };
 
 typedef struct Partition {
   PtoContext *ctx;
@@ -54,8 +65,10 @@ typedef struct Partition {
   PtoPtrMap readers;  /* tensor version -> U32Vec* of nodes reading it */
   PtoPtrMap writer;   /* tensor version -> node id + 1 updating it */
   PtoPtrMap origin;   /* op -> number + 1 in the input (provenance) */
-  PtoPtrMap last;     /* capacity scan scratch: value -> last use + 1 */
-  PtoPtrMap live;     /* capacity scan scratch: value -> 1 when loaded */
+  PtoPtrMap last;     /* capacity scan scratch (stamped) */
+  PtoPtrMap remaining; /* tile value -> uses not yet visited + 1 */
+  PtoPtrMap loaded;   /* tile value -> node id + 1 of the group last loading it */
+  TypeInfo types[TYPE_CACHE];
   uint32_t stamp;
   U32Vec stack;
   /* Kernel emission. */
@@ -67,6 +80,9 @@ typedef struct Partition {
   PtoBuilder host;    /* where launches go */
   unsigned nkernels;
   bool failed;
+  /* Attribute names, interned once. */
+  PtoIdent *id_operand, *id_offsets, *id_sizes, *id_offset_operands,
+      *id_static_offsets, *id_callee, *id_label, *id_reads, *id_writes;
 } Partition;
 
 /* ---- Partition.c ---- */

@@ -41,6 +41,8 @@ static void reset_func(Partition *p) {
   pto_ptrmap_clear(&p->root);
   pto_ptrmap_clear(&p->ws);
   pto_ptrmap_clear(&p->consts);
+  pto_ptrmap_clear(&p->remaining);
+  pto_ptrmap_clear(&p->loaded);
 }
 
 static PtoResult load_platform(Partition *p, PtoOp *module) {
@@ -68,6 +70,16 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   p.provenance = pto_pass_option_bool(pass, "provenance");
   p.max_ops = pto_pass_option_int(pass, "max-ops");
   if (load_platform(&p, module)) return PTO_FAILURE;
+  PtoContext *ctx = p.ctx;
+  p.id_operand = pto_ident_cstr(ctx, "operand");
+  p.id_offsets = pto_ident_cstr(ctx, "offsets");
+  p.id_sizes = pto_ident_cstr(ctx, "sizes");
+  p.id_offset_operands = pto_ident_cstr(ctx, "offset_operands");
+  p.id_static_offsets = pto_ident_cstr(ctx, "static_offsets");
+  p.id_callee = pto_ident_cstr(ctx, "callee");
+  p.id_label = pto_ident_cstr(ctx, "label");
+  p.id_reads = pto_ident_cstr(ctx, "reads");
+  p.id_writes = pto_ident_cstr(ctx, "writes");
   pto_ptrmap_init(&p.node_of);
   pto_ptrmap_init(&p.pos_of);
   pto_ptrmap_init(&p.root);
@@ -75,7 +87,8 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   pto_ptrmap_init(&p.writer);
   pto_ptrmap_init(&p.origin);
   pto_ptrmap_init(&p.last);
-  pto_ptrmap_init(&p.live);
+  pto_ptrmap_init(&p.remaining);
+  pto_ptrmap_init(&p.loaded);
   pto_ptrmap_init(&p.ws);
   pto_ptrmap_init(&p.consts);
   if (p.provenance) {
@@ -113,7 +126,8 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   pto_ptrmap_release(&p.writer);
   pto_ptrmap_release(&p.origin);
   pto_ptrmap_release(&p.last);
-  pto_ptrmap_release(&p.live);
+  pto_ptrmap_release(&p.remaining);
+  pto_ptrmap_release(&p.loaded);
   pto_ptrmap_release(&p.ws);
   pto_ptrmap_release(&p.consts);
   return r;
