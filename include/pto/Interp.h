@@ -112,6 +112,11 @@ typedef struct PtoInterpOptions {
   /* Largest single tensor the interpreter allocates, in bytes
    * (0: 4 GiB). */
   uint64_t max_tensor_bytes;
+  /* 0: block.launch ops run in program order. Otherwise each run of
+   * consecutive launches runs in a pseudo-random topological order (from
+   * this seed) of the dependencies their GM regions imply: a test that
+   * results do not depend on which independent launch runs first. */
+  uint64_t shuffle_launches;
 } PtoInterpOptions;
 
 /* An interpreter for IR of `ctx`, with the handlers of every registered

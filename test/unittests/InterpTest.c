@@ -396,7 +396,7 @@ TEST(tensor_size_limit) {
   PtoOp *m = parse(ctx, "func.func @f(%n: index) -> tensor<?xf32> {\n"
                         "  %z = pypto.zeros (%n) : tensor<?xf32>\n"
                         "  func.return %z : tensor<?xf32>\n}\n");
-  PtoInterpOptions o = {0, 64};
+  PtoInterpOptions o = {.max_tensor_bytes = 64};
   PtoInterp *I = pto_interp_create(ctx, &o);
   PtoInterpValue arg = pto_interp_value_int(PTO_DT_INDEX, 16);
   PtoInterpValue *res;
