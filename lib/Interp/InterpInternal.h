@@ -39,10 +39,15 @@ struct PtoInterp {
   PTO_VEC(NoteEntry) notes;
 };
 
+/* The buffers of the core a PTO kernel runs on (InterpPto.c). */
+typedef struct InterpCore InterpCore;
+void interp_core_destroy(InterpCore *c);
+
 struct PtoInterpFrame {
   PtoInterp *I;
   FuncInfo *fi;
   PtoInterpValue *slots;
+  InterpCore *core; /* a pto.kernel's buffers, made on first use */
 };
 
 /* Built-in handlers (InterpCore.c: func, scf, arith; InterpPypto*.c;
@@ -51,6 +56,7 @@ void pto_interp_register_core(PtoInterp *I);
 void pto_interp_register_pypto(PtoInterp *I);
 void pto_interp_register_tile(PtoInterp *I);
 void pto_interp_register_block(PtoInterp *I);
+void pto_interp_register_pto(PtoInterp *I);
 /* Gives `op_name` the handler (and user data) registered for `existing`,
  * when there is one: ops of two levels with one semantics share it. */
 void pto_interp_register_alias(PtoInterp *I, const char *op_name,
