@@ -86,7 +86,10 @@ PtoOp *pto_block_launch_kernel(PtoOp *launch) {
   PtoAttr *callee = pto_op_attr(launch, "callee");
   if (!callee || pto_attr_kind(callee) != PTO_ATTR_SYMREF) return NULL;
   PtoOp *k = pto_symbol_lookup_from(launch, callee);
-  return k && pto_op_is(k, "block.kernel") ? k : NULL;
+  /* the PTO level launches its kernels from the same host function */
+  return k && (pto_op_is(k, "block.kernel") || pto_op_is(k, "pto.kernel"))
+             ? k
+             : NULL;
 }
 
 static PtoAttr *regions_attr(const PtoOp *launch, bool writes) {
