@@ -30,6 +30,7 @@ static bool pipeline_registered(PtoContext *ctx, const char *argument) {
 
 static const PtoPassDef *const all_passes[] = {
     &pto_tile_expand_pass,
+    &pto_lower_to_pto_pass,
 };
 
 void pto_conversion_register_passes(PtoContext *ctx) {
