@@ -6,7 +6,7 @@ library compiles and runs on numpy arrays or torch CPU tensors. See
 docs/python.md.
 """
 
-from . import frontend
+from . import experimental, frontend
 from ._config import (RunMode, TileL0Info, TileL1Info, get_conv_tile_shapes,
                       get_cube_tile_shapes, get_pass_options, get_platform,
                       get_semantic_label, get_vec_tile_shapes, options,
@@ -18,7 +18,8 @@ from ._options import (CompStage, PassConfigKey, PassConfigs, get_codegen_option
                        get_pass_configs, get_pass_default_config, get_runtime_options,
                        get_verify_options, reset_options, set_codegen_options,
                        set_debug_options, set_host_options, set_pass_config,
-                       set_pass_default_config, set_runtime_options, set_verify_options)
+                       set_pass_default_config, set_runtime_options,
+                       set_verify_golden_data, set_verify_options)
 from ._enums import (CachePolicy, LogBaseType, OpType, OutType, PrecisionType,
                      ReduceMode, ScatterMode, TopKAlgo, TransMode)
 from ._control import cond, is_loop_begin, is_loop_end, loop, loop_unroll
@@ -45,6 +46,7 @@ from ._symbolic import smax as max
 from ._symbolic import smin as min
 from ._tensor import Tensor, TileOpFormat
 from ._lib import library_path
+from .frontend import jit  # PyPTO's alias of pypto.frontend.jit
 
 __version__ = "0.1.0"
 

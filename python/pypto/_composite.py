@@ -1,8 +1,6 @@
 """PyPTO ops that are exactly a few Tensor-level ops: each function here
 traces its definition (pypto.isnan(x) is `pypto.ne %x, %x`), so that the
-IR shows what is computed and every level below needs nothing new.
-Integer floor/ceil divisions go through f32 as PyPTO's do (exact for
-|values| < 2^24, as PyPTO documents)."""
+IR shows what is computed and every level below needs nothing new."""
 
 from . import _dtypes, _ops
 from ._dtypes import DataType
@@ -98,13 +96,19 @@ def hypot(input, other):
 
 
 def _quotient(a, b, rounding):
-    """rounding(a / b); integers through f32 (PyPTO's definition)."""
+    """rounding(a / b), rounding being _ops.floor or _ops.ceil. Integers
+    stay integers: the truncating quotient q, corrected by one where the
+    remainder a - q*b is non-zero with b's sign (ceil) or against it
+    (floor); exact for every value."""
     dt = a.dtype
     if dt.is_float:
         return rounding(_ops.div(a, b))
-    fa = _ops.cast(a, DataType.DT_FP32)
-    fb = _ops.cast(b, DataType.DT_FP32) if isinstance(b, Tensor) else float(b)
-    return _ops.cast(rounding(_ops.div(fa, fb)), dt, "trunc")
+    q = _ops.div(a, b)
+    r = _ops.sub(a, _ops.mul(q, b))
+    rb = _ops.mul(r, _ops.sign(b) if isinstance(b, Tensor) else (1 if b >= 0 else -1))
+    if rounding is _ops.floor:
+        return _ops.sub(q, _ops.cast(_ops.lt(rb, 0), dt))
+    return _ops.add(q, _ops.cast(_ops.gt(rb, 0), dt))
 
 
 def _operands(input, other, what):

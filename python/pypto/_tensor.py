@@ -35,6 +35,8 @@ class Tensor:
                  "_origin", "_cache_policy", "__weakref__")
 
     def __init__(self, shape=None, dtype=None, name=None, format=None):
+        if shape is not None and not isinstance(shape, int) and len(shape) == 0:
+            shape = None  # PyPTO's Tensor([], dtype): any shape, not rank 0
         if shape is not None:
             if isinstance(shape, int):
                 shape = (shape,)
@@ -146,6 +148,18 @@ class Tensor:
 
     def __rtruediv__(self, o):
         return _ops().div(o, self)
+
+    def __floordiv__(self, o):
+        return _composite().floor_div(self, o)
+
+    def __rfloordiv__(self, o):
+        return _composite().floor_div(o, self)
+
+    def __mod__(self, o):
+        return _composite().remainder(self, o)
+
+    def __rmod__(self, o):
+        return _composite().remainder(o, self)
 
     def __pow__(self, o):
         return _ops().pow(self, o)

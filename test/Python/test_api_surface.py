@@ -33,12 +33,9 @@ _GAPS = {
     "no convolution, MX or block-scaled matmul op": "conv quant_mx scaled_mm",
     "needs the user-defined tile op of the gathers": """
         experimental.gather_in_l1 experimental.gather_in_ub""",
-    "experimental namespace not written yet": """
-        experimental.online_softmax experimental.online_softmax_update
-        experimental.transposed_batchmatmul experimental.set_operation_options
-        experimental.get_operation_options""",
     "needs a run-time tensor print/save op": "pass_verify_print pass_verify_save",
-    "helpers not written yet": "from_torch set_verify_golden_data function frontend.function",
+    "the non-jit API (tensors from torch, `with pypto.function(...)`) is not written":
+        "from_torch function",
 }
 NOT_YET = {"pypto." + n: why for why, names in _GAPS.items() for n in names.split()}
 

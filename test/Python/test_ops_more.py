@@ -297,3 +297,55 @@ def test_reshape_inplace():
     y = np.zeros((2, 16), np.float32)
     k(x, y)
     assert_close(y, (x + 1).reshape(2, 16))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32])
+def test_floordiv_and_mod_operators(dtype):
+    a = rand((4, 16), dtype, -100, 100, seed=40)
+    b = rand((4, 16), dtype, 1, 9, seed=41) * np.where(rand((4, 16), seed=42) < 0, -1, 1)
+    b = b.astype(dtype)
+    tol = (1e-6, 1e-5) if dtype == np.float32 else (0, 0)
+    assert_close(run1(lambda t, u: t // u, a, b), a // b, *tol)
+    assert_close(run1(lambda t, u: t % u, a, b), np.remainder(a, b), *tol)
+    assert_close(run1(lambda t: t // 3, a), a // dtype(3), *tol)
+    assert_close(run1(lambda t: t % -3, a), np.remainder(a, dtype(-3)), *tol)
+    assert_close(run1(lambda t: 7 // t, b), dtype(7) // b, *tol)
+
+
+def test_integer_division_is_exact_beyond_2_24():
+    a = np.array([[2 ** 30 + 7, -(2 ** 30) - 7, 2 ** 31 - 1, -(2 ** 31)]], np.int32)
+    b = np.array([[3, 3, -5, 7]], np.int32)
+    assert_close(run1(pypto.floor_div, a, b), a // b)
+    assert_close(run1(pypto.remainder, a, b), np.remainder(a, b))
+    assert_close(run1(pypto.ceil_div, a, b), -((-a.astype(np.int64)) // b).astype(np.int32))
+
+
+def test_vec_tile_with_more_sizes_than_dims():
+    x = rand((4, 8), seed=43)
+
+    @pypto.frontend.jit
+    def k(a: pypto.Tensor([4, 8], pypto.DT_FP32), y: pypto.Tensor([4, 8], pypto.DT_FP32),
+          z: pypto.Tensor([1], pypto.DT_FP32)):
+        pypto.set_vec_tile_shapes(8, 32)
+        z[:] = pypto.full([1], 2.0, pypto.DT_FP32)
+        pypto.set_vec_tile_shapes(1, 2, 4)
+        y[:] = pypto.exp(a)
+    y, z = np.zeros_like(x), np.zeros(1, np.float32)
+    k(x, y, z)
+    assert_close(y, np.exp(x), 2e-7, 0)
+    assert z[0] == 2.0
+    assert "vec_tile = [1, 2, 4]" in k.ir()
+
+
+def test_any_shape_annotations_and_the_jit_alias():
+    @pypto.jit
+    def k(a: pypto.Tensor([], pypto.DT_FP32), y: pypto.tensor()):
+        y[:] = a + 1.0
+    for shape in [(3,), (2, 5)]:
+        x = rand(shape, seed=44)
+        y = np.zeros_like(x)
+        k(x, y)
+        assert_close(y, x + 1)
+    assert pypto.jit is pypto.frontend.jit
+    with pytest.raises(pypto.ArgumentError, match="dtype"):
+        k(rand((3,), np.float16), np.zeros(3, np.float16))
