@@ -341,6 +341,22 @@ class Tensor:
     def axpy_(self, x, alpha=1.0):
         return _composite().axpy_(self, x, alpha)
 
+    def tril(self, diagonal=0):
+        return _composite().tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return _composite().triu(self, diagonal)
+
+    def tril_(self, diagonal=0):
+        """tril in place: this tensor becomes its lower triangle."""
+        _ops()._assemble_into(self, self.tril(diagonal), [0] * len(self.shape), user_loc())
+        return self
+
+    def triu_(self, diagonal=0):
+        """triu in place."""
+        _ops()._assemble_into(self, self.triu(diagonal), [0] * len(self.shape), user_loc())
+        return self
+
     def sum(self, dim=-1, keepdim=False):
         return _ops().sum(self, dim, keepdim)
 
