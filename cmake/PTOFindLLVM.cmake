@@ -55,3 +55,27 @@ endif()
 # mlir-opt of the same LLVM, for compatibility checks of the textual IR.
 find_program(PTO_MLIR_OPT NAMES mlir-opt HINTS ${_pto_tool_dirs} NO_DEFAULT_PATH)
 find_program(PTO_MLIR_OPT NAMES mlir-opt-${LLVM_VERSION_MAJOR} mlir-opt)
+
+# libLLVM for the layers that call it (the JIT, the LLVM IR translation):
+# the shared library when LLVM ships one, else the components they use.
+if(TARGET LLVM)
+  set(PTO_LLVM_LIBS LLVM)
+  set(PTO_PC_LLVM_LIBS "-L${LLVM_LIBRARY_DIR} -lLLVM-${LLVM_VERSION_MAJOR}")
+else()
+  llvm_map_components_to_libnames(PTO_LLVM_LIBS core analysis irreader passes
+    orcjit native nativecodegen)
+  set(PTO_PC_LLVM_LIBS "")
+  foreach(_l ${PTO_LLVM_LIBS})
+    string(APPEND PTO_PC_LLVM_LIBS " -l${_l}")
+  endforeach()
+  set(PTO_PC_LLVM_LIBS "-L${LLVM_LIBRARY_DIR}${PTO_PC_LLVM_LIBS}")
+endif()
+# Compiles target t against the LLVM-C headers (as system headers: their
+# warnings are not ours) and links it with libLLVM. Compile options, not
+# include directories: lib/CMakeLists.txt sets a layer's include path.
+function(pto_use_llvm t)
+  foreach(_d ${LLVM_INCLUDE_DIRS})
+    target_compile_options(${t} PRIVATE -isystem ${_d})
+  endforeach()
+  target_link_libraries(${t} PUBLIC ${PTO_LLVM_LIBS})
+endfunction()

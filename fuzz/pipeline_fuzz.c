@@ -1,6 +1,7 @@
 /* libFuzzer target for the passes: IR that parses and verifies is run
  * through each of a fixed set of pipelines (the lowerings decompose and
- * tile-expand, canonicalize, cse, dce, inline, symbol-dce, loop-unroll),
+ * tile-expand, canonicalize, cse, dce, inline, symbol-dce, loop-unroll,
+ * and the Block passes subgraph-dedup, nbuffer-merge, l1-reuse),
  * each on a fresh copy. A pipeline may refuse the IR, but only with an
  * error diagnostic; when it succeeds, its output must verify and its
  * printout (custom and generic form) must parse back and print the same
@@ -26,6 +27,8 @@ static const char *const pipelines[] = {
     "canonicalize,cse,tile-expand{vec-tile=4,8 cube-tile=16,16,16,16,16,16}",
     "inline,decompose,loop-unroll{factor=2 max-unrolled-ops=4096},"
     "tile-expand,cse,dce",
+    "subgraph-dedup{hash-bits=1},nbuffer-merge{factor=2},l1-reuse{factor=3},"
+    "canonicalize,cse",
 };
 
 enum { MAX_NUMEL = 4096, MAX_INT = 4096 };

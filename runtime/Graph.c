@@ -52,17 +52,8 @@ static void free_run_state(PtoGraph *g) {
   free(g->succ_run);
   g->succ_run = NULL;
   free((void *)g->count);
-  free(g->core);
-  free(g->ndeps0);
   free(g->roots);
-  free(g->fn);
-  free(g->args);
-  free(g->run_buffers);
-  g->fn = NULL;
-  g->args = NULL;
-  g->run_buffers = NULL;
-  g->core = NULL;
-  g->ndeps0 = g->roots = NULL;
+  g->roots = NULL;
   for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
     free((void *)g->queues[t].slots);
   g->succ_off = g->succ = NULL;
@@ -80,6 +71,11 @@ void rt_graph_free(PtoGraph *g) {
     free(g->bufs[i].segs);
   free(g->bufs);
   free(g->tasks);
+  free(g->core);
+  free(g->ndeps0);
+  free(g->fn);
+  free(g->args);
+  free(g->run_buffers);
   free(g->edges);
   free(g->scratch);
   free(g->labels);
@@ -99,6 +95,8 @@ static void graph_reset(PtoGraph *g) {
   if (g->label_index)
     memset(g->label_index, 0, g->label_index_cap * sizeof *g->label_index);
   g->nlabel_distinct = 0;
+  memset(g->type_count, 0, sizeof g->type_count);
+  g->args_stale = false;
   g->finalized = false;
   g->host_tl.valid = g->sim_tl.valid = false;
 }
@@ -138,6 +136,19 @@ int32_t pto_graph_add_buffer(PtoGraph *g, int64_t size, const char *name) {
     rt_set_error(g->rt, "out of memory");
     return -1;
   }
+  if (!g->run_buffers || g->capbufs != g->caprunbufs) {
+    /* Tasks' args point at run_buffers: when it moves, or when the count
+     * they were given changes, finalize refreshes them. */
+    void *q = realloc(g->run_buffers, g->capbufs * sizeof *g->run_buffers);
+    if (!q) {
+      rt_set_error(g->rt, "out of memory");
+      return -1;
+    }
+    g->args_stale |= q != (void *)g->run_buffers;
+    g->run_buffers = q;
+    g->caprunbufs = g->capbufs;
+  }
+  g->args_stale |= g->ntasks > 0;
   RtBuffer *b = &g->bufs[g->nbufs];
   if (g->nbufs == g->nbufs_inited) { /* a fresh entry, not a reused one */
     memset(b, 0, sizeof *b);
@@ -224,22 +235,37 @@ PtoRtCoreType rt_task_core(const PtoGraph *g, uint32_t id) {
 
 /* ---- dependency tracking ---------------------------------------------- */
 
-static bool add_edge(PtoGraph *g, uint32_t from, uint32_t to) {
-  if (g->nedges == UINT32_MAX - 1 ||
-      !rt_grow((void **)&g->edges, &g->capedges, g->nedges + 1, sizeof *g->edges))
+/* Grows the task record array and the dense per-task arrays together. */
+static bool grow_tasks(PtoGraph *g) {
+  uint32_t cap = g->captasks;
+  if (!rt_grow((void **)&g->tasks, &cap, g->ntasks + 1, sizeof *g->tasks))
     return false;
-  g->edges[g->nedges++] = (RtEdge){from, to};
+  if (cap != g->captasks) {
+    void *p;
+    if (!(p = realloc(g->core, cap * sizeof *g->core)))
+      return false;
+    g->core = p;
+    if (!(p = realloc(g->ndeps0, cap * sizeof *g->ndeps0)))
+      return false;
+    g->ndeps0 = p;
+    if (!(p = realloc(g->fn, cap * sizeof *g->fn)))
+      return false;
+    g->fn = p;
+    if (!(p = realloc(g->args, cap * sizeof *g->args)))
+      return false;
+    g->args = p;
+    g->captasks = cap;
+  }
   return true;
 }
 
+/* A new task record; the caller fills in its dense entries. */
 static bool new_task(PtoGraph *g, uint32_t *id) {
   if (g->ntasks == RT_MAX_TASKS ||
-      !rt_grow((void **)&g->tasks, &g->captasks, g->ntasks + 1, sizeof *g->tasks))
+      (g->ntasks == g->captasks && !grow_tasks(g)))
     return false;
   *id = g->ntasks++;
-  RtTask *t = &g->tasks[*id];
-  memset(t, 0, sizeof *t);
-  t->mark = t->bmark = RT_NONE;
+  g->tasks[*id] = (RtTask){.mark = RT_NONE, .bmark = RT_NONE};
   return true;
 }
 
@@ -247,14 +273,19 @@ static bool new_task(PtoGraph *g, uint32_t *id) {
 static bool make_barrier(PtoGraph *g, const uint32_t *preds, uint32_t n,
                          uint32_t *out) {
   uint32_t b;
-  if (!new_task(g, &b))
+  if (g->nedges > UINT32_MAX - 2 - n ||
+      !rt_grow((void **)&g->edges, &g->capedges, g->nedges + n,
+               sizeof *g->edges) ||
+      !new_task(g, &b))
     return false;
   g->tasks[b].kernel = -1;
-  g->tasks[b].ndeps = n;
+  g->ndeps0[b] = n;
+  g->core[b] = 0; /* barriers go through the first queue */
+  g->fn[b] = NULL;
+  g->type_count[0]++;
   g->nbarriers++;
   for (uint32_t i = 0; i < n; i++)
-    if (!add_edge(g, preds[i], b))
-      return false;
+    g->edges[g->nedges++] = (RtEdge){preds[i], b};
   *out = b;
   return true;
 }
@@ -496,15 +527,18 @@ int64_t pto_graph_submit(PtoGraph *g, const PtoRtTaskDesc *d) {
   for (uint32_t i = 0; i < d->num_regions; i++)
     if (!collect(g, &g->bufs[d->regions[i].buffer], &d->regions[i]))
       goto oom;
+  /* Room for every edge first, so that the task is never left half made. */
+  uint64_t most = (uint64_t)g->nedges + g->nscratch + d->num_preds;
   uint32_t id;
-  if (!new_task(g, &id))
+  if (most >= UINT32_MAX - 1 ||
+      !rt_grow((void **)&g->edges, &g->capedges, (uint32_t)most,
+               sizeof *g->edges) ||
+      !new_task(g, &id))
     goto oom;
   RtTask *t = &g->tasks[id];
   t->kernel = d->kernel;
   t->label = label;
   t->seq = g->nreal++;
-  memcpy(t->params, d->params, sizeof t->params);
-  t->user = d->user;
   t->cycles = d->cycles;
   t->gm_bytes = d->gm_bytes;
   t->flops = d->flops;
@@ -516,11 +550,20 @@ int64_t pto_graph_submit(PtoGraph *g, const PtoRtTaskDesc *d) {
     if (g->tasks[p].mark == id)
       continue;
     g->tasks[p].mark = id;
-    if (!add_edge(g, p, id))
-      goto oom;
+    g->edges[g->nedges++] = (RtEdge){p, id};
     ndeps++;
   }
-  g->tasks[id].ndeps = ndeps;
+  g->ndeps0[id] = ndeps;
+  const RtKernel *k = &rt->kernels[d->kernel];
+  g->fn[id] = k->fn;
+  g->core[id] = (uint8_t)k->core;
+  g->type_count[k->core]++;
+  PtoRtTaskArgs *a = &g->args[id];
+  a->buffers = g->run_buffers;
+  a->num_buffers = g->nbufs;
+  a->task_id = id;
+  memcpy(a->params, d->params, sizeof a->params);
+  a->user = d->user;
   /* Pass 2: the task becomes the last reader or writer of its regions.
    * Reads first, so that a read-write leaves the task as writer only. */
   for (int pass = 0; pass < 2; pass++)
@@ -562,51 +605,37 @@ PtoRtStatus rt_graph_finalize(PtoGraph *g) {
       !resize((void **)&g->succ, g->nedges, sizeof *g->succ) ||
       !resize((void **)&g->succ_run, g->nedges, sizeof *g->succ_run) ||
       !resize((void **)&g->count, n, sizeof *g->count) ||
-      !resize((void **)&g->core, n, sizeof *g->core) ||
-      !resize((void **)&g->ndeps0, n, sizeof *g->ndeps0) ||
-      !resize((void **)&g->roots, n, sizeof *g->roots) ||
-      !resize((void **)&g->fn, n, sizeof *g->fn) ||
-      !resize((void **)&g->args, n, sizeof *g->args) ||
-      !resize((void **)&g->run_buffers, g->nbufs, sizeof *g->run_buffers))
+      !resize((void **)&g->roots, n, sizeof *g->roots))
     goto oom;
+  if (g->args_stale) {
+    /* Buffers were declared after some tasks: give every task the final
+     * buffer table and count. */
+    for (uint32_t i = 0; i < n; i++) {
+      g->args[i].buffers = g->run_buffers;
+      g->args[i].num_buffers = g->nbufs;
+    }
+    g->args_stale = false;
+  }
   memset(g->succ_off, 0, ((size_t)n + 1) * sizeof *g->succ_off);
   for (uint32_t e = 0; e < g->nedges; e++)
     g->succ_off[g->edges[e].from + 1]++;
   g->nsinks = 0;
+  g->nroots = 0;
   for (uint32_t i = 0; i < n; i++) {
     g->nsinks += g->succ_off[i + 1] == 0;
     g->succ_off[i + 1] += g->succ_off[i];
-  }
-  /* Edges are sorted by target, so each successor list comes out sorted. */
-  memcpy(fill, g->succ_off, n * sizeof *fill);
-  for (uint32_t e = 0; e < g->nedges; e++)
-    g->succ[fill[g->edges[e].from]++] = g->edges[e].to;
-  /* The host's copy of the successor lists flags successors with a single
-   * predecessor, which are ready as soon as it finishes: the hot loop then
-   * reads one array, not the successor's count too. */
-  for (uint32_t e = 0; e < g->nedges; e++) {
-    uint32_t t = g->succ[e];
-    g->succ_run[e] = t | (g->tasks[t].ndeps == 1 ? RT_SINGLE_PRED : 0);
-  }
-  memset(g->type_count, 0, sizeof g->type_count);
-  g->nroots = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    /* Barriers go through the first queue; they run no kernel. */
-    g->core[i] = g->tasks[i].kernel < 0 ? 0 : (uint8_t)rt_task_core(g, i);
-    g->type_count[g->core[i]]++;
-    g->ndeps0[i] = g->tasks[i].ndeps;
-    /* What the kernel receives, laid out once; a run only fills in
-     * run_buffers. */
-    const RtTask *t = &g->tasks[i];
-    g->fn[i] = t->kernel < 0 ? NULL : g->rt->kernels[t->kernel].fn;
-    PtoRtTaskArgs *a = &g->args[i];
-    a->buffers = g->run_buffers;
-    a->num_buffers = g->nbufs;
-    a->task_id = i;
-    memcpy(a->params, t->params, sizeof a->params);
-    a->user = t->user;
     if (!g->ndeps0[i])
       g->roots[g->nroots++] = i;
+  }
+  /* Edges are sorted by target, so each successor list comes out sorted.
+   * The host's copy of the lists flags successors with a single
+   * predecessor, which are ready as soon as it finishes: the hot loop then
+   * reads one array, not the successor's count too. */
+  memcpy(fill, g->succ_off, n * sizeof *fill);
+  for (uint32_t e = 0; e < g->nedges; e++) {
+    uint32_t t = g->edges[e].to, at = fill[g->edges[e].from]++;
+    g->succ[at] = t;
+    g->succ_run[at] = t | (g->ndeps0[t] == 1 ? RT_SINGLE_PRED : 0);
   }
   for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
     RtQueue *q = &g->queues[t];

@@ -88,11 +88,15 @@ static void wake_all(PtoRuntime *rt) {
   pthread_mutex_unlock(&rt->mu);
 }
 
-static void idle_wait(PtoRuntime *rt, RtRun *r) {
+/* Waits for work. Returns false when this helper was released: the run
+ * it slept in ended (the caller does not wait for parked helpers, whose
+ * wake-up may take a scheduler time slice on a loaded machine), so it
+ * must not touch the run again. The caller of the run is never released. */
+static bool idle_wait(PtoRuntime *rt, RtRun *r, bool helper) {
   /* Spin briefly: a successor is usually queued within microseconds. */
   for (int i = 0; i < 2000; i++) {
     if (queues_nonempty(r->g) || run_over(r))
-      return;
+      return true;
     if (i > 100)
       sched_yield();
   }
@@ -100,11 +104,22 @@ static void idle_wait(PtoRuntime *rt, RtRun *r) {
   /* seq_cst: published before the re-check, see queue_push. */
   atomic_fetch_add_explicit(&rt->sleepers, 1, memory_order_seq_cst);
   atomic_thread_fence(memory_order_seq_cst);
-  if (!queues_nonempty(r->g) && !run_over(r))
+  bool stay = true;
+  if (!queues_nonempty(r->g) && !run_over(r)) {
+    uint64_t epoch = rt->epoch;
+    if (helper && --rt->inside == 0)
+      pthread_cond_broadcast(&rt->done_cv);
     pthread_cond_wait(&rt->work_cv, &rt->mu);
+    if (helper) {
+      stay = rt->run == r && rt->epoch == epoch;
+      if (stay)
+        rt->inside++;
+    }
+  }
   /* relaxed: only ever compared with zero as a hint to wake. */
   atomic_fetch_sub_explicit(&rt->sleepers, 1, memory_order_relaxed);
   pthread_mutex_unlock(&rt->mu);
+  return stay;
 }
 
 static uint32_t pop_any(RtRun *r, uint32_t home) {
@@ -174,16 +189,15 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
   return next;
 }
 
-static void work(PtoRuntime *rt, RtRun *r, uint32_t wid) {
+static void work(PtoRuntime *rt, RtRun *r, uint32_t wid, bool helper) {
   uint32_t home = wid % PTO_RT_CORE_TYPE_COUNT;
   uint32_t t = RT_NONE;
   for (;;) {
     if (t == RT_NONE)
       t = pop_any(r, home);
     if (t == RT_NONE) {
-      if (run_over(r))
+      if (run_over(r) || !idle_wait(rt, r, helper))
         return;
-      idle_wait(rt, r);
       continue;
     }
     t = execute(rt, r, t, wid);
@@ -204,12 +218,15 @@ static void *worker_main(void *arg) {
       break;
     seen = rt->epoch;
     RtRun *r = rt->run;
+    if (!r)
+      continue; /* woken after that run had ended */
+    rt->inside++;
     pthread_mutex_unlock(&rt->mu);
-    work(rt, r, wid);
+    work(rt, r, wid, true);
     pthread_mutex_lock(&rt->mu);
-    /* release: this worker's effects are visible to the caller, which
-     * waits for zero under the mutex. */
-    if (atomic_fetch_sub_explicit(&rt->active, 1, memory_order_release) == 1)
+    /* work() returned with this helper still inside unless it was
+     * released while parked; a run's end waits for the others. */
+    if (rt->run == r && rt->epoch == seen && --rt->inside == 0)
       pthread_cond_broadcast(&rt->done_cv);
   }
   pthread_mutex_unlock(&rt->mu);
@@ -289,7 +306,8 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
   }
   /* Reset the per-run state; the graph itself is not analysed again. The
    * tasks' argument records point at run_buffers. */
-  memcpy(g->run_buffers, buffers, nbuf * sizeof *buffers);
+  if (nbuf)
+    memcpy(g->run_buffers, buffers, nbuf * sizeof *buffers);
   for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
     RtQueue *q = &g->queues[t];
     /* relaxed: no run is in progress; the helpers are idle, and the
@@ -307,23 +325,25 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
   if (n) {
     pthread_mutex_lock(&rt->mu);
     rt->run = &r;
-    /* relaxed: published to the helpers by the mutex. */
-    atomic_store_explicit(&rt->active, rt->nworkers, memory_order_relaxed);
+    rt->inside = 0;
     rt->epoch++;
     pthread_cond_broadcast(&rt->work_cv);
     pthread_mutex_unlock(&rt->mu);
-    work(rt, &r, rt->nworkers);
+    work(rt, &r, rt->nworkers, false);
+    /* Helpers that joined and are not parked may still read the run: wait
+     * for them. Parked ones and ones not yet awake are let go, so a run
+     * never waits for a sleeping thread to be scheduled. */
     pthread_mutex_lock(&rt->mu);
-    /* acquire: pairs with each helper's release decrement. */
-    while (atomic_load_explicit(&rt->active, memory_order_acquire) != 0)
+    while (rt->inside != 0)
       pthread_cond_wait(&rt->done_cv, &rt->mu);
     rt->run = NULL;
     pthread_mutex_unlock(&rt->mu);
   }
   if (r.times)
     tl->valid = true;
-  /* acquire (and relaxed after it): every helper has left the run, which
-   * the wait on `active` above already ordered before this point. */
+  /* acquire (and relaxed after it): every helper has left or parked,
+   * each under the mutex taken above, which orders its writes (the
+   * failure's status, the times) before this point. */
   if (atomic_load_explicit(&r.failed, memory_order_acquire)) {
     uint32_t f = atomic_load_explicit(&r.failed_task, memory_order_relaxed);
     /* Name what did not run because of it: its transitive dependents. */

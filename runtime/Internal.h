@@ -30,16 +30,15 @@ typedef struct RtKernel {
   char name[48];
 } RtKernel;
 
-/* A task as submitted. Barrier nodes have kernel == -1. */
+/* A task as submitted. Barrier nodes have kernel == -1. What a run reads
+ * per task (kernel, arguments, core type, dependency count) lives in the
+ * graph's dense arrays instead, written once at submission. */
 typedef struct RtTask {
   int32_t kernel;
   uint32_t label; /* offset into the label pool; 0 is "" */
   uint32_t mark;  /* last task that took an edge from this one (dedup) */
   uint32_t bmark; /* the same for barrier construction */
-  uint32_t ndeps;
   uint32_t seq; /* submission number among real tasks */
-  int64_t params[PTO_RT_MAX_PARAMS];
-  void *user;
   uint64_t cycles, gm_bytes, flops;
 } RtTask;
 
@@ -111,9 +110,10 @@ struct PtoGraph {
   uint32_t *succ_off, *succ;
   uint32_t *succ_run; /* succ with RT_SINGLE_PRED on single-input tasks */
   uint32_t nsinks; /* tasks without successors */
-  /* Dense copies of what every run reads per task: the core type (the
-   * queue a ready task goes to) and the dependency count to start from;
-   * and the tasks ready at the start. */
+  /* What every run reads per task, in dense arrays of captasks entries
+   * filled at submission: the core type (the queue a ready task goes
+   * to), the dependency count to start from, the kernel and its
+   * arguments. Finalize adds the tasks ready at the start. */
   uint8_t *core;
   uint32_t *ndeps0;
   uint32_t *roots;
@@ -121,6 +121,10 @@ struct PtoGraph {
   PtoRtKernelFn *fn;      /* NULL for barriers */
   PtoRtTaskArgs *args;    /* what each task's kernel receives */
   void **run_buffers;     /* this run's buffer bases */
+  uint32_t caprunbufs;
+  /* A buffer was declared after tasks: their args name an old
+   * run_buffers or buffer count until finalize refreshes them. */
+  bool args_stale;
   uint32_t type_count[PTO_RT_CORE_TYPE_COUNT];
   /* Per-run state, allocated once at finalize and reused. */
   _Atomic uint32_t *count;
@@ -149,7 +153,7 @@ struct PtoRuntime {
   uint64_t epoch;  /* guarded by mu */
   bool shutdown;   /* guarded by mu */
   struct RtRun *run; /* the run in progress, guarded by mu */
-  atomic_uint active;  /* helpers still inside the current run */
+  uint32_t inside;   /* helpers in that run and not parked, guarded by mu */
   atomic_uint sleepers;
   atomic_bool busy;
 };

@@ -357,7 +357,7 @@ PtoRtStatus rt_sim_run(PtoGraph *g) {
   for (uint32_t i = 0; i < n; i++) {
     const RtTask *t = &g->tasks[i];
     STask *q = &s.st[i];
-    q->deps = t->ndeps;
+    q->deps = g->ndeps0[i];
     q->cycles = t->cycles;
     q->gm_bytes = t->gm_bytes;
     q->barrier = t->kernel < 0;

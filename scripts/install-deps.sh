@@ -19,6 +19,7 @@ PACKAGES=(
   graphviz                    # dot, to check print-op-graph output
   librsvg2-bin                # rsvg-convert, to render the runtime's SVG swimlanes in tests
   libomp-14-dev libtbb-dev g++  # bench/runtime-dispatch: OpenMP (libgomp, libomp) and oneTBB peers
+  libopenblas0-pthread        # bench/jit-kernels: numpy's matmul on OpenBLAS, the peer
 )
 
 missing=()

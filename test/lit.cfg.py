@@ -21,6 +21,8 @@ for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME", "TMPDIR"]:
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%pto_src_root", config.pto_src_root))
 config.substitutions.append(("%pto_obj_root", config.pto_obj_root))
+# VAR=value items for `env` before a Python that loads libpto.so.
+config.substitutions.append(("%pto_python_env", config.python_env))
 # %roundtrip TOOL [FLAGS] FILE: printing is a fixed point in every form, and
 # both forms describe the same IR (test/lib/roundtrip.py).
 config.substitutions.append(

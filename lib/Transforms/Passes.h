@@ -11,5 +11,6 @@ extern const PtoPassDef pto_inline_pass;
 extern const PtoPassDef pto_loop_unroll_pass;
 extern const PtoPassDef pto_symbol_dce_pass;
 extern const PtoPassDef pto_print_op_graph_pass;
+extern const PtoPassDef pto_print_kernel_graph_pass;
 
 #endif

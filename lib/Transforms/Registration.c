@@ -5,6 +5,7 @@
 #include "Transforms/Passes.h"
 
 #include "pto/Conversion.h"
+#include "pto/Dialect/BlockTransforms.h"
 #include "pto/Dialect/PyptoTransforms.h"
 
 #include "Support/Alloc.h"
@@ -12,7 +13,7 @@
 static const PtoPassDef *const all_passes[] = {
     &pto_canonicalize_pass, &pto_cse_pass,         &pto_dce_pass,
     &pto_inline_pass,       &pto_loop_unroll_pass, &pto_symbol_dce_pass,
-    &pto_print_op_graph_pass,
+    &pto_print_op_graph_pass, &pto_print_kernel_graph_pass,
 };
 
 void pto_register_all_passes(PtoContext *ctx) {
@@ -20,5 +21,6 @@ void pto_register_all_passes(PtoContext *ctx) {
     if (pto_pass_lookup(ctx, all_passes[i]->argument) != all_passes[i])
       pto_pass_register(ctx, all_passes[i]);
   pto_pypto_register_passes(ctx);
+  pto_block_register_passes(ctx);
   pto_conversion_register_passes(ctx);
 }

@@ -7,26 +7,39 @@ docs/python.md.
 """
 
 from . import frontend
-from ._config import (RunMode, get_cube_tile_shapes, get_platform,
+from ._config import (RunMode, TileL0Info, TileL1Info, get_conv_tile_shapes,
+                      get_cube_tile_shapes, get_pass_options, get_platform,
                       get_semantic_label, get_vec_tile_shapes, options,
-                      set_cube_tile_shapes, set_pass_options, set_platform,
-                      set_semantic_label, set_vec_tile_shapes)
+                      set_conv_tile_shapes, set_cube_tile_shapes, set_matrix_size,
+                      set_pass_options, set_platform, set_semantic_label,
+                      set_vec_tile_shapes)
+from ._options import (CompStage, PassConfigKey, PassConfigs, get_codegen_options,
+                       get_debug_options, get_host_options, get_pass_config,
+                       get_pass_configs, get_pass_default_config, get_runtime_options,
+                       get_verify_options, reset_options, set_codegen_options,
+                       set_debug_options, set_host_options, set_pass_config,
+                       set_pass_default_config, set_runtime_options, set_verify_options)
+from ._enums import (CachePolicy, LogBaseType, OpType, OutType, PrecisionType,
+                     ReduceMode, ScatterMode, TopKAlgo, TransMode)
 from ._control import cond, is_loop_begin, is_loop_end, loop, loop_unroll
 from ._dtypes import (DT_BF16, DT_BOOL, DT_FP16, DT_FP32, DT_INT8, DT_INT16,
-                      DT_INT32, DT_INT64, DataType, bytes_of)
+                      DT_INT32, DT_INT64, DataType, Element, bytes_of)
 from ._errors import (ArgumentError, CompileError, LibraryNotFoundError,
                       PyptoError, RuntimeError, SymbolicValueError, TraceError,
                       UnsupportedError, UnsupportedOpError, VerifyError)
-from ._ops import (CastMode, ReLuType, SaturationMode, abs, add, amax, amin,
-                   argmax, argmin, assemble, broadcast_to, cast, cat, ceil,
-                   clip, concat, cos, dequantize, div, eq, erf, exp, expand,
-                   expm1, floor, full, gather, ge, gelu, gt, hardsigmoid,
-                   index_select, layer_norm, le, leaky_relu, log, log1p, lt,
-                   matmul, maximum, minimum, mul, ne, neg, ones, permute, pow,
-                   prod, quantize, reciprocal, relu, reshape, rms_norm, round,
-                   rsqrt, scatter_update, sigmoid, sign, silu, sin, softmax,
-                   sqrt, sub, sum, tanh, tensor, topk, transpose, view, where,
-                   zeros)
+from ._ops import (CastMode, ReLuType, SaturationMode, abs, acos, acosh, add, amax,
+                   amin, argmax, argmin, asin, asinh, assemble, atan, atanh,
+                   broadcast_to, cast, cat, cbrt, ceil, clip, concat, cos, cosh,
+                   dequantize, div, eq, erf, erfc, exp, exp2, expand, expm1, floor,
+                   full, gather, ge, gelu, gt, hardsigmoid, index_select, layer_norm,
+                   le, leaky_relu, log, log1p, log2, log10, lt, matmul, maximum,
+                   minimum, mul, ne, neg, ones, permute, pow, prod, quantize,
+                   reciprocal, relu, reshape, rms_norm, round, rsqrt, scatter_update,
+                   sigmoid, sign, silu, sin, sinh, softmax, sqrt, sub, sum, tan, tanh,
+                   tensor, topk, transpose, trunc, view, where, zeros)
+from ._composite import (axpy_, ceil_div, clone, expand_clone, expand_exp_dif,
+                         floor_div, fmod, hypot, isfinite, isnan, logical_and,
+                         logical_not, lrelu, prelu, remainder, unsqueeze, var)
 from ._symbolic import DYN, DYNAMIC, SymbolicScalar, symbolic_scalar
 from ._symbolic import smax as max
 from ._symbolic import smin as min
@@ -38,12 +51,11 @@ __version__ = "0.1.0"
 # PyPTO ops this package does not implement (yet): using one is an
 # UnsupportedOpError at the line that names it, not a confusing failure.
 _NOT_PROVIDED = frozenset("""
-arange argsort axpy bitwise_and bitwise_left_shift bitwise_not bitwise_or
-bitwise_right_shift bitwise_xor cbrt ceil_div clone conv copysign cosh
-cumprod cumsum erfc exp2 expand_clone fillpad floor_div fmod gathermask
-gcd hypot index_add index_add_ indexput_ isfinite log10 log2
-logical_and logical_not logical_or lrelu LReLU normal one_hot pad remainder
-scaled_mm scatter scatter_ sinh sort tan tril triu var_mean
+arange argsort atan2 atomic_add bitwise_and bitwise_left_shift bitwise_not
+bitwise_or bitwise_right_shift bitwise_xor conv copysign cumprod cumsum
+deinterleave fillpad gathermask gcd index_add index_add_ index_put_ indexput_
+interleave logical_or normal one_hot pack pad quant_mx scaled_mm scatter
+scatter_ signbit sort tril triu uniform unpack var_mean
 """.split())
 
 

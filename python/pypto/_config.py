@@ -9,12 +9,14 @@ import threading
 
 from ._errors import CompileError, TraceError, UnsupportedError, error_at
 from ._loc import user_loc
+from ._options import (GROUPS, check_group, get_group, global_options,
+                       normalize_options, set_group)
 from ._trace import current, active
 
 __all__ = ["set_vec_tile_shapes", "get_vec_tile_shapes", "set_cube_tile_shapes",
            "get_cube_tile_shapes", "set_semantic_label", "get_semantic_label",
-           "set_pass_options", "options", "RunMode", "normalize_options",
-           "effective_options"]
+           "set_pass_options", "get_pass_options", "options", "RunMode",
+           "normalize_options", "effective_options"]
 
 
 class RunMode:
@@ -50,8 +52,10 @@ def set_vec_tile_shapes(*dims):
 
 
 def get_vec_tile_shapes():
-    t = current("pypto.get_vec_tile_shapes")
-    return list(t.vec_tile) if t.vec_tile else []
+    """The vec tile shape in effect ([] when none is set, and outside a
+    kernel)."""
+    t = active()
+    return list(t.vec_tile) if t is not None and t.vec_tile else []
 
 
 def set_cube_tile_shapes(m, k, n, enable_split_k=False):
@@ -77,11 +81,96 @@ def set_cube_tile_shapes(m, k, n, enable_split_k=False):
 
 
 def get_cube_tile_shapes():
-    t = current("pypto.get_cube_tile_shapes")
-    if not t.cube_tile:
+    t = active()
+    if t is None or not t.cube_tile:
         return []
     v = t.cube_tile
     return [[v[0], v[1]], [v[2], v[3]], [v[4], v[5]]]
+
+
+class TileL1Info:
+    """The L1 tile of a convolution (PyPTO's TileL1Info): positive sizes."""
+    FIELDS = ("tileHin", "tileHout", "tileWin", "tileWout", "tileCinFmap",
+              "tileCinWeight", "tileN", "tileBatch")
+
+    def __init__(self, tileHin=1, tileHout=1, tileWin=1, tileWout=16, tileCinFmap=16,
+                 tileCinWeight=16, tileN=16, tileBatch=1):
+        vals = dict(zip(self.FIELDS, (tileHin, tileHout, tileWin, tileWout, tileCinFmap,
+                                      tileCinWeight, tileN, tileBatch)))
+        _set_tile_fields(self, vals, type(self).__name__)
+        if self.tileBatch != 1:
+            raise error_at(ValueError, user_loc(), f"TileL1Info: tileBatch must be 1, "
+                           f"got {self.tileBatch}")
+
+    def __eq__(self, other):
+        return type(other) is type(self) and vars(other) == vars(self)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"{type(self).__name__}(" + ", ".join(
+            f"{f}={getattr(self, f)}" for f in self.FIELDS) + ")"
+
+
+class TileL0Info(TileL1Info):
+    """The L0 tile of a convolution (PyPTO's TileL0Info)."""
+    FIELDS = ("tileH", "tileW", "tileK", "tileN")
+
+    def __init__(self, tileH=1, tileW=16, tileK=16, tileN=16):
+        _set_tile_fields(self, dict(zip(self.FIELDS, (tileH, tileW, tileK, tileN))),
+                         type(self).__name__)
+
+
+def _set_tile_fields(obj, vals, what):
+    for name, v in vals.items():
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            raise error_at(TypeError, user_loc(),
+                           f"{what}: {name} must be a positive int, got {v!r}")
+        setattr(obj, name, v)
+
+
+def set_conv_tile_shapes(tile_l1_info, tile_l0_info=None):
+    """The convolution tiles of the kernel being traced. Recorded only:
+    this compiler has no convolution op (see docs/python.md)."""
+    loc = user_loc()
+    if not isinstance(tile_l1_info, TileL1Info) or isinstance(tile_l1_info, TileL0Info):
+        raise error_at(TypeError, loc, "set_conv_tile_shapes: tile_l1_info must be a "
+                       f"pypto.TileL1Info, got {tile_l1_info!r}")
+    if tile_l0_info is not None and not isinstance(tile_l0_info, TileL0Info):
+        raise error_at(TypeError, loc, "set_conv_tile_shapes: tile_l0_info must be a "
+                       f"pypto.TileL0Info, got {tile_l0_info!r}")
+    if tile_l0_info is not None:
+        l1, l0 = tile_l1_info, tile_l0_info
+        for a, b in (("tileH", "tileHout"), ("tileW", "tileWout")):
+            if getattr(l0, a) > getattr(l1, b) or getattr(l1, b) % getattr(l0, a):
+                raise error_at(ValueError, loc, f"set_conv_tile_shapes: TileL0Info.{a} "
+                               f"({getattr(l0, a)}) must divide TileL1Info.{b} "
+                               f"({getattr(l1, b)})")
+        if l0.tileN > l1.tileN:
+            raise error_at(ValueError, loc, f"set_conv_tile_shapes: TileL0Info.tileN "
+                           f"({l0.tileN}) exceeds TileL1Info.tileN ({l1.tileN})")
+    t = current("pypto.set_conv_tile_shapes")
+    t.conv_tile = (tile_l1_info, tile_l0_info)
+
+
+def get_conv_tile_shapes():
+    """(TileL1Info, TileL0Info, whether an L0 tile was given): the defaults
+    outside a kernel or before set_conv_tile_shapes."""
+    t = active()
+    l1, l0 = getattr(t, "conv_tile", None) or (None, None)
+    return (l1 or TileL1Info(), l0 or TileL0Info(), l0 is not None)
+
+
+def set_matrix_size(size):
+    """The [m, k, n] of the original (NZ) operands of the next matmuls.
+    Checked and kept: tensors here are ND, so matmuls read their sizes from
+    their operands."""
+    loc = user_loc()
+    if not isinstance(size, (list, tuple)) or len(size) != 3 or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size):
+        raise error_at(TypeError, loc, f"set_matrix_size takes [m, k, n] of positive ints, "
+                       f"got {size!r}")
+    current("pypto.set_matrix_size").matrix_size = list(size)
 
 
 def set_semantic_label(label):
@@ -98,67 +187,9 @@ def get_semantic_label():
 
 
 # --------------------------------------------------------- pass options --
-
-# name: (type, low, high, what it drives). Recorded on the IR (the
-# function, or the pypto.loop they are set in) for the passes that read
-# them: cv-partition (pg_*, sg_*), nbuffer-merge (vec_nbuffer_*,
-# mg_vec_parallel_lb), l1-reuse (cube_*, mg_copyin_upper_bound).
-PASS_OPTIONS = {
-    "pg_skip_partition": (bool, None, None),
-    "pg_upper_bound": (int, 0, 2147483647),
-    "pg_lower_bound": (int, 0, 2147483647),
-    "pg_parallel_lower_bound": (int, 0, 2147483647),
-    "mg_vec_parallel_lb": (int, 1, 48),
-    "vec_nbuffer_mode": (int, 0, 2),
-    "vec_nbuffer_setting": (dict, None, None),
-    "cube_l1_reuse_mode": (int, 0, 2147483647),
-    "cube_l1_reuse_setting": (dict, None, None),
-    "cube_nbuffer_mode": (int, 0, 2),
-    "cube_nbuffer_setting": (dict, None, None),
-    "mg_copyin_upper_bound": (int, 0, 2147483647),
-    "sg_set_scope": (int, -1, 2147483647),
-}
-
-
-def check_pass_options(kw, loc, cls=TypeError):
-    for name, value in kw.items():
-        spec = PASS_OPTIONS.get(name)
-        if spec is None:
-            raise error_at(cls, loc,
-                           f"unknown pass option '{name}'; known options: "
-                           + ", ".join(sorted(PASS_OPTIONS)))
-        typ, lo, hi = spec
-        if typ is bool:
-            if not isinstance(value, bool):
-                raise error_at(cls, loc, f"pass option '{name}' must be a bool, got {value!r}")
-        elif typ is int:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise error_at(cls, loc, f"pass option '{name}' must be an int, got {value!r}")
-            if not lo <= value <= hi:
-                raise error_at(cls, loc,
-                               f"pass option '{name}' must be in [{lo}, {hi}], got {value}")
-        else:
-            if not isinstance(value, dict) or not all(
-                    isinstance(k, int) and not isinstance(k, bool) and
-                    isinstance(v, int) and not isinstance(v, bool) for k, v in value.items()):
-                raise error_at(cls, loc,
-                               f"pass option '{name}' must be a dict of int to int, got {value!r}")
-
-
-def pass_options_attr(opts):
-    """The options as an IR dictionary attribute."""
-    items = []
-    for name in sorted(opts):
-        v = opts[name]
-        if isinstance(v, bool):
-            items.append(f"{name} = {'true' if v else 'false'}")
-        elif isinstance(v, int):
-            items.append(f"{name} = {v} : i64")
-        else:
-            pairs = ", ".join(f"[{k}, {x}]" for k, x in sorted(v.items()))
-            items.append(f"{name} = [{pairs}]")
-    return "{" + ", ".join(items) + "}"
-
+# The options themselves (names, types, defaults) are the table of
+# _options.py; pass options are recorded on the IR (the function, or the
+# pypto.loop they are set in) as pypto.pass_options.
 
 # The platform kernels are compiled for; None: the library's default (a2a3).
 # Process-wide like the other settings made outside a kernel; read when a
@@ -200,76 +231,27 @@ def current_platform():
 
 
 def set_pass_options(**kw):
-    """Options of the partition and merge passes for the current scope: the
-    kernel, or the pypto.loop the call is in (inner scopes inherit)."""
+    """Options of the partition and merge passes. Inside a kernel: for the
+    current scope, the kernel or the pypto.loop the call is in (inner
+    scopes inherit). Outside: for every kernel compiled from now on."""
     loc = user_loc()
-    check_pass_options(kw, loc)
-    t = current("pypto.set_pass_options")
+    check_group("pass_options", kw, loc)
+    t = active()
+    if t is None:
+        set_group("pass_options", kw)
+        return
     t.regions[-1].pass_options.update(kw)
 
 
-# ------------------------------------------------------ jit option dicts --
-
-_KNOWN = {
-    "host_options": {"only_codegen": bool, "compile_stage": int},
-    "runtime_options": {"run_mode": int, "device_sched_mode": int,
-                        "stitch_function_max_num": int, "valid_shape_optimize": int,
-                        "ready_on_host_tensors": list, "device_sched_parallelism": int},
-    "codegen_options": {"support_dynamic_aligned": bool},
-    "pass_options": None,  # PASS_OPTIONS
-    "verify_options": {"enable_pass_verify": bool, "pass_verify_save_tensor": bool,
-                       "pass_verify_save_tensor_dir": str, "pass_verify_pass_filter": list,
-                       "pass_verify_error_tol": list},
-    "debug_options": {"compile_debug_mode": int, "runtime_debug_mode": int,
-                      "dump_dir": str},
-}
-GROUPS = tuple(_KNOWN)
-
-
-def normalize_options(groups, loc, cls=TypeError):
-    """Checks option dictionaries ({group: {name: value}}) and returns
-    copies; unknown names and wrong types are errors."""
-    out = {}
-    for group, opts in groups.items():
-        if opts is None:
-            continue
-        if group not in _KNOWN:
-            raise error_at(cls, loc, f"unknown option group '{group}'; known: "
-                           + ", ".join(GROUPS))
-        if not isinstance(opts, dict):
-            raise error_at(cls, loc, f"{group} must be a dict, got {opts!r}")
-        if group == "pass_options":
-            check_pass_options(opts, loc, cls)
-            out[group] = dict(opts)
-            continue
-        known = _KNOWN[group]
-        for name, value in opts.items():
-            typ = known.get(name)
-            if typ is None:
-                raise error_at(cls, loc, f"unknown {group} entry '{name}'; known: "
-                               + ", ".join(sorted(known)))
-            ok = isinstance(value, typ) and not (typ is int and isinstance(value, bool))
-            if typ is list:
-                ok = isinstance(value, (list, tuple))
-            if not ok:
-                raise error_at(cls, loc, f"{group}['{name}'] must be {typ.__name__}, "
-                               f"got {value!r}")
-        if group == "runtime_options" and "run_mode" in opts and \
-                opts["run_mode"] not in (RunMode.NPU, RunMode.SIM):
-            raise error_at(cls, loc, "runtime_options['run_mode'] must be "
-                           f"pypto.RunMode.NPU or pypto.RunMode.SIM, got {opts['run_mode']!r}")
-        if group == "debug_options":
-            for k in ("compile_debug_mode", "runtime_debug_mode"):
-                if k in opts and opts[k] not in (0, 1, 2):
-                    raise error_at(cls, loc, f"debug_options['{k}'] must be 0, 1 or 2, "
-                                   f"got {opts[k]!r}")
-        if group == "verify_options" and "pass_verify_error_tol" in opts:
-            tol = opts["pass_verify_error_tol"]
-            if len(tol) != 2 or not all(isinstance(x, (int, float)) and x >= 0 for x in tol):
-                raise error_at(cls, loc, "verify_options['pass_verify_error_tol'] must be "
-                               f"[rtol, atol] of non-negative numbers, got {tol!r}")
-        out[group] = dict(opts)
-    return out
+def get_pass_options():
+    """Every pass option: defaults, what was set outside kernels, and inside
+    a kernel what its enclosing scopes set."""
+    t = active()
+    scoped = {}
+    if t is not None:
+        for r in t.regions:
+            scoped.update(r.pass_options)
+    return get_group("pass_options", scoped)
 
 
 _scopes = threading.local()
@@ -283,9 +265,11 @@ def _scope_stack():
 
 
 def effective_options(jit_options):
-    """Defaults, then the enclosing pypto.options scopes (outermost first),
-    then the kernel's own options."""
+    """What set_*_options set, then the enclosing pypto.options scopes
+    (outermost first), then the kernel's own options."""
     merged = {g: {} for g in GROUPS}
+    for g, opts in global_options().items():
+        merged[g].update(opts)
     for scope in _scope_stack():
         for g, opts in scope.items():
             merged[g].update(opts)

@@ -93,6 +93,8 @@ def _unrolled(t, start, stop, step, factors, name, idx_name, loc, n):
     for f in factors:
         span = step * f
         count = smax((stop - cur) // span, 0) if f != 1 else None
+        if count is not None and concrete(count) == 0:
+            continue  # a factor the static trip count cannot fill: no loop
         end = stop if f == 1 else cur + count * span
         attrs = _loop_attrs(f"{name}_unroll{f}", idx_name, [f"pypto.unroll = {f} : i64"])
         for iv in t.loop(cur, end, span, attrs, loc, idx_name or f"loop_idx_{n}"):

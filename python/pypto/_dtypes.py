@@ -106,3 +106,38 @@ def coerce(value, what="dtype"):
 
 def bytes_of(dtype):
     return coerce(dtype).itemsize
+
+
+class Element:
+    """A scalar with an element type (``pypto.Element(pypto.DT_FP32, 3)``):
+    ops take it wherever they take a Python number; its value is converted
+    to its dtype first (3.7 as DT_INT32 is 3)."""
+    __slots__ = ("_dtype", "_value")
+
+    def __init__(self, dtype, value):
+        d = coerce(dtype)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if not (d is DT_BOOL and isinstance(value, bool)):
+                raise TypeError(f"pypto.Element takes an int or a float, got {value!r}")
+        if d is DT_BOOL:
+            value = bool(value)
+        elif d.is_int:
+            value = int(value)
+            bits = d.itemsize * 8
+            if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+                raise OverflowError(f"{value} does not fit {d!r}")
+        else:
+            value = float(np.array(value, np.float32 if d is DT_BF16 else d.numpy))
+        self._dtype = d
+        self._value = value
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def value(self):
+        return self._value
+
+    def __repr__(self):
+        return f"pypto.Element({self._dtype!r}, {self._value!r})"

@@ -13,6 +13,7 @@ import threading
 import warnings
 
 from . import _lib
+from ._options import generation as options_generation, global_options
 from ._config import (current_platform, effective_options, normalize_options,
                       _scope_stack)
 from ._errors import (ArgumentError, CompileError, RuntimeError, TraceError,
@@ -170,7 +171,7 @@ class JitKernel:
         if not kwargs and len(args) == self._nparams and not _scope_stack():
             sig = self._layout_sig(args)
             if sig is not None:
-                sig = (sig, current_platform())
+                sig = (sig, current_platform(), options_generation())
                 with self._lock:
                     hit = self._fast.get(sig)
                     if hit is not None:
@@ -318,8 +319,7 @@ class JitKernel:
             scalars[p.name] = v
             key.append((p.name, _freeze(v)))
         key.append(("platform", current_platform()))
-        stack = _scope_stack()
-        if stack:
+        if _scope_stack() or global_options():
             opts = effective_options(self._options)
             key.append(_freeze(opts))
         else:
@@ -386,7 +386,7 @@ class JitKernel:
         pass_opts.update(region.pass_options)
         func_attrs = []
         if pass_opts:
-            from ._config import pass_options_attr
+            from ._options import pass_options_attr
             func_attrs.append(f"pypto.pass_options = {pass_options_attr(pass_opts)}")
         body_ops = tracer.body.ops
         tracer.body.ops = tracer.prologue + body_ops

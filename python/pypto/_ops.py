@@ -9,6 +9,7 @@ import struct
 
 from . import _dtypes
 from ._dtypes import DataType
+from ._enums import LogBaseType, PrecisionType, check_enum
 from ._errors import TraceError, UnsupportedError, error_at
 from ._ir import INDEX
 from ._loc import user_loc
@@ -51,7 +52,7 @@ def _tensor(x, what="input"):
 
 
 def _is_scalar(x):
-    return isinstance(x, (bool, int, float, SymbolicScalar))
+    return isinstance(x, (bool, int, float, SymbolicScalar, _dtypes.Element))
 
 
 def _tuning(t, vec=True, cube=False):
@@ -100,6 +101,8 @@ def _scalar_value(x, elem, loc):
     """A scalar operand of element type `elem` from a Python number or a
     symbolic scalar."""
     t = _t()
+    if isinstance(x, _dtypes.Element):
+        x = x.value
     if isinstance(x, SymbolicScalar) and x.concrete() is None:
         v = t.materialize(x, loc)
         if x.is_bool:
@@ -164,9 +167,21 @@ def _elem(x):
 
 # ---------------------------------------------------------- unary ops --
 
-def _unary(mnemonic):
-    def op(input):
-        return _one(mnemonic, [_tensor(input)._value])
+def _precision(precision_type):
+    """PyPTO's accuracy mode: checked; the kernels here always compute at
+    full precision (docs/python.md)."""
+    if precision_type is not None:
+        check_enum(precision_type, PrecisionType, "precision_type")
+
+
+def _unary(mnemonic, precise=False):
+    if precise:
+        def op(input, precision_type=None):
+            _precision(precision_type)
+            return _one(mnemonic, [_tensor(input)._value])
+    else:
+        def op(input):
+            return _one(mnemonic, [_tensor(input)._value])
     op.__name__ = mnemonic
     op.__doc__ = f"Element-wise {mnemonic} (traces pypto.{mnemonic})."
     return op
@@ -174,11 +189,10 @@ def _unary(mnemonic):
 
 abs = _unary("abs")          # noqa: A001
 neg = _unary("neg")
-exp = _unary("exp")
-log = _unary("log")
-sqrt = _unary("sqrt")
-rsqrt = _unary("rsqrt")
-reciprocal = _unary("reciprocal")
+exp = _unary("exp", True)
+sqrt = _unary("sqrt", True)
+rsqrt = _unary("rsqrt", True)
+reciprocal = _unary("reciprocal", True)
 relu = _unary("relu")
 sigmoid = _unary("sigmoid")
 tanh = _unary("tanh")
@@ -193,6 +207,31 @@ log1p = _unary("log1p")
 expm1 = _unary("expm1")
 sign = _unary("sign")
 hardsigmoid = _unary("hardsigmoid")
+trunc = _unary("trunc")
+tan = _unary("tan")
+sinh = _unary("sinh")
+cosh = _unary("cosh")
+asin = _unary("asin")
+acos = _unary("acos")
+atan = _unary("atan")
+asinh = _unary("asinh")
+acosh = _unary("acosh")
+atanh = _unary("atanh")
+erfc = _unary("erfc")
+cbrt = _unary("cbrt")
+exp2 = _unary("exp2")
+log2 = _unary("log2", True)
+log10 = _unary("log10", True)
+
+_LOG_OP = {LogBaseType.LOG_E: "log", LogBaseType.LOG_2: "log2", LogBaseType.LOG_10: "log10"}
+
+
+def log(input, base=LogBaseType.LOG_E, precision_type=None):
+    """Element-wise logarithm, natural or of base LogBaseType.LOG_2 /
+    LOG_10 (traces pypto.log, pypto.log2 or pypto.log10)."""
+    check_enum(base, LogBaseType, "base")
+    _precision(precision_type)
+    return _one(_LOG_OP[base], [_tensor(input)._value])
 
 
 def _float_attr(name, v):
@@ -235,8 +274,9 @@ _COMMUTATIVE = {"add", "mul", "maximum", "minimum"}
 
 
 def _binary(mnemonic):
-    def op(input, other):
+    def op(input, other, precision_type=None):
         loc = user_loc()
+        _precision(precision_type)
         a_t = isinstance(input, Tensor)
         b_t = isinstance(other, Tensor)
         if a_t and b_t:
@@ -545,14 +585,46 @@ def _assemble_into(y, x, offsets, loc):
     y._value = res
 
 
-def reshape(input, shape, *, valid_shape=None):
-    """The same elements with a new shape (one dim may be -1 or symbolic)."""
+def reshape(input, shape, *, valid_shape=None, inplace=False):
+    """The same elements with a new shape (one dim may be -1 or symbolic).
+    inplace=True also makes the input handle the reshaped tensor."""
     loc = user_loc()
     x = _tensor(input)
     if isinstance(shape, int):
         shape = [shape]
+    _full_valid(valid_shape, shape, "reshape", loc)
     dims = _reshape_dims(x, shape)
-    return _one("reshape", [x._value], {"shape": _ints_attr(dims)}, loc)
+    r = _one("reshape", [x._value], {"shape": _ints_attr(dims)}, loc)
+    if inplace:
+        x._value, x._dims = r._value, r._dims
+    return r
+
+
+def _full_valid(valid_shape, shape, what, loc):
+    if valid_shape is not None and (len(valid_shape) != len(shape) or any(
+            concrete(v) is None or concrete(v) != concrete(s)
+            for v, s in zip(valid_shape, shape))):
+        raise error_at(UnsupportedError, loc, f"{what}: a valid_shape smaller than the "
+                       "shape is not supported")
+
+
+def move(dst, src):
+    """dst takes src's value (same shape and dtype), in place."""
+    loc = user_loc()
+    d, s = _tensor(dst, "the tensor"), _tensor(src, "other")
+    if _elem(d) != _elem(s) or any(concrete(a) != concrete(b) or concrete(a) is None
+                                   for a, b in zip(d._dims, s._dims)) \
+            or len(d._dims) != len(s._dims):
+        raise error_at(ValueError, loc, f"move: the source {s._value.type} must have the "
+                       f"destination's static type {d._value.type}")
+    _assemble_into(d, s, [0] * len(d._dims), loc)
+
+
+def view_key(x, key, valid_shape):
+    """x[key], with PyPTO's valid_shape (only the full window here)."""
+    v = _getitem(x, key)
+    _full_valid(valid_shape, v._dims, "getitem", user_loc())
+    return v
 
 
 def _reshape_dims(x, shape):
@@ -702,8 +774,12 @@ def scatter_update(input, dim, index, src):
     return x
 
 
-def topk(input, k, dim=-1, largest=True):
-    """(values, indices) of the k largest (or smallest) along dim."""
+def topk(input, k, dim=-1, largest=True, algo=None):
+    """(values, indices) of the k largest (or smallest) along dim; algo (a
+    pypto.TopKAlgo) does not change the result."""
+    if algo is not None:
+        from ._enums import TopKAlgo
+        check_enum(algo, TopKAlgo, "algo")
     if isinstance(k, bool) or not isinstance(k, int):
         raise error_at(TypeError, user_loc(), f"topk: k must be an int, got {k!r}")
     attrs = {"k": f"{k} : i64", "dim": _dim_attr(dim),
@@ -862,7 +938,8 @@ def _setitem(y, key, value):
 C_OPS = dict(
     {m: m for m in """abs neg exp log sqrt rsqrt reciprocal relu sigmoid tanh
      silu gelu sin cos floor ceil round erf log1p expm1 sign hardsigmoid
-     leaky_relu clip cast add sub mul div maximum minimum
+     leaky_relu clip trunc tan sinh cosh asin acos atan asinh acosh atanh erfc
+     cbrt exp2 log2 log10 cast add sub mul div maximum minimum
      pow eq ne lt le gt ge where sum amax amin prod argmax argmin matmul view
      assemble reshape transpose concat expand full zeros gather index_select
      scatter_update topk quantize dequantize softmax rms_norm layer_norm""".split()},

@@ -25,7 +25,7 @@ class Atom:
 
     def __init__(self, kind, value=None, op=None, args=(), name=None):
         self.id = next(_ids)
-        self.kind = kind      # "value", "dim", "dyn", "expr"
+        self.kind = kind      # "value", "dim", "dyn", "expr", "name"
         self.value = value    # "value": a traced Value; "dim": (Value, dim)
         self.op = op          # "expr": arith op name ("arith.floordivsi", ...)
         self.args = args      # "expr": operand SymbolicScalars (+ predicate);
@@ -63,12 +63,23 @@ def as_symbolic(x):
 
 class SymbolicScalar:
     """A run-time integer (``index``) or condition (``bool``)."""
-    __slots__ = ("_terms", "_const", "_kind", "__weakref__")
+    __slots__ = ("_terms", "_const", "_kind", "_variable", "__weakref__")
 
     def __init__(self, terms=(), const=0, kind="index"):
+        # PyPTO's constructor forms: SymbolicScalar(10), SymbolicScalar("x")
+        if isinstance(terms, str):
+            terms = ((Atom("name", name=terms), 1),)
+        elif isinstance(terms, bool):
+            terms, const, kind = (), int(terms), "bool"
+        elif isinstance(terms, int):
+            terms, const = (), terms
+        elif not isinstance(terms, tuple):
+            raise error_at(TypeError, user_loc(), "SymbolicScalar takes an int or a name, "
+                           f"got {terms!r}")
         self._terms = terms  # ((Atom, coeff), ...) sorted by atom id
         self._const = const
         self._kind = kind
+        self._variable = False
 
     # ---- construction ----
     @staticmethod
@@ -81,6 +92,38 @@ class SymbolicScalar:
 
     def concrete(self):
         return None if self._terms else self._const
+
+    def is_concrete(self):
+        """Whether the value is known while tracing (a constant)."""
+        return not self._terms
+
+    is_immediate = is_concrete
+
+    def is_symbol(self):
+        """Whether this is one run-time name (a dim, a loop index, a value
+        read from a tensor), not an expression over names."""
+        if len(self._terms) != 1 or self._const:
+            return False
+        atom, coeff = self._terms[0]
+        return coeff == 1 and atom.kind != "expr"
+
+    def is_expression(self):
+        """Whether this is an expression over run-time names."""
+        return bool(self._terms) and not self.is_symbol()
+
+    def as_variable(self):
+        """Marks the value as an intermediate variable (PyPTO's hint that
+        an expression is computed once); every expression here is already
+        computed once per scope, so only the mark is kept."""
+        self._variable = True
+
+    def max(self, other):
+        """max(self, other), folded when both are known."""
+        return _extreme(self, _operand(other, "max"), False)
+
+    def min(self, other):
+        """min(self, other), folded when both are known."""
+        return _extreme(self, _operand(other, "min"), True)
 
     # ---- affine arithmetic ----
     def _combine(self, other, sign):
@@ -308,6 +351,13 @@ class SymbolicScalar:
         return text
 
 
+def _operand(x, what):
+    if isinstance(x, SymbolicScalar) or (isinstance(x, int) and not isinstance(x, bool)):
+        return x
+    raise error_at(TypeError, user_loc(), f"SymbolicScalar.{what} takes an int or a "
+                   f"symbolic scalar, got {x!r}")
+
+
 def _cond_of(x):
     if isinstance(x, bool):
         return SymbolicScalar((), int(x), "bool")
@@ -343,13 +393,25 @@ def _extreme(a, b, smaller):
     return _expr("arith.minsi" if smaller else "arith.maxsi", (a, b), f"{name}({a!r}, {b!r})")
 
 
+def _extreme_args(a, b, name):
+    for x in (a, b):
+        if not (isinstance(x, SymbolicScalar) or
+                (isinstance(x, int) and not isinstance(x, bool))):
+            hint = (f"; for tensors use pypto.{'maximum' if name == 'max' else 'minimum'}"
+                    if type(x).__name__ == "Tensor" or isinstance(x, float) else "")
+            raise error_at(TypeError, user_loc(), f"pypto.{name} takes ints or symbolic "
+                           f"scalars, got {x!r}{hint}")
+
+
 def smin(a, b):
     """Minimum of two ints or symbolic scalars."""
+    _extreme_args(a, b, "min")
     return _extreme(a, b, True)
 
 
 def smax(a, b):
     """Maximum of two ints or symbolic scalars."""
+    _extreme_args(a, b, "max")
     return _extreme(a, b, False)
 
 

@@ -32,7 +32,7 @@ class Tensor:
     argument); inside a traced kernel, tensors are created by pypto ops."""
 
     __slots__ = ("_spec_shape", "_spec_dtype", "name", "format", "_value", "_dims",
-                 "_origin", "__weakref__")
+                 "_origin", "_cache_policy", "__weakref__")
 
     def __init__(self, shape=None, dtype=None, name=None, format=None):
         if shape is not None:
@@ -48,6 +48,7 @@ class Tensor:
         self._value = None
         self._dims = None
         self._origin = None
+        self._cache_policy = None
 
     def __class_getitem__(cls, params):
         """``pypto.Tensor[[shape], dtype]``, the subscript annotation form."""
@@ -64,6 +65,7 @@ class Tensor:
         t.name = None
         t.format = None
         t._value = value
+        t._cache_policy = None
         t._origin = tracer.regions[-1] if tracer.regions else None
         if dims is None:
             dims = tuple(d if d is not None else
@@ -180,9 +182,150 @@ class Tensor:
 
     __hash__ = object.__hash__
 
+    @property
+    def id(self):
+        """An int naming this tensor handle (unique while it lives)."""
+        return id(self)
+
+    def set_cache_policy(self, policy, value):
+        """Records a cache policy (pypto.CachePolicy) for the tensor; GM
+        here has no cache to steer, so it is kept and returned only."""
+        from ._enums import CachePolicy, check_enum
+        check_enum(policy, CachePolicy, "policy")
+        if not isinstance(value, bool):
+            raise error_at(TypeError, user_loc(), f"set_cache_policy: value must be a bool, "
+                           f"got {value!r}")
+        if self._cache_policy is None:
+            self._cache_policy = {}
+        self._cache_policy[policy] = value
+
+    def get_cache_policy(self, policy):
+        from ._enums import CachePolicy, check_enum
+        check_enum(policy, CachePolicy, "policy")
+        return bool((self._cache_policy or {}).get(policy, False))
+
+    def getitem(self, key, *, valid_shape=None):
+        """self[key] (PyPTO's spelling with valid_shape)."""
+        return _ops().view_key(self, key, valid_shape)
+
+    def move(self, other):
+        """Makes this tensor hold other's value (same shape and dtype)."""
+        _ops().move(self, other)
+
     # ---- methods mirroring the op functions ----
     def exp(self):
         return _ops().exp(self)
+
+    def add(self, other):
+        return _ops().add(self, other)
+
+    def sub(self, other):
+        return _ops().sub(self, other)
+
+    def mul(self, other):
+        return _ops().mul(self, other)
+
+    def div(self, other, precision_type=None):
+        return _ops().div(self, other, precision_type)
+
+    def maximum(self, other):
+        return _ops().maximum(self, other)
+
+    def matmul(self, mat2, out_dtype=None, *, a_trans=False, b_trans=False,
+               c_matrix_nz=False, extend_params=None):
+        return _ops().matmul(self, mat2, out_dtype, a_trans=a_trans, b_trans=b_trans,
+                             c_matrix_nz=c_matrix_nz, extend_params=extend_params)
+
+    def ceil(self):
+        return _ops().ceil(self)
+
+    def floor(self):
+        return _ops().floor(self)
+
+    def trunc(self):
+        return _ops().trunc(self)
+
+    def round(self):
+        return _ops().round(self)
+
+    def cos(self):
+        return _ops().cos(self)
+
+    def sin(self):
+        return _ops().sin(self)
+
+    def sigmoid(self):
+        return _ops().sigmoid(self)
+
+    def exp2(self):
+        return _ops().exp2(self)
+
+    def expm1(self):
+        return _ops().expm1(self)
+
+    def log(self, base=None, precision_type=None):
+        from ._enums import LogBaseType
+        return _ops().log(self, base or LogBaseType.LOG_E, precision_type)
+
+    def log2(self, precision_type=None):
+        return _ops().log2(self, precision_type)
+
+    def log10(self, precision_type=None):
+        return _ops().log10(self, precision_type)
+
+    def reciprocal(self, precision_type=None):
+        return _ops().reciprocal(self, precision_type)
+
+    def rsqrt(self, precision_type=None):
+        return _ops().rsqrt(self, precision_type)
+
+    def sqrt(self, precision_type=None):
+        return _ops().sqrt(self, precision_type)
+
+    def softmax(self, dim=-1):
+        return _ops().softmax(self, dim)
+
+    def topk(self, k, dim=-1, largest=True, algo=None):
+        return _ops().topk(self, k, dim, largest, algo)
+
+    def where(self, condition, y):
+        """condition ? self : y."""
+        return _ops().where(condition, self, y)
+
+    def gather(self, dim, index):
+        return _ops().gather(self, dim, index)
+
+    def scatter_update(self, dim, index, src):
+        return _ops().scatter_update(self, dim, index, src)
+
+    @staticmethod
+    def concat(tensors, dim=0):
+        return _ops().concat(tensors, dim)
+
+    def assemble(self, input, offsets):
+        """Writes input into this tensor at offsets."""
+        _ops().assemble(input, offsets, self)
+
+    def clone(self):
+        return _composite().clone(self)
+
+    def expand_clone(self, shape, *, valid_shape=None):
+        return _composite().expand_clone(self, shape, valid_shape=valid_shape)
+
+    def unsqueeze(self, dim):
+        return _composite().unsqueeze(self, dim)
+
+    def logical_not(self):
+        return _composite().logical_not(self)
+
+    def fmod(self, other, precision_type=None):
+        return _composite().fmod(self, other, precision_type)
+
+    def remainder(self, other, precision_type=None):
+        return _composite().remainder(self, other, precision_type)
+
+    def axpy_(self, x, alpha=1.0):
+        return _composite().axpy_(self, x, alpha)
 
     def sum(self, dim=-1, keepdim=False):
         return _ops().sum(self, dim, keepdim)
@@ -193,8 +336,8 @@ class Tensor:
     def amin(self, dim=-1, keepdim=False):
         return _ops().amin(self, dim, keepdim)
 
-    def reshape(self, shape):
-        return _ops().reshape(self, shape)
+    def reshape(self, shape, *, valid_shape=None, inplace=False):
+        return _ops().reshape(self, shape, valid_shape=valid_shape, inplace=inplace)
 
     def transpose(self, dim0, dim1):
         return _ops().transpose(self, dim0, dim1)
@@ -219,6 +362,11 @@ class Tensor:
 def _ops():
     from . import _ops as ops
     return ops
+
+
+def _composite():
+    from . import _composite as c
+    return c
 
 
 def spec_of(annotation):

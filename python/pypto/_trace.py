@@ -83,6 +83,8 @@ class Tracer:
         self.vec_tile = None
         self.cube_tile = None
         self.label = None
+        self.conv_tile = None
+        self.matrix_size = None
         self.dyn_bindings = {}  # DynamicDim -> SymbolicScalar of its dim
         self.broken_loop = None
         self.num_ops = 0
@@ -252,6 +254,11 @@ class Tracer:
                                f"dynamic dim '{atom.name}' is not used by any tensor parameter "
                                "of this kernel, so its size is unknown")
             return self.materialize(bound, loc)
+        if atom.kind == "name":
+            raise error_at(TraceError, loc,
+                           f"the symbolic scalar '{atom.name}' is a bare name "
+                           f"(SymbolicScalar(\"{atom.name}\")) with no value in this kernel; "
+                           "use a dim, a loop index or a value read from a tensor")
         # expr
         args = atom.args
         if atom.op == "arith.cmpi":
@@ -404,7 +411,7 @@ class Tracer:
         replace_uses(body, {e: a for (_, e), a in zip(carried, iter_args)})
         op.info = LoopInfo([e for _, e in carried])
         if region.pass_options:
-            from ._config import pass_options_attr
+            from ._options import pass_options_attr
             extra = f"pypto.pass_options = {pass_options_attr(region.pass_options)}"
             op.attrs = op.attrs[:-1] + (", " if op.attrs != "{}" else "") + extra + "}" \
                 if op.attrs else "{" + extra + "}"

@@ -285,7 +285,17 @@ UNARY = {
     "leaky_relu_02": lambda x: np.where(x < 0, 0.2 * x, x),
     "clip": lambda x: np.clip(x, -1.5, 0.5),
     "clip_min": lambda x: np.maximum(x, -1.0),
+    "trunc": np.trunc, "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh,
+    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "asinh": np.arcsinh,
+    "acosh": np.arccosh, "atanh": np.arctanh, "erfc": lambda x: np.vectorize(
+        math.erfc, otypes=[np.float64])(x), "cbrt": np.cbrt, "exp2": np.exp2,
+    "log2": np.log2, "log10": np.log10,
 }
+# Input ranges other than [-3, 3]: the functions' domains, mostly.
+UNARY_DOMAIN = {"log": (0.01, 4.0), "sqrt": (0.01, 4.0), "rsqrt": (0.01, 4.0),
+                "log2": (0.01, 4.0), "log10": (0.01, 4.0), "asin": (-1.0, 1.0),
+                "acos": (-1.0, 1.0), "atanh": (-0.99, 0.99), "acosh": (1.0, 4.0),
+                "erfc": (-3.0, 9.0)}
 # Test names that run an op with attributes: (mnemonic, attribute text).
 UNARY_VARIANT = {
     "gelu_tanh": ("gelu", ' {approximate = "tanh"}'),
@@ -294,16 +304,18 @@ UNARY_VARIANT = {
     "clip_min": ("clip", " {min = -1 : i64}"),
 }
 UNARY_INT = {"abs": np.abs, "neg": np.negative, "relu": lambda v: np.maximum(v, 0),
-             "sign": np.sign}
+             "sign": np.sign, "trunc": lambda v: v}
 # Ops whose float result is one correctly rounded operation (or exact):
 # the reference computes the same double expression the kernel does.
 EXACT_UNARY = {"abs", "neg", "sqrt", "reciprocal", "relu", "floor", "ceil",
                "round", "rsqrt", "sign", "hardsigmoid", "leaky_relu",
-               "leaky_relu_02", "clip", "clip_min"}
+               "leaky_relu_02", "clip", "clip_min", "trunc"}
 # The ops that come from one row of include/pto/UnaryOps.def only, run at
 # the Tile level too (tile-expand with 2x4 vec tiles, edge tiles included).
 TILE_LEVEL_UNARY = ["log1p", "expm1", "sign", "hardsigmoid", "leaky_relu",
-                    "leaky_relu_02", "clip", "clip_min"]
+                    "leaky_relu_02", "clip", "clip_min", "trunc", "tan", "sinh", "cosh",
+                    "asin", "acos", "atan", "asinh", "acosh", "atanh", "erfc", "cbrt",
+                    "exp2", "log2", "log10"]
 
 
 def int_div(a, b):
@@ -350,7 +362,7 @@ def suite_unary():
         dts = NUMERIC if op in UNARY_INT else FLOATS
         for dt in dts:
             for shape in SHAPES[:3] if dt in INTS else SHAPES:
-                lo, hi = (0.01, 4.0) if op in ("log", "sqrt", "rsqrt") else (-3.0, 3.0)
+                lo, hi = UNARY_DOMAIN.get(op, (-3.0, 3.0))
                 x = rand(shape, dt, lo, hi, special=dt in FLOATS)
                 if dt in INTS:  # Python ints; the store wraps
                     want = UNARY_INT[op](x.astype(object))

@@ -236,6 +236,87 @@ TEST(failing_kernel_stops_graph) {
   pto_runtime_destroy(rt);
 }
 
+/* Stores params[1] into the word at params[0] of the last buffer, and
+ * fails unless the task sees every buffer declared before the run. */
+static int k_store_last(const PtoRtTaskArgs *a) {
+  if (a->num_buffers != (uint32_t)a->params[2])
+    return 1;
+  int64_t *buf = a->buffers[a->num_buffers - 1];
+  buf[a->params[0]] = a->params[1];
+  return 0;
+}
+
+/* Tasks submitted before a buffer is declared still receive the whole
+ * buffer table, also when declaring it moved the table. */
+TEST(buffers_declared_after_tasks) {
+  enum { NBUF = 100 };
+  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2);
+  int32_t k = pto_runtime_add_kernel(rt, k_store_last, PTO_RT_CORE_AIV, "store");
+  PtoGraph *g = pto_graph_create(rt);
+  CHECK(pto_graph_add_buffer(g, 8, "first") == 0);
+  PtoRtTaskDesc d = {0};
+  d.kernel = k;
+  d.params[1] = 11;
+  d.params[2] = NBUF;
+  CHECK(pto_graph_submit(g, &d) == 0);
+  for (int i = 1; i < NBUF; i++)
+    CHECK(pto_graph_add_buffer(g, 16, "more") == i);
+  d.params[0] = 1;
+  d.params[1] = 22;
+  CHECK(pto_graph_submit(g, &d) == 1);
+  int64_t words[NBUF][2] = {{0}};
+  void *bufs[NBUF];
+  for (int i = 0; i < NBUF; i++)
+    bufs[i] = words[i];
+  CHECK(pto_graph_run(g, bufs, NBUF) == PTO_RT_OK);
+  CHECK(words[NBUF - 1][0] == 11 && words[NBUF - 1][1] == 22);
+  pto_graph_destroy(g);
+  pto_runtime_destroy(rt);
+}
+
+/* Many short runs in a row on four threads, some failing: helpers that
+ * slept through a run, or were parked when it ended, join the next one
+ * and never touch a finished run. */
+TEST(runs_back_to_back) {
+  PtoRuntime *rt = make_rt(PTO_RT_HOST, 4);
+  int32_t kc = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIV, "count");
+  int32_t kf = pto_runtime_add_kernel(rt, k_fail, PTO_RT_CORE_AIC, "fail");
+  PtoGraph *fan = pto_graph_create(rt), *chain = pto_graph_create(rt);
+  pto_graph_add_buffer(fan, 8 * 17, "a");
+  pto_graph_add_buffer(chain, 8, "b");
+  PtoRtRegion w0 = {0, 0, 8, PTO_RT_WRITE};
+  submit(fan, kc, 0, &w0, 1, NULL);
+  for (int i = 1; i <= 16; i++) {
+    PtoRtRegion r[2] = {{0, 0, 8, PTO_RT_READ}, {0, 8 * i, 8, PTO_RT_WRITE}};
+    submit(fan, kc, 0, r, 2, NULL);
+  }
+  PtoRtRegion rw = {0, 0, 8, PTO_RT_READ_WRITE};
+  for (int i = 0; i < 8; i++)
+    submit(chain, kc, 0, &rw, 1, NULL);
+  PtoRtTaskDesc d = {0};
+  d.kernel = kf;
+  d.params[1] = 3;
+  d.regions = &rw;
+  d.num_regions = 1;
+  CHECK(pto_graph_submit(chain, &d) == 8);
+  submit(chain, kc, 0, &rw, 1, NULL);
+  int64_t words[17];
+  void *bufs[1] = {words};
+  for (int run = 0; run < 300; run++) {
+    atomic_store(&ran, 0);
+    if (run % 3 == 2) {
+      CHECK(pto_graph_run(chain, bufs, 1) == PTO_RT_ERR_KERNEL);
+      CHECK(atomic_load(&ran) == 8);
+    } else {
+      CHECK(pto_graph_run(fan, bufs, 1) == PTO_RT_OK);
+      CHECK(atomic_load(&ran) == 17);
+    }
+  }
+  pto_graph_destroy(fan);
+  pto_graph_destroy(chain);
+  pto_runtime_destroy(rt);
+}
+
 TEST(misuse_is_an_error) {
   char err[160];
   PtoRtPlatform p;
@@ -381,5 +462,6 @@ TEST(sim_shares_gm_bandwidth) {
 
 RUN_TESTS(T(platform_default), T(chain_in_order), T(raw_war_waw),
           T(explicit_preds_not_duplicated), T(wide_fan_in_through_one_barrier),
-          T(failing_kernel_stops_graph), T(misuse_is_an_error),
+          T(failing_kernel_stops_graph), T(buffers_declared_after_tasks),
+          T(runs_back_to_back), T(misuse_is_an_error),
           T(sim_hand_timed), T(sim_shares_gm_bandwidth))

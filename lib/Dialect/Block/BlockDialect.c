@@ -52,29 +52,15 @@ static PtoType *parse_type(PtoParser *p, const char *mnemonic) {
   unsigned rank;
   PtoType *elem;
   if (pto_tile_parse_shape(p, dims, &rank, &elem)) return NULL;
-  PtoIdent *space;
-  if (pto_parser_parse_punct(p, PTO_P_COMMA)) return NULL;
-  PtoParserPos spos = pto_parser_pos(p);
-  if (pto_parser_parse_any_keyword(p, &space)) return NULL;
-  PtoBufSpace s = pto_buf_space_lookup(pto_ident_str(space));
-  if (s == PTO_BUF_NONE) {
-    pto_parser_error_at(p, pto_parser_pos_loc(p, spos),
-                        "unknown memory space '%s' (expected vec, mat, left, "
-                        "right or acc)", pto_ident_str(space));
-    return NULL;
-  }
+  PtoBufSpace s;
+  if (pto_dialect_parse_space(p, &s)) return NULL;
   if (pto_parser_parse_punct(p, PTO_P_GREATER)) return NULL;
   return pto_block_buf_type(pto_parser_ctx(p), dims, rank, elem, s);
 }
 
 static void print_type(PtoPrinter *p, PtoType *t) {
   pto_printer_puts(p, "buf<");
-  pto_printer_print_dims(p, pto_type_ints(t), pto_type_num_ints(t));
-  if (pto_type_num_types(t)) pto_printer_print_type(p, pto_type_type_param(t, 0));
-  if (pto_type_num_attrs(t)) {
-    pto_printer_puts(p, ", ");
-    pto_printer_puts(p, pto_attr_str(pto_type_attr_param(t, 0)));
-  }
+  pto_dialect_print_buf_params(p, t);
   pto_printer_puts(p, ">");
 }
 

@@ -6,86 +6,17 @@
 
 #include "pto/Dialect/Tile.h"
 
-#include "Support/Vec.h"
-
 #include <string.h>
-
-typedef PTO_VEC(PtoRegionArg) ArgVec;
-typedef PTO_VEC(PtoType *) TypeVec;
-
-static PtoType *kernel_type(const PtoOp *k) {
-  PtoType *t = pto_attr_type_value(pto_op_attr(k, "function_type"));
-  return t && pto_type_kind(t) == PTO_TYPE_FUNCTION ? t : NULL;
-}
 
 /* ------------------------------------------------------------------ */
 /* block.kernel                                                         */
 /* ------------------------------------------------------------------ */
 
-/* `vector @name(%a: tensor<..>, %i: index) attributes {..} { body }` */
 PtoResult kernel_parse(PtoParser *p, PtoOpState *st) {
-  PtoContext *ctx = st->ctx;
-  PtoParserPos cpos = pto_parser_pos(p);
-  PtoIdent *core, *name;
-  if (pto_parser_parse_any_keyword(p, &core)) return PTO_FAILURE;
-  if (strcmp(pto_ident_str(core), "vector") && strcmp(pto_ident_str(core), "cube"))
-    return pto_parser_error_at(p, pto_parser_pos_loc(p, cpos),
-                               "expected the kernel's core type, 'vector' or "
-                               "'cube', got '%s'", pto_ident_str(core));
-  pto_op_state_add_attr(st, "core", pto_attr_cstr(ctx, pto_ident_str(core)));
-  if (pto_parser_parse_symbol_name(p, &name)) return PTO_FAILURE;
-  pto_op_state_add_attr(st, "sym_name", pto_attr_string(ctx, pto_ident_str(name),
-                                                       pto_ident_len(name)));
-  ArgVec args = {0};
-  TypeVec types = {0};
-  PtoResult r = pto_parser_parse_punct(p, PTO_P_LPAREN);
-  if (!r && !pto_parser_optional_punct(p, PTO_P_RPAREN)) {
-    do {
-      PtoRegionArg a;
-      memset(&a, 0, sizeof a);
-      if ((r = pto_parser_parse_region_arg(p, &a)) ||
-          (r = pto_parser_parse_colon_type(p, &a.type)))
-        break;
-      pto_vec_push(&args, a);
-      pto_vec_push(&types, a.type);
-    } while (pto_parser_optional_punct(p, PTO_P_COMMA));
-    if (!r) r = pto_parser_parse_punct(p, PTO_P_RPAREN);
-  }
-  if (!r) {
-    PtoType *fty = pto_type_function(ctx, types.data, types.len, NULL, 0);
-    pto_op_state_add_attr(st, "function_type", pto_attr_type(ctx, fty));
-    r = pto_parser_parse_optional_attr_dict_with_keyword(p, st);
-  }
-  if (!r) {
-    PtoRegion *body = pto_op_state_add_region(st);
-    PtoLoc *loc = pto_parser_loc(p);
-    r = pto_parser_parse_region(p, body, args.data, args.len);
-    if (!r) pto_dialect_ensure_terminator(ctx, body, "block.return", loc);
-  }
-  pto_vec_free(&args);
-  pto_vec_free(&types);
-  return r;
+  return pto_dialect_parse_kernel(p, st, "block.return");
 }
 
-void kernel_print(PtoPrinter *p, PtoOp *op) {
-  const char *core = pto_op_attr_str(op, "core");
-  pto_printer_printf(p, " %s ", core ? core : "?");
-  PtoIdent *name = pto_op_symbol_name(op);
-  if (name) pto_printer_print_symbol_name(p, name);
-  PtoBlock *entry = pto_region_first_block(pto_op_region(op, 0));
-  pto_printer_puts(p, "(");
-  for (unsigned i = 0; entry && i < pto_block_num_args(entry); i++) {
-    if (i) pto_printer_puts(p, ", ");
-    pto_printer_print_operand(p, pto_block_arg(entry, i));
-    pto_printer_puts(p, ": ");
-    pto_printer_print_type(p, pto_value_type(pto_block_arg(entry, i)));
-  }
-  pto_printer_puts(p, ")");
-  static const char *const elided[] = {"sym_name", "function_type", "core"};
-  pto_printer_print_attr_dict_with_keyword(p, op, elided, 3);
-  pto_printer_puts(p, " ");
-  pto_printer_print_region(p, pto_op_region(op, 0), false, false);
-}
+void kernel_print(PtoPrinter *p, PtoOp *op) { pto_dialect_print_kernel(p, op); }
 
 /* Which buffers a kernel on `core` may hold. */
 static bool space_allowed(PtoBlockCore core, PtoBufSpace s) {
@@ -123,46 +54,9 @@ static PtoWalkResult check_values(PtoOp *op, void *user) {
   return PTO_WALK_ADVANCE;
 }
 
-static bool kernel_arg_ok(PtoType *t) {
-  return pto_type_is_tensor(t) || pto_type_kind(t) == PTO_TYPE_INDEX ||
-         pto_type_is_integer(t) || pto_type_is_float(t);
-}
-
 PtoResult kernel_verify(PtoOp *op) {
-  PtoType *fty = kernel_type(op);
-  if (!fty || pto_type_func_num_results(fty))
-    return pto_op_emit_error(op, "requires a 'function_type' attribute with "
-                                 "no results (kernels write their outputs to "
-                                 "GM)");
-  PtoAttr *core = pto_op_attr(op, "core");
-  if (pto_block_kernel_core(op) == PTO_BLOCK_CORE_NONE)
-    return core ? pto_dialect_op_error(op, "attribute 'core' must be "
-                                           "\"vector\" or \"cube\", got %A",
-                                       core)
-                : pto_op_emit_error(op, "requires attribute 'core' (\"vector\" "
-                                        "or \"cube\")");
-  PtoOp *parent = pto_op_parent_op(op);
-  if (!parent || !pto_op_is(parent, "builtin.module"))
-    return pto_op_emit_error(op, "expects parent op 'builtin.module'");
-  unsigned nin = pto_type_func_num_inputs(fty);
-  for (unsigned i = 0; i < nin; i++)
-    if (!kernel_arg_ok(pto_type_func_input(fty, i)))
-      return pto_dialect_op_error(op, "argument #%u has type '%T'; kernel "
-                                      "arguments are GM tensors, indices and "
-                                      "scalars",
-                                  i, pto_type_func_input(fty, i));
+  if (pto_dialect_verify_kernel(op)) return PTO_FAILURE;
   PtoBlock *entry = pto_region_first_block(pto_op_region(op, 0));
-  if (!entry) return pto_op_emit_error(op, "expects a body");
-  if (pto_block_num_args(entry) != nin)
-    return pto_op_emit_error(op, "entry block must have %u arguments to match "
-                                 "the kernel signature, but has %u",
-                             nin, pto_block_num_args(entry));
-  for (unsigned i = 0; i < nin; i++)
-    if (pto_value_type(pto_block_arg(entry, i)) != pto_type_func_input(fty, i))
-      return pto_dialect_op_error(op, "type of entry block argument #%u ('%T') "
-                                      "does not match the signature ('%T')",
-                                  i, pto_value_type(pto_block_arg(entry, i)),
-                                  pto_type_func_input(fty, i));
   KernelCheck kc = {pto_block_kernel_core(op), PTO_SUCCESS};
   for (PtoOp *o = pto_block_first_op(entry); o && !kc.r; o = pto_op_next(o))
     pto_op_walk(o, PTO_WALK_PRE, check_values, &kc);
@@ -271,7 +165,7 @@ PtoResult launch_verify(PtoOp *op) {
   if (!k)
     return pto_op_emit_error(op, "'@%s' does not reference a 'block.kernel'",
                              pto_ident_str(pto_attr_symref_root(callee)));
-  PtoType *fty = kernel_type(k);
+  PtoType *fty = pto_dialect_kernel_type(k);
   unsigned nin = fty ? pto_type_func_num_inputs(fty) : 0;
   if (pto_op_num_operands(op) != nin)
     return pto_op_emit_error(op, "has %u operands, but kernel @%s takes %u",

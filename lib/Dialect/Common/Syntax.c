@@ -1,5 +1,5 @@
-/* Custom-assembly pieces shared by the Tensor and Tile dialects (see
- * Syntax.h). */
+/* Custom-assembly pieces shared by the dialects of the Tensor, Tile,
+ * Block and PTO levels (see Syntax.h). */
 #include "Dialect/Common/Syntax.h"
 #include "pto/Dialect/AttrNames.h"
 
@@ -107,6 +107,53 @@ void pto_syntax_print_window(PtoPrinter *p, PtoOp *op, bool into, bool index,
   }
   pto_printer_puts(p, into ? " into " : " -> ");
   pto_printer_print_type(p, pto_value_type(pto_op_result(op, 0)));
+}
+
+PtoResult pto_syntax_parse_gm_window(PtoParser *p, PtoOpState *st,
+                                     bool tile) {
+  PtoUnresolvedOperand buf, dst, dyn[PTO_MAX_RANK];
+  int64_t offs[PTO_MAX_RANK];
+  unsigned n, ndyn;
+  PtoType *tb = NULL, *tt;
+  if ((tile && (pto_parser_parse_operand(p, &buf) ||
+                pto_parser_parse_punct(p, PTO_P_COMMA))) ||
+      pto_parser_parse_operand(p, &dst) ||
+      pto_syntax_parse_offsets(p, offs, &n, dyn, &ndyn) ||
+      pto_parser_parse_optional_attr_dict(p, st) ||
+      pto_parser_parse_punct(p, PTO_P_COLON))
+    return PTO_FAILURE;
+  if (tile && (pto_parser_parse_type(p, &tb) ||
+               pto_parser_parse_keyword(p, "into")))
+    return PTO_FAILURE;
+  if (pto_parser_parse_type(p, &tt) ||
+      (tile && pto_parser_resolve_operand(p, &buf, tb, st)) ||
+      pto_parser_resolve_operand(p, &dst, tt, st) ||
+      pto_syntax_resolve_index(p, dyn, ndyn, st))
+    return PTO_FAILURE;
+  pto_op_state_add_attr(st, PTO_ATTR_STATIC_OFFSETS,
+                        pto_attr_i64_array(st->ctx, offs, n));
+  return PTO_SUCCESS;
+}
+
+void pto_syntax_print_gm_window(PtoPrinter *p, PtoOp *op, bool tile,
+                                const int64_t *offs, PtoValue *const *dyn,
+                                unsigned n) {
+  static const char *const elided[] = {PTO_ATTR_STATIC_OFFSETS};
+  unsigned t = tile ? 1 : 0;
+  pto_printer_puts(p, " ");
+  if (tile) {
+    pto_printer_print_operand(p, pto_op_operand(op, 0));
+    pto_printer_puts(p, ", ");
+  }
+  pto_printer_print_operand(p, pto_op_operand(op, t));
+  pto_syntax_print_offsets(p, offs, n, dyn);
+  pto_printer_print_attr_dict(p, op, elided, 1);
+  pto_printer_puts(p, " : ");
+  if (tile) {
+    pto_printer_print_type(p, pto_value_type(pto_op_operand(op, 0)));
+    pto_printer_puts(p, " into ");
+  }
+  pto_printer_print_type(p, pto_value_type(pto_op_operand(op, t)));
 }
 
 /* Optional `(` %size, ... `)`. */

@@ -1,4 +1,4 @@
-/* Pieces of custom assembly shared by the Tensor and Tile dialects: window
+/* Pieces of custom assembly shared by the dialects of every level: window
  * offsets (`%x[%i, 0]`), dynamic size lists (`(%n)`) and the common form
  *   %r = d.op operands (sizes) attr-dict : operand-types [-> result-types]
  * where operand types are written once when all are equal and the result
@@ -32,6 +32,15 @@ PtoResult pto_syntax_parse_window(PtoParser *p, PtoOpState *st, bool into,
 void pto_syntax_print_window(PtoPrinter *p, PtoOp *op, bool into, bool index,
                              const int64_t *offs, PtoValue *const *dyn,
                              unsigned n);
+
+/* The forms of ops without results that address a GM window:
+ *   %t, %A[offsets] attr-dict : T into A     (tile: block.store, pto.tstore)
+ *   %A[offsets] attr-dict : A                (no tile: pto.tprefetch)
+ * Operands: t, A, then the dynamic offsets (`static_offsets`). */
+PtoResult pto_syntax_parse_gm_window(PtoParser *p, PtoOpState *st, bool tile);
+void pto_syntax_print_gm_window(PtoPrinter *p, PtoOp *op, bool tile,
+                                const int64_t *offs, PtoValue *const *dyn,
+                                unsigned n);
 
 /* The common form. `main` tells whether the op has main operands before
  * the optional `(sizes)`; `sizes` whether it accepts a size list (index

@@ -1,0 +1,332 @@
+/* The measuring side of bench/jit-kernels: a row softmax and a matmul
+ * written with the instruction-semantics emitters the way the PTO level
+ * spells them (tload to a UB tile, vector instructions on it, tstore; the
+ * cube's tmov to L0A/L0B, tmatmul_acc along k, L0C out), JIT-compiled for
+ * this host and run on worker threads, each with its own buffers; and the
+ * memory floor, a streaming copy of the same bytes on as many threads.
+ * Prints one line per figure for run.py; checks its own results. */
+#include <llvm-c/Core.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "Target/LLVMIR/EmitUtil.h"
+#include "pto/ExecutionEngine.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void die(const char *what, const char *msg) {
+  fprintf(stderr, "jit-kernels: %s: %s\n", what, msg);
+  exit(1);
+}
+
+/* ---- building a function with the emitters ---- */
+
+typedef struct Fn {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  PtoEmit e;
+} Fn;
+
+static void fn_begin(Fn *f, PtoJit *jit, const char *name, unsigned nptr,
+                     unsigned nidx) {
+  f->ctx = LLVMContextCreate();
+  f->mod = LLVMModuleCreateWithNameInContext(name, f->ctx);
+  LLVMTypeRef ps[8];
+  for (unsigned i = 0; i < nptr + nidx; i++)
+    ps[i] = i < nptr ? LLVMPointerType(LLVMInt8TypeInContext(f->ctx), 0)
+                     : LLVMInt64TypeInContext(f->ctx);
+  LLVMValueRef fn = LLVMAddFunction(
+      f->mod, name,
+      LLVMFunctionType(LLVMVoidTypeInContext(f->ctx), ps, nptr + nidx, 0));
+  /* distinct buffers: GM tensors and on-chip buffers never overlap */
+  for (unsigned i = 0; i < nptr; i++)
+    LLVMAddAttributeAtIndex(
+        fn, i + 1,
+        LLVMCreateEnumAttribute(f->ctx, LLVMGetEnumAttributeKindForName("noalias", 7), 0));
+  LLVMBuilderRef b = LLVMCreateBuilderInContext(f->ctx);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(f->ctx, fn, "entry"));
+  unsigned lanes = strcmp(pto_jit_get_vector_isa(jit), "avx512f") == 0 ? 16 : 8;
+  f->e = (PtoEmit){f->ctx, f->mod, b, fn, lanes};
+}
+
+static void *fn_finish(Fn *f, PtoJit *jit, const char *name, double *secs) {
+  LLVMBuildRetVoid(f->e.b);
+  LLVMDisposeBuilder(f->e.b);
+  char *text = LLVMPrintModuleToString(f->mod);
+  LLVMContextDispose(f->ctx);
+  PtoError err;
+  PtoJitModule *m = pto_jit_compile(jit, text, strlen(text), &err);
+  LLVMDisposeMessage(text);
+  void *p = m ? pto_jit_module_lookup(m, name, &err) : NULL;
+  if (!p) die(name, err.msg);
+  *secs = pto_jit_module_compile_seconds(m);
+  return p;
+}
+
+static void check(PtoResult r, const PtoError *err) {
+  if (pto_failed(r)) die("emit", err->msg);
+}
+
+/* ---- softmax over rows: void softmax(in, out, ub, r0, r1) ---- */
+
+typedef void (*SoftmaxFn)(const float *, float *, void *, int64_t, int64_t);
+
+static SoftmaxFn build_softmax(PtoJit *jit, int64_t cols, int64_t tr,
+                               double *secs) {
+  Fn f;
+  fn_begin(&f, jit, "softmax", 3, 2);
+  PtoEmit *e = &f.e;
+  LLVMValueRef in = LLVMGetParam(e->fn, 0), out = LLVMGetParam(e->fn, 1);
+  LLVMValueRef ub = LLVMGetParam(e->fn, 2);
+  LLVMValueRef r0 = LLVMGetParam(e->fn, 3), r1 = LLVMGetParam(e->fn, 4);
+  PtoError err;
+  LLVMValueRef c = pto_emit_i64(e, cols);
+  /* UB: the tile x (tr x cols), then its row maxima and row sums */
+  PtoEmitTile x = pto_emit_tile(e, ub, pto_emit_i64(e, 0), c, PTO_DT_F32);
+  PtoEmitTile m = pto_emit_tile(e, ub, pto_emit_i64(e, tr * cols * 4),
+                                pto_emit_i64(e, 1), PTO_DT_F32);
+  PtoEmitTile s = pto_emit_tile(e, ub, pto_emit_i64(e, tr * cols * 4 + 256),
+                                pto_emit_i64(e, 1), PTO_DT_F32);
+  PtoEmitLoop l;
+  pto_emit_loop_begin(e, &l, r0, r1, tr, 0, NULL);
+  LLVMValueRef left = LLVMBuildSub(e->b, r1, l.iv, "");
+  LLVMValueRef rows = LLVMBuildSelect(
+      e->b, LLVMBuildICmp(e->b, LLVMIntSLT, left, pto_emit_i64(e, tr), ""),
+      left, pto_emit_i64(e, tr), "");
+  LLVMValueRef off = LLVMBuildMul(e->b, l.iv, pto_emit_i64(e, cols * 4), "");
+  PtoEmitTile gin = pto_emit_tile(e, in, off, c, PTO_DT_F32);
+  PtoEmitTile gout = pto_emit_tile(e, out, off, c, PTO_DT_F32);
+  check(pto_emit_copy(e, x, gin, rows, c, &err), &err);                    /* tload */
+  check(pto_emit_row_reduce(e, PTO_EMIT_RED_MAX, m, x, rows, c, &err), &err); /* trowmax */
+  check(pto_emit_row_expand(e, PTO_EMIT_BIN_SUB, x, x, m, rows, c, &err), &err);
+  check(pto_emit_unary(e, PTO_EMIT_UN_EXP, x, x, rows, c, &err), &err);      /* texp */
+  check(pto_emit_row_reduce(e, PTO_EMIT_RED_SUM, s, x, rows, c, &err), &err); /* trowsum */
+  check(pto_emit_row_expand(e, PTO_EMIT_BIN_DIV, x, x, s, rows, c, &err), &err);
+  check(pto_emit_copy(e, gout, x, rows, c, &err), &err);                   /* tstore */
+  pto_emit_loop_end(e, &l);
+  void *p = fn_finish(&f, jit, "softmax", secs);
+  SoftmaxFn fn;
+  memcpy(&fn, &p, sizeof p);
+  return fn;
+}
+
+/* ---- matmul: void mm(A, B, C, l0a, l0b, l0c, i0, j0) for one mt x nt
+ * tile of C = A (M x K) * B (K x N) ---- */
+
+typedef void (*MatmulFn)(const float *, const float *, float *, void *,
+                         void *, void *, int64_t, int64_t);
+
+static MatmulFn build_matmul(PtoJit *jit, int64_t K, int64_t N, int64_t mt,
+                             int64_t kt, int64_t nt, double *secs) {
+  Fn f;
+  fn_begin(&f, jit, "mm", 6, 2);
+  PtoEmit *e = &f.e;
+  LLVMValueRef A = LLVMGetParam(e->fn, 0), Bm = LLVMGetParam(e->fn, 1);
+  LLVMValueRef C = LLVMGetParam(e->fn, 2), l0a = LLVMGetParam(e->fn, 3);
+  LLVMValueRef l0b = LLVMGetParam(e->fn, 4), l0c = LLVMGetParam(e->fn, 5);
+  LLVMValueRef i0 = LLVMGetParam(e->fn, 6), j0 = LLVMGetParam(e->fn, 7);
+  PtoError err;
+  LLVMValueRef zero = pto_emit_i64(e, 0);
+  PtoEmitTile ta = pto_emit_tile(e, l0a, zero, pto_emit_i64(e, kt), PTO_DT_F32);
+  PtoEmitTile tb = pto_emit_tile(e, l0b, zero, pto_emit_i64(e, nt), PTO_DT_F32);
+  PtoEmitTile tc = pto_emit_tile(e, l0c, zero, pto_emit_i64(e, nt), PTO_DT_F32);
+  for (int first = 1; first >= 0; first--) {
+    /* the first k step overwrites L0C, the others accumulate */
+    PtoEmitLoop l;
+    pto_emit_loop_begin(e, &l, pto_emit_i64(e, first ? 0 : kt),
+                        pto_emit_i64(e, first ? kt : K), kt, 0, NULL);
+    LLVMBuilderRef b = e->b;
+    LLVMValueRef aoff = LLVMBuildMul(
+        b, LLVMBuildAdd(b, LLVMBuildMul(b, i0, pto_emit_i64(e, K), ""), l.iv, ""),
+        pto_emit_i64(e, 4), "");
+    LLVMValueRef boff = LLVMBuildMul(
+        b, LLVMBuildAdd(b, LLVMBuildMul(b, l.iv, pto_emit_i64(e, N), ""), j0, ""),
+        pto_emit_i64(e, 4), "");
+    check(pto_emit_copy(e, ta, pto_emit_tile(e, A, aoff, pto_emit_i64(e, K), PTO_DT_F32),
+                        pto_emit_i64(e, mt), pto_emit_i64(e, kt), &err), &err);
+    check(pto_emit_copy(e, tb, pto_emit_tile(e, Bm, boff, pto_emit_i64(e, N), PTO_DT_F32),
+                        pto_emit_i64(e, kt), pto_emit_i64(e, nt), &err), &err);
+    check(pto_emit_matmul(e, tc, ta, tb, mt, kt, nt, !first, &err), &err);
+    pto_emit_loop_end(e, &l);
+  }
+  LLVMValueRef coff = LLVMBuildMul(
+      e->b,
+      LLVMBuildAdd(e->b, LLVMBuildMul(e->b, i0, pto_emit_i64(e, N), ""), j0, ""),
+      pto_emit_i64(e, 4), "");
+  check(pto_emit_copy(e, pto_emit_tile(e, C, coff, pto_emit_i64(e, N), PTO_DT_F32),
+                      tc, pto_emit_i64(e, mt), pto_emit_i64(e, nt), &err), &err);
+  void *p = fn_finish(&f, jit, "mm", secs);
+  MatmulFn fn;
+  memcpy(&fn, &p, sizeof p);
+  return fn;
+}
+
+/* ---- threads ---- */
+
+typedef struct Job {
+  int kind, id, nthreads;
+  /* softmax */
+  SoftmaxFn softmax;
+  const float *in;
+  float *out;
+  int64_t rows, cols;
+  /* matmul */
+  MatmulFn mm[2]; /* full tiles, and the last row of tiles when shorter */
+  const float *A, *Bm;
+  float *C;
+  int64_t M, N, mt, nt;
+  /* copy */
+  const char *src;
+  char *dst;
+  size_t bytes;
+  void *buf;
+} Job;
+
+static void *run_job(void *arg) {
+  Job *j = arg;
+  if (j->kind == 0) {
+    int64_t per = (j->rows + j->nthreads - 1) / j->nthreads;
+    int64_t r0 = per * j->id, r1 = r0 + per < j->rows ? r0 + per : j->rows;
+    if (r0 < r1) j->softmax(j->in, j->out, j->buf, r0, r1);
+  } else if (j->kind == 1) {
+    char *b = j->buf;
+    int64_t tiles_n = j->N / j->nt, tiles = ((j->M + j->mt - 1) / j->mt) * tiles_n;
+    for (int64_t t = j->id; t < tiles; t += j->nthreads) {
+      int64_t i0 = t / tiles_n * j->mt, j0 = t % tiles_n * j->nt;
+      MatmulFn f = i0 + j->mt <= j->M ? j->mm[0] : j->mm[1];
+      f(j->A, j->Bm, j->C, b, b + (64 << 10), b + (128 << 10), i0, j0);
+    }
+  } else {
+    size_t per = j->bytes / (size_t)j->nthreads;
+    memcpy(j->dst + per * (size_t)j->id, j->src + per * (size_t)j->id, per);
+  }
+  return NULL;
+}
+
+static double run_threads(Job *proto, int nthreads, void **bufs) {
+  pthread_t th[64];
+  Job jobs[64];
+  double t0 = now();
+  for (int i = 0; i < nthreads; i++) {
+    jobs[i] = *proto;
+    jobs[i].id = i;
+    jobs[i].nthreads = nthreads;
+    jobs[i].buf = bufs[i];
+    pthread_create(&th[i], NULL, run_job, &jobs[i]);
+  }
+  for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
+  return now() - t0;
+}
+
+static double best_of(Job *j, int nthreads, void **bufs, int reps) {
+  double best = 1e30;
+  for (int r = 0; r < reps; r++) {
+    double t = run_threads(j, nthreads, bufs);
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static float rnd(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return (float)(rng >> 40) / (float)(1 << 24) * 2.0f - 1.0f;
+}
+
+int main(int argc, char **argv) {
+  int64_t rows = 4096, cols = 4096, tr = 4, mmn = 1024;
+  int reps = 5, nthreads = 2;
+  for (int i = 1; i < argc; i += 2) {
+    int64_t v = i + 1 < argc ? atoll(argv[i + 1]) : 0;
+    if (!strcmp(argv[i], "--rows")) rows = v;
+    else if (!strcmp(argv[i], "--cols")) cols = v;
+    else if (!strcmp(argv[i], "--tile-rows")) tr = v;
+    else if (!strcmp(argv[i], "--matmul")) mmn = v;
+    else if (!strcmp(argv[i], "--reps")) reps = (int)v;
+    else if (!strcmp(argv[i], "--threads")) nthreads = (int)v;
+    else die("usage", "jit-kernels [--rows R] [--cols C] [--tile-rows T] "
+                      "[--matmul N] [--reps K] [--threads T]");
+  }
+  if (rows < 1 || cols < 1 || tr < 1 || mmn < 128 || mmn % 128 || reps < 1 ||
+      nthreads < 1 || nthreads > 64 || tr * cols * 4 + 512 > (256 << 10))
+    die("usage", "sizes must be positive, --matmul a multiple of 128, "
+                 "--threads at most 64, a tile within 256 KiB");
+  PtoError err;
+  PtoJit *jit = pto_jit_create(NULL, &err);
+  if (!jit) die("JIT", err.msg);
+  printf("isa %s cpu %s threads %d reps %d\n", pto_jit_get_vector_isa(jit),
+         pto_jit_get_cpu_name(jit), nthreads, reps);
+
+  void *bufs[64];
+  for (int i = 0; i < nthreads; i++) bufs[i] = calloc(1, 256 << 10); /* per core */
+
+  /* softmax */
+  size_t n = (size_t)rows * (size_t)cols;
+  float *in = malloc(n * 4), *out = malloc(n * 4);
+  for (size_t i = 0; i < n; i++) in[i] = 4.0f * rnd();
+  memset(out, 0, n * 4);
+  double csec;
+  Job js = {.kind = 0, .in = in, .out = out, .rows = rows, .cols = cols};
+  js.softmax = build_softmax(jit, cols, tr, &csec);
+  double t = best_of(&js, nthreads, bufs, reps);
+  double maxerr = 0;
+  for (int64_t r = 0; r < rows; r += rows / 7 + 1) { /* a few rows, in double */
+    double mx = -INFINITY, sum = 0;
+    for (int64_t c = 0; c < cols; c++) mx = fmax(mx, in[r * cols + c]);
+    for (int64_t c = 0; c < cols; c++) sum += exp(in[r * cols + c] - mx);
+    for (int64_t c = 0; c < cols; c++) {
+      double want = exp(in[r * cols + c] - mx) / sum;
+      maxerr = fmax(maxerr, fabs(out[r * cols + c] - want) / want);
+    }
+  }
+  printf("softmax %lldx%lld tile %lldx%lld compile %.6f run %.6f maxrelerr %.3g\n",
+         (long long)rows, (long long)cols, (long long)tr, (long long)cols, csec,
+         t, maxerr);
+  if (!(maxerr < 1e-5)) die("softmax", "wrong results");
+
+  /* the floor: one read and one write of the same bytes */
+  Job jc = {.kind = 2, .src = (const char *)in, .dst = (char *)out, .bytes = n * 4};
+  t = best_of(&jc, nthreads, bufs, reps);
+  printf("copy %zu bytes run %.6f\n", n * 4, t);
+  free(in);
+  free(out);
+
+  /* matmul */
+  int64_t M = mmn, K = mmn, N = mmn, mt = 96, kt = 128, nt = 128;
+  float *A = malloc((size_t)(M * K) * 4), *Bm = malloc((size_t)(K * N) * 4);
+  float *C = malloc((size_t)(M * N) * 4);
+  for (int64_t i = 0; i < M * K; i++) A[i] = rnd();
+  for (int64_t i = 0; i < K * N; i++) Bm[i] = rnd();
+  double c1, c2 = 0;
+  Job jm = {.kind = 1, .A = A, .Bm = Bm, .C = C, .M = M, .N = N, .mt = mt, .nt = nt};
+  jm.mm[0] = build_matmul(jit, K, N, mt, kt, nt, &c1);
+  jm.mm[1] = M % mt ? build_matmul(jit, K, N, M % mt, kt, nt, &c2) : jm.mm[0];
+  t = best_of(&jm, nthreads, bufs, reps);
+  maxerr = 0;
+  for (int64_t i = 0; i < M; i += 37)
+    for (int64_t j = 0; j < N; j += 29) {
+      double want = 0;
+      for (int64_t k = 0; k < K; k++) want += (double)A[i * K + k] * Bm[k * N + j];
+      maxerr = fmax(maxerr, fabs(C[i * N + j] - want));
+    }
+  printf("matmul %lldx%lldx%lld tile %lldx%lldx%lld compile %.6f run %.6f maxabserr %.3g\n",
+         (long long)M, (long long)K, (long long)N, (long long)mt, (long long)kt,
+         (long long)nt, c1 + c2, t, maxerr);
+  if (!(maxerr < 1e-3)) die("matmul", "wrong results");
+  free(A);
+  free(Bm);
+  free(C);
+  for (int i = 0; i < nthreads; i++) free(bufs[i]);
+  pto_jit_destroy(jit);
+  return 0;
+}

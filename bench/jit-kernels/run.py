@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""bench/jit-kernels: the tile instructions as JIT-compiled LLVM IR against
+numpy and against the machine's own limits, measured in the same run:
+
+  - softmax over the rows of a 4096x4096 f32 matrix, written as the PTO
+    level does (tload of a 4x4096 tile to UB, trowmax, trowexpandsub, texp,
+    trowsum, trowexpanddiv, tstore), on 2 threads; against numpy's softmax
+    and against the memory floor, a 2-thread streaming copy of the same
+    bytes (one read and one write of the matrix);
+  - matmul 1024^3 f32 (tmov of 96x128 / 128x128 tiles to L0A / L0B,
+    tmatmul_acc along k, L0C out), on 2 threads; against numpy's matmul
+    (OpenBLAS, run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset so
+    that it picks its own kernel, which is printed).
+
+Targets (exit 1 when one is missed, unless --no-check): softmax at least
+50% of the memory floor, matmul at least 0.75x OpenBLAS."""
+
+import argparse
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+NUMPY_SIDE = r"""
+import ctypes, sys, time
+import numpy as np
+rows, cols, n, reps = map(int, sys.argv[1:5])
+rng = np.random.default_rng(1)
+x = (rng.random((rows, cols), dtype=np.float32) * 8 - 4)
+def softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+def best(f):
+    f()
+    t = 1e30
+    for _ in range(reps):
+        t0 = time.perf_counter(); f(); t = min(t, time.perf_counter() - t0)
+    return t
+print("softmax", best(lambda: softmax(x)))
+a = rng.random((n, n), dtype=np.float32); b = rng.random((n, n), dtype=np.float32)
+print("matmul", best(lambda: a @ b))
+core = None
+for line in open("/proc/self/maps"):
+    path = line.split()[-1]
+    if "openblas" in path.lower() and ".so" in path:
+        try:
+            lib = ctypes.CDLL(path)
+            lib.openblas_get_corename.restype = ctypes.c_char_p
+            core = lib.openblas_get_corename().decode()
+            lib.openblas_get_num_threads.restype = ctypes.c_int
+            core += ", %d threads" % lib.openblas_get_num_threads()
+            break
+        except (OSError, AttributeError):
+            pass
+print("blas", (core or "none").replace(" ", "_"))
+"""
+
+
+def openblas_dir():
+    """The folder of OpenBLAS's libblas.so.3 (Debian's libopenblas0-*), so
+    that numpy uses OpenBLAS whichever BLAS the system's alternatives
+    pick; None when it is not installed."""
+    try:
+        out = subprocess.run(["ldconfig", "-p"], stdout=subprocess.PIPE,
+                             universal_newlines=True).stdout
+    except OSError:
+        return None
+    for line in out.splitlines():
+        if line.strip().startswith("libopenblas.so.0") and "=>" in line:
+            d = os.path.dirname(os.path.realpath(line.split("=>")[1].strip()))
+            if os.path.exists(os.path.join(d, "libblas.so.3")):
+                return d
+    return None
+
+
+def run(cmd, env=None):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True, env=env)
+    if r.returncode != 0:
+        sys.exit("jit-kernels: '%s' failed (exit %d):\n%s%s"
+                 % (" ".join(cmd), r.returncode, r.stdout, r.stderr))
+    return r.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--pto-bench", required=True,
+                    help="the jit-kernels-pto program of this build")
+    ap.add_argument("--python", default=sys.executable,
+                    help="a Python with numpy, for the peer")
+    ap.add_argument("--rows", type=int, default=4096)
+    ap.add_argument("--cols", type=int, default=4096)
+    ap.add_argument("--matmul", type=int, default=1024)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--no-check", action="store_true",
+                    help="report only; do not fail on missed targets")
+    args = ap.parse_args()
+
+    ours = {}
+    for line in run([args.pto_bench, "--rows", str(args.rows), "--cols",
+                     str(args.cols), "--matmul", str(args.matmul), "--reps",
+                     str(args.reps)]).splitlines():
+        f = line.split()
+        ours[f[0]] = f
+    env = dict(os.environ)
+    for v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        env.pop(v, None)
+    blas = openblas_dir()
+    if blas:
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(
+            [blas] + [p for p in env.get("LD_LIBRARY_PATH", "").split(os.pathsep) if p])
+    peer = {}
+    for line in run([args.python, "-c", NUMPY_SIDE, str(args.rows),
+                     str(args.cols), str(args.matmul), str(args.reps)],
+                    env=env).splitlines():
+        k, v = line.split()
+        peer[k] = v
+
+    isa = ours["isa"]
+    print("jit-kernels: %s (%s), %s threads, best of %d"
+          % (isa[1], isa[3], isa[5], args.reps))
+    sm = ours["softmax"]
+    sm_t, sm_c = float(sm[sm.index("run") + 1]), float(sm[sm.index("compile") + 1])
+    floor = float(ours["copy"][ours["copy"].index("run") + 1])
+    np_sm = float(peer["softmax"])
+    share = floor / sm_t
+    print("softmax %s f32, tiles %s" % (sm[1], sm[3]))
+    print("  emitted code  %8.2f ms   %5.1fx numpy   %3.0f%% of the memory floor"
+          % (sm_t * 1e3, np_sm / sm_t, 100 * share))
+    print("  numpy         %8.2f ms" % (np_sm * 1e3))
+    print("  memory floor  %8.2f ms   (2-thread copy of %s bytes)"
+          % (floor * 1e3, ours["copy"][1]))
+    mm = ours["matmul"]
+    mm_t, mm_c = float(mm[mm.index("run") + 1]), float(mm[mm.index("compile") + 1])
+    n = args.matmul
+    np_mm = float(peer["matmul"])
+    flops = 2.0 * n * n * n
+    print("matmul %s f32, L0 tiles %s" % (mm[1], mm[3]))
+    print("  emitted code  %8.2f ms   %6.1f GFLOP/s   %.2fx OpenBLAS"
+          % (mm_t * 1e3, flops / mm_t / 1e9, np_mm / mm_t))
+    if peer["blas"] == "none":
+        print("jit-kernels: numpy does not use OpenBLAS (install "
+              "libopenblas0-pthread: scripts/install-deps.sh)", file=sys.stderr)
+        blas = "not OpenBLAS: the system's reference BLAS"
+    else:
+        blas = "OpenBLAS " + peer["blas"].replace("_", " ")
+    print("  numpy         %8.2f ms   %6.1f GFLOP/s   (%s)"
+          % (np_mm * 1e3, flops / np_mm / 1e9, blas))
+    print("JIT compile time: softmax %.0f ms, matmul %.0f ms"
+          % (sm_c * 1e3, mm_c * 1e3))
+    missed = []
+    if share < 0.5:
+        missed.append("softmax >= 50% of the memory floor")
+    if np_mm / mm_t < 0.75:
+        missed.append("matmul >= 0.75x OpenBLAS")
+    print("targets: softmax >= 50%% of the floor, matmul >= 0.75x OpenBLAS: %s"
+          % ("met" if not missed else "missed " + "; ".join(missed)))
+    if missed and not args.no_check:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+/* The PTO-level dialect `pto`, the virtual tile ISA: `pto.kernel`
+ * functions of instructions on 2-D tiles in a core's on-chip buffers
+ * (`!pto.tile<32x32xf32, vec>`, after memory planning
+ * `!pto.tile<32x32xf32, vec, offset = 4096>`), each instruction issued on
+ * one hardware pipe and ordered across pipes by set_flag / wait_flag.
+ * The queries below are what the passes over this level (memory planning,
+ * sync insertion, hazard checking, cost) read: each instruction's pipe,
+ * which operands it reads, which GM tensor it reads or writes, and the
+ * buffer it updates in place. Semantics: docs/dialects/pto.md. */
+#ifndef PTO_DIALECT_PTO_H
+#define PTO_DIALECT_PTO_H
+
+#include "pto/Dialect/Block.h"
+#include "pto/IR.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void pto_register_pto_dialect(PtoContext *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Pipes                                                                */
+/* ------------------------------------------------------------------ */
+
+/* The in-order instruction queues of a core. Different pipes run in
+ * parallel; set_flag / wait_flag order them. */
+typedef enum PtoPipe {
+  PTO_PIPE_MTE2, /* GM -> UB / L1 */
+  PTO_PIPE_MTE1, /* L1 -> L0A / L0B */
+  PTO_PIPE_M,    /* cube */
+  PTO_PIPE_V,    /* vector */
+  PTO_PIPE_FIX,  /* L0C -> GM / L1 */
+  PTO_PIPE_MTE3, /* UB -> GM */
+  PTO_PIPE_S,    /* scalar */
+  PTO_PIPE_NUM,
+  PTO_PIPE_NONE = -1,
+  /* Row values of PTOOps.def that pto_pto_op_pipe resolves per op. */
+  PTO_PIPE_BY_SPACE = -2,
+  PTO_PIPE_BY_ATTR = -3,
+} PtoPipe;
+
+/* "MTE2" ... "S"; "?" for others. */
+const char *pto_pipe_name(PtoPipe p);
+/* PTO_PIPE_NONE for an unknown name. */
+PtoPipe pto_pipe_lookup(const char *name);
+/* Whether a core of that type has the pipe: a vector core has MTE2, V,
+ * MTE3 and S; a cube core MTE2, MTE1, M, FIX and S. */
+bool pto_pipe_on_core(PtoPipe p, PtoBlockCore core);
+
+/* Event ids per (source, destination) pipe pair: 0 .. 7. */
+#define PTO_PTO_NUM_EVENTS 8
+
+/* ------------------------------------------------------------------ */
+/* The tile type                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Offset of a tile not yet placed by memory planning. */
+#define PTO_PTO_UNPLANNED (-1)
+
+/* !pto.tile<rows x cols x elem, space[, offset = N]>: rows and cols >= 1,
+ * elem one of f32 f16 bf16 i32 i16 i8 i1, offset PTO_PTO_UNPLANNED or a
+ * non-negative multiple of the space's alignment. NULL (silently) when
+ * invalid; pto_pto_tile_check says why. */
+PtoType *pto_pto_tile_type(PtoContext *ctx, int64_t rows, int64_t cols,
+                           PtoType *elem, PtoBufSpace space, int64_t offset);
+/* Emits the reason a tile type would be invalid at `loc` (NULL: silent). */
+PtoResult pto_pto_tile_check(PtoContext *ctx, PtoLoc *loc, int64_t rows,
+                             int64_t cols, PtoType *elem, PtoBufSpace space,
+                             int64_t offset);
+bool pto_type_is_pto_tile(const PtoType *t);
+int64_t pto_pto_tile_rows(const PtoType *t);
+int64_t pto_pto_tile_cols(const PtoType *t);
+PtoType *pto_pto_tile_elem(const PtoType *t);
+PtoBufSpace pto_pto_tile_space(const PtoType *t);
+/* The planned byte offset in the space's buffer, or PTO_PTO_UNPLANNED. */
+int64_t pto_pto_tile_offset(const PtoType *t);
+/* Bytes the tile occupies: rows * cols * element size (i1: one byte). */
+int64_t pto_pto_tile_bytes(const PtoType *t);
+/* The same tile at another offset (PTO_PTO_UNPLANNED: unplanned); NULL if
+ * the offset is not aligned for the space. */
+PtoType *pto_pto_tile_with_offset(const PtoType *t, int64_t offset);
+/* Bytes per element in a buffer (i1: 1); 0 for unsupported types. */
+unsigned pto_pto_elem_bytes(const PtoType *elem);
+/* Byte alignment of tile offsets in a space: 32 in vec and mat (UB and L1
+ * blocks), 512 in left and right (L0A/L0B fractals), 1024 in acc (L0C
+ * fractals). */
+unsigned pto_pto_space_alignment(PtoBufSpace s);
+
+/* ------------------------------------------------------------------ */
+/* Instructions                                                         */
+/* ------------------------------------------------------------------ */
+
+typedef enum PtoPtoOp {
+  PTO_PTO_NONE = -1,
+#define PTO_PTO_OP(ID, ...) PTO_PTO_##ID,
+#include "pto/Dialect/PTOOps.def"
+#undef PTO_PTO_OP
+  PTO_PTO_NUM_OPS
+} PtoPtoOp;
+
+/* The verifier, assembly form and interpreter class of an instruction. */
+typedef enum PtoPtoKind {
+  PTO_PTO_KIND_KERNEL,
+  PTO_PTO_KIND_RETURN,
+  PTO_PTO_KIND_LOAD,
+  PTO_PTO_KIND_STORE,
+  PTO_PTO_KIND_MOV,
+  PTO_PTO_KIND_PREFETCH,
+  PTO_PTO_KIND_BINARY,
+  PTO_PTO_KIND_SCALAR,
+  PTO_PTO_KIND_UNARY,
+  PTO_PTO_KIND_CVT,
+  PTO_PTO_KIND_CMP,
+  PTO_PTO_KIND_SEL,
+  PTO_PTO_KIND_ROWRED,
+  PTO_PTO_KIND_COLRED,
+  PTO_PTO_KIND_ROWEXPAND,
+  PTO_PTO_KIND_TRANS,
+  PTO_PTO_KIND_GATHER,
+  PTO_PTO_KIND_SORT32,
+  PTO_PTO_KIND_MRGSORT,
+  PTO_PTO_KIND_QUANT,
+  PTO_PTO_KIND_MATMUL,
+  PTO_PTO_KIND_SETFLAG,
+  PTO_PTO_KIND_WAITFLAG,
+  PTO_PTO_KIND_BARRIER,
+} PtoPtoKind;
+
+/* The instruction's id (a pointer compare), or PTO_PTO_NONE. */
+PtoPtoOp pto_pto_op_id(const PtoOp *op);
+/* The id of "pto.tadd" or "tadd", or PTO_PTO_NONE (a scan: for tools). */
+PtoPtoOp pto_pto_op_lookup(const char *name);
+PtoPtoKind pto_pto_op_kind(PtoPtoOp id);
+const char *pto_pto_op_mnemonic(PtoPtoOp id);
+/* The pipe an instruction issues on: its row's pipe, for tmov and tstore
+ * the pipe of the path it moves along (mat -> left/right: MTE1, acc ->
+ * mat/GM: FIX, vec -> GM: MTE3), for set_flag its source pipe, for
+ * wait_flag its destination pipe, for pipe_barrier its pipe.
+ * PTO_PIPE_NONE for kernels, returns, other ops and malformed ones. */
+PtoPipe pto_pto_op_pipe(const PtoOp *op);
+
+/* How an instruction uses operand i. Results are always tiles it writes. */
+typedef enum PtoPtoAccess {
+  PTO_PTO_ACCESS_NONE,      /* an index or scalar operand */
+  PTO_PTO_ACCESS_TILE_READ, /* a tile it reads */
+  PTO_PTO_ACCESS_GM_READ,   /* the GM tensor tload / tprefetch reads */
+  PTO_PTO_ACCESS_GM_WRITE,  /* the GM tensor tstore writes */
+} PtoPtoAccess;
+PtoPtoAccess pto_pto_operand_access(const PtoOp *op, unsigned i);
+/* The operand whose buffer the result updates in place (tmatmul_acc: its
+ * accumulator, operand 0; memory planning gives both one offset), or -1. */
+int pto_pto_op_tied_operand(const PtoOp *op);
+
+/* tload, tstore, tprefetch: one offset per tensor dim into offs (PTO_DYN
+ * for dynamic ones) and in dyn the index operand of each dynamic offset
+ * (NULL for static ones). Returns the rank (0 if malformed). */
+unsigned pto_pto_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn);
+
+/* set_flag / wait_flag: their pipes and event id (false if malformed). */
+bool pto_pto_flag(const PtoOp *op, PtoPipe *src, PtoPipe *dst, int *event);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,80 @@
+/* The JIT: compiles LLVM IR (textual .ll) for this host's CPU with LLVM's
+ * ORC LLJIT and hands out the addresses of its functions. It knows nothing
+ * of the PTO IR (lib/Target/LLVMIR produces the modules it runs). */
+#ifndef PTO_EXECUTIONENGINE_H
+#define PTO_EXECUTIONENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pto/Error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One JIT: a target machine for the host (its CPU name and features), an
+ * LLJIT whose code may call any symbol of the process (the runtime, libc,
+ * libm) and a cache of the modules it compiled. Not safe for concurrent
+ * compiles; the code it returns may be called from any thread until
+ * pto_jit_destroy. */
+typedef struct PtoJit PtoJit;
+/* A compiled module, owned by its PtoJit. */
+typedef struct PtoJitModule PtoJitModule;
+
+typedef struct PtoJitOptions {
+  /* LLVM's default<On> pipeline, 0..3 (the JIT's default is 2). */
+  int opt_level;
+} PtoJitOptions;
+
+/* NULL opts means the defaults. Returns NULL and fills err when LLVM has
+ * no target for this host. */
+PtoJit *pto_jit_create(const PtoJitOptions *opts, PtoError *err);
+void pto_jit_destroy(PtoJit *jit);
+
+/* Parses, verifies, optimises and compiles the module `ll` (len bytes of
+ * textual LLVM IR; need not be NUL-terminated), or returns the module
+ * compiled earlier from the same text without doing any work. Errors
+ * (syntax, verifier, unresolved symbols) come back in err with LLVM's
+ * message; the JIT stays usable. */
+PtoJitModule *pto_jit_compile(PtoJit *jit, const char *ll, size_t len,
+                              PtoError *err);
+/* The address of the function `name` defined in the module, or NULL (err
+ * says why). Names are per module: two modules may define the same one. */
+void *pto_jit_module_lookup(PtoJitModule *mod, const char *name,
+                            PtoError *err);
+/* Seconds spent compiling the module (parse to machine code). */
+double pto_jit_module_compile_seconds(const PtoJitModule *mod);
+
+/* Counters: modules compiled, compiles answered from the cache, and the
+ * seconds spent compiling in all. */
+typedef struct PtoJitStats {
+  uint64_t compiled;
+  uint64_t cache_hits;
+  double compile_seconds;
+} PtoJitStats;
+PtoJitStats pto_jit_get_stats(const PtoJit *jit);
+
+void pto_free(void *p); /* frees memory the API hands to the caller */
+
+/* The host as the JIT sees it: LLVM's CPU name ("skylake-avx512") and the
+ * widest vector ISA among its features: "avx512f", "avx2", "avx", "sse2"
+ * or "none". Borrowed from the JIT. */
+const char *pto_jit_get_cpu_name(const PtoJit *jit);
+const char *pto_jit_get_vector_isa(const PtoJit *jit);
+const char *pto_jit_get_triple(const PtoJit *jit);
+
+/* The machine code the JIT would produce for `ll`, as assembly text (AT&T
+ * syntax), after the same optimisation pipeline: for checking that loops
+ * were vectorised. *out is the caller's (pto_free); returns PTO_FAILURE
+ * with err filled on bad IR. */
+PtoResult pto_jit_emit_assembly(PtoJit *jit, const char *ll, size_t len,
+                                char **out, PtoError *err);
+/* The optimised module as textual IR, same contract. */
+PtoResult pto_jit_emit_optimized_ir(PtoJit *jit, const char *ll, size_t len,
+                                    char **out, PtoError *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,120 @@
+/* The instruction semantics of PTO's tile instructions as LLVM IR, built
+ * with the LLVM-C builder: loops over a tile of rows x cols elements that
+ * LLVM's vectorisers widen for the host, the transcendental functions as
+ * polynomials in IR, and a register-blocked matmul micro-kernel. No PTO IR
+ * here: the translation (and the tests) say where the tiles are. */
+#ifndef PTO_TARGET_LLVMIR_EMIT_H
+#define PTO_TARGET_LLVMIR_EMIT_H
+
+#include <llvm-c/Core.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pto/DType.h"
+#include "pto/Error.h"
+
+/* Where new code goes: the builder is positioned in fn, and each emitter
+ * leaves it at the end of what it emitted (a block that falls through). */
+typedef struct PtoEmit {
+  LLVMContextRef ctx;
+  LLVMModuleRef mod;
+  LLVMBuilderRef b;
+  LLVMValueRef fn;
+  /* f32 lanes of the explicit vectors the reductions and the matmul
+   * micro-kernel use: 8 (AVX, AVX2) or 16 (AVX-512). */
+  unsigned lanes;
+} PtoEmit;
+
+/* A tile in memory: element (r, c) is at ptr + (r * row_stride + c)
+ * elements. ptr is an i8* (a memory space's base plus the tile's byte
+ * offset, or a GM tensor's address); row_stride an i64. */
+typedef struct PtoEmitTile {
+  LLVMValueRef ptr;
+  LLVMValueRef row_stride;
+  PtoDType dtype;
+} PtoEmitTile;
+
+/* ptr = base + byte_offset (both IR values), as an i8*. */
+PtoEmitTile pto_emit_tile(PtoEmit *e, LLVMValueRef base,
+                          LLVMValueRef byte_offset, LLVMValueRef row_stride,
+                          PtoDType dtype);
+LLVMValueRef pto_emit_i64(PtoEmit *e, int64_t v);
+
+#define PTO_EMIT_BINARY_OPS(X) \
+  X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div") X(MAX, "max") \
+  X(MIN, "min")
+#define PTO_EMIT_UNARY_OPS(X) \
+  X(EXP, "exp") X(LOG, "log") X(SQRT, "sqrt") X(RSQRT, "rsqrt")        \
+  X(RECIP, "recip") X(RELU, "relu") X(ABS, "abs") X(NEG, "neg")        \
+  X(TANH, "tanh")
+#define PTO_EMIT_REDUCE_OPS(X) X(SUM, "sum") X(MAX, "max") X(MIN, "min")
+
+#define PTO_EMIT_ENUM(id, name) PTO_EMIT_BIN_##id,
+typedef enum PtoEmitBinary { PTO_EMIT_BINARY_OPS(PTO_EMIT_ENUM) } PtoEmitBinary;
+#undef PTO_EMIT_ENUM
+#define PTO_EMIT_ENUM(id, name) PTO_EMIT_UN_##id,
+typedef enum PtoEmitUnary { PTO_EMIT_UNARY_OPS(PTO_EMIT_ENUM) } PtoEmitUnary;
+#undef PTO_EMIT_ENUM
+#define PTO_EMIT_ENUM(id, name) PTO_EMIT_RED_##id,
+typedef enum PtoEmitReduce { PTO_EMIT_REDUCE_OPS(PTO_EMIT_ENUM) } PtoEmitReduce;
+#undef PTO_EMIT_ENUM
+
+const char *pto_emit_binary_name(PtoEmitBinary op);
+const char *pto_emit_unary_name(PtoEmitUnary op);
+const char *pto_emit_reduce_name(PtoEmitReduce op);
+
+/* Element types: f32, f16 and bf16 (computed in f32, rounded once to the
+ * destination), i32, i16 and i8 (integer ops in their own width; no
+ * transcendental functions, no division). Every tile of one instruction
+ * has the same dtype, except the cast's. A combination the emitters do not
+ * implement fails with err filled and nothing emitted. */
+
+/* dst = a (op) b, elementwise. */
+PtoResult pto_emit_binary(PtoEmit *e, PtoEmitBinary op, PtoEmitTile dst,
+                          PtoEmitTile a, PtoEmitTile b, LLVMValueRef rows,
+                          LLVMValueRef cols, PtoError *err);
+/* dst = a (op) s with a scalar s of the compute type (float for the float
+ * dtypes, the integer type itself otherwise). */
+PtoResult pto_emit_binary_scalar(PtoEmit *e, PtoEmitBinary op,
+                                 PtoEmitTile dst, PtoEmitTile a,
+                                 LLVMValueRef s, LLVMValueRef rows,
+                                 LLVMValueRef cols, PtoError *err);
+/* dst[r][c] = a[r][c] (op) v[r][0]: the row-broadcast forms
+ * (trowexpand{add,sub,mul,div,max,min}). */
+PtoResult pto_emit_row_expand(PtoEmit *e, PtoEmitBinary op, PtoEmitTile dst,
+                              PtoEmitTile a, PtoEmitTile v, LLVMValueRef rows,
+                              LLVMValueRef cols, PtoError *err);
+PtoResult pto_emit_unary(PtoEmit *e, PtoEmitUnary op, PtoEmitTile dst,
+                         PtoEmitTile src, LLVMValueRef rows,
+                         LLVMValueRef cols, PtoError *err);
+/* dst[r][0] = reduction of src[r][0..cols). Float sums accumulate in f32
+ * in `lanes` partial sums (a fixed order, the same on every run). */
+PtoResult pto_emit_row_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
+                              PtoEmitTile src, LLVMValueRef rows,
+                              LLVMValueRef cols, PtoError *err);
+/* dst = src converted to dst's dtype, rounding and saturating as mode
+ * says (PtoCastMode, numpy's astype by default). */
+PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
+                        PtoEmitTile src, LLVMValueRef rows, LLVMValueRef cols,
+                        PtoError *err);
+/* dst = src, bit for bit (tload, tstore, tmov). */
+PtoResult pto_emit_copy(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
+                        LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
+
+/* c (m x n, f32) = a (m x k) * b (k x n), or c += a * b when accumulate:
+ * the cube's tmatmul / tmatmul_acc over f32 operands, as a register-blocked
+ * micro-kernel (6 rows x 2 vectors of accumulators). */
+PtoResult pto_emit_matmul(PtoEmit *e, PtoEmitTile c, PtoEmitTile a,
+                          PtoEmitTile b, int64_t m, int64_t k, int64_t n,
+                          bool accumulate, PtoError *err);
+
+/* The f32 functions on a float or a vector of floats, as straight-line
+ * code (no calls, no branches) that vectorises. Accuracy against the
+ * correctly rounded result, measured by test/unittests/EmitTest.c over
+ * every float class: exp, log and tanh within 2 ulp (denormal results of
+ * exp: within 1 ulp of the smallest denormal); sqrt exact; rsqrt 1 ulp. */
+LLVMValueRef pto_emit_exp_f32(PtoEmit *e, LLVMValueRef x);
+LLVMValueRef pto_emit_log_f32(PtoEmit *e, LLVMValueRef x);
+LLVMValueRef pto_emit_tanh_f32(PtoEmit *e, LLVMValueRef x);
+
+#endif

@@ -1,0 +1,160 @@
+/* exp, log and tanh of f32 as straight-line IR (range reduction and a
+ * polynomial, the classic Cody-Waite/Cephes scheme) so that a loop over a
+ * tile vectorises instead of calling libm once per element. Each works on
+ * a float or on a vector of floats. */
+#include <math.h>
+
+#include "Target/LLVMIR/EmitUtil.h"
+
+#define B (e->b)
+
+static LLVMValueRef fc(PtoEmit *e, LLVMValueRef like, double v) {
+  return pto_emit_fconst(e, like, v);
+}
+static LLVMValueRef ic(PtoEmit *e, LLVMValueRef like, int64_t v) {
+  return pto_emit_iconst(e, like, v);
+}
+/* a * b + c, fused where the host has FMA */
+static LLVMValueRef fma3(PtoEmit *e, LLVMValueRef a, LLVMValueRef b,
+                         LLVMValueRef c) {
+  LLVMValueRef args[3] = {a, b, c};
+  return pto_emit_intrinsic(e, "llvm.fmuladd", args, 3);
+}
+static LLVMValueRef call1(PtoEmit *e, const char *name, LLVMValueRef x) {
+  return pto_emit_intrinsic(e, name, &x, 1);
+}
+/* Horner's scheme over coefficients from the highest degree down. */
+static LLVMValueRef horner(PtoEmit *e, LLVMValueRef x, const double *c,
+                           unsigned n) {
+  LLVMValueRef y = fc(e, x, c[0]);
+  for (unsigned i = 1; i < n; i++) y = fma3(e, y, x, fc(e, x, c[i]));
+  return y;
+}
+static LLVMTypeRef i32_like(PtoEmit *e, LLVMValueRef x) {
+  return pto_emit_vec_type(LLVMInt32TypeInContext(e->ctx),
+                           pto_emit_lanes_of(x));
+}
+static LLVMValueRef is_nan(PtoEmit *e, LLVMValueRef x) {
+  return LLVMBuildFCmp(B, LLVMRealUNO, x, x, "");
+}
+static LLVMValueRef fsel(PtoEmit *e, LLVMRealPredicate p, LLVMValueRef a,
+                         LLVMValueRef b, LLVMValueRef then,
+                         LLVMValueRef otherwise) {
+  return LLVMBuildSelect(B, LLVMBuildFCmp(B, p, a, b, ""), then, otherwise,
+                         "");
+}
+/* 2^n for integer n in [-126, 127], built in the exponent field */
+static LLVMValueRef pow2i(PtoEmit *e, LLVMValueRef n, LLVMTypeRef fty) {
+  LLVMValueRef bits =
+      LLVMBuildShl(B, LLVMBuildAdd(B, n, ic(e, n, 127), ""), ic(e, n, 23), "");
+  return LLVMBuildBitCast(B, bits, fty, "");
+}
+
+/* ln 2 split so that n * LN2_HI is exact for the n that occur */
+static const double LOG2E = 1.44269504088896340736,
+                    SQRT1_2 = 0.70710678118654752440;
+static const double LN2_HI = 0.693359375, LN2_LO = -2.12194440e-4;
+
+LLVMValueRef pto_emit_exp_f32(PtoEmit *e, LLVMValueRef x) {
+  static const double p[] = {1.9875691500e-4, 1.3981999507e-3,
+                             8.3334519073e-3, 4.1665795894e-2,
+                             1.6666665459e-1, 5.0000001201e-1};
+  LLVMTypeRef fty = LLVMTypeOf(x);
+  LLVMValueRef nan = is_nan(e, x);
+  /* Beyond [-104, 89] the result is 0 or +inf already; clamping keeps n
+   * in range of the two-step scaling below. NaN takes 0 here and is put
+   * back at the end (fptosi of NaN would be poison). */
+  LLVMValueRef xc = fsel(e, LLVMRealOLT, x, fc(e, x, -104.0), fc(e, x, -104.0), x);
+  xc = fsel(e, LLVMRealOGT, xc, fc(e, x, 89.0), fc(e, x, 89.0), xc);
+  xc = LLVMBuildSelect(B, nan, fc(e, x, 0.0), xc, "");
+  /* x = n ln2 + r, |r| <= ln2 / 2 */
+  LLVMValueRef fn = call1(e, "llvm.rint",
+                          LLVMBuildFMul(B, xc, fc(e, x, LOG2E), ""));
+  LLVMValueRef r = fma3(e, fn, fc(e, x, -LN2_HI), xc);
+  r = fma3(e, fn, fc(e, x, -LN2_LO), r);
+  /* e^r = 1 + r + r^2 P(r) */
+  LLVMValueRef z = LLVMBuildFMul(B, r, r, "");
+  LLVMValueRef y = horner(e, r, p, 6);
+  y = fma3(e, y, z, r);
+  y = LLVMBuildFAdd(B, y, fc(e, x, 1.0), "");
+  /* times 2^n in two steps, 2^(n/2) each, so that results near the top
+   * overflow to inf and those below 2^-126 round once into a denormal */
+  LLVMValueRef n = LLVMBuildFPToSI(B, fn, i32_like(e, x), "");
+  LLVMValueRef n1 = LLVMBuildAShr(B, n, ic(e, n, 1), "");
+  LLVMValueRef n2 = LLVMBuildSub(B, n, n1, "");
+  y = LLVMBuildFMul(B, y, pow2i(e, n1, fty), "");
+  y = LLVMBuildFMul(B, y, pow2i(e, n2, fty), "");
+  return LLVMBuildSelect(B, nan, x, y, "");
+}
+
+LLVMValueRef pto_emit_log_f32(PtoEmit *e, LLVMValueRef x) {
+  static const double p[] = {7.0376836292e-2, -1.1514610310e-1,
+                             1.1676998740e-1, -1.2420140846e-1,
+                             1.4249322787e-1, -1.6668057665e-1,
+                             2.0000714765e-1, -2.4999993993e-1,
+                             3.3333331174e-1};
+  LLVMTypeRef fty = LLVMTypeOf(x);
+  LLVMTypeRef ity = i32_like(e, x);
+  /* denormals: scale into the normal range first */
+  LLVMValueRef den = LLVMBuildFCmp(B, LLVMRealOLT, x, fc(e, x, 0x1p-126), "");
+  LLVMValueRef xs = LLVMBuildSelect(
+      B, den, LLVMBuildFMul(B, x, fc(e, x, 0x1p23), ""), x, "");
+  LLVMValueRef bits = LLVMBuildBitCast(B, xs, ity, "");
+  /* x = m 2^ex with m in [0.5, 1) */
+  LLVMValueRef ex = LLVMBuildSub(
+      B,
+      LLVMBuildAnd(B, LLVMBuildLShr(B, bits, ic(e, bits, 23), ""),
+                   ic(e, bits, 0xff), ""),
+      ic(e, bits, 126), "");
+  ex = LLVMBuildSub(B, ex,
+                    LLVMBuildSelect(B, den, ic(e, bits, 23), ic(e, bits, 0), ""),
+                    "");
+  LLVMValueRef m = LLVMBuildBitCast(
+      B,
+      LLVMBuildOr(B, LLVMBuildAnd(B, bits, ic(e, bits, 0x807fffff), ""),
+                  ic(e, bits, 0x3f000000), ""),
+      fty, "");
+  /* m in [sqrt(1/2), sqrt(2)) around 1, exactly */
+  LLVMValueRef small = LLVMBuildFCmp(B, LLVMRealOLT, m, fc(e, x, SQRT1_2), "");
+  ex = LLVMBuildSub(B, ex, LLVMBuildZExt(B, small, ity, ""), "");
+  LLVMValueRef m1 = LLVMBuildFSub(B, m, fc(e, x, 1.0), "");
+  LLVMValueRef m2 = LLVMBuildFSub(B, LLVMBuildFAdd(B, m, m, ""),
+                                  fc(e, x, 1.0), "");
+  m = LLVMBuildSelect(B, small, m2, m1, "");
+  /* log(1 + m) = m - m^2/2 + m^3 P(m) */
+  LLVMValueRef z = LLVMBuildFMul(B, m, m, "");
+  LLVMValueRef y = horner(e, m, p, 9);
+  y = LLVMBuildFMul(B, LLVMBuildFMul(B, y, m, ""), z, "");
+  LLVMValueRef fe = LLVMBuildSIToFP(B, ex, fty, "");
+  y = fma3(e, fe, fc(e, x, LN2_LO), y);
+  y = fma3(e, z, fc(e, x, -0.5), y);
+  LLVMValueRef r = LLVMBuildFAdd(B, m, y, "");
+  r = fma3(e, fe, fc(e, x, LN2_HI), r);
+  /* log(+inf) = +inf, log(0) = -inf, log(x < 0) and log(NaN) = NaN */
+  r = fsel(e, LLVMRealOEQ, x, fc(e, x, INFINITY), x, r);
+  r = fsel(e, LLVMRealOEQ, x, fc(e, x, 0.0), fc(e, x, -INFINITY), r);
+  r = fsel(e, LLVMRealULT, x, fc(e, x, 0.0), fc(e, x, NAN), r);
+  return r;
+}
+
+LLVMValueRef pto_emit_tanh_f32(PtoEmit *e, LLVMValueRef x) {
+  static const double p[] = {-5.70498872745e-3, 2.06390887954e-2,
+                             -5.37397155531e-2, 1.33314422036e-1,
+                             -3.33332819422e-1};
+  LLVMValueRef ax = call1(e, "llvm.fabs", x);
+  /* near 0: x + x^3 P(x^2), no cancellation */
+  LLVMValueRef z = LLVMBuildFMul(B, x, x, "");
+  LLVMValueRef ps = horner(e, z, p, 5);
+  ps = fma3(e, LLVMBuildFMul(B, ps, z, ""), x, x);
+  /* elsewhere: 1 - 2 / (e^(2|x|) + 1), with the sign of x */
+  LLVMValueRef ez = pto_emit_exp_f32(e, LLVMBuildFAdd(B, ax, ax, ""));
+  LLVMValueRef big = LLVMBuildFSub(
+      B, fc(e, x, 1.0),
+      LLVMBuildFDiv(B, fc(e, x, 2.0),
+                    LLVMBuildFAdd(B, ez, fc(e, x, 1.0), ""), ""),
+      "");
+  LLVMValueRef args[2] = {big, x};
+  big = pto_emit_intrinsic(e, "llvm.copysign", args, 2);
+  /* NaN fails the comparison and takes the exp form, which keeps it */
+  return fsel(e, LLVMRealOLT, ax, fc(e, x, 0.625), ps, big);
+}

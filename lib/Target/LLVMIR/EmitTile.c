@@ -1,0 +1,407 @@
+/* The vector instructions over tiles (Emit.h): each one a loop nest over
+ * rows and columns whose inner loop walks consecutive elements, in the
+ * shape LLVM's loop vectoriser widens; reductions as explicit vectors of
+ * partial results, which the vectoriser would not build for floats
+ * without reassociating them. */
+#include <math.h>
+
+#include "Support/Alloc.h"
+#include "Target/LLVMIR/EmitUtil.h"
+
+#define B (e->b)
+
+#define NAME(id, name) name,
+static const char *const binary_names[] = {PTO_EMIT_BINARY_OPS(NAME)};
+static const char *const unary_names[] = {PTO_EMIT_UNARY_OPS(NAME)};
+static const char *const reduce_names[] = {PTO_EMIT_REDUCE_OPS(NAME)};
+#undef NAME
+const char *pto_emit_binary_name(PtoEmitBinary op) { return binary_names[op]; }
+const char *pto_emit_unary_name(PtoEmitUnary op) { return unary_names[op]; }
+const char *pto_emit_reduce_name(PtoEmitReduce op) { return reduce_names[op]; }
+
+PtoEmitTile pto_emit_tile(PtoEmit *e, LLVMValueRef base,
+                          LLVMValueRef byte_offset, LLVMValueRef row_stride,
+                          PtoDType dtype) {
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(e->ctx);
+  LLVMValueRef p = LLVMBuildBitCast(B, base, LLVMPointerType(i8, 0), "");
+  p = LLVMBuildInBoundsGEP2(B, i8, p, &byte_offset, 1, "");
+  return (PtoEmitTile){p, row_stride, dtype};
+}
+
+LLVMValueRef pto_emit_i64(PtoEmit *e, int64_t v) {
+  return LLVMConstInt(LLVMInt64TypeInContext(e->ctx), (uint64_t)v, 1);
+}
+
+static bool is_float(PtoDType dt) {
+  return dt == PTO_DT_F32 || dt == PTO_DT_F16 || dt == PTO_DT_BF16;
+}
+static bool is_int(PtoDType dt) {
+  return dt == PTO_DT_I32 || dt == PTO_DT_I16 || dt == PTO_DT_I8;
+}
+static PtoResult check_dtype(PtoEmitTile t, const char *what, PtoError *err) {
+  if (is_float(t.dtype) || is_int(t.dtype)) return PTO_SUCCESS;
+  return pto_error_set(err, "%s on %s tiles has no LLVM translation yet", what,
+                       pto_dtype_name(t.dtype));
+}
+static PtoResult check_same(PtoEmitTile a, PtoEmitTile b, const char *what,
+                            PtoError *err) {
+  if (a.dtype == b.dtype) return PTO_SUCCESS;
+  return pto_error_set(err, "%s needs tiles of one element type, not %s and %s",
+                       what, pto_dtype_name(a.dtype), pto_dtype_name(b.dtype));
+}
+
+/* Comparisons rather than maxnum/minnum: NaN in either operand gives NaN,
+ * as in the interpreter (lib/Kernels). */
+static LLVMValueRef fmax2(PtoEmit *e, LLVMValueRef a, LLVMValueRef b,
+                          bool is_max) {
+  LLVMValueRef nan = pto_emit_fconst(e, a, NAN);
+  LLVMValueRef pick_b = LLVMBuildSelect(
+      B, LLVMBuildFCmp(B, is_max ? LLVMRealOLT : LLVMRealOGT, a, b, ""), b,
+      nan, "");
+  return LLVMBuildSelect(
+      B, LLVMBuildFCmp(B, is_max ? LLVMRealOGE : LLVMRealOLE, a, b, ""), a,
+      pick_b, "");
+}
+
+static LLVMValueRef apply_binary(PtoEmit *e, PtoEmitBinary op, bool fp,
+                                 LLVMValueRef a, LLVMValueRef b) {
+  switch (op) {
+  case PTO_EMIT_BIN_ADD:
+    return fp ? LLVMBuildFAdd(B, a, b, "") : LLVMBuildAdd(B, a, b, "");
+  case PTO_EMIT_BIN_SUB:
+    return fp ? LLVMBuildFSub(B, a, b, "") : LLVMBuildSub(B, a, b, "");
+  case PTO_EMIT_BIN_MUL:
+    return fp ? LLVMBuildFMul(B, a, b, "") : LLVMBuildMul(B, a, b, "");
+  case PTO_EMIT_BIN_DIV: return LLVMBuildFDiv(B, a, b, "");
+  case PTO_EMIT_BIN_MAX:
+  case PTO_EMIT_BIN_MIN: {
+    bool mx = op == PTO_EMIT_BIN_MAX;
+    if (fp) return fmax2(e, a, b, mx);
+    return LLVMBuildSelect(
+        B, LLVMBuildICmp(B, mx ? LLVMIntSGE : LLVMIntSLE, a, b, ""), a, b, "");
+  }
+  }
+  return NULL;
+}
+
+static PtoResult check_binary(PtoEmitBinary op, PtoDType dt, PtoError *err) {
+  if (op == PTO_EMIT_BIN_DIV && !is_float(dt))
+    return pto_error_set(err, "div on %s tiles has no LLVM translation yet",
+                         pto_dtype_name(dt));
+  return PTO_SUCCESS;
+}
+
+static LLVMValueRef apply_unary(PtoEmit *e, PtoEmitUnary op, bool fp,
+                                LLVMValueRef x) {
+  LLVMValueRef zero = fp ? pto_emit_fconst(e, x, 0.0)
+                         : LLVMConstNull(LLVMTypeOf(x));
+  switch (op) {
+  case PTO_EMIT_UN_EXP: return pto_emit_exp_f32(e, x);
+  case PTO_EMIT_UN_LOG: return pto_emit_log_f32(e, x);
+  case PTO_EMIT_UN_TANH: return pto_emit_tanh_f32(e, x);
+  case PTO_EMIT_UN_SQRT: return pto_emit_intrinsic(e, "llvm.sqrt", &x, 1);
+  case PTO_EMIT_UN_RSQRT:
+    return LLVMBuildFDiv(B, pto_emit_fconst(e, x, 1.0),
+                         pto_emit_intrinsic(e, "llvm.sqrt", &x, 1), "");
+  case PTO_EMIT_UN_RECIP:
+    return LLVMBuildFDiv(B, pto_emit_fconst(e, x, 1.0), x, "");
+  case PTO_EMIT_UN_RELU: /* x < 0 ? 0 : x, which keeps NaN and -0 */
+    return LLVMBuildSelect(
+        B,
+        fp ? LLVMBuildFCmp(B, LLVMRealOLT, x, zero, "")
+           : LLVMBuildICmp(B, LLVMIntSLT, x, zero, ""),
+        zero, x, "");
+  case PTO_EMIT_UN_ABS:
+    if (fp) return pto_emit_intrinsic(e, "llvm.fabs", &x, 1);
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, x, zero, ""),
+                           LLVMBuildSub(B, zero, x, ""), x, "");
+  case PTO_EMIT_UN_NEG:
+    return fp ? LLVMBuildFNeg(B, x, "") : LLVMBuildSub(B, zero, x, "");
+  }
+  return NULL;
+}
+
+static bool unary_takes_ints(PtoEmitUnary op) {
+  return op == PTO_EMIT_UN_RELU || op == PTO_EMIT_UN_ABS ||
+         op == PTO_EMIT_UN_NEG;
+}
+
+/* ---- the elementwise loop nest ---- */
+
+typedef enum { EW_BINARY, EW_SCALAR, EW_ROWEXP, EW_UNARY, EW_CAST, EW_COPY } EwKind;
+typedef struct Ew {
+  EwKind kind;
+  int op;
+  PtoEmitTile dst, a, b;
+  LLVMValueRef s;
+  PtoCastMode mode;
+} Ew;
+
+static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x);
+
+static void elementwise(PtoEmit *e, const Ew *w, LLVMValueRef rows,
+                        LLVMValueRef cols) {
+  LLVMValueRef zero = pto_emit_i64(e, 0);
+  bool fp = is_float(w->a.dtype);
+  PtoEmitLoop lr, lc;
+  /* an empty tile runs no iteration of either loop */
+  LLVMValueRef hi_r = LLVMBuildSelect(
+      B, LLVMBuildICmp(B, LLVMIntSGT, cols, zero, ""), rows, zero, "");
+  pto_emit_loop_begin(e, &lr, zero, hi_r, 1, 0, NULL);
+  LLVMValueRef r = lr.iv, row_scalar = NULL;
+  if (w->kind == EW_ROWEXP)
+    row_scalar = pto_emit_load(e, w->b.dtype,
+                               pto_emit_elem_ptr(e, w->b, r, zero), 0);
+  pto_emit_loop_begin(e, &lc, zero, cols, 1, 0, NULL);
+  LLVMValueRef c = lc.iv;
+  LLVMValueRef dp = pto_emit_elem_ptr(e, w->dst, r, c);
+  LLVMValueRef ap = pto_emit_elem_ptr(e, w->a, r, c);
+  LLVMValueRef out;
+  if (w->kind == EW_COPY) {
+    /* as integers of the same width: bit for bit, NaN payloads too */
+    LLVMTypeRef it = LLVMIntTypeInContext(
+        e->ctx, (unsigned)(8 * pto_dtype_size(w->a.dtype)));
+    LLVMValueRef v = LLVMBuildLoad2(
+        B, it, LLVMBuildBitCast(B, ap, LLVMPointerType(it, 0), ""), "");
+    LLVMSetAlignment(v, (unsigned)pto_dtype_size(w->a.dtype));
+    LLVMValueRef st = LLVMBuildStore(
+        B, v, LLVMBuildBitCast(B, dp, LLVMPointerType(it, 0), ""));
+    LLVMSetAlignment(st, (unsigned)pto_dtype_size(w->a.dtype));
+  } else {
+    LLVMValueRef x = pto_emit_load(e, w->a.dtype, ap, 0);
+    switch (w->kind) {
+    case EW_BINARY:
+      out = apply_binary(
+          e, (PtoEmitBinary)w->op, fp, x,
+          pto_emit_load(e, w->b.dtype, pto_emit_elem_ptr(e, w->b, r, c), 0));
+      break;
+    case EW_SCALAR: out = apply_binary(e, (PtoEmitBinary)w->op, fp, x, w->s); break;
+    case EW_ROWEXP:
+      out = apply_binary(e, (PtoEmitBinary)w->op, fp, x, row_scalar);
+      break;
+    case EW_UNARY: out = apply_unary(e, (PtoEmitUnary)w->op, fp, x); break;
+    default: out = cast_value(e, w, x); break;
+    }
+    pto_emit_store(e, w->dst.dtype, dp, out);
+  }
+  pto_emit_loop_end(e, &lc);
+  pto_emit_loop_end(e, &lr);
+}
+
+PtoResult pto_emit_binary(PtoEmit *e, PtoEmitBinary op, PtoEmitTile dst,
+                          PtoEmitTile a, PtoEmitTile b, LLVMValueRef rows,
+                          LLVMValueRef cols, PtoError *err) {
+  const char *n = binary_names[op];
+  if (pto_failed(check_dtype(dst, n, err)) ||
+      pto_failed(check_same(dst, a, n, err)) ||
+      pto_failed(check_same(dst, b, n, err)) ||
+      pto_failed(check_binary(op, dst.dtype, err)))
+    return PTO_FAILURE;
+  Ew w = {.kind = EW_BINARY, .op = op, .dst = dst, .a = a, .b = b};
+  elementwise(e, &w, rows, cols);
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_emit_binary_scalar(PtoEmit *e, PtoEmitBinary op,
+                                 PtoEmitTile dst, PtoEmitTile a,
+                                 LLVMValueRef s, LLVMValueRef rows,
+                                 LLVMValueRef cols, PtoError *err) {
+  const char *n = binary_names[op];
+  if (pto_failed(check_dtype(dst, n, err)) ||
+      pto_failed(check_same(dst, a, n, err)) ||
+      pto_failed(check_binary(op, dst.dtype, err)))
+    return PTO_FAILURE;
+  if (LLVMTypeOf(s) != pto_emit_compute_type(e, dst.dtype))
+    return pto_error_set(err, "%s of a %s tile needs a scalar of its compute "
+                         "type", n, pto_dtype_name(dst.dtype));
+  Ew w = {.kind = EW_SCALAR, .op = op, .dst = dst, .a = a, .s = s};
+  elementwise(e, &w, rows, cols);
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_emit_row_expand(PtoEmit *e, PtoEmitBinary op, PtoEmitTile dst,
+                              PtoEmitTile a, PtoEmitTile v, LLVMValueRef rows,
+                              LLVMValueRef cols, PtoError *err) {
+  const char *n = binary_names[op];
+  if (pto_failed(check_dtype(dst, n, err)) ||
+      pto_failed(check_same(dst, a, n, err)) ||
+      pto_failed(check_same(dst, v, n, err)) ||
+      pto_failed(check_binary(op, dst.dtype, err)))
+    return PTO_FAILURE;
+  Ew w = {.kind = EW_ROWEXP, .op = op, .dst = dst, .a = a, .b = v};
+  elementwise(e, &w, rows, cols);
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_emit_unary(PtoEmit *e, PtoEmitUnary op, PtoEmitTile dst,
+                         PtoEmitTile src, LLVMValueRef rows,
+                         LLVMValueRef cols, PtoError *err) {
+  const char *n = unary_names[op];
+  if (pto_failed(check_dtype(dst, n, err)) ||
+      pto_failed(check_same(dst, src, n, err)))
+    return PTO_FAILURE;
+  if (!is_float(dst.dtype) && !unary_takes_ints(op))
+    return pto_error_set(err, "%s takes float tiles, not %s", n,
+                         pto_dtype_name(dst.dtype));
+  Ew w = {.kind = EW_UNARY, .op = op, .dst = dst, .a = src};
+  elementwise(e, &w, rows, cols);
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_emit_copy(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
+                        LLVMValueRef rows, LLVMValueRef cols, PtoError *err) {
+  if (pto_failed(check_dtype(dst, "copy", err)) ||
+      pto_failed(check_same(dst, src, "copy", err)))
+    return PTO_FAILURE;
+  Ew w = {.kind = EW_COPY, .dst = dst, .a = src};
+  elementwise(e, &w, rows, cols);
+  return PTO_SUCCESS;
+}
+
+/* ---- casts ---- */
+
+static const char *round_intrinsic(PtoRoundMode m) {
+  switch (m) {
+  case PTO_ROUND_DEFAULT:
+  case PTO_ROUND_TRUNC: return "llvm.trunc";
+  case PTO_ROUND_RINT: return "llvm.rint";
+  case PTO_ROUND_ROUND: return "llvm.round";
+  case PTO_ROUND_FLOOR: return "llvm.floor";
+  case PTO_ROUND_CEIL: return "llvm.ceil";
+  default: return NULL;
+  }
+}
+
+static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x) {
+  PtoDType from = w->a.dtype, to = w->dst.dtype;
+  LLVMTypeRef ct = pto_emit_compute_type(e, to);
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(e->ctx);
+  if (is_float(from) && is_float(to)) return x; /* the store rounds */
+  if (is_int(from) && is_float(to)) return LLVMBuildSIToFP(B, x, ct, "");
+  if (is_float(from)) {
+    x = pto_emit_intrinsic(e, round_intrinsic(w->mode.round), &x, 1);
+    if (w->mode.sat == PTO_SAT_SATURATE) {
+      /* NaN gives 0, the rest clamps to the range */
+      LLVMTypeRef tys[2] = {ct, LLVMTypeOf(x)};
+      unsigned id = LLVMLookupIntrinsicID("llvm.fptosi.sat", 15);
+      LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 2);
+      return LLVMBuildCall2(B, LLVMIntrinsicGetType(e->ctx, id, tys, 2), fn,
+                            &x, 1, "");
+    }
+    /* wrap modulo 2^bits: exact through i64 below 2^63; every float above
+     * is a multiple of 2^32, and NaN and inf give 0 */
+    LLVMTypeRef tys[2] = {i64, LLVMTypeOf(x)};
+    unsigned id = LLVMLookupIntrinsicID("llvm.fptosi.sat", 15);
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 2);
+    LLVMValueRef v = LLVMBuildCall2(B, LLVMIntrinsicGetType(e->ctx, id, tys, 2),
+                                    fn, &x, 1, "");
+    LLVMValueRef ax = pto_emit_intrinsic(e, "llvm.fabs", &x, 1);
+    LLVMValueRef huge = LLVMBuildFCmp(B, LLVMRealUGE, ax,
+                                      pto_emit_fconst(e, x, 0x1p63), "");
+    v = LLVMBuildSelect(B, huge, LLVMConstNull(i64), v, "");
+    return LLVMBuildTrunc(B, v, ct, "");
+  }
+  /* integer to integer */
+  unsigned fb = LLVMGetIntTypeWidth(LLVMTypeOf(x)), tb = LLVMGetIntTypeWidth(ct);
+  if (w->mode.sat == PTO_SAT_SATURATE && tb < fb) {
+    LLVMValueRef lo = LLVMConstInt(LLVMTypeOf(x),
+                                   (uint64_t)pto_dtype_int_min(to), 1);
+    LLVMValueRef hi = LLVMConstInt(LLVMTypeOf(x),
+                                   (uint64_t)pto_dtype_int_max(to), 1);
+    x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, x, lo, ""), lo, x, "");
+    x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, x, hi, ""), hi, x, "");
+  }
+  return tb < fb ? LLVMBuildTrunc(B, x, ct, "") : LLVMBuildSExt(B, x, ct, "");
+}
+
+PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
+                        PtoEmitTile src, LLVMValueRef rows, LLVMValueRef cols,
+                        PtoError *err) {
+  if (pto_failed(check_dtype(dst, "cast", err)) ||
+      pto_failed(check_dtype(src, "cast", err)))
+    return PTO_FAILURE;
+  bool f2i = is_float(src.dtype) && is_int(dst.dtype);
+  if (f2i ? !round_intrinsic(mode.round)
+          : mode.round != PTO_ROUND_DEFAULT && mode.round != PTO_ROUND_RINT)
+    return pto_error_set(err, "a cast from %s to %s rounding '%s' has no LLVM "
+                         "translation yet", pto_dtype_name(src.dtype),
+                         pto_dtype_name(dst.dtype),
+                         pto_round_mode_name(mode.round));
+  if (mode.sat == PTO_SAT_SATURATE && is_float(dst.dtype))
+    return pto_error_set(err, "a saturating cast to %s has no LLVM "
+                         "translation yet", pto_dtype_name(dst.dtype));
+  Ew w = {.kind = EW_CAST, .dst = dst, .a = src, .mode = mode};
+  elementwise(e, &w, rows, cols);
+  return PTO_SUCCESS;
+}
+
+/* ---- row reductions ---- */
+
+static LLVMValueRef reduce_init(PtoEmit *e, PtoEmitReduce op, PtoDType dt,
+                                LLVMTypeRef ct) {
+  if (is_float(dt))
+    return LLVMConstReal(ct, op == PTO_EMIT_RED_SUM   ? 0.0
+                             : op == PTO_EMIT_RED_MAX ? -INFINITY
+                                                      : INFINITY);
+  unsigned bits = LLVMGetIntTypeWidth(ct);
+  uint64_t lo = (uint64_t)1 << (bits - 1);
+  return LLVMConstInt(ct, op == PTO_EMIT_RED_SUM ? 0 : op == PTO_EMIT_RED_MAX ? lo : lo - 1, 0);
+}
+
+static LLVMValueRef reduce2(PtoEmit *e, PtoEmitReduce op, bool fp,
+                            LLVMValueRef a, LLVMValueRef b) {
+  PtoEmitBinary bop = op == PTO_EMIT_RED_SUM   ? PTO_EMIT_BIN_ADD
+                      : op == PTO_EMIT_RED_MAX ? PTO_EMIT_BIN_MAX
+                                               : PTO_EMIT_BIN_MIN;
+  return apply_binary(e, bop, fp, a, b);
+}
+
+PtoResult pto_emit_row_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
+                              PtoEmitTile src, LLVMValueRef rows,
+                              LLVMValueRef cols, PtoError *err) {
+  const char *n = reduce_names[op];
+  if (pto_failed(check_dtype(dst, n, err)) ||
+      pto_failed(check_same(dst, src, n, err)))
+    return PTO_FAILURE;
+  bool fp = is_float(src.dtype);
+  unsigned lanes = e->lanes ? e->lanes : 8;
+  LLVMTypeRef ct = pto_emit_compute_type(e, src.dtype);
+  LLVMValueRef zero = pto_emit_i64(e, 0);
+  LLVMValueRef init = reduce_init(e, op, src.dtype, ct);
+  PtoEmitLoop lr, lv, lt;
+  pto_emit_loop_begin(e, &lr, zero, rows, 1, 0, NULL);
+  LLVMValueRef r = lr.iv;
+  /* whole vectors: `lanes` partial results side by side */
+  LLVMValueRef vend = LLVMBuildAnd(B, cols, pto_emit_i64(e, -(int64_t)lanes), "");
+  LLVMValueRef acc0 = pto_emit_splat(e, init, lanes);
+  pto_emit_loop_begin(e, &lv, zero, vend, lanes, 1, &acc0);
+  LLVMValueRef v = pto_emit_load(e, src.dtype,
+                                 pto_emit_elem_ptr(e, src, r, lv.iv), lanes);
+  lv.next[0] = reduce2(e, op, fp, lv.carry[0], v);
+  pto_emit_loop_end(e, &lv);
+  /* halve the vector until one lane is left: a fixed tree */
+  LLVMValueRef acc = lv.carry[0];
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(e->ctx);
+  for (unsigned w = lanes / 2; w >= 1; w /= 2) {
+    LLVMValueRef lo_idx[32], hi_idx[32];
+    for (unsigned i = 0; i < w; i++) {
+      lo_idx[i] = LLVMConstInt(i32, i, 0);
+      hi_idx[i] = LLVMConstInt(i32, i + w, 0);
+    }
+    LLVMValueRef lo = LLVMBuildShuffleVector(B, acc, LLVMGetUndef(LLVMTypeOf(acc)),
+                                             LLVMConstVector(lo_idx, w), "");
+    LLVMValueRef hi = LLVMBuildShuffleVector(B, acc, LLVMGetUndef(LLVMTypeOf(acc)),
+                                             LLVMConstVector(hi_idx, w), "");
+    acc = reduce2(e, op, fp, lo, hi);
+  }
+  LLVMValueRef s = LLVMBuildExtractElement(B, acc, LLVMConstInt(i32, 0, 0), "");
+  /* the columns after the last whole vector */
+  pto_emit_loop_begin(e, &lt, vend, cols, 1, 1, &s);
+  LLVMValueRef x = pto_emit_load(e, src.dtype,
+                                 pto_emit_elem_ptr(e, src, r, lt.iv), 0);
+  lt.next[0] = reduce2(e, op, fp, lt.carry[0], x);
+  pto_emit_loop_end(e, &lt);
+  pto_emit_store(e, dst.dtype, pto_emit_elem_ptr(e, dst, r, zero), lt.carry[0]);
+  pto_emit_loop_end(e, &lr);
+  return PTO_SUCCESS;
+}

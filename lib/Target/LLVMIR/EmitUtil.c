@@ -1,0 +1,166 @@
+/* Shared builders of the instruction-semantics emitters (EmitUtil.h). */
+#include "Target/LLVMIR/EmitUtil.h"
+
+#include <string.h>
+
+#include "Support/Alloc.h"
+
+unsigned pto_emit_lanes_of(LLVMValueRef v) {
+  LLVMTypeRef t = LLVMTypeOf(v);
+  return LLVMGetTypeKind(t) == LLVMVectorTypeKind ? LLVMGetVectorSize(t) : 0;
+}
+
+LLVMTypeRef pto_emit_vec_type(LLVMTypeRef ty, unsigned lanes) {
+  return lanes ? LLVMVectorType(ty, lanes) : ty;
+}
+
+static LLVMValueRef splat_const(LLVMValueRef c, unsigned lanes) {
+  if (!lanes) return c;
+  LLVMValueRef elems[64];
+  for (unsigned i = 0; i < lanes; i++) elems[i] = c;
+  return LLVMConstVector(elems, lanes);
+}
+
+LLVMValueRef pto_emit_fconst(PtoEmit *e, LLVMValueRef like, double v) {
+  return splat_const(LLVMConstReal(LLVMFloatTypeInContext(e->ctx), v),
+                     pto_emit_lanes_of(like));
+}
+
+LLVMValueRef pto_emit_iconst(PtoEmit *e, LLVMValueRef like, int64_t v) {
+  return splat_const(
+      LLVMConstInt(LLVMInt32TypeInContext(e->ctx), (uint64_t)v, 1),
+      pto_emit_lanes_of(like));
+}
+
+LLVMValueRef pto_emit_splat(PtoEmit *e, LLVMValueRef s, unsigned lanes) {
+  if (!lanes) return s;
+  LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), lanes);
+  LLVMValueRef v = LLVMBuildInsertElement(
+      e->b, LLVMGetUndef(vt), s,
+      LLVMConstInt(LLVMInt32TypeInContext(e->ctx), 0, 0), "");
+  LLVMValueRef mask = LLVMConstNull(
+      LLVMVectorType(LLVMInt32TypeInContext(e->ctx), lanes));
+  return LLVMBuildShuffleVector(e->b, v, LLVMGetUndef(vt), mask, "");
+}
+
+LLVMValueRef pto_emit_intrinsic(PtoEmit *e, const char *name,
+                                LLVMValueRef *args, unsigned n) {
+  unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+  LLVMTypeRef ty = LLVMTypeOf(args[0]);
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, &ty, 1);
+  LLVMTypeRef fty = LLVMIntrinsicGetType(e->ctx, id, &ty, 1);
+  return LLVMBuildCall2(e->b, fty, fn, args, n, "");
+}
+
+void pto_emit_loop_begin(PtoEmit *e, PtoEmitLoop *l, LLVMValueRef lo,
+                         LLVMValueRef hi, int64_t step, unsigned ncarry,
+                         const LLVMValueRef *init) {
+  l->pre = LLVMGetInsertBlock(e->b);
+  l->body = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "loop");
+  l->exit = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "loop.end");
+  l->hi = hi;
+  l->step = step;
+  l->ncarry = ncarry;
+  LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, lo, hi, ""), l->body,
+                  l->exit);
+  LLVMPositionBuilderAtEnd(e->b, l->body);
+  l->iv = LLVMBuildPhi(e->b, LLVMTypeOf(lo), "i");
+  LLVMAddIncoming(l->iv, &lo, &l->pre, 1);
+  for (unsigned i = 0; i < ncarry; i++) {
+    l->init[i] = init[i];
+    l->carry[i] = LLVMBuildPhi(e->b, LLVMTypeOf(init[i]), "");
+    LLVMAddIncoming(l->carry[i], &l->init[i], &l->pre, 1);
+    l->next[i] = l->carry[i];
+  }
+}
+
+void pto_emit_loop_end(PtoEmit *e, PtoEmitLoop *l) {
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(e->b);
+  LLVMValueRef next = LLVMBuildNSWAdd(
+      e->b, l->iv, LLVMConstInt(LLVMTypeOf(l->iv), (uint64_t)l->step, 1), "");
+  LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, next, l->hi, ""),
+                  l->body, l->exit);
+  LLVMAddIncoming(l->iv, &next, &latch, 1);
+  LLVMPositionBuilderAtEnd(e->b, l->exit);
+  for (unsigned i = 0; i < l->ncarry; i++) {
+    LLVMAddIncoming(l->carry[i], &l->next[i], &latch, 1);
+    LLVMValueRef out = LLVMBuildPhi(e->b, LLVMTypeOf(l->init[i]), "");
+    LLVMValueRef vals[2] = {l->init[i], l->next[i]};
+    LLVMBasicBlockRef from[2] = {l->pre, latch};
+    LLVMAddIncoming(out, vals, from, 2);
+    l->carry[i] = out;
+  }
+}
+
+LLVMTypeRef pto_emit_storage_type(PtoEmit *e, PtoDType dt) {
+  switch (dt) {
+  case PTO_DT_F32: return LLVMFloatTypeInContext(e->ctx);
+  case PTO_DT_F16: return LLVMHalfTypeInContext(e->ctx);
+  case PTO_DT_BF16:
+  case PTO_DT_I16: return LLVMInt16TypeInContext(e->ctx);
+  case PTO_DT_I32: return LLVMInt32TypeInContext(e->ctx);
+  case PTO_DT_I8: return LLVMInt8TypeInContext(e->ctx);
+  default: return NULL;
+  }
+}
+
+LLVMTypeRef pto_emit_compute_type(PtoEmit *e, PtoDType dt) {
+  if (dt == PTO_DT_F16 || dt == PTO_DT_BF16)
+    return LLVMFloatTypeInContext(e->ctx);
+  return pto_emit_storage_type(e, dt);
+}
+
+LLVMValueRef pto_emit_elem_ptr(PtoEmit *e, PtoEmitTile t, LLVMValueRef r,
+                               LLVMValueRef c) {
+  LLVMTypeRef st = pto_emit_storage_type(e, t.dtype);
+  LLVMValueRef p = LLVMBuildBitCast(e->b, t.ptr, LLVMPointerType(st, 0), "");
+  LLVMValueRef idx =
+      LLVMBuildNSWAdd(e->b, LLVMBuildNSWMul(e->b, r, t.row_stride, ""), c, "");
+  return LLVMBuildInBoundsGEP2(e->b, st, p, &idx, 1, "");
+}
+
+LLVMValueRef pto_emit_load(PtoEmit *e, PtoDType dt, LLVMValueRef p,
+                           unsigned lanes) {
+  LLVMTypeRef st = pto_emit_storage_type(e, dt);
+  LLVMTypeRef vt = pto_emit_vec_type(st, lanes);
+  if (lanes) p = LLVMBuildBitCast(e->b, p, LLVMPointerType(vt, 0), "");
+  LLVMValueRef v = LLVMBuildLoad2(e->b, vt, p, "");
+  /* tiles are element-aligned only */
+  LLVMSetAlignment(v, (unsigned)pto_dtype_size(dt));
+  LLVMTypeRef f32 = pto_emit_vec_type(LLVMFloatTypeInContext(e->ctx), lanes);
+  if (dt == PTO_DT_F16) return LLVMBuildFPExt(e->b, v, f32, "");
+  if (dt == PTO_DT_BF16) {
+    /* a bf16 is the top half of an f32 */
+    LLVMTypeRef i32 = pto_emit_vec_type(LLVMInt32TypeInContext(e->ctx), lanes);
+    LLVMValueRef w = LLVMBuildZExt(e->b, v, i32, "");
+    w = LLVMBuildShl(e->b, w, pto_emit_iconst(e, w, 16), "");
+    return LLVMBuildBitCast(e->b, w, f32, "");
+  }
+  return v;
+}
+
+void pto_emit_store(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v) {
+  unsigned lanes = pto_emit_lanes_of(v);
+  LLVMTypeRef st = pto_emit_vec_type(pto_emit_storage_type(e, dt), lanes);
+  if (dt == PTO_DT_F16) {
+    v = LLVMBuildFPTrunc(e->b, v, st, "");
+  } else if (dt == PTO_DT_BF16) {
+    /* round to nearest even on the dropped half; NaN stays a (quiet) NaN */
+    LLVMTypeRef i32 = pto_emit_vec_type(LLVMInt32TypeInContext(e->ctx), lanes);
+    LLVMValueRef w = LLVMBuildBitCast(e->b, v, i32, "");
+    LLVMValueRef odd = LLVMBuildAnd(
+        e->b, LLVMBuildLShr(e->b, w, pto_emit_iconst(e, w, 16), ""),
+        pto_emit_iconst(e, w, 1), "");
+    LLVMValueRef r = LLVMBuildAdd(
+        e->b, w, LLVMBuildAdd(e->b, odd, pto_emit_iconst(e, w, 0x7fff), ""),
+        "");
+    LLVMValueRef nan = LLVMBuildFCmp(e->b, LLVMRealUNO, v, v, "");
+    LLVMValueRef qnan = LLVMBuildOr(e->b, w, pto_emit_iconst(e, w, 0x400000), "");
+    r = LLVMBuildSelect(e->b, nan, qnan, r, "");
+    r = LLVMBuildLShr(e->b, r, pto_emit_iconst(e, w, 16), "");
+    v = LLVMBuildTrunc(e->b, r, st, "");
+  }
+  if (lanes) p = LLVMBuildBitCast(e->b, p, LLVMPointerType(st, 0), "");
+  LLVMValueRef s = LLVMBuildStore(e->b, v, p);
+  LLVMSetAlignment(s, (unsigned)pto_dtype_size(dt));
+}

@@ -1,0 +1,57 @@
+/* Small builders the emitters share: constants shaped like a value
+ * (scalar or vector), intrinsic calls, counted loops with carried values,
+ * and the loads and stores of each element type. */
+#ifndef PTO_TARGET_LLVMIR_EMITUTIL_H
+#define PTO_TARGET_LLVMIR_EMITUTIL_H
+
+#include "Target/LLVMIR/Emit.h"
+
+/* The lanes of a value's type: 0 for a scalar. */
+unsigned pto_emit_lanes_of(LLVMValueRef v);
+/* ty, or a vector of `lanes` ty when lanes > 0. */
+LLVMTypeRef pto_emit_vec_type(LLVMTypeRef ty, unsigned lanes);
+/* A float constant / an i32 constant with as many lanes as `like`. */
+LLVMValueRef pto_emit_fconst(PtoEmit *e, LLVMValueRef like, double v);
+LLVMValueRef pto_emit_iconst(PtoEmit *e, LLVMValueRef like, int64_t v);
+/* A scalar value broadcast to `lanes` lanes (itself when lanes == 0). */
+LLVMValueRef pto_emit_splat(PtoEmit *e, LLVMValueRef s, unsigned lanes);
+/* A call of the overloaded intrinsic `name` (llvm.fmuladd, llvm.rint...)
+ * at the type of args[0]. */
+LLVMValueRef pto_emit_intrinsic(PtoEmit *e, const char *name,
+                                LLVMValueRef *args, unsigned n);
+
+/* A counted loop: iv runs lo, lo + step, ... while iv < hi (signed i64),
+ * with up to PTO_EMIT_MAX_CARRY values carried from one iteration to the
+ * next. Between begin and end the builder is in the body; after end it is
+ * after the loop, and carry[i] holds each value's final one (its initial
+ * one when the loop ran zero times). */
+#define PTO_EMIT_MAX_CARRY 40
+typedef struct PtoEmitLoop {
+  LLVMBasicBlockRef pre, body, exit;
+  LLVMValueRef iv, hi;
+  int64_t step;
+  unsigned ncarry;
+  LLVMValueRef carry[PTO_EMIT_MAX_CARRY]; /* in the body: this iteration's */
+  LLVMValueRef init[PTO_EMIT_MAX_CARRY];
+  LLVMValueRef next[PTO_EMIT_MAX_CARRY]; /* set by the body */
+} PtoEmitLoop;
+void pto_emit_loop_begin(PtoEmit *e, PtoEmitLoop *l, LLVMValueRef lo,
+                         LLVMValueRef hi, int64_t step, unsigned ncarry,
+                         const LLVMValueRef *init);
+void pto_emit_loop_end(PtoEmit *e, PtoEmitLoop *l);
+
+/* The type elements of dtype are stored as, and the type they are
+ * computed in (float for f32, f16 and bf16). NULL for the dtypes the
+ * emitters do not handle. */
+LLVMTypeRef pto_emit_storage_type(PtoEmit *e, PtoDType dt);
+LLVMTypeRef pto_emit_compute_type(PtoEmit *e, PtoDType dt);
+/* &tile[r][c] as a pointer to the storage type. */
+LLVMValueRef pto_emit_elem_ptr(PtoEmit *e, PtoEmitTile t, LLVMValueRef r,
+                               LLVMValueRef c);
+/* `lanes` consecutive elements (one when 0) at p, in the compute type;
+ * and the other way, rounding to nearest even. */
+LLVMValueRef pto_emit_load(PtoEmit *e, PtoDType dt, LLVMValueRef p,
+                           unsigned lanes);
+void pto_emit_store(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v);
+
+#endif

@@ -1,0 +1,261 @@
+"""PyPTO ops that are exactly a few Tensor-level ops: each function here
+traces its definition (pypto.isnan(x) is `pypto.ne %x, %x`), so that the
+IR shows what is computed and every level below needs nothing new.
+Integer floor/ceil divisions go through f32 as PyPTO's do (exact for
+|values| < 2^24, as PyPTO documents)."""
+
+from . import _dtypes, _ops
+from ._dtypes import DataType
+from ._enums import PrecisionType, check_enum
+from ._errors import TraceError, UnsupportedError, error_at
+from ._loc import user_loc
+from ._symbolic import concrete
+from ._tensor import Tensor
+
+__all__ = ["isnan", "isfinite", "logical_not", "logical_and", "lrelu", "prelu", "hypot",
+           "fmod", "remainder", "floor_div", "ceil_div", "clone", "expand_clone",
+           "unsqueeze", "var", "expand_exp_dif", "axpy_"]
+
+
+def _float_only(x, what):
+    dt = x.dtype
+    if not dt.is_float:
+        raise error_at(TypeError, user_loc(), f"{what} takes a float tensor "
+                       f"(DT_FP32, DT_FP16, DT_BF16), got {dt!r}")
+
+
+def _check_precision(precision_type):
+    if precision_type is not None:
+        check_enum(precision_type, PrecisionType, "precision_type")
+
+
+def isnan(input):
+    """DT_BOOL: where input is NaN (x != x; never for integers)."""
+    x = _ops._tensor(input)
+    return _ops.ne(x, x)
+
+
+def isfinite(input):
+    """DT_BOOL: where input is neither infinite nor NaN (x - x == 0, which
+    fails exactly for those; always for integers)."""
+    x = _ops._tensor(input)
+    return _ops.eq(_ops.sub(x, x), 0)
+
+
+def logical_not(input):
+    """DT_BOOL: input == 0 (False for bools)."""
+    return _ops.eq(_ops._tensor(input), 0)
+
+
+def logical_and(input, other):
+    """DT_BOOL: both non-zero, broadcast (numbers count as true when
+    non-zero, as in PyPTO)."""
+    a = _ops.ne(_ops._tensor(input), 0)
+    b = _ops.ne(_ops._tensor(other, "other"), 0)
+    return _ops.minimum(_ops.cast(a, DataType.DT_INT8), _ops.cast(b, DataType.DT_INT8)) != 0
+
+
+def lrelu(input, negative_slope=0.01):
+    """Leaky ReLU (PyPTO's name of leaky_relu); the slope may be an
+    Element."""
+    if isinstance(negative_slope, _dtypes.Element):
+        negative_slope = negative_slope.value
+    if isinstance(negative_slope, (int, float)) and not isinstance(negative_slope, bool) \
+            and negative_slope < 0:
+        raise error_at(ValueError, user_loc(),
+                       f"lrelu: negative_slope must be >= 0, got {negative_slope}")
+    return _ops.leaky_relu(input, negative_slope)
+
+
+def prelu(input, weight):
+    """x where x >= 0, else weight * x: weight is 1-D, of length 1 for a 1-D
+    input and of the channel dim (dim 1) otherwise."""
+    loc = user_loc()
+    x, w = _ops._tensor(input), _ops._tensor(weight, "weight")
+    rank = len(x.shape)
+    if len(w.shape) != 1:
+        raise error_at(ValueError, loc, f"prelu: weight must be 1-D, got shape {w.shape}")
+    want = 1 if rank == 1 else concrete(x.shape[1])
+    if concrete(w.shape[0]) != want:
+        raise error_at(ValueError, loc, f"prelu: weight has {w.shape[0]} elements; a "
+                       f"{rank}-D input needs {want} (its dim 1)" if rank > 1 else
+                       f"prelu: weight has {w.shape[0]} elements; a 1-D input needs 1")
+    if rank > 1:
+        w = _ops.reshape(w, [1, want] + [1] * (rank - 2))
+    return _ops.where(_ops.ge(x, 0), x, _ops.mul(x, w))
+
+
+def hypot(input, other):
+    """sqrt(input^2 + other^2); f16/bf16 are computed in f32 so that the
+    squares cannot overflow."""
+    a, b = _ops._tensor(input), _ops._tensor(other, "other")
+    _float_only(a, "hypot")
+    dt = a.dtype
+    if dt is not DataType.DT_FP32:
+        a, b = _ops.cast(a, DataType.DT_FP32), _ops.cast(b, DataType.DT_FP32)
+    r = _ops.sqrt(_ops.add(_ops.mul(a, a), _ops.mul(b, b)))
+    return r if dt is DataType.DT_FP32 else _ops.cast(r, dt)
+
+
+def _quotient(a, b, rounding):
+    """rounding(a / b); integers through f32 (PyPTO's definition)."""
+    dt = a.dtype
+    if dt.is_float:
+        return rounding(_ops.div(a, b))
+    fa = _ops.cast(a, DataType.DT_FP32)
+    fb = _ops.cast(b, DataType.DT_FP32) if isinstance(b, Tensor) else float(b)
+    return _ops.cast(rounding(_ops.div(fa, fb)), dt, "trunc")
+
+
+def _operands(input, other, what):
+    if not isinstance(input, Tensor):
+        if not isinstance(other, Tensor):
+            raise error_at(TypeError, user_loc(), f"{what} needs a tensor operand")
+        input = _ops.full(other.shape, input, other.dtype)
+    a = _ops._tensor(input)
+    if isinstance(other, Tensor):
+        return a, _ops._tensor(other, "other")
+    if isinstance(other, _dtypes.Element):
+        other = other.value
+    if isinstance(other, bool) or not isinstance(other, (int, float)):
+        raise error_at(TypeError, user_loc(), f"{what}: other must be a tensor or a number, "
+                       f"got {other!r}")
+    return a, other
+
+
+def fmod(input, other, precision_type=None):
+    """input - trunc(input / other) * other: the remainder with input's sign
+    (C's fmod), float tensors."""
+    _check_precision(precision_type)
+    a, b = _operands(input, other, "fmod")
+    _float_only(a, "fmod")
+    return _ops.sub(a, _ops.mul(_ops.trunc(_ops.div(a, b)), b))
+
+
+def remainder(input, other, precision_type=None):
+    """input - floor(input / other) * other: the remainder with other's sign
+    (Python's %)."""
+    _check_precision(precision_type)
+    a, b = _operands(input, other, "remainder")
+    return _ops.sub(a, _ops.mul(_quotient(a, b, _ops.floor), b))
+
+
+def floor_div(input, other):
+    """floor(input / other), elementwise (Python's //)."""
+    a, b = _operands(input, other, "floor_div")
+    return _quotient(a, b, _ops.floor)
+
+
+def ceil_div(input, other):
+    """ceil(input / other) of integer tensors."""
+    a, b = _operands(input, other, "ceil_div")
+    if not a.dtype.is_int:
+        raise error_at(TypeError, user_loc(), f"ceil_div takes integer tensors, got "
+                       f"{a.dtype!r}")
+    return _quotient(a, b, _ops.ceil)
+
+
+def clone(input):
+    """A copy of input: tensors here are values, so the copy is the same
+    value under a new handle (assigning into one leaves the other)."""
+    x = _ops._tensor(input)
+    return Tensor._wrap(x._value, _ops._t(), x._dims)
+
+
+def expand_clone(input, shape, *, valid_shape=None):
+    """input broadcast along its size-1 dims to shape."""
+    x = _ops._tensor(input)
+    shape = list(shape)
+    if len(shape) != len(x.shape):
+        raise error_at(ValueError, user_loc(), f"expand_clone: shape {shape} must have "
+                       f"the input's rank {len(x.shape)}")
+    if valid_shape is not None and any(concrete(v) != concrete(s)
+                                       for v, s in zip(valid_shape, shape)):
+        raise error_at(UnsupportedError, user_loc(), "expand_clone: a valid_shape smaller "
+                       "than the shape is not supported")
+    return _ops.expand(x, shape)
+
+
+def unsqueeze(input, dim):
+    """input with a new size-1 dim at dim (-rank-1 <= dim <= rank)."""
+    x = _ops._tensor(input)
+    rank = len(x.shape)
+    if isinstance(dim, bool) or not isinstance(dim, int) or not -rank - 1 <= dim <= rank:
+        raise error_at(IndexError, user_loc(), f"unsqueeze: dim must be an int in "
+                       f"[{-rank - 1}, {rank}], got {dim!r}")
+    if dim < 0:
+        dim += rank + 1
+    dims = list(x.shape)
+    dims.insert(dim, 1)
+    return _ops.reshape(x, dims)
+
+
+def _reduce_dims(x, dim, what):
+    rank = len(x.shape)
+    dims = list(range(rank)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    out = []
+    for d in dims:
+        if isinstance(d, bool) or not isinstance(d, int) or not -rank <= d < rank:
+            raise error_at(IndexError, user_loc(), f"{what}: dim {d!r} out of range for "
+                           f"rank {rank}")
+        d %= rank
+        if d in out:
+            raise error_at(ValueError, user_loc(), f"{what}: dim {d} given twice")
+        out.append(d)
+    return sorted(out)
+
+
+def var(input, dim=None, *, correction=1, keepdim=False):
+    """The variance over dim (an int, several, or None: all), with
+    sum((x - mean)^2) / max(0, N - correction)."""
+    loc = user_loc()
+    x = _ops._tensor(input)
+    _float_only(x, "var")
+    if isinstance(correction, bool) or not isinstance(correction, (int, float)):
+        raise error_at(TypeError, loc, f"var: correction must be a number, got {correction!r}")
+    dims = _reduce_dims(x, dim, "var")
+    n = 1
+    for d in dims:
+        c = concrete(x.shape[d])
+        if c is None:
+            raise error_at(TraceError, loc, f"var: dim {d} is dynamic; reduce over static "
+                           "dims (take fixed-size windows inside a pypto.loop)")
+        n *= c
+    s = x
+    for d in dims:
+        s = _ops.sum(s, d, keepdim=True)
+    centred = _ops.sub(x, _ops.div(s, float(n)))
+    ss = _ops.mul(centred, centred)
+    for d in dims:
+        ss = _ops.sum(ss, d, keepdim=True)
+    r = _ops.div(ss, float(max(0.0, n - correction)))
+    if not keepdim:
+        r = _ops.reshape(r, [s for i, s in enumerate(r.shape) if i not in dims] or [1])
+    return r
+
+
+def expand_exp_dif(input, other):
+    """exp(input - other), broadcast."""
+    return _ops.exp(_ops.sub(_ops._tensor(input), _ops._tensor(other, "other")))
+
+
+def axpy_(y, x, alpha=1.0):
+    """y = alpha * x + y in place (x broadcasts to y's shape; an f16 x into
+    an f32 y is widened first). Returns y."""
+    loc = user_loc()
+    t, s = _ops._tensor(y, "y"), _ops._tensor(x, "x")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        raise error_at(TypeError, loc, f"axpy_: alpha must be a number, got {alpha!r}")
+    if s.dtype is not t.dtype:
+        if not (t.dtype is DataType.DT_FP32 and s.dtype is DataType.DT_FP16):
+            raise error_at(TypeError, loc, f"axpy_: x ({s.dtype!r}) and y ({t.dtype!r}) "
+                           "must have one dtype, or be DT_FP16 into DT_FP32")
+        s = _ops.cast(s, t.dtype)
+    if len(s.shape) != len(t.shape):
+        raise error_at(ValueError, loc, "axpy_: x and y must have the same rank")
+    upd = _ops.add(t, _ops.mul(s, float(alpha)))
+    if any(concrete(a) != concrete(b) for a, b in zip(upd.shape, t.shape)):
+        raise error_at(ValueError, loc, f"axpy_: y {t.shape} cannot take the broadcast "
+                       f"shape {upd.shape}")
+    _ops._assemble_into(t, upd, [0] * len(t.shape), loc)
+    return t

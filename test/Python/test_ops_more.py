@@ -1,0 +1,299 @@
+"""PyPTO's math ops beyond the first set, against numpy: the new unary ops
+(trunc, tan, sinh, cosh, the inverse trigonometric and hyperbolic ones,
+erfc, cbrt, exp2, log2, log10), the ops composed of Tensor-level ops
+(isnan, fmod, var, ...) and the Tensor methods, through tracing,
+tile-expand and the interpreter."""
+
+import math
+
+import numpy as np
+import pytest
+
+import pypto
+from conftest import assert_close, rand
+from test_ops import run1
+
+NEW_UNARY = {
+    "trunc": (np.trunc, (-3, 3)), "tan": (np.tan, (-1.4, 1.4)), "sinh": (np.sinh, (-3, 3)),
+    "cosh": (np.cosh, (-3, 3)), "asin": (np.arcsin, (-1, 1)), "acos": (np.arccos, (-1, 1)),
+    "atan": (np.arctan, (-5, 5)), "asinh": (np.arcsinh, (-5, 5)),
+    "acosh": (np.arccosh, (1, 5)), "atanh": (np.arctanh, (-0.99, 0.99)),
+    "erfc": (np.vectorize(math.erfc, otypes=[np.float64]), (-2, 9)),
+    "cbrt": (np.cbrt, (-8, 8)), "exp2": (np.exp2, (-10, 10)), "log2": (np.log2, (0.01, 9)),
+    "log10": (np.log10, (0.01, 9)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEW_UNARY))
+def test_new_unary_f32(name):
+    ref, (lo, hi) = NEW_UNARY[name]
+    x = rand((6, 40), lo=lo, hi=hi, seed=3)
+    op = getattr(pypto, name)
+    want = ref(x.astype(np.float64)).astype(np.float32)
+    assert_close(run1(op, x), want, 2e-7, 0)
+
+
+@pytest.mark.parametrize("name", ["sinh", "erfc", "exp2", "log10", "atan"])
+def test_new_unary_f16(name):
+    ref, (lo, hi) = NEW_UNARY[name]
+    x = rand((4, 64), np.float16, lo=lo, hi=min(hi, 4), seed=5)
+    want = ref(x.astype(np.float64)).astype(np.float16)
+    assert_close(run1(getattr(pypto, name), x), want, 1e-3, 1e-6)
+
+
+def test_sinh_and_erfc_where_a_composition_would_cancel():
+    # exp(x) - exp(-x) and 1 - erf(x) lose every digit here
+    x = np.array([[1e-6, -3e-7, 5.5, 8.0]], np.float32)
+    assert_close(run1(pypto.sinh, x), np.sinh(x.astype(np.float64)).astype(np.float32),
+                 2e-7, 0)
+    want = np.vectorize(math.erfc)(x.astype(np.float64)).astype(np.float32)
+    assert_close(run1(pypto.erfc, x), want, 2e-7, 0)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int8, np.int64])
+def test_trunc_of_integers_is_the_identity(dtype):
+    x = rand((4, 16), dtype, -50, 50, seed=4)
+    assert_close(run1(pypto.trunc, x), x)
+
+
+def test_log_bases_and_precision():
+    x = rand((4, 16), lo=0.1, hi=8, seed=6)
+    for base, ref in ((pypto.LogBaseType.LOG_E, np.log), (pypto.LogBaseType.LOG_2, np.log2),
+                      (pypto.LogBaseType.LOG_10, np.log10)):
+        got = run1(lambda t: pypto.log(t, base, pypto.PrecisionType.INTRINSIC), x)
+        assert_close(got, ref(x.astype(np.float64)).astype(np.float32), 2e-7, 0)
+    with pytest.raises(TypeError, match="base must be a pypto.LogBaseType") as e:
+        run1(lambda t: pypto.log(t, 2), x)
+    assert "test_ops_more.py" in str(e.value)
+    with pytest.raises(TypeError, match="precision_type must be a pypto.PrecisionType"):
+        run1(lambda t: pypto.exp(t, "high"), x)
+
+
+def test_isnan_isfinite():
+    x = rand((4, 16), seed=7)
+    x[0, :4] = [np.nan, np.inf, -np.inf, 0.0]
+    assert (run1(pypto.isnan, x, out_dtype=np.bool_) == np.isnan(x)).all()
+    assert (run1(pypto.isfinite, x, out_dtype=np.bool_) == np.isfinite(x)).all()
+    i = rand((4, 16), np.int32, -9, 9, seed=8)
+    assert run1(pypto.isfinite, i, out_dtype=np.bool_).all()
+    assert not run1(pypto.isnan, i, out_dtype=np.bool_).any()
+
+
+def test_logical_ops():
+    a = rand((4, 16), np.int32, -2, 2, seed=9)
+    b = rand((4, 1), np.float32, -1, 1, seed=10)
+    b[0, 0] = 0
+    assert (run1(pypto.logical_not, a, out_dtype=np.bool_) == (a == 0)).all()
+    got = run1(pypto.logical_and, a.astype(np.float32), b, out_dtype=np.bool_)
+    assert (got == np.logical_and(a != 0, b != 0)).all()
+    m = rand((4, 16), np.bool_, seed=11)
+    assert (run1(lambda t: t.logical_not(), m) == ~m).all()
+
+
+def test_lrelu_and_prelu():
+    x = rand((4, 6, 8), seed=12)
+    assert_close(run1(lambda t: pypto.lrelu(t, pypto.Element(pypto.DT_FP32, 0.2)), x),
+                 np.where(x < 0, 0.2 * x, x))
+    w = rand((6,), lo=0, hi=1, seed=13)
+    assert_close(run1(pypto.prelu, x, w, out_shape=x.shape),
+                 np.where(x >= 0, x, x * w[None, :, None]))
+    x1 = rand((16,), seed=14)
+    w1 = np.array([0.25], np.float32)
+    assert_close(run1(pypto.prelu, x1, w1, out_shape=x1.shape), np.where(x1 >= 0, x1, 0.25 * x1))
+    with pytest.raises(ValueError, match="a 3-D input needs 6"):
+        run1(pypto.prelu, x, np.ones(5, np.float32), out_shape=x.shape)
+    with pytest.raises(ValueError, match="negative_slope must be >= 0"):
+        run1(lambda t: pypto.lrelu(t, -1.0), x)
+
+
+def test_hypot():
+    a, b = rand((4, 16), seed=15), rand((4, 16), seed=16)
+    assert_close(run1(pypto.hypot, a, b), np.hypot(a, b), 2e-7, 1e-7)
+    big = np.full((2, 16), 300.0, np.float16)  # 300^2 overflows f16
+    assert_close(run1(pypto.hypot, big, big), np.hypot(big.astype(np.float32),
+                                                        big.astype(np.float32)).astype(np.float16),
+                 1e-3, 0)
+
+
+def test_fmod_remainder_float():
+    a = rand((4, 16), lo=-9, hi=9, seed=17)
+    b = rand((4, 16), lo=0.5, hi=3, seed=18) * np.where(rand((4, 16), seed=19) < 0, -1, 1)
+    b = b.astype(np.float32)
+    assert_close(run1(pypto.fmod, a, b), np.fmod(a, b), 1e-6, 1e-5)
+    assert_close(run1(pypto.remainder, a, b), np.remainder(a, b), 1e-6, 1e-5)
+    assert_close(run1(lambda t: pypto.fmod(t, 3.0), a), np.fmod(a, np.float32(3)), 1e-6, 1e-5)
+    assert_close(run1(lambda t: t.remainder(-3.0), a), np.remainder(a, np.float32(-3)),
+                 1e-6, 1e-5)
+    with pytest.raises(TypeError, match="fmod takes a float tensor") as e:
+        run1(lambda t: pypto.fmod(t, 2), a.astype(np.int32))
+    assert "test_ops_more.py" in str(e.value)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int16, np.int8])
+def test_integer_divisions(dtype):
+    a = rand((4, 16), dtype, -100, 100, seed=20)
+    b = rand((4, 16), dtype, 1, 9, seed=21) * np.where(rand((4, 16), seed=22) < 0, -1, 1)
+    b = b.astype(dtype)
+    assert_close(run1(pypto.floor_div, a, b), a // b)
+    assert_close(run1(pypto.remainder, a, b), np.remainder(a, b))
+    assert_close(run1(pypto.ceil_div, a, b), -((-a) // b))
+    assert_close(run1(lambda t: pypto.floor_div(t, 7), a), a // 7)
+
+
+def test_floor_div_float_and_ceil_div_errors():
+    a, b = rand((4, 16), lo=-9, hi=9, seed=23), rand((4, 16), lo=0.5, hi=3, seed=24)
+    assert_close(run1(pypto.floor_div, a, b), np.floor(a / b))
+    with pytest.raises(TypeError, match="ceil_div takes integer tensors"):
+        run1(pypto.ceil_div, a, b)
+
+
+def test_shape_helpers():
+    x = rand((4, 1, 8), seed=25)
+    assert_close(run1(lambda t: pypto.expand_clone(t, [4, 3, 8]), x, out_shape=(4, 3, 8)),
+                 np.broadcast_to(x, (4, 3, 8)))
+    assert_close(run1(lambda t: pypto.unsqueeze(t, -1), x, out_shape=(4, 1, 8, 1)),
+                 x[..., None])
+    assert_close(run1(lambda t: t.unsqueeze(0), x, out_shape=(1, 4, 1, 8)), x[None])
+    assert_close(run1(pypto.clone, x), x)
+    with pytest.raises(IndexError, match=r"unsqueeze: dim must be an int in \[-4, 3\]"):
+        run1(lambda t: pypto.unsqueeze(t, 4), x)
+
+
+def test_clone_is_independent():
+    x = rand((4, 8), seed=26)
+
+    @pypto.frontend.jit
+    def k(a: pypto.Tensor([4, 8], pypto.DT_FP32), y: pypto.Tensor([4, 8], pypto.DT_FP32)):
+        c = pypto.clone(a)
+        c[0:1, :] = 0.0
+        y[:] = a - c
+    y = np.zeros_like(x)
+    k(x, y)
+    want = np.zeros_like(x)
+    want[0] = x[0]
+    assert_close(y, want)
+
+
+@pytest.mark.parametrize("dim,correction,keepdim", [
+    (1, 1, True), (-1, 0, False), ([0, 2], 1, False), (None, 2, True), (0, 1.5, False)])
+def test_var(dim, correction, keepdim):
+    x = rand((3, 5, 8), seed=27)
+    want = np.var(x.astype(np.float64), axis=tuple(dim) if isinstance(dim, list) else dim,
+                  ddof=correction, keepdims=keepdim)
+    shape = want.shape or (1,)
+    got = run1(lambda t: pypto.var(t, dim, correction=correction, keepdim=keepdim), x,
+               out_shape=shape)
+    assert_close(got, want.reshape(shape).astype(np.float32), 1e-5, 1e-6)
+
+
+def test_var_errors():
+    x = rand((3, 5), seed=28)
+    with pytest.raises(ValueError, match="dim 1 given twice"):
+        run1(lambda t: pypto.var(t, [1, -1]), x)
+    with pytest.raises(TypeError, match="var takes a float tensor"):
+        run1(lambda t: pypto.var(t, 0), x.astype(np.int32))
+
+
+def test_expand_exp_dif_and_axpy():
+    x, y = rand((4, 8), seed=29), rand((4, 1), seed=30)
+    assert_close(run1(pypto.expand_exp_dif, x, y, out_shape=(4, 8)),
+                 np.exp(x.astype(np.float64) - y).astype(np.float32), 2e-6, 0)
+
+    @pypto.frontend.jit
+    def k(a: pypto.Tensor([4, 8], pypto.DT_FP32), b: pypto.Tensor([4, 1], pypto.DT_FP16)):
+        a.axpy_(b, alpha=2.0)
+    a, b = x.copy(), y.astype(np.float16)
+    k(a, b)
+    assert_close(a, x + 2.0 * b.astype(np.float32), 1e-6, 1e-6)
+
+
+TENSOR_METHODS = [
+    ("add", lambda t, u: t.add(u), lambda a, b: a + b),
+    ("sub", lambda t, u: t.sub(u), lambda a, b: a - b),
+    ("mul", lambda t, u: t.mul(u), lambda a, b: a * b),
+    ("div", lambda t, u: t.div(u), lambda a, b: a / b),
+    ("maximum", lambda t, u: t.maximum(u), np.maximum),
+    ("fmod", lambda t, u: t.fmod(u), np.fmod),
+    ("where", lambda t, u: t.where(t > u, u), lambda a, b: np.where(a > b, a, b)),
+]
+
+
+@pytest.mark.parametrize("name,method,ref", TENSOR_METHODS)
+def test_tensor_binary_methods(name, method, ref):
+    a, b = rand((4, 16), seed=31), rand((4, 16), lo=0.5, hi=2, seed=32)
+    assert_close(run1(method, a, b), ref(a, b).astype(np.float32), 1e-6, 1e-6)
+
+
+UNARY_METHODS = ["ceil", "floor", "trunc", "round", "cos", "sin", "sigmoid", "exp2", "expm1",
+                 "log", "log2", "log10", "reciprocal", "rsqrt", "sqrt"]
+
+
+@pytest.mark.parametrize("name", UNARY_METHODS)
+def test_tensor_unary_methods(name):
+    x = rand((4, 16), lo=0.1, hi=3, seed=33)
+    want = run1(getattr(pypto, name), x)
+    assert_close(run1(lambda t: getattr(t, name)(), x), want)
+
+
+def test_tensor_other_methods():
+    x, w = rand((4, 16), seed=34), rand((16, 8), seed=35)
+    assert_close(run1(lambda t, u: t.matmul(u, pypto.DT_FP32), x, w, out_shape=(4, 8)),
+                 x @ w, 1e-5, 1e-5)
+    assert_close(run1(lambda t: t.softmax(-1), x),
+                 np.exp(x) / np.exp(x).sum(-1, keepdims=True), 1e-6, 1e-6)
+    assert_close(run1(lambda t: t.topk(3, -1, True, pypto.TopKAlgo.RADIX_SELECT)[0], x,
+                      out_shape=(4, 3)), -np.sort(-x, -1)[:, :3])
+    assert_close(run1(lambda t: pypto.Tensor.concat([t, t], 0), x, out_shape=(8, 16)),
+                 np.concatenate([x, x]))
+    idx = np.array([[0, 3], [1, 2], [5, 5], [15, 0]], np.int32)
+    assert_close(run1(lambda t, i: t.gather(1, i), x, idx, out_shape=(4, 2)),
+                 np.take_along_axis(x, idx, 1))
+    assert_close(run1(lambda t: t.getitem((slice(1, 3), slice(None))), x, out_shape=(2, 16)),
+                 x[1:3])
+
+
+def test_tensor_move_assemble_and_metadata():
+    x = rand((4, 8), seed=36)
+    seen = {}
+
+    @pypto.frontend.jit
+    def k(a: pypto.Tensor([4, 8], pypto.DT_FP32), y: pypto.Tensor([4, 8], pypto.DT_FP32),
+          z: pypto.Tensor([4, 8], pypto.DT_FP32)):
+        y.move(a * 2.0)
+        z.assemble(a[0:2, :], [2, 0])
+        a.set_cache_policy(pypto.CachePolicy.NONE_CACHEABLE, True)
+        seen["policy"] = (a.get_cache_policy(pypto.CachePolicy.NONE_CACHEABLE),
+                          a.get_cache_policy(pypto.CachePolicy.PREFETCH))
+        seen["ids"] = (a.id, y.id, a.id)
+    y, z = np.zeros_like(x), np.zeros_like(x)
+    k(x, y, z)
+    assert_close(y, 2 * x)
+    want = np.zeros_like(x)
+    want[2:] = x[:2]
+    assert_close(z, want)
+    assert seen["policy"] == (True, False)
+    assert seen["ids"][0] == seen["ids"][2] != seen["ids"][1]
+
+
+def test_tensor_method_errors():
+    x = rand((4, 8), seed=37)
+    with pytest.raises(ValueError, match="move: the source") as e:
+        run1(lambda t: t.move(t[0:2, :]) or t, x)
+    assert "test_ops_more.py" in str(e.value)
+    with pytest.raises(TypeError, match="policy must be a pypto.CachePolicy"):
+        run1(lambda t: t.set_cache_policy("PREFETCH", True) or t, x)
+    with pytest.raises(pypto.UnsupportedError, match="valid_shape smaller"):
+        run1(lambda t: t.getitem((slice(0, 2),), valid_shape=[1, 8]), x, out_shape=(2, 8))
+
+
+def test_reshape_inplace():
+    x = rand((4, 8), seed=38)
+
+    @pypto.frontend.jit
+    def k(a: pypto.Tensor([4, 8], pypto.DT_FP32), y: pypto.Tensor([2, 16], pypto.DT_FP32)):
+        b = a + 1.0
+        b.reshape([2, 16], inplace=True)
+        y[:] = b
+    y = np.zeros((2, 16), np.float32)
+    k(x, y)
+    assert_close(y, (x + 1).reshape(2, 16))

@@ -1,0 +1,216 @@
+/* The JIT (pto/ExecutionEngine.h): compiling, calling, the cache, errors
+ * as values, the host's vector ISA in the generated code. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "Test.h"
+#include "pto/ExecutionEngine.h"
+
+static const char kAdd[] =
+    "define i32 @f(i32 %a, i32 %b) {\n"
+    "  %s = add i32 %a, %b\n"
+    "  ret i32 %s\n"
+    "}\n";
+static const char kMul[] =
+    "define i32 @f(i32 %a, i32 %b) {\n"
+    "  %s = mul i32 %a, %b\n"
+    "  ret i32 %s\n"
+    "}\n";
+/* y[i] = a * x[i] + y[i]: a loop the vectoriser must widen. */
+static const char kSaxpy[] =
+    "define void @saxpy(i64 %n, float %a, float* noalias %x, float* noalias %y) {\n"
+    "entry:\n"
+    "  %z = icmp eq i64 %n, 0\n"
+    "  br i1 %z, label %done, label %loop\n"
+    "loop:\n"
+    "  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]\n"
+    "  %px = getelementptr inbounds float, float* %x, i64 %i\n"
+    "  %py = getelementptr inbounds float, float* %y, i64 %i\n"
+    "  %vx = load float, float* %px\n"
+    "  %vy = load float, float* %py\n"
+    "  %m = fmul float %a, %vx\n"
+    "  %s = fadd float %m, %vy\n"
+    "  store float %s, float* %py\n"
+    "  %i1 = add nuw i64 %i, 1\n"
+    "  %c = icmp eq i64 %i1, %n\n"
+    "  br i1 %c, label %done, label %loop\n"
+    "done:\n"
+    "  ret void\n"
+    "}\n";
+
+static PtoJit *make_jit(void) {
+  PtoError err = {{0}};
+  PtoJit *jit = pto_jit_create(NULL, &err);
+  if (!jit) fprintf(stderr, "pto_jit_create: %s\n", err.msg);
+  return jit;
+}
+
+TEST(compile_and_call) {
+  PtoJit *jit = make_jit();
+  CHECK(jit != NULL);
+  if (!jit) return;
+  PtoError err = {{0}};
+  PtoJitModule *m = pto_jit_compile(jit, kAdd, strlen(kAdd), &err);
+  CHECK(m != NULL);
+  int32_t (*f)(int32_t, int32_t) = NULL;
+  void *p = m ? pto_jit_module_lookup(m, "f", &err) : NULL;
+  memcpy(&f, &p, sizeof p);
+  CHECK(f != NULL);
+  if (f) CHECK(f(40, 2) == 42 && f(-5, 3) == -2);
+  CHECK(m && pto_jit_module_compile_seconds(m) > 0);
+  pto_jit_destroy(jit);
+}
+
+TEST(same_text_compiles_once) {
+  PtoJit *jit = make_jit();
+  if (!jit) return;
+  PtoError err = {{0}};
+  PtoJitModule *a = pto_jit_compile(jit, kAdd, strlen(kAdd), &err);
+  PtoJitStats s1 = pto_jit_get_stats(jit);
+  /* the same bytes from another buffer */
+  char copy[sizeof kAdd];
+  memcpy(copy, kAdd, sizeof kAdd);
+  PtoJitModule *b = pto_jit_compile(jit, copy, strlen(copy), &err);
+  PtoJitStats s2 = pto_jit_get_stats(jit);
+  CHECK(a != NULL && a == b);
+  CHECK(s1.compiled == 1 && s1.cache_hits == 0);
+  CHECK(s2.compiled == 1 && s2.cache_hits == 1);
+  CHECK(s2.compile_seconds == s1.compile_seconds && s1.compile_seconds > 0);
+  /* one byte more is another module */
+  PtoJitModule *c = pto_jit_compile(jit, kMul, strlen(kMul), &err);
+  CHECK(c != NULL && c != a && pto_jit_get_stats(jit).compiled == 2);
+  pto_jit_destroy(jit);
+}
+
+TEST(modules_define_the_same_name) {
+  PtoJit *jit = make_jit();
+  if (!jit) return;
+  PtoError err = {{0}};
+  PtoJitModule *a = pto_jit_compile(jit, kAdd, strlen(kAdd), &err);
+  PtoJitModule *m = pto_jit_compile(jit, kMul, strlen(kMul), &err);
+  CHECK(a && m);
+  if (!a || !m) {
+    pto_jit_destroy(jit);
+    return;
+  }
+  int32_t (*fa)(int32_t, int32_t), (*fm)(int32_t, int32_t);
+  void *pa = pto_jit_module_lookup(a, "f", &err);
+  void *pm = pto_jit_module_lookup(m, "f", &err);
+  CHECK(pa && pm && pa != pm);
+  if (pa && pm) {
+    memcpy(&fa, &pa, sizeof pa);
+    memcpy(&fm, &pm, sizeof pm);
+    CHECK(fa(6, 7) == 13 && fm(6, 7) == 42);
+  }
+  pto_jit_destroy(jit);
+}
+
+TEST(errors_are_values) {
+  PtoJit *jit = make_jit();
+  if (!jit) return;
+  PtoError err = {{0}};
+  const char *bad = "define i32 @f() {\n  ret i32 %nope\n}\n";
+  CHECK(pto_jit_compile(jit, bad, strlen(bad), &err) == NULL);
+  CHECK(strstr(err.msg, "invalid LLVM IR") != NULL);
+  CHECK(strstr(err.msg, "%nope") != NULL);
+
+  /* parses, but the verifier rejects it: a use its definition does not
+   * dominate */
+  const char *undominated =
+      "define i32 @g(i1 %c) {\n"
+      "entry:\n  br i1 %c, label %a, label %b\n"
+      "a:\n  %x = add i32 1, 2\n  br label %b\n"
+      "b:\n  ret i32 %x\n}\n";
+  memset(&err, 0, sizeof err);
+  CHECK(pto_jit_compile(jit, undominated, strlen(undominated), &err) == NULL);
+  CHECK(strstr(err.msg, "does not verify") != NULL);
+  CHECK(strstr(err.msg, "dominate") != NULL);
+
+  /* links against a symbol no one defines */
+  const char *unresolved =
+      "declare i32 @pto_no_such_function(i32)\n"
+      "define i32 @h(i32 %a) {\n"
+      "  %r = call i32 @pto_no_such_function(i32 %a)\n  ret i32 %r\n}\n";
+  memset(&err, 0, sizeof err);
+  CHECK(pto_jit_compile(jit, unresolved, strlen(unresolved), &err) == NULL);
+  CHECK(strstr(err.msg, "pto_no_such_function") != NULL);
+
+  /* the JIT is still usable, the failures are not cached */
+  PtoJitModule *m = pto_jit_compile(jit, kAdd, strlen(kAdd), &err);
+  CHECK(m != NULL);
+  CHECK(pto_jit_get_stats(jit).compiled == 1);
+  CHECK(pto_jit_compile(jit, bad, strlen(bad), &err) == NULL);
+  memset(&err, 0, sizeof err);
+  CHECK(m && pto_jit_module_lookup(m, "g", &err) == NULL);
+  CHECK(strstr(err.msg, "no function 'g'") != NULL);
+  pto_jit_destroy(jit);
+
+  PtoJitOptions o = {.opt_level = 4};
+  CHECK(pto_jit_create(&o, &err) == NULL);
+  CHECK(strstr(err.msg, "level 4") != NULL);
+}
+
+TEST(calls_the_process) {
+  PtoJit *jit = make_jit();
+  if (!jit) return;
+  PtoError err = {{0}};
+  const char *ll =
+      "declare i64 @strlen(i8*)\n"
+      "define i64 @len(i8* %s) {\n"
+      "  %n = call i64 @strlen(i8* %s)\n  ret i64 %n\n}\n";
+  PtoJitModule *m = pto_jit_compile(jit, ll, strlen(ll), &err);
+  CHECK(m != NULL);
+  void *p = m ? pto_jit_module_lookup(m, "len", &err) : NULL;
+  uint64_t (*len)(const char *);
+  if (p) {
+    memcpy(&len, &p, sizeof p);
+    CHECK(len("tile") == 4);
+  }
+  pto_jit_destroy(jit);
+}
+
+TEST(vectorises_for_the_host) {
+  PtoJit *jit = make_jit();
+  if (!jit) return;
+  const char *isa = pto_jit_get_vector_isa(jit);
+  CHECK(pto_jit_get_cpu_name(jit)[0] != 0);
+  CHECK(strstr(pto_jit_get_triple(jit), "-") != NULL);
+  PtoError err = {{0}};
+  char *asm_text = NULL;
+  CHECK(pto_succeeded(pto_jit_emit_assembly(jit, kSaxpy, strlen(kSaxpy),
+                                            &asm_text, &err)));
+  if (asm_text && strcmp(isa, "avx512f") == 0)
+    CHECK(strstr(asm_text, "zmm") || strstr(asm_text, "ymm"));
+  else if (asm_text && strcmp(isa, "avx2") == 0)
+    CHECK(strstr(asm_text, "vmulps") && strstr(asm_text, "ymm"));
+  else if (asm_text)
+    printf("host vector ISA %s: no wide-vector check\n", isa);
+  pto_free(asm_text);
+
+  char *ir = NULL;
+  CHECK(pto_succeeded(pto_jit_emit_optimized_ir(jit, kSaxpy, strlen(kSaxpy),
+                                                &ir, &err)));
+  CHECK(ir && strstr(ir, " x float>") != NULL); /* widened at some width */
+  pto_free(ir);
+
+  /* and the vector code computes saxpy */
+  PtoJitModule *m = pto_jit_compile(jit, kSaxpy, strlen(kSaxpy), &err);
+  void *p = m ? pto_jit_module_lookup(m, "saxpy", &err) : NULL;
+  CHECK(p != NULL);
+  if (p) {
+    void (*saxpy)(int64_t, float, const float *, float *);
+    memcpy(&saxpy, &p, sizeof p);
+    float x[37], y[37];
+    for (int i = 0; i < 37; i++) x[i] = (float)i, y[i] = 1.0f;
+    saxpy(37, 2.0f, x, y);
+    int bad = 0;
+    for (int i = 0; i < 37; i++) bad += y[i] != 2.0f * (float)i + 1.0f;
+    CHECK(bad == 0);
+  }
+  pto_jit_destroy(jit);
+}
+
+RUN_TESTS(T(compile_and_call), T(same_text_compiles_once),
+          T(modules_define_the_same_name), T(errors_are_values),
+          T(calls_the_process), T(vectorises_for_the_host))
