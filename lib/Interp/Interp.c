@@ -86,6 +86,7 @@ PtoInterp *pto_interp_create(PtoContext *ctx, const PtoInterpOptions *opts) {
   if (!I->opts.max_call_depth) I->opts.max_call_depth = DEFAULT_MAX_CALL_DEPTH;
   if (!I->opts.max_tensor_bytes)
     I->opts.max_tensor_bytes = DEFAULT_MAX_TENSOR_BYTES;
+  I->rng = I->opts.shuffle_launches;
   pto_ptrmap_init(&I->handlers);
   pto_ptrmap_init(&I->funcs);
   pto_interp_register_core(I);
@@ -397,6 +398,10 @@ static PtoResult exec_op(PtoInterpFrame *f, PtoOp *op) {
   return r;
 }
 
+PtoResult pto_interp_exec(PtoInterpFrame *f, PtoOp *op) {
+  return exec_op(f, op);
+}
+
 /* Drops the frame's references to the values a block defines. */
 static void release_block(PtoInterpFrame *f, PtoBlock *b) {
   for (unsigned i = 0; i < pto_block_num_args(b); i++)
@@ -409,8 +414,14 @@ static void release_block(PtoInterpFrame *f, PtoBlock *b) {
 static PtoResult run_block(PtoInterpFrame *f, PtoBlock *b,
                            PtoInterpValue *results, unsigned nresults) {
   PtoOp *term = pto_block_terminator(b);
-  for (PtoOp *op = pto_block_first_op(b); op && op != term; op = pto_op_next(op))
+  for (PtoOp *op = pto_block_first_op(b); op && op != term;) {
+    if (f->I->opts.shuffle_launches && pto_op_is(op, "block.launch")) {
+      if (pto_interp_run_launches(f, op, term, &op)) return PTO_FAILURE;
+      continue;
+    }
     if (exec_op(f, op)) return PTO_FAILURE;
+    op = pto_op_next(op);
+  }
   unsigned n = term ? pto_op_num_operands(term) : 0;
   if (n != nresults)
     return pto_interp_error(f, term ? term : pto_block_parent_op(b),

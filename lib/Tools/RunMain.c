@@ -33,7 +33,7 @@ enum RunArg {
   RUN_INPUT, RUN_RANDOM, RUN_SHAPE, RUN_DIM, RUN_OUT_DIR, RUN_EXPECT, RUN_RTOL,
   RUN_ATOL, RUN_QUIET, RUN_ENTRY, RUN_PASS_PIPELINE, RUN_CHECK_LEVELS,
   RUN_PERTURB, RUN_MAX_CALL_DEPTH, RUN_MAX_TENSOR_BYTES, RUN_MAX_INPUT_BYTES,
-  RUN_STATS, RUN_PLATFORM,
+  RUN_STATS, RUN_SHUFFLE_LAUNCHES, RUN_PLATFORM,
 };
 
 static const PtoToolArg run_args[] = {
@@ -96,6 +96,11 @@ static const PtoToolArg run_args[] = {
      RUN_PLATFORM},
     {PTO_TOOL_ARG_VALUE, "--max-call-depth", NULL, "--max-call-depth <n>",
      "Deepest func.call nesting (default 256)", RUN_MAX_CALL_DEPTH},
+    {PTO_TOOL_ARG_VALUE, "--shuffle-launches", NULL, "--shuffle-launches <seed>",
+     "Run consecutive block.launch ops in a random\n"
+     "order (from the seed, > 0) that their GM\n"
+     "regions allow, instead of program order",
+     RUN_SHUFFLE_LAUNCHES},
     {PTO_TOOL_ARG_VALUE, "--max-tensor-bytes", NULL, "--max-tensor-bytes <n>",
      "Largest tensor the interpreter allocates or\n"
      "an --input holds (default 4294967296)",
@@ -292,6 +297,11 @@ static int run_option(void *user, int id, const char *a, const char *v) {
     o->interp.max_call_depth = (unsigned)n;
     break;
   }
+  case RUN_SHUFFLE_LAUNCHES:
+    if (!parse_u64(v, &o->interp.shuffle_launches) || !o->interp.shuffle_launches)
+      return pto_tool_usage_error(tool, "invalid --shuffle-launches '%s': "
+                                        "expected a positive integer", v);
+    break;
   case RUN_PLATFORM: {
     PtoPlatform p;
     PtoPlatformError err;
