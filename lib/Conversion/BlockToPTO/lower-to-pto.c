@@ -57,6 +57,7 @@ static const struct {
     {"tile.rowexpand_max", "pto.trowexpandmax"},
     {"tile.rowexpand_min", "pto.trowexpandmin"},
     {"tile.transpose", "pto.ttrans"},
+    {"tile.cast", "pto.tcvt"},
     {"block.load", "pto.tload"},
     {"block.store", "pto.tstore"},
     {"block.return", "pto.return"},
@@ -96,7 +97,8 @@ static void mark(Lower *L, PtoOp *from, PtoOp *to) {
 }
 
 /* Builds `name` before `op` with op's operands and the given result
- * types; static offsets are kept for loads and stores. */
+ * types; the attributes the PTO form shares are kept: static offsets of
+ * loads and stores, rounding and saturation of casts. */
 static PtoOp *build_like(Lower *L, PtoOp *op, const char *name,
                          PtoType *const *types, unsigned ntypes) {
   PtoOpState st;
@@ -104,9 +106,13 @@ static PtoOp *build_like(Lower *L, PtoOp *op, const char *name,
   for (unsigned i = 0; i < pto_op_num_operands(op); i++)
     pto_op_state_add_operand(&st, pto_op_operand(op, i));
   pto_op_state_add_results(&st, types, ntypes);
-  PtoAttr *offs = pto_op_attr(op, PTO_ATTR_STATIC_OFFSETS);
-  if (offs)
-    pto_op_state_add_attr(&st, PTO_ATTR_STATIC_OFFSETS, offs);
+  static const char *const kept[] = {PTO_ATTR_STATIC_OFFSETS, PTO_ATTR_MODE,
+                                     PTO_ATTR_SATMODE};
+  for (unsigned i = 0; i < PTO_ARRAY_SIZE(kept); i++) {
+    PtoAttr *a = pto_op_attr(op, kept[i]);
+    if (a)
+      pto_op_state_add_attr(&st, kept[i], a);
+  }
   PtoOp *n = pto_op_create(&st);
   pto_block_insert_before(op, n);
   return n;
@@ -456,7 +462,8 @@ const PtoPassDef pto_lower_to_pto_pass = {
         "(`tile.muls`\n"
         "-> `pto.tmuls`, `tile.rowsum` -> `pto.trowsum`, "
         "`tile.rowexpand_mul` ->\n"
-        "`pto.trowexpandmul`, ...). A `tile.matmul` of two mat buffers "
+        "`pto.trowexpandmul`, `tile.cast` -> `pto.tcvt`, ...). A "
+        "`tile.matmul` of two mat buffers "
         "becomes\n"
         "`pto.tmov` to left and right and `pto.tmatmul` into acc (with an\n"
         "accumulator operand, `pto.tmatmul_acc` into its buffer). With "
