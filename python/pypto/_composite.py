@@ -13,7 +13,8 @@ from ._tensor import Tensor
 __all__ = ["isnan", "isfinite", "logical_not", "logical_and", "lrelu", "prelu", "hypot",
            "fmod", "remainder", "floor_div", "ceil_div", "clone", "expand_clone",
            "unsqueeze", "var", "expand_exp_dif", "axpy_", "arange", "one_hot", "tril",
-           "triu", "pad"]
+           "triu", "pad", "cumsum", "cumprod", "argsort", "bitwise_and", "bitwise_or",
+           "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift"]
 
 
 def _float_only(x, what):
@@ -383,3 +384,128 @@ def pad(input, pad, mode="constant", value=0):
     out = _ops.full(shape, value, x.dtype)
     _ops._assemble_into(out, x, offsets, loc)
     return out
+
+
+# ------------------------------------------------------------- scans, sort --
+
+def _scan(x, dim, combine, identity, what):
+    """Inclusive scan along dim by doubling (Hillis-Steele): for k = 1, 2,
+    4, ... x = combine(x, x shifted by k along dim, identity-filled):
+    log2(n) steps of n elements each."""
+    loc = user_loc()
+    rank = len(x.shape)
+    if isinstance(dim, bool) or not isinstance(dim, int) or not -rank <= dim < rank:
+        raise error_at(IndexError, loc, f"{what}: dim must be an int in [{-rank}, {rank}), "
+                       f"got {dim!r}")
+    dim %= rank
+    n = concrete(x.shape[dim])
+    if n is None:
+        raise error_at(TraceError, loc, f"{what}: dim {dim} is dynamic; scan a static dim "
+                       "(take fixed-size windows inside a pypto.loop)")
+    k = 1
+    while k < n:
+        head = list(x.shape)
+        head[dim] = k
+        rest = list(x.shape)
+        rest[dim] = n - k
+        shifted = _ops.concat([_ops.full(head, identity, x.dtype),
+                               _ops.view(x, rest, [0] * rank)], dim)
+        x = combine(x, shifted)
+        k *= 2
+    return x
+
+
+def cumsum(input, dim):
+    """Running sums along dim; DT_INT16/DT_INT32 inputs give DT_INT64 (as
+    PyPTO). Float sums are added pairwise by the scan, not left to right,
+    so they may differ from a sequential sum in the last bits."""
+    x = _ops._tensor(input)
+    if x.dtype in (DataType.DT_INT8, DataType.DT_INT16, DataType.DT_INT32):
+        x = _ops.cast(x, DataType.DT_INT64)
+    return _scan(x, dim, _ops.add, 0, "cumsum")
+
+
+def cumprod(input, dim):
+    """Running products along dim (float tensors)."""
+    x = _ops._tensor(input)
+    _float_only(x, "cumprod")
+    return _scan(x, dim, _ops.mul, 1.0, "cumprod")
+
+
+def argsort(input, dim=None, descending=True):
+    """DT_INT32 indices that sort input along dim (the last when None),
+    largest first unless descending=False: the indices of a top-k over the
+    whole dim."""
+    loc = user_loc()
+    x = _ops._tensor(input)
+    rank = len(x.shape)
+    d = -1 if dim is None else dim
+    if isinstance(d, bool) or not isinstance(d, int) or not -rank <= d < rank:
+        raise error_at(IndexError, loc, f"argsort: dim must be an int in [{-rank}, {rank}), "
+                       f"got {dim!r}")
+    n = concrete(x.shape[d])
+    if n is None:
+        raise error_at(TraceError, loc, f"argsort: dim {d % rank} is dynamic; sort a static "
+                       "dim")
+    if not isinstance(descending, bool):
+        raise error_at(TypeError, loc, f"argsort: descending must be a bool, got "
+                       f"{descending!r}")
+    return _ops.topk(x, n, d, descending)[1]
+
+
+# ------------------------------------------------------------ bitwise ops --
+
+def _bitwise(mnemonic):
+    def op(input, other):
+        """Elementwise (traces pypto.<mnemonic>); integer tensors or ints,
+        broadcast; bool tensors for and/or/xor (computed on i8)."""
+        loc = user_loc()
+        if not isinstance(input, Tensor):
+            if not isinstance(other, Tensor):
+                raise error_at(TypeError, loc, f"{mnemonic} needs a tensor operand")
+            input = _ops.full(other.shape, input, other.dtype)
+        a = _ops._tensor(input)
+        b = other if isinstance(other, Tensor) else _int_scalar_like(a, other, mnemonic, loc)
+        b = _ops._tensor(b, "other")
+        is_bool = a.dtype is DataType.DT_BOOL
+        if is_bool and b.dtype is DataType.DT_BOOL and "shift" not in mnemonic:
+            r = _ops._one(mnemonic, [_ops.cast(a, DataType.DT_INT8)._value,
+                                     _ops.cast(b, DataType.DT_INT8)._value], loc=loc)
+            return _ops.ne(r, 0)
+        for t in (a, b):
+            if not t.dtype.is_int:
+                raise error_at(TypeError, loc, f"{mnemonic} takes integer tensors"
+                               + ("" if "shift" in mnemonic else " (or bools)")
+                               + f", got {t.dtype!r}")
+        return _ops._one(mnemonic, [a._value, b._value], loc=loc)
+    op.__name__ = mnemonic
+    op.__doc__ = op.__doc__.replace("<mnemonic>", mnemonic)
+    return op
+
+
+def _int_scalar_like(x, v, what, loc):
+    if isinstance(v, _dtypes.Element):
+        v = v.value
+    if isinstance(v, bool) and x.dtype is DataType.DT_BOOL:
+        return _ops.full(x.shape, v, DataType.DT_BOOL)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise error_at(TypeError, loc, f"{what}: other must be a tensor or an int, got {v!r}")
+    return _ops.full(x.shape, v, x.dtype)
+
+
+bitwise_and = _bitwise("bitwise_and")
+bitwise_or = _bitwise("bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor")
+bitwise_left_shift = _bitwise("bitwise_left_shift")
+bitwise_right_shift = _bitwise("bitwise_right_shift")
+
+
+def bitwise_not(input):
+    """~x: x ^ -1 for integers (all bits flipped), not x for bools."""
+    x = _ops._tensor(input)
+    if x.dtype is DataType.DT_BOOL:
+        return _ops.eq(x, False)
+    if not x.dtype.is_int:
+        raise error_at(TypeError, user_loc(), f"bitwise_not takes an integer or bool tensor, "
+                       f"got {x.dtype!r}")
+    return bitwise_xor(x, -1)

@@ -476,6 +476,31 @@ def suite_binary():
                     ["%r0"], [(want, dt)])
 
 
+BITWISE = {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
+           "bitwise_xor": np.bitwise_xor, "bitwise_left_shift": np.left_shift,
+           "bitwise_right_shift": np.right_shift}
+
+
+def suite_bitwise():
+    """The integer bitwise ops, broadcasting, at the Tensor level and
+    through tile-expand; shift counts in [0, width)."""
+    for op, fn in BITWISE.items():
+        for dt in INTS:
+            for sa, sb in BCAST[:4]:
+                a = rand(sa, dt)
+                b = rand(sb, dt, 0, 7) if "shift" in op else rand(sb, dt)
+                want = fn(a.astype(np.int64), b.astype(np.int64))
+                out = np.broadcast_shapes(sa, sb)
+                for pipe in (None, "tile-expand"):
+                    tiling = " {vec_tile = [2, 4]}" if pipe and len(out) > 1 else ""
+                    types = "%s, %s -> %s" % (ttype(sa, dt), ttype(sb, dt), ttype(out, dt))
+                    run("bitwise-%s-%s-%s-%s-%s" % (op, dt, "x".join(map(str, sa)),
+                                                    "x".join(map(str, sb)), pipe),
+                        [T(a, dt), T(b, dt)],
+                        ["%%r0 = pypto.%s %%a0, %%a1%s : %s" % (op, tiling, types)],
+                        ["%r0"], [(want, dt)], "exact", pipeline=pipe)
+
+
 def suite_compare():
     for op, fn in COMPARE.items():
         dts = NUMERIC + (["i1"] if op in ("eq", "ne") else [])
