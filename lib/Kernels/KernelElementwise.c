@@ -224,6 +224,7 @@ static void binary_f64(PtoBinaryKind k, double *a, const double *b,
     for (int64_t i = 0; i < n; i++) a[i] = min_f64(a[i], b[i]);
     break;
   case PTO_BINARY_POW: for (int64_t i = 0; i < n; i++) a[i] = pow(a[i], b[i]); break;
+  case PTO_BINARY_ATAN2: for (int64_t i = 0; i < n; i++) a[i] = atan2(a[i], b[i]); break;
   default: break;
   }
 }
@@ -301,8 +302,8 @@ PtoResult pto_kernel_binary(PtoBinaryKind k, const PtoNdArray *a,
     return pto_error_set(err, "%s: output dtype %s does not fit operands of %s",
                    name, pto_dtype_name(out->dtype), pto_dtype_name(a->dtype));
   bool fl = pto_dtype_is_float(a->dtype);
-  if (!fl && k == PTO_BINARY_POW)
-    return pto_error_set(err, "pow needs a float dtype, got %s",
+  if (!fl && (k == PTO_BINARY_POW || k == PTO_BINARY_ATAN2))
+    return pto_error_set(err, "%s needs a float dtype, got %s", name,
                    pto_dtype_name(a->dtype));
   if (fl && k >= PTO_BINARY_AND && k <= PTO_BINARY_SHR)
     return pto_error_set(err, "%s needs an integer dtype, got %s", name,

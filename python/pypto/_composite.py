@@ -14,7 +14,8 @@ __all__ = ["isnan", "isfinite", "logical_not", "logical_and", "lrelu", "prelu", 
            "fmod", "remainder", "floor_div", "ceil_div", "clone", "expand_clone",
            "unsqueeze", "var", "expand_exp_dif", "axpy_", "arange", "one_hot", "tril",
            "triu", "pad", "cumsum", "cumprod", "argsort", "bitwise_and", "bitwise_or",
-           "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift"]
+           "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
+           "atan2", "interleave", "deinterleave"]
 
 
 def _float_only(x, what):
@@ -509,3 +510,66 @@ def bitwise_not(input):
         raise error_at(TypeError, user_loc(), f"bitwise_not takes an integer or bool tensor, "
                        f"got {x.dtype!r}")
     return bitwise_xor(x, -1)
+
+
+def atan2(y, x):
+    """The angle of the point (x, y), elementwise (traces pypto.atan2);
+    float tensors, broadcast."""
+    loc = user_loc()
+    a, b = _ops._tensor(y, "y"), _ops._tensor(x, "x")
+    for t, what in ((a, "y"), (b, "x")):
+        if not t.dtype.is_float:
+            raise error_at(TypeError, loc, f"atan2 takes float tensors, {what} is {t.dtype!r}")
+    return _ops._one("atan2", [a._value, b._value], loc=loc)
+
+
+# ------------------------------------------------------- (de)interleaving --
+
+def _pairs(x, what):
+    n = concrete(x.shape[-1])
+    if n is None or n % 2:
+        raise error_at(ValueError, user_loc(), f"{what}: the last dim must be static and "
+                       f"even, got {x.shape[-1]!r}")
+    return n
+
+
+def _split_last(x, n):
+    """x's last dim split in two halves."""
+    rank = len(x.shape)
+    head = list(x.shape[:-1])
+    return (_ops.view(x, head + [n // 2], [0] * rank),
+            _ops.view(x, head + [n // 2], [0] * (rank - 1) + [n // 2]))
+
+
+def interleave(input, other):
+    """(out0, out1): the stream input[0], other[0], input[1], other[1], ...
+    of each row, its first half in out0 and its second in out1."""
+    a, b = _ops._tensor(input), _ops._tensor(other, "other")
+    if [concrete(d) for d in a.shape] != [concrete(d) for d in b.shape] or a.dtype != b.dtype:
+        raise error_at(ValueError, user_loc(), f"interleave: other {b.shape} {b.dtype!r} "
+                       f"must have input's shape and dtype {a.shape} {a.dtype!r}")
+    n = _pairs(a, "interleave")
+    head = list(a.shape[:-1])
+    both = _ops.concat([unsqueeze(a, -1), unsqueeze(b, -1)], -1)   # [..., n, 2]
+    return _split_last(_ops.reshape(both, head + [2 * n]), 2 * n)
+
+
+def deinterleave(input, other=None):
+    """(even, odd) elements of an interleaved stream along the last dim:
+    the stream is input, or input followed by other."""
+    x = _ops._tensor(input)
+    if other is not None:
+        y = _ops._tensor(other, "other")
+        if [concrete(d) for d in x.shape] != [concrete(d) for d in y.shape] or \
+                x.dtype != y.dtype:
+            raise error_at(ValueError, user_loc(), f"deinterleave: other {y.shape} must have "
+                           f"input's shape and dtype {x.shape}")
+        _pairs(x, "deinterleave")
+        x = _ops.concat([x, y], -1)
+    n = _pairs(x, "deinterleave")
+    head = list(x.shape[:-1])
+    pairs = _ops.reshape(x, head + [n // 2, 2])
+    rank = len(head) + 2
+    even = _ops.view(pairs, head + [n // 2, 1], [0] * rank)
+    odd = _ops.view(pairs, head + [n // 2, 1], [0] * (rank - 1) + [1])
+    return (_ops.reshape(even, head + [n // 2]), _ops.reshape(odd, head + [n // 2]))

@@ -338,7 +338,7 @@ def nan_min(a, b):
 
 BINARY_F = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
             "div": np.divide, "maximum": nan_max, "minimum": nan_min,
-            "pow": np.power}
+            "pow": np.power, "atan2": np.arctan2}
 BINARY_I = {"add": lambda a, b: a.astype(object) + b.astype(object),
             "sub": lambda a, b: a.astype(object) - b.astype(object),
             "mul": lambda a, b: a.astype(object) * b.astype(object),
@@ -447,7 +447,7 @@ def binary_want(op, a, b, dt):
 
 def suite_binary():
     for op in BINARY_F:
-        for dt in FLOATS if op == "pow" else NUMERIC:
+        for dt in FLOATS if op in ("pow", "atan2") else NUMERIC:
             for sa, sb in BCAST:
                 lo = 0.1 if op == "pow" else -4.0
                 a = rand(sa, dt, lo, 4.0, special=dt in FLOATS and op != "pow")
@@ -465,7 +465,7 @@ def suite_binary():
                                             "x".join(map(str, sb))),
                     [T(a, dt), T(b, dt)],
                     ["%%r0 = pypto.%s %%a0, %%a1 : %s" % (op, types)],
-                    ["%r0"], [(want, dt)], 2 if op == "pow" else "exact")
+                    ["%r0"], [(want, dt)], 2 if op in ("pow", "atan2") else "exact")
     for op, base in SCALAR_OPS.items():
         for dt in NUMERIC:
             x = rand((3, 5), dt, special=dt in FLOATS)

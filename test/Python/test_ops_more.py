@@ -528,3 +528,32 @@ def test_bitwise_errors():
         run1(lambda t: pypto.bitwise_or(t, 1.5), x.astype(np.int32))
     with pytest.raises(TypeError, match="bitwise_not takes an integer or bool"):
         run1(pypto.bitwise_not, x)
+
+
+def test_atan2():
+    y = rand((4, 16), seed=80)
+    x = rand((1, 16), seed=81)
+    y[0, :4] = [1.0, -1.0, 0.0, -0.0]
+    x[0, :4] = [-1.0, -1.0, -1.0, -1.0]
+    assert_close(run1(pypto.atan2, y, x, out_shape=y.shape),
+                 np.arctan2(y.astype(np.float64), x).astype(np.float32), 2e-7, 0)
+    got = run1(pypto.atan2, y, x, out_shape=y.shape)
+    assert np.signbit(got[0, 3]) and got[0, 2] > 0  # the sign of zero picks the branch
+    with pytest.raises(TypeError, match="atan2 takes float tensors, x is pypto.DT_INT32"):
+        run1(pypto.atan2, y, x.astype(np.int32), out_shape=y.shape)
+
+
+def test_interleave_deinterleave():
+    a, b = rand((3, 8), seed=82), rand((3, 8), seed=83)
+    stream = np.stack([a, b], -1).reshape(3, 16)
+    o0 = run1(lambda t, u: pypto.interleave(t, u)[0], a, b)
+    o1 = run1(lambda t, u: pypto.interleave(t, u)[1], a, b)
+    assert_close(o0, stream[:, :8])
+    assert_close(o1, stream[:, 8:])
+    assert_close(run1(lambda t, u: pypto.deinterleave(t, u)[0], o0, o1), a)
+    assert_close(run1(lambda t, u: pypto.deinterleave(t, u)[1], o0, o1), b)
+    assert_close(run1(lambda s: pypto.deinterleave(s)[1], stream, out_shape=(3, 8)), b)
+    with pytest.raises(ValueError, match="last dim must be static and even"):
+        run1(lambda t: pypto.deinterleave(t)[0], rand((3, 7)), out_shape=(3, 3))
+    with pytest.raises(ValueError, match="must have input's shape"):
+        run1(lambda t, u: pypto.interleave(t, u)[0], a, rand((3, 6)))
