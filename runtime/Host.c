@@ -317,9 +317,13 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
     atomic_store_explicit(&q->head, 0, memory_order_relaxed);
     atomic_store_explicit(&q->tail, 0, memory_order_relaxed);
   }
-  /* relaxed: the helpers see these through the mutex that starts them. */
-  for (uint32_t i = 0; i < n; i++)
-    atomic_store_explicit(&g->count[i], g->ndeps0[i], memory_order_relaxed);
+  /* One block copy rather than n atomic stores, which compilers do not
+   * vectorise: no other thread touches the counters between runs, and the
+   * helpers see them through the mutex that starts them. */
+  _Static_assert(sizeof *g->count == sizeof *g->ndeps0,
+                 "a counter is stored as a plain 32-bit word");
+  if (n)
+    memcpy((void *)g->count, g->ndeps0, n * sizeof *g->ndeps0);
   for (uint32_t i = 0; i < g->nroots; i++)
     queue_push(&g->queues[g->core[g->roots[i]]], g->roots[i]);
   if (n) {
