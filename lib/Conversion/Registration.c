@@ -30,7 +30,32 @@ static bool pipeline_registered(PtoContext *ctx, const char *argument) {
 
 static const PtoPassDef *const all_passes[] = {
     &pto_tile_expand_pass,
+    &pto_cv_partition_pass,
+    &pto_lower_to_pto_pass,
 };
+
+/* The Block-level passes pto-lower-to-block runs after cv-partition, in
+ * this order, each when it is registered (before the lowerings are). */
+static const char *const block_passes[] = {"subgraph-dedup", "l1-reuse",
+                                           "nbuffer-merge"};
+
+static void register_lower_to_block(PtoContext *ctx) {
+  const char *name = "pto-lower-to-block";
+  if (pipeline_registered(ctx, name)) return;
+  char text[256] = "decompose,tile-expand,cv-partition";
+  for (unsigned i = 0; i < PTO_ARRAY_SIZE(block_passes); i++)
+    if (pto_pass_lookup(ctx, block_passes[i])) {
+      strcat(text, ",");
+      strcat(text, block_passes[i]);
+    }
+  strcat(text, ",canonicalize,cse");
+  pto_pipeline_register(ctx, name,
+                        "Lower the Tensor level to the Block level: decompose, "
+                        "tile-expand, cv-partition, the Block-level passes "
+                        "that are registered (subgraph-dedup, l1-reuse, "
+                        "nbuffer-merge), canonicalize, cse",
+                        text);
+}
 
 void pto_conversion_register_passes(PtoContext *ctx) {
   for (unsigned i = 0; i < PTO_ARRAY_SIZE(all_passes); i++)
@@ -40,4 +65,5 @@ void pto_conversion_register_passes(PtoContext *ctx) {
     if (!pipeline_registered(ctx, pipelines[i].argument))
       pto_pipeline_register(ctx, pipelines[i].argument, pipelines[i].summary,
                             pipelines[i].pipeline);
+  register_lower_to_block(ctx);
 }
