@@ -79,3 +79,21 @@ function(pto_use_llvm t)
   endforeach()
   target_link_libraries(${t} PUBLIC ${PTO_LLVM_LIBS})
 endfunction()
+
+# LLVM's own checks of pto-translate's output: opt -verify and llc of the
+# LLVM we build against, and of the newest LLVM installed beside it (its
+# versioned tools on PATH, opt-22 ...), which downstream toolchains run.
+find_program(PTO_LLVM_OPT NAMES opt HINTS ${_pto_tool_dirs} NO_DEFAULT_PATH)
+find_program(PTO_LLVM_LLC NAMES llc HINTS ${_pto_tool_dirs} NO_DEFAULT_PATH)
+set(PTO_NEWEST_OPT "")
+set(PTO_NEWEST_LLC "")
+foreach(_v RANGE 30 15 -1)
+  if(_v GREATER LLVM_VERSION_MAJOR AND NOT PTO_NEWEST_OPT)
+    find_program(_pto_opt_${_v} NAMES opt-${_v})
+    find_program(_pto_llc_${_v} NAMES llc-${_v})
+    if(_pto_opt_${_v} AND _pto_llc_${_v})
+      set(PTO_NEWEST_OPT ${_pto_opt_${_v}})
+      set(PTO_NEWEST_LLC ${_pto_llc_${_v}})
+    endif()
+  endif()
+endforeach()

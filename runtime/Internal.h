@@ -56,6 +56,7 @@ typedef struct RtBuffer {
   uint32_t nsegs, capsegs;
   uint32_t finger[2]; /* the last segments found */
   uint8_t last_finger; /* which of them hit last */
+  uint32_t shape; /* bumped when segments are split or merged */
   char name[32];
 } RtBuffer;
 
@@ -85,6 +86,7 @@ struct PtoRtTimeline {
   double idle_ready; /* core time idle while ready work waited */
   double sched_busy; /* scheduler thread time used */
   uint32_t sched_threads;
+  size_t cap_tasks, cap_lanes; /* of the arrays above, kept across runs */
   bool valid;
 };
 

@@ -32,6 +32,17 @@ config.substitutions.append(
 if config.mlir_opt:
     config.available_features.add("mlir-opt")
     config.substitutions.append(("%mlir_opt", config.mlir_opt))
+# LLVM's opt and llc, to check pto-translate's output: those of the LLVM
+# PTO builds against, and those of the newest LLVM installed (tests that
+# need them REQUIRE llvm-newest).
+if config.llvm_opt and config.llvm_llc:
+    config.available_features.add("llvm-tools")
+    config.substitutions.append(("%llvm_opt", config.llvm_opt))
+    config.substitutions.append(("%llvm_llc", config.llvm_llc))
+if config.newest_opt and config.newest_llc:
+    config.available_features.add("llvm-newest")
+    config.substitutions.append(("%newest_opt", config.newest_opt))
+    config.substitutions.append(("%newest_llc", config.newest_llc))
 if config.python_has_numpy:
     config.available_features.add("numpy")
 if config.dot:

@@ -31,6 +31,7 @@ static bool pipeline_registered(PtoContext *ctx, const char *argument) {
 static const PtoPassDef *const all_passes[] = {
     &pto_tile_expand_pass,
     &pto_cv_partition_pass,
+    &pto_lower_to_pto_pass,
 };
 
 /* The Block-level passes pto-lower-to-block runs after cv-partition, in

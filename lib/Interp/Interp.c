@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* pthread_getattr_np: the stack a thread has left */
 #endif
 #include "Interp/InterpInternal.h"
+#include "pto/Dialect/PTO.h"
 
 #include "Support/Alloc.h"
 #include "Support/Str.h"
@@ -92,6 +93,11 @@ PtoInterp *pto_interp_create(PtoContext *ctx, const PtoInterpOptions *opts) {
   pto_interp_register_pypto(I);
   pto_interp_register_tile(I);
   pto_interp_register_block(I);
+  pto_interp_register_pto(I);
+  static const uint64_t a2a3_buffers[5] = {192 << 10, 512 << 10, 64 << 10,
+                                           64 << 10, 128 << 10};
+  for (unsigned s = 0; s < 5; s++)
+    if (!I->opts.buffer_bytes[s]) I->opts.buffer_bytes[s] = a2a3_buffers[s];
   return I;
 }
 
@@ -278,6 +284,7 @@ PtoTensor *pto_interp_new_tensor(PtoInterpFrame *f, PtoOp *op, PtoDType dt,
 bool pto_interp_type_dtype(const PtoType *t, PtoDType *dt) {
   if (pto_type_is_tensor(t)) t = pto_type_tensor_elem(t);
   else if (pto_type_is_tile(t)) t = pto_tile_elem(t);
+  else if (pto_type_is_pto_tile(t)) t = pto_pto_tile_elem(t);
   return pto_dtype_from_type(t, dt);
 }
 
@@ -310,6 +317,8 @@ bool pto_interp_value_fits(PtoContext *ctx, const PtoInterpValue *v,
     /* A tile is a tensor of exactly its static shape. */
     ty = pto_type_tensor(ctx, pto_tile_shape(ty), pto_tile_rank(ty),
                          pto_tile_elem(ty));
+  } else if (pto_type_is_pto_tile(ty)) {
+    ty = pto_type_tensor(ctx, pto_type_ints(ty), 2, pto_pto_tile_elem(ty));
   }
   if (pto_type_is_tensor(ty)) {
     if (v->kind != PTO_IVAL_TENSOR) {
@@ -480,7 +489,7 @@ static PtoResult check_args(PtoInterpFrame *f, PtoOp *site, PtoOp *func,
 static PtoResult run_func(PtoInterp *I, PtoInterpFrame *caller, PtoOp *site,
                           PtoOp *func, PtoInterpValue *args, unsigned nargs,
                           PtoInterpValue *results, unsigned nresults) {
-  PtoInterpFrame f = {I, func_info(I, func), NULL};
+  PtoInterpFrame f = {I, func_info(I, func), NULL, NULL};
   f.slots = pto_calloc(f.fi->nslots ? f.fi->nslots : 1, sizeof *f.slots);
   PtoInterpFrame *site_frame = caller ? caller : &f;
   PtoResult r = PTO_SUCCESS;
@@ -500,6 +509,7 @@ static PtoResult run_func(PtoInterp *I, PtoInterpFrame *caller, PtoOp *site,
   for (unsigned i = 0; i < f.fi->nslots; i++)
     pto_interp_value_release(&f.slots[i]);
   pto_free(f.slots);
+  if (f.core) interp_core_destroy(f.core);
   return r;
 }
 

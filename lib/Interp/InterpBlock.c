@@ -66,7 +66,7 @@ static PtoResult h_store(PtoInterpFrame *f, PtoOp *op, void *user) {
 static PtoResult h_launch(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   PtoOp *kernel = pto_block_launch_kernel(op);
-  if (!kernel) return pto_interp_error(f, op, "the callee is not a block.kernel");
+  if (!kernel) return pto_interp_error(f, op, "the callee is not a kernel");
   unsigned n = pto_op_num_operands(op);
   PtoInterpValue *args = pto_calloc(n ? n : 1, sizeof *args);
   for (unsigned i = 0; i < n; i++)

@@ -40,10 +40,15 @@ struct PtoInterp {
   PTO_VEC(NoteEntry) notes;
 };
 
+/* The buffers of the core a PTO kernel runs on (InterpPto.c). */
+typedef struct InterpCore InterpCore;
+void interp_core_destroy(InterpCore *c);
+
 struct PtoInterpFrame {
   PtoInterp *I;
   FuncInfo *fi;
   PtoInterpValue *slots;
+  InterpCore *core; /* a pto.kernel's buffers, made on first use */
 };
 
 /* Built-in handlers (InterpCore.c: func, scf, arith; InterpPypto*.c;
@@ -58,6 +63,7 @@ PtoResult pto_interp_exec(PtoInterpFrame *f, PtoOp *op);
  * `end`) in a shuffled order their GM regions allow; *next is that op. */
 PtoResult pto_interp_run_launches(PtoInterpFrame *f, PtoOp *first, PtoOp *end,
                                   PtoOp **next);
+void pto_interp_register_pto(PtoInterp *I);
 /* Gives `op_name` the handler (and user data) registered for `existing`,
  * when there is one: ops of two levels with one semantics share it. */
 void pto_interp_register_alias(PtoInterp *I, const char *op_name,

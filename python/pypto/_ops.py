@@ -716,9 +716,16 @@ def ones(size, dtype=DataType.DT_FP32):
     return full(size, 1, dtype)
 
 
-def tensor(shape, dtype=DataType.DT_FP32, name=None, format=None):
-    """A new tensor inside a kernel (zero-filled)."""
-    return zeros(shape, dtype)
+def tensor(shape=None, dtype=None, name=None, format=None):
+    """A new tensor inside a kernel (zero-filled); outside a kernel, a
+    parameter annotation like pypto.Tensor (no shape, or [], means any
+    shape)."""
+    from ._trace import active
+    if active() is None:
+        return Tensor(shape, dtype, name, format)
+    if shape is None:
+        raise error_at(TypeError, user_loc(), "pypto.tensor inside a kernel needs a shape")
+    return zeros(shape, dtype or DataType.DT_FP32)
 
 
 # ------------------------------------------------------------ indexing --

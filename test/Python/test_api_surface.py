@@ -15,9 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Names this package does not provide yet, grouped by why. Shrink it as
 # names land; never add a name that exists.
 _GAPS = {
-    "needs an index (iota) op at the Tensor level": """
-        arange one_hot tril triu Tensor.tril Tensor.tril_ Tensor.triu Tensor.triu_
-        pad fillpad""",
+    "needs valid shapes (the region beyond a view's valid_shape)": "fillpad",
     "needs a scan op": "cumsum cumprod Tensor.cumsum Tensor.cumprod",
     "needs a sort op": "argsort",
     "needs integer bit ops": """
@@ -33,12 +31,9 @@ _GAPS = {
     "no convolution, MX or block-scaled matmul op": "conv quant_mx scaled_mm",
     "needs the user-defined tile op of the gathers": """
         experimental.gather_in_l1 experimental.gather_in_ub""",
-    "experimental namespace not written yet": """
-        experimental.online_softmax experimental.online_softmax_update
-        experimental.transposed_batchmatmul experimental.set_operation_options
-        experimental.get_operation_options""",
     "needs a run-time tensor print/save op": "pass_verify_print pass_verify_save",
-    "helpers not written yet": "from_torch set_verify_golden_data function frontend.function",
+    "the non-jit API (tensors from torch, `with pypto.function(...)`) is not written":
+        "from_torch function",
 }
 NOT_YET = {"pypto." + n: why for why, names in _GAPS.items() for n in names.split()}
 

@@ -458,8 +458,6 @@ TEST(every_op_has_a_handler) {
   unsigned checked = 0;
   for (unsigned d = 0; d < pto_ctx_num_dialects(ctx); d++) {
     const PtoDialectDef *dd = pto_ctx_dialect(ctx, d);
-    /* the PTO level's interpreter has not landed yet */
-    if (strcmp(dd->name, "pto") == 0) continue;
     for (unsigned i = 0; i < dd->num_ops; i++) {
       const PtoOpDef *od = &dd->ops[i];
       if (pto_opdef_has_trait(od, PTO_TRAIT_TERMINATOR) ||

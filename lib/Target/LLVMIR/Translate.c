@@ -1,0 +1,376 @@
+/* The translation of pto.kernel functions to LLVM IR (pto/LLVMIR.h): one
+ * emit function per instruction kind, a value map from PTO values to LLVM
+ * values, the emitters of Emit.h for the instruction semantics; the module
+ * verified by LLVM before it is printed. */
+#include "pto/LLVMIR.h"
+
+#include <llvm-c/Analysis.h>
+#include <string.h>
+
+#include "Support/Alloc.h"
+#include "Support/Hash.h"
+#include "Target/LLVMIR/EmitUtil.h"
+#include "pto/Dialect/PTO.h"
+#include "pto/IRArray.h"
+
+typedef struct Tr {
+  PtoEmit e;
+  LLVMValueRef space[PTO_BUF_NUM_SPACES];
+  PtoPtrMap values; /* PtoValue * -> LLVMValueRef */
+} Tr;
+
+static LLVMValueRef value_of(Tr *t, PtoValue *v) {
+  return pto_ptrmap_get(&t->values, (uint64_t)(uintptr_t)v);
+}
+static void bind(Tr *t, PtoValue *v, LLVMValueRef l) {
+  pto_ptrmap_put(&t->values, (uint64_t)(uintptr_t)v, l);
+}
+
+/* The LLVM type of a kernel argument or scalar, NULL if it has none. */
+static LLVMTypeRef scalar_type(Tr *t, PtoType *ty) {
+  LLVMContextRef c = t->e.ctx;
+  if (pto_type_is_int_or_index(ty))
+    return LLVMIntTypeInContext(c, pto_type_bitwidth(ty));
+  if (pto_type_is_float(ty)) switch (pto_type_float_kind(ty)) {
+    case PTO_F16: return LLVMHalfTypeInContext(c);
+    case PTO_BF16: return LLVMBFloatTypeInContext(c);
+    case PTO_F32: return LLVMFloatTypeInContext(c);
+    case PTO_F64: return LLVMDoubleTypeInContext(c);
+    }
+  return NULL;
+}
+
+/* A tile operand or result where memory planning put it. */
+static PtoResult tile_of(Tr *t, PtoOp *op, PtoValue *v, PtoEmitTile *out) {
+  PtoType *ty = pto_value_type(v);
+  int64_t off = pto_pto_tile_offset(ty);
+  if (off == PTO_PTO_UNPLANNED)
+    return pto_op_emit_error(op, "has a tile without an offset; plan memory "
+                             "(memory-plan) before translating to LLVM IR");
+  PtoDType dt;
+  if (!pto_dtype_from_type(pto_pto_tile_elem(ty), &dt)) dt = PTO_DT_BOOL;
+  PtoBufSpace s = pto_pto_tile_space(ty);
+  *out = pto_emit_tile(&t->e, t->space[s], pto_emit_i64(&t->e, off),
+                       pto_emit_i64(&t->e, pto_pto_tile_cols(ty)), dt);
+  return PTO_SUCCESS;
+}
+
+static LLVMValueRef rows_of(Tr *t, PtoValue *v) {
+  return pto_emit_i64(&t->e, pto_pto_tile_rows(pto_value_type(v)));
+}
+static LLVMValueRef cols_of(Tr *t, PtoValue *v) {
+  return pto_emit_i64(&t->e, pto_pto_tile_cols(pto_value_type(v)));
+}
+
+/* An emitter's refusal, reported at the instruction. */
+static PtoResult emitted(PtoOp *op, PtoResult r, const PtoError *err) {
+  return pto_failed(r) ? pto_op_emit_error(op, "%s", err->msg) : PTO_SUCCESS;
+}
+
+/* The window of tload / tstore: the tensor's address advanced to the
+ * window's first element, with the tensor's row length as stride. */
+static PtoResult window_of(Tr *t, PtoOp *op, PtoValue *tensor, PtoDType dt,
+                           PtoEmitTile *out) {
+  PtoType *ty = pto_value_type(tensor);
+  if (pto_type_tensor_rank(ty) != 2 || !pto_type_tensor_is_static(ty))
+    return pto_op_emit_error(op, "reads or writes a tensor with a dynamic "
+                             "shape, which the LLVM translation does not "
+                             "take yet");
+  int64_t offs[2];
+  PtoValue *dyn[2];
+  if (pto_pto_get_offsets(op, offs, dyn) != 2)
+    return pto_op_emit_error(op, "has malformed window offsets");
+  LLVMBuilderRef b = t->e.b;
+  LLVMValueRef at[2];
+  for (unsigned d = 0; d < 2; d++)
+    at[d] = dyn[d] ? value_of(t, dyn[d]) : pto_emit_i64(&t->e, offs[d]);
+  int64_t row = pto_type_tensor_dim(ty, 1);
+  LLVMValueRef elems = LLVMBuildAdd(
+      b, LLVMBuildMul(b, at[0], pto_emit_i64(&t->e, row), ""), at[1], "");
+  LLVMValueRef bytes = LLVMBuildMul(
+      b, elems, pto_emit_i64(&t->e, (int64_t)pto_dtype_size(dt)), "");
+  *out = pto_emit_tile(&t->e, value_of(t, tensor), bytes,
+                       pto_emit_i64(&t->e, row), dt);
+  return PTO_SUCCESS;
+}
+
+static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
+  PtoError err;
+  PtoEmitTile tile, gm;
+  if (kind == PTO_PTO_KIND_PREFETCH) return PTO_SUCCESS; /* a hint */
+  if (kind == PTO_PTO_KIND_MOV) {
+    PtoEmitTile src;
+    if (pto_failed(tile_of(t, op, pto_op_operand(op, 0), &src)) ||
+        pto_failed(tile_of(t, op, pto_op_result(op, 0), &tile)))
+      return PTO_FAILURE;
+    return emitted(op, pto_emit_copy(&t->e, tile, src,
+                                     rows_of(t, pto_op_result(op, 0)),
+                                     cols_of(t, pto_op_result(op, 0)), &err),
+                   &err);
+  }
+  bool load = kind == PTO_PTO_KIND_LOAD;
+  PtoValue *tv = load ? pto_op_result(op, 0) : pto_op_operand(op, 0);
+  PtoValue *tensor = pto_op_operand(op, load ? 0 : 1);
+  if (pto_failed(tile_of(t, op, tv, &tile)) ||
+      pto_failed(window_of(t, op, tensor, tile.dtype, &gm)))
+    return PTO_FAILURE;
+  PtoResult r = load ? pto_emit_copy(&t->e, tile, gm, rows_of(t, tv),
+                                     cols_of(t, tv), &err)
+                     : pto_emit_copy(&t->e, gm, tile, rows_of(t, tv),
+                                     cols_of(t, tv), &err);
+  return emitted(op, r, &err);
+}
+
+static PtoEmitBinary binary_of(PtoPtoOp id) {
+  switch (id) {
+  case PTO_PTO_TSUB: case PTO_PTO_TSUBS: case PTO_PTO_TROWEXPANDSUB:
+    return PTO_EMIT_BIN_SUB;
+  case PTO_PTO_TMUL: case PTO_PTO_TMULS: case PTO_PTO_TROWEXPANDMUL:
+    return PTO_EMIT_BIN_MUL;
+  case PTO_PTO_TDIV: case PTO_PTO_TDIVS: case PTO_PTO_TROWEXPANDDIV:
+    return PTO_EMIT_BIN_DIV;
+  case PTO_PTO_TMAX: case PTO_PTO_TMAXS: case PTO_PTO_TROWEXPANDMAX:
+    return PTO_EMIT_BIN_MAX;
+  case PTO_PTO_TMIN: case PTO_PTO_TMINS: case PTO_PTO_TROWEXPANDMIN:
+    return PTO_EMIT_BIN_MIN;
+  default: return PTO_EMIT_BIN_ADD;
+  }
+}
+
+static PtoEmitUnary unary_of(PtoPtoOp id) {
+  switch (id) {
+  case PTO_PTO_TLOG: return PTO_EMIT_UN_LOG;
+  case PTO_PTO_TSQRT: return PTO_EMIT_UN_SQRT;
+  case PTO_PTO_TRSQRT: return PTO_EMIT_UN_RSQRT;
+  case PTO_PTO_TRECIP: return PTO_EMIT_UN_RECIP;
+  case PTO_PTO_TRELU: return PTO_EMIT_UN_RELU;
+  case PTO_PTO_TABS: return PTO_EMIT_UN_ABS;
+  case PTO_PTO_TNEG: return PTO_EMIT_UN_NEG;
+  default: return PTO_EMIT_UN_EXP;
+  }
+}
+
+static PtoEmitReduce reduce_of(PtoPtoOp id) {
+  return id == PTO_PTO_TROWMAX   ? PTO_EMIT_RED_MAX
+         : id == PTO_PTO_TROWMIN ? PTO_EMIT_RED_MIN
+                                 : PTO_EMIT_RED_SUM;
+}
+
+/* The vector instructions: every tile operand and the result where they
+ * live, then the emitter of the kind. */
+static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
+  PtoEmitTile dst, a, b;
+  PtoValue *res = pto_op_result(op, 0), *src = pto_op_operand(op, 0);
+  if (pto_failed(tile_of(t, op, res, &dst)) ||
+      pto_failed(tile_of(t, op, src, &a)))
+    return PTO_FAILURE;
+  /* the shape the instruction runs over is its source's */
+  LLVMValueRef rows = rows_of(t, src), cols = cols_of(t, src);
+  PtoError err;
+  PtoResult r;
+  switch (kind) {
+  case PTO_PTO_KIND_BINARY:
+  case PTO_PTO_KIND_ROWEXPAND:
+    if (pto_failed(tile_of(t, op, pto_op_operand(op, 1), &b))) return PTO_FAILURE;
+    r = kind == PTO_PTO_KIND_BINARY
+            ? pto_emit_binary(&t->e, binary_of(id), dst, a, b, rows, cols, &err)
+            : pto_emit_row_expand(&t->e, binary_of(id), dst, a, b, rows, cols, &err);
+    break;
+  case PTO_PTO_KIND_SCALAR: {
+    LLVMValueRef s = value_of(t, pto_op_operand(op, 1));
+    LLVMTypeRef ct = pto_emit_compute_type(&t->e, a.dtype);
+    if (ct && LLVMGetTypeKind(LLVMTypeOf(s)) == LLVMHalfTypeKind)
+      s = LLVMBuildFPExt(t->e.b, s, ct, "");
+    else if (ct && LLVMGetTypeKind(LLVMTypeOf(s)) == LLVMBFloatTypeKind)
+      s = LLVMBuildFPExt(t->e.b, s, ct, "");
+    r = pto_emit_binary_scalar(&t->e, binary_of(id), dst, a, s, rows, cols, &err);
+    break;
+  }
+  case PTO_PTO_KIND_UNARY:
+    r = pto_emit_unary(&t->e, unary_of(id), dst, a, rows, cols, &err);
+    break;
+  case PTO_PTO_KIND_ROWRED:
+    r = pto_emit_row_reduce(&t->e, reduce_of(id), dst, a, rows, cols, &err);
+    break;
+  default: { /* tcvt */
+    PtoCastMode mode = {PTO_ROUND_RINT, PTO_SAT_WRAP};
+    const char *m = pto_op_attr_str(op, "mode");
+    if (m && !pto_round_mode_from_name(m, &mode.round))
+      return pto_op_emit_error(op, "unknown rounding mode '%s'", m);
+    const char *sat = pto_op_attr_str(op, "satmode");
+    if (sat && strcmp(sat, "on") == 0) mode.sat = PTO_SAT_SATURATE;
+    r = pto_emit_cast(&t->e, mode, dst, a, rows, cols, &err);
+    break;
+  }
+  }
+  return emitted(op, r, &err);
+}
+
+static PtoResult emit_matmul(Tr *t, PtoOp *op, PtoPtoOp id) {
+  if (id == PTO_PTO_TMATMUL_BIAS)
+    return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
+  bool acc = id == PTO_PTO_TMATMUL_ACC;
+  PtoValue *av = pto_op_operand(op, acc ? 1 : 0), *bv = pto_op_operand(op, acc ? 2 : 1);
+  PtoEmitTile c, a, b;
+  if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &c)) ||
+      pto_failed(tile_of(t, op, av, &a)) || pto_failed(tile_of(t, op, bv, &b)))
+    return PTO_FAILURE;
+  PtoType *at = pto_value_type(av), *bt = pto_value_type(bv);
+  PtoError err;
+  if (acc) { /* C0 and C share one buffer, but say so if they do not */
+    PtoEmitTile c0;
+    if (pto_failed(tile_of(t, op, pto_op_operand(op, 0), &c0))) return PTO_FAILURE;
+    if (pto_pto_tile_offset(pto_value_type(pto_op_operand(op, 0))) !=
+        pto_pto_tile_offset(pto_value_type(pto_op_result(op, 0))))
+      return pto_op_emit_error(op, "accumulates in place, but its result is "
+                               "not at its accumulator's offset");
+  }
+  return emitted(op,
+                 pto_emit_matmul(&t->e, c, a, b, pto_pto_tile_rows(at),
+                                 pto_pto_tile_cols(at), pto_pto_tile_cols(bt),
+                                 acc, &err),
+                 &err);
+}
+
+/* Scalar arithmetic inside kernels: constants and index arithmetic. */
+static PtoResult emit_arith(Tr *t, PtoOp *op) {
+  LLVMBuilderRef b = t->e.b;
+  if (pto_op_is(op, "arith.constant")) {
+    PtoAttr *v = pto_op_attr(op, "value");
+    LLVMTypeRef ty = scalar_type(t, pto_value_type(pto_op_result(op, 0)));
+    if (!v || !ty) return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
+    bind(t, pto_op_result(op, 0),
+         pto_attr_kind(v) == PTO_ATTR_FLOAT
+             ? LLVMConstReal(ty, pto_attr_float_value(v))
+             : LLVMConstInt(ty, (uint64_t)pto_attr_int_value(v), 1));
+    return PTO_SUCCESS;
+  }
+  static const struct {
+    const char *name;
+    LLVMOpcode opc;
+  } ops[] = {{"arith.addi", LLVMAdd}, {"arith.subi", LLVMSub},
+             {"arith.muli", LLVMMul}, {"arith.addf", LLVMFAdd},
+             {"arith.subf", LLVMFSub}, {"arith.mulf", LLVMFMul},
+             {"arith.divf", LLVMFDiv}};
+  for (size_t i = 0; i < PTO_ARRAY_SIZE(ops); i++)
+    if (pto_op_is(op, ops[i].name) && pto_op_num_operands(op) == 2) {
+      bind(t, pto_op_result(op, 0),
+           LLVMBuildBinOp(b, ops[i].opc, value_of(t, pto_op_operand(op, 0)),
+                          value_of(t, pto_op_operand(op, 1)), ""));
+      return PTO_SUCCESS;
+    }
+  return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
+}
+
+static PtoResult emit_op(Tr *t, PtoOp *op) {
+  PtoPtoOp id = pto_pto_op_id(op);
+  if (id == PTO_PTO_NONE) return emit_arith(t, op);
+  PtoPtoKind kind = pto_pto_op_kind(id);
+  switch (kind) {
+  case PTO_PTO_KIND_RETURN:
+  /* flags order the pipes of an accelerator core; on a host core the
+   * instructions run in program order, which the flags only constrain */
+  case PTO_PTO_KIND_SETFLAG:
+  case PTO_PTO_KIND_WAITFLAG:
+  case PTO_PTO_KIND_BARRIER: return PTO_SUCCESS;
+  case PTO_PTO_KIND_LOAD:
+  case PTO_PTO_KIND_STORE:
+  case PTO_PTO_KIND_MOV:
+  case PTO_PTO_KIND_PREFETCH: return emit_memory(t, op, kind);
+  case PTO_PTO_KIND_BINARY:
+  case PTO_PTO_KIND_SCALAR:
+  case PTO_PTO_KIND_UNARY:
+  case PTO_PTO_KIND_CVT:
+  case PTO_PTO_KIND_ROWRED:
+  case PTO_PTO_KIND_ROWEXPAND: return emit_vector(t, op, id, kind);
+  case PTO_PTO_KIND_MATMUL: return emit_matmul(t, op, id);
+  default: return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
+  }
+}
+
+static PtoResult emit_kernel(Tr *t, PtoOp *k) {
+  static const PtoBufSpace vector_spaces[] = {PTO_BUF_VEC};
+  static const PtoBufSpace cube_spaces[] = {PTO_BUF_MAT, PTO_BUF_LEFT,
+                                            PTO_BUF_RIGHT, PTO_BUF_ACC};
+  bool cube = pto_block_kernel_core(k) == PTO_BLOCK_CORE_CUBE;
+  const PtoBufSpace *spaces = cube ? cube_spaces : vector_spaces;
+  unsigned nspaces = cube ? 4 : 1;
+  PtoBlock *body = pto_region_first_block(pto_op_region(k, 0));
+  unsigned nargs = pto_block_num_args(body);
+  LLVMContextRef c = t->e.ctx;
+  LLVMTypeRef i8p = LLVMPointerType(LLVMInt8TypeInContext(c), 0);
+  LLVMTypeRef *params = pto_malloc((nspaces + nargs + 1) * sizeof *params);
+  for (unsigned i = 0; i < nspaces; i++) params[i] = i8p;
+  for (unsigned i = 0; i < nargs; i++) {
+    PtoType *ty = pto_value_type(pto_block_arg(body, i));
+    params[nspaces + i] = pto_type_is_tensor(ty) ? i8p : scalar_type(t, ty);
+    if (!params[nspaces + i]) {
+      pto_free(params);
+      return pto_op_emit_error(k, "argument #%u has a type the LLVM "
+                               "translation does not take", i);
+    }
+  }
+  const char *name = pto_ident_str(pto_op_symbol_name(k));
+  LLVMValueRef fn = LLVMAddFunction(
+      t->e.mod, name,
+      LLVMFunctionType(LLVMVoidTypeInContext(c), params, nspaces + nargs, 0));
+  pto_free(params);
+  for (unsigned i = 0; i < nspaces; i++) {
+    LLVMValueRef p = LLVMGetParam(fn, i);
+    const char *sn = pto_buf_space_name(spaces[i]);
+    LLVMSetValueName2(p, sn, strlen(sn));
+    t->space[spaces[i]] = p;
+  }
+  pto_ptrmap_clear(&t->values);
+  for (unsigned i = 0; i < nargs; i++)
+    bind(t, pto_block_arg(body, i), LLVMGetParam(fn, nspaces + i));
+  t->e.fn = fn;
+  LLVMPositionBuilderAtEnd(t->e.b, LLVMAppendBasicBlockInContext(c, fn, "entry"));
+  PtoResult r = PTO_SUCCESS;
+  /* the first error ends the kernel: later ops may use what it did not
+   * define */
+  for (PtoOp *op = pto_block_first_op(body); op && pto_succeeded(r);
+       op = pto_op_next(op))
+    r = emit_op(t, op);
+  LLVMBuildRetVoid(t->e.b);
+  return r;
+}
+
+PtoResult pto_translate_to_llvmir(PtoOp *module, unsigned lanes, char **out) {
+  *out = NULL;
+  Tr t;
+  memset(&t, 0, sizeof t);
+  t.e.ctx = LLVMContextCreate();
+  t.e.mod = LLVMModuleCreateWithNameInContext("pto", t.e.ctx);
+  t.e.b = LLVMCreateBuilderInContext(t.e.ctx);
+  t.e.lanes = lanes ? lanes : 8;
+  pto_ptrmap_init(&t.values);
+  PtoResult r = PTO_SUCCESS;
+  PtoBlock *top = pto_region_first_block(pto_op_region(module, 0));
+  for (PtoOp *op = top ? pto_block_first_op(top) : NULL; op; op = pto_op_next(op)) {
+    if (pto_pto_op_id(op) == PTO_PTO_KERNEL) {
+      if (pto_failed(emit_kernel(&t, op))) r = PTO_FAILURE;
+    } else {
+      r = pto_op_emit_error(op, "cannot be translated to LLVM IR yet; only "
+                            "pto.kernel functions are");
+    }
+  }
+  char *msg = NULL;
+  if (pto_succeeded(r) &&
+      LLVMVerifyModule(t.e.mod, LLVMReturnStatusAction, &msg)) {
+    /* a translation bug, not the input's fault: still an error, not a
+     * crash, with LLVM's reason */
+    r = pto_op_emit_error(module, "the translation produced invalid LLVM IR: %s", msg);
+  }
+  LLVMDisposeMessage(msg);
+  if (pto_succeeded(r)) {
+    char *s = LLVMPrintModuleToString(t.e.mod);
+    *out = pto_strndup(s, strlen(s));
+    LLVMDisposeMessage(s);
+  }
+  pto_ptrmap_release(&t.values);
+  LLVMDisposeBuilder(t.e.b);
+  LLVMDisposeModule(t.e.mod);
+  LLVMContextDispose(t.e.ctx);
+  return r;
+}

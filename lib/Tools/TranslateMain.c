@@ -1,0 +1,128 @@
+/* pto-translate: textual IR to other formats; today PTO kernels to LLVM IR
+ * (--pto-to-llvmir). */
+#include "pto/TranslateMain.h"
+
+#include "Tools/ToolsInternal.h"
+
+#include "pto/LLVMIR.h"
+
+#include "Support/Alloc.h"
+#include "Support/File.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct TrOptions {
+  const char *tool, *input, *output;
+  bool to_llvmir;
+  size_t max_input_bytes;
+} TrOptions;
+
+enum { TR_OUTPUT, TR_TO_LLVMIR, TR_MAX_INPUT_BYTES };
+
+static const PtoToolArg tr_args[] = {
+    {PTO_TOOL_ARG_SECTION, "TRANSLATIONS", NULL, NULL, NULL, 0},
+    {PTO_TOOL_ARG_FLAG, "--pto-to-llvmir", NULL, NULL,
+     "Each pto.kernel to an LLVM function (textual LLVM IR)", TR_TO_LLVMIR},
+    {PTO_TOOL_ARG_SECTION, "OPTIONS", NULL, NULL, NULL, 0},
+    {PTO_TOOL_ARG_VALUE, "-o", NULL, "-o <file>", "Output file (default: stdout)",
+     TR_OUTPUT},
+    {PTO_TOOL_ARG_VALUE, "--max-input-bytes", NULL, "--max-input-bytes <n>",
+     "Refuse inputs larger than n bytes (default 256 MiB)", TR_MAX_INPUT_BYTES},
+    {PTO_TOOL_ARG_FLAG, "--help", "-h", NULL, "Print this help",
+     PTO_TOOL_ARG_HELP},
+    {PTO_TOOL_ARG_FLAG, "--version", NULL, NULL, "Print the version",
+     PTO_TOOL_ARG_VERSION},
+};
+
+static void tr_header(const char *tool, FILE *out) {
+  fprintf(out,
+          "OVERVIEW: %s - PTO translation driver\n\n"
+          "USAGE: %s --pto-to-llvmir [options] [input file]\n\n"
+          "Reads textual IR (a file, or '-' / nothing for stdin), verifies it\n"
+          "and writes it in another format.\n\n",
+          tool, tool);
+}
+
+static int tr_option(void *user, int id, const char *a, const char *v) {
+  TrOptions *o = user;
+  switch (id) {
+  case TR_OUTPUT: o->output = v; break;
+  case TR_TO_LLVMIR: o->to_llvmir = true; break;
+  case TR_MAX_INPUT_BYTES:
+    if (!pto_tool_size_value(v, &o->max_input_bytes))
+      return pto_tool_usage_error(o->tool, "invalid value in '%s': expected a "
+                                  "positive byte count", a);
+    break;
+  }
+  return 0;
+}
+
+static int tr_positional(void *user, const char *arg) {
+  TrOptions *o = user;
+  if (o->input)
+    return pto_tool_usage_error(o->tool, "more than one input file ('%s')", arg);
+  o->input = arg;
+  return 0;
+}
+
+/* -o FILE is replaced only by complete output. */
+static int write_output(const TrOptions *o, const char *text) {
+  if (!o->output || strcmp(o->output, "-") == 0) {
+    fputs(text, stdout);
+    return 0;
+  }
+  PtoOutFile f;
+  int err = pto_out_file_open(&f, o->output);
+  if (!err) {
+    fputs(text, f.f);
+    err = pto_out_file_commit(&f);
+  }
+  if (err)
+    fprintf(stderr, "%s: could not write output file '%s': %s\n", o->tool,
+            o->output, strerror(err));
+  return err ? 1 : 0;
+}
+
+static int translate(TrOptions *o, PtoContext *ctx) {
+  size_t len;
+  const char *err;
+  char *text = pto_read_file(o->input, o->max_input_bytes, &len, &err);
+  if (!text) {
+    fprintf(stderr, "%s: could not open input file '%s': %s\n", o->tool,
+            o->input, err);
+    return 1;
+  }
+  if (strcmp(o->input, "-") == 0) o->input = "<stdin>";
+  pto_ctx_take_source(ctx, o->input, text, len); /* freed with ctx */
+  PtoParseOptions po = {o->input, 1};
+  PtoOp *module = pto_parse_module(ctx, text, len, &po);
+  if (!module) return 1;
+  char *ll = NULL;
+  int rc = 1;
+  if (pto_succeeded(pto_op_verify(module)) &&
+      pto_succeeded(pto_translate_to_llvmir(module, 0, &ll)))
+    rc = write_output(o, ll);
+  pto_free(ll);
+  pto_op_destroy(module);
+  return rc;
+}
+
+int pto_translate_main(int argc, char **argv, const char *tool,
+                       PtoRegisterFn register_fn) {
+  TrOptions o = {tool, NULL, NULL, false, PTO_DEFAULT_MAX_INPUT_BYTES};
+  PtoToolCommandLine cl = {tool, tr_header, tr_args, PTO_ARRAY_SIZE(tr_args),
+                           tr_option, tr_positional, NULL, NULL};
+  int rc = pto_tool_parse_args(&cl, argc, argv, &o);
+  if (rc) return rc < 0 ? pto_tool_finish_stdout(tool) : 1;
+  if (!o.to_llvmir)
+    return pto_tool_usage_error(tool, "%s", "no translation given (--pto-to-llvmir)");
+  if (!o.input) o.input = "-";
+  PtoContext *ctx = pto_ctx_create();
+  if (register_fn) register_fn(ctx);
+  rc = translate(&o, ctx);
+  pto_ctx_destroy(ctx);
+  if (pto_tool_finish_stdout(tool)) rc = 1;
+  return rc;
+}
