@@ -17,6 +17,10 @@ static const struct {
      "Simplify the Tensor-level IR and expand it into ops on tiles "
      "(canonicalize, cse, tile-expand)",
      "canonicalize,cse,tile-expand"},
+    {"pto-lower-to-pto",
+     "Lower the Tensor level to planned, synchronised PTO kernels "
+     "(pto-lower-to-block, lower-to-pto, memory-plan, insert-sync)",
+     "pto-lower-to-block,lower-to-pto,memory-plan,insert-sync"},
 };
 
 static bool pipeline_registered(PtoContext *ctx, const char *argument) {

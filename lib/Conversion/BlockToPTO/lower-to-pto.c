@@ -11,6 +11,8 @@
 
 #include "Support/Alloc.h"
 #include "Support/Hash.h"
+#include "Transforms/IntervalAlloc.h"
+#include "Transforms/PtoKernel.h"
 #include "pto/Dialect/AttrNames.h"
 #include "pto/Dialect/Block.h"
 #include "pto/Dialect/PTO.h"
@@ -55,6 +57,7 @@ static const struct {
     {"tile.rowexpand_max", "pto.trowexpandmax"},
     {"tile.rowexpand_min", "pto.trowexpandmin"},
     {"tile.transpose", "pto.ttrans"},
+    {"tile.cast", "pto.tcvt"},
     {"block.load", "pto.tload"},
     {"block.store", "pto.tstore"},
     {"block.return", "pto.return"},
@@ -63,8 +66,9 @@ static const struct {
 typedef struct Lower {
   PtoPass *pass;
   PtoContext *ctx;
-  bool provenance;
+  bool provenance, hoist;
   int64_t k_step;
+  const PtoPlatform *platform;
   PtoPtrMap numbers; /* input op -> its pto_origin_ops number + 1 */
 } Lower;
 
@@ -93,7 +97,8 @@ static void mark(Lower *L, PtoOp *from, PtoOp *to) {
 }
 
 /* Builds `name` before `op` with op's operands and the given result
- * types; static offsets are kept for loads and stores. */
+ * types; the attributes the PTO form shares are kept: static offsets of
+ * loads and stores, rounding and saturation of casts. */
 static PtoOp *build_like(Lower *L, PtoOp *op, const char *name,
                          PtoType *const *types, unsigned ntypes) {
   PtoOpState st;
@@ -101,9 +106,13 @@ static PtoOp *build_like(Lower *L, PtoOp *op, const char *name,
   for (unsigned i = 0; i < pto_op_num_operands(op); i++)
     pto_op_state_add_operand(&st, pto_op_operand(op, i));
   pto_op_state_add_results(&st, types, ntypes);
-  PtoAttr *offs = pto_op_attr(op, PTO_ATTR_STATIC_OFFSETS);
-  if (offs)
-    pto_op_state_add_attr(&st, PTO_ATTR_STATIC_OFFSETS, offs);
+  static const char *const kept[] = {PTO_ATTR_STATIC_OFFSETS, PTO_ATTR_MODE,
+                                     PTO_ATTR_SATMODE};
+  for (unsigned i = 0; i < PTO_ARRAY_SIZE(kept); i++) {
+    PtoAttr *a = pto_op_attr(op, kept[i]);
+    if (a)
+      pto_op_state_add_attr(&st, kept[i], a);
+  }
   PtoOp *n = pto_op_create(&st);
   pto_block_insert_before(op, n);
   return n;
@@ -295,6 +304,56 @@ static PtoResult lower_op(Lower *L, PtoOp *op) {
   return PTO_SUCCESS; /* scalars and indices stay as they are */
 }
 
+static bool is_instr(const PtoOp *op, PtoPtoOp id) {
+  return pto_pto_op_id(op) == id;
+}
+
+/* Issues every load of a kernel before its first other instruction when
+ * all the kernel's tiles fit their memory spaces side by side (so that no
+ * load waits for a buffer another pipe frees): the loads then overlap and
+ * the compute waits for them with one flag pair. Loads that need a value
+ * computed later, or that follow a store (GM order), stay where they are;
+ * kernels whose tiles do not fit together keep the Block order, in which
+ * buffers can be reused. */
+static void hoist_loads(Lower *L, PtoBlock *b) {
+  uint64_t bytes[PTO_BUF_NUM_SPACES] = {0};
+  PtoOp *at = NULL;
+  for (PtoOp *op = pto_block_first_op(b); op; op = pto_op_next(op)) {
+    for (unsigned r = 0; r < pto_op_num_results(op); r++) {
+      PtoType *t = pto_value_type(pto_op_result(op, r));
+      if (pto_type_is_pto_tile(t))
+        bytes[pto_pto_tile_space(t)] +=
+            pto_align_up((uint64_t)pto_pto_tile_bytes(t),
+                         pto_pto_space_alignment(pto_pto_tile_space(t)));
+    }
+    if (!at && pto_pto_op_pipe(op) != PTO_PIPE_NONE &&
+        !is_instr(op, PTO_PTO_TLOAD))
+      at = op;
+  }
+  for (int s = 0; s < PTO_BUF_NUM_SPACES; s++)
+    if (bytes[s] > L->platform->buffers[s].size_bytes)
+      return;
+  if (!at || is_instr(at, PTO_PTO_TSTORE))
+    return;
+  for (PtoOp *op = pto_op_next(at), *next; op; op = next) {
+    next = pto_op_next(op);
+    if (is_instr(op, PTO_PTO_TSTORE))
+      break;
+    if (!is_instr(op, PTO_PTO_TLOAD))
+      continue;
+    bool ready = true;
+    for (unsigned i = 0; i < pto_op_num_operands(op) && ready; i++) {
+      PtoOp *def = pto_value_def_op(pto_op_operand(op, i));
+      ready = !def || pto_op_block(def) != b ||
+              pto_op_is_before_in_block(def, at);
+    }
+    if (ready) {
+      pto_op_move_before(op, at);
+      pto_pass_stat_add(L->pass, "num-loads-hoisted", 1);
+    }
+  }
+}
+
 static PtoResult lower_kernel(Lower *L, PtoOp *bk) {
   PtoOpState st;
   pto_op_state_init(&st, L->ctx, "pto.kernel", pto_op_loc(bk));
@@ -321,14 +380,21 @@ static PtoResult lower_kernel(Lower *L, PtoOp *bk) {
       else
         r = lower_op(L, op);
     }
+  if (!r && L->hoist)
+    hoist_loads(L, pto_region_first_block(pto_op_region(pk, 0)));
   pto_pass_stat_add(L->pass, "num-kernels", 1);
   return r;
 }
 
 static PtoResult run(PtoPass *pass, PtoOp *module) {
-  Lower L = {pass, pto_pass_ctx(pass),
+  const PtoPtoPassState *st = pto_pass_state(pass);
+  Lower L = {pass,
+             pto_pass_ctx(pass),
              pto_pass_option_bool(pass, "provenance"),
-             pto_pass_option_int(pass, "k-step"), {0}};
+             pto_pass_option_bool(pass, "hoist-loads"),
+             pto_pass_option_int(pass, "k-step"),
+             &st->platform,
+             {0}};
   pto_ptrmap_init(&L.numbers);
   if (L.provenance) {
     PtoOp **ops;
@@ -355,6 +421,11 @@ static const PtoPassOptionDef options[] = {
      "walk the K dim of each matmul in steps of this many (the cube tile's "
      "kL0); 0: the whole K at once",
      0, 4095, NULL},
+    {"hoist-loads", PTO_OPT_BOOL, "true",
+     "issue a kernel's loads before its other instructions when all its "
+     "tiles fit their memory spaces together",
+     0, 0, NULL},
+    PTO_PTO_PLATFORM_OPTION("the capacities that decide hoist-loads"),
     {"provenance", PTO_OPT_BOOL, "false",
      "mark each instruction that computes a Block-level value with "
      "pto.origin (for pto-run --check-levels)",
@@ -364,6 +435,7 @@ static const PtoPassOptionDef options[] = {
 static const PtoPassStatDef statistics[] = {
     {"num-kernels", "block.kernels lowered"},
     {"num-matmul-steps", "tmatmul / tmatmul_acc instructions created"},
+    {"num-loads-hoisted", "tloads issued before the compute they were after"},
 };
 
 const PtoPassDef pto_lower_to_pto_pass = {
@@ -375,6 +447,8 @@ const PtoPassDef pto_lower_to_pto_pass = {
     .statistics = statistics,
     .num_statistics = PTO_ARRAY_SIZE(statistics),
     .run = run,
+    .create_state = pto_pto_pass_state_create,
+    .destroy_state = pto_free,
     .description =
         "Rewrites each `block.kernel` into a `pto.kernel` with the same "
         "name,\n"
@@ -388,7 +462,8 @@ const PtoPassDef pto_lower_to_pto_pass = {
         "(`tile.muls`\n"
         "-> `pto.tmuls`, `tile.rowsum` -> `pto.trowsum`, "
         "`tile.rowexpand_mul` ->\n"
-        "`pto.trowexpandmul`, ...). A `tile.matmul` of two mat buffers "
+        "`pto.trowexpandmul`, `tile.cast` -> `pto.tcvt`, ...). A "
+        "`tile.matmul` of two mat buffers "
         "becomes\n"
         "`pto.tmov` to left and right and `pto.tmatmul` into acc (with an\n"
         "accumulator operand, `pto.tmatmul_acc` into its buffer). With "
@@ -398,7 +473,15 @@ const PtoPassDef pto_lower_to_pto_pass = {
         "steps of `k-step` (the cube tile's kL0): each step loads its\n"
         "parts of A and B into mat, moves them to L0A / L0B and "
         "accumulates with\n"
-        "`pto.tmatmul_acc`. Tiles are left unplanned (run `memory-plan`) "
+        "`pto.tmatmul_acc`. With `hoist-loads`, when all of a kernel's "
+        "tiles fit\n"
+        "their memory spaces side by side on the platform, its loads are "
+        "issued\n"
+        "before its first other instruction (except loads after a store, "
+        "or\n"
+        "needing a value computed later), so that they overlap and the "
+        "compute\n"
+        "waits for them once. Tiles are left unplanned (run `memory-plan`) "
         "and\n"
         "unsynchronised (run `insert-sync`). Buffers of other than two "
         "dims, and\n"
