@@ -6,8 +6,11 @@
  * A kernel's GM offsets are index arguments (static offsets too, passed
  * as constants by the launch), so that groups that differ only in where
  * they read and write get identical kernel bodies; subgraph-dedup relies
- * on that. Constant scalars are rematerialised inside the kernel; other
- * scalars and dynamic offsets are arguments. */
+ * on that. Each access gets its own offset arguments: sharing one between
+ * accesses whose offsets happen to be equal would make the signature depend
+ * on the values, and copies of a subgraph would no longer match. Constant
+ * scalars are rematerialised inside the kernel; other scalars and dynamic
+ * offsets are arguments. */
 #include "Conversion/TileToBlock/TileToBlock.h"
 
 #include "pto/DialectImplementation.h"
@@ -110,12 +113,6 @@ PtoResult part_emit_block(Partition *p, PtoBlock *b, const U32Vec *ids) {
 /* Kernels                                                              */
 /* ------------------------------------------------------------------ */
 
-typedef struct StaticIdx {
-  unsigned dim;
-  int64_t value;
-  PtoValue *arg;
-} StaticIdx;
-
 typedef struct KBuild {
   Partition *p;
   Node *g;
@@ -125,7 +122,6 @@ typedef struct KBuild {
   PtoLoc *loc;
   PTO_VEC(PtoValue *) hargs; /* launch operands */
   PtoPtrMap args;            /* host value -> kernel argument */
-  PTO_VEC(StaticIdx) sidx;   /* static offsets passed as arguments */
   PtoPtrMap bufs;            /* host tile value -> kernel value */
   PtoPtrMap inset;           /* the group's ops */
   PTO_VEC(PtoAttr *) reads, writes;
@@ -155,18 +151,12 @@ static PtoValue *host_index(Partition *p, int64_t v) {
   return c;
 }
 
-/* The kernel argument holding static offset `v` of dim `dim`: one per
- * (dim, value), so copies of a subgraph at other offsets get the same
- * arguments. */
-static PtoValue *static_index(KBuild *k, unsigned dim, int64_t v) {
-  for (uint32_t i = 0; i < k->sidx.len; i++)
-    if (k->sidx.data[i].dim == dim && k->sidx.data[i].value == v)
-      return k->sidx.data[i].arg;
+/* A new kernel argument holding static offset `v`, passed by the launch
+ * as a host constant. */
+static PtoValue *static_index(KBuild *k, int64_t v) {
   PtoValue *host = host_index(k->p, v);
   PtoValue *a = pto_block_add_arg(k->body, pto_value_type(host), k->loc);
   pto_vec_push(&k->hargs, host);
-  StaticIdx s = {dim, v, a};
-  pto_vec_push(&k->sidx, s);
   return a;
 }
 
@@ -220,13 +210,14 @@ static PtoType *buf_of(KBuild *k, PtoType *tile, PtoBufSpace space) {
 
 /* block.load / block.store of buffer type `buf` at a window of `tensor`
  * (a kernel argument), placed as the tile is (pto_tile_window_shape):
- * offsets from the host op, static ones through arguments when `by_arg`;
- * no offsets: at 0. Records the region; returns the loaded value. */
+ * offsets from the host op, static ones through fresh arguments when
+ * `by_arg` (but for dims the window spans); no offsets: at 0. Records the region; returns the loaded value. */
 static PtoValue *move(KBuild *k, PtoValue *tensor_arg, const int64_t *offs,
                       PtoValue *const *dyn, bool by_arg, PtoType *buf,
                       PtoValue *stored) {
   Partition *p = k->p;
-  unsigned rank = pto_type_tensor_rank(pto_value_type(tensor_arg));
+  PtoType *ttype = pto_value_type(tensor_arg);
+  unsigned rank = pto_type_tensor_rank(ttype);
   int64_t win[PTO_MAX_RANK], soffs[PTO_MAX_RANK], roffs[PTO_MAX_RANK],
       oper[PTO_MAX_RANK];
   pto_tile_window_shape(buf, rank, win);
@@ -242,8 +233,10 @@ static PtoValue *move(KBuild *k, PtoValue *tensor_arg, const int64_t *offs,
       oper[d] = launch_operand(k, a);
       roffs[d] = 0;
       opnds[n++] = a;
-    } else if (offs && by_arg) {
-      opnds[n++] = static_index(k, d, offs[d]);
+    } else if (offs && by_arg && win[d] != pto_type_tensor_dim(ttype, d)) {
+      /* a window spanning the whole dim is at 0 in every copy: it stays a
+       * static offset, which keeps the signature short */
+      opnds[n++] = static_index(k, offs[d]);
       soffs[d] = PTO_DYN;
     }
   }
@@ -519,7 +512,6 @@ static PtoResult build_kernel(Partition *p, uint32_t g, PtoOp *before) {
   pto_ptrmap_release(&k.bufs);
   pto_ptrmap_release(&k.inset);
   pto_vec_free(&k.hargs);
-  pto_vec_free(&k.sidx);
   pto_vec_free(&k.reads);
   pto_vec_free(&k.writes);
   pto_free(ops);
