@@ -28,6 +28,7 @@ bool rt_timeline_alloc(PtoRtTimeline *tl, const PtoGraph *g, uint32_t nlanes) {
   tl->nlanes = nlanes;
   tl->idle_ready = tl->sched_busy = 0;
   tl->sched_threads = 0;
+  tl->workers = 0;
   return true;
 }
 

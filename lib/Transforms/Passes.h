@@ -16,5 +16,6 @@ extern const PtoPassDef pto_memory_plan_pass;
 extern const PtoPassDef pto_insert_sync_pass;
 extern const PtoPassDef pto_verify_hazards_pass;
 extern const PtoPassDef pto_kernel_cost_pass;
+extern const PtoPassDef pto_print_kernel_graph_pass;
 
 #endif

@@ -38,7 +38,9 @@ from ._ops import (CastMode, ReLuType, SaturationMode, abs, acos, acosh, add, am
                    reciprocal, relu, reshape, rms_norm, round, rsqrt, scatter_update,
                    sigmoid, sign, silu, sin, sinh, softmax, sqrt, sub, sum, tan, tanh,
                    tensor, topk, transpose, trunc, view, where, zeros)
-from ._composite import (arange, axpy_, ceil_div, clone, expand_clone, expand_exp_dif,
+from ._composite import (arange, argsort, atan2, axpy_, deinterleave, interleave, bitwise_and, bitwise_left_shift,
+                         bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
+                         cumprod, cumsum, ceil_div, clone, expand_clone, expand_exp_dif,
                          floor_div, fmod, hypot, isfinite, isnan, logical_and,
                          logical_not, lrelu, one_hot, pad, prelu, remainder, tril, triu,
                          unsqueeze, var)
@@ -54,10 +56,9 @@ __version__ = "0.1.0"
 # PyPTO ops this package does not implement (yet): using one is an
 # UnsupportedOpError at the line that names it, not a confusing failure.
 _NOT_PROVIDED = frozenset("""
-argsort atan2 atomic_add bitwise_and bitwise_left_shift bitwise_not
-bitwise_or bitwise_right_shift bitwise_xor conv copysign cumprod cumsum
-deinterleave fillpad gathermask gcd index_add index_add_ index_put_ indexput_
-interleave logical_or normal pack quant_mx scaled_mm scatter
+atomic_add conv copysign
+fillpad gathermask gcd index_add index_add_ index_put_ indexput_
+logical_or normal pack quant_mx scaled_mm scatter
 scatter_ signbit sort uniform unpack var_mean
 """.split())
 

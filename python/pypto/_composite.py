@@ -13,7 +13,9 @@ from ._tensor import Tensor
 __all__ = ["isnan", "isfinite", "logical_not", "logical_and", "lrelu", "prelu", "hypot",
            "fmod", "remainder", "floor_div", "ceil_div", "clone", "expand_clone",
            "unsqueeze", "var", "expand_exp_dif", "axpy_", "arange", "one_hot", "tril",
-           "triu", "pad"]
+           "triu", "pad", "cumsum", "cumprod", "argsort", "bitwise_and", "bitwise_or",
+           "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
+           "atan2", "interleave", "deinterleave"]
 
 
 def _float_only(x, what):
@@ -383,3 +385,191 @@ def pad(input, pad, mode="constant", value=0):
     out = _ops.full(shape, value, x.dtype)
     _ops._assemble_into(out, x, offsets, loc)
     return out
+
+
+# ------------------------------------------------------------- scans, sort --
+
+def _scan(x, dim, combine, identity, what):
+    """Inclusive scan along dim by doubling (Hillis-Steele): for k = 1, 2,
+    4, ... x = combine(x, x shifted by k along dim, identity-filled):
+    log2(n) steps of n elements each."""
+    loc = user_loc()
+    rank = len(x.shape)
+    if isinstance(dim, bool) or not isinstance(dim, int) or not -rank <= dim < rank:
+        raise error_at(IndexError, loc, f"{what}: dim must be an int in [{-rank}, {rank}), "
+                       f"got {dim!r}")
+    dim %= rank
+    n = concrete(x.shape[dim])
+    if n is None:
+        raise error_at(TraceError, loc, f"{what}: dim {dim} is dynamic; scan a static dim "
+                       "(take fixed-size windows inside a pypto.loop)")
+    k = 1
+    while k < n:
+        head = list(x.shape)
+        head[dim] = k
+        rest = list(x.shape)
+        rest[dim] = n - k
+        shifted = _ops.concat([_ops.full(head, identity, x.dtype),
+                               _ops.view(x, rest, [0] * rank)], dim)
+        x = combine(x, shifted)
+        k *= 2
+    return x
+
+
+def cumsum(input, dim):
+    """Running sums along dim; DT_INT16/DT_INT32 inputs give DT_INT64 (as
+    PyPTO). Float sums are added pairwise by the scan, not left to right,
+    so they may differ from a sequential sum in the last bits."""
+    x = _ops._tensor(input)
+    if x.dtype in (DataType.DT_INT8, DataType.DT_INT16, DataType.DT_INT32):
+        x = _ops.cast(x, DataType.DT_INT64)
+    return _scan(x, dim, _ops.add, 0, "cumsum")
+
+
+def cumprod(input, dim):
+    """Running products along dim (float tensors)."""
+    x = _ops._tensor(input)
+    _float_only(x, "cumprod")
+    return _scan(x, dim, _ops.mul, 1.0, "cumprod")
+
+
+def argsort(input, dim=None, descending=True):
+    """DT_INT32 indices that sort input along dim (the last when None),
+    largest first unless descending=False: the indices of a top-k over the
+    whole dim."""
+    loc = user_loc()
+    x = _ops._tensor(input)
+    rank = len(x.shape)
+    d = -1 if dim is None else dim
+    if isinstance(d, bool) or not isinstance(d, int) or not -rank <= d < rank:
+        raise error_at(IndexError, loc, f"argsort: dim must be an int in [{-rank}, {rank}), "
+                       f"got {dim!r}")
+    n = concrete(x.shape[d])
+    if n is None:
+        raise error_at(TraceError, loc, f"argsort: dim {d % rank} is dynamic; sort a static "
+                       "dim")
+    if not isinstance(descending, bool):
+        raise error_at(TypeError, loc, f"argsort: descending must be a bool, got "
+                       f"{descending!r}")
+    return _ops.topk(x, n, d, descending)[1]
+
+
+# ------------------------------------------------------------ bitwise ops --
+
+def _bitwise(mnemonic):
+    def op(input, other):
+        """Elementwise (traces pypto.<mnemonic>); integer tensors or ints,
+        broadcast; bool tensors for and/or/xor (computed on i8)."""
+        loc = user_loc()
+        if not isinstance(input, Tensor):
+            if not isinstance(other, Tensor):
+                raise error_at(TypeError, loc, f"{mnemonic} needs a tensor operand")
+            input = _ops.full(other.shape, input, other.dtype)
+        a = _ops._tensor(input)
+        b = other if isinstance(other, Tensor) else _int_scalar_like(a, other, mnemonic, loc)
+        b = _ops._tensor(b, "other")
+        is_bool = a.dtype is DataType.DT_BOOL
+        if is_bool and b.dtype is DataType.DT_BOOL and "shift" not in mnemonic:
+            r = _ops._one(mnemonic, [_ops.cast(a, DataType.DT_INT8)._value,
+                                     _ops.cast(b, DataType.DT_INT8)._value], loc=loc)
+            return _ops.ne(r, 0)
+        for t in (a, b):
+            if not t.dtype.is_int:
+                raise error_at(TypeError, loc, f"{mnemonic} takes integer tensors"
+                               + ("" if "shift" in mnemonic else " (or bools)")
+                               + f", got {t.dtype!r}")
+        return _ops._one(mnemonic, [a._value, b._value], loc=loc)
+    op.__name__ = mnemonic
+    op.__doc__ = op.__doc__.replace("<mnemonic>", mnemonic)
+    return op
+
+
+def _int_scalar_like(x, v, what, loc):
+    if isinstance(v, _dtypes.Element):
+        v = v.value
+    if isinstance(v, bool) and x.dtype is DataType.DT_BOOL:
+        return _ops.full(x.shape, v, DataType.DT_BOOL)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise error_at(TypeError, loc, f"{what}: other must be a tensor or an int, got {v!r}")
+    return _ops.full(x.shape, v, x.dtype)
+
+
+bitwise_and = _bitwise("bitwise_and")
+bitwise_or = _bitwise("bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor")
+bitwise_left_shift = _bitwise("bitwise_left_shift")
+bitwise_right_shift = _bitwise("bitwise_right_shift")
+
+
+def bitwise_not(input):
+    """~x: x ^ -1 for integers (all bits flipped), not x for bools."""
+    x = _ops._tensor(input)
+    if x.dtype is DataType.DT_BOOL:
+        return _ops.eq(x, False)
+    if not x.dtype.is_int:
+        raise error_at(TypeError, user_loc(), f"bitwise_not takes an integer or bool tensor, "
+                       f"got {x.dtype!r}")
+    return bitwise_xor(x, -1)
+
+
+def atan2(y, x):
+    """The angle of the point (x, y), elementwise (traces pypto.atan2);
+    float tensors, broadcast."""
+    loc = user_loc()
+    a, b = _ops._tensor(y, "y"), _ops._tensor(x, "x")
+    for t, what in ((a, "y"), (b, "x")):
+        if not t.dtype.is_float:
+            raise error_at(TypeError, loc, f"atan2 takes float tensors, {what} is {t.dtype!r}")
+    return _ops._one("atan2", [a._value, b._value], loc=loc)
+
+
+# ------------------------------------------------------- (de)interleaving --
+
+def _pairs(x, what):
+    n = concrete(x.shape[-1])
+    if n is None or n % 2:
+        raise error_at(ValueError, user_loc(), f"{what}: the last dim must be static and "
+                       f"even, got {x.shape[-1]!r}")
+    return n
+
+
+def _split_last(x, n):
+    """x's last dim split in two halves."""
+    rank = len(x.shape)
+    head = list(x.shape[:-1])
+    return (_ops.view(x, head + [n // 2], [0] * rank),
+            _ops.view(x, head + [n // 2], [0] * (rank - 1) + [n // 2]))
+
+
+def interleave(input, other):
+    """(out0, out1): the stream input[0], other[0], input[1], other[1], ...
+    of each row, its first half in out0 and its second in out1."""
+    a, b = _ops._tensor(input), _ops._tensor(other, "other")
+    if [concrete(d) for d in a.shape] != [concrete(d) for d in b.shape] or a.dtype != b.dtype:
+        raise error_at(ValueError, user_loc(), f"interleave: other {b.shape} {b.dtype!r} "
+                       f"must have input's shape and dtype {a.shape} {a.dtype!r}")
+    n = _pairs(a, "interleave")
+    head = list(a.shape[:-1])
+    both = _ops.concat([unsqueeze(a, -1), unsqueeze(b, -1)], -1)   # [..., n, 2]
+    return _split_last(_ops.reshape(both, head + [2 * n]), 2 * n)
+
+
+def deinterleave(input, other=None):
+    """(even, odd) elements of an interleaved stream along the last dim:
+    the stream is input, or input followed by other."""
+    x = _ops._tensor(input)
+    if other is not None:
+        y = _ops._tensor(other, "other")
+        if [concrete(d) for d in x.shape] != [concrete(d) for d in y.shape] or \
+                x.dtype != y.dtype:
+            raise error_at(ValueError, user_loc(), f"deinterleave: other {y.shape} must have "
+                           f"input's shape and dtype {x.shape}")
+        _pairs(x, "deinterleave")
+        x = _ops.concat([x, y], -1)
+    n = _pairs(x, "deinterleave")
+    head = list(x.shape[:-1])
+    pairs = _ops.reshape(x, head + [n // 2, 2])
+    rank = len(head) + 2
+    even = _ops.view(pairs, head + [n // 2, 1], [0] * rank)
+    odd = _ops.view(pairs, head + [n // 2, 1], [0] * (rank - 1) + [1])
+    return (_ops.reshape(even, head + [n // 2]), _ops.reshape(odd, head + [n // 2]))

@@ -946,7 +946,8 @@ C_OPS = dict(
     {m: m for m in """abs neg exp log sqrt rsqrt reciprocal relu sigmoid tanh
      silu gelu sin cos floor ceil round erf log1p expm1 sign hardsigmoid
      leaky_relu clip trunc tan sinh cosh asin acos atan asinh acosh atanh erfc
-     cbrt exp2 log2 log10 cast add sub mul div maximum minimum
+     cbrt exp2 log2 log10 cast add sub mul div maximum minimum atan2 bitwise_and
+     bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift
      pow eq ne lt le gt ge where sum amax amin prod argmax argmin matmul view
      assemble reshape transpose concat expand full zeros gather index_select
      scatter_update topk quantize dequantize softmax rms_norm layer_norm""".split()},

@@ -167,6 +167,33 @@ class Tensor:
     def __rpow__(self, o):
         return _ops().pow(o, self)
 
+    def __and__(self, o):
+        return _composite().bitwise_and(self, o)
+
+    def __rand__(self, o):
+        return _composite().bitwise_and(o, self)
+
+    def __or__(self, o):
+        return _composite().bitwise_or(self, o)
+
+    def __ror__(self, o):
+        return _composite().bitwise_or(o, self)
+
+    def __xor__(self, o):
+        return _composite().bitwise_xor(self, o)
+
+    def __rxor__(self, o):
+        return _composite().bitwise_xor(o, self)
+
+    def __lshift__(self, o):
+        return _composite().bitwise_left_shift(self, o)
+
+    def __rshift__(self, o):
+        return _composite().bitwise_right_shift(self, o)
+
+    def __invert__(self):
+        return _composite().bitwise_not(self)
+
     def __matmul__(self, o):
         return _ops().matmul(self, o)
 
@@ -340,6 +367,12 @@ class Tensor:
 
     def axpy_(self, x, alpha=1.0):
         return _composite().axpy_(self, x, alpha)
+
+    def cumsum(self, dim):
+        return _composite().cumsum(self, dim)
+
+    def cumprod(self, dim):
+        return _composite().cumprod(self, dim)
 
     def tril(self, diagonal=0):
         return _composite().tril(self, diagonal)

@@ -443,3 +443,117 @@ def test_pad_errors():
             run1(lambda t: pypto.pad(t, **kw), x, out_shape=(2, 4))
     with pytest.raises(ValueError, match="takes an int value"):
         run1(lambda t: pypto.pad(t, (0, 1), value=0.5), x.astype(np.int32), out_shape=(2, 4))
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumsum(dim):
+    x = rand((5, 9, 3), seed=60)
+    assert_close(run1(lambda t: pypto.cumsum(t, dim), x), np.cumsum(x, dim), 1e-6, 1e-6)
+    i = rand((5, 9, 3), np.int32, -100, 100, seed=61)
+    got = run1(lambda t: t.cumsum(dim), i, out_dtype=np.int64)
+    assert (got == np.cumsum(i.astype(np.int64), dim)).all()
+
+
+@pytest.mark.parametrize("dim", [0, -1])
+def test_cumprod(dim):
+    x = rand((4, 7), lo=0.5, hi=1.5, seed=62)
+    assert_close(run1(lambda t: pypto.cumprod(t, dim), x), np.cumprod(x, dim), 1e-6, 1e-7)
+    assert_close(run1(lambda t: t.cumprod(dim), x), np.cumprod(x, dim), 1e-6, 1e-7)
+
+
+def test_scan_errors():
+    x = rand((4, 7), seed=63)
+    with pytest.raises(IndexError, match=r"cumsum: dim must be an int in \[-2, 2\)"):
+        run1(lambda t: pypto.cumsum(t, 2), x)
+    with pytest.raises(TypeError, match="cumprod takes a float tensor"):
+        run1(lambda t: pypto.cumprod(t, 0), x.astype(np.int32))
+
+
+@pytest.mark.parametrize("dim,descending", [(None, True), (0, False), (1, True), (-1, False)])
+def test_argsort_is_stable(dim, descending):
+    x = rand((6, 8), np.int32, 0, 3, seed=64).astype(np.float32)  # many ties
+    d = -1 if dim is None else dim
+    want = np.argsort(-x if descending else x, axis=d, kind="stable").astype(np.int32)
+    got = run1(lambda t: pypto.argsort(t, dim, descending), x, out_dtype=np.int32)
+    assert (got == want).all()
+    with pytest.raises(TypeError, match="descending must be a bool"):
+        run1(lambda t: pypto.argsort(t, -1, 1), x, out_dtype=np.int32)
+
+
+BITWISE = {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
+           "bitwise_xor": np.bitwise_xor}
+
+
+@pytest.mark.parametrize("name", sorted(BITWISE))
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.bool_])
+def test_bitwise(name, dtype):
+    a = rand((4, 16), dtype, -100, 100, seed=70)
+    b = rand((1, 16), dtype, -100, 100, seed=71)
+    assert (run1(getattr(pypto, name), a, b, out_shape=a.shape) == BITWISE[name](a, b)).all()
+
+
+def test_bitwise_operators_and_not():
+    a = rand((4, 16), np.int32, -1000, 1000, seed=72)
+    b = rand((4, 16), np.int32, -1000, 1000, seed=73)
+    assert (run1(lambda t, u: (t & u) | (t ^ 5), a, b) == (a & b) | (a ^ 5)).all()
+    assert (run1(lambda t: ~t, a) == ~a).all()
+    assert (run1(lambda t: 6 & t, a) == (6 & a)).all()
+    m = rand((4, 16), np.bool_, seed=74)
+    assert (run1(pypto.bitwise_not, m) == ~m).all()
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
+def test_shifts(dtype):
+    a = rand((4, 16), dtype, -100, 100, seed=75)
+    s = rand((4, 16), dtype, 0, 6, seed=76)
+    assert (run1(pypto.bitwise_left_shift, a, s) == np.left_shift(a, s)).all()
+    assert (run1(pypto.bitwise_right_shift, a, s) == np.right_shift(a, s)).all()
+    assert (run1(lambda t: t >> 2, a) == (a >> 2)).all()
+    assert (run1(lambda t: t << 1, a) == (a << 1)).all()
+
+
+def test_shift_counts_outside_the_width():
+    a = np.array([[5, -5, 5, -5]], np.int32)
+    s = np.array([[64, 64, -1, 70]], np.int32)
+    assert (run1(pypto.bitwise_left_shift, a, s) == 0).all()
+    assert (run1(pypto.bitwise_right_shift, a, s) == [[0, -1, 0, -1]]).all()
+
+
+def test_bitwise_errors():
+    x = rand((4, 8), seed=77)
+    with pytest.raises(TypeError, match="bitwise_and takes integer tensors") as e:
+        run1(lambda t: pypto.bitwise_and(t, t), x)
+    assert "test_ops_more.py" in str(e.value)
+    with pytest.raises(TypeError, match="other must be a tensor or an int"):
+        run1(lambda t: pypto.bitwise_or(t, 1.5), x.astype(np.int32))
+    with pytest.raises(TypeError, match="bitwise_not takes an integer or bool"):
+        run1(pypto.bitwise_not, x)
+
+
+def test_atan2():
+    y = rand((4, 16), seed=80)
+    x = rand((1, 16), seed=81)
+    y[0, :4] = [1.0, -1.0, 0.0, -0.0]
+    x[0, :4] = [-1.0, -1.0, -1.0, -1.0]
+    assert_close(run1(pypto.atan2, y, x, out_shape=y.shape),
+                 np.arctan2(y.astype(np.float64), x).astype(np.float32), 2e-7, 0)
+    got = run1(pypto.atan2, y, x, out_shape=y.shape)
+    assert np.signbit(got[0, 3]) and got[0, 2] > 0  # the sign of zero picks the branch
+    with pytest.raises(TypeError, match="atan2 takes float tensors, x is pypto.DT_INT32"):
+        run1(pypto.atan2, y, x.astype(np.int32), out_shape=y.shape)
+
+
+def test_interleave_deinterleave():
+    a, b = rand((3, 8), seed=82), rand((3, 8), seed=83)
+    stream = np.stack([a, b], -1).reshape(3, 16)
+    o0 = run1(lambda t, u: pypto.interleave(t, u)[0], a, b)
+    o1 = run1(lambda t, u: pypto.interleave(t, u)[1], a, b)
+    assert_close(o0, stream[:, :8])
+    assert_close(o1, stream[:, 8:])
+    assert_close(run1(lambda t, u: pypto.deinterleave(t, u)[0], o0, o1), a)
+    assert_close(run1(lambda t, u: pypto.deinterleave(t, u)[1], o0, o1), b)
+    assert_close(run1(lambda s: pypto.deinterleave(s)[1], stream, out_shape=(3, 8)), b)
+    with pytest.raises(ValueError, match="last dim must be static and even"):
+        run1(lambda t: pypto.deinterleave(t)[0], rand((3, 7)), out_shape=(3, 3))
+    with pytest.raises(ValueError, match="must have input's shape"):
+        run1(lambda t, u: pypto.interleave(t, u)[0], a, rand((3, 6)))

@@ -591,49 +591,71 @@ TEST(copy_keeps_every_bit) {
 
 /* ---- matmul ---- */
 
-static KernelFn matmul_kernel(int *failures_, int64_t m, int64_t kk, int64_t n,
-                              bool acc, int64_t sa, int64_t sb, int64_t sc) {
+/* The cube's (C, A, B) combinations. */
+static const PtoDType kMatmulTypes[][2] = {{PTO_DT_F32, PTO_DT_F32},
+                                           {PTO_DT_F32, PTO_DT_F16},
+                                           {PTO_DT_F32, PTO_DT_BF16},
+                                           {PTO_DT_I32, PTO_DT_I8}};
+
+static KernelFn matmul_kernel(int *failures_, PtoDType ct, PtoDType at,
+                              int64_t m, int64_t kk, int64_t n, bool acc,
+                              int64_t sa, int64_t sb, int64_t sc) {
   K k;
   k_begin(&k);
   PtoError err = {{0}};
   CHECK(pto_succeeded(pto_emit_matmul(
-      &k.e, k_tile(&k, OFF_D, sc, PTO_DT_F32), k_tile(&k, OFF_A, sa, PTO_DT_F32),
-      k_tile(&k, OFF_B, sb, PTO_DT_F32), m, kk, n, acc, &err)));
+      &k.e, k_tile(&k, OFF_D, sc, ct), k_tile(&k, OFF_A, sa, at),
+      k_tile(&k, OFF_B, sb, at), m, kk, n, acc, &err)));
   return k_finish(&k, failures_);
+}
+
+static double elem(PtoDType dt, int64_t off, int64_t stride, int64_t r,
+                   int64_t c) {
+  const uint8_t *p = at(off, stride, dt, r, c);
+  return is_fp(dt) ? (double)getf(dt, p) : (double)geti(dt, p);
 }
 
 TEST(matmul) {
   static const int64_t shapes[][3] = {{6, 16, 16}, {13, 7, 37}, {64, 64, 64},
                                       {1, 5, 3},   {12, 0, 32}, {30, 33, 100},
                                       {7, 128, 17}};
-  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-    for (int acc = 0; acc < 2; acc++) {
-      int64_t m = shapes[s][0], kk = shapes[s][1], n = shapes[s][2];
-      int64_t sa = kk + 1, sb = n + 2, sc = n + 3;
-      KernelFn f = matmul_kernel(failures_, m, kk, n, acc, sa, sb, sc);
-      if (!f) continue;
-      fill(OFF_A, sa, PTO_DT_F32, m, sa, -1, 1, false);
-      fill(OFF_B, sb, PTO_DT_F32, kk, sb, -1, 1, false);
-      fill(OFF_D, sc, PTO_DT_F32, m, sc, -1, 1, false);
-      float *a = (float *)(space_ + OFF_A), *b = (float *)(space_ + OFF_B);
-      float *c = (float *)(space_ + OFF_D);
-      static double want[128 * 128];
-      for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++) {
-          double x = acc ? c[i * sc + j] : 0;
-          for (int64_t p = 0; p < kk; p++) x += (double)a[i * sa + p] * b[p * sb + j];
-          want[i * n + j] = x;
-        }
-      f(space_, 0, 0);
-      int bad = 0;
-      for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++)
-          bad += !(fabs(c[i * sc + j] - want[i * n + j]) <= 1e-5 * (double)(kk + 1));
-      if (bad)
-        fprintf(stderr, "matmul %lldx%lldx%lld acc=%d: %d wrong\n", (long long)m,
-                (long long)kk, (long long)n, acc, bad);
-      CHECK(bad == 0);
-    }
+  for (size_t ty = 0; ty < sizeof kMatmulTypes / sizeof kMatmulTypes[0]; ty++)
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+      for (int acc = 0; acc < 2; acc++) {
+        PtoDType ct = kMatmulTypes[ty][0], at_ = kMatmulTypes[ty][1];
+        /* every shape for f32, a few for the others */
+        if (ty > 0 && s != 1 && s != 2 && s != 6) continue;
+        int64_t m = shapes[s][0], kk = shapes[s][1], n = shapes[s][2];
+        int64_t sa = kk + 1, sb = n + 2, sc = n + 3;
+        KernelFn f = matmul_kernel(failures_, ct, at_, m, kk, n, acc, sa, sb, sc);
+        if (!f) continue;
+        fill(OFF_A, sa, at_, m, sa, -1, 1, false);
+        fill(OFF_B, sb, at_, kk, sb, -1, 1, false);
+        fill(OFF_D, sc, ct, m, sc, -1, 1, false);
+        static double want[128 * 128];
+        for (int64_t i = 0; i < m; i++)
+          for (int64_t j = 0; j < n; j++) {
+            double x = acc ? elem(ct, OFF_D, sc, i, j) : 0;
+            for (int64_t p = 0; p < kk; p++)
+              x += elem(at_, OFF_A, sa, i, p) * elem(at_, OFF_B, sb, p, j);
+            want[i * n + j] = x;
+          }
+        f(space_, 0, 0);
+        int bad = 0;
+        for (int64_t i = 0; i < m; i++)
+          for (int64_t j = 0; j < n; j++) {
+            double got = elem(ct, OFF_D, sc, i, j);
+            if (ct == PTO_DT_I32) /* exact, wrapping to 32 bits */
+              bad += (int32_t)(int64_t)got != (int32_t)(int64_t)want[i * n + j];
+            else
+              bad += !(fabs(got - want[i * n + j]) <= 1e-5 * (double)(kk + 1));
+          }
+        if (bad)
+          fprintf(stderr, "matmul %s = %s %lldx%lldx%lld acc=%d: %d wrong\n",
+                  pto_dtype_name(ct), pto_dtype_name(at_), (long long)m,
+                  (long long)kk, (long long)n, acc, bad);
+        CHECK(bad == 0);
+      }
 }
 
 TEST(matmul_uses_vector_fma) {
@@ -668,7 +690,8 @@ TEST(unsupported_is_an_error) {
   CHECK(pto_failed(pto_emit_binary(&k.e, PTO_EMIT_BIN_ADD, f32, f32, i32, k.rows, k.cols, &err)));
   CHECK_STR(err.msg, "add needs tiles of one element type, not f32 and i32");
   CHECK(pto_failed(pto_emit_matmul(&k.e, f32, i32, i32, 4, 4, 4, false, &err)));
-  CHECK_STR(err.msg, "matmul of f32 = i32 x i32 has no LLVM translation yet (f32 = f32 x f32 has)");
+  CHECK_STR(err.msg, "matmul of f32 = i32 x i32 is not one the cube has: (f32, f32, f32), "
+                     "(f32, f16, f16), (f32, bf16, bf16) or (i32, i8, i8)");
   PtoCastMode odd = {PTO_ROUND_ODD, PTO_SAT_WRAP};
   CHECK(pto_failed(pto_emit_cast(&k.e, odd, f32, i32, k.rows, k.cols, &err)));
   CHECK_STR(err.msg, "a cast from i32 to f32 rounding 'odd' has no LLVM translation yet");

@@ -3,6 +3,7 @@
  * updates of dead destinations, diagnostics, and two interpreters in two
  * threads. */
 #include "DiagCapture.h"
+#include "ParseVerified.h"
 #include "Test.h"
 #include "pto/Dialects.h"
 #include "pto/DialectImplementation.h"
@@ -17,16 +18,6 @@ static PtoContext *new_ctx(void) {
   PtoContext *ctx = pto_ctx_create();
   pto_register_all_dialects(ctx);
   return ctx;
-}
-
-static PtoOp *parse(PtoContext *ctx, const char *text) {
-  PtoParseOptions po = {"t.pto", 1};
-  PtoOp *m = pto_parse_module(ctx, text, strlen(text), &po);
-  if (m && pto_op_verify(m)) {
-    pto_op_destroy(m);
-    return NULL;
-  }
-  return m;
 }
 
 static PtoOp *func_of(PtoOp *module, const char *name) {

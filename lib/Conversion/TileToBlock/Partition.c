@@ -136,6 +136,91 @@ static PtoResult note_update(Partition *p, uint32_t n, PtoOp *op, PtoValue *v) {
 }
 
 /* ------------------------------------------------------------------ */
+/* Forks: a tensor version updated twice gets a copy                    */
+/* ------------------------------------------------------------------ */
+
+/* Bytes of one tile of the copy: small enough for any core's buffers. */
+enum { COPY_TILE_BYTES = 16384 };
+
+/* A copy of static tensor v in a new workspace, built before `at` from
+ * tiles of its trailing dims; NULL when v's shape does not allow it. */
+static PtoValue *copy_tensor(Partition *p, PtoValue *v, PtoOp *at) {
+  PtoType *t = pto_value_type(v);
+  unsigned rank = pto_type_tensor_rank(t);
+  if (!pto_type_tensor_is_static(t) || rank == 0) return NULL;
+  const int64_t *shape = pto_type_tensor_shape(t);
+  PtoType *elem = pto_type_tensor_elem(t);
+  unsigned bits = pto_type_bitwidth(elem);
+  uint64_t esize = bits < 8 ? 1 : bits / 8, bytes = esize;
+  unsigned k = 0; /* trailing dims in a tile */
+  while (k < rank && k < PTO_TILE_MAX_RANK &&
+         bytes * (uint64_t)shape[rank - 1 - k] <= COPY_TILE_BYTES)
+    bytes *= (uint64_t)shape[rank - 1 - k++];
+  if (!k) return NULL;
+  PtoType *tile = pto_tile_type(p->ctx, shape + rank - k, k, elem);
+  if (!tile) return NULL;
+  PtoBuilder b;
+  pto_builder_init(&b, p->ctx);
+  pto_builder_set_before(&b, at);
+  b.loc = pto_op_loc(at);
+  PtoValue *dst = pto_tile_build_empty(&b, t, NULL, 0);
+  int64_t offs[PTO_MAX_RANK] = {0};
+  for (;;) {
+    PtoValue *x = pto_tile_build_view(&b, v, offs, NULL, tile);
+    dst = pto_tile_build_assemble(&b, x, dst, offs, NULL);
+    unsigned d = rank - k;
+    while (d > 0 && ++offs[d - 1] == shape[d - 1]) offs[--d] = 0;
+    if (d == 0) break;
+  }
+  return dst;
+}
+
+static bool is_updater(PtoOp *op) {
+  PtoTileOp id = pto_tile_op_id(op);
+  return id == PTO_TILE_ASSEMBLE || id == PTO_TILE_SCATTER ||
+         pto_op_is(op, "scf.for");
+}
+
+typedef struct Forks {
+  Partition *p;
+  PtoPtrMap updated; /* tensor version -> 1 */
+  PtoResult r;
+} Forks;
+
+/* The Tile level has value semantics; the Block level updates GM tensors
+ * in place. A version that a second op updates (after cse merged two
+ * equal tensors, say), or that an op in a nested block updates, is copied
+ * first, so that every update is the only one of its version. */
+static PtoWalkResult split_fork(PtoOp *op, void *user) {
+  Forks *f = user;
+  if (!is_updater(op)) return PTO_WALK_ADVANCE;
+  bool is_for = pto_op_is(op, "scf.for");
+  unsigned n = is_for ? pto_scf_for_num_iter_args(op) : 1;
+  for (unsigned i = 0; i < n; i++) {
+    PtoValue *v = is_for ? pto_scf_for_init(op, i) : pto_tile_get_tensor(op);
+    if (!pto_type_is_tensor(pto_value_type(v))) continue;
+    if (!pto_ptrmap_get(&f->updated, (uintptr_t)v) &&
+        pto_value_parent_block(v) == pto_op_block(op)) {
+      pto_ptrmap_put(&f->updated, (uintptr_t)v, (void *)1);
+      continue;
+    }
+    PtoValue *c = copy_tensor(f->p, v, op);
+    if (!c) continue; /* note_update reports it */
+    unsigned idx = is_for ? 3 + i : 1;
+    pto_op_set_operand(op, idx, c);
+    pto_ptrmap_put(&f->updated, (uintptr_t)c, (void *)1);
+  }
+  return PTO_WALK_ADVANCE;
+}
+
+void part_split_forks(Partition *p, PtoOp *func) {
+  Forks f = {p, {0}, PTO_SUCCESS};
+  pto_ptrmap_init(&f.updated);
+  pto_op_walk(func, PTO_WALK_PRE, split_fork, &f);
+  pto_ptrmap_release(&f.updated);
+}
+
+/* ------------------------------------------------------------------ */
 /* Dependencies of an op                                                */
 /* ------------------------------------------------------------------ */
 
@@ -665,11 +750,13 @@ PtoResult part_block(Partition *p, PtoBlock *b) {
       if (!part_is_remat(op)) r = tile_op(p, b, op, &ids);
       continue;
     }
+    /* the op's dependencies first, from its regions as they are: cutting
+     * them puts launches there that name whole tensors, not versions */
+    r = host_op(p, b, op, &ids);
     for (unsigned i = 0; i < pto_op_num_regions(op) && !r; i++)
       for (PtoBlock *in = pto_region_first_block(pto_op_region(op, i));
            in && !r; in = pto_block_next(in))
         r = part_block(p, in);
-    if (!r) r = host_op(p, b, op, &ids);
   }
   if (!r) {
     /* representatives, once each */

@@ -107,6 +107,9 @@ PtoValue *part_root(Partition *p, PtoValue *v);
 bool part_is_remat(PtoOp *def);
 /* Bytes a tile of type `t` takes in `space`, aligned. */
 uint64_t part_tile_bytes(Partition *p, PtoType *t, PtoBufSpace space);
+/* Copies each tensor version that more than one op updates (or that an
+ * op of a nested block updates) before the extra updates. */
+void part_split_forks(Partition *p, PtoOp *func);
 /* Cuts the ops of `b` (and, first, of the blocks nested in its host ops)
  * into host ops and groups, then emits each group as a kernel. */
 PtoResult part_block(Partition *p, PtoBlock *b);

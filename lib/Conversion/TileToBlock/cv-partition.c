@@ -110,6 +110,7 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
     PtoBlock *entry = pto_region_first_block(pto_op_region(func, 0));
     if (!entry) continue; /* a declaration */
     p.func = func;
+    part_split_forks(&p, func);
     number_ops(&p, func);
     r = part_block(&p, entry);
     if (!r) part_finish_func(&p, func);
@@ -199,7 +200,11 @@ const PtoPassDef pto_cv_partition_pass = {
         "subgraph carrying its `label` and the GM regions it reads and\n"
         "writes. Tile values that cross subgraphs go through GM workspaces\n"
         "(`block.workspace`); `tile.empty` becomes a workspace too, and GM\n"
-        "tensors are updated in place. Loops and branches stay in the host\n"
+        "tensors are updated in place: a tensor version that two ops update\n"
+        "(as `cse` leaves two equal tensors merged), or that an op in a nested\n"
+        "block updates, is first copied (a copy kernel of 16 KiB tiles) for the\n"
+        "later update. Launches are ordered by their dependencies, a read of\n"
+        "a version before its update. Loops and branches stay in the host\n"
         "function with the launches of their bodies inside.\n"
         "\n"
         "Ops are visited in program order. A compute op joins the subgraphs\n"

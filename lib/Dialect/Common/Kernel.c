@@ -150,12 +150,12 @@ PtoResult pto_dialect_verify_kernel(PtoOp *op) {
   return PTO_SUCCESS;
 }
 
-/* The window of `buf` at the op's offsets must lie in `tensor`: the
- * buffer placed as a tile is in a tensor (trailing dims aligned, the dims
- * before them 1), one offset per tensor dim, static offsets inside static
- * dims. `first_dyn` is the first dynamic-offset operand. */
-PtoResult pto_dialect_check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
-                              unsigned first_dyn) {
+/* The window of `buf` at the op's offsets must lie in `tensor`: same rank
+ * (or, `placed`, the buffer placed as a tile is), one offset per tensor
+ * dim, static offsets inside static dims. `first_dyn` is the first
+ * dynamic-offset operand. */
+static PtoResult check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
+                              unsigned first_dyn, bool placed) {
   if (!pto_type_is_tensor(tensor))
     return pto_dialect_op_error(op, "expects a GM tensor, got '%T'", tensor);
   if (pto_tile_elem(buf) != pto_type_tensor_elem(tensor))
@@ -164,6 +164,10 @@ PtoResult pto_dialect_check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
                                 buf, tensor);
   unsigned rank = pto_type_tensor_rank(tensor);
   int64_t win[PTO_MAX_RANK], wn = 1;
+  if (!placed && pto_tile_rank(buf) != rank)
+    return pto_dialect_op_error(op, "buffer '%T' must have the rank of the "
+                                    "tensor (%u)",
+                                buf, rank);
   pto_tile_window_shape(buf, rank, win);
   for (unsigned d = 0; d < rank; d++) wn *= win[d];
   if (wn != pto_tile_numel(buf))
@@ -206,5 +210,15 @@ PtoResult pto_dialect_check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
                                       "got '%T'",
                                   i, pto_value_type(pto_op_operand(op, i)));
   return PTO_SUCCESS;
+}
+
+PtoResult pto_dialect_check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
+                                   unsigned first_dyn) {
+  return check_window(op, buf, tensor, first_dyn, false);
+}
+
+PtoResult pto_dialect_check_tile_window(PtoOp *op, PtoType *buf,
+                                        PtoType *tensor, unsigned first_dyn) {
+  return check_window(op, buf, tensor, first_dyn, true);
 }
 

@@ -101,9 +101,10 @@ PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
 PtoResult pto_emit_copy(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                         LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
 
-/* c (m x n, f32) = a (m x k) * b (k x n), or c += a * b when accumulate:
- * the cube's tmatmul / tmatmul_acc over f32 operands, as a register-blocked
- * micro-kernel (6 rows x 2 vectors of accumulators). */
+/* c (m x n) = a (m x k) * b (k x n), or c += a * b when accumulate: the
+ * cube's tmatmul / tmatmul_acc for its (c, a, b) types (f32, f32, f32),
+ * (f32, f16, f16), (f32, bf16, bf16) and (i32, i8, i8), as a
+ * register-blocked micro-kernel (6 rows x 2 vectors of accumulators). */
 PtoResult pto_emit_matmul(PtoEmit *e, PtoEmitTile c, PtoEmitTile a,
                           PtoEmitTile b, int64_t m, int64_t k, int64_t n,
                           bool accumulate, PtoError *err);
