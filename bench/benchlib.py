@@ -6,6 +6,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -144,3 +145,16 @@ def print_row(name, med, floor, width=9):
                 % fmt_mib(floor))
     print("  %-*s %8.3f s wall  %8.3f s cpu  %10s peak RSS%s"
           % (width, name, wall, cpu, fmt_mib(rss), note))
+
+
+def pto_opt_and_workdir(args, name, script="run.py"):
+    """The pto-opt of --pto-opt (or the usual places) and a directory for
+    the inputs and outputs (--keep, or a fresh temporary one); exits with
+    what to do when pto-opt is missing."""
+    pto_opt = resolve(args.pto_opt) or find_pto_tool("pto-opt", "PTO_OPT")
+    if not pto_opt:
+        sys.exit("%s: pto-opt not found; build it or pass --pto-opt" % script)
+    warn_if_unoptimised(pto_opt, script)
+    work = args.keep or tempfile.mkdtemp(prefix="pto-bench-%s-" % name)
+    os.makedirs(work, exist_ok=True)
+    return pto_opt, work

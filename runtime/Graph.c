@@ -302,12 +302,15 @@ static uint32_t seg_find(RtBuffer *b, int64_t at) {
     /* The neighbours too: the next access is often one segment over, and
      * an insertion since may have moved the hit one place up. */
     uint32_t f = b->finger[k];
-    for (uint32_t c = f ? f - 1 : 0; c < n && c <= f + 1; c++)
-      if (s[c].lo <= at && at < s[c].hi) {
-        b->finger[k] = c;
-        b->last_finger = (uint8_t)k;
-        return c;
-      }
+    if (f >= n)
+      continue;
+    /* The hit itself first, then the segment after, then the one before. */
+    uint32_t c = s[f].lo <= at ? (at < s[f].hi ? f : f + 1) : f - 1;
+    if (c < n && s[c].lo <= at && at < s[c].hi) {
+      b->finger[k] = c;
+      b->last_finger = (uint8_t)k;
+      return c;
+    }
   }
   uint32_t f = b->finger[b->last_finger] < n ? b->finger[b->last_finger] : 0;
   uint32_t lo, hi;
@@ -352,6 +355,7 @@ static bool seg_split(RtBuffer *b, uint32_t i, int64_t at) {
   b->segs[i].hi = at;
   b->segs[i + 1].lo = at;
   b->nsegs++;
+  b->shape++;
   return true;
 }
 
@@ -383,10 +387,20 @@ static bool seg_range(RtBuffer *b, int64_t lo, int64_t hi, uint32_t *first,
  * readers since (WAR). More than RT_FANIN_LIMIT of them become one barrier
  * that takes their place in the segments, so that later accesses see one
  * task instead of many. */
-static bool collect(PtoGraph *g, RtBuffer *b, const PtoRtRegion *r) {
+/* Where collect left a region's segments, so that record can skip the
+ * search while no split or merge has moved them since. */
+typedef struct RtSpan {
+  uint32_t first, last, shape;
+} RtSpan;
+#define RT_SPANS 8
+
+static bool collect(PtoGraph *g, RtBuffer *b, const PtoRtRegion *r,
+                    RtSpan *span) {
   uint32_t first, last;
   if (!seg_range(b, r->offset, r->offset + r->size, &first, &last))
     return false;
+  if (span)
+    *span = (RtSpan){first, last, b->shape};
   uint32_t stamp = ++g->stamp;
   uint32_t start = g->nscratch;
   bool write = r->access & PTO_RT_WRITE;
@@ -428,10 +442,20 @@ static bool collect(PtoGraph *g, RtBuffer *b, const PtoRtRegion *r) {
 
 /* Records the new task `id` in the segments its region covers. */
 static bool record(PtoGraph *g, RtBuffer *b, const PtoRtRegion *r,
-                   uint32_t id) {
+                   uint32_t id, const RtSpan *span) {
   uint32_t first, last;
-  if (!seg_range(b, r->offset, r->offset + r->size, &first, &last))
+  if (span && span->shape == b->shape) {
+    first = span->first;
+    last = span->last;
+    /* Move the nearer finger here, as the search would have: the next
+     * access is usually next to this one. */
+    uint32_t d0 = b->finger[0] > first ? b->finger[0] - first : first - b->finger[0];
+    uint32_t d1 = b->finger[1] > first ? b->finger[1] - first : first - b->finger[1];
+    b->last_finger = d1 < d0;
+    b->finger[b->last_finger] = first;
+  } else if (!seg_range(b, r->offset, r->offset + r->size, &first, &last)) {
     return false;
+  }
   if (r->access & PTO_RT_WRITE) {
     /* Everything before is now ordered before `id`: one segment. */
     b->segs[first].hi = b->segs[last - 1].hi;
@@ -440,6 +464,7 @@ static bool record(PtoGraph *g, RtBuffer *b, const PtoRtRegion *r,
     memmove(&b->segs[first + 1], &b->segs[last],
             (b->nsegs - last) * sizeof *b->segs);
     b->nsegs -= last - first - 1;
+    b->shape++;
     return true;
   }
   /* The pieces of one split segment list the same readers: fold them into
@@ -523,9 +548,11 @@ int64_t pto_graph_submit(PtoGraph *g, const PtoRtTaskDesc *d) {
     goto oom;
 
   /* Pass 1: what the task waits for (may create barriers). */
+  RtSpan spans[RT_SPANS];
   g->nscratch = 0;
   for (uint32_t i = 0; i < d->num_regions; i++)
-    if (!collect(g, &g->bufs[d->regions[i].buffer], &d->regions[i]))
+    if (!collect(g, &g->bufs[d->regions[i].buffer], &d->regions[i],
+                 i < RT_SPANS ? &spans[i] : NULL))
       goto oom;
   /* Room for every edge first, so that the task is never left half made. */
   uint64_t most = (uint64_t)g->nedges + g->nscratch + d->num_preds;
@@ -572,7 +599,8 @@ int64_t pto_graph_submit(PtoGraph *g, const PtoRtTaskDesc *d) {
       bool w = r->access & PTO_RT_WRITE;
       if ((pass == 0) == w)
         continue;
-      if (!record(g, &g->bufs[r->buffer], r, id))
+      if (!record(g, &g->bufs[r->buffer], r, id,
+                  i < RT_SPANS ? &spans[i] : NULL))
         goto oom;
     }
   g->finalized = false;

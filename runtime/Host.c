@@ -23,6 +23,8 @@ typedef struct RtRun {
   struct timespec t0;
   double *times; /* per task 5 doubles, or NULL when not recording */
   uint32_t *lane;
+  /* The first lane of each core type (one lane per worker follows). */
+  uint32_t lane_base[PTO_RT_CORE_TYPE_COUNT];
 } RtRun;
 
 static double now_ns(const struct timespec *t0) {
@@ -146,7 +148,7 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
       tm[0] = 0;
       tm[1] = tm[2] = start;
       tm[3] = now_ns(&r->t0);
-      r->lane[id] = wid;
+      r->lane[id] = r->lane_base[g->core[id]] + wid;
     }
     if (rc != 0) {
       unsigned expected = RT_NONE;
@@ -288,16 +290,30 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
   PtoRtTimeline *tl = &g->host_tl;
   tl->valid = false;
   if (rt->opts.record_host_times) {
-    if (!rt_timeline_alloc(tl, g, rt->opts.threads)) {
+    /* A lane per worker and core type that has tasks, named like the
+     * simulator's cores ("AIV 1": worker 1 running vector kernels), so
+     * that a host and a simulated swimlane read alike. */
+    uint32_t threads = rt->opts.threads, nlanes = 0;
+    for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
+      /* Barriers are counted under the first type; they run nowhere. */
+      bool used = g->type_count[t] > (t == 0 ? g->nbarriers : 0);
+      r.lane_base[t] = used ? nlanes : RT_NONE;
+      nlanes += used ? threads : 0;
+    }
+    if (!rt_timeline_alloc(tl, g, nlanes)) {
       rt_set_error(rt, "run: out of memory");
       return PTO_RT_ERR_NOMEM;
     }
     tl->backend = PTO_RT_HOST;
     tl->us_per_unit = 1e-3;
-    for (uint32_t i = 0; i < rt->opts.threads; i++) {
-      snprintf(tl->lane_names[i], sizeof tl->lane_names[i], "Worker %u", i);
-      tl->lane_core[i] = -1;
-    }
+    tl->workers = threads;
+    for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
+      for (uint32_t w = 0; r.lane_base[t] != RT_NONE && w < threads; w++) {
+        uint32_t l = r.lane_base[t] + w;
+        snprintf(tl->lane_names[l], sizeof tl->lane_names[l], "%s %u",
+                 rt_core_names[t], w);
+        tl->lane_core[l] = (int8_t)t;
+      }
     for (uint32_t i = 0; i < n; i++)
       tl->lane[i] = RT_NONE;
     r.times = tl->times;
@@ -317,9 +333,13 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
     atomic_store_explicit(&q->head, 0, memory_order_relaxed);
     atomic_store_explicit(&q->tail, 0, memory_order_relaxed);
   }
-  /* relaxed: the helpers see these through the mutex that starts them. */
-  for (uint32_t i = 0; i < n; i++)
-    atomic_store_explicit(&g->count[i], g->ndeps0[i], memory_order_relaxed);
+  /* One block copy rather than n atomic stores, which compilers do not
+   * vectorise: no other thread touches the counters between runs, and the
+   * helpers see them through the mutex that starts them. */
+  _Static_assert(sizeof *g->count == sizeof *g->ndeps0,
+                 "a counter is stored as a plain 32-bit word");
+  if (n)
+    memcpy((void *)g->count, g->ndeps0, n * sizeof *g->ndeps0);
   for (uint32_t i = 0; i < g->nroots; i++)
     queue_push(&g->queues[g->core[g->roots[i]]], g->roots[i]);
   if (n) {

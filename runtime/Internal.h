@@ -56,6 +56,7 @@ typedef struct RtBuffer {
   uint32_t nsegs, capsegs;
   uint32_t finger[2]; /* the last segments found */
   uint8_t last_finger; /* which of them hit last */
+  uint32_t shape; /* bumped when segments are split or merged */
   char name[32];
 } RtBuffer;
 
@@ -81,10 +82,14 @@ struct PtoRtTimeline {
   uint32_t *lane;
   uint32_t nlanes;
   char (*lane_names)[24];
-  int8_t *lane_core; /* core type of a lane, -1 for host workers */
+  int8_t *lane_core; /* core type of a lane */
+  /* Host: lanes are (core type, worker) pairs, lane % workers being the
+   * worker; 0 on the simulator, whose lanes are cores. */
+  uint32_t workers;
   double idle_ready; /* core time idle while ready work waited */
   double sched_busy; /* scheduler thread time used */
   uint32_t sched_threads;
+  size_t cap_tasks, cap_lanes; /* of the arrays above, kept across runs */
   bool valid;
 };
 
@@ -165,6 +170,8 @@ static inline bool rt_grow(void **p, uint32_t *cap, uint32_t need,
                            size_t elem) {
   return need <= *cap || rt_grow_slow(p, cap, need, elem);
 }
+/* "AIC", "AIV", "AICPU": the platform's names of the core types. */
+extern const char *const rt_core_names[PTO_RT_CORE_TYPE_COUNT];
 void rt_set_error(PtoRuntime *rt, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 const char *rt_label(const PtoGraph *g, uint32_t id);

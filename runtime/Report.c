@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const type_name[] = {"AIC", "AIV", "AICPU"};
 static const char *const type_long[] = {"cube", "vector", "AICPU"};
 
 typedef struct Figures {
@@ -40,15 +39,17 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* A task on its lane; `unit` is what runs one task at a time: the core
+ * on the simulator, the worker thread on the host. */
 typedef struct LaneTask {
-  uint32_t lane;
+  uint32_t unit, lane;
   double start, end;
 } LaneTask;
 
 static int cmp_lane_task(const void *a, const void *b) {
   const LaneTask *x = a, *y = b;
-  if (x->lane != y->lane)
-    return x->lane < y->lane ? -1 : 1;
+  if (x->unit != y->unit)
+    return x->unit < y->unit ? -1 : 1;
   return x->start < y->start ? -1 : x->start > y->start;
 }
 
@@ -81,10 +82,13 @@ static bool compute(const PtoRtTimeline *tl, Figures *f) {
     if (tl->lane_core[l] >= 0)
       f->lanes_of[tl->lane_core[l]]++;
   for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
-    /* On the host every worker stands in for every core type. */
-    uint32_t lanes = f->sim ? f->lanes_of[t] : tl->nlanes;
-    f->h.utilisation[t] = makespan > 0 ? f->busy[t] / (lanes * makespan) : 0;
-    f->h.waves[t] = (double)f->tasks[t] / (f->sim ? p->cores[t] : tl->nlanes);
+    /* On the host every worker stands in for every core type: a type
+     * that ran has one lane per worker. */
+    uint32_t lanes = f->lanes_of[t];
+    f->h.utilisation[t] =
+        makespan > 0 && lanes ? f->busy[t] / (lanes * makespan) : 0;
+    uint32_t units = f->sim ? p->cores[t] : lanes;
+    f->h.waves[t] = units ? (double)f->tasks[t] / units : 0;
   }
   /* Roofline: the slowest of moving all GM bytes at the achievable
    * bandwidth, all cube FLOPs at peak, and all vector cycles spread over
@@ -149,14 +153,18 @@ static bool compute(const PtoRtTimeline *tl, Figures *f) {
   for (uint32_t i = 0; i < n; i++)
     if (tl->lane[i] != RT_NONE) {
       const double *t = &tl->times[(size_t)i * 5];
-      lt[k++] = (LaneTask){tl->lane[i], t[2] * u, t[3] * u};
+      uint32_t l = tl->lane[i];
+      lt[k++] = (LaneTask){tl->workers ? l % tl->workers : l, l, t[2] * u,
+                           t[3] * u};
     }
   qsort(lt, ran, sizeof *lt, cmp_lane_task);
   double *lane_busy = calloc(tl->nlanes ? tl->nlanes : 1, sizeof *lane_busy);
   for (uint32_t i = 0; i < ran; i++) {
     if (lane_busy)
       lane_busy[lt[i].lane] += lt[i].end - lt[i].start;
-    if (i == 0 || lt[i - 1].lane != lt[i].lane)
+    /* A gap counts when the core or worker sat idle, not while a host
+     * worker ran a task of another core type. */
+    if (i == 0 || lt[i - 1].unit != lt[i].unit)
       continue;
     double gap = lt[i].start - lt[i - 1].end;
     if (gap > 0) {
@@ -288,7 +296,7 @@ static void hints(const PtoRtTimeline *tl, const Figures *f,
              "split the last ones", f->h.tail_us, 100 * f->h.tail_us / ms);
     emit(ctx, buf);
   }
-  if (ms > 0 && f->bubbles_us > 0.25 * ms * (f->sim ? 1 : tl->nlanes) &&
+  if (ms > 0 && f->bubbles_us > 0.25 * ms * (f->sim ? 1 : tl->workers) &&
       f->worst_bubble_us > 0) {
     snprintf(buf, sizeof buf, "bubbles: %.2f us of gaps between tasks on "
              "the same core (longest %.2f us on %s at %.2f us); those cores "
@@ -349,8 +357,8 @@ PtoRtStatus pto_timeline_write_report(const PtoRtTimeline *tl, FILE *out,
     for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
       if (f.tasks[t])
         fprintf(out, "%s: %u tasks, %.2f waves on %u %s, utilisation %.1f%%\n",
-                type_name[t], f.tasks[t], f.h.waves[t],
-                f.sim ? p->cores[t] : tl->nlanes,
+                rt_core_names[t], f.tasks[t], f.h.waves[t],
+                f.sim ? p->cores[t] : f.lanes_of[t],
                 f.sim ? "cores" : "workers", 100 * f.h.utilisation[t]);
     if (f.busiest_util > 0)
       fprintf(out, "busiest lane: %s %.1f%%; idlest: %s %.1f%%\n",
@@ -385,8 +393,8 @@ PtoRtStatus pto_timeline_write_report(const PtoRtTimeline *tl, FILE *out,
       if (f.tasks[t]) {
         fprintf(out, "%s\n    \"%s\": {\"tasks\": %u, \"cores\": %u, "
                      "\"waves\": %.4f, \"utilisation\": %.4f}",
-                first ? "" : ",", type_name[t], f.tasks[t],
-                f.sim ? p->cores[t] : tl->nlanes, f.h.waves[t],
+                first ? "" : ",", rt_core_names[t], f.tasks[t],
+                f.sim ? p->cores[t] : f.lanes_of[t], f.h.waves[t],
                 f.h.utilisation[t]);
         first = 0;
       }

@@ -27,6 +27,9 @@ void pto_rt_platform_default(PtoRtPlatform *p) {
   p->scheduler_threads = 5;
 }
 
+const char *const rt_core_names[PTO_RT_CORE_TYPE_COUNT] = {"AIC", "AIV",
+                                                           "AICPU"};
+
 bool rt_grow_slow(void **p, uint32_t *cap, uint32_t need, size_t elem) {
   uint64_t c = *cap ? *cap : 64;
   while (c < need)

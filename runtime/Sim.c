@@ -335,7 +335,6 @@ PtoRtStatus rt_sim_run(PtoGraph *g) {
   PtoRtStatus st = PTO_RT_OK;
   if (!ok)
     goto oom;
-  static const char *const type_names[] = {"AIC", "AIV", "AICPU"};
   tl->backend = PTO_RT_SIM;
   tl->us_per_unit = 1.0 / p->clock_mhz;
   tl->sched_threads = p->scheduler_threads;
@@ -344,7 +343,7 @@ PtoRtStatus rt_sim_run(PtoGraph *g) {
     for (uint32_t c = 0; c < p->cores[t]; c++) {
       uint32_t l = s.lane_base[t] + c;
       snprintf(tl->lane_names[l], sizeof tl->lane_names[l], "%s %u",
-               type_names[t], c);
+               rt_core_names[t], c);
       tl->lane_core[l] = (int8_t)t;
       /* Stack order so that core 0 is taken first. */
       s.free_cores[t][p->cores[t] - 1 - c] = l;

@@ -6,18 +6,29 @@
 #include <string.h>
 
 bool rt_timeline_alloc(PtoRtTimeline *tl, const PtoGraph *g, uint32_t nlanes) {
-  rt_timeline_free(tl);
-  size_t n = g->ntasks ? g->ntasks : 1;
-  tl->g = g;
-  tl->times = malloc(n * 5 * sizeof *tl->times);
-  tl->lane = malloc(n * sizeof *tl->lane);
-  tl->lane_names = calloc(nlanes ? nlanes : 1, sizeof *tl->lane_names);
-  tl->lane_core = calloc(nlanes ? nlanes : 1, sizeof *tl->lane_core);
-  tl->nlanes = nlanes;
-  if (!tl->times || !tl->lane || !tl->lane_names || !tl->lane_core) {
+  size_t n = g->ntasks ? g->ntasks : 1, nl = nlanes ? nlanes : 1;
+  /* A graph run again keeps its timeline's storage: no fresh pages to
+   * fault in on every run. */
+  if (n > tl->cap_tasks || nl > tl->cap_lanes) {
     rt_timeline_free(tl);
-    return false;
+    tl->times = malloc(n * 5 * sizeof *tl->times);
+    tl->lane = malloc(n * sizeof *tl->lane);
+    tl->lane_names = malloc(nl * sizeof *tl->lane_names);
+    tl->lane_core = malloc(nl * sizeof *tl->lane_core);
+    if (!tl->times || !tl->lane || !tl->lane_names || !tl->lane_core) {
+      rt_timeline_free(tl);
+      return false;
+    }
+    tl->cap_tasks = n;
+    tl->cap_lanes = nl;
   }
+  memset(tl->lane_names, 0, nl * sizeof *tl->lane_names);
+  memset(tl->lane_core, 0, nl * sizeof *tl->lane_core);
+  tl->g = g;
+  tl->nlanes = nlanes;
+  tl->idle_ready = tl->sched_busy = 0;
+  tl->sched_threads = 0;
+  tl->workers = 0;
   return true;
 }
 

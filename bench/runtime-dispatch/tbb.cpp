@@ -1,7 +1,9 @@
 // The oneTBB peers of bench/runtime-dispatch: a flow::graph of
 // continue_nodes (built, run and destroyed each time, and built once then
 // run again), and dependency counting on a task_group (successor lists
-// and counters made each time, or kept and the counters reset). Prints
+// and counters made each time, or kept and the counters reset), with the
+// successor lists written from the shape's edges, or derived from the
+// tasks' memory regions as the runtime derives them. Prints
 // "<figure> <tasks per second>" lines.
 #include "args.h"
 
@@ -14,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -44,6 +47,76 @@ struct Shape {
   }
   int preds(long t) const {
     return chain ? (t > 0) : (t / n > 0) + (t % n > 0);
+  }
+  // The byte ranges task t reads and writes, as the runtime's benchmark
+  // submits them: it writes its cell and reads its left and upper
+  // neighbours' (one 8-byte cell per task).
+  struct Region {
+    long lo, hi;
+    bool write;
+  };
+  int regions(long t, Region out[3]) const {
+    int k = 0;
+    out[k++] = {t * 8, t * 8 + 8, true};
+    if (!chain && t / n > 0) out[k++] = {(t - n) * 8, (t - n) * 8 + 8, false};
+    if (chain ? t > 0 : t % n > 0) out[k++] = {(t - 1) * 8, (t - 1) * 8 + 8, false};
+    return k;
+  }
+};
+
+// What a user of the task_group would write to get the runtime's
+// dependencies from memory regions: an interval map of the buffer (start
+// -> end, last writer, readers since) giving RAW, WAR and WAW on
+// overlapping byte ranges, and the edges it yields, deduplicated.
+struct RegionTracker {
+  struct Seg {
+    long hi, writer;
+    std::vector<long> readers;
+  };
+  std::map<long, Seg> segs;
+  std::vector<long> mark;  // last task that took an edge from this one
+  explicit RegionTracker(long bytes, long tasks) : mark(tasks, -1) {
+    segs.emplace(0, Seg{bytes, -1, {}});
+  }
+  // The segments covering [lo, hi), split so that they start at lo and
+  // the last one ends at hi.
+  std::map<long, Seg>::iterator split(long at) {
+    auto it = std::prev(segs.upper_bound(at));
+    if (it->first == at) return it;
+    Seg right = it->second;
+    it->second.hi = at;
+    return segs.emplace_hint(std::next(it), at, std::move(right));
+  }
+  // Appends the predecessors of task t to `preds`, then records its
+  // accesses (reads first, so that a read-write leaves t the writer).
+  void access(long t, const Shape::Region *r, int nr, std::vector<long> &preds) {
+    for (int i = 0; i < nr; i++) {
+      auto end = segs.find(r[i].hi) != segs.end() ? segs.find(r[i].hi) : split(r[i].hi);
+      for (auto it = split(r[i].lo); it != end; ++it) {
+        auto take = [&](long p) {
+          if (p >= 0 && mark[p] != t) {
+            mark[p] = t;
+            preds.push_back(p);
+          }
+        };
+        take(it->second.writer);
+        if (r[i].write)
+          for (long p : it->second.readers) take(p);
+      }
+    }
+    for (int pass = 0; pass < 2; pass++)
+      for (int i = 0; i < nr; i++) {
+        if (r[i].write != (pass == 1)) continue;
+        auto first = split(r[i].lo), end = split(r[i].hi);
+        if (r[i].write) {
+          first->second.hi = r[i].hi;
+          first->second.writer = t;
+          first->second.readers.clear();
+          segs.erase(std::next(first), end);
+        } else {
+          for (auto it = first; it != end; ++it) it->second.readers.push_back(t);
+        }
+      }
   }
 };
 
@@ -87,6 +160,28 @@ struct Counted {
       }
       succ_off[t + 1] = (long)succ.size();
     }
+  }
+  // The same lists derived from the tasks' regions, as the tasks come.
+  Counted(const Shape &s, bool)
+      : tasks(s.tasks), succ_off(s.tasks + 1), preds(s.tasks),
+        count(new std::atomic<int>[s.tasks]) {
+    RegionTracker rt(s.tasks * 8, s.tasks);
+    std::vector<long> from, to, p;
+    for (long t = 0; t < s.tasks; t++) {
+      Shape::Region r[3];
+      p.clear();
+      rt.access(t, r, s.regions(t, r), p);
+      for (long q : p) {
+        from.push_back(q);
+        to.push_back(t);
+      }
+      preds[t] = (int)p.size();
+    }
+    for (long f : from) succ_off[f + 1]++;
+    for (long t = 0; t < s.tasks; t++) succ_off[t + 1] += succ_off[t];
+    succ.resize(from.size());
+    std::vector<long> fill(succ_off.begin(), succ_off.end() - 1);
+    for (size_t e = 0; e < from.size(); e++) succ[fill[from[e]]++] = to[e];
   }
   void reset() {
     for (long t = 0; t < tasks; t++) count[t].store(preds[t], std::memory_order_relaxed);
@@ -148,6 +243,13 @@ int main(int argc, char **argv) {
     best = std::max(best, s.tasks / (now() - t0));
   }
   std::printf("taskgroup_build_run %.0f\n", best);
+  best = 0;
+  for (int r = 0; r < reps; r++) {
+    double t0 = now();
+    { Counted c(s, true); c.reset(); c.run(); }
+    best = std::max(best, s.tasks / (now() - t0));
+  }
+  std::printf("taskgroup_regions_build_run %.0f\n", best);
   {
     Counted c(s);
     best = 0;

@@ -112,6 +112,15 @@ typedef struct PtoInterpOptions {
   /* Largest single tensor the interpreter allocates, in bytes
    * (0: 4 GiB). */
   uint64_t max_tensor_bytes;
+  /* 0: block.launch ops run in program order. Otherwise each run of
+   * consecutive launches runs in a pseudo-random topological order (from
+   * this seed) of the dependencies their GM regions imply: a test that
+   * results do not depend on which independent launch runs first. */
+  uint64_t shuffle_launches;
+  /* Bytes of each on-chip buffer of one core (vec, mat, left, right, acc:
+   * UB, L1, L0A, L0B, L0C), the image PTO kernels run on (0: the default
+   * platform's, a2a3: 192 KiB, 512 KiB, 64 KiB, 64 KiB, 128 KiB). */
+  uint64_t buffer_bytes[5];
 } PtoInterpOptions;
 
 /* An interpreter for IR of `ctx`, with the handlers of every registered

@@ -5,5 +5,7 @@
 #include "pto/Pass.h"
 
 extern const PtoPassDef pto_tile_expand_pass;
+extern const PtoPassDef pto_cv_partition_pass;
+extern const PtoPassDef pto_lower_to_pto_pass;
 
 #endif

@@ -65,5 +65,10 @@ PtoResult pto_dialect_verify_kernel(PtoOp *op);
  * operand #first_dyn on. */
 PtoResult pto_dialect_check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
                                    unsigned first_dyn);
+/* The same for a buffer placed in the tensor as tile.view places a tile
+ * (pto_tile_window_shape): its trailing dims are the window's, the
+ * window's other dims are 1, so the ranks may differ (block.load/store). */
+PtoResult pto_dialect_check_tile_window(PtoOp *op, PtoType *buf,
+                                        PtoType *tensor, unsigned first_dyn);
 
 #endif

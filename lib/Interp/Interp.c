@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* pthread_getattr_np: the stack a thread has left */
 #endif
 #include "Interp/InterpInternal.h"
+#include "pto/Dialect/PTO.h"
 
 #include "Support/Alloc.h"
 #include "Support/Str.h"
@@ -85,12 +86,18 @@ PtoInterp *pto_interp_create(PtoContext *ctx, const PtoInterpOptions *opts) {
   if (!I->opts.max_call_depth) I->opts.max_call_depth = DEFAULT_MAX_CALL_DEPTH;
   if (!I->opts.max_tensor_bytes)
     I->opts.max_tensor_bytes = DEFAULT_MAX_TENSOR_BYTES;
+  I->rng = I->opts.shuffle_launches;
   pto_ptrmap_init(&I->handlers);
   pto_ptrmap_init(&I->funcs);
   pto_interp_register_core(I);
   pto_interp_register_pypto(I);
   pto_interp_register_tile(I);
   pto_interp_register_block(I);
+  pto_interp_register_pto(I);
+  static const uint64_t a2a3_buffers[5] = {192 << 10, 512 << 10, 64 << 10,
+                                           64 << 10, 128 << 10};
+  for (unsigned s = 0; s < 5; s++)
+    if (!I->opts.buffer_bytes[s]) I->opts.buffer_bytes[s] = a2a3_buffers[s];
   return I;
 }
 
@@ -277,6 +284,7 @@ PtoTensor *pto_interp_new_tensor(PtoInterpFrame *f, PtoOp *op, PtoDType dt,
 bool pto_interp_type_dtype(const PtoType *t, PtoDType *dt) {
   if (pto_type_is_tensor(t)) t = pto_type_tensor_elem(t);
   else if (pto_type_is_tile(t)) t = pto_tile_elem(t);
+  else if (pto_type_is_pto_tile(t)) t = pto_pto_tile_elem(t);
   return pto_dtype_from_type(t, dt);
 }
 
@@ -309,6 +317,8 @@ bool pto_interp_value_fits(PtoContext *ctx, const PtoInterpValue *v,
     /* A tile is a tensor of exactly its static shape. */
     ty = pto_type_tensor(ctx, pto_tile_shape(ty), pto_tile_rank(ty),
                          pto_tile_elem(ty));
+  } else if (pto_type_is_pto_tile(ty)) {
+    ty = pto_type_tensor(ctx, pto_type_ints(ty), 2, pto_pto_tile_elem(ty));
   }
   if (pto_type_is_tensor(ty)) {
     if (v->kind != PTO_IVAL_TENSOR) {
@@ -388,6 +398,10 @@ static PtoResult exec_op(PtoInterpFrame *f, PtoOp *op) {
   return r;
 }
 
+PtoResult pto_interp_exec(PtoInterpFrame *f, PtoOp *op) {
+  return exec_op(f, op);
+}
+
 /* Drops the frame's references to the values a block defines. */
 static void release_block(PtoInterpFrame *f, PtoBlock *b) {
   for (unsigned i = 0; i < pto_block_num_args(b); i++)
@@ -400,8 +414,14 @@ static void release_block(PtoInterpFrame *f, PtoBlock *b) {
 static PtoResult run_block(PtoInterpFrame *f, PtoBlock *b,
                            PtoInterpValue *results, unsigned nresults) {
   PtoOp *term = pto_block_terminator(b);
-  for (PtoOp *op = pto_block_first_op(b); op && op != term; op = pto_op_next(op))
+  for (PtoOp *op = pto_block_first_op(b); op && op != term;) {
+    if (f->I->opts.shuffle_launches && pto_op_is(op, "block.launch")) {
+      if (pto_interp_run_launches(f, op, term, &op)) return PTO_FAILURE;
+      continue;
+    }
     if (exec_op(f, op)) return PTO_FAILURE;
+    op = pto_op_next(op);
+  }
   unsigned n = term ? pto_op_num_operands(term) : 0;
   if (n != nresults)
     return pto_interp_error(f, term ? term : pto_block_parent_op(b),
@@ -469,7 +489,7 @@ static PtoResult check_args(PtoInterpFrame *f, PtoOp *site, PtoOp *func,
 static PtoResult run_func(PtoInterp *I, PtoInterpFrame *caller, PtoOp *site,
                           PtoOp *func, PtoInterpValue *args, unsigned nargs,
                           PtoInterpValue *results, unsigned nresults) {
-  PtoInterpFrame f = {I, func_info(I, func), NULL};
+  PtoInterpFrame f = {I, func_info(I, func), NULL, NULL};
   f.slots = pto_calloc(f.fi->nslots ? f.fi->nslots : 1, sizeof *f.slots);
   PtoInterpFrame *site_frame = caller ? caller : &f;
   PtoResult r = PTO_SUCCESS;
@@ -489,6 +509,7 @@ static PtoResult run_func(PtoInterp *I, PtoInterpFrame *caller, PtoOp *site,
   for (unsigned i = 0; i < f.fi->nslots; i++)
     pto_interp_value_release(&f.slots[i]);
   pto_free(f.slots);
+  if (f.core) interp_core_destroy(f.core);
   return r;
 }
 

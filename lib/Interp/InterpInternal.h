@@ -33,16 +33,22 @@ struct PtoInterp {
   PtoInterpObserver observer;
   void *observer_user;
   uint64_t nexec;
+  uint64_t rng; /* state of the launch shuffle (opts.shuffle_launches) */
   unsigned depth;
   uintptr_t stack_base; /* address of a local of pto_interp_run */
   uintptr_t stack_budget; /* of the calling thread's stack, from there */
   PTO_VEC(NoteEntry) notes;
 };
 
+/* The buffers of the core a PTO kernel runs on (InterpPto.c). */
+typedef struct InterpCore InterpCore;
+void interp_core_destroy(InterpCore *c);
+
 struct PtoInterpFrame {
   PtoInterp *I;
   FuncInfo *fi;
   PtoInterpValue *slots;
+  InterpCore *core; /* a pto.kernel's buffers, made on first use */
 };
 
 /* Built-in handlers (InterpCore.c: func, scf, arith; InterpPypto*.c;
@@ -51,6 +57,13 @@ void pto_interp_register_core(PtoInterp *I);
 void pto_interp_register_pypto(PtoInterp *I);
 void pto_interp_register_tile(PtoInterp *I);
 void pto_interp_register_block(PtoInterp *I);
+/* Executes one op with its registered handler. */
+PtoResult pto_interp_exec(PtoInterpFrame *f, PtoOp *op);
+/* Runs the block.launch ops from `first` up to the first other op (or
+ * `end`) in a shuffled order their GM regions allow; *next is that op. */
+PtoResult pto_interp_run_launches(PtoInterpFrame *f, PtoOp *first, PtoOp *end,
+                                  PtoOp **next);
+void pto_interp_register_pto(PtoInterp *I);
 /* Gives `op_name` the handler (and user data) registered for `existing`,
  * when there is one: ops of two levels with one semantics share it. */
 void pto_interp_register_alias(PtoInterp *I, const char *op_name,

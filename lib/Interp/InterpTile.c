@@ -136,7 +136,12 @@ static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
   unsigned rank = y0->rank; /* take_dst may free what y0 points at */
   pto_tile_window_shape(tt, rank, swin);
   PtoTensor *src = contiguous(f, op, 0);
-  PtoTensor *y = take_dst(f, op);
+  /* In a Block-level kernel a GM tensor is memory: the scatter writes
+   * into it (as block.store does) rather than into a copy. */
+  PtoOp *parent = pto_op_parent_op(op);
+  bool in_place = parent && pto_op_is(parent, "block.kernel");
+  PtoTensor *y = in_place ? pto_tensor_retain(pto_interp_operand_tensor(f, op, 1))
+                          : take_dst(f, op);
   PtoNdArray yw = interp_window_of(pto_tensor_array(y), offs, win);
   PtoNdArray sw = relabel(pto_tensor_array(src), rank, swin);
   PtoKernelError err;

@@ -224,6 +224,7 @@ static void binary_f64(PtoBinaryKind k, double *a, const double *b,
     for (int64_t i = 0; i < n; i++) a[i] = min_f64(a[i], b[i]);
     break;
   case PTO_BINARY_POW: for (int64_t i = 0; i < n; i++) a[i] = pow(a[i], b[i]); break;
+  case PTO_BINARY_ATAN2: for (int64_t i = 0; i < n; i++) a[i] = atan2(a[i], b[i]); break;
   default: break;
   }
 }
@@ -232,6 +233,16 @@ static int64_t div_i64(int64_t a, int64_t b) {
   if (b == 0) return 0;
   if (b == -1) return (int64_t)(0 - (uint64_t)a); /* INT64_MIN / -1 wraps */
   return a / b;
+}
+
+/* Shifts defined for every count: the store wraps a left shift to the
+ * dtype's width; a right shift of a sign-extended value is arithmetic. */
+static int64_t shl_i64(int64_t a, int64_t s) {
+  return s < 0 || s > 63 ? 0 : (int64_t)((uint64_t)a << s);
+}
+static int64_t shr_i64(int64_t a, int64_t s) {
+  if (s < 0 || s > 63) return a < 0 ? -1 : 0;
+  return a < 0 ? ~(~a >> s) : a >> s; /* arithmetic without relying on >> of negatives */
 }
 
 static void binary_i64(PtoBinaryKind k, int64_t *a, const int64_t *b,
@@ -249,6 +260,11 @@ static void binary_i64(PtoBinaryKind k, int64_t *a, const int64_t *b,
   case PTO_BINARY_DIV: for (int64_t i = 0; i < n; i++) a[i] = div_i64(a[i], b[i]); break;
   case PTO_BINARY_MAX: for (int64_t i = 0; i < n; i++) a[i] = a[i] >= b[i] ? a[i] : b[i]; break;
   case PTO_BINARY_MIN: for (int64_t i = 0; i < n; i++) a[i] = a[i] <= b[i] ? a[i] : b[i]; break;
+  case PTO_BINARY_AND: for (int64_t i = 0; i < n; i++) a[i] &= b[i]; break;
+  case PTO_BINARY_OR: for (int64_t i = 0; i < n; i++) a[i] |= b[i]; break;
+  case PTO_BINARY_XOR: for (int64_t i = 0; i < n; i++) a[i] ^= b[i]; break;
+  case PTO_BINARY_SHL: for (int64_t i = 0; i < n; i++) a[i] = shl_i64(a[i], b[i]); break;
+  case PTO_BINARY_SHR: for (int64_t i = 0; i < n; i++) a[i] = shr_i64(a[i], b[i]); break;
   default: break;
   }
 }
@@ -286,8 +302,11 @@ PtoResult pto_kernel_binary(PtoBinaryKind k, const PtoNdArray *a,
     return pto_error_set(err, "%s: output dtype %s does not fit operands of %s",
                    name, pto_dtype_name(out->dtype), pto_dtype_name(a->dtype));
   bool fl = pto_dtype_is_float(a->dtype);
-  if (!fl && k == PTO_BINARY_POW)
-    return pto_error_set(err, "pow needs a float dtype, got %s",
+  if (!fl && (k == PTO_BINARY_POW || k == PTO_BINARY_ATAN2))
+    return pto_error_set(err, "%s needs a float dtype, got %s", name,
+                   pto_dtype_name(a->dtype));
+  if (fl && k >= PTO_BINARY_AND && k <= PTO_BINARY_SHR)
+    return pto_error_set(err, "%s needs an integer dtype, got %s", name,
                    pto_dtype_name(a->dtype));
   int64_t st[3][PTO_MAX_RANK];
   if (!kernel_bcast_strides(a, out->rank, out->shape, st[0], "operand #0", err) ||

@@ -50,8 +50,11 @@ int pto_out_file_open(PtoOutFile *o, const char *path) {
 }
 
 int pto_stream_finish(FILE *f) {
+  /* A write that failed before (a large fwrite goes out at once) left its
+   * reason in errno; the flush below may have nothing left to fail on. */
+  int earlier = ferror(f) ? errno : 0;
   errno = 0;
-  if (fflush(f) != 0 || ferror(f)) return errno ? errno : EIO;
+  if (fflush(f) != 0 || ferror(f)) return errno ? errno : earlier ? earlier : EIO;
   return 0;
 }
 

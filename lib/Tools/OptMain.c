@@ -533,7 +533,7 @@ int pto_opt_main(int argc, char **argv, const char *tool,
     pto_str_init(&s);
     if (o.list_passes) pto_tool_list_passes(ctx, &s);
     if (o.passes_markdown) pto_tool_passes_markdown(ctx, tool, &s);
-    fwrite(s.data, 1, s.len, stdout);
+    rc = pto_tool_write_stdout(tool, s.data, s.len);
     pto_str_release(&s);
     goto done;
   }

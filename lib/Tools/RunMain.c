@@ -3,6 +3,7 @@
 #include "pto/RunMain.h"
 
 #include "pto/Pass.h"
+#include "pto/Platform.h"
 
 #include "Tools/RunInternal.h"
 #include "Tools/ToolsInternal.h"
@@ -32,7 +33,7 @@ enum RunArg {
   RUN_INPUT, RUN_RANDOM, RUN_SHAPE, RUN_DIM, RUN_OUT_DIR, RUN_EXPECT, RUN_RTOL,
   RUN_ATOL, RUN_QUIET, RUN_ENTRY, RUN_PASS_PIPELINE, RUN_CHECK_LEVELS,
   RUN_PERTURB, RUN_MAX_CALL_DEPTH, RUN_MAX_TENSOR_BYTES, RUN_MAX_INPUT_BYTES,
-  RUN_STATS,
+  RUN_STATS, RUN_SHUFFLE_LAUNCHES, RUN_PLATFORM,
 };
 
 static const PtoToolArg run_args[] = {
@@ -88,8 +89,18 @@ static const PtoToolArg run_args[] = {
      "With --check-levels, for testing the report:\n"
      "add 1 to the n-th traced tile (in IR order)\nof the first lowered level",
      RUN_PERTURB},
+    {PTO_TOOL_ARG_VALUE, "--platform", NULL, "--platform <name|file>",
+     "The machine whose buffers PTO kernels run in:\n"
+     "a built-in description (a2a3, the default,\n"
+     "or a3) or a description file",
+     RUN_PLATFORM},
     {PTO_TOOL_ARG_VALUE, "--max-call-depth", NULL, "--max-call-depth <n>",
      "Deepest func.call nesting (default 256)", RUN_MAX_CALL_DEPTH},
+    {PTO_TOOL_ARG_VALUE, "--shuffle-launches", NULL, "--shuffle-launches <seed>",
+     "Run consecutive block.launch ops in a random\n"
+     "order (from the seed, > 0) that their GM\n"
+     "regions allow, instead of program order",
+     RUN_SHUFFLE_LAUNCHES},
     {PTO_TOOL_ARG_VALUE, "--max-tensor-bytes", NULL, "--max-tensor-bytes <n>",
      "Largest tensor the interpreter allocates or\n"
      "an --input holds (default 4294967296)",
@@ -284,6 +295,23 @@ static int run_option(void *user, int id, const char *a, const char *v) {
       return pto_tool_usage_error(tool, "invalid --max-call-depth '%s': expected "
                                         "an integer in [1, 1000000]", v);
     o->interp.max_call_depth = (unsigned)n;
+    break;
+  }
+  case RUN_SHUFFLE_LAUNCHES:
+    if (!parse_u64(v, &o->interp.shuffle_launches) || !o->interp.shuffle_launches)
+      return pto_tool_usage_error(tool, "invalid --shuffle-launches '%s': "
+                                        "expected a positive integer", v);
+    break;
+  case RUN_PLATFORM: {
+    PtoPlatform p;
+    PtoPlatformError err;
+    if (!pto_platform_load(&p, v, &err)) {
+      char msg[1024];
+      pto_platform_error_format(&err, msg, sizeof msg);
+      return pto_tool_usage_error(tool, "%s", msg);
+    }
+    for (unsigned s = 0; s < PTO_MEM_SPACE_COUNT; s++)
+      o->interp.buffer_bytes[s] = p.buffers[s].size_bytes;
     break;
   }
   case RUN_MAX_TENSOR_BYTES:

@@ -45,6 +45,18 @@ bool pto_tool_size_value(const char *v, size_t *out) {
   return true;
 }
 
+int pto_tool_write_stdout(const char *tool, const char *data, size_t len) {
+  errno = 0;
+  if (fwrite(data, 1, len, stdout) == len) return 0;
+  /* A write that does not fit the stream's buffer goes straight to the
+   * file: its errno is known only now, and the stream has nothing left to
+   * flush when pto_tool_finish_stdout checks it. */
+  fprintf(stderr, "%s: could not write to standard output: %s\n", tool,
+          strerror(errno ? errno : EIO));
+  clearerr(stdout);
+  return 1;
+}
+
 int pto_tool_finish_stdout(const char *tool) {
   int err = pto_stream_finish(stdout);
   if (!err) return 0;

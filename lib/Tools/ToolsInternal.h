@@ -76,6 +76,9 @@ bool pto_tool_flag(const char *a, const char *name, const char **value);
  * /dev/full, a closed descriptor), says so on stderr; returns the exit
  * code 1 then, else 0. */
 int pto_tool_finish_stdout(const char *tool);
+/* Writes a whole text to stdout; on failure says why on stderr (once) and
+ * returns 1. */
+int pto_tool_write_stdout(const char *tool, const char *data, size_t len);
 /* A positive byte count (--max-input-bytes); false if `v` is not one. */
 bool pto_tool_size_value(const char *v, size_t *out);
 /* A boolean flag value: absent, true, 1 -> 1; false, 0 -> 0; else -1. */

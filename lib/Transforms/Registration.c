@@ -13,7 +13,9 @@
 static const PtoPassDef *const all_passes[] = {
     &pto_canonicalize_pass, &pto_cse_pass,         &pto_dce_pass,
     &pto_inline_pass,       &pto_loop_unroll_pass, &pto_symbol_dce_pass,
-    &pto_print_op_graph_pass,
+    &pto_print_op_graph_pass, &pto_print_kernel_graph_pass,
+    &pto_memory_plan_pass,  &pto_insert_sync_pass, &pto_verify_hazards_pass,
+    &pto_kernel_cost_pass,
 };
 
 void pto_register_all_passes(PtoContext *ctx) {

@@ -3,6 +3,7 @@
  * a cluster per function and per nested region op, a node per op and
  * block argument, an edge from each value's producer to each user. */
 #include "Transforms/Passes.h"
+#include "Transforms/DotOutput.h"
 
 #include "pto/DialectImplementation.h"
 
@@ -10,8 +11,6 @@
 #include "Support/Hash.h"
 #include "Support/Str.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 typedef struct Graph {
@@ -21,16 +20,8 @@ typedef struct Graph {
   PtoStr edges;
 } Graph;
 
-/* Appends `s` escaped for a DOT double-quoted string. */
 static void escape(PtoStr *out, const char *s, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    if (s[i] == '"' || s[i] == '\\') pto_str_putc(out, '\\');
-    if (s[i] == '\n') {
-      pto_str_puts(out, "\\n");
-      continue;
-    }
-    pto_str_putc(out, s[i]);
-  }
+  pto_dot_escape(out, s, n);
 }
 
 static void escape_cstr(PtoStr *out, const char *s) { escape(out, s, strlen(s)); }
@@ -144,25 +135,7 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
         if (pto_op_num_regions(f)) op_with_regions(&g, f, 1);
   if (g.edges.len) pto_str_append(&g.out, g.edges.data, g.edges.len);
   pto_str_puts(&g.out, "}\n");
-  const char *path = pto_pass_option_str(pass, "output");
-  PtoResult res = PTO_SUCCESS;
-  /* As MLIR's graph printers do, the default is stderr: the IR stream on
-   * stdout stays clean for the next tool in a shell pipe. */
-  bool to_stderr = !*path || strcmp(path, "-") == 0;
-  FILE *f = to_stderr ? stderr : fopen(path, "wb");
-  if (!f) {
-    res = pto_op_emit_error(module, "print-op-graph cannot open '%s' for "
-                                    "writing: %s",
-                            path, strerror(errno));
-  } else {
-    fwrite(g.out.data, 1, g.out.len, f);
-    if (to_stderr) {
-      fflush(f);
-    } else if (fclose(f) != 0) {
-      res = pto_op_emit_error(module, "print-op-graph cannot write '%s': %s",
-                              path, strerror(errno));
-    }
-  }
+  PtoResult res = pto_dot_write(pass, module, &g.out);
   pto_str_release(&g.out);
   pto_str_release(&g.edges);
   pto_ptrmap_release(&g.ids);

@@ -6,7 +6,7 @@ library compiles and runs on numpy arrays or torch CPU tensors. See
 docs/python.md.
 """
 
-from . import frontend
+from . import experimental, frontend
 from ._config import (RunMode, TileL0Info, TileL1Info, get_conv_tile_shapes,
                       get_cube_tile_shapes, get_pass_options, get_platform,
                       get_semantic_label, get_vec_tile_shapes, options,
@@ -18,7 +18,8 @@ from ._options import (CompStage, PassConfigKey, PassConfigs, get_codegen_option
                        get_pass_configs, get_pass_default_config, get_runtime_options,
                        get_verify_options, reset_options, set_codegen_options,
                        set_debug_options, set_host_options, set_pass_config,
-                       set_pass_default_config, set_runtime_options, set_verify_options)
+                       set_pass_default_config, set_runtime_options,
+                       set_verify_golden_data, set_verify_options)
 from ._enums import (CachePolicy, LogBaseType, OpType, OutType, PrecisionType,
                      ReduceMode, ScatterMode, TopKAlgo, TransMode)
 from ._control import cond, is_loop_begin, is_loop_end, loop, loop_unroll
@@ -37,25 +38,28 @@ from ._ops import (CastMode, ReLuType, SaturationMode, abs, acos, acosh, add, am
                    reciprocal, relu, reshape, rms_norm, round, rsqrt, scatter_update,
                    sigmoid, sign, silu, sin, sinh, softmax, sqrt, sub, sum, tan, tanh,
                    tensor, topk, transpose, trunc, view, where, zeros)
-from ._composite import (axpy_, ceil_div, clone, expand_clone, expand_exp_dif,
+from ._composite import (arange, argsort, atan2, axpy_, deinterleave, interleave, bitwise_and, bitwise_left_shift,
+                         bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
+                         cumprod, cumsum, ceil_div, clone, expand_clone, expand_exp_dif,
                          floor_div, fmod, hypot, isfinite, isnan, logical_and,
-                         logical_not, lrelu, prelu, remainder, unsqueeze, var)
+                         logical_not, lrelu, one_hot, pad, prelu, remainder, tril, triu,
+                         unsqueeze, var)
 from ._symbolic import DYN, DYNAMIC, SymbolicScalar, symbolic_scalar
 from ._symbolic import smax as max
 from ._symbolic import smin as min
 from ._tensor import Tensor, TileOpFormat
 from ._lib import library_path
+from .frontend import jit  # PyPTO's alias of pypto.frontend.jit
 
 __version__ = "0.1.0"
 
 # PyPTO ops this package does not implement (yet): using one is an
 # UnsupportedOpError at the line that names it, not a confusing failure.
 _NOT_PROVIDED = frozenset("""
-arange argsort atan2 atomic_add bitwise_and bitwise_left_shift bitwise_not
-bitwise_or bitwise_right_shift bitwise_xor conv copysign cumprod cumsum
-deinterleave fillpad gathermask gcd index_add index_add_ index_put_ indexput_
-interleave logical_or normal one_hot pack pad quant_mx scaled_mm scatter
-scatter_ signbit sort tril triu uniform unpack var_mean
+atomic_add conv copysign
+fillpad gathermask gcd index_add index_add_ index_put_ indexput_
+logical_or normal pack quant_mx scaled_mm scatter
+scatter_ signbit sort uniform unpack var_mean
 """.split())
 
 

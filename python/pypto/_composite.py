@@ -1,20 +1,21 @@
 """PyPTO ops that are exactly a few Tensor-level ops: each function here
 traces its definition (pypto.isnan(x) is `pypto.ne %x, %x`), so that the
-IR shows what is computed and every level below needs nothing new.
-Integer floor/ceil divisions go through f32 as PyPTO's do (exact for
-|values| < 2^24, as PyPTO documents)."""
+IR shows what is computed and every level below needs nothing new."""
 
 from . import _dtypes, _ops
 from ._dtypes import DataType
 from ._enums import PrecisionType, check_enum
 from ._errors import TraceError, UnsupportedError, error_at
 from ._loc import user_loc
-from ._symbolic import concrete
+from ._symbolic import SymbolicScalar, concrete
 from ._tensor import Tensor
 
 __all__ = ["isnan", "isfinite", "logical_not", "logical_and", "lrelu", "prelu", "hypot",
            "fmod", "remainder", "floor_div", "ceil_div", "clone", "expand_clone",
-           "unsqueeze", "var", "expand_exp_dif", "axpy_"]
+           "unsqueeze", "var", "expand_exp_dif", "axpy_", "arange", "one_hot", "tril",
+           "triu", "pad", "cumsum", "cumprod", "argsort", "bitwise_and", "bitwise_or",
+           "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
+           "atan2", "interleave", "deinterleave"]
 
 
 def _float_only(x, what):
@@ -98,13 +99,19 @@ def hypot(input, other):
 
 
 def _quotient(a, b, rounding):
-    """rounding(a / b); integers through f32 (PyPTO's definition)."""
+    """rounding(a / b), rounding being _ops.floor or _ops.ceil. Integers
+    stay integers: the truncating quotient q, corrected by one where the
+    remainder a - q*b is non-zero with b's sign (ceil) or against it
+    (floor); exact for every value."""
     dt = a.dtype
     if dt.is_float:
         return rounding(_ops.div(a, b))
-    fa = _ops.cast(a, DataType.DT_FP32)
-    fb = _ops.cast(b, DataType.DT_FP32) if isinstance(b, Tensor) else float(b)
-    return _ops.cast(rounding(_ops.div(fa, fb)), dt, "trunc")
+    q = _ops.div(a, b)
+    r = _ops.sub(a, _ops.mul(q, b))
+    rb = _ops.mul(r, _ops.sign(b) if isinstance(b, Tensor) else (1 if b >= 0 else -1))
+    if rounding is _ops.floor:
+        return _ops.sub(q, _ops.cast(_ops.lt(rb, 0), dt))
+    return _ops.add(q, _ops.cast(_ops.gt(rb, 0), dt))
 
 
 def _operands(input, other, what):
@@ -259,3 +266,310 @@ def axpy_(y, x, alpha=1.0):
                        f"shape {upd.shape}")
     _ops._assemble_into(t, upd, [0] * len(t.shape), loc)
     return t
+
+
+# ------------------------------------------------------- index sequences --
+
+def _iota(n):
+    """DT_INT32 [0, 1, ..., n-1] by doubling: [0], then a ++ (a + len(a))
+    until n fit, then the first n; 2*log2(n) ops over about 4n elements."""
+    a = _ops.full([1], 0, DataType.DT_INT32)
+    m = 1
+    while m < n:
+        a = _ops.concat([a, _ops.add(a, m)], 0)
+        m *= 2
+    return a if m == n else _ops.view(a, [n], [0])
+
+
+def _number(v, what, loc):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise error_at(TypeError, loc, f"{what} must be an int or a float, got {v!r}")
+    return v
+
+
+def arange(start=0, end=None, step=1):
+    """[start, start + step, ...) below end (above it for a negative step):
+    DT_INT32 when all three are ints, else DT_FP32 (start + i * step)."""
+    loc = user_loc()
+    if end is None:
+        start, end = 0, start
+    start, end, step = (_number(v, w, loc) for v, w in
+                        ((start, "start"), (end, "end"), (step, "step")))
+    if step == 0 or abs(step) <= 1e-8:
+        raise error_at(ValueError, loc, f"arange: step must not be 0, got {step}")
+    import math
+    n = math.ceil((end - start) / step)
+    if n <= 0:
+        raise error_at(ValueError, loc, f"arange({start}, {end}, {step}) is empty: "
+                       "(end - start) / step must be positive")
+    ints = all(isinstance(v, int) for v in (start, end, step))
+    if ints and not all(-2 ** 31 <= v < 2 ** 31 for v in (start, end, step)):
+        raise error_at(OverflowError, loc, "arange: int start, end and step must fit int32")
+    i = _iota(n)
+    if not ints:
+        i = _ops.cast(i, DataType.DT_FP32)
+    if step != 1:
+        i = _ops.mul(i, step)
+    return _ops.add(i, start) if start != 0 else i
+
+
+def one_hot(input, num_classes):
+    """DT_INT64 [..., num_classes]: 1 where the last index equals input."""
+    loc = user_loc()
+    x = _ops._tensor(input)
+    if not x.dtype.is_int:
+        raise error_at(TypeError, loc, f"one_hot takes an integer tensor, got {x.dtype!r}")
+    if isinstance(num_classes, bool) or not isinstance(num_classes, int) or num_classes <= 0:
+        raise error_at(ValueError, loc, f"one_hot: num_classes must be a positive int, got "
+                       f"{num_classes!r}")
+    classes = _ops.cast(_iota(num_classes), x.dtype)
+    hit = _ops.eq(unsqueeze(x, -1), classes)
+    return _ops.cast(hit, DataType.DT_INT64)
+
+
+def _triangle(input, diagonal, lower, what):
+    loc = user_loc()
+    x = _ops._tensor(input)
+    if len(x.shape) < 2:
+        raise error_at(ValueError, loc, f"{what} takes a tensor of 2 or more dims, got "
+                       f"shape {x.shape}")
+    rows, cols = (concrete(d) for d in x.shape[-2:])
+    if rows is None or cols is None:
+        raise error_at(TraceError, loc, f"{what}: the last two dims must be static, got "
+                       f"{x.shape[-2:]}")
+    if isinstance(diagonal, bool) or not isinstance(diagonal, (int, SymbolicScalar)):
+        raise error_at(TypeError, loc, f"{what}: diagonal must be an int or a symbolic "
+                       f"scalar, got {diagonal!r}")
+    r = _ops.reshape(_iota(rows), [rows, 1])
+    c = _ops.reshape(_iota(cols), [1, cols])
+    offset = _ops.sub(c, r)              # column - row, [rows, cols]
+    keep = _ops.le(offset, diagonal) if lower else _ops.ge(offset, diagonal)
+    return _ops.where(keep, x, 0)
+
+
+def tril(input, diagonal=0):
+    """input with the elements above the diagonal-th diagonal of its last
+    two dims set to 0."""
+    return _triangle(input, diagonal, True, "tril")
+
+
+def triu(input, diagonal=0):
+    """input with the elements below the diagonal-th diagonal set to 0."""
+    return _triangle(input, diagonal, False, "triu")
+
+
+def pad(input, pad, mode="constant", value=0):
+    """input grown by pad = (left, right[, top, bottom, ...]) elements per
+    dim from the last, filled with value (mode "constant")."""
+    loc = user_loc()
+    x = _ops._tensor(input)
+    if mode != "constant":
+        raise error_at(UnsupportedError, loc, f"pad: mode {mode!r} is not supported; only "
+                       "'constant'")
+    if not isinstance(pad, (list, tuple)) or len(pad) % 2 or not pad or \
+            len(pad) // 2 > len(x.shape) or not all(
+                isinstance(p, int) and not isinstance(p, bool) for p in pad):
+        raise error_at(TypeError, loc, "pad: pad must be an even-length sequence of ints, "
+                       f"two per padded dim (at most {len(x.shape)} dims), got {pad!r}")
+    if any(p < 0 for p in pad):
+        raise error_at(ValueError, loc, f"pad: negative padding is not supported, got {pad!r}")
+    _number(value, "pad: value", loc)
+    if x.dtype.is_int and isinstance(value, float):
+        raise error_at(ValueError, loc, f"pad: a {x.dtype!r} tensor takes an int value, got "
+                       f"{value!r}")
+    shape, offsets = list(x.shape), [0] * len(x.shape)
+    for i in range(len(pad) // 2):
+        d = len(shape) - 1 - i
+        shape[d] = shape[d] + pad[2 * i] + pad[2 * i + 1]
+        offsets[d] = pad[2 * i]
+    out = _ops.full(shape, value, x.dtype)
+    _ops._assemble_into(out, x, offsets, loc)
+    return out
+
+
+# ------------------------------------------------------------- scans, sort --
+
+def _scan(x, dim, combine, identity, what):
+    """Inclusive scan along dim by doubling (Hillis-Steele): for k = 1, 2,
+    4, ... x = combine(x, x shifted by k along dim, identity-filled):
+    log2(n) steps of n elements each."""
+    loc = user_loc()
+    rank = len(x.shape)
+    if isinstance(dim, bool) or not isinstance(dim, int) or not -rank <= dim < rank:
+        raise error_at(IndexError, loc, f"{what}: dim must be an int in [{-rank}, {rank}), "
+                       f"got {dim!r}")
+    dim %= rank
+    n = concrete(x.shape[dim])
+    if n is None:
+        raise error_at(TraceError, loc, f"{what}: dim {dim} is dynamic; scan a static dim "
+                       "(take fixed-size windows inside a pypto.loop)")
+    k = 1
+    while k < n:
+        head = list(x.shape)
+        head[dim] = k
+        rest = list(x.shape)
+        rest[dim] = n - k
+        shifted = _ops.concat([_ops.full(head, identity, x.dtype),
+                               _ops.view(x, rest, [0] * rank)], dim)
+        x = combine(x, shifted)
+        k *= 2
+    return x
+
+
+def cumsum(input, dim):
+    """Running sums along dim; DT_INT16/DT_INT32 inputs give DT_INT64 (as
+    PyPTO). Float sums are added pairwise by the scan, not left to right,
+    so they may differ from a sequential sum in the last bits."""
+    x = _ops._tensor(input)
+    if x.dtype in (DataType.DT_INT8, DataType.DT_INT16, DataType.DT_INT32):
+        x = _ops.cast(x, DataType.DT_INT64)
+    return _scan(x, dim, _ops.add, 0, "cumsum")
+
+
+def cumprod(input, dim):
+    """Running products along dim (float tensors)."""
+    x = _ops._tensor(input)
+    _float_only(x, "cumprod")
+    return _scan(x, dim, _ops.mul, 1.0, "cumprod")
+
+
+def argsort(input, dim=None, descending=True):
+    """DT_INT32 indices that sort input along dim (the last when None),
+    largest first unless descending=False: the indices of a top-k over the
+    whole dim."""
+    loc = user_loc()
+    x = _ops._tensor(input)
+    rank = len(x.shape)
+    d = -1 if dim is None else dim
+    if isinstance(d, bool) or not isinstance(d, int) or not -rank <= d < rank:
+        raise error_at(IndexError, loc, f"argsort: dim must be an int in [{-rank}, {rank}), "
+                       f"got {dim!r}")
+    n = concrete(x.shape[d])
+    if n is None:
+        raise error_at(TraceError, loc, f"argsort: dim {d % rank} is dynamic; sort a static "
+                       "dim")
+    if not isinstance(descending, bool):
+        raise error_at(TypeError, loc, f"argsort: descending must be a bool, got "
+                       f"{descending!r}")
+    return _ops.topk(x, n, d, descending)[1]
+
+
+# ------------------------------------------------------------ bitwise ops --
+
+def _bitwise(mnemonic):
+    def op(input, other):
+        """Elementwise (traces pypto.<mnemonic>); integer tensors or ints,
+        broadcast; bool tensors for and/or/xor (computed on i8)."""
+        loc = user_loc()
+        if not isinstance(input, Tensor):
+            if not isinstance(other, Tensor):
+                raise error_at(TypeError, loc, f"{mnemonic} needs a tensor operand")
+            input = _ops.full(other.shape, input, other.dtype)
+        a = _ops._tensor(input)
+        b = other if isinstance(other, Tensor) else _int_scalar_like(a, other, mnemonic, loc)
+        b = _ops._tensor(b, "other")
+        is_bool = a.dtype is DataType.DT_BOOL
+        if is_bool and b.dtype is DataType.DT_BOOL and "shift" not in mnemonic:
+            r = _ops._one(mnemonic, [_ops.cast(a, DataType.DT_INT8)._value,
+                                     _ops.cast(b, DataType.DT_INT8)._value], loc=loc)
+            return _ops.ne(r, 0)
+        for t in (a, b):
+            if not t.dtype.is_int:
+                raise error_at(TypeError, loc, f"{mnemonic} takes integer tensors"
+                               + ("" if "shift" in mnemonic else " (or bools)")
+                               + f", got {t.dtype!r}")
+        return _ops._one(mnemonic, [a._value, b._value], loc=loc)
+    op.__name__ = mnemonic
+    op.__doc__ = op.__doc__.replace("<mnemonic>", mnemonic)
+    return op
+
+
+def _int_scalar_like(x, v, what, loc):
+    if isinstance(v, _dtypes.Element):
+        v = v.value
+    if isinstance(v, bool) and x.dtype is DataType.DT_BOOL:
+        return _ops.full(x.shape, v, DataType.DT_BOOL)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise error_at(TypeError, loc, f"{what}: other must be a tensor or an int, got {v!r}")
+    return _ops.full(x.shape, v, x.dtype)
+
+
+bitwise_and = _bitwise("bitwise_and")
+bitwise_or = _bitwise("bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor")
+bitwise_left_shift = _bitwise("bitwise_left_shift")
+bitwise_right_shift = _bitwise("bitwise_right_shift")
+
+
+def bitwise_not(input):
+    """~x: x ^ -1 for integers (all bits flipped), not x for bools."""
+    x = _ops._tensor(input)
+    if x.dtype is DataType.DT_BOOL:
+        return _ops.eq(x, False)
+    if not x.dtype.is_int:
+        raise error_at(TypeError, user_loc(), f"bitwise_not takes an integer or bool tensor, "
+                       f"got {x.dtype!r}")
+    return bitwise_xor(x, -1)
+
+
+def atan2(y, x):
+    """The angle of the point (x, y), elementwise (traces pypto.atan2);
+    float tensors, broadcast."""
+    loc = user_loc()
+    a, b = _ops._tensor(y, "y"), _ops._tensor(x, "x")
+    for t, what in ((a, "y"), (b, "x")):
+        if not t.dtype.is_float:
+            raise error_at(TypeError, loc, f"atan2 takes float tensors, {what} is {t.dtype!r}")
+    return _ops._one("atan2", [a._value, b._value], loc=loc)
+
+
+# ------------------------------------------------------- (de)interleaving --
+
+def _pairs(x, what):
+    n = concrete(x.shape[-1])
+    if n is None or n % 2:
+        raise error_at(ValueError, user_loc(), f"{what}: the last dim must be static and "
+                       f"even, got {x.shape[-1]!r}")
+    return n
+
+
+def _split_last(x, n):
+    """x's last dim split in two halves."""
+    rank = len(x.shape)
+    head = list(x.shape[:-1])
+    return (_ops.view(x, head + [n // 2], [0] * rank),
+            _ops.view(x, head + [n // 2], [0] * (rank - 1) + [n // 2]))
+
+
+def interleave(input, other):
+    """(out0, out1): the stream input[0], other[0], input[1], other[1], ...
+    of each row, its first half in out0 and its second in out1."""
+    a, b = _ops._tensor(input), _ops._tensor(other, "other")
+    if [concrete(d) for d in a.shape] != [concrete(d) for d in b.shape] or a.dtype != b.dtype:
+        raise error_at(ValueError, user_loc(), f"interleave: other {b.shape} {b.dtype!r} "
+                       f"must have input's shape and dtype {a.shape} {a.dtype!r}")
+    n = _pairs(a, "interleave")
+    head = list(a.shape[:-1])
+    both = _ops.concat([unsqueeze(a, -1), unsqueeze(b, -1)], -1)   # [..., n, 2]
+    return _split_last(_ops.reshape(both, head + [2 * n]), 2 * n)
+
+
+def deinterleave(input, other=None):
+    """(even, odd) elements of an interleaved stream along the last dim:
+    the stream is input, or input followed by other."""
+    x = _ops._tensor(input)
+    if other is not None:
+        y = _ops._tensor(other, "other")
+        if [concrete(d) for d in x.shape] != [concrete(d) for d in y.shape] or \
+                x.dtype != y.dtype:
+            raise error_at(ValueError, user_loc(), f"deinterleave: other {y.shape} must have "
+                           f"input's shape and dtype {x.shape}")
+        _pairs(x, "deinterleave")
+        x = _ops.concat([x, y], -1)
+    n = _pairs(x, "deinterleave")
+    head = list(x.shape[:-1])
+    pairs = _ops.reshape(x, head + [n // 2, 2])
+    rank = len(head) + 2
+    even = _ops.view(pairs, head + [n // 2, 1], [0] * rank)
+    odd = _ops.view(pairs, head + [n // 2, 1], [0] * (rank - 1) + [1])
+    return (_ops.reshape(even, head + [n // 2]), _ops.reshape(odd, head + [n // 2]))

@@ -13,7 +13,7 @@ import threading
 import warnings
 
 from . import _lib
-from ._options import generation as options_generation, global_options
+from ._options import generation as options_generation, global_options, golden_data
 from ._config import (current_platform, effective_options, normalize_options,
                       _scope_stack)
 from ._errors import (ArgumentError, CompileError, RuntimeError, TraceError,
@@ -95,6 +95,7 @@ class _Compiled:
         self.last = [None] * nargs    # (fast-path entry, data pointer) described in args
         self.stage_cache = None
         self.dump_dir = None
+        self.verify_tol = None        # (rtol, atol) when enable_pass_verify
 
     def close(self):
         session = self.session
@@ -162,6 +163,38 @@ class JitKernel:
 
     # ------------------------------------------------------------- call --
     def __call__(self, *args, **kwargs):
+        out = self._call(args, kwargs)
+        ck = self._last
+        if ck is not None and ck.verify_tol is not None:
+            goldens = golden_data()
+            if goldens is not None:
+                self._check_goldens(ck.verify_tol, goldens, args, kwargs)
+        return out
+
+    def _check_goldens(self, tol, goldens, args, kwargs):
+        """Compares the arguments after a run with set_verify_golden_data's
+        goldens (by parameter position; None skips one)."""
+        bound = self._sig.bind(*args, **kwargs)
+        for i, p in enumerate(self._params):
+            if i >= len(goldens) or goldens[i] is None or p.spec is None:
+                continue
+            got = bound.arguments[p.name]
+            got = got.detach().cpu().numpy() if hasattr(got, "detach") else np.asarray(got)
+            want = goldens[i]
+            want = want.detach().cpu().numpy() if hasattr(want, "detach") else np.asarray(want)
+            if got.shape != want.shape:
+                raise VerifyError(f"golden check: argument '{p.name}' has shape {got.shape}, "
+                                  f"its golden {want.shape}")
+            g, w = got.astype(np.float64), want.astype(np.float64)
+            bad = ~(np.isclose(g, w, rtol=tol[0], atol=tol[1]) | (np.isnan(g) & np.isnan(w)))
+            if bad.any():
+                idx = tuple(int(v) for v in np.argwhere(bad)[0])
+                raise VerifyError(
+                    f"golden check: argument '{p.name}' differs from its golden at {idx}: "
+                    f"{g[idx]!r} vs {w[idx]!r} ({int(bad.sum())} of {bad.size} elements "
+                    f"beyond rtol={tol[0]}, atol={tol[1]})")
+
+    def _call(self, args, kwargs):
         # The common call (numpy arrays passed positionally, no option scope)
         # is recognised by the arrays' layouts alone: everything derived from
         # a layout (checks, cache key, element strides) was done before.
@@ -434,6 +467,8 @@ class JitKernel:
         session.live += 1
         ck = _Compiled(session, kernel, module, text, len(infos), rtypes, inplace)
         ck.dump_dir = dump_dir
+        if ver.get("enable_pass_verify"):
+            ck.verify_tol = (co.rtol, co.atol)
         self.debug_dir = dump_dir
         self._cache[key] = ck
         self._evict()

@@ -716,9 +716,16 @@ def ones(size, dtype=DataType.DT_FP32):
     return full(size, 1, dtype)
 
 
-def tensor(shape, dtype=DataType.DT_FP32, name=None, format=None):
-    """A new tensor inside a kernel (zero-filled)."""
-    return zeros(shape, dtype)
+def tensor(shape=None, dtype=None, name=None, format=None):
+    """A new tensor inside a kernel (zero-filled); outside a kernel, a
+    parameter annotation like pypto.Tensor (no shape, or [], means any
+    shape)."""
+    from ._trace import active
+    if active() is None:
+        return Tensor(shape, dtype, name, format)
+    if shape is None:
+        raise error_at(TypeError, user_loc(), "pypto.tensor inside a kernel needs a shape")
+    return zeros(shape, dtype or DataType.DT_FP32)
 
 
 # ------------------------------------------------------------ indexing --
@@ -939,7 +946,8 @@ C_OPS = dict(
     {m: m for m in """abs neg exp log sqrt rsqrt reciprocal relu sigmoid tanh
      silu gelu sin cos floor ceil round erf log1p expm1 sign hardsigmoid
      leaky_relu clip trunc tan sinh cosh asin acos atan asinh acosh atanh erfc
-     cbrt exp2 log2 log10 cast add sub mul div maximum minimum
+     cbrt exp2 log2 log10 cast add sub mul div maximum minimum atan2 bitwise_and
+     bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift
      pow eq ne lt le gt ge where sum amax amin prod argmax argmin matmul view
      assemble reshape transpose concat expand full zeros gather index_select
      scatter_update topk quantize dequantize softmax rms_norm layer_norm""".split()},

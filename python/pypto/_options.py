@@ -90,6 +90,9 @@ OPTIONS = {
         "pass_verify_pass_filter": (("strlist",), [], "recorded"),
         "pass_verify_error_tol": (("tol",), [1e-3, 1.5e-3], "effect"),
     },
+    "operation_options": {
+        "combine_axis": (("bool",), False, "recorded"),
+    },
     "debug_options": {
         "compile_debug_mode": (("int", 0, 2), 0, "effect"),
         "runtime_debug_mode": (("int", 0, 4), 0, "effect"),
@@ -417,6 +420,36 @@ def pass_configs_snapshot():
                 tuple(sorted((k.value, v) for k, v in _pass_default_configs.items())))
 
 
+_goldens = [None]
+
+
+def set_verify_golden_data(in_out_tensors=None, goldens=None):
+    """Goldens for the outputs of the kernels run from now on with
+    enable_pass_verify: one entry per kernel parameter, in order (None
+    skips one). A kernel's own arguments are its inputs and outputs here,
+    so in_out_tensors (PyPTO's non-jit form) is only checked."""
+    loc = user_loc()
+    for what, v in (("in_out_tensors", in_out_tensors), ("goldens", goldens)):
+        if v is not None and not isinstance(v, (list, tuple)):
+            raise error_at(TypeError, loc, f"set_verify_golden_data: {what} must be a list, "
+                           f"got {type(v).__name__}")
+    if goldens is not None:
+        import numpy as np
+        for i, g in enumerate(goldens):
+            if g is not None and not hasattr(g, "shape"):
+                raise error_at(TypeError, loc, f"set_verify_golden_data: goldens[{i}] must "
+                               f"be a numpy array, a torch tensor or None, got {g!r}")
+        goldens = [None if g is None else g if hasattr(g, "detach") else np.array(g)
+                   for g in goldens]
+    with _lock:
+        _goldens[0] = list(goldens) if goldens is not None else None
+
+
+def golden_data():
+    with _lock:
+        return _goldens[0]
+
+
 def reset_options():
     """Every option group and pass config back to its default (the
     platform stays: pypto.set_platform chooses it)."""
@@ -425,6 +458,7 @@ def reset_options():
             g.clear()
         _pass_configs.clear()
         _pass_default_configs.clear()
+        _goldens[0] = None
         _generation[0] += 1
 
 
@@ -434,4 +468,5 @@ __all__ = ["CompStage", "PassConfigKey", "PassConfigs", "OPTIONS", "GROUPS",
            "set_verify_options", "get_verify_options", "set_debug_options",
            "get_debug_options", "set_runtime_options", "get_runtime_options",
            "set_pass_config", "get_pass_config", "get_pass_configs",
-           "set_pass_default_config", "get_pass_default_config", "reset_options"]
+           "set_pass_default_config", "get_pass_default_config", "reset_options",
+           "set_verify_golden_data"]

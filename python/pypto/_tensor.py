@@ -35,6 +35,8 @@ class Tensor:
                  "_origin", "_cache_policy", "__weakref__")
 
     def __init__(self, shape=None, dtype=None, name=None, format=None):
+        if shape is not None and not isinstance(shape, int) and len(shape) == 0:
+            shape = None  # PyPTO's Tensor([], dtype): any shape, not rank 0
         if shape is not None:
             if isinstance(shape, int):
                 shape = (shape,)
@@ -147,11 +149,50 @@ class Tensor:
     def __rtruediv__(self, o):
         return _ops().div(o, self)
 
+    def __floordiv__(self, o):
+        return _composite().floor_div(self, o)
+
+    def __rfloordiv__(self, o):
+        return _composite().floor_div(o, self)
+
+    def __mod__(self, o):
+        return _composite().remainder(self, o)
+
+    def __rmod__(self, o):
+        return _composite().remainder(o, self)
+
     def __pow__(self, o):
         return _ops().pow(self, o)
 
     def __rpow__(self, o):
         return _ops().pow(o, self)
+
+    def __and__(self, o):
+        return _composite().bitwise_and(self, o)
+
+    def __rand__(self, o):
+        return _composite().bitwise_and(o, self)
+
+    def __or__(self, o):
+        return _composite().bitwise_or(self, o)
+
+    def __ror__(self, o):
+        return _composite().bitwise_or(o, self)
+
+    def __xor__(self, o):
+        return _composite().bitwise_xor(self, o)
+
+    def __rxor__(self, o):
+        return _composite().bitwise_xor(o, self)
+
+    def __lshift__(self, o):
+        return _composite().bitwise_left_shift(self, o)
+
+    def __rshift__(self, o):
+        return _composite().bitwise_right_shift(self, o)
+
+    def __invert__(self):
+        return _composite().bitwise_not(self)
 
     def __matmul__(self, o):
         return _ops().matmul(self, o)
@@ -326,6 +367,28 @@ class Tensor:
 
     def axpy_(self, x, alpha=1.0):
         return _composite().axpy_(self, x, alpha)
+
+    def cumsum(self, dim):
+        return _composite().cumsum(self, dim)
+
+    def cumprod(self, dim):
+        return _composite().cumprod(self, dim)
+
+    def tril(self, diagonal=0):
+        return _composite().tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return _composite().triu(self, diagonal)
+
+    def tril_(self, diagonal=0):
+        """tril in place: this tensor becomes its lower triangle."""
+        _ops()._assemble_into(self, self.tril(diagonal), [0] * len(self.shape), user_loc())
+        return self
+
+    def triu_(self, diagonal=0):
+        """triu in place."""
+        _ops()._assemble_into(self, self.triu(diagonal), [0] * len(self.shape), user_loc())
+        return self
 
     def sum(self, dim=-1, keepdim=False):
         return _ops().sum(self, dim, keepdim)

@@ -338,7 +338,7 @@ def nan_min(a, b):
 
 BINARY_F = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
             "div": np.divide, "maximum": nan_max, "minimum": nan_min,
-            "pow": np.power}
+            "pow": np.power, "atan2": np.arctan2}
 BINARY_I = {"add": lambda a, b: a.astype(object) + b.astype(object),
             "sub": lambda a, b: a.astype(object) - b.astype(object),
             "mul": lambda a, b: a.astype(object) * b.astype(object),
@@ -447,7 +447,7 @@ def binary_want(op, a, b, dt):
 
 def suite_binary():
     for op in BINARY_F:
-        for dt in FLOATS if op == "pow" else NUMERIC:
+        for dt in FLOATS if op in ("pow", "atan2") else NUMERIC:
             for sa, sb in BCAST:
                 lo = 0.1 if op == "pow" else -4.0
                 a = rand(sa, dt, lo, 4.0, special=dt in FLOATS and op != "pow")
@@ -465,7 +465,7 @@ def suite_binary():
                                             "x".join(map(str, sb))),
                     [T(a, dt), T(b, dt)],
                     ["%%r0 = pypto.%s %%a0, %%a1 : %s" % (op, types)],
-                    ["%r0"], [(want, dt)], 2 if op == "pow" else "exact")
+                    ["%r0"], [(want, dt)], 2 if op in ("pow", "atan2") else "exact")
     for op, base in SCALAR_OPS.items():
         for dt in NUMERIC:
             x = rand((3, 5), dt, special=dt in FLOATS)
@@ -474,6 +474,31 @@ def suite_binary():
                 run("scalar-%s-%s-%s" % (op, dt, s), [T(x, dt), S(s, dt)],
                     ["%%r0 = pypto.%s %%a0, %%a1 : %s, %s" % (op, ttype(x.shape, dt), dt)],
                     ["%r0"], [(want, dt)])
+
+
+BITWISE = {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
+           "bitwise_xor": np.bitwise_xor, "bitwise_left_shift": np.left_shift,
+           "bitwise_right_shift": np.right_shift}
+
+
+def suite_bitwise():
+    """The integer bitwise ops, broadcasting, at the Tensor level and
+    through tile-expand; shift counts in [0, width)."""
+    for op, fn in BITWISE.items():
+        for dt in INTS:
+            for sa, sb in BCAST[:4]:
+                a = rand(sa, dt)
+                b = rand(sb, dt, 0, 7) if "shift" in op else rand(sb, dt)
+                want = fn(a.astype(np.int64), b.astype(np.int64))
+                out = np.broadcast_shapes(sa, sb)
+                for pipe in (None, "tile-expand"):
+                    tiling = " {vec_tile = [2, 4]}" if pipe and len(out) > 1 else ""
+                    types = "%s, %s -> %s" % (ttype(sa, dt), ttype(sb, dt), ttype(out, dt))
+                    run("bitwise-%s-%s-%s-%s-%s" % (op, dt, "x".join(map(str, sa)),
+                                                    "x".join(map(str, sb)), pipe),
+                        [T(a, dt), T(b, dt)],
+                        ["%%r0 = pypto.%s %%a0, %%a1%s : %s" % (op, tiling, types)],
+                        ["%r0"], [(want, dt)], "exact", pipeline=pipe)
 
 
 def suite_compare():

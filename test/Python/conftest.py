@@ -28,6 +28,15 @@ except ImportError:
 requires_torch = pytest.mark.skipif(not HAVE_TORCH, reason="torch is not installed")
 
 
+@pytest.fixture
+def clean_options():
+    """Process-wide options (set_*_options, pass configs, goldens) back to
+    their defaults around a test."""
+    pypto.reset_options()
+    yield
+    pypto.reset_options()
+
+
 def rng(seed=0):
     return np.random.default_rng(seed)
 

@@ -15,30 +15,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Names this package does not provide yet, grouped by why. Shrink it as
 # names land; never add a name that exists.
 _GAPS = {
-    "needs an index (iota) op at the Tensor level": """
-        arange one_hot tril triu Tensor.tril Tensor.tril_ Tensor.triu Tensor.triu_
-        pad fillpad""",
-    "needs a scan op": "cumsum cumprod Tensor.cumsum Tensor.cumprod",
-    "needs a sort op": "argsort",
-    "needs integer bit ops": """
-        bitwise_and bitwise_or bitwise_xor bitwise_not bitwise_left_shift
-        bitwise_right_shift signbit gcd Tensor.gcd""",
-    "needs a binary atan2 op (quadrants, signed zeros)": "atan2",
+    "needs valid shapes (the region beyond a view's valid_shape)": "fillpad",
+    "needs a bit-level sign test (-0.0, -NaN)": "signbit",
+    "needs an integer gcd (Euclid's loop is data-dependent)": "gcd Tensor.gcd",
     "needs element scatter / indexed add ops": """
         scatter scatter_ Tensor.scatter Tensor.scatter_ index_add index_add_
         index_add_ub index_add__ub Tensor.index_add Tensor.index_add_ index_put_
         atomic_add gathermask""",
-    "needs interleave / pack ops": "interleave deinterleave pack unpack",
+    "pack / unpack not written yet": "pack unpack",
     "needs a random-number op": "uniform normal",
     "no convolution, MX or block-scaled matmul op": "conv quant_mx scaled_mm",
     "needs the user-defined tile op of the gathers": """
         experimental.gather_in_l1 experimental.gather_in_ub""",
-    "experimental namespace not written yet": """
-        experimental.online_softmax experimental.online_softmax_update
-        experimental.transposed_batchmatmul experimental.set_operation_options
-        experimental.get_operation_options""",
     "needs a run-time tensor print/save op": "pass_verify_print pass_verify_save",
-    "helpers not written yet": "from_torch set_verify_golden_data function frontend.function",
+    "the non-jit API (tensors from torch, `with pypto.function(...)`) is not written":
+        "from_torch function",
 }
 NOT_YET = {"pypto." + n: why for why, names in _GAPS.items() for n in names.split()}
 

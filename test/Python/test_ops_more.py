@@ -297,3 +297,263 @@ def test_reshape_inplace():
     y = np.zeros((2, 16), np.float32)
     k(x, y)
     assert_close(y, (x + 1).reshape(2, 16))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32])
+def test_floordiv_and_mod_operators(dtype):
+    a = rand((4, 16), dtype, -100, 100, seed=40)
+    b = rand((4, 16), dtype, 1, 9, seed=41) * np.where(rand((4, 16), seed=42) < 0, -1, 1)
+    b = b.astype(dtype)
+    tol = (1e-6, 1e-5) if dtype == np.float32 else (0, 0)
+    assert_close(run1(lambda t, u: t // u, a, b), a // b, *tol)
+    assert_close(run1(lambda t, u: t % u, a, b), np.remainder(a, b), *tol)
+    assert_close(run1(lambda t: t // 3, a), a // dtype(3), *tol)
+    assert_close(run1(lambda t: t % -3, a), np.remainder(a, dtype(-3)), *tol)
+    assert_close(run1(lambda t: 7 // t, b), dtype(7) // b, *tol)
+
+
+def test_integer_division_is_exact_beyond_2_24():
+    a = np.array([[2 ** 30 + 7, -(2 ** 30) - 7, 2 ** 31 - 1, -(2 ** 31)]], np.int32)
+    b = np.array([[3, 3, -5, 7]], np.int32)
+    assert_close(run1(pypto.floor_div, a, b), a // b)
+    assert_close(run1(pypto.remainder, a, b), np.remainder(a, b))
+    assert_close(run1(pypto.ceil_div, a, b), -((-a.astype(np.int64)) // b).astype(np.int32))
+
+
+def test_vec_tile_with_more_sizes_than_dims():
+    x = rand((4, 8), seed=43)
+
+    @pypto.frontend.jit
+    def k(a: pypto.Tensor([4, 8], pypto.DT_FP32), y: pypto.Tensor([4, 8], pypto.DT_FP32),
+          z: pypto.Tensor([1], pypto.DT_FP32)):
+        pypto.set_vec_tile_shapes(8, 32)
+        z[:] = pypto.full([1], 2.0, pypto.DT_FP32)
+        pypto.set_vec_tile_shapes(1, 2, 4)
+        y[:] = pypto.exp(a)
+    y, z = np.zeros_like(x), np.zeros(1, np.float32)
+    k(x, y, z)
+    assert_close(y, np.exp(x), 2e-7, 0)
+    assert z[0] == 2.0
+    assert "vec_tile = [1, 2, 4]" in k.ir()
+
+
+def test_any_shape_annotations_and_the_jit_alias():
+    @pypto.jit
+    def k(a: pypto.Tensor([], pypto.DT_FP32), y: pypto.tensor()):
+        y[:] = a + 1.0
+    for shape in [(3,), (2, 5)]:
+        x = rand(shape, seed=44)
+        y = np.zeros_like(x)
+        k(x, y)
+        assert_close(y, x + 1)
+    assert pypto.jit is pypto.frontend.jit
+    with pytest.raises(pypto.ArgumentError, match="dtype"):
+        k(rand((3,), np.float16), np.zeros(3, np.float16))
+
+
+def _k0(fn, out_shape, out_dtype):
+    """Runs fn() (no inputs) as a kernel writing into an output."""
+    y = np.zeros(out_shape, out_dtype)
+
+    @pypto.frontend.jit
+    def k(out: pypto.Tensor()):
+        out[:] = fn()
+    k(y)
+    return y
+
+
+@pytest.mark.parametrize("args,want", [
+    ((5,), np.arange(5, dtype=np.int32)), ((1, 4), np.arange(1, 4, dtype=np.int32)),
+    ((-3, 20, 3), np.arange(-3, 20, 3, dtype=np.int32)),
+    ((10, 0, -4), np.arange(10, 0, -4, dtype=np.int32)),
+    ((1.0, 4.0, 0.5), np.arange(1.0, 4.0, 0.5, dtype=np.float32)),
+    ((0, 1, 0.1), np.arange(0, 1, 0.1).astype(np.float32)),
+    ((100,), np.arange(100, dtype=np.int32))])
+def test_arange(args, want):
+    got = _k0(lambda: pypto.arange(*args), want.shape, want.dtype)
+    assert_close(got, want, 1e-6, 1e-7)
+
+
+def test_arange_errors():
+    for args, err, msg in [((0, 5, 0), ValueError, "step must not be 0"),
+                           ((5, 0), ValueError, "is empty"),
+                           (("5",), TypeError, "end must be an int or a float")]:
+        with pytest.raises(err, match=msg) as e:
+            _k0(lambda: pypto.arange(*args), (1,), np.int32)
+        assert "test_ops_more.py" in str(e.value)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.int8])
+def test_one_hot(dtype):
+    x = rand((3, 5), dtype, 0, 6, seed=50)
+    got = run1(lambda t: pypto.one_hot(t, 7), x, out_shape=(3, 5, 7), out_dtype=np.int64)
+    assert (got == np.eye(7, dtype=np.int64)[x]).all()
+    with pytest.raises(ValueError, match="num_classes must be a positive int"):
+        run1(lambda t: pypto.one_hot(t, 0), x)
+
+
+@pytest.mark.parametrize("diagonal", [0, 2, -1])
+def test_tril_triu(diagonal):
+    x = rand((2, 5, 7), seed=51)
+    assert_close(run1(lambda t: pypto.tril(t, diagonal), x), np.tril(x, diagonal))
+    assert_close(run1(lambda t: t.triu(diagonal), x), np.triu(x, diagonal))
+    i = rand((6, 4), np.int32, -9, 9, seed=52)
+    assert_close(run1(lambda t: t.tril(diagonal), i), np.tril(i, diagonal))
+
+
+def test_tril_triu_in_place_and_symbolic_diagonal():
+    x = rand((6, 6), seed=53)
+
+    @pypto.frontend.jit
+    def k(a: pypto.Tensor([6, 6], pypto.DT_FP32), y: pypto.Tensor([3, 6, 6], pypto.DT_FP32)):
+        for i in pypto.loop(3):
+            t = pypto.clone(a)
+            t.tril_(i - 1)
+            y[i:i + 1, :, :] = pypto.unsqueeze(t, 0)
+        a.triu_(1)
+    y = np.zeros((3, 6, 6), np.float32)
+    a = x.copy()
+    k(a, y)
+    for i in range(3):
+        assert_close(y[i], np.tril(x, i - 1))
+    assert_close(a, np.triu(x, 1))
+    with pytest.raises(ValueError, match="tril takes a tensor of 2 or more dims"):
+        run1(pypto.tril, rand((5,)))
+
+
+@pytest.mark.parametrize("pads,value", [((0, 2), 0), ((1, 2, 3, 0), -1.5),
+                                        ((0, 1, 0, 1, 2, 0), float("-inf"))])
+def test_pad(pads, value):
+    x = rand((2, 3, 4), seed=54)
+    width = [(0, 0)] * 3
+    for i in range(len(pads) // 2):
+        width[2 - i] = (pads[2 * i], pads[2 * i + 1])
+    want = np.pad(x, width, constant_values=value)
+    got = run1(lambda t: pypto.pad(t, pads, value=value), x, out_shape=want.shape)
+    assert_close(got, want)
+
+
+def test_pad_errors():
+    x = rand((2, 3), seed=55)
+    for kw, err, msg in [({"pad": (1,)}, TypeError, "even-length"),
+                         ({"pad": (0, -1)}, ValueError, "negative padding"),
+                         ({"pad": (0, 1), "mode": "reflect"}, pypto.UnsupportedError,
+                          "only 'constant'")]:
+        with pytest.raises(err, match=msg):
+            run1(lambda t: pypto.pad(t, **kw), x, out_shape=(2, 4))
+    with pytest.raises(ValueError, match="takes an int value"):
+        run1(lambda t: pypto.pad(t, (0, 1), value=0.5), x.astype(np.int32), out_shape=(2, 4))
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumsum(dim):
+    x = rand((5, 9, 3), seed=60)
+    assert_close(run1(lambda t: pypto.cumsum(t, dim), x), np.cumsum(x, dim), 1e-6, 1e-6)
+    i = rand((5, 9, 3), np.int32, -100, 100, seed=61)
+    got = run1(lambda t: t.cumsum(dim), i, out_dtype=np.int64)
+    assert (got == np.cumsum(i.astype(np.int64), dim)).all()
+
+
+@pytest.mark.parametrize("dim", [0, -1])
+def test_cumprod(dim):
+    x = rand((4, 7), lo=0.5, hi=1.5, seed=62)
+    assert_close(run1(lambda t: pypto.cumprod(t, dim), x), np.cumprod(x, dim), 1e-6, 1e-7)
+    assert_close(run1(lambda t: t.cumprod(dim), x), np.cumprod(x, dim), 1e-6, 1e-7)
+
+
+def test_scan_errors():
+    x = rand((4, 7), seed=63)
+    with pytest.raises(IndexError, match=r"cumsum: dim must be an int in \[-2, 2\)"):
+        run1(lambda t: pypto.cumsum(t, 2), x)
+    with pytest.raises(TypeError, match="cumprod takes a float tensor"):
+        run1(lambda t: pypto.cumprod(t, 0), x.astype(np.int32))
+
+
+@pytest.mark.parametrize("dim,descending", [(None, True), (0, False), (1, True), (-1, False)])
+def test_argsort_is_stable(dim, descending):
+    x = rand((6, 8), np.int32, 0, 3, seed=64).astype(np.float32)  # many ties
+    d = -1 if dim is None else dim
+    want = np.argsort(-x if descending else x, axis=d, kind="stable").astype(np.int32)
+    got = run1(lambda t: pypto.argsort(t, dim, descending), x, out_dtype=np.int32)
+    assert (got == want).all()
+    with pytest.raises(TypeError, match="descending must be a bool"):
+        run1(lambda t: pypto.argsort(t, -1, 1), x, out_dtype=np.int32)
+
+
+BITWISE = {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or,
+           "bitwise_xor": np.bitwise_xor}
+
+
+@pytest.mark.parametrize("name", sorted(BITWISE))
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.bool_])
+def test_bitwise(name, dtype):
+    a = rand((4, 16), dtype, -100, 100, seed=70)
+    b = rand((1, 16), dtype, -100, 100, seed=71)
+    assert (run1(getattr(pypto, name), a, b, out_shape=a.shape) == BITWISE[name](a, b)).all()
+
+
+def test_bitwise_operators_and_not():
+    a = rand((4, 16), np.int32, -1000, 1000, seed=72)
+    b = rand((4, 16), np.int32, -1000, 1000, seed=73)
+    assert (run1(lambda t, u: (t & u) | (t ^ 5), a, b) == (a & b) | (a ^ 5)).all()
+    assert (run1(lambda t: ~t, a) == ~a).all()
+    assert (run1(lambda t: 6 & t, a) == (6 & a)).all()
+    m = rand((4, 16), np.bool_, seed=74)
+    assert (run1(pypto.bitwise_not, m) == ~m).all()
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
+def test_shifts(dtype):
+    a = rand((4, 16), dtype, -100, 100, seed=75)
+    s = rand((4, 16), dtype, 0, 6, seed=76)
+    assert (run1(pypto.bitwise_left_shift, a, s) == np.left_shift(a, s)).all()
+    assert (run1(pypto.bitwise_right_shift, a, s) == np.right_shift(a, s)).all()
+    assert (run1(lambda t: t >> 2, a) == (a >> 2)).all()
+    assert (run1(lambda t: t << 1, a) == (a << 1)).all()
+
+
+def test_shift_counts_outside_the_width():
+    a = np.array([[5, -5, 5, -5]], np.int32)
+    s = np.array([[64, 64, -1, 70]], np.int32)
+    assert (run1(pypto.bitwise_left_shift, a, s) == 0).all()
+    assert (run1(pypto.bitwise_right_shift, a, s) == [[0, -1, 0, -1]]).all()
+
+
+def test_bitwise_errors():
+    x = rand((4, 8), seed=77)
+    with pytest.raises(TypeError, match="bitwise_and takes integer tensors") as e:
+        run1(lambda t: pypto.bitwise_and(t, t), x)
+    assert "test_ops_more.py" in str(e.value)
+    with pytest.raises(TypeError, match="other must be a tensor or an int"):
+        run1(lambda t: pypto.bitwise_or(t, 1.5), x.astype(np.int32))
+    with pytest.raises(TypeError, match="bitwise_not takes an integer or bool"):
+        run1(pypto.bitwise_not, x)
+
+
+def test_atan2():
+    y = rand((4, 16), seed=80)
+    x = rand((1, 16), seed=81)
+    y[0, :4] = [1.0, -1.0, 0.0, -0.0]
+    x[0, :4] = [-1.0, -1.0, -1.0, -1.0]
+    assert_close(run1(pypto.atan2, y, x, out_shape=y.shape),
+                 np.arctan2(y.astype(np.float64), x).astype(np.float32), 2e-7, 0)
+    got = run1(pypto.atan2, y, x, out_shape=y.shape)
+    assert np.signbit(got[0, 3]) and got[0, 2] > 0  # the sign of zero picks the branch
+    with pytest.raises(TypeError, match="atan2 takes float tensors, x is pypto.DT_INT32"):
+        run1(pypto.atan2, y, x.astype(np.int32), out_shape=y.shape)
+
+
+def test_interleave_deinterleave():
+    a, b = rand((3, 8), seed=82), rand((3, 8), seed=83)
+    stream = np.stack([a, b], -1).reshape(3, 16)
+    o0 = run1(lambda t, u: pypto.interleave(t, u)[0], a, b)
+    o1 = run1(lambda t, u: pypto.interleave(t, u)[1], a, b)
+    assert_close(o0, stream[:, :8])
+    assert_close(o1, stream[:, 8:])
+    assert_close(run1(lambda t, u: pypto.deinterleave(t, u)[0], o0, o1), a)
+    assert_close(run1(lambda t, u: pypto.deinterleave(t, u)[1], o0, o1), b)
+    assert_close(run1(lambda s: pypto.deinterleave(s)[1], stream, out_shape=(3, 8)), b)
+    with pytest.raises(ValueError, match="last dim must be static and even"):
+        run1(lambda t: pypto.deinterleave(t)[0], rand((3, 7)), out_shape=(3, 3))
+    with pytest.raises(ValueError, match="must have input's shape"):
+        run1(lambda t, u: pypto.interleave(t, u)[0], a, rand((3, 6)))

@@ -22,6 +22,8 @@ SETTERS = {
     "runtime_options": (pypto.set_runtime_options, pypto.get_runtime_options),
     "verify_options": (pypto.set_verify_options, pypto.get_verify_options),
     "debug_options": (pypto.set_debug_options, pypto.get_debug_options),
+    "operation_options": (pypto.experimental.set_operation_options,
+                          pypto.experimental.get_operation_options),
 }
 
 # a value of the right type, other than the default, for every option
@@ -42,7 +44,7 @@ SAMPLES = {
     "enable_pass_verify": True, "pass_verify_save_tensor": True,
     "pass_verify_save_tensor_dir": "/tmp/v", "pass_verify_pass_filter": ["tile-expand"],
     "pass_verify_error_tol": [1e-2, 1e-3], "compile_debug_mode": 2, "runtime_debug_mode": 3,
-    "dump_pass_graph": ["cse"], "dump_dir": "/tmp/d",
+    "dump_pass_graph": ["cse"], "dump_dir": "/tmp/d", "combine_axis": True,
 }
 
 # a value of the wrong type for every option
@@ -50,11 +52,8 @@ WRONG = {name: ("yes" if not isinstance(v, str) else 3) for name, v in SAMPLES.i
 WRONG["ready_on_host_tensors"] = 5
 
 
-@pytest.fixture(autouse=True)
-def clean():
-    pypto.reset_options()
-    yield
-    pypto.reset_options()
+# every test starts and ends with the default options
+pytestmark = pytest.mark.usefixtures("clean_options")
 
 
 def all_options():

@@ -14,7 +14,7 @@ library rounds) and only keeps ops whose values stay finite and moderate.
 The kernel is written as Python source for the `pypto` package and run
 through the back ends of BACKENDS: the Python API, and `pto-run` on the
 traced .pto text at the Tensor level, at the Tile level, and with
---check-levels. Outputs are compared with the reference: bit for bit where
+--check-levels through the Tile and Block levels. Outputs are compared with the reference: bit for bit where
 every step is correctly rounded (data movement, + - * / sqrt, casts,
 compares, selections), within a per-dtype tolerance elsewhere. A failing
 case is shrunk (smaller shapes, fewer outputs, the inputs of ops replaced by
@@ -1129,6 +1129,8 @@ def run_pto(p, tiles, workdir, opts, pipeline=None, check_levels=False):
 
 
 TILE_PIPELINE = "decompose,canonicalize,cse,tile-expand"
+# --check-levels goes on to the Block level.
+BLOCK_PIPELINE = TILE_PIPELINE + ",cv-partition"
 
 # name -> function(program, tiles, workdir, options) returning the outputs
 # (or None when the back end checks itself, as --check-levels does).
@@ -1136,7 +1138,7 @@ BACKENDS = {
     "python": run_python,
     "pto-run": lambda p, t, w, o: run_pto(p, t, w, o),
     "pto-run-tile": lambda p, t, w, o: run_pto(p, t, w, o, TILE_PIPELINE),
-    "check-levels": lambda p, t, w, o: run_pto(p, t, w, o, TILE_PIPELINE, True),
+    "check-levels": lambda p, t, w, o: run_pto(p, t, w, o, BLOCK_PIPELINE, True),
     "python-verify": run_verify,
 }
 DEFAULT_BACKENDS = "python,pto-run,pto-run-tile,check-levels"
@@ -1321,10 +1323,10 @@ def arr_lit(x, dt):
 def pto_run_args(p, backend):
     """pto-run's options for a back end, with the inputs as in0.npy, ..."""
     args = " ".join(f"--input in{i}.npy" for i in range(len(p.inputs)))
-    if backend in ("pto-run-tile", "check-levels"):
+    if backend == "pto-run-tile":
         args += f" --pass-pipeline={TILE_PIPELINE}"
     if backend == "check-levels":
-        args += " --check-levels"
+        args += f" --pass-pipeline={BLOCK_PIPELINE} --check-levels"
     return args
 
 

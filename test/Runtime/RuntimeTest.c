@@ -9,6 +9,7 @@
 #include "../unittests/Test.h"
 
 #include <stdatomic.h>
+#include <string.h>
 
 static PtoRuntime *make_rt(PtoRtBackend be, uint32_t threads) {
   PtoRtPlatform p;
@@ -317,6 +318,38 @@ TEST(runs_back_to_back) {
   pto_runtime_destroy(rt);
 }
 
+/* Host lanes are named like the simulator's cores: one per worker and
+ * core type that has tasks, each task on a lane of its kernel's type. */
+TEST(host_lanes_named_by_core_type) {
+  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2);
+  int32_t kc = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIC, "cube");
+  int32_t kv = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIV, "vec");
+  PtoGraph *g = pto_graph_create(rt);
+  pto_graph_add_buffer(g, 64, "a");
+  int64_t ids[8];
+  for (int i = 0; i < 8; i++) {
+    PtoRtRegion w = {0, 8 * i, 8, PTO_RT_WRITE};
+    ids[i] = submit(g, i % 2 ? kv : kc, 0, &w, 1, NULL);
+  }
+  char buf[64];
+  void *bufs[1] = {buf};
+  CHECK(pto_graph_run(g, bufs, 1) == PTO_RT_OK);
+  const PtoRtTimeline *tl = pto_graph_get_timeline(g, PTO_RT_HOST);
+  CHECK(tl != NULL && pto_timeline_get_lanes(tl) == 4);
+  CHECK_STR(pto_timeline_get_lane_name(tl, 0), "AIC 0");
+  CHECK_STR(pto_timeline_get_lane_name(tl, 1), "AIC 1");
+  CHECK_STR(pto_timeline_get_lane_name(tl, 2), "AIV 0");
+  CHECK_STR(pto_timeline_get_lane_name(tl, 3), "AIV 1");
+  for (int i = 0; i < 8; i++) {
+    PtoRtTaskTimes t;
+    CHECK(pto_timeline_get_task(tl, ids[i], &t));
+    CHECK(strncmp(pto_timeline_get_lane_name(tl, t.lane), i % 2 ? "AIV " : "AIC ",
+                  4) == 0);
+  }
+  pto_graph_destroy(g);
+  pto_runtime_destroy(rt);
+}
+
 TEST(misuse_is_an_error) {
   char err[160];
   PtoRtPlatform p;
@@ -463,5 +496,6 @@ TEST(sim_shares_gm_bandwidth) {
 RUN_TESTS(T(platform_default), T(chain_in_order), T(raw_war_waw),
           T(explicit_preds_not_duplicated), T(wide_fan_in_through_one_barrier),
           T(failing_kernel_stops_graph), T(buffers_declared_after_tasks),
-          T(runs_back_to_back), T(misuse_is_an_error),
+          T(runs_back_to_back), T(host_lanes_named_by_core_type),
+          T(misuse_is_an_error),
           T(sim_hand_timed), T(sim_shares_gm_bandwidth))

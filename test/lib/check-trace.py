@@ -21,7 +21,7 @@ def main():
     lanes = {e["tid"]: e["args"]["name"] for e in events
              if e["ph"] == "M" and e["name"] == "thread_name"}
     for name in lanes.values():
-        if not re.fullmatch(r"(AIC|AIV|AICPU) \d+|Worker \d+", name):
+        if not re.fullmatch(r"(AIC|AIV|AICPU) \d+", name):
             sys.exit("bad lane name %r" % name)
     tasks = [e for e in events if e["ph"] == "X"]
     for e in tasks:

@@ -3,6 +3,7 @@
  * updates of dead destinations, diagnostics, and two interpreters in two
  * threads. */
 #include "DiagCapture.h"
+#include "ParseVerified.h"
 #include "Test.h"
 #include "pto/Dialects.h"
 #include "pto/DialectImplementation.h"
@@ -17,16 +18,6 @@ static PtoContext *new_ctx(void) {
   PtoContext *ctx = pto_ctx_create();
   pto_register_all_dialects(ctx);
   return ctx;
-}
-
-static PtoOp *parse(PtoContext *ctx, const char *text) {
-  PtoParseOptions po = {"t.pto", 1};
-  PtoOp *m = pto_parse_module(ctx, text, strlen(text), &po);
-  if (m && pto_op_verify(m)) {
-    pto_op_destroy(m);
-    return NULL;
-  }
-  return m;
 }
 
 static PtoOp *func_of(PtoOp *module, const char *name) {
@@ -396,7 +387,7 @@ TEST(tensor_size_limit) {
   PtoOp *m = parse(ctx, "func.func @f(%n: index) -> tensor<?xf32> {\n"
                         "  %z = pypto.zeros (%n) : tensor<?xf32>\n"
                         "  func.return %z : tensor<?xf32>\n}\n");
-  PtoInterpOptions o = {0, 64};
+  PtoInterpOptions o = {.max_tensor_bytes = 64};
   PtoInterp *I = pto_interp_create(ctx, &o);
   PtoInterpValue arg = pto_interp_value_int(PTO_DT_INDEX, 16);
   PtoInterpValue *res;
@@ -458,8 +449,6 @@ TEST(every_op_has_a_handler) {
   unsigned checked = 0;
   for (unsigned d = 0; d < pto_ctx_num_dialects(ctx); d++) {
     const PtoDialectDef *dd = pto_ctx_dialect(ctx, d);
-    /* the PTO level's interpreter has not landed yet */
-    if (strcmp(dd->name, "pto") == 0) continue;
     for (unsigned i = 0; i < dd->num_ops; i++) {
       const PtoOpDef *od = &dd->ops[i];
       if (pto_opdef_has_trait(od, PTO_TRAIT_TERMINATOR) ||

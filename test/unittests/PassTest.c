@@ -297,15 +297,17 @@ TEST(registry_listing) {
   for (unsigned i = 1; i < n; i++)
     CHECK(strcmp(defs[i - 1]->argument, defs[i]->argument) < 0);
   pto_free(defs);
-  /* The two above, sorted among the one PTO registers. */
-  CHECK(pto_pipeline_count(ctx) == 3);
+  /* The two above, sorted among the two PTO registers. */
+  CHECK(pto_pipeline_count(ctx) == 4);
   const char *arg, *summary, *text;
   pto_pipeline_get(ctx, 0, &arg, &summary, &text);
+  CHECK_STR(arg, "pto-lower-to-block");
+  pto_pipeline_get(ctx, 1, &arg, &summary, &text);
   CHECK_STR(arg, "pto-lower-to-tile");
   CHECK_STR(text, "canonicalize,cse,tile-expand");
-  pto_pipeline_get(ctx, 1, &arg, &summary, &text);
-  CHECK_STR(arg, "ut-aaa");
   pto_pipeline_get(ctx, 2, &arg, &summary, &text);
+  CHECK_STR(arg, "ut-aaa");
+  pto_pipeline_get(ctx, 3, &arg, &summary, &text);
   CHECK_STR(text, "cse,ut-count");
   PtoPassManager *pm = pto_pm_create(ctx, NULL);
   CHECK(pto_pm_add_pass(pm, "ut-pipe", NULL) == PTO_SUCCESS);

@@ -68,7 +68,8 @@ typedef struct PtoBlockRegion {
 unsigned pto_block_launch_num_regions(const PtoOp *launch, bool writes);
 bool pto_block_launch_region(const PtoOp *launch, bool writes, unsigned i,
                              PtoBlockRegion *out);
-/* The kernel a launch refers to, or NULL. */
+/* The kernel a launch refers to (a block.kernel, or the pto.kernel it was
+ * lowered to), or NULL. */
 PtoOp *pto_block_launch_kernel(PtoOp *launch);
 
 #ifdef __cplusplus

@@ -64,6 +64,7 @@ typedef enum PtoDtypeSet {
   PTO_DTYPES_ANY,     /* numeric and i1 */
   PTO_DTYPES_MATMUL,  /* f32 f16 bf16 i8 */
   PTO_DTYPES_DEQUANT, /* i8 i32 */
+  PTO_DTYPES_INT,     /* i8 i16 i32 i64 */
 } PtoDtypeSet;
 bool pto_dtype_in_set(const PtoType *elem, PtoDtypeSet set);
 /* "float values (f32, f16, bf16)", for diagnostics. */

@@ -265,21 +265,16 @@ void lower_vec_sizes(const int64_t *shape, unsigned R, const int64_t *vec,
 PtoResult lower_vec_tile(Lowering *t, unsigned rank, int64_t *vec, unsigned *nvec) {
   unsigned eff = rank ? rank : 1;
   if (pto_tuning_vec_tile(t->op, vec, nvec)) {
+    /* PyPTO's rule: a tile with more sizes than the tensor has dims
+     * applies its trailing sizes (one set_vec_tile_shapes serves the
+     * tensors of several ranks in a kernel). */
     if (*nvec > eff) {
-      PtoStr s;
-      pto_str_init(&s);
-      for (unsigned i = 0; i < *nvec; i++)
-        pto_str_printf(&s, "%s%" PRId64, i ? ", " : "", vec[i]);
-      PtoResult r = lower_error(t, "vec_tile [%s] has %u dims but the tensor has "
-                                "rank %u; give at most %u tile dims (they apply "
-                                "to the trailing dims)",
-                             s.data, *nvec, rank, eff);
-      pto_str_release(&s);
-      return r;
+      memmove(vec, vec + (*nvec - eff), eff * sizeof *vec);
+      *nvec = eff;
     }
     return PTO_SUCCESS;
   }
-  /* The pass default applies its trailing entries. */
+  /* The pass default applies its trailing entries likewise. */
   unsigned n = t->nvec_default < eff ? t->nvec_default : eff;
   memcpy(vec, t->vec_default + (t->nvec_default - n), n * sizeof *vec);
   *nvec = n;

@@ -86,7 +86,11 @@ PtoOp *pto_block_launch_kernel(PtoOp *launch) {
   PtoAttr *callee = pto_op_attr(launch, "callee");
   if (!callee || pto_attr_kind(callee) != PTO_ATTR_SYMREF) return NULL;
   PtoOp *k = pto_symbol_lookup_from(launch, callee);
-  return k && pto_op_is(k, "block.kernel") ? k : NULL;
+  /* The host function stays as it is when lower-to-pto turns its kernels
+   * into pto.kernels, which have the same signature and core. */
+  return k && (pto_op_is(k, "block.kernel") || pto_op_is(k, "pto.kernel"))
+             ? k
+             : NULL;
 }
 
 static PtoAttr *regions_attr(const PtoOp *launch, bool writes) {

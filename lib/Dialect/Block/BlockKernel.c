@@ -163,7 +163,8 @@ PtoResult launch_verify(PtoOp *op) {
                                  "attribute");
   PtoOp *k = pto_block_launch_kernel(op);
   if (!k)
-    return pto_op_emit_error(op, "'@%s' does not reference a 'block.kernel'",
+    return pto_op_emit_error(op, "'@%s' does not reference a 'block.kernel' "
+                                 "or a 'pto.kernel'",
                              pto_ident_str(pto_attr_symref_root(callee)));
   PtoType *fty = pto_dialect_kernel_type(k);
   unsigned nin = fty ? pto_type_func_num_inputs(fty) : 0;

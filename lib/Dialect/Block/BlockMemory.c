@@ -54,8 +54,9 @@ static PtoResult verify_move(PtoOp *op, PtoType *buf, const char *what,
                                     "('!block.buf'), got '%T'",
                                 what, buf);
   return require_kernel(op) ||
-         pto_dialect_check_window(op, buf, pto_value_type(pto_op_operand(op, tensor)),
-                      tensor + 1);
+         pto_dialect_check_tile_window(op, buf,
+                                       pto_value_type(pto_op_operand(op, tensor)),
+                                       tensor + 1);
 }
 
 PtoResult load_verify(PtoOp *op) {

@@ -150,11 +150,12 @@ PtoResult pto_dialect_verify_kernel(PtoOp *op) {
   return PTO_SUCCESS;
 }
 
-/* The window of `buf` at the op's offsets must lie in `tensor`: same rank,
- * one offset per dim, static offsets inside static dims. `first_dyn` is the
- * first dynamic-offset operand. */
-PtoResult pto_dialect_check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
-                              unsigned first_dyn) {
+/* The window of `buf` at the op's offsets must lie in `tensor`: same rank
+ * (or, `placed`, the buffer placed as a tile is), one offset per tensor
+ * dim, static offsets inside static dims. `first_dyn` is the first
+ * dynamic-offset operand. */
+static PtoResult check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
+                              unsigned first_dyn, bool placed) {
   if (!pto_type_is_tensor(tensor))
     return pto_dialect_op_error(op, "expects a GM tensor, got '%T'", tensor);
   if (pto_tile_elem(buf) != pto_type_tensor_elem(tensor))
@@ -162,9 +163,17 @@ PtoResult pto_dialect_check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
                                     "different element types",
                                 buf, tensor);
   unsigned rank = pto_type_tensor_rank(tensor);
-  if (pto_tile_rank(buf) != rank)
+  int64_t win[PTO_MAX_RANK], wn = 1;
+  if (!placed && pto_tile_rank(buf) != rank)
     return pto_dialect_op_error(op, "buffer '%T' must have the rank of the "
                                     "tensor (%u)",
+                                buf, rank);
+  pto_tile_window_shape(buf, rank, win);
+  for (unsigned d = 0; d < rank; d++) wn *= win[d];
+  if (wn != pto_tile_numel(buf))
+    return pto_dialect_op_error(op, "buffer '%T' is no window of a tensor of "
+                                    "rank %u: its dims before the tensor's "
+                                    "trailing ones must be 1",
                                 buf, rank);
   int64_t offs[PTO_MAX_RANK];
   unsigned n = 0;
@@ -175,7 +184,7 @@ PtoResult pto_dialect_check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
                                  "per tensor dim (%u)", rank);
   unsigned ndyn = 0;
   for (unsigned d = 0; d < rank; d++) {
-    int64_t dim = pto_type_tensor_dim(tensor, d), size = pto_tile_dim(buf, d);
+    int64_t dim = pto_type_tensor_dim(tensor, d), size = win[d];
     if (offs[d] == PTO_DYN) {
       ndyn++;
       if (dim != PTO_DYN && size > dim)
@@ -201,5 +210,15 @@ PtoResult pto_dialect_check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
                                       "got '%T'",
                                   i, pto_value_type(pto_op_operand(op, i)));
   return PTO_SUCCESS;
+}
+
+PtoResult pto_dialect_check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
+                                   unsigned first_dyn) {
+  return check_window(op, buf, tensor, first_dyn, false);
+}
+
+PtoResult pto_dialect_check_tile_window(PtoOp *op, PtoType *buf,
+                                        PtoType *tensor, unsigned first_dyn) {
+  return check_window(op, buf, tensor, first_dyn, true);
 }
 

@@ -20,6 +20,7 @@ bool pto_dtype_in_set(const PtoType *e, PtoDtypeSet set) {
   case PTO_DTYPES_DEQUANT:
     return pto_elem_is_int(e) &&
            (pto_type_int_width(e) == 8 || pto_type_int_width(e) == 32);
+  case PTO_DTYPES_INT: return pto_elem_is_int(e);
   case PTO_DTYPES_ANY: break;
   }
   return pto_elem_is_supported(e);
@@ -32,6 +33,7 @@ const char *pto_dtype_set_text(PtoDtypeSet set) {
     return "numeric values (f32, f16, bf16, i8, i16, i32, i64)";
   case PTO_DTYPES_MATMUL: return "f32, f16, bf16 or i8 values";
   case PTO_DTYPES_DEQUANT: return "i8 or i32 values";
+  case PTO_DTYPES_INT: return "integer values (i8, i16, i32, i64)";
   case PTO_DTYPES_ANY: break;
   }
   return "supported values";

@@ -23,6 +23,9 @@ typedef struct PtoMergeSpec {
   bool shared_read;    /* launches must read one GM window in common */
   const char *setting; /* PyPTO option in `pypto.pass_options` */
   const char *suffix;  /* merged kernel @k becomes @k_<suffix><N> */
+  const char *limit;   /* PyPTO option bounding the factor */
+  bool limit_is_bytes; /* GM bytes one merged launch reads, else the
+                          launches of a run that stay at least */
 } PtoMergeSpec;
 
 /* The statistics both merging passes keep. */

@@ -92,6 +92,43 @@ static int64_t launch_factor(Merger *m, PtoOp *launch, PtoOp *kernel) {
   return m->dflt;
 }
 
+/* The integer option `name` of the innermost scope that names it, 0 when
+ * none does; -1 after an error at that scope when it is below `min`. */
+static int64_t scope_option(Merger *m, PtoOp *launch, const char *name,
+                            int64_t min) {
+  for (PtoOp *p = pto_op_parent_op(launch); p; p = pto_op_parent_op(p)) {
+    PtoAttr *opts = pto_op_attr(p, "pypto.pass_options");
+    PtoAttr *v = opts && pto_attr_kind(opts) == PTO_ATTR_DICT
+                     ? pto_attr_dict_get(opts, name)
+                     : NULL;
+    if (!v) continue;
+    if (pto_attr_kind(v) != PTO_ATTR_INTEGER || pto_attr_int_value(v) < min) {
+      pto_op_emit_error(p, "pypto.pass_options: %s must be an integer of at "
+                           "least %lld", name, (long long)min);
+      m->failed = true;
+      return -1;
+    }
+    return pto_attr_int_value(v);
+  }
+  return 0;
+}
+
+/* Bytes of GM the launch's `reads` name. */
+static int64_t read_bytes(PtoOp *launch, int shared_only) {
+  int64_t total = 0;
+  for (unsigned i = 0; i < pto_block_launch_num_regions(launch, false); i++) {
+    PtoBlockRegion r;
+    if ((shared_only >= 0 && (int)i != shared_only) ||
+        !pto_block_launch_region(launch, false, i, &r))
+      continue;
+    PtoType *t = pto_value_type(pto_op_operand(launch, r.operand));
+    int64_t n = (pto_type_bitwidth(pto_type_tensor_elem(t)) + 7) / 8;
+    for (unsigned d = 0; d < r.rank; d++) n *= r.sizes[d];
+    total += n;
+  }
+  return total;
+}
+
 /* ---- which launches may merge ---- */
 
 /* Two launch operands are the same value: one SSA value, or constants
@@ -137,6 +174,7 @@ typedef struct Run {
   OpVec launches;
   PtoOp *kernel;
   int64_t factor;
+  int64_t limit; /* the spec's limit option, 0 when not set */
   int shared; /* the read region all launches share (l1-reuse), or -1 */
 } Run;
 
@@ -395,8 +433,25 @@ static void merge_group(Merger *m, PtoOp *kernel, PtoOp *const *ls, unsigned n) 
   pto_free(argidx);
 }
 
-static void flush(Merger *m, Run *run) {
+/* The factor after the spec's limit: at least `limit` launches stay of
+ * a run (none merge in a run of fewer), or a merged launch reads at most
+ * `limit` bytes, the window all share counted once. */
+static unsigned limited_factor(Merger *m, Run *run) {
   unsigned len = run->launches.len, f = (unsigned)run->factor;
+  if (run->limit <= 0) return f;
+  if (!m->spec->limit_is_bytes) {
+    unsigned most = (unsigned)(len / run->limit);
+    return most < f ? (most ? most : 1) : f;
+  }
+  PtoOp *first = run->launches.data[0];
+  int64_t each = read_bytes(first, -1);
+  int64_t shared = run->shared >= 0 ? read_bytes(first, run->shared) : 0;
+  while (f > 1 && shared + (int64_t)f * (each - shared) > run->limit) f--;
+  return f;
+}
+
+static void flush(Merger *m, Run *run) {
+  unsigned len = run->launches.len, f = len ? limited_factor(m, run) : 1;
   for (unsigned i = 0; i + 1 < len; i += f) {
     unsigned n = len - i < f ? len - i : f;
     if (n >= 2) merge_group(m, run->kernel, run->launches.data + i, n);
@@ -438,6 +493,7 @@ static void merge_block(Merger *m, PtoBlock *b) {
     if (factor >= 2) {
       run.kernel = kernel;
       run.factor = factor;
+      run.limit = scope_option(m, op, m->spec->limit, m->spec->limit_is_bytes ? 0 : 1);
       pto_vec_push(&run.launches, op);
     }
   }

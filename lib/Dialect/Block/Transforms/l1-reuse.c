@@ -9,6 +9,8 @@ static const PtoMergeSpec spec = {
     .core = PTO_BLOCK_CORE_CUBE,
     .shared_read = true,
     .setting = "cube_l1_reuse_setting",
+    .limit = "mg_copyin_upper_bound",
+    .limit_is_bytes = true,
     .suffix = "l1x",
 };
 
@@ -63,6 +65,7 @@ const PtoPassDef pto_l1_reuse_pass = {
         "that has one decides: `[[k, N], ...]` merges the launches of kernel\n"
         "number k (counting the module's kernels from 0) N at a time, and\n"
         "`[-1, N]` those of every other kernel. An explicit `factor`\n"
-        "overrides it. The statistics count the cube launches before and\n"
-        "after. See docs/block-passes.md.",
+        "overrides it. `mg_copyin_upper_bound` there bounds the GM bytes one\n"
+        "merged launch reads (the shared window once). The statistics count\n"
+        "the cube launches before and after. See docs/block-passes.md.",
 };

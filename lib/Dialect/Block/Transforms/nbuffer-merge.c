@@ -8,6 +8,8 @@ static const PtoMergeSpec spec = {
     .core = PTO_BLOCK_CORE_VECTOR,
     .shared_read = false,
     .setting = "vec_nbuffer_setting",
+    .limit = "mg_vec_parallel_lb",
+    .limit_is_bytes = false,
     .suffix = "nbx",
 };
 
@@ -47,6 +49,7 @@ const PtoPassDef pto_nbuffer_merge_pass = {
         "Without `factor`, PyPTO's `vec_nbuffer_setting` recorded in\n"
         "`pypto.pass_options` on the innermost enclosing loop or function\n"
         "that has one decides (`[[k, N], ...]` for kernel number k, `[-1, N]`\n"
-        "for every other); an explicit `factor` overrides it. See\n"
-        "docs/block-passes.md.",
+        "for every other); an explicit `factor` overrides it.\n"
+        "`mg_vec_parallel_lb` there keeps at least that many launches of a\n"
+        "run (a run of fewer is not merged). See docs/block-passes.md.",
 };

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs `pto-run --check-levels` on every function of a .pto file with every
-tile shape the file lists, and summarises. Directives in the file:
+tile shape the file lists, through the Tile and the Block level
+(tile-expand, then cv-partition), and summarises. Directives in the file:
 
   // TILES: <tile-expand options>       one line per tile shape set
   // ARGS @<func>: <pto-run arguments>  extra arguments for one function
@@ -29,11 +30,15 @@ def main():
     for f in funcs:
         for t in tiles:
             cmd = ['pto-run', path, '--entry', f, '--random', seed,
-                   '--check-levels', '--pass-pipeline=tile-expand{%s}' % t]
+                   '--check-levels',
+                   '--pass-pipeline=tile-expand{%s},cv-partition' % t]
             cmd += args.get(f, [])
             r = subprocess.run(cmd, capture_output=True, text=True)
             m = re.search(r'Tile level: (\d+) tiles compared', r.stdout)
-            if r.returncode != 0 or not m or 'all within tolerance' not in r.stdout:
+            b = re.search(r'Block level: \d+ blocks compared.*all within '
+                          r'tolerance', r.stdout)
+            if r.returncode != 0 or not m or not b or \
+                    'all within tolerance' not in r.stdout:
                 failed += 1
                 print('FAILED @%s with {%s}:' % (f, t))
                 print(r.stdout + r.stderr)

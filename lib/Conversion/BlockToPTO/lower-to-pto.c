@@ -1,0 +1,489 @@
+/* lower-to-pto: rewrites every block.kernel into a pto.kernel of PTO
+ * instructions. Vector kernels: block.load -> tload to vec, tile compute ->
+ * the vector instruction of the same name, block.store -> tstore. Cube
+ * kernels: GM -> L1 (tload to mat), L1 -> L0A / L0B (tmov), tmatmul and
+ * tmatmul_acc along K in steps of the cube tile's kL0, L0C -> GM (tstore
+ * from acc, on FIX). The host function's launches keep their kernels'
+ * names. Offsets and flags come later (memory-plan, insert-sync). */
+#include "Conversion/Passes.h"
+
+#include <string.h>
+
+#include "Support/Alloc.h"
+#include "Support/Hash.h"
+#include "Transforms/IntervalAlloc.h"
+#include "Transforms/PtoKernel.h"
+#include "pto/Dialect/AttrNames.h"
+#include "pto/Dialect/Block.h"
+#include "pto/Dialect/PTO.h"
+#include "pto/Dialect/Tile.h"
+#include "pto/Dialects.h"
+#include "pto/Origin.h"
+
+/* Tile ops with one PTO instruction of the same operands. */
+static const struct {
+  const char *tile, *pto;
+} direct[] = {
+    {"tile.add", "pto.tadd"},
+    {"tile.sub", "pto.tsub"},
+    {"tile.mul", "pto.tmul"},
+    {"tile.div", "pto.tdiv"},
+    {"tile.maximum", "pto.tmax"},
+    {"tile.minimum", "pto.tmin"},
+    {"tile.adds", "pto.tadds"},
+    {"tile.subs", "pto.tsubs"},
+    {"tile.muls", "pto.tmuls"},
+    {"tile.divs", "pto.tdivs"},
+    {"tile.maxs", "pto.tmaxs"},
+    {"tile.mins", "pto.tmins"},
+    {"tile.exp", "pto.texp"},
+    {"tile.log", "pto.tlog"},
+    {"tile.sqrt", "pto.tsqrt"},
+    {"tile.rsqrt", "pto.trsqrt"},
+    {"tile.reciprocal", "pto.trecip"},
+    {"tile.relu", "pto.trelu"},
+    {"tile.abs", "pto.tabs"},
+    {"tile.neg", "pto.tneg"},
+    {"tile.rowsum", "pto.trowsum"},
+    {"tile.rowmax", "pto.trowmax"},
+    {"tile.rowmin", "pto.trowmin"},
+    {"tile.colsum", "pto.tcolsum"},
+    {"tile.colmax", "pto.tcolmax"},
+    {"tile.colmin", "pto.tcolmin"},
+    {"tile.rowexpand_add", "pto.trowexpandadd"},
+    {"tile.rowexpand_sub", "pto.trowexpandsub"},
+    {"tile.rowexpand_mul", "pto.trowexpandmul"},
+    {"tile.rowexpand_div", "pto.trowexpanddiv"},
+    {"tile.rowexpand_max", "pto.trowexpandmax"},
+    {"tile.rowexpand_min", "pto.trowexpandmin"},
+    {"tile.transpose", "pto.ttrans"},
+    {"tile.cast", "pto.tcvt"},
+    {"block.load", "pto.tload"},
+    {"block.store", "pto.tstore"},
+    {"block.return", "pto.return"},
+};
+
+typedef struct Lower {
+  PtoPass *pass;
+  PtoContext *ctx;
+  bool provenance, hoist;
+  int64_t k_step;
+  const PtoPlatform *platform;
+  PtoPtrMap numbers; /* input op -> its pto_origin_ops number + 1 */
+} Lower;
+
+/* !block.buf<RxCxT, space> -> !pto.tile<RxCxT, space>; NULL otherwise. */
+static PtoType *tile_type(Lower *L, PtoType *t) {
+  if (!pto_type_is_block_buf(t))
+    return NULL;
+  if (pto_tile_rank(t) != 2)
+    return NULL;
+  return pto_pto_tile_type(L->ctx, pto_tile_dim(t, 0), pto_tile_dim(t, 1),
+                           pto_tile_elem(t), pto_block_buf_space(t),
+                           PTO_PTO_UNPLANNED);
+}
+
+static void mark(Lower *L, PtoOp *from, PtoOp *to) {
+  if (!L->provenance)
+    return;
+  uintptr_t n = (uintptr_t)pto_ptrmap_get(&L->numbers,
+                                          (uint64_t)(uintptr_t)from);
+  if (!n)
+    return;
+  for (unsigned r = 0; r < pto_op_num_results(to); r++) {
+    PtoOrigin o = {(int64_t)(n - 1), r, 2, {0, 0}};
+    pto_origin_set(to, r, &o);
+  }
+}
+
+/* Builds `name` before `op` with op's operands and the given result
+ * types; the attributes the PTO form shares are kept: static offsets of
+ * loads and stores, rounding and saturation of casts. */
+static PtoOp *build_like(Lower *L, PtoOp *op, const char *name,
+                         PtoType *const *types, unsigned ntypes) {
+  PtoOpState st;
+  pto_op_state_init(&st, L->ctx, name, pto_op_loc(op));
+  for (unsigned i = 0; i < pto_op_num_operands(op); i++)
+    pto_op_state_add_operand(&st, pto_op_operand(op, i));
+  pto_op_state_add_results(&st, types, ntypes);
+  static const char *const kept[] = {PTO_ATTR_STATIC_OFFSETS, PTO_ATTR_MODE,
+                                     PTO_ATTR_SATMODE};
+  for (unsigned i = 0; i < PTO_ARRAY_SIZE(kept); i++) {
+    PtoAttr *a = pto_op_attr(op, kept[i]);
+    if (a)
+      pto_op_state_add_attr(&st, kept[i], a);
+  }
+  PtoOp *n = pto_op_create(&st);
+  pto_block_insert_before(op, n);
+  return n;
+}
+
+static PtoResult bad_rank(PtoOp *op, const char *what, unsigned i,
+                          PtoType *t) {
+  if (!pto_type_is_block_buf(t))
+    return pto_op_emit_error(op, "lower-to-pto: %s #%u is not an on-chip "
+                                 "buffer", what, i);
+  return pto_op_emit_error(op, "lower-to-pto: %s #%u is a %u-D buffer; PTO "
+                               "tiles have 2 dims",
+                           what, i, pto_tile_rank(t));
+}
+
+static PtoResult replace(Lower *L, PtoOp *op, const char *name) {
+  PtoType *types[4];
+  unsigned nres = pto_op_num_results(op);
+  if (nres > 4)
+    return pto_op_emit_error(op, "lower-to-pto: too many results");
+  for (unsigned r = 0; r < nres; r++) {
+    PtoType *t = pto_value_type(pto_op_result(op, r));
+    types[r] = tile_type(L, t);
+    if (!types[r])
+      return bad_rank(op, "result", r, t);
+  }
+  for (unsigned i = 0; i < pto_op_num_operands(op); i++) {
+    PtoType *t = pto_value_type(pto_op_operand(op, i));
+    if (pto_type_is_block_buf(t) && !tile_type(L, t))
+      return bad_rank(op, "operand", i, t);
+  }
+  PtoOp *n = build_like(L, op, name, types, nres);
+  mark(L, op, n);
+  /* Users not yet rewritten see the PTO tile until their turn comes. */
+  PtoValue *vals[4];
+  for (unsigned r = 0; r < nres; r++)
+    vals[r] = pto_op_result(n, r);
+  pto_op_replace_all_uses(op, vals);
+  pto_op_erase(op);
+  return PTO_SUCCESS;
+}
+
+static PtoOp *build1(Lower *L, PtoOp *at, const char *name,
+                     PtoValue *const *operands, unsigned n, PtoType *result) {
+  PtoOpState st;
+  pto_op_state_init(&st, L->ctx, name, pto_op_loc(at));
+  pto_op_state_add_operands(&st, operands, n);
+  pto_op_state_add_result(&st, result);
+  PtoOp *op = pto_op_create(&st);
+  pto_block_insert_before(at, op);
+  return op;
+}
+
+static PtoType *in_space(Lower *L, PtoType *tile, PtoBufSpace s, int64_t rows,
+                         int64_t cols) {
+  return pto_pto_tile_type(L->ctx, rows, cols, pto_pto_tile_elem(tile), s,
+                           PTO_PTO_UNPLANNED);
+}
+
+/* One offset of a load, moved by `delta` along its dim. */
+static void shift_offset(Lower *L, PtoOp *at, int64_t *off, PtoValue **dyn,
+                         int64_t delta) {
+  if (!*dyn) {
+    *off += delta;
+    return;
+  }
+  if (delta == 0)
+    return;
+  PtoBuilder b;
+  pto_builder_init(&b, L->ctx);
+  pto_builder_set_before(&b, at);
+  PtoValue *c = pto_arith_build_constant_index(&b, delta);
+  *dyn = pto_arith_build_binary(&b, "arith.addi", *dyn, c);
+}
+
+/* tload of a rows x cols window of the tensor `load` reads, moved by
+ * (dr, dc), into mat. */
+static PtoValue *load_part(Lower *L, PtoOp *at, PtoOp *load, int64_t dr,
+                           int64_t dc, PtoType *type) {
+  int64_t offs[2];
+  PtoValue *dyn[2];
+  pto_block_get_offsets(load, offs, dyn);
+  shift_offset(L, at, &offs[0], &dyn[0], dr);
+  shift_offset(L, at, &offs[1], &dyn[1], dc);
+  PtoOpState st;
+  pto_op_state_init(&st, L->ctx, "pto.tload", pto_op_loc(load));
+  pto_op_state_add_operand(&st, pto_op_operand(load, 0));
+  int64_t stat[2];
+  for (unsigned d = 0; d < 2; d++) {
+    stat[d] = dyn[d] ? PTO_DYN : offs[d];
+    if (dyn[d])
+      pto_op_state_add_operand(&st, dyn[d]);
+  }
+  pto_op_state_add_attr(&st, PTO_ATTR_STATIC_OFFSETS,
+                        pto_attr_i64_array(L->ctx, stat, 2));
+  pto_op_state_add_result(&st, type);
+  PtoOp *op = pto_op_create(&st);
+  pto_block_insert_before(at, op);
+  return pto_op_result(op, 0);
+}
+
+/* C = A B (+ C0) with A and B in mat: tmov each to L0A / L0B and tmatmul
+ * (tmatmul_acc into C0's buffer); along K in steps of the `k-step`
+ * option, each step's parts of A and B loaded from GM on their own when
+ * A and B come straight from loads used by this matmul alone. */
+static PtoResult lower_matmul(Lower *L, PtoOp *mm) {
+  unsigned nops = pto_op_num_operands(mm);
+  PtoValue *a = pto_op_operand(mm, 0), *b = pto_op_operand(mm, 1);
+  PtoValue *acc = nops == 3 ? pto_op_operand(mm, 2) : NULL;
+  PtoType *ta = pto_value_type(a), *tb = pto_value_type(b);
+  PtoType *tc = tile_type(L, pto_value_type(pto_op_result(mm, 0)));
+  if (pto_op_attr(mm, "a_trans") || pto_op_attr(mm, "b_trans"))
+    return pto_op_emit_error(mm, "lower-to-pto: transposed matmul operands "
+                                 "have no PTO form; transpose at the Tile "
+                                 "level");
+  if (!pto_type_is_pto_tile(ta) || !pto_type_is_pto_tile(tb) || !tc ||
+      pto_pto_tile_space(ta) != PTO_BUF_MAT ||
+      pto_pto_tile_space(tb) != PTO_BUF_MAT ||
+      pto_pto_tile_space(tc) != PTO_BUF_ACC)
+    return pto_op_emit_error(mm, "lower-to-pto: a matmul needs 2-D operands "
+                                 "in mat and a result in acc");
+  if (acc && pto_value_type(acc) != tc)
+    return pto_op_emit_error(mm, "lower-to-pto: the accumulator must have "
+                                 "the result's type: tmatmul_acc updates it "
+                                 "in place");
+  int64_t m = pto_pto_tile_rows(ta), k = pto_pto_tile_cols(ta),
+          n = pto_pto_tile_cols(tb);
+  int64_t step = L->k_step > 0 && L->k_step < k ? L->k_step : k;
+  PtoOp *la = pto_value_def_op(a), *lb = pto_value_def_op(b);
+  bool split = step < k && la && lb && pto_op_is(la, "pto.tload") &&
+               pto_op_is(lb, "pto.tload") && pto_value_has_one_use(a) &&
+               pto_value_has_one_use(b) && a != b;
+  if (!split)
+    step = k;
+  PtoOp *last = NULL;
+  for (int64_t k0 = 0; k0 < k; k0 += step) {
+    int64_t kc = k - k0 < step ? k - k0 : step;
+    PtoValue *pa = a, *pb = b;
+    if (split) {
+      pa = load_part(L, mm, la, 0, k0, in_space(L, ta, PTO_BUF_MAT, m, kc));
+      pb = load_part(L, mm, lb, k0, 0, in_space(L, tb, PTO_BUF_MAT, kc, n));
+    }
+    PtoValue *l = pto_op_result(
+        build1(L, mm, "pto.tmov", &pa, 1, in_space(L, ta, PTO_BUF_LEFT, m, kc)),
+        0);
+    PtoValue *r = pto_op_result(
+        build1(L, mm, "pto.tmov", &pb, 1, in_space(L, tb, PTO_BUF_RIGHT, kc, n)),
+        0);
+    if (!acc) {
+      PtoValue *ops[2] = {l, r};
+      last = build1(L, mm, "pto.tmatmul", ops, 2, tc);
+    } else {
+      PtoValue *ops[3] = {acc, l, r};
+      last = build1(L, mm, "pto.tmatmul_acc", ops, 3, tc);
+    }
+    acc = pto_op_result(last, 0);
+    pto_pass_stat_add(L->pass, "num-matmul-steps", 1);
+  }
+  mark(L, mm, last);
+  pto_value_replace_all_uses(pto_op_result(mm, 0), acc);
+  pto_op_erase(mm);
+  if (split) {
+    pto_op_erase(la);
+    pto_op_erase(lb);
+  }
+  return PTO_SUCCESS;
+}
+
+static PtoResult no_instruction(PtoOp *op) {
+  return pto_op_emit_error(op, "lower-to-pto: no PTO instruction computes "
+                               "this op");
+}
+
+static PtoResult lower_op(Lower *L, PtoOp *op) {
+  const char *name = pto_op_name_str(op);
+  if (strcmp(name, "tile.matmul") == 0)
+    return lower_matmul(L, op);
+  for (unsigned i = 0; i < PTO_ARRAY_SIZE(direct); i++)
+    if (strcmp(name, direct[i].tile) == 0)
+      return replace(L, op, direct[i].pto);
+  for (unsigned i = 0; i < pto_op_num_results(op); i++)
+    if (pto_type_is_block_buf(pto_value_type(pto_op_result(op, i))))
+      return no_instruction(op);
+  for (unsigned i = 0; i < pto_op_num_operands(op); i++) {
+    PtoType *t = pto_value_type(pto_op_operand(op, i));
+    if (pto_type_is_block_buf(t) || pto_type_is_pto_tile(t))
+      return no_instruction(op);
+  }
+  return PTO_SUCCESS; /* scalars and indices stay as they are */
+}
+
+static bool is_instr(const PtoOp *op, PtoPtoOp id) {
+  return pto_pto_op_id(op) == id;
+}
+
+/* Issues every load of a kernel before its first other instruction when
+ * all the kernel's tiles fit their memory spaces side by side (so that no
+ * load waits for a buffer another pipe frees): the loads then overlap and
+ * the compute waits for them with one flag pair. Loads that need a value
+ * computed later, or that follow a store (GM order), stay where they are;
+ * kernels whose tiles do not fit together keep the Block order, in which
+ * buffers can be reused. */
+static void hoist_loads(Lower *L, PtoBlock *b) {
+  uint64_t bytes[PTO_BUF_NUM_SPACES] = {0};
+  PtoOp *at = NULL;
+  for (PtoOp *op = pto_block_first_op(b); op; op = pto_op_next(op)) {
+    for (unsigned r = 0; r < pto_op_num_results(op); r++) {
+      PtoType *t = pto_value_type(pto_op_result(op, r));
+      if (pto_type_is_pto_tile(t))
+        bytes[pto_pto_tile_space(t)] +=
+            pto_align_up((uint64_t)pto_pto_tile_bytes(t),
+                         pto_pto_space_alignment(pto_pto_tile_space(t)));
+    }
+    if (!at && pto_pto_op_pipe(op) != PTO_PIPE_NONE &&
+        !is_instr(op, PTO_PTO_TLOAD))
+      at = op;
+  }
+  for (int s = 0; s < PTO_BUF_NUM_SPACES; s++)
+    if (bytes[s] > L->platform->buffers[s].size_bytes)
+      return;
+  if (!at || is_instr(at, PTO_PTO_TSTORE))
+    return;
+  for (PtoOp *op = pto_op_next(at), *next; op; op = next) {
+    next = pto_op_next(op);
+    if (is_instr(op, PTO_PTO_TSTORE))
+      break;
+    if (!is_instr(op, PTO_PTO_TLOAD))
+      continue;
+    bool ready = true;
+    for (unsigned i = 0; i < pto_op_num_operands(op) && ready; i++) {
+      PtoOp *def = pto_value_def_op(pto_op_operand(op, i));
+      ready = !def || pto_op_block(def) != b ||
+              pto_op_is_before_in_block(def, at);
+    }
+    if (ready) {
+      pto_op_move_before(op, at);
+      pto_pass_stat_add(L->pass, "num-loads-hoisted", 1);
+    }
+  }
+}
+
+static PtoResult lower_kernel(Lower *L, PtoOp *bk) {
+  PtoOpState st;
+  pto_op_state_init(&st, L->ctx, "pto.kernel", pto_op_loc(bk));
+  static const char *const keep[] = {"sym_name", "function_type", "core",
+                                     "sym_visibility"};
+  for (unsigned i = 0; i < PTO_ARRAY_SIZE(keep); i++) {
+    PtoAttr *a = pto_op_attr(bk, keep[i]);
+    if (a)
+      pto_op_state_add_attr(&st, keep[i], a);
+  }
+  pto_op_state_add_region(&st);
+  PtoOp *pk = pto_op_create(&st);
+  pto_block_insert_before(bk, pk);
+  pto_region_take_body(pto_op_region(pk, 0), pto_op_region(bk, 0));
+  pto_op_erase(bk);
+  PtoResult r = PTO_SUCCESS;
+  for (PtoBlock *b = pto_region_first_block(pto_op_region(pk, 0)); b && !r;
+       b = pto_block_next(b))
+    for (PtoOp *op = pto_block_first_op(b), *next; op && !r; op = next) {
+      next = pto_op_next(op);
+      if (pto_op_num_regions(op))
+        r = pto_op_emit_error(op, "lower-to-pto: ops with regions inside "
+                                  "kernels are not supported");
+      else
+        r = lower_op(L, op);
+    }
+  if (!r && L->hoist)
+    hoist_loads(L, pto_region_first_block(pto_op_region(pk, 0)));
+  pto_pass_stat_add(L->pass, "num-kernels", 1);
+  return r;
+}
+
+static PtoResult run(PtoPass *pass, PtoOp *module) {
+  const PtoPtoPassState *st = pto_pass_state(pass);
+  Lower L = {pass,
+             pto_pass_ctx(pass),
+             pto_pass_option_bool(pass, "provenance"),
+             pto_pass_option_bool(pass, "hoist-loads"),
+             pto_pass_option_int(pass, "k-step"),
+             &st->platform,
+             {0}};
+  pto_ptrmap_init(&L.numbers);
+  if (L.provenance) {
+    PtoOp **ops;
+    unsigned n = pto_origin_ops(module, &ops);
+    for (unsigned i = 0; i < n; i++)
+      pto_ptrmap_put(&L.numbers, (uint64_t)(uintptr_t)ops[i],
+                     (void *)(uintptr_t)(i + 1));
+    pto_free(ops);
+  }
+  PtoResult r = PTO_SUCCESS;
+  PtoBlock *body = pto_region_first_block(pto_op_region(module, 0));
+  for (PtoOp *op = body ? pto_block_first_op(body) : NULL, *next; op && !r;
+       op = next) {
+    next = pto_op_next(op);
+    if (pto_op_is(op, "block.kernel"))
+      r = lower_kernel(&L, op);
+  }
+  pto_ptrmap_release(&L.numbers);
+  return r;
+}
+
+static const PtoPassOptionDef options[] = {
+    {"k-step", PTO_OPT_INT, "0",
+     "walk the K dim of each matmul in steps of this many (the cube tile's "
+     "kL0); 0: the whole K at once",
+     0, 4095, NULL},
+    {"hoist-loads", PTO_OPT_BOOL, "true",
+     "issue a kernel's loads before its other instructions when all its "
+     "tiles fit their memory spaces together",
+     0, 0, NULL},
+    PTO_PTO_PLATFORM_OPTION("the capacities that decide hoist-loads"),
+    {"provenance", PTO_OPT_BOOL, "false",
+     "mark each instruction that computes a Block-level value with "
+     "pto.origin (for pto-run --check-levels)",
+     0, 0, NULL},
+};
+
+static const PtoPassStatDef statistics[] = {
+    {"num-kernels", "block.kernels lowered"},
+    {"num-matmul-steps", "tmatmul / tmatmul_acc instructions created"},
+    {"num-loads-hoisted", "tloads issued before the compute they were after"},
+};
+
+const PtoPassDef pto_lower_to_pto_pass = {
+    .argument = "lower-to-pto",
+    .summary = "Lower Block kernels to PTO kernels (the PTO level)",
+    .anchor = "builtin.module",
+    .options = options,
+    .num_options = PTO_ARRAY_SIZE(options),
+    .statistics = statistics,
+    .num_statistics = PTO_ARRAY_SIZE(statistics),
+    .run = run,
+    .create_state = pto_pto_pass_state_create,
+    .destroy_state = pto_free,
+    .description =
+        "Rewrites each `block.kernel` into a `pto.kernel` with the same "
+        "name,\n"
+        "core and arguments; the host function and its `block.launch`es "
+        "are\n"
+        "left as they are. `block.load` becomes `pto.tload` (GM to vec or "
+        "mat),\n"
+        "`block.store` becomes `pto.tstore` (vec through MTE3, acc through "
+        "FIX),\n"
+        "and each tile op the vector instruction of the same meaning "
+        "(`tile.muls`\n"
+        "-> `pto.tmuls`, `tile.rowsum` -> `pto.trowsum`, "
+        "`tile.rowexpand_mul` ->\n"
+        "`pto.trowexpandmul`, `tile.cast` -> `pto.tcvt`, ...). A "
+        "`tile.matmul` of two mat buffers "
+        "becomes\n"
+        "`pto.tmov` to left and right and `pto.tmatmul` into acc (with an\n"
+        "accumulator operand, `pto.tmatmul_acc` into its buffer). With "
+        "`k-step`\n"
+        "smaller than K and both operands straight from loads, K is "
+        "walked in\n"
+        "steps of `k-step` (the cube tile's kL0): each step loads its\n"
+        "parts of A and B into mat, moves them to L0A / L0B and "
+        "accumulates with\n"
+        "`pto.tmatmul_acc`. With `hoist-loads`, when all of a kernel's "
+        "tiles fit\n"
+        "their memory spaces side by side on the platform, its loads are "
+        "issued\n"
+        "before its first other instruction (except loads after a store, "
+        "or\n"
+        "needing a value computed later), so that they overlap and the "
+        "compute\n"
+        "waits for them once. Tiles are left unplanned (run `memory-plan`) "
+        "and\n"
+        "unsynchronised (run `insert-sync`). Buffers of other than two "
+        "dims, and\n"
+        "tile ops without a PTO instruction, are errors at the op.",
+};

@@ -1,0 +1,586 @@
+/* cv-partition, second half: puts the nodes of a block in a topological
+ * order (ties broken by program position), turns each group into a
+ * block.kernel and a block.launch at its place, and finally rewrites the
+ * host function to the Block level's in-place GM tensors.
+ *
+ * A kernel's GM offsets are index arguments (static offsets too, passed
+ * as constants by the launch), so that groups that differ only in where
+ * they read and write get identical kernel bodies; subgraph-dedup relies
+ * on that. Constant scalars are rematerialised inside the kernel; other
+ * scalars and dynamic offsets are arguments. */
+#include "Conversion/TileToBlock/TileToBlock.h"
+
+#include "pto/DialectImplementation.h"
+#include "pto/Origin.h"
+
+#include "Support/Alloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Ordering                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef PTO_VEC(uint64_t) KeyHeap;
+
+static void heap_push(KeyHeap *h, uint64_t k) {
+  pto_vec_push(h, k);
+  for (uint32_t i = h->len - 1; i;) {
+    uint32_t up = (i - 1) / 2;
+    if (h->data[up] <= h->data[i]) break;
+    uint64_t t = h->data[up];
+    h->data[up] = h->data[i];
+    h->data[i] = t;
+    i = up;
+  }
+}
+
+static uint64_t heap_pop(KeyHeap *h) {
+  uint64_t top = h->data[0];
+  h->data[0] = h->data[--h->len];
+  for (uint32_t i = 0;;) {
+    uint32_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < h->len && h->data[l] < h->data[m]) m = l;
+    if (r < h->len && h->data[r] < h->data[m]) m = r;
+    if (m == i) break;
+    uint64_t t = h->data[m];
+    h->data[m] = h->data[i];
+    h->data[i] = t;
+    i = m;
+  }
+  return top;
+}
+
+static PtoResult build_kernel(Partition *p, uint32_t g, PtoOp *before);
+
+PtoResult part_emit_block(Partition *p, PtoBlock *b, const U32Vec *ids) {
+  PtoOp *term = pto_block_terminator(b);
+  for (uint32_t i = 0; i < ids->len; i++) p->nodes.data[ids->data[i]].indeg = 0;
+  for (uint32_t i = 0; i < ids->len; i++) {
+    Node *n = &p->nodes.data[ids->data[i]];
+    for (uint32_t j = 0; j < n->succ.len; j++) {
+      uint32_t s = node_find(p, n->succ.data[j]);
+      if (s != ids->data[i] && p->nodes.data[s].block == b)
+        p->nodes.data[s].indeg++;
+    }
+  }
+  KeyHeap heap = {0};
+  for (uint32_t i = 0; i < ids->len; i++) {
+    Node *n = &p->nodes.data[ids->data[i]];
+    if (!n->indeg && n->op != term)
+      heap_push(&heap, (uint64_t)n->pos << 32 | ids->data[i]);
+  }
+  uint32_t done = 0;
+  PtoResult r = PTO_SUCCESS;
+  while (heap.len && !r) {
+    uint32_t id = (uint32_t)heap_pop(&heap);
+    Node *n = &p->nodes.data[id];
+    done++;
+    if (n->kind == NODE_HOST) {
+      if (term) pto_op_move_before(n->op, term);
+      else {
+        pto_op_remove(n->op);
+        pto_block_append(b, n->op);
+      }
+    } else {
+      r = build_kernel(p, id, term);
+    }
+    n = &p->nodes.data[id]; /* build_kernel does not add nodes, but be safe */
+    for (uint32_t j = 0; j < n->succ.len; j++) {
+      uint32_t s = node_find(p, n->succ.data[j]);
+      Node *x = &p->nodes.data[s];
+      if (s == id || x->block != b) continue;
+      if (--x->indeg == 0 && x->op != term)
+        heap_push(&heap, (uint64_t)x->pos << 32 | s);
+    }
+  }
+  pto_vec_free(&heap);
+  if (!r && done + (term ? 1 : 0) != ids->len) {
+    PtoOp *at = pto_block_parent_op(b);
+    r = pto_op_emit_error(at, "cv-partition found no order for the kernels "
+                              "of this block: a GM tensor is read after an "
+                              "update that must come later");
+  }
+  return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Kernels                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct StaticIdx {
+  unsigned dim;
+  int64_t value;
+  PtoValue *arg;
+} StaticIdx;
+
+typedef struct KBuild {
+  Partition *p;
+  Node *g;
+  int core;
+  PtoBlock *body;
+  PtoBuilder kb;
+  PtoLoc *loc;
+  PTO_VEC(PtoValue *) hargs; /* launch operands */
+  PtoPtrMap args;            /* host value -> kernel argument */
+  PTO_VEC(StaticIdx) sidx;   /* static offsets passed as arguments */
+  PtoPtrMap bufs;            /* host tile value -> kernel value */
+  PtoPtrMap inset;           /* the group's ops */
+  PTO_VEC(PtoAttr *) reads, writes;
+  PtoResult r;
+} KBuild;
+
+static PtoValue *kernel_arg(KBuild *k, PtoValue *host) {
+  PtoValue *a = pto_ptrmap_get(&k->args, (uintptr_t)host);
+  if (a) return a;
+  a = pto_block_add_arg(k->body, pto_value_type(host), k->loc);
+  pto_ptrmap_put(&k->args, (uintptr_t)host, a);
+  pto_vec_push(&k->hargs, host);
+  return a;
+}
+
+/* The host `arith.constant` index of value v (hoisted to the function's
+ * entry, shared). */
+static PtoValue *host_index(Partition *p, int64_t v) {
+  PtoValue *c = pto_ptrmap_get(&p->consts, (uint64_t)v + 1);
+  if (c) return c;
+  PtoBuilder b;
+  pto_builder_init(&b, p->ctx);
+  pto_builder_set_block_start(&b, pto_region_first_block(pto_op_region(p->func, 0)));
+  b.loc = pto_op_loc(p->func);
+  c = pto_arith_build_constant_index(&b, v);
+  pto_ptrmap_put(&p->consts, (uint64_t)v + 1, c);
+  return c;
+}
+
+/* The kernel argument holding static offset `v` of dim `dim`: one per
+ * (dim, value), so copies of a subgraph at other offsets get the same
+ * arguments. */
+static PtoValue *static_index(KBuild *k, unsigned dim, int64_t v) {
+  for (uint32_t i = 0; i < k->sidx.len; i++)
+    if (k->sidx.data[i].dim == dim && k->sidx.data[i].value == v)
+      return k->sidx.data[i].arg;
+  PtoValue *host = host_index(k->p, v);
+  PtoValue *a = pto_block_add_arg(k->body, pto_value_type(host), k->loc);
+  pto_vec_push(&k->hargs, host);
+  StaticIdx s = {dim, v, a};
+  pto_vec_push(&k->sidx, s);
+  return a;
+}
+
+static unsigned launch_operand(KBuild *k, PtoValue *arg) {
+  return pto_value_index(arg);
+}
+
+static PtoAttr *region_attr(KBuild *k, PtoValue *tensor_arg, unsigned rank,
+                            const int64_t *offs, const int64_t *oper,
+                            const int64_t *sizes) {
+  PtoContext *ctx = k->p->ctx;
+  bool dyn = false;
+  for (unsigned d = 0; d < rank; d++) dyn |= oper[d] >= 0;
+  PtoNamedAttr e[4];
+  unsigned n = 0;
+  e[n++] = (PtoNamedAttr){k->p->id_operand,
+                          pto_attr_i64(ctx, launch_operand(k, tensor_arg))};
+  e[n++] = (PtoNamedAttr){k->p->id_offsets,
+                          pto_attr_i64_array(ctx, offs, rank)};
+  e[n++] = (PtoNamedAttr){k->p->id_sizes,
+                          pto_attr_i64_array(ctx, sizes, rank)};
+  if (dyn)
+    e[n++] = (PtoNamedAttr){k->p->id_offset_operands,
+                            pto_attr_i64_array(ctx, oper, rank)};
+  return pto_attr_dict(ctx, e, n);
+}
+
+/* A whole tensor as a region (static dims only). */
+static PtoResult whole_region(KBuild *k, PtoOp *at, PtoValue *arg, bool write) {
+  PtoType *t = pto_value_type(arg);
+  unsigned rank = pto_type_tensor_rank(t);
+  int64_t offs[PTO_MAX_RANK] = {0}, oper[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
+  for (unsigned d = 0; d < rank; d++) {
+    oper[d] = -1;
+    sizes[d] = pto_type_tensor_dim(t, d);
+    if (sizes[d] == PTO_DYN)
+      return pto_op_emit_error(at, "reads or writes data-dependent places of "
+                                   "a tensor with a dynamic dim; cv-partition "
+                                   "cannot record the launch's region");
+  }
+  PtoAttr *a = region_attr(k, arg, rank, offs, oper, sizes);
+  if (write) pto_vec_push(&k->writes, a);
+  else pto_vec_push(&k->reads, a);
+  return PTO_SUCCESS;
+}
+
+static PtoType *buf_of(KBuild *k, PtoType *tile, PtoBufSpace space) {
+  return pto_block_buf_type(k->p->ctx, pto_tile_shape(tile), pto_tile_rank(tile),
+                            pto_tile_elem(tile), space);
+}
+
+/* block.load / block.store of buffer type `buf` at a window of `tensor`
+ * (a kernel argument), placed as the tile is (pto_tile_window_shape):
+ * offsets from the host op, static ones through arguments when `by_arg`;
+ * no offsets: at 0. Records the region; returns the loaded value. */
+static PtoValue *move(KBuild *k, PtoValue *tensor_arg, const int64_t *offs,
+                      PtoValue *const *dyn, bool by_arg, PtoType *buf,
+                      PtoValue *stored) {
+  Partition *p = k->p;
+  unsigned rank = pto_type_tensor_rank(pto_value_type(tensor_arg));
+  int64_t win[PTO_MAX_RANK], soffs[PTO_MAX_RANK], roffs[PTO_MAX_RANK],
+      oper[PTO_MAX_RANK];
+  pto_tile_window_shape(buf, rank, win);
+  PtoValue *opnds[2 + PTO_MAX_RANK];
+  unsigned n = 0;
+  if (stored) opnds[n++] = stored;
+  opnds[n++] = tensor_arg;
+  for (unsigned d = 0; d < rank; d++) {
+    oper[d] = -1;
+    roffs[d] = soffs[d] = offs ? offs[d] : 0;
+    if (offs && offs[d] == PTO_DYN) {
+      PtoValue *a = kernel_arg(k, dyn[d]);
+      oper[d] = launch_operand(k, a);
+      roffs[d] = 0;
+      opnds[n++] = a;
+    } else if (offs && by_arg) {
+      opnds[n++] = static_index(k, d, offs[d]);
+      soffs[d] = PTO_DYN;
+    }
+  }
+  PtoNamedAttr attr = {p->id_static_offsets,
+                       pto_attr_i64_array(p->ctx, soffs, rank)};
+  /* a rank-0 tensor's window is its one element */
+  PtoAttr *region = region_attr(k, tensor_arg, rank, roffs, oper, win);
+  if (stored) {
+    pto_builder_create_simple(&k->kb, "block.store", opnds, n, NULL, 0, &attr, 1);
+    pto_vec_push(&k->writes, region);
+    return NULL;
+  }
+  pto_vec_push(&k->reads, region);
+  return pto_op_result(pto_builder_create_simple(&k->kb, "block.load", opnds, n,
+                                                 &buf, 1, &attr, 1), 0);
+}
+
+/* The GM workspace a tile value crossing nodes goes through, allocated at
+ * the start of the block that computes it. */
+static PtoValue *workspace_of(Partition *p, PtoValue *v) {
+  PtoValue *ws = pto_ptrmap_get(&p->ws, (uintptr_t)v);
+  if (ws) return ws;
+  PtoType *t = pto_value_type(v);
+  PtoBuilder b;
+  pto_builder_init(&b, p->ctx);
+  pto_builder_set_block_start(&b, pto_value_parent_block(v));
+  b.loc = pto_value_loc(v);
+  PtoType *tt = pto_type_tensor(p->ctx, pto_tile_shape(t), pto_tile_rank(t),
+                                pto_tile_elem(t));
+  ws = pto_op_result(pto_builder_create_simple(&b, "block.workspace", NULL, 0,
+                                               &tt, 1, NULL, 0), 0);
+  pto_ptrmap_put(&p->ws, (uintptr_t)v, ws);
+  pto_pass_stat_add(p->pass, "workspaces", 1);
+  return ws;
+}
+
+static PtoBufSpace load_space(KBuild *k, PtoOp *op, unsigned i) {
+  if (k->core == PTO_BLOCK_CORE_VECTOR) return PTO_BUF_VEC;
+  return op && pto_tile_op_id(op) == PTO_TILE_MATMUL && i == 2 ? PTO_BUF_ACC
+                                                               : PTO_BUF_MAT;
+}
+
+static PtoValue *kernel_value(KBuild *k, PtoValue *v, PtoOp *user, unsigned i);
+
+/* A view, full or reshape recomputed inside the kernel. */
+static PtoValue *remat(KBuild *k, PtoOp *d, PtoValue *v, PtoOp *user, unsigned i) {
+  PtoType *buf = buf_of(k, pto_value_type(v), load_space(k, user, i));
+  switch (pto_tile_op_id(d)) {
+  case PTO_TILE_VIEW: {
+    int64_t offs[PTO_MAX_RANK];
+    PtoValue *dyn[PTO_MAX_RANK];
+    pto_tile_get_offsets(d, offs, dyn);
+    PtoValue *root = part_root(k->p, pto_tile_get_tensor(d));
+    return move(k, kernel_arg(k, root), offs, dyn, true, buf, NULL);
+  }
+  case PTO_TILE_FULL: {
+    PtoValue *s = kernel_value(k, pto_op_operand(d, 0), d, 0);
+    return s ? pto_op_result(pto_tile_build(&k->kb, PTO_TILE_FULL, &s, 1, &buf, 1,
+                                            pto_op_attrs(d), pto_op_num_attrs(d)), 0)
+             : NULL;
+  }
+  default: { /* reshape */
+    PtoValue *s = kernel_value(k, pto_op_operand(d, 0), user, i);
+    if (!s) return NULL;
+    buf = buf_of(k, pto_value_type(v), pto_block_buf_space(pto_value_type(s)));
+    return pto_op_result(pto_tile_build(&k->kb, PTO_TILE_RESHAPE, &s, 1, &buf, 1,
+                                        NULL, 0), 0);
+  }
+  }
+}
+
+/* The kernel's value for host value v, used as operand #i of `user`. */
+static PtoValue *kernel_value(KBuild *k, PtoValue *v, PtoOp *user, unsigned i) {
+  PtoValue *kv = pto_ptrmap_get(&k->bufs, (uintptr_t)v);
+  if (kv) return kv;
+  PtoType *t = pto_value_type(v);
+  PtoOp *d = pto_value_def_op(v);
+  if (pto_type_is_tile(t)) {
+    if (part_is_remat(d)) kv = remat(k, d, v, user, i);
+    else {
+      PtoType *buf = buf_of(k, t, load_space(k, user, i));
+      kv = move(k, kernel_arg(k, workspace_of(k->p, v)), NULL, NULL, false,
+                buf, NULL);
+    }
+  } else if (pto_type_is_tensor(t)) {
+    kv = kernel_arg(k, part_root(k->p, v));
+  } else if (d && pto_value_constant(v) && pto_op_num_operands(d) == 0 &&
+             !pto_op_num_regions(d)) {
+    kv = pto_op_result(pto_builder_insert(&k->kb, pto_op_clone(d, NULL)), 0);
+  } else {
+    kv = kernel_arg(k, v);
+  }
+  if (kv) pto_ptrmap_put(&k->bufs, (uintptr_t)v, kv);
+  return kv;
+}
+
+static bool used_outside(KBuild *k, PtoValue *v) {
+  for (PtoUse *u = pto_value_first_use(v); u; u = pto_use_next(u))
+    if (!pto_ptrmap_get(&k->inset, (uintptr_t)pto_use_owner(u))) return true;
+  return false;
+}
+
+static void kernel_op(KBuild *k, PtoOp *op) {
+  Partition *p = k->p;
+  PtoTileOp id = pto_tile_op_id(op);
+  if (id == PTO_TILE_ASSEMBLE) {
+    PtoValue *src = kernel_value(k, pto_op_operand(op, 0), op, 0);
+    if (!src) return;
+    int64_t offs[PTO_MAX_RANK];
+    PtoValue *dyn[PTO_MAX_RANK];
+    pto_tile_get_offsets(op, offs, dyn);
+    PtoValue *dst = kernel_arg(k, part_root(p, pto_tile_get_tensor(op)));
+    move(k, dst, offs, dyn, true, pto_value_type(src), src);
+    return;
+  }
+  unsigned n = pto_op_num_operands(op);
+  PtoValue **opnds = pto_malloc((n ? n : 1) * sizeof *opnds);
+  for (unsigned i = 0; i < n && !k->r; i++) {
+    opnds[i] = kernel_value(k, pto_op_operand(op, i), op, i);
+    if (!opnds[i] && !k->r)
+      k->r = pto_op_emit_error(op, "operand #%u has no value in its kernel", i);
+  }
+  if (k->r) {
+    pto_free(opnds);
+    return;
+  }
+  /* data-dependent GM accesses cover their whole tensor */
+  if (id == PTO_TILE_GATHER || id == PTO_TILE_INDEX_SELECT)
+    k->r = whole_region(k, op, kernel_value(k, pto_tile_get_tensor(op), op, 0), false);
+  if (id == PTO_TILE_SCATTER && !k->r)
+    k->r = whole_region(k, op, kernel_value(k, pto_tile_get_tensor(op), op, 1), true);
+  PtoType *res[2];
+  unsigned nres = pto_op_num_results(op);
+  PtoBufSpace space = PTO_BUF_VEC;
+  if (k->core == PTO_BLOCK_CORE_CUBE)
+    space = id == PTO_TILE_MATMUL ? PTO_BUF_ACC
+                                  : pto_block_buf_space(pto_value_type(opnds[0]));
+  for (unsigned i = 0; i < nres && i < 2; i++) {
+    PtoType *t = pto_value_type(pto_op_result(op, i));
+    res[i] = pto_type_is_tile(t) ? buf_of(k, t, space) : t;
+  }
+  /* attributes, without the Tile level's provenance */
+  unsigned na = pto_op_num_attrs(op), m = 0;
+  PtoNamedAttr *attrs = pto_malloc((na ? na : 1) * sizeof *attrs);
+  for (unsigned i = 0; i < na; i++)
+    if (strcmp(pto_ident_str(pto_op_attrs(op)[i].name), PTO_ORIGIN_ATTR))
+      attrs[m++] = pto_op_attrs(op)[i];
+  PtoOp *kop = pto_tile_build(&k->kb, id, opnds, n, res, nres, attrs, m);
+  pto_free(attrs);
+  pto_free(opnds);
+  pto_op_set_loc(kop, pto_op_loc(op));
+  uintptr_t num = (uintptr_t)pto_ptrmap_get(&p->origin, (uintptr_t)op);
+  for (unsigned i = 0; i < nres; i++) {
+    PtoValue *hv = pto_op_result(op, i), *kv = pto_op_result(kop, i);
+    if (!pto_type_is_tile(pto_value_type(hv))) continue;
+    pto_ptrmap_put(&k->bufs, (uintptr_t)hv, kv);
+    if (p->provenance && num) {
+      PtoOrigin o;
+      memset(&o, 0, sizeof o);
+      o.op = (int64_t)num - 1;
+      o.result = i;
+      o.rank = pto_tile_rank(pto_value_type(hv));
+      pto_origin_set(kop, i, &o);
+    }
+    if (used_outside(k, hv))
+      move(k, kernel_arg(k, workspace_of(p, hv)), NULL, NULL, false,
+           pto_value_type(kv), kv);
+  }
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* `label` of the group's first op that has one, else its first op's
+ * mnemonic; made into a kernel name unique in the module. */
+static PtoIdent *kernel_name(Partition *p, PtoOp *const *ops, unsigned n,
+                             const char **label) {
+  *label = NULL;
+  for (unsigned i = 0; i < n && !*label; i++) {
+    PtoAttr *a = pto_op_attr_id(ops[i], p->id_label);
+    if (a && pto_attr_kind(a) == PTO_ATTR_STRING) *label = pto_attr_str(a);
+  }
+  if (!*label) *label = pto_tile_mnemonic(pto_tile_op_id(ops[0]));
+  char buf[128];
+  size_t len = 0;
+  for (const char *c = *label; *c && len < 64; c++)
+    buf[len++] = (char)((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+                                (*c >= '0' && *c <= '9') || *c == '_'
+                            ? *c : '_');
+  for (;;) {
+    snprintf(buf + len, sizeof buf - len, "_%u", p->nkernels++);
+    PtoIdent *id = pto_ident_cstr(p->ctx, buf);
+    if (!pto_symtab_lookup(p->symbols, id)) return id;
+  }
+}
+
+static PtoResult build_kernel(Partition *p, uint32_t g, PtoOp *before) {
+  Node *node = &p->nodes.data[g];
+  unsigned n = node->ops.len;
+  uint64_t *keys = pto_malloc(n * sizeof *keys);
+  PtoOp **ops = pto_malloc(n * sizeof *ops);
+  for (unsigned i = 0; i < n; i++) {
+    uint32_t pos = (uint32_t)(uintptr_t)pto_ptrmap_get(&p->pos_of,
+                                                       (uintptr_t)node->ops.data[i]);
+    keys[i] = (uint64_t)pos << 32 | i;
+  }
+  qsort(keys, n, sizeof *keys, cmp_u64);
+  for (unsigned i = 0; i < n; i++) ops[i] = node->ops.data[(uint32_t)keys[i]];
+  pto_free(keys);
+
+  KBuild k;
+  memset(&k, 0, sizeof k);
+  k.p = p;
+  k.g = node;
+  k.core = node->core;
+  k.loc = pto_op_loc(ops[0]);
+  k.body = pto_block_create(p->ctx);
+  pto_builder_init(&k.kb, p->ctx);
+  pto_builder_set_block_end(&k.kb, k.body);
+  k.kb.loc = k.loc;
+  pto_ptrmap_init(&k.args);
+  pto_ptrmap_init(&k.bufs);
+  pto_ptrmap_init(&k.inset);
+  for (unsigned i = 0; i < n; i++) pto_ptrmap_put(&k.inset, (uintptr_t)ops[i], ops[i]);
+  for (unsigned i = 0; i < n && !k.r; i++) kernel_op(&k, ops[i]);
+
+  PtoContext *ctx = p->ctx;
+  const char *label;
+  PtoIdent *name = kernel_name(p, ops, n, &label);
+  if (!k.r) {
+    pto_builder_create_simple(&k.kb, "block.return", NULL, 0, NULL, 0, NULL, 0);
+    unsigned na = pto_block_num_args(k.body);
+    PtoType **types = pto_malloc((na ? na : 1) * sizeof *types);
+    for (unsigned i = 0; i < na; i++) types[i] = pto_value_type(pto_block_arg(k.body, i));
+    PtoOpState st;
+    pto_op_state_init(&st, ctx, "block.kernel", k.loc);
+    pto_op_state_add_attr(&st, "sym_name", pto_attr_cstr(ctx, pto_ident_str(name)));
+    pto_op_state_add_attr(&st, "function_type",
+                          pto_attr_type(ctx, pto_type_function(ctx, types, na, NULL, 0)));
+    pto_op_state_add_attr(&st, "core", pto_attr_cstr(ctx, k.core == PTO_BLOCK_CORE_CUBE
+                                                              ? "cube" : "vector"));
+    pto_region_push_block(pto_op_state_add_region(&st), k.body);
+    k.body = NULL;
+    PtoBuilder mb;
+    pto_builder_init(&mb, ctx);
+    pto_builder_set_before(&mb, p->func);
+    PtoOp *kernel = pto_builder_create(&mb, &st);
+    pto_symtab_insert(p->symbols, kernel);
+    pto_free(types);
+
+    PtoBuilder hb;
+    pto_builder_init(&hb, ctx);
+    if (before) pto_builder_set_before(&hb, before);
+    else pto_builder_set_block_end(&hb, node->block);
+    hb.loc = k.loc;
+    PtoNamedAttr attrs[4] = {
+        {p->id_callee, pto_attr_symref(ctx, name, NULL, 0)},
+        {p->id_label, pto_attr_cstr(ctx, label)},
+        {p->id_reads, pto_attr_array(ctx, k.reads.data, k.reads.len)},
+        {p->id_writes,
+         pto_attr_array(ctx, k.writes.data, k.writes.len)},
+    };
+    pto_builder_create_simple(&hb, "block.launch", k.hargs.data, k.hargs.len, NULL,
+                              0, attrs, 4);
+    pto_pass_stat_add(p->pass, "kernels", 1);
+    pto_pass_stat_add(p->pass, "launches", 1);
+    pto_pass_stat_add(p->pass, "tile-ops", n);
+  }
+  if (k.body) pto_block_erase(k.body);
+  pto_ptrmap_release(&k.args);
+  pto_ptrmap_release(&k.bufs);
+  pto_ptrmap_release(&k.inset);
+  pto_vec_free(&k.hargs);
+  pto_vec_free(&k.sidx);
+  pto_vec_free(&k.reads);
+  pto_vec_free(&k.writes);
+  pto_free(ops);
+  return k.r;
+}
+
+/* ------------------------------------------------------------------ */
+/* The host function at the Block level                                 */
+/* ------------------------------------------------------------------ */
+
+typedef struct Finish {
+  Partition *p;
+  OpVec erase;
+  OpVec empties;
+} Finish;
+
+static void to_root(Partition *p, PtoValue *v) {
+  if (!pto_type_is_tensor(pto_value_type(v)) || !pto_value_has_uses(v)) return;
+  PtoValue *r = part_root(p, v);
+  if (r != v) pto_value_replace_all_uses(v, r);
+}
+
+static PtoWalkResult finish_op(PtoOp *op, void *user) {
+  Finish *f = user;
+  for (unsigned i = 0; i < pto_op_num_results(op); i++)
+    to_root(f->p, pto_op_result(op, i));
+  for (unsigned r = 0; r < pto_op_num_regions(op); r++)
+    for (PtoBlock *b = pto_region_first_block(pto_op_region(op, r)); b;
+         b = pto_block_next(b))
+      for (unsigned i = 0; i < pto_block_num_args(b); i++)
+        to_root(f->p, pto_block_arg(b, i));
+  PtoTileOp id = pto_tile_op_id(op);
+  if (id == PTO_TILE_EMPTY) pto_vec_push(&f->empties, op);
+  else if (id != PTO_TILE_NONE && id != PTO_TILE_DIM &&
+           id != PTO_TILE_TENSOR_RESHAPE)
+    pto_vec_push(&f->erase, op);
+  return PTO_WALK_ADVANCE;
+}
+
+void part_finish_func(Partition *p, PtoOp *func) {
+  Finish f = {p, {0}, {0}};
+  pto_op_walk(func, PTO_WALK_PRE, finish_op, &f);
+  /* consumers first: tile values are only used by tile ops */
+  for (uint32_t i = f.erase.len; i-- > 0;) pto_op_erase(f.erase.data[i]);
+  for (uint32_t i = 0; i < f.empties.len; i++) {
+    PtoOp *e = f.empties.data[i];
+    PtoBuilder b;
+    pto_builder_init(&b, p->ctx);
+    pto_builder_set_before(&b, e);
+    b.loc = pto_op_loc(e);
+    unsigned n = pto_op_num_operands(e);
+    PtoValue **opnds = pto_malloc((n ? n : 1) * sizeof *opnds);
+    for (unsigned k = 0; k < n; k++) opnds[k] = pto_op_operand(e, k);
+    PtoType *t = pto_value_type(pto_op_result(e, 0));
+    PtoOp *ws = pto_builder_create_simple(&b, "block.workspace", opnds, n, &t, 1,
+                                          NULL, 0);
+    pto_free(opnds);
+    pto_value_replace_all_uses(pto_op_result(e, 0), pto_op_result(ws, 0));
+    pto_op_erase(e);
+    pto_pass_stat_add(p->pass, "workspaces", 1);
+  }
+  pto_vec_free(&f.erase);
+  pto_vec_free(&f.empties);
+}

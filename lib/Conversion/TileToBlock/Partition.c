@@ -1,0 +1,776 @@
+/* cv-partition, first half: cuts the ops of each block of a Tile-level
+ * function into host ops and groups of tile ops, one core type each.
+ * Ops are visited once, in program order; a compute op joins the groups of
+ * its tile operands (same block, same core) when the union fits the
+ * core's buffers (peak live bytes per memory space, from a scan of the
+ * union in program order) and stays acyclic (a bounded search forward from
+ * the groups' successors), and starts a group of its own otherwise. Views
+ * are not grouped: every group that reads one loads it itself. */
+#include "Conversion/TileToBlock/TileToBlock.h"
+
+#include "Support/Alloc.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef PTO_VEC(PtoValue *) ValVec;
+
+/* How far the acyclicity search looks before refusing a merge. */
+enum { CYCLE_SEARCH_BUDGET = 4096 };
+
+static uint32_t pos_of(Partition *p, PtoOp *op) {
+  return (uint32_t)(uintptr_t)pto_ptrmap_get(&p->pos_of, (uintptr_t)op);
+}
+
+uint32_t part_node_of_op(Partition *p, PtoOp *op) {
+  uintptr_t n = (uintptr_t)pto_ptrmap_get(&p->node_of, (uintptr_t)op);
+  return n ? node_find(p, (uint32_t)(n - 1)) : UINT32_MAX;
+}
+
+static uint32_t new_node(Partition *p, int kind, PtoOp *op, PtoBlock *b,
+                         int core) {
+  Node n;
+  memset(&n, 0, sizeof n);
+  uint32_t id = p->nodes.len;
+  n.parent = id;
+  n.kind = (uint8_t)kind;
+  n.core = (uint8_t)core;
+  n.op = op;
+  n.block = b;
+  n.pos = pos_of(p, op);
+  pto_vec_push(&p->nodes, n);
+  if (kind == NODE_GROUP) pto_vec_push(&p->nodes.data[id].ops, op);
+  pto_ptrmap_put(&p->node_of, (uintptr_t)op, (void *)(uintptr_t)(id + 1));
+  return id;
+}
+
+/* Edges only order nodes of one block: a nested block's nodes are ordered
+ * among themselves, and its host op stands for them outside. */
+static void add_edge(Partition *p, uint32_t from, uint32_t to) {
+  from = node_find(p, from);
+  to = node_find(p, to);
+  if (from == to || p->nodes.data[from].block != p->nodes.data[to].block)
+    return;
+  pto_vec_push(&p->nodes.data[from].succ, to);
+}
+
+/* ------------------------------------------------------------------ */
+/* GM tensors: versions and their roots                                 */
+/* ------------------------------------------------------------------ */
+
+/* The tensor a version updates (or carries), or NULL for a root. */
+static PtoValue *version_of(PtoValue *v) {
+  PtoOp *d = pto_value_def_op(v);
+  if (d) {
+    PtoTileOp id = pto_tile_op_id(d);
+    if (id == PTO_TILE_ASSEMBLE || id == PTO_TILE_SCATTER)
+      return pto_tile_get_tensor(d);
+    if (pto_op_is(d, "scf.for"))
+      return pto_scf_for_init(d, pto_value_index(v));
+    if (pto_op_is(d, "scf.if")) {
+      PtoBlock *then = pto_region_first_block(pto_op_region(d, 0));
+      PtoOp *y = then ? pto_block_terminator(then) : NULL;
+      return y && pto_value_index(v) < pto_op_num_operands(y)
+                 ? pto_op_operand(y, pto_value_index(v))
+                 : NULL;
+    }
+    return NULL;
+  }
+  PtoBlock *b = pto_value_owner_block(v);
+  PtoOp *parent = b ? pto_block_parent_op(b) : NULL;
+  if (parent && pto_op_is(parent, "scf.for") && pto_value_index(v) >= 1)
+    return pto_scf_for_init(parent, pto_value_index(v) - 1);
+  return NULL;
+}
+
+PtoValue *part_root(Partition *p, PtoValue *v) {
+  ValVec path = {0};
+  PtoValue *r = v;
+  for (;;) {
+    PtoValue *known = pto_ptrmap_get(&p->root, (uintptr_t)r);
+    if (known) {
+      r = known;
+      break;
+    }
+    PtoValue *next = version_of(r);
+    if (!next) break;
+    pto_vec_push(&path, r);
+    r = next;
+  }
+  for (uint32_t i = 0; i < path.len; i++)
+    pto_ptrmap_put(&p->root, (uintptr_t)path.data[i], r);
+  pto_ptrmap_put(&p->root, (uintptr_t)v, r);
+  pto_vec_free(&path);
+  return r;
+}
+
+static void note_read(Partition *p, uint32_t n, PtoValue *v) {
+  U32Vec *r = pto_ptrmap_get(&p->readers, (uintptr_t)v);
+  if (!r) {
+    r = pto_calloc(1, sizeof *r);
+    pto_ptrmap_put(&p->readers, (uintptr_t)v, r);
+  }
+  pto_vec_push(r, n);
+  uintptr_t w = (uintptr_t)pto_ptrmap_get(&p->writer, (uintptr_t)v);
+  if (w) add_edge(p, n, (uint32_t)(w - 1)); /* read before it is updated */
+}
+
+/* Node n updates tensor version v in place: every reader of v runs
+ * before it, and no one else may update v (the Tile level's value
+ * semantics would need a copy). */
+static PtoResult note_update(Partition *p, uint32_t n, PtoOp *op, PtoValue *v) {
+  if (pto_ptrmap_get(&p->writer, (uintptr_t)v))
+    return pto_op_emit_error(op, "updates a tensor that another op already "
+                                 "updated; cv-partition writes GM tensors in "
+                                 "place and needs each version updated once");
+  if (pto_value_parent_block(v) != pto_op_block(op))
+    return pto_op_emit_error(op, "updates a tensor defined outside its block; "
+                                 "cv-partition writes GM tensors in place and "
+                                 "needs loops to carry the tensors they "
+                                 "update (iter_args)");
+  U32Vec *r = pto_ptrmap_get(&p->readers, (uintptr_t)v);
+  for (uint32_t i = 0; r && i < r->len; i++) add_edge(p, r->data[i], n);
+  pto_ptrmap_put(&p->writer, (uintptr_t)v, (void *)(uintptr_t)(n + 1));
+  return PTO_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Forks: a tensor version updated twice gets a copy                    */
+/* ------------------------------------------------------------------ */
+
+/* Bytes of one tile of the copy: small enough for any core's buffers. */
+enum { COPY_TILE_BYTES = 16384 };
+
+/* A copy of static tensor v in a new workspace, built before `at` from
+ * tiles of its trailing dims; NULL when v's shape does not allow it. */
+static PtoValue *copy_tensor(Partition *p, PtoValue *v, PtoOp *at) {
+  PtoType *t = pto_value_type(v);
+  unsigned rank = pto_type_tensor_rank(t);
+  if (!pto_type_tensor_is_static(t) || rank == 0) return NULL;
+  const int64_t *shape = pto_type_tensor_shape(t);
+  PtoType *elem = pto_type_tensor_elem(t);
+  unsigned bits = pto_type_bitwidth(elem);
+  uint64_t esize = bits < 8 ? 1 : bits / 8, bytes = esize;
+  unsigned k = 0; /* trailing dims in a tile */
+  while (k < rank && k < PTO_TILE_MAX_RANK &&
+         bytes * (uint64_t)shape[rank - 1 - k] <= COPY_TILE_BYTES)
+    bytes *= (uint64_t)shape[rank - 1 - k++];
+  if (!k) return NULL;
+  PtoType *tile = pto_tile_type(p->ctx, shape + rank - k, k, elem);
+  if (!tile) return NULL;
+  PtoBuilder b;
+  pto_builder_init(&b, p->ctx);
+  pto_builder_set_before(&b, at);
+  b.loc = pto_op_loc(at);
+  PtoValue *dst = pto_tile_build_empty(&b, t, NULL, 0);
+  int64_t offs[PTO_MAX_RANK] = {0};
+  for (;;) {
+    PtoValue *x = pto_tile_build_view(&b, v, offs, NULL, tile);
+    dst = pto_tile_build_assemble(&b, x, dst, offs, NULL);
+    unsigned d = rank - k;
+    while (d > 0 && ++offs[d - 1] == shape[d - 1]) offs[--d] = 0;
+    if (d == 0) break;
+  }
+  return dst;
+}
+
+static bool is_updater(PtoOp *op) {
+  PtoTileOp id = pto_tile_op_id(op);
+  return id == PTO_TILE_ASSEMBLE || id == PTO_TILE_SCATTER ||
+         pto_op_is(op, "scf.for");
+}
+
+typedef struct Forks {
+  Partition *p;
+  PtoPtrMap updated; /* tensor version -> 1 */
+  PtoResult r;
+} Forks;
+
+/* The Tile level has value semantics; the Block level updates GM tensors
+ * in place. A version that a second op updates (after cse merged two
+ * equal tensors, say), or that an op in a nested block updates, is copied
+ * first, so that every update is the only one of its version. */
+static PtoWalkResult split_fork(PtoOp *op, void *user) {
+  Forks *f = user;
+  if (!is_updater(op)) return PTO_WALK_ADVANCE;
+  bool is_for = pto_op_is(op, "scf.for");
+  unsigned n = is_for ? pto_scf_for_num_iter_args(op) : 1;
+  for (unsigned i = 0; i < n; i++) {
+    PtoValue *v = is_for ? pto_scf_for_init(op, i) : pto_tile_get_tensor(op);
+    if (!pto_type_is_tensor(pto_value_type(v))) continue;
+    if (!pto_ptrmap_get(&f->updated, (uintptr_t)v) &&
+        pto_value_parent_block(v) == pto_op_block(op)) {
+      pto_ptrmap_put(&f->updated, (uintptr_t)v, (void *)1);
+      continue;
+    }
+    PtoValue *c = copy_tensor(f->p, v, op);
+    if (!c) continue; /* note_update reports it */
+    unsigned idx = is_for ? 3 + i : 1;
+    pto_op_set_operand(op, idx, c);
+    pto_ptrmap_put(&f->updated, (uintptr_t)c, (void *)1);
+  }
+  return PTO_WALK_ADVANCE;
+}
+
+void part_split_forks(Partition *p, PtoOp *func) {
+  Forks f = {p, {0}, PTO_SUCCESS};
+  pto_ptrmap_init(&f.updated);
+  pto_op_walk(func, PTO_WALK_PRE, split_fork, &f);
+  pto_ptrmap_release(&f.updated);
+}
+
+/* ------------------------------------------------------------------ */
+/* Dependencies of an op                                                */
+/* ------------------------------------------------------------------ */
+
+bool part_is_remat(PtoOp *def) {
+  if (!def) return false;
+  switch (pto_tile_op_id(def)) {
+  case PTO_TILE_VIEW:
+  case PTO_TILE_FULL: return true;
+  case PTO_TILE_RESHAPE:
+    return part_is_remat(pto_value_def_op(pto_op_operand(def, 0)));
+  default: return false;
+  }
+}
+
+/* Nodes of `b` that `v` comes from (into preds) and the GM tensors it
+ * reads (into reads); a recomputed tile counts through its operands. */
+static void value_deps(Partition *p, PtoBlock *b, PtoValue *v, U32Vec *preds,
+                       ValVec *reads) {
+  if (pto_type_is_tensor(pto_value_type(v))) pto_vec_push(reads, v);
+  PtoOp *d = pto_value_def_op(v);
+  if (!d) return;
+  if (part_is_remat(d)) {
+    for (unsigned i = 0; i < pto_op_num_operands(d); i++)
+      value_deps(p, b, pto_op_operand(d, i), preds, reads);
+    return;
+  }
+  if (pto_op_block(d) != b) return;
+  uint32_t n = part_node_of_op(p, d);
+  if (n != UINT32_MAX) pto_vec_push(preds, n);
+}
+
+typedef struct Capture {
+  Partition *p;
+  PtoOp *host;
+  PtoBlock *b;
+  U32Vec *preds;
+  ValVec *reads;
+} Capture;
+
+static bool defined_inside(PtoValue *v, PtoOp *host) {
+  PtoOp *d = pto_value_def_op(v);
+  if (d) return pto_op_is_ancestor_of(host, d);
+  PtoBlock *ob = pto_value_owner_block(v);
+  PtoOp *parent = ob ? pto_block_parent_op(ob) : NULL;
+  return parent && pto_op_is_ancestor_of(host, parent);
+}
+
+/* Values an op's regions use from outside make it depend on their
+ * producers, as operands do. */
+static PtoWalkResult capture_op(PtoOp *op, void *user) {
+  Capture *c = user;
+  for (unsigned i = 0; i < pto_op_num_operands(op); i++) {
+    PtoValue *v = pto_op_operand(op, i);
+    if (!defined_inside(v, c->host)) value_deps(c->p, c->b, v, c->preds, c->reads);
+  }
+  return PTO_WALK_ADVANCE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Capacity                                                             */
+/* ------------------------------------------------------------------ */
+
+static const TypeInfo *type_info(Partition *p, PtoType *t) {
+  TypeInfo *e = &p->types[((uintptr_t)t >> 4) % TYPE_CACHE];
+  if (e->type != t) {
+    e->type = t;
+    e->tile = pto_type_is_tile(t);
+    unsigned bits = e->tile ? pto_type_bitwidth(pto_tile_elem(t)) : 0;
+    e->bytes = e->tile ? (uint64_t)pto_tile_numel(t) * (bits < 8 ? 1 : bits / 8) : 0;
+  }
+  return e;
+}
+
+static bool is_tile(Partition *p, PtoValue *v) {
+  return type_info(p, pto_value_type(v))->tile;
+}
+
+uint64_t part_tile_bytes(Partition *p, PtoType *t, PtoBufSpace space) {
+  uint64_t bytes = type_info(p, t)->bytes;
+  uint64_t align = p->plat.buffers[space].align_bytes;
+  if (align > 1) bytes = (bytes + align - 1) / align * align;
+  return bytes;
+}
+
+/* The space a group on `core` loads operand #i of `op` into, and the
+ * space of op's results (both mirrored by Kernels.c). */
+static PtoBufSpace load_space(int core, PtoOp *op, unsigned i) {
+  if (core == PTO_BLOCK_CORE_VECTOR) return PTO_BUF_VEC;
+  return pto_tile_op_id(op) == PTO_TILE_MATMUL && i == 2 ? PTO_BUF_ACC
+                                                         : PTO_BUF_MAT;
+}
+static PtoBufSpace result_space(int core, PtoOp *op) {
+  if (core == PTO_BLOCK_CORE_VECTOR) return PTO_BUF_VEC;
+  return pto_tile_op_id(op) == PTO_TILE_MATMUL ? PTO_BUF_ACC : PTO_BUF_MAT;
+}
+
+static int cmp_pos(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* op's results join the live bytes; the peak follows. */
+static void add_results(Partition *p, PtoOp *op, int core,
+                        uint64_t cur[PTO_BUF_NUM_SPACES],
+                        uint64_t peak[PTO_BUF_NUM_SPACES]) {
+  PtoBufSpace rs = result_space(core, op);
+  for (unsigned k = 0; k < pto_op_num_results(op); k++)
+    if (is_tile(p, pto_op_result(op, k)))
+      cur[rs] += part_tile_bytes(p, pto_value_type(pto_op_result(op, k)), rs);
+  for (unsigned sp = 0; sp < PTO_BUF_NUM_SPACES; sp++)
+    if (cur[sp] > peak[sp]) peak[sp] = cur[sp];
+}
+
+/* Scratch entries are (scan stamp << 32 | payload): no clearing between
+ * scans. Payload of an op: 1 (in the scanned set); of a value: its last
+ * use + 1, LOADED when it was loaded, FREED once released. */
+enum { LOADED = 1u << 30, FREED = 1u << 29, PAYLOAD = (1u << 29) - 1 };
+
+static uint32_t scratch_get(Partition *p, const void *key) {
+  uint64_t e = (uint64_t)(uintptr_t)pto_ptrmap_get(&p->last, (uintptr_t)key);
+  return (uint32_t)(e >> 32) == p->stamp ? (uint32_t)e : 0;
+}
+static void scratch_set(Partition *p, const void *key, uint32_t payload) {
+  pto_ptrmap_put(&p->last, (uintptr_t)key,
+                 (void *)(uintptr_t)((uint64_t)p->stamp << 32 | payload));
+}
+
+/* Peak live bytes per space of `ops` (sorted by position) on `core`: a
+ * loaded operand is live from its first use to its last one in the set
+ * (twice its size with double buffering), a result from its op to its
+ * last use (results used elsewhere are stored at once). Used when groups
+ * are joined; an op appended to one group is accounted incrementally
+ * (append_peak). */
+static void scan_peak(Partition *p, PtoOp **ops, unsigned n, int core,
+                      uint64_t peak[PTO_BUF_NUM_SPACES]) {
+  uint64_t cur[PTO_BUF_NUM_SPACES] = {0};
+  memset(peak, 0, sizeof cur);
+  p->stamp++;
+  for (unsigned i = 0; i < n; i++) scratch_set(p, ops[i], 1);
+  for (unsigned i = 0; i < n; i++)
+    for (unsigned k = 0; k < pto_op_num_operands(ops[i]); k++)
+      if (is_tile(p, pto_op_operand(ops[i], k)))
+        scratch_set(p, pto_op_operand(ops[i], k), i + 1);
+  unsigned dbl = p->double_buffer ? 2 : 1;
+  for (unsigned i = 0; i < n; i++) {
+    PtoOp *op = ops[i];
+    for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
+      PtoValue *v = pto_op_operand(op, k);
+      if (!is_tile(p, v)) continue;
+      PtoOp *d = pto_value_def_op(v);
+      uint32_t s = scratch_get(p, v);
+      if ((d && scratch_get(p, d)) || (s & LOADED)) continue;
+      PtoBufSpace sp = load_space(core, op, k);
+      cur[sp] += dbl * part_tile_bytes(p, pto_value_type(v), sp);
+      scratch_set(p, v, s | LOADED);
+    }
+    add_results(p, op, core, cur, peak);
+    PtoBufSpace rs = result_space(core, op);
+    /* release what this op used last, and results nobody here reads */
+    for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
+      PtoValue *v = pto_op_operand(op, k);
+      if (!is_tile(p, v)) continue;
+      uint32_t s = scratch_get(p, v);
+      if ((s & PAYLOAD) != i + 1 || (s & FREED)) continue;
+      PtoOp *d = pto_value_def_op(v);
+      PtoBufSpace sp = (s & LOADED) ? load_space(core, op, k)
+                                    : result_space(core, d);
+      uint64_t bytes = part_tile_bytes(p, pto_value_type(v), sp);
+      cur[sp] -= (s & LOADED) ? dbl * bytes : bytes;
+      scratch_set(p, v, s | FREED);
+    }
+    for (unsigned k = 0; k < pto_op_num_results(op); k++) {
+      PtoValue *r = pto_op_result(op, k);
+      if (is_tile(p, r) && !scratch_get(p, r))
+        cur[rs] -= part_tile_bytes(p, pto_value_type(r), rs);
+    }
+  }
+}
+
+static bool fits(Partition *p, const uint64_t peak[PTO_BUF_NUM_SPACES]) {
+  for (unsigned sp = 0; sp < PTO_BUF_NUM_SPACES; sp++)
+    if (peak[sp] > p->cap[sp]) return false;
+  return true;
+}
+
+/* Uses of v not yet visited (tile ops visit in program order). */
+static uintptr_t *remaining(Partition *p, PtoValue *v) {
+  void **slot = pto_ptrmap_find(&p->remaining, (uintptr_t)v);
+  if (!slot) {
+    pto_ptrmap_put(&p->remaining, (uintptr_t)v,
+                   (void *)(uintptr_t)(pto_value_num_uses(v) + 1));
+    slot = pto_ptrmap_find(&p->remaining, (uintptr_t)v);
+  }
+  return (uintptr_t *)slot;
+}
+
+static bool in_group(Partition *p, PtoValue *v, uint32_t g) {
+  PtoOp *d = pto_value_def_op(v);
+  return d && part_node_of_op(p, d) == g;
+}
+
+/* Live bytes after appending `op` to group g (cur[], from the group's
+ * state, given in `cur`) and the peak while op runs: operands from
+ * outside are loaded unless g loaded them already; results are added. */
+static void append_peak(Partition *p, PtoOp *op, uint32_t g, int core,
+                        uint64_t cur[PTO_BUF_NUM_SPACES],
+                        uint64_t peak[PTO_BUF_NUM_SPACES]) {
+  unsigned dbl = p->double_buffer ? 2 : 1;
+  for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
+    PtoValue *v = pto_op_operand(op, k);
+    if (!is_tile(p, v) || in_group(p, v, g)) continue;
+    uintptr_t l = (uintptr_t)pto_ptrmap_get(&p->loaded, (uintptr_t)v);
+    if (l && node_find(p, (uint32_t)(l - 1)) == g) continue;
+    bool again = false;
+    for (unsigned j = 0; j < k; j++) again |= pto_op_operand(op, j) == v;
+    if (again) continue;
+    PtoBufSpace sp = load_space(core, op, k);
+    cur[sp] += dbl * part_tile_bytes(p, pto_value_type(v), sp);
+  }
+  add_results(p, op, core, cur, peak);
+}
+
+/* Commits `op` to group g: its loads and results join the group's live
+ * bytes, and every value whose last use this was leaves its holder's. */
+static void account(Partition *p, PtoOp *op, uint32_t g) {
+  Node *n = &p->nodes.data[g];
+  unsigned dbl = p->double_buffer ? 2 : 1;
+  append_peak(p, op, g, n->core, n->cur, n->peak);
+  for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
+    PtoValue *v = pto_op_operand(op, k);
+    if (is_tile(p, v) && !in_group(p, v, g))
+      pto_ptrmap_put(&p->loaded, (uintptr_t)v, (void *)(uintptr_t)(g + 1));
+  }
+  PtoBufSpace rs = result_space(n->core, op);
+  for (unsigned k = 0; k < pto_op_num_results(op); k++) {
+    PtoValue *r = pto_op_result(op, k);
+    if (is_tile(p, r) && !pto_value_has_uses(r))
+      n->cur[rs] -= part_tile_bytes(p, pto_value_type(r), rs);
+  }
+  for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
+    PtoValue *v = pto_op_operand(op, k);
+    if (!is_tile(p, v)) continue;
+    uintptr_t *left = remaining(p, v);
+    if (*left > 1) --*left;
+    if (*left != 1) continue;
+    /* dead: free it where it is held */
+    PtoOp *d = pto_value_def_op(v);
+    uint32_t h = d && !part_is_remat(d) ? part_node_of_op(p, d) : UINT32_MAX;
+    if (h != UINT32_MAX && p->nodes.data[h].kind == NODE_GROUP) {
+      Node *x = &p->nodes.data[h];
+      PtoBufSpace sp = result_space(x->core, d);
+      uint64_t b = part_tile_bytes(p, pto_value_type(v), sp);
+      x->cur[sp] -= b <= x->cur[sp] ? b : x->cur[sp];
+    }
+    uintptr_t l = (uintptr_t)pto_ptrmap_get(&p->loaded, (uintptr_t)v);
+    if (l) {
+      Node *x = &p->nodes.data[node_find(p, (uint32_t)(l - 1))];
+      PtoBufSpace sp = load_space(x->core, op, k);
+      uint64_t b = dbl * part_tile_bytes(p, pto_value_type(v), sp);
+      x->cur[sp] -= b <= x->cur[sp] ? b : x->cur[sp];
+    }
+    --*left; /* 0: freed once */
+  }
+}
+
+/* An op alone must fit, or no partition can run it. */
+static PtoResult check_alone(Partition *p, PtoOp *op, int core) {
+  uint64_t peak[PTO_BUF_NUM_SPACES];
+  scan_peak(p, &op, 1, core, peak);
+  if (pto_tile_op_id(op) == PTO_TILE_MATMUL) {
+    /* the cube reads its operands from L0A / L0B */
+    uint64_t a = part_tile_bytes(p, pto_value_type(pto_op_operand(op, 0)), PTO_BUF_LEFT);
+    uint64_t b = part_tile_bytes(p, pto_value_type(pto_op_operand(op, 1)), PTO_BUF_RIGHT);
+    if (a > peak[PTO_BUF_LEFT]) peak[PTO_BUF_LEFT] = a;
+    if (b > peak[PTO_BUF_RIGHT]) peak[PTO_BUF_RIGHT] = b;
+  }
+  for (unsigned sp = 0; sp < PTO_BUF_NUM_SPACES; sp++)
+    if (peak[sp] > p->cap[sp])
+      return pto_op_emit_error(
+          op, "needs %" PRIu64 " bytes of on-chip '%s' memory for its tiles%s, "
+              "but a %s core of platform '%s' has %" PRIu64 "; choose a "
+              "smaller tile shape (the %s attribute of the Tensor-level op "
+              "or tile-expand's %s option)",
+          peak[sp], pto_buf_space_name(sp),
+          p->double_buffer && (sp == PTO_BUF_VEC || sp == PTO_BUF_MAT)
+              ? " (loads double-buffered)" : "",
+          core == PTO_BLOCK_CORE_CUBE ? "cube" : "vector", p->plat.name,
+          p->cap[sp], core == PTO_BLOCK_CORE_CUBE ? "cube_tile" : "vec_tile",
+          core == PTO_BLOCK_CORE_CUBE ? "cube-tile" : "vec-tile");
+  return PTO_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Merging                                                              */
+/* ------------------------------------------------------------------ */
+
+/* The peak of groups `cands` joined and `op` appended: exact over the
+ * union's ops in program order when several groups join; from the
+ * group's running state when op joins one. */
+static void merged_peak(Partition *p, PtoOp *op, int core, const uint32_t *cands,
+                        unsigned n, size_t total,
+                        uint64_t peak[PTO_BUF_NUM_SPACES]) {
+  uint64_t cur[PTO_BUF_NUM_SPACES] = {0};
+  if (n == 1) {
+    Node *g = &p->nodes.data[cands[0]];
+    memcpy(cur, g->cur, sizeof cur);
+    memcpy(peak, g->peak, sizeof cur);
+    append_peak(p, op, cands[0], core, cur, peak);
+    return;
+  }
+  uint64_t *keys = pto_malloc(total * sizeof *keys);
+  PtoOp **ops = pto_malloc(total * sizeof *ops);
+  PtoOp **all = pto_malloc(total * sizeof *all);
+  size_t k = 0;
+  for (unsigned i = 0; i < n; i++) {
+    Node *g = &p->nodes.data[cands[i]];
+    for (uint32_t j = 0; j < g->ops.len; j++) all[k++] = g->ops.data[j];
+  }
+  all[k++] = op;
+  for (size_t i = 0; i < total; i++)
+    keys[i] = (uint64_t)pos_of(p, all[i]) << 32 | i;
+  qsort(keys, total, sizeof *keys, cmp_pos);
+  for (size_t i = 0; i < total; i++) ops[i] = all[(uint32_t)keys[i]];
+  scan_peak(p, ops, (unsigned)total, core, peak);
+  pto_free(keys);
+  pto_free(ops);
+  pto_free(all);
+}
+
+/* Whether `op` may join the groups `cands` (representatives): the union
+ * respects max-ops and the buffers, and no path leaves the union and
+ * comes back (through another node) to it or to one of op's other
+ * producers `preds`. */
+static bool can_merge(Partition *p, PtoOp *op, int core, const uint32_t *cands,
+                      unsigned n, const U32Vec *preds) {
+  size_t total = 1;
+  for (unsigned i = 0; i < n; i++) total += p->nodes.data[cands[i]].ops.len;
+  if ((int64_t)total > p->max_ops) return false;
+  uint64_t peak[PTO_BUF_NUM_SPACES];
+  merged_peak(p, op, core, cands, n, total, peak);
+  if (!fits(p, peak)) return false;
+  /* acyclicity */
+  uint32_t st = ++p->stamp;
+  for (unsigned i = 0; i < n; i++) p->nodes.data[cands[i]].mark = st;
+  for (uint32_t i = 0; i < preds->len; i++) {
+    Node *x = &p->nodes.data[node_find(p, preds->data[i])];
+    if (x->mark != st) x->indeg = st; /* indeg doubles as "target" here */
+  }
+  pto_vec_clear(&p->stack);
+  for (unsigned i = 0; i < n; i++) {
+    Node *g = &p->nodes.data[cands[i]];
+    for (uint32_t j = 0; j < g->succ.len; j++) {
+      uint32_t s = node_find(p, g->succ.data[j]);
+      Node *x = &p->nodes.data[s];
+      if (x->mark == st || x->seen == st) continue;
+      x->seen = st;
+      pto_vec_push(&p->stack, s);
+    }
+  }
+  unsigned visited = 0;
+  while (p->stack.len) {
+    Node *x = &p->nodes.data[pto_vec_pop(&p->stack)];
+    if (x->indeg == st || ++visited > CYCLE_SEARCH_BUDGET) return false;
+    for (uint32_t j = 0; j < x->succ.len; j++) {
+      uint32_t s = node_find(p, x->succ.data[j]);
+      Node *y = &p->nodes.data[s];
+      if (y->mark == st) return false;
+      if (y->seen == st) continue;
+      y->seen = st;
+      pto_vec_push(&p->stack, s);
+    }
+  }
+  if (n > 1) memcpy(p->nodes.data[cands[0]].peak, peak, sizeof peak);
+  return true;
+}
+
+/* Joins `cands` into the first; its peak was set by can_merge, its live
+ * bytes are the sum of theirs (a tile two of them loaded counts twice). */
+static uint32_t merge_into(Partition *p, const uint32_t *cands, unsigned n,
+                           PtoOp *op) {
+  uint32_t g = cands[0];
+  for (unsigned i = 1; i < n; i++) {
+    Node *x = &p->nodes.data[cands[i]], *y = &p->nodes.data[g];
+    x->parent = g;
+    pto_vec_append(&y->ops, x->ops.data, x->ops.len);
+    pto_vec_append(&y->succ, x->succ.data, x->succ.len);
+    if (x->pos < y->pos) y->pos = x->pos;
+    for (unsigned sp = 0; sp < PTO_BUF_NUM_SPACES; sp++) y->cur[sp] += x->cur[sp];
+    pto_vec_free(&x->ops);
+    pto_vec_free(&x->succ);
+  }
+  pto_vec_push(&p->nodes.data[g].ops, op);
+  pto_ptrmap_put(&p->node_of, (uintptr_t)op, (void *)(uintptr_t)(g + 1));
+  return g;
+}
+
+/* The core an op runs on: the op table's affinity; ops without one
+ * (reshape, assemble) go with the group of their tile operand. */
+static int op_core(Partition *p, PtoBlock *b, PtoOp *op) {
+  const PtoOpDef *def = pto_op_def(op);
+  if (def && def->affinity == PTO_AFFINITY_CUBE) return PTO_BLOCK_CORE_CUBE;
+  if (def && def->affinity == PTO_AFFINITY_VECTOR) return PTO_BLOCK_CORE_VECTOR;
+  PtoOp *d = pto_value_def_op(pto_op_operand(op, 0));
+  uint32_t n = d && pto_op_block(d) == b ? part_node_of_op(p, d) : UINT32_MAX;
+  if (n != UINT32_MAX && p->nodes.data[n].kind == NODE_GROUP)
+    return p->nodes.data[n].core;
+  return PTO_BLOCK_CORE_VECTOR;
+}
+
+static PtoResult tile_op(Partition *p, PtoBlock *b, PtoOp *op, U32Vec *ids) {
+  PtoTileOp id = pto_tile_op_id(op);
+  int core = op_core(p, b, op);
+  if (check_alone(p, op, core)) return PTO_FAILURE;
+  U32Vec preds = {0};
+  ValVec reads = {0};
+  uint32_t cands[8];
+  unsigned ncand = 0;
+  for (unsigned i = 0; i < pto_op_num_operands(op); i++) {
+    PtoValue *v = pto_op_operand(op, i);
+    uint32_t before = preds.len;
+    value_deps(p, b, v, &preds, &reads);
+    if (!pto_type_is_tile(pto_value_type(v)) || preds.len != before + 1 ||
+        part_is_remat(pto_value_def_op(v)))
+      continue;
+    uint32_t g = preds.data[before];
+    Node *x = &p->nodes.data[g];
+    if (x->kind != NODE_GROUP || x->core != core) continue;
+    bool dup = false;
+    for (unsigned j = 0; j < ncand; j++) dup |= cands[j] == g;
+    if (!dup && ncand < 8) cands[ncand++] = g;
+  }
+  uint32_t g = UINT32_MAX;
+  /* an assemble is its producer's store, merged or not */
+  if ((p->merge || id == PTO_TILE_ASSEMBLE) && ncand) {
+    if (can_merge(p, op, core, cands, ncand, &preds))
+      g = merge_into(p, cands, ncand, op);
+    for (unsigned i = 0; g == UINT32_MAX && ncand > 1 && i < ncand; i++)
+      if (can_merge(p, op, core, &cands[i], 1, &preds))
+        g = merge_into(p, &cands[i], 1, op);
+  }
+  if (g == UINT32_MAX) {
+    g = new_node(p, NODE_GROUP, op, b, core);
+    pto_vec_push(ids, g);
+  }
+  account(p, op, g);
+  for (uint32_t i = 0; i < preds.len; i++) add_edge(p, preds.data[i], g);
+  PtoValue *dst = id == PTO_TILE_ASSEMBLE || id == PTO_TILE_SCATTER
+                      ? pto_tile_get_tensor(op) : NULL;
+  PtoResult r = dst ? note_update(p, g, op, dst) : PTO_SUCCESS;
+  for (uint32_t i = 0; i < reads.len; i++)
+    if (reads.data[i] != dst) note_read(p, g, reads.data[i]);
+  pto_vec_free(&preds);
+  pto_vec_free(&reads);
+  return r;
+}
+
+/* Loops and branches carry a tensor in place only when what they yield
+ * is a version of what they start from. */
+static PtoResult check_carried(Partition *p, PtoOp *op) {
+  bool is_for = pto_op_is(op, "scf.for");
+  if (!is_for && !pto_op_is(op, "scf.if")) return PTO_SUCCESS;
+  for (unsigned i = 0; i < pto_op_num_results(op); i++) {
+    PtoValue *res = pto_op_result(op, i);
+    if (!pto_type_is_tensor(pto_value_type(res))) continue;
+    PtoValue *want = part_root(p, res);
+    for (unsigned r = 0; r < pto_op_num_regions(op); r++) {
+      PtoBlock *blk = pto_region_first_block(pto_op_region(op, r));
+      PtoOp *y = blk ? pto_block_terminator(blk) : NULL;
+      if (y && i < pto_op_num_operands(y) &&
+          part_root(p, pto_op_operand(y, i)) != want)
+        return pto_op_emit_error(op, "result #%u is not an update of the "
+                                     "tensor it %s; cv-partition writes GM "
+                                     "tensors in place and cannot give it "
+                                     "its own memory",
+                                 i, is_for ? "starts from" : "yields in its "
+                                                            "first region");
+    }
+  }
+  return PTO_SUCCESS;
+}
+
+static PtoResult host_op(Partition *p, PtoBlock *b, PtoOp *op, U32Vec *ids) {
+  if (check_carried(p, op)) return PTO_FAILURE;
+  uint32_t n = new_node(p, NODE_HOST, op, b, PTO_BLOCK_CORE_NONE);
+  pto_vec_push(ids, n);
+  U32Vec preds = {0};
+  ValVec reads = {0};
+  for (unsigned i = 0; i < pto_op_num_operands(op); i++)
+    value_deps(p, b, pto_op_operand(op, i), &preds, &reads);
+  if (pto_op_num_regions(op)) {
+    Capture c = {p, op, b, &preds, &reads};
+    for (unsigned r = 0; r < pto_op_num_regions(op); r++)
+      pto_region_walk(pto_op_region(op, r), PTO_WALK_PRE, capture_op, &c);
+  }
+  for (uint32_t i = 0; i < preds.len; i++) add_edge(p, preds.data[i], n);
+  PtoResult res = PTO_SUCCESS;
+  unsigned ninit = pto_op_is(op, "scf.for") ? pto_scf_for_num_iter_args(op) : 0;
+  for (unsigned i = 0; i < ninit && !res; i++) {
+    PtoValue *init = pto_scf_for_init(op, i);
+    if (pto_type_is_tensor(pto_value_type(init)))
+      res = note_update(p, n, op, init);
+  }
+  for (uint32_t i = 0; i < reads.len && !res; i++) {
+    bool updated = false;
+    for (unsigned k = 0; k < ninit; k++)
+      updated |= pto_scf_for_init(op, k) == reads.data[i];
+    if (!updated) note_read(p, n, reads.data[i]);
+  }
+  pto_vec_free(&preds);
+  pto_vec_free(&reads);
+  return res;
+}
+
+/* Tile ops that stay in the host function: they name GM tensors. */
+static bool is_host_tile_op(PtoTileOp id) {
+  return id == PTO_TILE_EMPTY || id == PTO_TILE_DIM ||
+         id == PTO_TILE_TENSOR_RESHAPE;
+}
+
+PtoResult part_block(Partition *p, PtoBlock *b) {
+  U32Vec ids = {0};
+  PtoResult r = PTO_SUCCESS;
+  for (PtoOp *op = pto_block_first_op(b), *next; op && !r; op = next) {
+    next = pto_op_next(op);
+    PtoTileOp id = pto_tile_op_id(op);
+    if (id != PTO_TILE_NONE && !is_host_tile_op(id)) {
+      if (!part_is_remat(op)) r = tile_op(p, b, op, &ids);
+      continue;
+    }
+    /* the op's dependencies first, from its regions as they are: cutting
+     * them puts launches there that name whole tensors, not versions */
+    r = host_op(p, b, op, &ids);
+    for (unsigned i = 0; i < pto_op_num_regions(op) && !r; i++)
+      for (PtoBlock *in = pto_region_first_block(pto_op_region(op, i));
+           in && !r; in = pto_block_next(in))
+        r = part_block(p, in);
+  }
+  if (!r) {
+    /* representatives, once each */
+    U32Vec reps = {0};
+    uint32_t st = ++p->stamp;
+    for (uint32_t i = 0; i < ids.len; i++) {
+      uint32_t n = node_find(p, ids.data[i]);
+      if (p->nodes.data[n].seen == st) continue;
+      p->nodes.data[n].seen = st;
+      pto_vec_push(&reps, n);
+    }
+    r = part_emit_block(p, b, &reps);
+    pto_vec_free(&reps);
+  }
+  pto_vec_free(&ids);
+  return r;
+}

@@ -1,0 +1,127 @@
+/* Private interface of cv-partition (lib/Conversion/TileToBlock/): the
+ * node graph it cuts each block of a Tile-level function into, and the two
+ * halves of the pass, Partition.c (grouping the tile ops into subgraphs)
+ * and Kernels.c (turning each subgraph into a block.kernel and a launch).
+ *
+ * A node is either a host op (an op that stays in the host function:
+ * arith, scf, func, tile.dim, tile.empty, tile.tensor_reshape) or a group
+ * of tile ops that becomes one kernel. Edges say "must run before": SSA
+ * def-use, and for GM tensors, which the Block level updates in place,
+ * writer -> later writer (WAW) and reader -> next writer (WAR). Groups
+ * only ever merge along producer -> consumer tile edges of one core type,
+ * when the union stays acyclic and fits the core's buffers. */
+#ifndef PTO_CONVERSION_TILETOBLOCK_H
+#define PTO_CONVERSION_TILETOBLOCK_H
+
+#include "pto/Dialect/Block.h"
+#include "pto/Dialect/Tile.h"
+#include "pto/Dialects.h"
+#include "pto/Pass.h"
+#include "pto/Platform.h"
+
+#include "Support/Hash.h"
+#include "Support/Vec.h"
+
+typedef PTO_VEC(uint32_t) U32Vec;
+typedef PTO_VEC(PtoOp *) OpVec;
+
+enum { NODE_HOST, NODE_GROUP };
+
+typedef struct Node {
+  uint32_t parent; /* union-find: the group a merged one now belongs to */
+  uint8_t kind;
+  uint8_t core;    /* PtoBlockCore of a group */
+  uint32_t pos;    /* smallest program position of its ops */
+  uint32_t mark, seen; /* stamps of the acyclicity search */
+  uint32_t indeg;
+  PtoBlock *block;
+  PtoOp *op;       /* the host op; a group's first op */
+  U32Vec succ;     /* may hold merged (stale) ids and duplicates */
+  OpVec ops;       /* a group's tile ops */
+  /* A group's buffers, per space: bytes live after its last op (values
+   * some op not yet visited uses) and the peak so far. */
+  uint64_t cur[PTO_BUF_NUM_SPACES], peak[PTO_BUF_NUM_SPACES];
+} Node;
+
+/* What the capacity model needs of a type, cached by type pointer. */
+typedef struct TypeInfo {
+  const PtoType *type;
+  bool tile;
+  uint64_t bytes; /* unaligned */
+} TypeInfo;
+enum { TYPE_CACHE = 256 };
+
+typedef struct Partition {
+  PtoContext *ctx;
+  PtoPass *pass;
+  PtoPlatform plat;
+  uint64_t cap[PTO_BUF_NUM_SPACES]; /* bytes per core, per space */
+  bool merge, double_buffer, provenance;
+  int64_t max_ops;
+  PTO_VEC(Node) nodes;
+  PtoPtrMap node_of;  /* op -> node id + 1 (tile ops of groups, host ops) */
+  PtoPtrMap pos_of;   /* op -> program position */
+  PtoPtrMap root;     /* tensor value -> the GM tensor it is a version of */
+  PtoPtrMap readers;  /* tensor version -> U32Vec* of nodes reading it */
+  PtoPtrMap writer;   /* tensor version -> node id + 1 updating it */
+  PtoPtrMap origin;   /* op -> number + 1 in the input (provenance) */
+  PtoPtrMap last;     /* capacity scan scratch (stamped) */
+  PtoPtrMap remaining; /* tile value -> uses not yet visited + 1 */
+  PtoPtrMap loaded;   /* tile value -> node id + 1 of the group last loading it */
+  TypeInfo types[TYPE_CACHE];
+  uint32_t stamp;
+  U32Vec stack;
+  /* Kernel emission. */
+  PtoOp *module;
+  PtoOp *func;
+  PtoSymbolTable *symbols;
+  PtoPtrMap ws;       /* tile value crossing nodes -> its GM workspace */
+  PtoPtrMap consts;   /* index constant + 1 -> host arith.constant value */
+  PtoBuilder host;    /* where launches go */
+  unsigned nkernels;
+  bool failed;
+  /* Attribute names, interned once. */
+  PtoIdent *id_operand, *id_offsets, *id_sizes, *id_offset_operands,
+      *id_static_offsets, *id_callee, *id_label, *id_reads, *id_writes;
+} Partition;
+
+/* ---- Partition.c ---- */
+
+static inline uint32_t node_find(Partition *p, uint32_t n) {
+  while (p->nodes.data[n].parent != n) {
+    uint32_t g = p->nodes.data[p->nodes.data[n].parent].parent;
+    p->nodes.data[n].parent = g;
+    n = g;
+  }
+  return n;
+}
+
+/* The node (group representative) an op belongs to, or UINT32_MAX. */
+uint32_t part_node_of_op(Partition *p, PtoOp *op);
+/* The GM tensor a tensor value is a version of (assemble and scatter
+ * results, loop-carried tensors and loop results are versions of their
+ * destination / init); the value itself when it is none of those. */
+PtoValue *part_root(Partition *p, PtoValue *v);
+/* Tile values recomputed in every kernel that uses them instead of being
+ * passed through GM: views (a load), full, and reshapes of those. */
+bool part_is_remat(PtoOp *def);
+/* Bytes a tile of type `t` takes in `space`, aligned. */
+uint64_t part_tile_bytes(Partition *p, PtoType *t, PtoBufSpace space);
+/* Copies each tensor version that more than one op updates (or that an
+ * op of a nested block updates) before the extra updates. */
+void part_split_forks(Partition *p, PtoOp *func);
+/* Cuts the ops of `b` (and, first, of the blocks nested in its host ops)
+ * into host ops and groups, then emits each group as a kernel. */
+PtoResult part_block(Partition *p, PtoBlock *b);
+
+/* ---- Kernels.c ---- */
+
+/* Orders the nodes of `b` (`ids`, group representatives and host ops)
+ * topologically, moves the host ops into that order and puts a launch of
+ * a new kernel at the place of each group. */
+PtoResult part_emit_block(Partition *p, PtoBlock *b, const U32Vec *ids);
+/* Replaces every tensor version by its root, tile.empty by
+ * block.workspace, and erases the tile ops now in kernels. */
+void part_finish_func(Partition *p, PtoOp *func);
+
+#endif

@@ -1,0 +1,231 @@
+/* cv-partition: lowers Tile-level functions to the Block level. The tile
+ * ops of each function are cut into subgraphs that each run on one core
+ * type (Partition.c), every subgraph becomes a block.kernel whose values
+ * live in on-chip buffers, and the function becomes the host program that
+ * launches them (Kernels.c); see docs/passes.md#cv-partition. */
+#include "Conversion/Passes.h"
+#include "Conversion/TileToBlock/TileToBlock.h"
+
+#include "pto/Origin.h"
+
+#include "Support/Alloc.h"
+
+#include <string.h>
+
+static void number_ops(Partition *p, PtoOp *func) {
+  PtoOp **ops;
+  unsigned n = pto_origin_ops(func, &ops);
+  for (unsigned i = 0; i < n; i++)
+    pto_ptrmap_put(&p->pos_of, (uintptr_t)ops[i], (void *)(uintptr_t)(i + 1));
+  pto_free(ops);
+}
+
+static void reset_func(Partition *p) {
+  for (uint32_t i = 0; i < p->nodes.len; i++) {
+    pto_vec_free(&p->nodes.data[i].succ);
+    pto_vec_free(&p->nodes.data[i].ops);
+  }
+  pto_vec_clear(&p->nodes);
+  uint32_t it = 0;
+  uint64_t key;
+  void *val;
+  while (pto_ptrmap_next(&p->readers, &it, &key, &val)) {
+    U32Vec *r = val;
+    pto_vec_free(r);
+    pto_free(r);
+  }
+  pto_ptrmap_clear(&p->readers);
+  pto_ptrmap_clear(&p->writer);
+  pto_ptrmap_clear(&p->node_of);
+  pto_ptrmap_clear(&p->pos_of);
+  pto_ptrmap_clear(&p->root);
+  pto_ptrmap_clear(&p->ws);
+  pto_ptrmap_clear(&p->consts);
+  pto_ptrmap_clear(&p->remaining);
+  pto_ptrmap_clear(&p->loaded);
+}
+
+static PtoResult load_platform(Partition *p, PtoOp *module) {
+  const char *spec = pto_pass_option_str(p->pass, "platform");
+  PtoPlatformError err;
+  if (!pto_platform_load(&p->plat, spec, &err))
+    return pto_op_emit_error(module, "cv-partition: %s", err.message);
+  static const PtoMemSpace spaces[PTO_BUF_NUM_SPACES] = {
+      [PTO_BUF_VEC] = PTO_MEM_VEC, [PTO_BUF_MAT] = PTO_MEM_MAT,
+      [PTO_BUF_LEFT] = PTO_MEM_LEFT, [PTO_BUF_RIGHT] = PTO_MEM_RIGHT,
+      [PTO_BUF_ACC] = PTO_MEM_ACC};
+  for (unsigned s = 0; s < PTO_BUF_NUM_SPACES; s++)
+    p->cap[s] = p->plat.buffers[spaces[s]].size_bytes;
+  return PTO_SUCCESS;
+}
+
+static PtoResult run(PtoPass *pass, PtoOp *module) {
+  Partition p;
+  memset(&p, 0, sizeof p);
+  p.ctx = pto_pass_ctx(pass);
+  p.pass = pass;
+  p.module = module;
+  p.merge = pto_pass_option_bool(pass, "merge");
+  p.double_buffer = pto_pass_option_bool(pass, "double-buffer");
+  p.provenance = pto_pass_option_bool(pass, "provenance");
+  p.max_ops = pto_pass_option_int(pass, "max-ops");
+  if (load_platform(&p, module)) return PTO_FAILURE;
+  PtoContext *ctx = p.ctx;
+  p.id_operand = pto_ident_cstr(ctx, "operand");
+  p.id_offsets = pto_ident_cstr(ctx, "offsets");
+  p.id_sizes = pto_ident_cstr(ctx, "sizes");
+  p.id_offset_operands = pto_ident_cstr(ctx, "offset_operands");
+  p.id_static_offsets = pto_ident_cstr(ctx, "static_offsets");
+  p.id_callee = pto_ident_cstr(ctx, "callee");
+  p.id_label = pto_ident_cstr(ctx, "label");
+  p.id_reads = pto_ident_cstr(ctx, "reads");
+  p.id_writes = pto_ident_cstr(ctx, "writes");
+  pto_ptrmap_init(&p.node_of);
+  pto_ptrmap_init(&p.pos_of);
+  pto_ptrmap_init(&p.root);
+  pto_ptrmap_init(&p.readers);
+  pto_ptrmap_init(&p.writer);
+  pto_ptrmap_init(&p.origin);
+  pto_ptrmap_init(&p.last);
+  pto_ptrmap_init(&p.remaining);
+  pto_ptrmap_init(&p.loaded);
+  pto_ptrmap_init(&p.ws);
+  pto_ptrmap_init(&p.consts);
+  if (p.provenance) {
+    PtoOp **ops;
+    unsigned n = pto_origin_ops(module, &ops);
+    for (unsigned i = 0; i < n; i++)
+      pto_ptrmap_put(&p.origin, (uintptr_t)ops[i], (void *)(uintptr_t)(i + 1));
+    pto_free(ops);
+  }
+  p.symbols = pto_symtab_create(module);
+  OpVec funcs = {0};
+  for (PtoBlock *b = pto_region_first_block(pto_op_region(module, 0)); b;
+       b = pto_block_next(b))
+    for (PtoOp *op = pto_block_first_op(b); op; op = pto_op_next(op))
+      if (pto_op_is(op, "func.func")) pto_vec_push(&funcs, op);
+  PtoResult r = PTO_SUCCESS;
+  for (uint32_t i = 0; i < funcs.len && !r; i++) {
+    PtoOp *func = funcs.data[i];
+    PtoBlock *entry = pto_region_first_block(pto_op_region(func, 0));
+    if (!entry) continue; /* a declaration */
+    p.func = func;
+    part_split_forks(&p, func);
+    number_ops(&p, func);
+    r = part_block(&p, entry);
+    if (!r) part_finish_func(&p, func);
+    reset_func(&p);
+  }
+  pto_vec_free(&funcs);
+  pto_symtab_destroy(p.symbols);
+  pto_vec_free(&p.nodes);
+  pto_vec_free(&p.stack);
+  pto_ptrmap_release(&p.node_of);
+  pto_ptrmap_release(&p.pos_of);
+  pto_ptrmap_release(&p.root);
+  pto_ptrmap_release(&p.readers);
+  pto_ptrmap_release(&p.writer);
+  pto_ptrmap_release(&p.origin);
+  pto_ptrmap_release(&p.last);
+  pto_ptrmap_release(&p.remaining);
+  pto_ptrmap_release(&p.loaded);
+  pto_ptrmap_release(&p.ws);
+  pto_ptrmap_release(&p.consts);
+  return r;
+}
+
+static PtoResult check_options(PtoPass *pass, PtoLoc *loc) {
+  const char *spec = pto_pass_option_str(pass, "platform");
+  PtoPlatform plat;
+  PtoPlatformError err;
+  if (!pto_platform_load(&plat, spec, &err))
+    return err.line ? pto_emit_error(pto_pass_ctx(pass), loc,
+                                     "option 'platform': %s:%u: %s", err.file,
+                                     err.line, err.message)
+                    : pto_emit_error(pto_pass_ctx(pass), loc,
+                                     "option 'platform': %s", err.message);
+  return PTO_SUCCESS;
+}
+
+static const PtoPassOptionDef options[] = {
+    {"platform", PTO_OPT_STRING, PTO_PLATFORM_DEFAULT,
+     "the machine whose buffer sizes bound the subgraphs: a built-in name "
+     "(a2a3, a3) or a platform description file",
+     0, 0, NULL},
+    {"merge", PTO_OPT_BOOL, "true",
+     "merge producer-consumer chains of one core type into one subgraph "
+     "(false: one subgraph per compute op)",
+     0, 0, NULL},
+    {"double-buffer", PTO_OPT_BOOL, "false",
+     "count every tile loaded from GM twice (double buffering) against the "
+     "buffer sizes",
+     0, 0, NULL},
+    {"max-ops", PTO_OPT_INT, "256", "most tile ops in one subgraph", 1,
+     INT64_MAX, NULL},
+    {"provenance", PTO_OPT_BOOL, "false",
+     "mark each op in a kernel with the Tile-level op it comes from "
+     "(pto.origin, for pto-run --check-levels)",
+     0, 0, NULL},
+};
+
+static const PtoPassStatDef statistics[] = {
+    {"kernels", "block.kernel ops created"},
+    {"launches", "block.launch ops created"},
+    {"workspaces", "GM workspaces created"},
+    {"tile-ops", "tile ops placed in kernels"},
+};
+
+const PtoPassDef pto_cv_partition_pass = {
+    .argument = "cv-partition",
+    .summary = "Cut the tile graph into cube and vector kernels and the host "
+               "program that launches them (the Block level)",
+    .anchor = "builtin.module",
+    .options = options,
+    .num_options = PTO_ARRAY_SIZE(options),
+    .statistics = statistics,
+    .num_statistics = PTO_ARRAY_SIZE(statistics),
+    .run = run,
+    .check_options = check_options,
+    .level_from = "Tile",
+    .level_to = "Block",
+    .description =
+        "Cuts the tile ops of every function into subgraphs, each on one core\n"
+        "type: cube for matmuls, vector for the other compute ops (the op\n"
+        "table's core affinity); views, reshapes and assembles go with the\n"
+        "ops they feed or are fed by. Each subgraph becomes a `block.kernel`\n"
+        "whose inputs are loaded from GM (`block.load`), whose intermediates\n"
+        "stay in on-chip buffers (`vec` on a vector core; `mat` and `acc` on\n"
+        "a cube core) and whose outputs are stored to GM (`block.store`);\n"
+        "the function becomes the host program, with one `block.launch` per\n"
+        "subgraph carrying its `label` and the GM regions it reads and\n"
+        "writes. Tile values that cross subgraphs go through GM workspaces\n"
+        "(`block.workspace`); `tile.empty` becomes a workspace too, and GM\n"
+        "tensors are updated in place: a tensor version that two ops update\n"
+        "(as `cse` leaves two equal tensors merged), or that an op in a nested\n"
+        "block updates, is first copied (a copy kernel of 16 KiB tiles) for the\n"
+        "later update. Launches are ordered by their dependencies, a read of\n"
+        "a version before its update. Loops and branches stay in the host\n"
+        "function with the launches of their bodies inside.\n"
+        "\n"
+        "Ops are visited in program order. A compute op joins the subgraphs\n"
+        "of its tile operands (same block, same core type) when the union\n"
+        "fits the platform's buffers (the peak of live bytes per memory\n"
+        "space, loads counted twice with `double-buffer`), has at most\n"
+        "`max-ops` ops, and leaves the graph of subgraphs acyclic; otherwise\n"
+        "it starts a subgraph of its own. Independent tile chains therefore\n"
+        "stay separate subgraphs. A tile op that cannot fit even alone is an\n"
+        "error at the op, with the bytes it needs and the capacity.\n"
+        "\n"
+        "GM offsets are kernel arguments (static ones passed as constants by\n"
+        "the launch), so that subgraphs that differ only in where they read\n"
+        "and write have identical kernel bodies for `subgraph-dedup`.\n"
+        "\n"
+        "Example: `pto-opt examples/seed_graph.pto --tile-expand --cv-partition`\n"
+        "cuts the worked example `C = rowsum((A*c + B) @ W)` into seven kernels\n"
+        "and launches: four vector kernels `muls_add` (a muls and an add on one\n"
+        "32x32 tile each, writing a quarter of the workspace T), one cube kernel\n"
+        "`matmul` reading all of T, and two vector kernels `rowsum` reading\n"
+        "half of its result each (test/Transforms/cv-partition-seed.pto runs\n"
+        "it; `pto-run --check-levels` compares the Block level with the Tile\n"
+        "level).",
+};

@@ -1,0 +1,419 @@
+/* Handlers of the pto dialect. A pto.kernel runs on an image of its core's
+ * on-chip buffers: one byte array per memory space, sized from the
+ * interpreter's options (the platform), filled with 0xFF bytes (NaN in
+ * every float type, -1 in every integer type) so that reading a buffer
+ * nothing wrote shows. A planned tile is read from and written to its
+ * bytes in the image, so two live tiles planned onto the same bytes, or a
+ * missing copy, give wrong numbers as on the device. An unplanned tile
+ * (before memory-plan) is a value of its own. Every result is also kept
+ * in its slot as a tensor (what the tile held when written), for the
+ * observer. Instructions run one after another in program order, one of
+ * the orders the flags allow; a wait_flag with no earlier set_flag of its
+ * event is an error, as the device would hang on it. */
+#include "Interp/InterpPypto.h"
+
+#include "pto/Dialect/PTO.h"
+
+#include "Support/Alloc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct InterpCore {
+  uint8_t *image[PTO_BUF_NUM_SPACES]; /* made on first use */
+  /* pending[src][dst][event]: set_flags not yet waited for */
+  unsigned pending[PTO_PIPE_NUM][PTO_PIPE_NUM][PTO_PTO_NUM_EVENTS];
+};
+
+void interp_core_destroy(InterpCore *c) {
+  for (unsigned s = 0; s < PTO_BUF_NUM_SPACES; s++) pto_free(c->image[s]);
+  pto_free(c);
+}
+
+static InterpCore *core_of(PtoInterpFrame *f) {
+  if (!f->core) f->core = pto_calloc(1, sizeof *f->core);
+  return f->core;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tiles                                                                */
+/* ------------------------------------------------------------------ */
+
+static bool planned(PtoType *t) {
+  return pto_pto_tile_offset(t) != PTO_PTO_UNPLANNED;
+}
+
+/* The bytes of planned tile `t` in the image, or NULL after an error when
+ * they lie outside the space's buffer. */
+static uint8_t *tile_bytes(PtoInterpFrame *f, PtoOp *op, PtoType *t) {
+  PtoBufSpace s = pto_pto_tile_space(t);
+  uint64_t cap = f->I->opts.buffer_bytes[s];
+  uint64_t off = (uint64_t)pto_pto_tile_offset(t), n = (uint64_t)pto_pto_tile_bytes(t);
+  if (off > cap || n > cap - off) {
+    char *ts = pto_type_to_string(t);
+    pto_interp_error(f, op, "tile '%s' occupies bytes [%llu, %llu) of %s, "
+                            "which has %llu bytes",
+                     ts, (unsigned long long)off, (unsigned long long)(off + n),
+                     pto_buf_space_name(s), (unsigned long long)cap);
+    pto_free(ts);
+    return NULL;
+  }
+  InterpCore *c = core_of(f);
+  if (!c->image[s]) {
+    c->image[s] = pto_malloc(cap);
+    memset(c->image[s], 0xFF, cap);
+  }
+  return c->image[s] + off;
+}
+
+static PtoNdArray tile_array(PtoType *t, void *data) {
+  PtoNdArray a;
+  memset(&a, 0, sizeof a);
+  pto_interp_type_dtype(t, &a.dtype);
+  a.rank = 2;
+  a.shape[0] = pto_pto_tile_rows(t);
+  a.shape[1] = pto_pto_tile_cols(t);
+  a.strides[0] = a.shape[1];
+  a.strides[1] = 1;
+  a.data = data;
+  a.nbytes = (size_t)pto_pto_tile_bytes(t);
+  return a;
+}
+
+/* Tile operand i: its bytes in the image when planned, else its value. */
+static PtoResult tile_read(PtoInterpFrame *f, PtoOp *op, unsigned i,
+                           PtoNdArray *out) {
+  PtoType *t = pto_value_type(pto_op_operand(op, i));
+  if (!planned(t)) {
+    *out = *interp_tensor_arg(f, op, i);
+    return PTO_SUCCESS;
+  }
+  uint8_t *p = tile_bytes(f, op, t);
+  if (!p) return PTO_FAILURE;
+  *out = tile_array(t, p);
+  return PTO_SUCCESS;
+}
+
+/* A new tensor for tile result i. */
+static PtoTensor *tile_result(PtoInterpFrame *f, PtoOp *op, unsigned i) {
+  PtoType *t = pto_value_type(pto_op_result(op, i));
+  return interp_new_result(f, op, i, 2, pto_type_ints(t));
+}
+
+/* Result i is `t` (taking it): written to its bytes when planned. */
+static PtoResult tile_commit(PtoInterpFrame *f, PtoOp *op, unsigned i,
+                             PtoTensor *t) {
+  PtoType *ty = pto_value_type(pto_op_result(op, i));
+  if (planned(ty)) {
+    uint8_t *p = tile_bytes(f, op, ty);
+    if (!p) {
+      pto_tensor_release(t);
+      return PTO_FAILURE;
+    }
+    memcpy(p, pto_tensor_array(t)->data, (size_t)pto_pto_tile_bytes(ty));
+  }
+  interp_set_tensor(f, op, i, t);
+  return PTO_SUCCESS;
+}
+
+/* After a kernel `r` computed t as result 0. */
+static PtoResult finish(PtoInterpFrame *f, PtoOp *op, PtoTensor *t,
+                        PtoResult r, const PtoKernelError *err) {
+  if (r) return interp_kernel_error(f, op, err, t);
+  return tile_commit(f, op, 0, t);
+}
+
+/* Reads the tile operands [0, n) into a[]. */
+static PtoResult read_tiles(PtoInterpFrame *f, PtoOp *op, unsigned n,
+                            PtoNdArray *a) {
+  for (unsigned i = 0; i < n; i++)
+    if (tile_read(f, op, i, &a[i])) return PTO_FAILURE;
+  return PTO_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory                                                               */
+/* ------------------------------------------------------------------ */
+
+/* The window of GM operand `gm` a tload / tstore / tprefetch addresses,
+ * of `size`, checked against the tensor's run-time dims. */
+static PtoResult gm_window(PtoInterpFrame *f, PtoOp *op, unsigned gm,
+                           const int64_t *size, PtoNdArray *out) {
+  int64_t offs[PTO_MAX_RANK];
+  PtoValue *dyn[PTO_MAX_RANK];
+  unsigned n = pto_pto_get_offsets(op, offs, dyn);
+  const PtoNdArray *t = interp_tensor_arg(f, op, gm);
+  if (interp_window_offsets(f, op, t, n, offs, dyn, size, -1)) return PTO_FAILURE;
+  *out = interp_window_of(t, offs, size);
+  return PTO_SUCCESS;
+}
+
+static PtoResult h_load(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  PtoNdArray w;
+  PtoType *rt = pto_value_type(pto_op_result(op, 0));
+  if (gm_window(f, op, 0, pto_type_ints(rt), &w)) return PTO_FAILURE;
+  PtoTensor *t = tile_result(f, op, 0);
+  if (!t) return PTO_FAILURE;
+  PtoKernelError err;
+  return finish(f, op, t,
+                pto_kernel_unary(PTO_UNARY_IDENTITY, &w, pto_tensor_array(t), &err),
+                &err);
+}
+
+static PtoResult h_store(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  PtoNdArray a, w;
+  if (tile_read(f, op, 0, &a) || gm_window(f, op, 1, a.shape, &w))
+    return PTO_FAILURE;
+  /* GM tensors are memory, as at the Block level: written in place */
+  PtoKernelError err;
+  if (pto_kernel_unary(PTO_UNARY_IDENTITY, &a, &w, &err))
+    return interp_kernel_error(f, op, &err, NULL);
+  return PTO_SUCCESS;
+}
+
+static PtoResult h_prefetch(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  int64_t sizes[PTO_MAX_RANK];
+  unsigned n = 0;
+  pto_attr_get_i64_array(pto_op_attr(op, "sizes"), sizes, PTO_MAX_RANK, &n);
+  /* a hint: only its window is checked */
+  PtoNdArray w;
+  return gm_window(f, op, 0, sizes, &w);
+}
+
+/* ------------------------------------------------------------------ */
+/* Vector                                                               */
+/* ------------------------------------------------------------------ */
+
+static int kernel_kind(PtoPtoOp id) {
+  switch (id) {
+  case PTO_PTO_TADD: case PTO_PTO_TADDS: case PTO_PTO_TROWEXPANDADD:
+    return PTO_BINARY_ADD;
+  case PTO_PTO_TSUB: case PTO_PTO_TSUBS: case PTO_PTO_TROWEXPANDSUB:
+    return PTO_BINARY_SUB;
+  case PTO_PTO_TMUL: case PTO_PTO_TMULS: case PTO_PTO_TROWEXPANDMUL:
+    return PTO_BINARY_MUL;
+  case PTO_PTO_TDIV: case PTO_PTO_TDIVS: case PTO_PTO_TROWEXPANDDIV:
+    return PTO_BINARY_DIV;
+  case PTO_PTO_TMAX: case PTO_PTO_TMAXS: case PTO_PTO_TROWEXPANDMAX:
+    return PTO_BINARY_MAX;
+  case PTO_PTO_TMIN: case PTO_PTO_TMINS: case PTO_PTO_TROWEXPANDMIN:
+    return PTO_BINARY_MIN;
+  case PTO_PTO_TEXP: return PTO_UNARY_EXP;
+  case PTO_PTO_TLOG: return PTO_UNARY_LOG;
+  case PTO_PTO_TSQRT: return PTO_UNARY_SQRT;
+  case PTO_PTO_TRSQRT: return PTO_UNARY_RSQRT;
+  case PTO_PTO_TRECIP: return PTO_UNARY_RECIPROCAL;
+  case PTO_PTO_TRELU: return PTO_UNARY_RELU;
+  case PTO_PTO_TABS: return PTO_UNARY_ABS;
+  case PTO_PTO_TNEG: return PTO_UNARY_NEG;
+  case PTO_PTO_TROWSUM: case PTO_PTO_TCOLSUM: return PTO_REDUCE_SUM;
+  case PTO_PTO_TROWMAX: case PTO_PTO_TCOLMAX: return PTO_REDUCE_MAX;
+  case PTO_PTO_TROWMIN: case PTO_PTO_TCOLMIN: return PTO_REDUCE_MIN;
+  default: return -1;
+  }
+}
+
+static PtoBinaryKind cmp_kind(PtoOp *op) {
+  static const char *const names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+  static const PtoBinaryKind kinds[] = {PTO_BINARY_EQ, PTO_BINARY_NE,
+                                        PTO_BINARY_LT, PTO_BINARY_LE,
+                                        PTO_BINARY_GT, PTO_BINARY_GE};
+  const char *cmp = pto_op_attr_str(op, "cmp");
+  for (unsigned i = 0; cmp && i < 6; i++)
+    if (strcmp(cmp, names[i]) == 0) return kinds[i];
+  return PTO_BINARY_EQ; /* the verifier admits the six names only */
+}
+
+/* The instructions with one tile result computed by one shared kernel
+ * from the operands: a[i] is tile operand i, or a scalar operand as a
+ * rank-0 array. */
+static PtoResult h_compute(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  PtoPtoOp id = pto_pto_op_id(op);
+  PtoPtoKind kind = pto_pto_op_kind(id);
+  unsigned n = pto_op_num_operands(op);
+  PtoNdArray a[3];
+  uint64_t buf;
+  for (unsigned i = 0; i < n && i < 3; i++) {
+    if (!pto_type_is_pto_tile(pto_value_type(pto_op_operand(op, i))))
+      a[i] = interp_operand_array(f, op, i, &buf);
+    else if (tile_read(f, op, i, &a[i]))
+      return PTO_FAILURE;
+  }
+  PtoTensor *t = tile_result(f, op, 0);
+  if (!t) return PTO_FAILURE;
+  const PtoNdArray *out = pto_tensor_array(t);
+  PtoKernelError err;
+  PtoResult r = PTO_FAILURE;
+  int k = kernel_kind(id);
+  switch (kind) {
+  case PTO_PTO_KIND_MOV:
+    r = pto_kernel_unary(PTO_UNARY_IDENTITY, &a[0], out, &err);
+    break;
+  case PTO_PTO_KIND_TRANS: {
+    /* a copy through the transposed view */
+    PtoNdArray v = a[0];
+    v.shape[0] = a[0].shape[1], v.shape[1] = a[0].shape[0];
+    v.strides[0] = a[0].strides[1], v.strides[1] = a[0].strides[0];
+    r = pto_kernel_unary(PTO_UNARY_IDENTITY, &v, out, &err);
+    break;
+  }
+  /* the scalar and the Mx1 column broadcast as numpy does */
+  case PTO_PTO_KIND_BINARY: case PTO_PTO_KIND_SCALAR: case PTO_PTO_KIND_ROWEXPAND:
+    r = pto_kernel_binary((PtoBinaryKind)k, &a[0], &a[1], out, &err);
+    break;
+  case PTO_PTO_KIND_UNARY:
+    r = pto_kernel_unary((PtoUnaryKind)k, &a[0], out, &err);
+    break;
+  case PTO_PTO_KIND_CVT: {
+    PtoCastMode mode = {pto_pypto_get_cast_mode(op), pto_pypto_get_saturate(op)
+                                                         ? PTO_SAT_SATURATE
+                                                         : PTO_SAT_WRAP};
+    r = pto_kernel_cast(&a[0], out, mode, &err);
+    break;
+  }
+  case PTO_PTO_KIND_CMP:
+    r = pto_kernel_binary(cmp_kind(op), &a[0], &a[1], out, &err);
+    break;
+  case PTO_PTO_KIND_SEL: r = pto_kernel_where(&a[0], &a[1], &a[2], out, &err); break;
+  /* trow*: over dim 1 into Mx1; tcol*: over dim 0 into 1xN */
+  case PTO_PTO_KIND_ROWRED: case PTO_PTO_KIND_COLRED:
+    r = pto_kernel_reduce((PtoReduceKind)k, &a[0],
+                          kind == PTO_PTO_KIND_ROWRED ? 1 : 0, out, &err);
+    break;
+  case PTO_PTO_KIND_GATHER: r = pto_kernel_gather(&a[0], &a[1], 1, out, &err); break;
+  case PTO_PTO_KIND_QUANT:
+    r = pto_kernel_quantize_scaled(&a[0], &a[1], out, &err);
+    break;
+  case PTO_PTO_KIND_MATMUL: {
+    /* C = A B, C0 + A B, A B + bias (the row broadcasts), accumulated in
+     * C's type: i32 exactly, f32 in double rounded once */
+    const PtoNdArray *x = &a[id == PTO_PTO_TMATMUL_ACC],
+                     *acc = id == PTO_PTO_TMATMUL       ? NULL
+                            : id == PTO_PTO_TMATMUL_ACC ? &a[0]
+                                                        : &a[2];
+    r = pto_kernel_matmul(x, x + 1, false, false, acc, out->dtype, out, &err);
+    break;
+  }
+  default:
+    pto_tensor_release(t);
+    return pto_interp_error(f, op, "not an instruction with one computed tile");
+  }
+  return finish(f, op, t, r, &err);
+}
+
+/* An MxN array seen as M x (N / w) x w: the windows of w elements of each
+ * row. */
+static PtoNdArray windows(const PtoNdArray *a, int64_t w) {
+  PtoNdArray v = *a;
+  v.rank = 3;
+  v.shape[0] = a->shape[0];
+  v.shape[1] = a->shape[1] / w;
+  v.shape[2] = w;
+  v.strides[0] = a->strides[0];
+  v.strides[1] = a->strides[1] * w;
+  v.strides[2] = a->strides[1];
+  return v;
+}
+
+/* tsort32 and tmrgsort: each window of w elements of each row sorted in
+ * descending order, stably (equal values keep their order, so that two
+ * sorted runs are merged with the left run first), NaN above every number.
+ * The indices result is the source column for tsort32 and the index
+ * operand's entry carried along for tmrgsort. */
+static PtoResult h_sort(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  bool merge = pto_pto_op_id(op) == PTO_PTO_TMRGSORT;
+  int64_t w = merge ? 2 * pto_op_attr_int(op, "block", 1) : 32;
+  PtoNdArray in[2];
+  if (read_tiles(f, op, merge ? 2 : 1, in)) return PTO_FAILURE;
+  PtoTensor *tv = tile_result(f, op, 0), *ti = tile_result(f, op, 1);
+  if (!tv || !ti) {
+    pto_tensor_release(tv);
+    pto_tensor_release(ti);
+    return PTO_FAILURE;
+  }
+  PtoNdArray x = windows(&in[0], w), vals = windows(pto_tensor_array(tv), w),
+             pos = windows(pto_tensor_array(ti), w);
+  PtoKernelError err;
+  PtoResult r = pto_kernel_topk(&x, w, 2, true, &vals, &pos, &err);
+  /* positions within the window -> the index each position carries */
+  int32_t *p = pto_tensor_array(ti)->data;
+  int64_t m = in[0].shape[0], n = in[0].shape[1];
+  for (int64_t i = 0; !r && i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      int64_t col = j / w * w + p[i * n + j];
+      p[i * n + j] = merge ? *(int32_t *)((char *)in[1].data +
+                                         (i * in[1].strides[0] +
+                                          col * in[1].strides[1]) * 4)
+                           : (int32_t)col;
+    }
+  if (r) {
+    pto_tensor_release(ti);
+    return interp_kernel_error(f, op, &err, tv);
+  }
+  if (tile_commit(f, op, 0, tv)) {
+    pto_tensor_release(ti);
+    return PTO_FAILURE;
+  }
+  return tile_commit(f, op, 1, ti);
+}
+
+/* ------------------------------------------------------------------ */
+/* Synchronisation                                                      */
+/* ------------------------------------------------------------------ */
+
+static PtoResult h_flag(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  PtoPipe src, dst;
+  int ev;
+  if (!pto_pto_flag(op, &src, &dst, &ev))
+    return pto_interp_error(f, op, "malformed flag");
+  unsigned *pending = &core_of(f)->pending[src][dst][ev];
+  if (pto_pto_op_id(op) == PTO_PTO_SET_FLAG) {
+    (*pending)++;
+    return PTO_SUCCESS;
+  }
+  if (!*pending)
+    return pto_interp_error(f, op, "waits for event %d from %s to %s, which no "
+                                   "earlier set_flag raised: on the device the "
+                                   "%s pipe would wait forever",
+                            ev, pto_pipe_name(src), pto_pipe_name(dst),
+                            pto_pipe_name(dst));
+  (*pending)--;
+  return PTO_SUCCESS;
+}
+
+/* Instructions already run in program order: a barrier has nothing to
+ * hold back. */
+static PtoResult h_barrier(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)f, (void)op, (void)user;
+  return PTO_SUCCESS;
+}
+
+void pto_interp_register_pto(PtoInterp *I) {
+  for (int id = 0; id < PTO_PTO_NUM_OPS; id++) {
+    PtoInterpHandler h = NULL;
+    switch (pto_pto_op_kind((PtoPtoOp)id)) {
+    case PTO_PTO_KIND_LOAD: h = h_load; break;
+    case PTO_PTO_KIND_STORE: h = h_store; break;
+    case PTO_PTO_KIND_PREFETCH: h = h_prefetch; break;
+    case PTO_PTO_KIND_MOV: case PTO_PTO_KIND_TRANS: case PTO_PTO_KIND_BINARY:
+    case PTO_PTO_KIND_SCALAR: case PTO_PTO_KIND_ROWEXPAND: case PTO_PTO_KIND_UNARY:
+    case PTO_PTO_KIND_CVT: case PTO_PTO_KIND_CMP: case PTO_PTO_KIND_SEL:
+    case PTO_PTO_KIND_ROWRED: case PTO_PTO_KIND_COLRED: case PTO_PTO_KIND_GATHER:
+    case PTO_PTO_KIND_QUANT: case PTO_PTO_KIND_MATMUL: h = h_compute; break;
+    case PTO_PTO_KIND_SORT32: case PTO_PTO_KIND_MRGSORT: h = h_sort; break;
+    case PTO_PTO_KIND_SETFLAG: case PTO_PTO_KIND_WAITFLAG: h = h_flag; break;
+    case PTO_PTO_KIND_BARRIER: h = h_barrier; break;
+    case PTO_PTO_KIND_KERNEL: case PTO_PTO_KIND_RETURN: break;
+    }
+    if (!h) continue;
+    char name[48];
+    snprintf(name, sizeof name, "pto.%s", pto_pto_op_mnemonic((PtoPtoOp)id));
+    pto_interp_register(I, name, h, NULL);
+  }
+}
