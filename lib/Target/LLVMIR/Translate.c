@@ -358,6 +358,12 @@ PtoResult pto_translate_to_llvmir(PtoOp *module, unsigned lanes, char **out) {
   for (PtoOp *op = top ? pto_block_first_op(top) : NULL; op; op = pto_op_next(op)) {
     if (pto_pto_op_id(op) == PTO_PTO_KERNEL) {
       if (pto_failed(emit_kernel(&t, op))) r = PTO_FAILURE;
+    } else if (pto_op_is(op, "func.func")) {
+      /* the host program of a lowered module, which launches the kernels:
+       * the kernels are still worth having */
+      pto_diag_emit(pto_op_diag(op, PTO_DIAG_WARNING,
+                                "is not translated: only pto.kernel functions "
+                                "are, the host program is not yet"));
     } else {
       r = pto_op_emit_error(op, "cannot be translated to LLVM IR yet; only "
                             "pto.kernel functions are");
