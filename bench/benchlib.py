@@ -71,10 +71,12 @@ def run_once(cmd, script="run.py", cpu=None):
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     # wait4 gives this child's own rusage, not the sum over all children.
-    _, status, ru = os.wait4(proc.pid, 0)
-    dt = time.perf_counter() - t0
+    # stderr is read to its end first: a child that writes more than a pipe
+    # holds would otherwise block forever while we wait for it.
     err = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
+    _, status, ru = os.wait4(proc.pid, 0)
+    dt = time.perf_counter() - t0
     code = os.waitstatus_to_exitcode(status)
     proc.returncode = code
     if code != 0:

@@ -17,7 +17,8 @@ It prints the kernels and launches produced, each kernel's cycle estimate
 from pto-kernel-cost, the median wall time, CPU time and peak RSS of each
 run (bench/benchlib.py), the ratio of the PTO-level run to the Block-level
 one, and whether the softmax stays within the targets: under 1.5 s and
-under 400 MiB (exit 1 when it does not).
+under 400 MiB (exit 1 when it does not, or when a workload fails to lower: the report
+then gives the first error).
 
 Usage: run.py [--reps R] [--pto-opt PATH] [--softmax N] [--matmul N]
               [--keep DIR]
@@ -95,13 +96,19 @@ def main():
                 "to-block": [pto_opt, src, "--pto-lower-to-block", "-o",
                              os.devnull],
                 "round-trip": [pto_opt, out, "-o", os.devnull]}
-        benchlib.run_once(cmds["to-pto"])
+        print(title)
+        first = subprocess.run(cmds["to-pto"], capture_output=True, text=True)
+        if first.returncode != 0:
+            err = next((l for l in first.stderr.splitlines() if "error:" in l),
+                       first.stderr.strip()[:200])
+            print("  to-pto FAILS: %s" % err.split("error: ", 1)[-1])
+            within = False
+            continue
         med, floor = benchlib.measure(cmds, args.reps)
         text = open(out).read()
         kernels = text.count("pto.kernel ")
         launches = text.count("block.launch ")
         costs = kernel_costs(pto_opt, out)
-        print(title)
         print("  kernels %d, launches %d; output %.1f MB"
               % (kernels, launches, os.path.getsize(out) / 1e6))
         for k, cycles, bound in costs[:6]:

@@ -14,7 +14,8 @@ extern "C" {
 /* Translates every pto.kernel of `module` (verified, memory-planned) into
  * one LLVM module, verified by LLVM and returned as textual IR in *out
  * (pto_free). What cannot be translated is reported as an error at its op
- * through the context, and nothing is returned.
+ * through the context, and nothing is returned; a func.func (the host
+ * program of a lowered module) is left out with a warning.
  *
  * The function of `pto.kernel vector @k(%A: tensor<64x64xf32>, %i: index)`
  * is `void @k(i8* %vec, i8* %A, i64 %i)`: first one base pointer per

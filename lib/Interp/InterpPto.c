@@ -135,52 +135,71 @@ static PtoResult read_tiles(PtoInterpFrame *f, PtoOp *op, unsigned n,
 /* Memory                                                               */
 /* ------------------------------------------------------------------ */
 
-/* The window of GM operand `gm` a tload / tstore / tprefetch addresses,
- * of `size`, checked against the tensor's run-time dims. */
+/* The window of GM operand `gm` a tload / tstore / tprefetch addresses
+ * (pto_pto_window_sizes), checked against the tensor's run-time dims. */
 static PtoResult gm_window(PtoInterpFrame *f, PtoOp *op, unsigned gm,
-                           const int64_t *size, PtoNdArray *out) {
-  int64_t offs[PTO_MAX_RANK];
+                           PtoNdArray *out) {
+  int64_t offs[PTO_MAX_RANK], size[PTO_MAX_RANK];
   PtoValue *dyn[PTO_MAX_RANK];
   unsigned n = pto_pto_get_offsets(op, offs, dyn);
   const PtoNdArray *t = interp_tensor_arg(f, op, gm);
+  if (pto_pto_window_sizes(op, size) != n || n != t->rank)
+    return pto_interp_error(f, op, "malformed window");
   if (interp_window_offsets(f, op, t, n, offs, dyn, size, -1)) return PTO_FAILURE;
   *out = interp_window_of(t, offs, size);
   return PTO_SUCCESS;
+}
+
+/* The window `w` seen as tile `t`: its dims other than 1, in order, are
+ * the tile's dims other than 1 (the verifier's rule). */
+static PtoNdArray as_tile(const PtoNdArray *w, PtoType *t) {
+  PtoNdArray v = *w;
+  v.rank = 2;
+  int64_t stride[2] = {0, 0};
+  unsigned d = 0;
+  for (unsigned k = 0; k < 2; k++) {
+    v.shape[k] = pto_type_ints(t)[k];
+    if (v.shape[k] == 1) continue;
+    while (d < w->rank && w->shape[d] == 1) d++;
+    if (d < w->rank) stride[k] = w->strides[d++];
+  }
+  v.strides[0] = stride[0];
+  v.strides[1] = stride[1];
+  for (unsigned k = 2; k < PTO_MAX_RANK; k++) v.shape[k] = v.strides[k] = 0;
+  return v;
 }
 
 static PtoResult h_load(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   PtoNdArray w;
   PtoType *rt = pto_value_type(pto_op_result(op, 0));
-  if (gm_window(f, op, 0, pto_type_ints(rt), &w)) return PTO_FAILURE;
+  if (gm_window(f, op, 0, &w)) return PTO_FAILURE;
+  PtoNdArray src = as_tile(&w, rt);
   PtoTensor *t = tile_result(f, op, 0);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   return finish(f, op, t,
-                pto_kernel_unary(PTO_UNARY_IDENTITY, &w, pto_tensor_array(t), &err),
+                pto_kernel_unary(PTO_UNARY_IDENTITY, &src, pto_tensor_array(t), &err),
                 &err);
 }
 
 static PtoResult h_store(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   PtoNdArray a, w;
-  if (tile_read(f, op, 0, &a) || gm_window(f, op, 1, a.shape, &w))
-    return PTO_FAILURE;
+  if (tile_read(f, op, 0, &a) || gm_window(f, op, 1, &w)) return PTO_FAILURE;
+  PtoNdArray dst = as_tile(&w, pto_value_type(pto_op_operand(op, 0)));
   /* GM tensors are memory, as at the Block level: written in place */
   PtoKernelError err;
-  if (pto_kernel_unary(PTO_UNARY_IDENTITY, &a, &w, &err))
+  if (pto_kernel_unary(PTO_UNARY_IDENTITY, &a, &dst, &err))
     return interp_kernel_error(f, op, &err, NULL);
   return PTO_SUCCESS;
 }
 
 static PtoResult h_prefetch(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  int64_t sizes[PTO_MAX_RANK];
-  unsigned n = 0;
-  pto_attr_get_i64_array(pto_op_attr(op, "sizes"), sizes, PTO_MAX_RANK, &n);
   /* a hint: only its window is checked */
   PtoNdArray w;
-  return gm_window(f, op, 0, sizes, &w);
+  return gm_window(f, op, 0, &w);
 }
 
 /* ------------------------------------------------------------------ */

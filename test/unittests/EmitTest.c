@@ -481,6 +481,60 @@ TEST(row_reduce) {
   }
 }
 
+/* Column reductions fold rows in order, so even float sums are exact
+ * against the same order in C. */
+TEST(col_reduce) {
+  for (size_t di = 0; di < sizeof kDtypes / sizeof kDtypes[0]; di++) {
+    PtoDType dt = kDtypes[di];
+    for (int op = 0; op <= PTO_EMIT_RED_MIN; op++) {
+      bool half = dt == PTO_DT_F16 || dt == PTO_DT_BF16;
+      K k;
+      k_begin(&k);
+      PtoError err = {{0}};
+      PtoResult r = pto_emit_col_reduce(&k.e, op, k_tile(&k, OFF_D, STRIDE, dt),
+                                        k_tile(&k, OFF_A, STRIDE, dt), k.rows,
+                                        k.cols, &err);
+      if (op == PTO_EMIT_RED_SUM && half) {
+        CHECK(pto_failed(r) && strstr(err.msg, "column sum") != NULL);
+        LLVMDisposeMessage(k_text(&k)); /* nothing was emitted */
+        continue;
+      }
+      CHECK(pto_succeeded(r));
+      KernelFn f = k_finish(&k, failures_);
+      if (!f) continue;
+      fill(OFF_A, STRIDE, dt, ROWS, COLS, -8, 8, true);
+      f(space_, ROWS, COLS);
+      int bad = 0;
+      for (int64_t j = 0; j < COLS; j++) {
+        const uint8_t *dp = at(OFF_D, STRIDE, dt, 0, j);
+        if (is_fp(dt)) {
+          float acc = getf(dt, at(OFF_A, STRIDE, dt, 0, j));
+          for (int64_t i = 1; i < ROWS; i++) {
+            float x = getf(dt, at(OFF_A, STRIDE, dt, i, j));
+            acc = op == PTO_EMIT_RED_SUM ? acc + x : fmax_nan(acc, x, op == PTO_EMIT_RED_MAX);
+          }
+          bad += !same_float(dt, dp, acc);
+        } else {
+          int64_t acc = geti(dt, at(OFF_A, STRIDE, dt, 0, j));
+          for (int64_t i = 1; i < ROWS; i++) {
+            int64_t x = geti(dt, at(OFF_A, STRIDE, dt, i, j));
+            acc = op == PTO_EMIT_RED_SUM ? acc + x
+                  : op == PTO_EMIT_RED_MAX ? (x > acc ? x : acc)
+                                           : (x < acc ? x : acc);
+          }
+          uint8_t w[4];
+          seti(dt, w, acc);
+          bad += memcmp(dp, w, pto_dtype_size(dt)) != 0;
+        }
+      }
+      if (bad)
+        fprintf(stderr, "col%s %s: %d wrong\n", pto_emit_reduce_name(op),
+                pto_dtype_name(dt), bad);
+      CHECK(bad == 0);
+    }
+  }
+}
+
 /* ---- casts and copies ---- */
 
 static int64_t ref_f2i(float x, PtoCastMode m, PtoDType to) {
@@ -566,28 +620,37 @@ TEST(casts) {
       }
 }
 
-TEST(copy_keeps_every_bit) {
+/* tload/tstore/tmov and ttrans: any bits (NaN payloads too) arrive as
+ * they left, between tiles of different strides. */
+static void check_moves(int *failures_, bool transpose) {
   for (size_t di = 0; di < sizeof kDtypes / sizeof kDtypes[0]; di++) {
     PtoDType dt = kDtypes[di];
     K k;
     k_begin(&k);
     PtoError err = {{0}};
-    CHECK(pto_succeeded(pto_emit_copy(&k.e, k_tile(&k, OFF_D, STRIDE + 5, dt),
-                                      k_tile(&k, OFF_A, STRIDE, dt), k.rows,
-                                      k.cols, &err)));
+    /* src ROWS x COLS (stride STRIDE); dst the same (stride STRIDE + 5) or
+     * COLS x ROWS (stride ROWS + 3) */
+    PtoEmitTile src = k_tile(&k, OFF_A, STRIDE, dt);
+    int64_t ds = transpose ? ROWS + 3 : STRIDE + 5;
+    PtoEmitTile dst = k_tile(&k, OFF_D, ds, dt);
+    CHECK(pto_succeeded(
+        transpose ? pto_emit_transpose(&k.e, dst, src, k.rows, k.cols, &err)
+                  : pto_emit_copy(&k.e, dst, src, k.rows, k.cols, &err)));
     KernelFn f = k_finish(&k, failures_);
     if (!f) continue;
     for (size_t i = 0; i < (size_t)(ROWS * STRIDE) * 4; i++)
-      space_[OFF_A + i] = (uint8_t)rnd(); /* any bits: NaN payloads too */
+      space_[OFF_A + i] = (uint8_t)rnd();
     f(space_, ROWS, COLS);
     int bad = 0;
     for (int64_t i = 0; i < ROWS; i++)
       for (int64_t j = 0; j < COLS; j++)
-        bad += memcmp(at(OFF_D, STRIDE + 5, dt, i, j), at(OFF_A, STRIDE, dt, i, j),
-                      pto_dtype_size(dt)) != 0;
+        bad += memcmp(transpose ? at(OFF_D, ds, dt, j, i) : at(OFF_D, ds, dt, i, j),
+                      at(OFF_A, STRIDE, dt, i, j), pto_dtype_size(dt)) != 0;
     CHECK(bad == 0);
   }
 }
+TEST(copy_keeps_every_bit) { check_moves(failures_, false); }
+TEST(transpose_keeps_every_bit) { check_moves(failures_, true); }
 
 /* ---- matmul ---- */
 
@@ -726,5 +789,5 @@ TEST(teardown) { teardown(failures_); }
 RUN_TESTS(T(setup), T(binary_bit_exact), T(binary_scalar_bit_exact),
           T(row_expand_bit_exact), T(unary_exact_ops),
           T(transcendental_ulp_bounds), T(transcendentals_vectorise),
-          T(row_reduce), T(casts), T(copy_keeps_every_bit), T(matmul),
+          T(row_reduce), T(col_reduce), T(transpose_keeps_every_bit), T(casts), T(copy_keeps_every_bit), T(matmul),
           T(matmul_uses_vector_fma), T(unsupported_is_an_error), T(teardown))

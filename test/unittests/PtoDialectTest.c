@@ -73,6 +73,10 @@ TEST(pipes_of_a_cube_kernel) {
   PtoValue *dyn[4];
   CHECK(pto_pto_get_offsets(nth(m, 8), offs, dyn) == 2);
   CHECK(offs[0] == 0 && offs[1] == 0 && !dyn[0] && !dyn[1]);
+  int64_t sizes[4];
+  CHECK(pto_pto_window_sizes(nth(m, 8), sizes) == 2);
+  CHECK(sizes[0] == 32 && sizes[1] == 32);
+  CHECK(pto_pto_window_sizes(nth(m, 5), sizes) == 0);
   pto_op_destroy(m);
   pto_ctx_destroy(ctx);
 }

@@ -1,7 +1,8 @@
 /* pto-translate's library side (pto/LLVMIR.h) end to end: PTO kernels
  * parsed, translated to LLVM IR, JIT-compiled and run on a buffer image
  * per core, against a C reference: the worked example's three kernels
- * chained (C = rowsum((A*2 + B) @ W)), and a row softmax. */
+ * chained (C = rowsum((A*2 + B) @ W)), a row softmax, and an f16 matmul
+ * split along k. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "Test.h"
 #include "pto/Dialects.h"
 #include "pto/ExecutionEngine.h"
+#include "pto/Float16.h"
 #include "pto/LLVMIR.h"
 
 static const char kWorked[] =
@@ -71,6 +73,18 @@ static void *lookup(PtoJitModule *m, const char *name) {
   return p;
 }
 
+/* Translates src and JIT-compiles it with a JIT of its own (*jit, to
+ * destroy); the module, or NULL. */
+static PtoJitModule *compile(const char *src, PtoJit **jit) {
+  char *ll = translate(src);
+  PtoError err;
+  *jit = pto_jit_create(NULL, &err);
+  PtoJitModule *m = ll && *jit ? pto_jit_compile(*jit, ll, strlen(ll), &err) : NULL;
+  if (ll && !m) fprintf(stderr, "%s\n", err.msg);
+  pto_free(ll);
+  return m;
+}
+
 static uint64_t rng_ = 0x2545f4914f6cdd1dULL;
 static float rnd(void) {
   rng_ ^= rng_ << 13;
@@ -80,14 +94,9 @@ static float rnd(void) {
 }
 
 TEST(worked_example_end_to_end) {
-  char *ll = translate(kWorked);
-  CHECK(ll != NULL);
-  if (!ll) return;
-  PtoError err;
-  PtoJit *jit = pto_jit_create(NULL, &err);
-  PtoJitModule *m = jit ? pto_jit_compile(jit, ll, strlen(ll), &err) : NULL;
-  if (!m) fprintf(stderr, "%s\n", err.msg);
-  pto_free(ll);
+  PtoJit *jit;
+  PtoJitModule *m = compile(kWorked, &jit);
+  CHECK(m != NULL);
   void *pm = lookup(m, "muls_add"), *pmm = lookup(m, "matmul"),
        *pr = lookup(m, "rowsum");
   CHECK(pm && pmm && pr);
@@ -142,13 +151,8 @@ static const char kSoftmax[] =
     "}\n";
 
 TEST(softmax_end_to_end) {
-  char *ll = translate(kSoftmax);
-  CHECK(ll != NULL);
-  if (!ll) return;
-  PtoError err;
-  PtoJit *jit = pto_jit_create(NULL, &err);
-  PtoJitModule *m = jit ? pto_jit_compile(jit, ll, strlen(ll), &err) : NULL;
-  pto_free(ll);
+  PtoJit *jit;
+  PtoJitModule *m = compile(kSoftmax, &jit);
   void *p = lookup(m, "softmax_rows");
   CHECK(p != NULL);
   if (p) {
@@ -173,4 +177,49 @@ TEST(softmax_end_to_end) {
   pto_jit_destroy(jit);
 }
 
-RUN_TESTS(T(worked_example_end_to_end), T(softmax_end_to_end))
+/* f16 operands, k split in two: tmatmul, then tmatmul_acc in place. */
+static const char kMatmul16[] =
+    "pto.kernel cube @mm16(%A: tensor<32x64xf16>, %B: tensor<64x32xf16>, %C: tensor<32x32xf32>) {\n"
+    "  %a0 = pto.tload %A[0, 0] : tensor<32x64xf16> -> !pto.tile<32x32xf16, mat, offset = 0>\n"
+    "  %b0 = pto.tload %B[0, 0] : tensor<64x32xf16> -> !pto.tile<32x32xf16, mat, offset = 2048>\n"
+    "  %a1 = pto.tload %A[0, 32] : tensor<32x64xf16> -> !pto.tile<32x32xf16, mat, offset = 4096>\n"
+    "  %b1 = pto.tload %B[32, 0] : tensor<64x32xf16> -> !pto.tile<32x32xf16, mat, offset = 6144>\n"
+    "  %l0 = pto.tmov %a0 : !pto.tile<32x32xf16, mat, offset = 0> -> !pto.tile<32x32xf16, left, offset = 0>\n"
+    "  %r0 = pto.tmov %b0 : !pto.tile<32x32xf16, mat, offset = 2048> -> !pto.tile<32x32xf16, right, offset = 0>\n"
+    "  %l1 = pto.tmov %a1 : !pto.tile<32x32xf16, mat, offset = 4096> -> !pto.tile<32x32xf16, left, offset = 2048>\n"
+    "  %r1 = pto.tmov %b1 : !pto.tile<32x32xf16, mat, offset = 6144> -> !pto.tile<32x32xf16, right, offset = 2048>\n"
+    "  %c0 = pto.tmatmul %l0, %r0 : !pto.tile<32x32xf16, left, offset = 0>, !pto.tile<32x32xf16, right, offset = 0> -> !pto.tile<32x32xf32, acc, offset = 0>\n"
+    "  %c1 = pto.tmatmul_acc %c0, %l1, %r1 : !pto.tile<32x32xf32, acc, offset = 0>, !pto.tile<32x32xf16, left, offset = 2048>, !pto.tile<32x32xf16, right, offset = 2048> -> !pto.tile<32x32xf32, acc, offset = 0>\n"
+    "  pto.tstore %c1, %C[0, 0] : !pto.tile<32x32xf32, acc, offset = 0> into tensor<32x32xf32>\n"
+    "}\n";
+
+TEST(f16_matmul_end_to_end) {
+  PtoJit *jit;
+  PtoJitModule *m = compile(kMatmul16, &jit);
+  void *p = lookup(m, "mm16");
+  CHECK(p != NULL);
+  if (p) {
+    void (*f)(void *, void *, void *, void *, uint16_t *, uint16_t *, float *);
+    memcpy(&f, &p, sizeof p);
+    static uint16_t A[32 * 64], Bm[64 * 32];
+    static float C[32 * 32];
+    static unsigned char l1[512 << 10], l0a[64 << 10], l0b[64 << 10], l0c[128 << 10];
+    for (int i = 0; i < 32 * 64; i++) A[i] = pto_f32_to_f16_bits(rnd());
+    for (int i = 0; i < 64 * 32; i++) Bm[i] = pto_f32_to_f16_bits(rnd());
+    f(l1, l0a, l0b, l0c, A, Bm, C);
+    int bad = 0;
+    for (int i = 0; i < 32; i++)
+      for (int j = 0; j < 32; j++) {
+        double want = 0; /* f16 products are exact in f32 and double */
+        for (int k = 0; k < 64; k++)
+          want += (double)pto_f16_bits_to_f32(A[i * 64 + k]) *
+                  pto_f16_bits_to_f32(Bm[k * 32 + j]);
+        bad += !(fabs(C[i * 32 + j] - want) <= 1e-4);
+      }
+    CHECK(bad == 0);
+  }
+  pto_jit_destroy(jit);
+}
+
+RUN_TESTS(T(worked_example_end_to_end), T(softmax_end_to_end),
+          T(f16_matmul_end_to_end))

@@ -157,6 +157,11 @@ int pto_pto_op_tied_operand(const PtoOp *op);
  * (NULL for static ones). Returns the rank (0 if malformed). */
 unsigned pto_pto_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn);
 
+/* tload, tstore, tprefetch: the sizes of the GM window, one per tensor
+ * dim (the `sizes` attribute, or for tload / tstore without it the tile's
+ * shape). Returns the rank (0 if malformed). */
+unsigned pto_pto_window_sizes(const PtoOp *op, int64_t *sizes);
+
 /* set_flag / wait_flag: their pipes and event id (false if malformed). */
 bool pto_pto_flag(const PtoOp *op, PtoPipe *src, PtoPipe *dst, int *event);
 

@@ -290,6 +290,17 @@ static PtoResult lower_op(Lower *L, PtoOp *op) {
   const char *name = pto_op_name_str(op);
   if (strcmp(name, "tile.matmul") == 0)
     return lower_matmul(L, op);
+  if (strcmp(name, "block.load") == 0 &&
+      pto_block_buf_space(pto_value_type(pto_op_result(op, 0))) !=
+          PTO_BUF_VEC &&
+      pto_block_buf_space(pto_value_type(pto_op_result(op, 0))) !=
+          PTO_BUF_MAT)
+    return pto_op_emit_error(
+        op, "lower-to-pto: no PTO instruction loads GM into %s; tload fills "
+            "vec or mat (an accumulator carried between kernels through GM "
+            "cannot be reloaded into L0C)",
+        pto_buf_space_name(pto_block_buf_space(
+            pto_value_type(pto_op_result(op, 0)))));
   for (unsigned i = 0; i < PTO_ARRAY_SIZE(direct); i++)
     if (strcmp(name, direct[i].tile) == 0)
       return replace(L, op, direct[i].pto);

@@ -322,6 +322,21 @@ unsigned pto_pto_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn) {
   return n;
 }
 
+unsigned pto_pto_window_sizes(const PtoOp *op, int64_t *sizes) {
+  unsigned n = 0;
+  PtoAttr *a = pto_op_attr(op, "sizes");
+  if (a) return pto_attr_get_i64_array(a, sizes, PTO_MAX_RANK, &n) ? n : 0;
+  PtoPtoOp id = pto_pto_op_id(op);
+  PtoType *t = id == PTO_PTO_TLOAD && pto_op_num_results(op)
+                   ? pto_value_type(pto_op_result(op, 0))
+               : id == PTO_PTO_TSTORE && pto_op_num_operands(op)
+                   ? pto_value_type(pto_op_operand(op, 0))
+                   : NULL;
+  if (!pto_type_is_pto_tile(t)) return 0;
+  memcpy(sizes, pto_type_ints(t), 2 * sizeof *sizes);
+  return 2;
+}
+
 bool pto_pto_flag(const PtoOp *op, PtoPipe *src, PtoPipe *dst, int *event) {
   PtoPtoOp id = pto_pto_op_id(op);
   if (id != PTO_PTO_SET_FLAG && id != PTO_PTO_WAIT_FLAG) return false;

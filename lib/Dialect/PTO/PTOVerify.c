@@ -145,33 +145,13 @@ static const char *const no_attrs[] = {NULL};
 
 /* ---- memory ---- */
 
-static PtoResult verify_load(Verifier *v) {
-  static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, NULL};
-  PtoType *t = res(v, 0);
-  if (known_attrs(v, known) || need_tile(v, "result", 0, t)) return PTO_FAILURE;
-  PtoBufSpace s = pto_pto_tile_space(t);
-  if (s != PTO_BUF_VEC && s != PTO_BUF_MAT)
-    return ERR(v, "result #0 must be in vec or mat (tload moves GM to UB or "
-                  "L1), got '%s'", pto_buf_space_name(s));
-  return pto_dialect_check_window(v->op, t, opnd(v, 0), 1);
-}
-
-static PtoResult verify_store(Verifier *v) {
-  static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, NULL};
-  PtoType *t = opnd(v, 0);
-  if (known_attrs(v, known) || need_tile(v, "operand", 0, t)) return PTO_FAILURE;
-  PtoBufSpace s = pto_pto_tile_space(t);
-  if (s != PTO_BUF_VEC && s != PTO_BUF_ACC)
-    return ERR(v, "operand #0 must be in vec or acc (tstore moves UB or L0C "
-                  "to GM), got '%s'", pto_buf_space_name(s));
-  return pto_dialect_check_window(v->op, t, opnd(v, 1), 2);
-}
-
-static PtoResult verify_prefetch(Verifier *v) {
-  static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, "sizes", NULL};
-  if (known_attrs(v, known)) return PTO_FAILURE;
-  PtoShape src, win;
-  if (pto_opcheck_tensor(&v->c, "operand", 0, opnd(v, 0), &src))
+/* A window given by `sizes` (one per dim of GM operand #gm) at the op's
+ * offsets (dynamic ones from operand #first_dyn on): positive sizes, inside
+ * the tensor's static dims. */
+static PtoResult sized_window(Verifier *v, unsigned gm, unsigned first_dyn,
+                              PtoShape *win) {
+  PtoShape src;
+  if (pto_opcheck_tensor(&v->c, "operand", gm, opnd(v, gm), &src))
     return PTO_FAILURE;
   int64_t sizes[PTO_MAX_RANK], offs[PTO_MAX_RANK];
   unsigned ns = 0, no = 0;
@@ -184,9 +164,68 @@ static PtoResult verify_prefetch(Verifier *v) {
     if (sizes[d] < 1)
       return ERR(v, "size of dim %u must be positive, got %lld", d,
                  (long long)sizes[d]);
-  pto_shape_init(&win, sizes, ns);
-  if (pto_opcheck_offsets(&v->c, 1, offs, &no)) return PTO_FAILURE;
-  return pto_shape_window_check(&v->c.site, &src, offs, no, &win);
+  pto_shape_init(win, sizes, ns);
+  if (pto_opcheck_offsets(&v->c, first_dyn, offs, &no)) return PTO_FAILURE;
+  return pto_shape_window_check(&v->c.site, &src, offs, no, win);
+}
+
+/* The window of a tload / tstore: the tile's shape in a 2-D tensor, or
+ * given by `sizes` in a tensor of any rank, whose non-unit sizes are the
+ * tile's non-unit dims in order (a 4x64 tile in a [1, 4, 1, 64] window). */
+static PtoResult tile_window(Verifier *v, PtoType *t, unsigned gm,
+                             unsigned first_dyn) {
+  if (!pto_op_attr(v->op, "sizes"))
+    return pto_dialect_check_window(v->op, t, opnd(v, gm), first_dyn);
+  PtoShape win;
+  if (sized_window(v, gm, first_dyn, &win)) return PTO_FAILURE;
+  PtoType *te = pto_type_tensor_elem(opnd(v, gm));
+  if (pto_pto_tile_elem(t) != te)
+    return ERR(v, "the tile has element type '%s' and the tensor '%s'",
+               tstr(v, pto_pto_tile_elem(t)), tstr(v, te));
+  int64_t want[2], got[PTO_MAX_RANK];
+  unsigned nw = 0, ng = 0;
+  for (unsigned d = 0; d < 2; d++)
+    if (pto_type_ints(t)[d] != 1) want[nw++] = pto_type_ints(t)[d];
+  for (unsigned d = 0; d < win.rank; d++)
+    if (win.dims[d] != 1) got[ng++] = win.dims[d];
+  bool ok = nw == ng;
+  for (unsigned i = 0; ok && i < nw; i++) ok = want[i] == got[i];
+  if (!ok) {
+    char buf[PTO_MAX_RANK * 24];
+    return ERR(v, "a window of sizes %s does not hold a %lldx%lld tile: its "
+                  "sizes other than 1 must be the tile's dims other than 1",
+               pto_shape_format(&win, buf, sizeof buf),
+               (long long)pto_pto_tile_rows(t), (long long)pto_pto_tile_cols(t));
+  }
+  return PTO_SUCCESS;
+}
+
+static PtoResult verify_load(Verifier *v) {
+  static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, "sizes", NULL};
+  PtoType *t = res(v, 0);
+  if (known_attrs(v, known) || need_tile(v, "result", 0, t)) return PTO_FAILURE;
+  PtoBufSpace s = pto_pto_tile_space(t);
+  if (s != PTO_BUF_VEC && s != PTO_BUF_MAT)
+    return ERR(v, "result #0 must be in vec or mat (tload moves GM to UB or "
+                  "L1), got '%s'", pto_buf_space_name(s));
+  return tile_window(v, t, 0, 1);
+}
+
+static PtoResult verify_store(Verifier *v) {
+  static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, "sizes", NULL};
+  PtoType *t = opnd(v, 0);
+  if (known_attrs(v, known) || need_tile(v, "operand", 0, t)) return PTO_FAILURE;
+  PtoBufSpace s = pto_pto_tile_space(t);
+  if (s != PTO_BUF_VEC && s != PTO_BUF_ACC)
+    return ERR(v, "operand #0 must be in vec or acc (tstore moves UB or L0C "
+                  "to GM), got '%s'", pto_buf_space_name(s));
+  return tile_window(v, t, 1, 2);
+}
+
+static PtoResult verify_prefetch(Verifier *v) {
+  static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, "sizes", NULL};
+  PtoShape win;
+  return known_attrs(v, known) || sized_window(v, 0, 1, &win);
 }
 
 static PtoResult verify_mov(Verifier *v) {

@@ -92,6 +92,16 @@ PtoResult pto_emit_unary(PtoEmit *e, PtoEmitUnary op, PtoEmitTile dst,
 PtoResult pto_emit_row_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
                               PtoEmitTile src, LLVMValueRef rows,
                               LLVMValueRef cols, PtoError *err);
+/* dst[0][c] = reduction of src[0..rows)[c], row after row in order (a
+ * loop along the row, which vectorises). Sums of f16 and bf16 would round
+ * at every row and are refused. */
+PtoResult pto_emit_col_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
+                              PtoEmitTile src, LLVMValueRef rows,
+                              LLVMValueRef cols, PtoError *err);
+/* dst[c][r] = src[r][c] for the rows x cols of src, bit for bit. */
+PtoResult pto_emit_transpose(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
+                             LLVMValueRef rows, LLVMValueRef cols,
+                             PtoError *err);
 /* dst = src converted to dst's dtype, rounding and saturating as mode
  * says (PtoCastMode, numpy's astype by default). */
 PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,

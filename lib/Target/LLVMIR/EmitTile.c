@@ -50,6 +50,13 @@ static PtoResult check_same(PtoEmitTile a, PtoEmitTile b, const char *what,
                        what, pto_dtype_name(a.dtype), pto_dtype_name(b.dtype));
 }
 
+/* Tiles of one element type the emitters handle. */
+static PtoResult check_pair(PtoEmitTile dst, PtoEmitTile src, const char *what,
+                            PtoError *err) {
+  if (pto_failed(check_dtype(dst, what, err))) return PTO_FAILURE;
+  return check_same(dst, src, what, err);
+}
+
 /* Comparisons rather than maxnum/minnum: NaN in either operand gives NaN,
  * as in the interpreter (lib/Kernels). */
 static LLVMValueRef fmax2(PtoEmit *e, LLVMValueRef a, LLVMValueRef b,
@@ -192,8 +199,7 @@ PtoResult pto_emit_binary(PtoEmit *e, PtoEmitBinary op, PtoEmitTile dst,
                           PtoEmitTile a, PtoEmitTile b, LLVMValueRef rows,
                           LLVMValueRef cols, PtoError *err) {
   const char *n = binary_names[op];
-  if (pto_failed(check_dtype(dst, n, err)) ||
-      pto_failed(check_same(dst, a, n, err)) ||
+  if (pto_failed(check_pair(dst, a, n, err)) ||
       pto_failed(check_same(dst, b, n, err)) ||
       pto_failed(check_binary(op, dst.dtype, err)))
     return PTO_FAILURE;
@@ -207,8 +213,7 @@ PtoResult pto_emit_binary_scalar(PtoEmit *e, PtoEmitBinary op,
                                  LLVMValueRef s, LLVMValueRef rows,
                                  LLVMValueRef cols, PtoError *err) {
   const char *n = binary_names[op];
-  if (pto_failed(check_dtype(dst, n, err)) ||
-      pto_failed(check_same(dst, a, n, err)) ||
+  if (pto_failed(check_pair(dst, a, n, err)) ||
       pto_failed(check_binary(op, dst.dtype, err)))
     return PTO_FAILURE;
   if (LLVMTypeOf(s) != pto_emit_compute_type(e, dst.dtype))
@@ -223,8 +228,7 @@ PtoResult pto_emit_row_expand(PtoEmit *e, PtoEmitBinary op, PtoEmitTile dst,
                               PtoEmitTile a, PtoEmitTile v, LLVMValueRef rows,
                               LLVMValueRef cols, PtoError *err) {
   const char *n = binary_names[op];
-  if (pto_failed(check_dtype(dst, n, err)) ||
-      pto_failed(check_same(dst, a, n, err)) ||
+  if (pto_failed(check_pair(dst, a, n, err)) ||
       pto_failed(check_same(dst, v, n, err)) ||
       pto_failed(check_binary(op, dst.dtype, err)))
     return PTO_FAILURE;
@@ -237,9 +241,7 @@ PtoResult pto_emit_unary(PtoEmit *e, PtoEmitUnary op, PtoEmitTile dst,
                          PtoEmitTile src, LLVMValueRef rows,
                          LLVMValueRef cols, PtoError *err) {
   const char *n = unary_names[op];
-  if (pto_failed(check_dtype(dst, n, err)) ||
-      pto_failed(check_same(dst, src, n, err)))
-    return PTO_FAILURE;
+  if (pto_failed(check_pair(dst, src, n, err))) return PTO_FAILURE;
   if (!is_float(dst.dtype) && !unary_takes_ints(op))
     return pto_error_set(err, "%s takes float tiles, not %s", n,
                          pto_dtype_name(dst.dtype));
@@ -250,9 +252,7 @@ PtoResult pto_emit_unary(PtoEmit *e, PtoEmitUnary op, PtoEmitTile dst,
 
 PtoResult pto_emit_copy(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                         LLVMValueRef rows, LLVMValueRef cols, PtoError *err) {
-  if (pto_failed(check_dtype(dst, "copy", err)) ||
-      pto_failed(check_same(dst, src, "copy", err)))
-    return PTO_FAILURE;
+  if (pto_failed(check_pair(dst, src, "copy", err))) return PTO_FAILURE;
   Ew w = {.kind = EW_COPY, .dst = dst, .a = src};
   elementwise(e, &w, rows, cols);
   return PTO_SUCCESS;
@@ -360,9 +360,7 @@ PtoResult pto_emit_row_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
                               PtoEmitTile src, LLVMValueRef rows,
                               LLVMValueRef cols, PtoError *err) {
   const char *n = reduce_names[op];
-  if (pto_failed(check_dtype(dst, n, err)) ||
-      pto_failed(check_same(dst, src, n, err)))
-    return PTO_FAILURE;
+  if (pto_failed(check_pair(dst, src, n, err))) return PTO_FAILURE;
   bool fp = is_float(src.dtype);
   unsigned lanes = e->lanes ? e->lanes : 8;
   LLVMTypeRef ct = pto_emit_compute_type(e, src.dtype);
@@ -402,6 +400,59 @@ PtoResult pto_emit_row_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
   lt.next[0] = reduce2(e, op, fp, lt.carry[0], x);
   pto_emit_loop_end(e, &lt);
   pto_emit_store(e, dst.dtype, pto_emit_elem_ptr(e, dst, r, zero), lt.carry[0]);
+  pto_emit_loop_end(e, &lr);
+  return PTO_SUCCESS;
+}
+
+/* ---- column reductions and transposes ---- */
+
+PtoResult pto_emit_col_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
+                              PtoEmitTile src, LLVMValueRef rows,
+                              LLVMValueRef cols, PtoError *err) {
+  const char *n = reduce_names[op];
+  if (pto_failed(check_pair(dst, src, n, err))) return PTO_FAILURE;
+  if (op == PTO_EMIT_RED_SUM && (src.dtype == PTO_DT_F16 || src.dtype == PTO_DT_BF16))
+    return pto_error_set(err, "a column sum of %s tiles has no LLVM "
+                         "translation yet", pto_dtype_name(src.dtype));
+  LLVMValueRef one = pto_emit_i64(e, 1);
+  /* dst = row 0, then dst = dst (op) row r for each further row */
+  Ew first = {.kind = EW_COPY, .dst = dst, .a = src};
+  elementwise(e, &first, one, cols);
+  PtoEmitLoop lr;
+  pto_emit_loop_begin(e, &lr, one, rows, 1, 0, NULL);
+  LLVMValueRef off = LLVMBuildMul(
+      B, LLVMBuildMul(B, lr.iv, src.row_stride, ""),
+      pto_emit_i64(e, (int64_t)pto_dtype_size(src.dtype)), "");
+  PtoEmitTile row = pto_emit_tile(e, src.ptr, off, src.row_stride, src.dtype);
+  PtoEmitBinary bop = op == PTO_EMIT_RED_SUM   ? PTO_EMIT_BIN_ADD
+                      : op == PTO_EMIT_RED_MAX ? PTO_EMIT_BIN_MAX
+                                               : PTO_EMIT_BIN_MIN;
+  Ew w = {.kind = EW_BINARY, .op = bop, .dst = dst, .a = dst, .b = row};
+  elementwise(e, &w, one, cols);
+  pto_emit_loop_end(e, &lr);
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_emit_transpose(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
+                             LLVMValueRef rows, LLVMValueRef cols,
+                             PtoError *err) {
+  if (pto_failed(check_pair(dst, src, "transpose", err))) return PTO_FAILURE;
+  unsigned size = (unsigned)pto_dtype_size(src.dtype);
+  LLVMTypeRef it = LLVMIntTypeInContext(e->ctx, 8 * size);
+  LLVMTypeRef ip = LLVMPointerType(it, 0);
+  LLVMValueRef zero = pto_emit_i64(e, 0);
+  PtoEmitLoop lr, lc;
+  pto_emit_loop_begin(e, &lr, zero, rows, 1, 0, NULL);
+  pto_emit_loop_begin(e, &lc, zero, cols, 1, 0, NULL);
+  /* as integers: bit for bit */
+  LLVMValueRef v = LLVMBuildLoad2(
+      B, it, LLVMBuildBitCast(B, pto_emit_elem_ptr(e, src, lr.iv, lc.iv), ip, ""),
+      "");
+  LLVMSetAlignment(v, size);
+  LLVMValueRef st = LLVMBuildStore(
+      B, v, LLVMBuildBitCast(B, pto_emit_elem_ptr(e, dst, lc.iv, lr.iv), ip, ""));
+  LLVMSetAlignment(st, size);
+  pto_emit_loop_end(e, &lc);
   pto_emit_loop_end(e, &lr);
   return PTO_SUCCESS;
 }

@@ -151,9 +151,9 @@ static PtoEmitUnary unary_of(PtoPtoOp id) {
 }
 
 static PtoEmitReduce reduce_of(PtoPtoOp id) {
-  return id == PTO_PTO_TROWMAX   ? PTO_EMIT_RED_MAX
-         : id == PTO_PTO_TROWMIN ? PTO_EMIT_RED_MIN
-                                 : PTO_EMIT_RED_SUM;
+  return id == PTO_PTO_TROWMAX || id == PTO_PTO_TCOLMAX   ? PTO_EMIT_RED_MAX
+         : id == PTO_PTO_TROWMIN || id == PTO_PTO_TCOLMIN ? PTO_EMIT_RED_MIN
+                                                          : PTO_EMIT_RED_SUM;
 }
 
 /* The vector instructions: every tile operand and the result where they
@@ -191,6 +191,12 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
     break;
   case PTO_PTO_KIND_ROWRED:
     r = pto_emit_row_reduce(&t->e, reduce_of(id), dst, a, rows, cols, &err);
+    break;
+  case PTO_PTO_KIND_COLRED:
+    r = pto_emit_col_reduce(&t->e, reduce_of(id), dst, a, rows, cols, &err);
+    break;
+  case PTO_PTO_KIND_TRANS:
+    r = pto_emit_transpose(&t->e, dst, a, rows, cols, &err);
     break;
   default: { /* tcvt */
     PtoCastMode mode = {PTO_ROUND_RINT, PTO_SAT_WRAP};
@@ -282,6 +288,8 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
   case PTO_PTO_KIND_UNARY:
   case PTO_PTO_KIND_CVT:
   case PTO_PTO_KIND_ROWRED:
+  case PTO_PTO_KIND_COLRED:
+  case PTO_PTO_KIND_TRANS:
   case PTO_PTO_KIND_ROWEXPAND: return emit_vector(t, op, id, kind);
   case PTO_PTO_KIND_MATMUL: return emit_matmul(t, op, id);
   default: return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
@@ -350,6 +358,12 @@ PtoResult pto_translate_to_llvmir(PtoOp *module, unsigned lanes, char **out) {
   for (PtoOp *op = top ? pto_block_first_op(top) : NULL; op; op = pto_op_next(op)) {
     if (pto_pto_op_id(op) == PTO_PTO_KERNEL) {
       if (pto_failed(emit_kernel(&t, op))) r = PTO_FAILURE;
+    } else if (pto_op_is(op, "func.func")) {
+      /* the host program of a lowered module, which launches the kernels:
+       * the kernels are still worth having */
+      pto_diag_emit(pto_op_diag(op, PTO_DIAG_WARNING,
+                                "is not translated: only pto.kernel functions "
+                                "are, the host program is not yet"));
     } else {
       r = pto_op_emit_error(op, "cannot be translated to LLVM IR yet; only "
                             "pto.kernel functions are");
