@@ -59,6 +59,15 @@ static uint8_t *tile_bytes(PtoInterpFrame *f, PtoOp *op, PtoType *t) {
     return NULL;
   }
   InterpCore *c = core_of(f);
+  if (!c->image[s] && cap > f->I->opts.max_tensor_bytes) {
+    /* a platform file may describe buffers this process cannot hold */
+    pto_interp_error(f, op, "the %s buffer's image (%llu bytes, from the "
+                            "platform) is larger than the interpreter's limit "
+                            "of %llu bytes (--max-tensor-bytes)",
+                     pto_buf_space_name(s), (unsigned long long)cap,
+                     (unsigned long long)f->I->opts.max_tensor_bytes);
+    return NULL;
+  }
   if (!c->image[s]) {
     c->image[s] = pto_malloc(cap);
     memset(c->image[s], 0xFF, cap);

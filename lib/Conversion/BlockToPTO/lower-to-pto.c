@@ -113,6 +113,20 @@ static PtoOp *build_like(Lower *L, PtoOp *op, const char *name,
     if (a)
       pto_op_state_add_attr(&st, kept[i], a);
   }
+  /* A tensor of another rank than the tile's 2 holds the tile in a window
+   * given by `sizes`: the buffer placed as block.load/store place it. */
+  bool load = pto_op_is(op, "block.load"), store = pto_op_is(op, "block.store");
+  if (load || store) {
+    PtoType *tensor = pto_value_type(pto_op_operand(op, store ? 1 : 0));
+    PtoType *buf = load ? pto_value_type(pto_op_result(op, 0))
+                        : pto_value_type(pto_op_operand(op, 0));
+    unsigned rank = pto_type_tensor_rank(tensor);
+    if (rank != 2) {
+      int64_t win[PTO_MAX_RANK];
+      pto_tile_window_shape(buf, rank, win);
+      pto_op_state_add_attr(&st, "sizes", pto_attr_i64_array(L->ctx, win, rank));
+    }
+  }
   PtoOp *n = pto_op_create(&st);
   pto_block_insert_before(op, n);
   return n;

@@ -143,11 +143,12 @@ static PtoResult check_region(PtoOp *op, const char *attr, unsigned i) {
       return pto_op_emit_error(op, "%s #%u: offset_operands entries are "
                                    "operand numbers or -1", attr, i);
     if (oo < 0 && (r.offsets[d] < 0 ||
-                   (dim != PTO_DYN && r.offsets[d] + r.sizes[d] > dim)))
-      return pto_op_emit_error(op, "%s #%u: window [%lld, %lld) of dim %u is "
+                   (dim != PTO_DYN && r.offsets[d] > dim - r.sizes[d])))
+      return pto_op_emit_error(op, "%s #%u: window [%lld, %llu) of dim %u is "
                                    "outside the tensor (size %lld)",
                                attr, i, (long long)r.offsets[d],
-                               (long long)(r.offsets[d] + r.sizes[d]), d,
+                               (unsigned long long)r.offsets[d] +
+                                   (uint64_t)r.sizes[d], d,
                                (long long)dim);
   }
   return PTO_SUCCESS;

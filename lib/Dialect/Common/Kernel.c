@@ -193,10 +193,12 @@ static PtoResult check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
                                  d, (long long)size, (long long)dim);
       continue;
     }
-    if (offs[d] < 0 || (dim != PTO_DYN && offs[d] + size > dim))
-      return pto_op_emit_error(op, "window [%lld, %lld) of dim %u is outside "
+    /* offs > dim - size: offs + size may not be representable */
+    if (offs[d] < 0 || (dim != PTO_DYN && offs[d] > dim - size))
+      return pto_op_emit_error(op, "window [%lld, %llu) of dim %u is outside "
                                    "the tensor (size %lld)",
-                               (long long)offs[d], (long long)(offs[d] + size),
+                               (long long)offs[d],
+                               (unsigned long long)offs[d] + (uint64_t)size,
                                d, (long long)dim);
   }
   unsigned nops = pto_op_num_operands(op);

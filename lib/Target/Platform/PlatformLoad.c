@@ -343,6 +343,12 @@ static bool read_memory(Loader *L, const xmlNode *el) {
     if (prop(n, "fractal") &&
         !whole(L, n, "fractal", DIM_BYTES, 1073741824.0, &b->fractal_bytes))
       return false;
+    /* Allocators round offsets up to a multiple of the alignment and of
+     * the ISA's own (both powers of two), so the larger one is both. */
+    if (b->align_bytes & (b->align_bytes - 1))
+      return fail(L, line_of(n), "<buffer space=\"%s\" align=\"%llu B\">: "
+                  "the alignment must be a power of two", space_names[s],
+                  (unsigned long long)b->align_bytes);
     if (b->align_bytes > b->size_bytes || b->fractal_bytes > b->size_bytes)
       return fail(L, line_of(n), "<buffer space=\"%s\">: alignment and fractal "
                   "must not exceed the size", space_names[s]);
