@@ -58,25 +58,22 @@ static bool has_option(PtoPass *pass, const char *name) {
   return false;
 }
 
-void *pto_pto_pass_state_create(PtoPass *pass) {
+/* Reads the options `platform` and `unordered-pipes` into *st; errors go
+ * to `loc` (where the pipeline names the pass). */
+static PtoResult read_options(PtoPass *pass, PtoLoc *loc, PtoPtoPassState *st) {
   PtoContext *ctx = pto_pass_ctx(pass);
   const char *arg = pto_pass_def(pass)->argument;
-  PtoPtoPassState *st = pto_calloc(1, sizeof *st);
   PtoPlatformError err;
   if (!pto_platform_load(&st->platform, pto_pass_option_str(pass, "platform"),
                          &err)) {
     if (err.line)
-      pto_emit_error(ctx, pto_loc_unknown(ctx),
-                     "%s: option 'platform': %s:%u: %s", arg, err.file,
-                     err.line, err.message);
-    else
-      pto_emit_error(ctx, pto_loc_unknown(ctx), "%s: option 'platform': %s",
-                     arg, err.message);
-    pto_free(st);
-    return NULL;
+      return pto_emit_error(ctx, loc, "%s: option 'platform': %s:%u: %s", arg,
+                            err.file, err.line, err.message);
+    return pto_emit_error(ctx, loc, "%s: option 'platform': %s", arg,
+                          err.message);
   }
   if (!has_option(pass, "unordered-pipes"))
-    return st;
+    return PTO_SUCCESS;
   const char *list = pto_pass_option_str(pass, "unordered-pipes");
   while (list && *list) {
     const char *end = strchr(list, ',');
@@ -87,16 +84,29 @@ void *pto_pto_pass_state_create(PtoPass *pass) {
       memcpy(name, list, n);
       p = pto_pipe_lookup(name);
     }
-    if (p == PTO_PIPE_NONE || p >= PTO_PIPE_NUM) {
-      pto_emit_error(ctx, pto_loc_unknown(ctx),
-                     "%s: option 'unordered-pipes': '%.*s' is not a pipe "
-                     "(MTE2, MTE1, M, V, FIX, MTE3, S)",
-                     arg, (int)n, list);
-      pto_free(st);
-      return NULL;
-    }
+    if (p == PTO_PIPE_NONE || p >= PTO_PIPE_NUM)
+      return pto_emit_error(ctx, loc,
+                            "%s: option 'unordered-pipes': '%.*s' is not a "
+                            "pipe (MTE2, MTE1, M, V, FIX, MTE3, S)",
+                            arg, (int)n, list);
     st->unordered_pipes |= 1u << p;
     list = end ? end + 1 : NULL;
+  }
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_pto_pass_check_options(PtoPass *pass, PtoLoc *loc) {
+  PtoPtoPassState st;
+  memset(&st, 0, sizeof st);
+  return read_options(pass, loc, &st);
+}
+
+void *pto_pto_pass_state_create(PtoPass *pass) {
+  PtoPtoPassState *st = pto_calloc(1, sizeof *st);
+  /* check_options has read them once already, at the pipeline's location */
+  if (read_options(pass, pto_loc_unknown(pto_pass_ctx(pass)), st)) {
+    pto_free(st);
+    return NULL;
   }
   return st;
 }

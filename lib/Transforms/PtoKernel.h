@@ -33,6 +33,8 @@ typedef struct PtoPtoPassState {
   uint32_t unordered_pipes;
 } PtoPtoPassState;
 void *pto_pto_pass_state_create(PtoPass *pass);
+/* Checks those options where the pipeline names the pass. */
+PtoResult pto_pto_pass_check_options(PtoPass *pass, PtoLoc *loc);
 #define PTO_PTO_PLATFORM_OPTION(what)                                       \
   {"platform", PTO_OPT_STRING, PTO_PLATFORM_DEFAULT,                        \
    "The machine, a built-in name (a2a3, a3) or a description file: " what, \
@@ -44,6 +46,7 @@ void *pto_pto_pass_state_create(PtoPass *pass);
   .anchor = "pto.kernel", .options = options,                               \
   .num_options = PTO_ARRAY_SIZE(options), .statistics = statistics,         \
   .num_statistics = PTO_ARRAY_SIZE(statistics), .run = (run_fn),            \
+  .check_options = pto_pto_pass_check_options,                              \
   .create_state = pto_pto_pass_state_create, .destroy_state = pto_free
 #define PTO_PTO_UNORDERED_PIPES_OPTION                                      \
   {"unordered-pipes", PTO_OPT_STRING, "",                                   \
