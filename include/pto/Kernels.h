@@ -53,13 +53,15 @@ enum {
  * and INT_MIN / -1 = INT_MIN; max and min propagate NaN; pow and atan2
  * (libm's atan2(a, b), the angle of the point (b, a)) are float only; the bitwise kinds are integer only (shifts by a count outside
  * [0, 63]: left gives 0, right the sign fill; right shifts are
- * arithmetic). The comparisons (EQ on, kept last) write a bool (or any
+ * arithmetic; gcd, integer only too, is non-negative except where
+ * |INT_MIN| wraps, gcd(0, 0) = 0). The comparisons (EQ on, kept last) write a bool (or any
  * integer) output, 1 or 0; NaN compares false except for NE. */
 #define PTO_BINARY_KINDS(X)                                                 \
   X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div")                   \
   X(MAX, "maximum") X(MIN, "minimum") X(POW, "pow") X(ATAN2, "atan2")       \
   X(AND, "bitwise_and") X(OR, "bitwise_or") X(XOR, "bitwise_xor")           \
   X(SHL, "bitwise_left_shift") X(SHR, "bitwise_right_shift")                \
+  X(GCD, "gcd")                                                             \
   X(EQ, "eq") X(NE, "ne") X(LT, "lt") X(LE, "le") X(GT, "gt") X(GE, "ge")
 
 typedef enum PtoBinaryKind {

@@ -75,12 +75,16 @@ UNARY_F(u_cbrt, cbrt(x))
 UNARY_F(u_exp2, exp2(x))
 UNARY_F(u_log2, log2(x))
 UNARY_F(u_log10, log10(x))
+/* signbit reads the bit, so -0.0 and a NaN with its sign set count: the
+ * load to double keeps both (Cast.c moves NaN payloads by shifting) */
+UNARY_F(u_signbit, signbit(x) ? 1.0 : 0.0)
 
 UNARY_I(i_abs, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
 UNARY_I(i_neg, (int64_t)(0 - (uint64_t)x))
 UNARY_I(i_relu, x < 0 ? 0 : x)
 UNARY_I(i_sign, x > 0 ? 1 : x < 0 ? -1 : 0)
 UNARY_I(i_trunc, x)
+UNARY_I(i_signbit, x < 0 ? 1 : 0)
 
 static const struct UnaryRow {
   const char *name;
@@ -245,6 +249,19 @@ static int64_t shr_i64(int64_t a, int64_t s) {
   return a < 0 ? ~(~a >> s) : a >> s; /* arithmetic without relying on >> of negatives */
 }
 
+/* Euclid on magnitudes: gcd(a, b) >= 0, and |INT64_MIN| = 2^63 wraps back
+ * to INT64_MIN as numpy's gcd does (narrower dtypes wrap at the store). */
+static int64_t gcd_i64(int64_t a, int64_t b) {
+  uint64_t x = a < 0 ? 0 - (uint64_t)a : (uint64_t)a;
+  uint64_t y = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+  while (y) {
+    uint64_t t = x % y;
+    x = y;
+    y = t;
+  }
+  return (int64_t)x;
+}
+
 static void binary_i64(PtoBinaryKind k, int64_t *a, const int64_t *b,
                        int64_t n) {
   switch (k) {
@@ -265,6 +282,7 @@ static void binary_i64(PtoBinaryKind k, int64_t *a, const int64_t *b,
   case PTO_BINARY_XOR: for (int64_t i = 0; i < n; i++) a[i] ^= b[i]; break;
   case PTO_BINARY_SHL: for (int64_t i = 0; i < n; i++) a[i] = shl_i64(a[i], b[i]); break;
   case PTO_BINARY_SHR: for (int64_t i = 0; i < n; i++) a[i] = shr_i64(a[i], b[i]); break;
+  case PTO_BINARY_GCD: for (int64_t i = 0; i < n; i++) a[i] = gcd_i64(a[i], b[i]); break;
   default: break;
   }
 }
@@ -305,7 +323,7 @@ PtoResult pto_kernel_binary(PtoBinaryKind k, const PtoNdArray *a,
   if (!fl && (k == PTO_BINARY_POW || k == PTO_BINARY_ATAN2))
     return pto_error_set(err, "%s needs a float dtype, got %s", name,
                    pto_dtype_name(a->dtype));
-  if (fl && k >= PTO_BINARY_AND && k <= PTO_BINARY_SHR)
+  if (fl && k >= PTO_BINARY_AND && k <= PTO_BINARY_GCD)
     return pto_error_set(err, "%s needs an integer dtype, got %s", name,
                    pto_dtype_name(a->dtype));
   int64_t st[3][PTO_MAX_RANK];
