@@ -34,6 +34,11 @@
 #define PTO_ATTR_EPS "eps"
 /* builder-only attributes (consumed by pto_pypto_create, never on an op) */
 #define PTO_ATTR_SHAPE "shape"
+/* pypto.uniform / normal (and their tiles: origin, full) */
+#define PTO_ATTR_KEY "key"
+#define PTO_ATTR_COUNTER "counter"
+#define PTO_ATTR_ORIGIN "origin"
+#define PTO_ATTR_FULL "full"
 #define PTO_ATTR_DTYPE "dtype"
 #define PTO_ATTR_OUT_DTYPE "out_dtype"
 
