@@ -14,7 +14,8 @@ PtoResult pypto_parse(PtoParser *p, PtoOpState *st) {
     return pto_syntax_parse_window(p, st, k == PTO_PYPTO_KIND_ASSEMBLE, false);
   bool sizes = k == PTO_PYPTO_KIND_ZEROS || k == PTO_PYPTO_KIND_FULL ||
                k == PTO_PYPTO_KIND_EXPAND;
-  return pto_syntax_parse_common(p, st, k != PTO_PYPTO_KIND_ZEROS, sizes);
+  return pto_syntax_parse_common(
+      p, st, k != PTO_PYPTO_KIND_ZEROS && k != PTO_PYPTO_KIND_RANDOM, sizes);
 }
 
 static PtoType *operand_type(PtoOp *op, unsigned i) {
@@ -38,7 +39,8 @@ static bool printable(PtoOp *op, PtoPyptoKind k) {
            (k == PTO_PYPTO_KIND_VIEW ||
             pto_value_type(pto_op_result(op, 0)) == operand_type(op, 1));
   }
-  if (k == PTO_PYPTO_KIND_ZEROS) return pto_op_num_results(op) == 1;
+  if (k == PTO_PYPTO_KIND_ZEROS || k == PTO_PYPTO_KIND_RANDOM)
+    return pto_op_num_results(op) == 1;
   return m > 0;
 }
 
