@@ -25,8 +25,6 @@ _GAPS = {
     "pack / unpack not written yet": "pack unpack",
     "needs a random-number op": "uniform normal",
     "no convolution, MX or block-scaled matmul op": "conv quant_mx scaled_mm",
-    "needs the user-defined tile op of the gathers": """
-        experimental.gather_in_l1 experimental.gather_in_ub""",
     "needs a run-time tensor print/save op": "pass_verify_print pass_verify_save",
     "the non-jit API (tensors from torch, `with pypto.function(...)`) is not written":
         "from_torch function",
