@@ -150,16 +150,13 @@ static PtoResult verify_gather(PtoOp *op) {
   return PTO_SUCCESS;
 }
 
+/* Designated fields: the hooks and tables this dialect does without stay
+ * NULL whatever fields PtoDialectDef gains. */
 static const PtoDialectDef experimental_dialect = {
-    "experimental",
-    experimental_op_defs,
-    PTO_EXPERIMENTAL_NUM_OPS,
-    NULL,
-    NULL,
-    NULL,
-    NULL,
-    NULL,
-    "PyPTO's custom gathers of paged-cache rows into on-chip memory",
+    .name = "experimental",
+    .ops = experimental_op_defs,
+    .num_ops = PTO_EXPERIMENTAL_NUM_OPS,
+    .summary = "PyPTO's custom gathers of paged-cache rows into on-chip memory",
 };
 
 void pto_register_experimental_dialect(PtoContext *ctx) {
