@@ -94,6 +94,7 @@ PtoInterp *pto_interp_create(PtoContext *ctx, const PtoInterpOptions *opts) {
   pto_interp_register_tile(I);
   pto_interp_register_block(I);
   pto_interp_register_pto(I);
+  pto_interp_register_experimental(I);
   static const uint64_t a2a3_buffers[5] = {192 << 10, 512 << 10, 64 << 10,
                                            64 << 10, 128 << 10};
   for (unsigned s = 0; s < 5; s++)

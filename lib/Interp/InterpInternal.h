@@ -64,6 +64,7 @@ PtoResult pto_interp_exec(PtoInterpFrame *f, PtoOp *op);
 PtoResult pto_interp_run_launches(PtoInterpFrame *f, PtoOp *first, PtoOp *end,
                                   PtoOp **next);
 void pto_interp_register_pto(PtoInterp *I);
+void pto_interp_register_experimental(PtoInterp *I);
 /* Gives `op_name` the handler (and user data) registered for `existing`,
  * when there is one: ops of two levels with one semantics share it. */
 void pto_interp_register_alias(PtoInterp *I, const char *op_name,

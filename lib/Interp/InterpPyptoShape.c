@@ -1,10 +1,12 @@
 /* Handlers of the pypto shape and indexing ops: view (zero-copy window),
  * assemble and scatter_update (copy-on-write of the destination), reshape,
- * transpose, concat, expand, full, zeros, dim, gather, index_select and
- * topk. Bounds that depend on run-time values are checked here. */
+ * transpose, concat, expand, full, zeros, dim, load_scalar, bitcast, gather,
+ * index_select and topk. Bounds that depend on run-time values are checked here. */
 #include "Interp/InterpPypto.h"
 
 #include "Support/Alloc.h"
+#include "pto/Dialect/AttrNames.h"
+#include "pto/IRArray.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -178,6 +180,64 @@ static PtoResult h_dim(PtoInterpFrame *f, PtoOp *op, void *user) {
   return PTO_SUCCESS;
 }
 
+/* bitcast: the operand's bytes in row-major order (it may be a strided
+ * view) copied into a contiguous tensor of the result's type. */
+static PtoResult h_bitcast(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
+  PtoType *rt = pto_value_type(pto_op_result(op, 0));
+  unsigned rank = x->rank;
+  int64_t shape[PTO_MAX_RANK];
+  memcpy(shape, x->shape, rank * sizeof *shape);
+  PtoDType dt;
+  if (!pto_dtype_from_type(pto_type_tensor_elem(rt), &dt))
+    return pto_interp_error(f, op, "unsupported result element type");
+  size_t from = pto_dtype_size(x->dtype), to = pto_dtype_size(dt);
+  if (rank) shape[rank - 1] = shape[rank - 1] * (int64_t)from / (int64_t)to;
+  PtoTensor *t = interp_new_result(f, op, 0, rank, shape);
+  if (!t) return PTO_FAILURE;
+  char *out = pto_tensor_array(t)->data;
+  int64_t n = pto_ndarray_numel(x), idx[PTO_MAX_RANK] = {0};
+  for (int64_t k = 0; k < n; k++) {
+    int64_t at = 0;
+    for (unsigned d = 0; d < rank; d++) at += idx[d] * x->strides[d];
+    memcpy(out + k * (int64_t)from, (const char *)x->data + at * (int64_t)from, from);
+    for (unsigned d = rank; d-- > 0;) {
+      if (++idx[d] < x->shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  interp_set_tensor(f, op, 0, t);
+  return PTO_SUCCESS;
+}
+
+/* load_scalar (and tile.load_scalar, its alias): operand #0 is the tensor,
+ * the dynamic indices follow it, as the op tables of both levels have it. */
+static PtoResult h_load_scalar(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
+  int64_t idx[PTO_MAX_RANK];
+  unsigned n = 0;
+  if (!pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_STATIC_OFFSETS), idx,
+                              PTO_MAX_RANK, &n) ||
+      n != x->rank)
+    return pto_interp_error(f, op, "expected %u indices, got %u", x->rank, n);
+  unsigned next = 1;
+  int64_t at = 0;
+  for (unsigned d = 0; d < n; d++) {
+    if (idx[d] == PTO_DYN) idx[d] = pto_interp_operand_int(f, op, next++);
+    if (idx[d] < 0 || idx[d] >= x->shape[d])
+      return pto_interp_error(f, op, "index %" PRId64 " is out of range for dim %u "
+                                     "of size %" PRId64 " at run time",
+                              idx[d], d, x->shape[d]);
+    at += idx[d] * x->strides[d];
+  }
+  pto_interp_set_result(f, op, 0,
+                        pto_interp_value_int(PTO_DT_INDEX,
+                                             pto_dtype_load_i64(x->dtype, x->data, at)));
+  return PTO_SUCCESS;
+}
+
 /* ------------------------------------------------------------------ */
 /* Indexing                                                             */
 /* ------------------------------------------------------------------ */
@@ -262,6 +322,8 @@ void interp_register_shape_ops(PtoInterp *I) {
       {PTO_PYPTO_FULL, h_fill},
       {PTO_PYPTO_ZEROS, h_fill},
       {PTO_PYPTO_DIM, h_dim},
+      {PTO_PYPTO_LOAD_SCALAR, h_load_scalar},
+      {PTO_PYPTO_BITCAST, h_bitcast},
       {PTO_PYPTO_GATHER, h_gather},
       {PTO_PYPTO_INDEX_SELECT, h_index_select},
       {PTO_PYPTO_SCATTER_UPDATE, h_scatter},

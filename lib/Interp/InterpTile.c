@@ -385,7 +385,9 @@ static const char *move_twin(PtoTileKind k) {
   switch (k) {
   case PTO_TILE_KIND_TRANSPOSE: return "pypto.transpose";
   case PTO_TILE_KIND_DIM: return "pypto.dim";
+  case PTO_TILE_KIND_LOAD_SCALAR: return "pypto.load_scalar";
   case PTO_TILE_KIND_TENSOR_RESHAPE: return "pypto.reshape";
+  case PTO_TILE_KIND_TENSOR_BITCAST: return "pypto.bitcast";
   default: return NULL;
   }
 }

@@ -581,6 +581,17 @@ class JitKernel:
                 lib.pto_embed_module_destroy(m)
         return ck.stage_cache[1]
 
+    @property
+    def num_ops_executed(self):
+        """Ops the interpreter executed over every run of the most recently
+        compiled version (``pto-run --stats`` counts the same): the work a
+        call does, independent of the machine's speed."""
+        ck = self._last
+        if ck is None:
+            return 0
+        with self._lock:
+            return int(ck.session.lib.pto_embed_kernel_num_ops_executed(ck.kernel))
+
     def traced_text(self, *args, **kwargs):
         """The IR text the tracer produced (generic form, Python locations)."""
         return self._compiled(args, kwargs).text

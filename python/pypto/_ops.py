@@ -13,7 +13,7 @@ from ._enums import LogBaseType, PrecisionType, check_enum
 from ._errors import TraceError, UnsupportedError, error_at
 from ._ir import INDEX
 from ._loc import user_loc
-from ._symbolic import SymbolicScalar, concrete
+from ._symbolic import Atom, SymbolicScalar, concrete
 from ._tensor import Tensor
 from ._trace import current
 
@@ -535,14 +535,17 @@ def _offsets(t, offsets, rank, loc):
 
 def view(input, shape=None, offsets=None, *, valid_shape=None, dtype=None):
     """The window of `shape` (static sizes) at `offsets` (ints or symbolic
-    scalars) of input."""
+    scalars) of input; with `dtype`, the window's bytes read as that type
+    (the last dim scales with the element width)."""
     loc = user_loc()
     x = _tensor(input)
     t = _t()
     rank = x._value.type.rank
-    if dtype is not None and _dtypes.coerce(dtype).ir != _elem(x):
-        raise error_at(UnsupportedError, loc, "view: reinterpreting the element type "
-                       "(dtype=) is not supported")
+    if dtype is not None:
+        dt = _dtypes.coerce(dtype, "dtype")
+        if dt.ir != _elem(x):
+            w = view(x, shape, offsets, valid_shape=valid_shape)
+            return _bitcast(w, dt, loc)
     if shape is None:
         shape = x._dims
     shape = list(shape)
@@ -564,6 +567,24 @@ def view(input, shape=None, offsets=None, *, valid_shape=None, dtype=None):
     static, dyn = _offsets(t, list(offsets), rank, loc)
     return _one("view", [x._value] + dyn,
                 {"shape": _ints_attr(sizes), "static_offsets": _ints_attr(static)}, loc)
+
+
+def _bitcast(x, dt, loc):
+    """x's bytes in row-major order as elements of dt (pypto.bitcast)."""
+    src = _dtypes.from_ir(_elem(x))
+    if src is DataType.DT_BOOL or dt is DataType.DT_BOOL:
+        raise error_at(TypeError, loc, f"view: cannot reinterpret the bits of {src.name} as "
+                       f"{dt.name}: DT_BOOL has no bit layout to reinterpret")
+    a, b = src.itemsize, dt.itemsize
+    dims = list(x._dims)
+    if a != b:
+        last = concrete(dims[-1]) if dims else None
+        if last is None or (last * a) % b:
+            raise error_at(ValueError, loc,
+                           f"view: the last dim ({dims[-1] if dims else 'none'}) of "
+                           f"{src.name} elements does not hold a whole number of "
+                           f"{dt.name} elements")
+    return _one("bitcast", [x._value], {"dtype": dt.ir}, loc, vec=False)
 
 
 def assemble(input, offsets, out):
@@ -922,9 +943,44 @@ def _static_size(size, i, loc, what):
     return c
 
 
+_INT_ELEMS = ("i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64")
+
+
+def _is_element_key(x, key):
+    """Whether `key` picks one element: an int or symbolic index per dim."""
+    key = key if isinstance(key, tuple) else (key,)
+    return (len(key) == len(x._dims) and len(key) > 0 and
+            all(isinstance(k, (int, SymbolicScalar)) and not isinstance(k, bool)
+                for k in key))
+
+
+def _load_scalar(x, key, loc):
+    """x[b, j] on an integer tensor: the element as a run-time scalar
+    (PyPTO's scalar read), usable as a loop bound, offset or size."""
+    if _elem(x) not in _INT_ELEMS:
+        raise error_at(TypeError, loc,
+                       f"reading one element gives a symbolic scalar, which needs an integer "
+                       f"tensor; this one holds {_dtypes.from_ir(_elem(x))!r} (take a window "
+                       f"such as x[i:i+1] for a tensor)")
+    parts = _norm_key(x, key, loc, False)
+    for i, ((o, _, _), d) in enumerate(zip(parts, x._dims)):
+        c, dc = concrete(o), concrete(d)
+        if c is not None and dc is not None and c >= dc:
+            raise error_at(IndexError, loc, f"index {c} is out of range for dim {i} of size {dc}")
+        if isinstance(o, SymbolicScalar) and o.is_bool:
+            raise error_at(TypeError, loc, f"index {i} is a condition, not an integer")
+    t = _t()
+    static, dyn = _offsets(t, [o for o, _, _ in parts], len(parts), loc)
+    (v,) = t.pypto("load_scalar", [x._value] + dyn,
+                   {"static_offsets": _ints_attr(static)}, loc)
+    return SymbolicScalar.atom(Atom("value", value=v, name=f"{x.name or 'tensor'}[...]"))
+
+
 def _getitem(x, key):
     loc = user_loc()
     _tensor(x)
+    if _is_element_key(x, key):
+        return _load_scalar(x, key, loc)
     parts = _norm_key(x, key, loc, False)
     sizes = [_static_size(s, i, loc, "the slice") for i, (_, s, _) in enumerate(parts)]
     offsets = [o for o, _, _ in parts]
@@ -996,4 +1052,5 @@ C_OPS = dict(
      assemble reshape transpose concat expand full zeros gather index_select
      scatter_update topk quantize dequantize softmax rms_norm layer_norm""".split()},
     adds="add", subs="sub", muls="mul", divs="div", maxs="maximum", mins="minimum",
-    dim="Tensor.shape", gcd="gcd", signbit="signbit", uniform="uniform", normal="normal")
+    dim="Tensor.shape", gcd="gcd", signbit="signbit", uniform="uniform", normal="normal",
+    load_scalar="Tensor.__getitem__", bitcast="view")

@@ -241,8 +241,10 @@ class Tracer:
         if atom.kind == "value":
             v = atom.value
             if not v.block.encloses(self.block):
+                what = (f"the loop index '{atom.name}'" if atom.args
+                        else f"the scalar '{atom.name}'")
                 raise error_at(TraceError, loc,
-                               f"the loop index '{atom.name}' is used outside its pypto.loop")
+                               f"{what} is used outside the pypto.loop it was made in")
             return v
         if atom.kind == "dim":
             value, d = atom.value

@@ -1,5 +1,6 @@
 """pypto.experimental: PyPTO's ops marked experimental, each composed of
-Tensor-level ops here, and the operation options."""
+Tensor-level ops here or an op of the `experimental` dialect (the gathers
+of paged-cache rows), and the operation options."""
 
 from . import _ops
 from ._dtypes import DataType, coerce
@@ -7,10 +8,12 @@ from ._errors import error_at
 from ._loc import user_loc
 from ._options import check_group, get_group, set_group
 from ._symbolic import concrete
-from ._trace import active
+from ._ir import tensor_type
+from ._tensor import Tensor
+from ._trace import active, current
 
 __all__ = ["set_operation_options", "get_operation_options", "transposed_batchmatmul",
-           "online_softmax", "online_softmax_update"]
+           "online_softmax", "online_softmax_update", "gather_in_ub", "gather_in_l1"]
 
 
 def set_operation_options(**kw):
@@ -96,3 +99,61 @@ def online_softmax_update(previous_max, previous_sum, previous_output, current_m
     total = _ops.add(_ops.mul(ps, a), _ops.mul(cs, b))
     out = _ops.add(_ops.mul(po, a), _ops.mul(co, b))
     return m, total, out
+
+
+def _gather(name, src, indices, block_table, block_size, width, attrs, src_dtypes):
+    loc = user_loc()
+    x = _ops._tensor(src, "param" if name == "gather_in_ub" else "src")
+    idx, tab = _ops._tensor(indices, "indices"), _ops._tensor(block_table, "block_table")
+    for what, v, ok in (("the source", x, src_dtypes),
+                        ("indices", idx, (DataType.DT_INT32, DataType.DT_INT64)),
+                        ("block_table", tab, (DataType.DT_INT32, DataType.DT_INT64))):
+        if len(v.shape) != 2:
+            raise error_at(ValueError, loc, f"{name}: {what} must be 2-D, got shape {v.shape}")
+        if v.dtype not in ok:
+            raise error_at(TypeError, loc, f"{name}: {what} must be "
+                           + " or ".join(d.name for d in ok) + f", got {v.dtype.name}")
+    if concrete(idx.shape[0]) != 1 or concrete(tab.shape[0]) != 1:
+        raise error_at(ValueError, loc, f"{name}: indices and block_table must have shape "
+                       f"[1, n], got {idx.shape} and {tab.shape}")
+    if isinstance(block_size, bool) or not isinstance(block_size, int) or block_size <= 0:
+        raise error_at(ValueError, loc, f"{name}: block_size must be a positive int, got "
+                       f"{block_size!r}")
+    t = current()
+    rtype = tensor_type([concrete(idx.shape[1]), concrete(width)], x._value.type.elem)
+    text = "{" + ", ".join([f"block_size = {block_size} : i64"] + attrs) + "}"
+    op = t.emit("experimental." + name, [x._value, idx._value, tab._value], [rtype], text, loc)
+    return Tensor._wrap(op.results[0], t)
+
+
+def gather_in_ub(param, indices, block_table, block_size, axis=-2):
+    """Rows of the paged cache `param` [tokens, hidden] for the token
+    indices [1, k]: token i is row block_table[0, i // block_size] *
+    block_size + i % block_size. Returns [k, hidden] (loaded into UB on
+    the accelerator)."""
+    if axis not in (-2, 0):
+        raise error_at(ValueError, user_loc(), f"gather_in_ub: only axis -2 is supported, "
+                       f"got {axis!r}")
+    x = _ops._tensor(param, "param")
+    return _gather("gather_in_ub", x, indices, block_table, block_size, x.shape[-1],
+                   [f"axis = {axis} : i64"],
+                   (DataType.DT_FP32, DataType.DT_FP16, DataType.DT_BF16))
+
+
+def gather_in_l1(src, indices, block_table, block_size, size, is_b_matrix=False,
+                 is_trans=False):
+    """The first `size` elements of the rows of `src` that gather_in_ub
+    would pick: [k, size] (loaded into L1 on the accelerator; is_b_matrix
+    and is_trans say how the matmul that reads it takes it, and are kept on
+    the op)."""
+    x = _ops._tensor(src, "src")
+    h = concrete(x.shape[-1]) if len(x.shape) == 2 else None
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0 or \
+            (h is not None and size > h):
+        raise error_at(ValueError, user_loc(), f"gather_in_l1: size must be an int in [1, "
+                       f"{h}], got {size!r}")
+    flags = [f"size = {size} : i64"]
+    flags += ["is_b_matrix"] if is_b_matrix else []
+    flags += ["is_trans"] if is_trans else []
+    return _gather("gather_in_l1", x, indices, block_table, block_size, size, flags,
+                   (DataType.DT_FP32, DataType.DT_FP16, DataType.DT_BF16, DataType.DT_INT8))

@@ -22,8 +22,6 @@ _GAPS = {
         atomic_add gathermask""",
     "pack / unpack not written yet": "pack unpack",
     "no convolution, MX or block-scaled matmul op": "conv quant_mx scaled_mm",
-    "needs the user-defined tile op of the gathers": """
-        experimental.gather_in_l1 experimental.gather_in_ub""",
     "needs a run-time tensor print/save op": "pass_verify_print pass_verify_save",
 }
 NOT_YET = {"pypto." + n: why for why, names in _GAPS.items() for n in names.split()}

@@ -28,7 +28,7 @@ static const struct {
 } test_dirs[] = {
     {"arith", "Arith"}, {"func", "Func"}, {"scf", "SCF"},
     {"pypto", "Pypto"}, {"tile", "Tile"}, {"block", "Block"},
-    {"pto", "PTO"},
+    {"pto", "PTO"}, {"experimental", "Experimental"},
 };
 
 static char *slurp(const char *path) {

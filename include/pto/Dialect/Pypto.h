@@ -52,6 +52,8 @@ typedef enum PtoPyptoKind {
   PTO_PYPTO_KIND_RMS_NORM,
   PTO_PYPTO_KIND_LAYER_NORM,
   PTO_PYPTO_KIND_RANDOM,
+  PTO_PYPTO_KIND_LOAD_SCALAR,
+  PTO_PYPTO_KIND_BITCAST,
 } PtoPyptoKind;
 
 /* The op's id, or PTO_PYPTO_NONE when it is not a registered pypto op. */
@@ -76,7 +78,7 @@ const char *const *pto_pypto_op_attrs(PtoPyptoOp id);
  * softmax, concat, gather, index_select, scatter_update, topk, dim). */
 unsigned pto_pypto_get_dim(const PtoOp *op);
 bool pto_pypto_get_keepdim(const PtoOp *op);
-/* view/assemble: writes one offset per dim (PTO_DYN for dynamic ones) and
+/* view/assemble/load_scalar: writes one offset per dim (PTO_DYN for dynamic ones) and
  * the index operand holding each dynamic offset (NULL for static ones).
  * Either array may be NULL. Returns the rank. */
 unsigned pto_pypto_get_offsets(const PtoOp *op, int64_t *static_offsets,

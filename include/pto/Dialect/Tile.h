@@ -94,6 +94,8 @@ typedef enum PtoTileKind {
   PTO_TILE_KIND_QUANTIZE,
   PTO_TILE_KIND_DEQUANTIZE,
   PTO_TILE_KIND_RANDOM,
+  PTO_TILE_KIND_LOAD_SCALAR,
+  PTO_TILE_KIND_TENSOR_BITCAST,
 } PtoTileKind;
 
 /* The op's id, or PTO_TILE_NONE when it is not a registered tile op. */

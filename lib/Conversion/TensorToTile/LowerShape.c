@@ -2,7 +2,7 @@
  * consumers read through (tiles of a grid when the window lines up with it,
  * tile.view of the source with offset arithmetic otherwise, also inside
  * loops with dynamic offsets); assemble and concat write tiles into GM
- * tensors; reshape is a GM reshape; transpose permutes tiles; gather,
+ * tensors; reshape and bitcast are GM reshapes; transpose permutes tiles; gather,
  * index_select and scatter_update read and write GM per tile of indices. */
 #include "TensorToTile.h"
 
@@ -125,13 +125,15 @@ static PtoResult expand_concat(Lowering *t, PtoOp *op) {
   return PTO_SUCCESS;
 }
 
-static PtoResult expand_reshape(Lowering *t, PtoOp *op) {
+/* reshape and bitcast: the same bytes of the tensor in GM, seen as
+ * another tensor type. */
+static PtoResult expand_reshape(Lowering *t, PtoOp *op, PtoTileOp id) {
   PtoType *rt = pto_value_type(pto_op_result(op, 0));
   PtoValue *src = lower_gm(t, lower_lookup(t, pto_op_operand(op, 0)));
   LoweredValue *r = lower_new_val(t, LOWERED_GM, rt);
   r->gm = src;
   if (pto_value_type(src) != rt)
-    r->gm = lower_emit(t, PTO_TILE_TENSOR_RESHAPE, &src, 1, rt, NULL, 0);
+    r->gm = lower_emit(t, id, &src, 1, rt, NULL, 0);
   lower_bind(t, pto_op_result(op, 0), r);
   return PTO_SUCCESS;
 }
@@ -148,6 +150,38 @@ static PtoResult expand_dim(Lowering *t, PtoOp *op) {
     PtoNamedAttr a = {t->id_dim, pto_attr_i64(t->ctx, d)};
     r = lower_emit(t, PTO_TILE_DIM, &gm, 1, pto_type_index(t->ctx), &a, 1);
   }
+  pto_value_replace_all_uses(pto_op_result(op, 0), r);
+  return PTO_SUCCESS;
+}
+
+/* load_scalar reads GM: a window's element is its base's at the window's
+ * offset plus the index, so a view of an input costs no copy. */
+static PtoResult expand_load_scalar(Lowering *t, PtoOp *op) {
+  LoweredValue *x = lower_lookup(t, pto_op_operand(op, 0));
+  int64_t so[PTO_MAX_RANK];
+  PtoValue *dyn[PTO_MAX_RANK];
+  unsigned R = pto_pypto_get_offsets(op, so, dyn);
+  LowerOffset at[PTO_MAX_RANK];
+  for (unsigned d = 0; d < R; d++) at[d] = off_of(dyn[d] ? 0 : so[d], dyn[d]);
+  if (x->kind == LOWERED_WINDOW) {
+    for (unsigned d = 0; d < R; d++) {
+      LowerOffset o = x->offs[d];
+      at[d].c += o.c;
+      if (o.v)
+        at[d].v = at[d].v ? pto_arith_build_binary(&t->b, "arith.addi", at[d].v, o.v) : o.v;
+    }
+    x = x->base;
+  }
+  PtoValue *ops[PTO_MAX_RANK + 1];
+  unsigned n = 0;
+  ops[n++] = lower_gm(t, x);
+  int64_t st[PTO_MAX_RANK];
+  for (unsigned d = 0; d < R; d++) {
+    st[d] = at[d].v ? PTO_DYN : at[d].c;
+    if (at[d].v) ops[n++] = lower_offset_value(t, at[d]);
+  }
+  PtoNamedAttr a = {t->id_offsets, pto_attr_i64_array(t->ctx, st, R)};
+  PtoValue *r = lower_emit(t, PTO_TILE_LOAD_SCALAR, ops, n, pto_type_index(t->ctx), &a, 1);
   pto_value_replace_all_uses(pto_op_result(op, 0), r);
   return PTO_SUCCESS;
 }
@@ -213,8 +247,10 @@ PtoResult lower_shape(Lowering *t, PtoOp *op) {
   case PTO_PYPTO_KIND_VIEW: return expand_view(t, op);
   case PTO_PYPTO_KIND_ASSEMBLE: return expand_assemble(t, op);
   case PTO_PYPTO_KIND_CONCAT: return expand_concat(t, op);
-  case PTO_PYPTO_KIND_RESHAPE: return expand_reshape(t, op);
+  case PTO_PYPTO_KIND_RESHAPE: return expand_reshape(t, op, PTO_TILE_TENSOR_RESHAPE);
+  case PTO_PYPTO_KIND_BITCAST: return expand_reshape(t, op, PTO_TILE_TENSOR_BITCAST);
   case PTO_PYPTO_KIND_DIM: return expand_dim(t, op);
+  case PTO_PYPTO_KIND_LOAD_SCALAR: return expand_load_scalar(t, op);
   default: return expand_transpose(t, op);
   }
 }

@@ -41,7 +41,9 @@ static PtoResult expand_op(Lowering *t, PtoOp *op) {
   case PTO_PYPTO_KIND_RESHAPE:
   case PTO_PYPTO_KIND_TRANSPOSE:
   case PTO_PYPTO_KIND_CONCAT:
-  case PTO_PYPTO_KIND_DIM: return lower_shape(t, op);
+  case PTO_PYPTO_KIND_DIM:
+  case PTO_PYPTO_KIND_LOAD_SCALAR:
+  case PTO_PYPTO_KIND_BITCAST: return lower_shape(t, op);
   case PTO_PYPTO_KIND_GATHER:
   case PTO_PYPTO_KIND_INDEX_SELECT:
   case PTO_PYPTO_KIND_SCATTER: return lower_index(t, op);

@@ -544,7 +544,8 @@ static PtoWalkResult finish_op(PtoOp *op, void *user) {
   PtoTileOp id = pto_tile_op_id(op);
   if (id == PTO_TILE_EMPTY) pto_vec_push(&f->empties, op);
   else if (id != PTO_TILE_NONE && id != PTO_TILE_DIM &&
-           id != PTO_TILE_TENSOR_RESHAPE)
+           id != PTO_TILE_TENSOR_RESHAPE && id != PTO_TILE_LOAD_SCALAR &&
+           id != PTO_TILE_TENSOR_BITCAST)
     pto_vec_push(&f->erase, op);
   return PTO_WALK_ADVANCE;
 }

@@ -807,7 +807,8 @@ static PtoResult host_op(Partition *p, PtoBlock *b, PtoOp *op, U32Vec *ids) {
 /* Tile ops that stay in the host function: they name GM tensors. */
 static bool is_host_tile_op(PtoTileOp id) {
   return id == PTO_TILE_EMPTY || id == PTO_TILE_DIM ||
-         id == PTO_TILE_TENSOR_RESHAPE;
+         id == PTO_TILE_TENSOR_RESHAPE || id == PTO_TILE_LOAD_SCALAR ||
+         id == PTO_TILE_TENSOR_BITCAST;
 }
 
 PtoResult part_block(Partition *p, PtoBlock *b) {

@@ -4,7 +4,8 @@
  * and Kernels.c (turning each subgraph into a block.kernel and a launch).
  *
  * A node is either a host op (an op that stays in the host function:
- * arith, scf, func, tile.dim, tile.empty, tile.tensor_reshape) or a group
+ * arith, scf, func, tile.dim, tile.load_scalar, tile.empty,
+ * tile.tensor_reshape, tile.tensor_bitcast) or a group
  * of tile ops that becomes one kernel. Edges say "must run before": SSA
  * def-use, and for GM tensors, which the Block level updates in place,
  * writer -> later writer (WAW) and reader -> next writer (WAR). Groups

@@ -287,3 +287,43 @@ PtoResult pto_opcheck_matmul_dtypes(PtoOpCheck *c, const char *what,
                          pto_opcheck_tstr(c, *out), pto_opcheck_tstr(c, ea));
   return PTO_SUCCESS;
 }
+
+PtoResult pto_opcheck_bitcast(PtoOpCheck *c, PtoType *src, PtoType *dst) {
+  unsigned ws = pto_type_bitwidth(pto_type_tensor_elem(src));
+  unsigned wd = pto_type_bitwidth(pto_type_tensor_elem(dst));
+  if (ws == 1 || wd == 1)
+    return PTO_CHECK_ERR(c, "cannot reinterpret the bits of i1 elements ('%s' as '%s')",
+                         pto_opcheck_tstr(c, src), pto_opcheck_tstr(c, dst));
+  unsigned r = pto_type_tensor_rank(src);
+  if (pto_type_tensor_rank(dst) != r)
+    return PTO_CHECK_ERR(c, "result rank %u differs from the operand rank %u",
+                         pto_type_tensor_rank(dst), r);
+  if (r == 0 && ws != wd)
+    return PTO_CHECK_ERR(c, "a rank-0 tensor cannot change its element width (%u to %u "
+                            "bits)", ws, wd);
+  for (unsigned d = 0; d < r; d++) {
+    int64_t a = pto_type_tensor_dim(src, d), b = pto_type_tensor_dim(dst, d);
+    bool last = d + 1 == r;
+    if (last && ws != wd) {
+      if (a == PTO_DYN || b == PTO_DYN)
+        return PTO_CHECK_ERR(c, "the last dim must be static to change the element "
+                                "width ('%s' as '%s')",
+                             pto_opcheck_tstr(c, src), pto_opcheck_tstr(c, dst));
+      if (a * (int64_t)ws != b * (int64_t)wd)
+        return PTO_CHECK_ERR(c, "the operand's last dim holds %" PRId64 " bits, the "
+                                "result's %" PRId64 " ('%s' as '%s')",
+                             a * (int64_t)ws, b * (int64_t)wd, pto_opcheck_tstr(c, src),
+                             pto_opcheck_tstr(c, dst));
+    } else if (a != b) {
+      return PTO_CHECK_ERR(c, "result dim %u differs from the operand's ('%s' as '%s')", d,
+                           pto_opcheck_tstr(c, src), pto_opcheck_tstr(c, dst));
+    }
+  }
+  return PTO_SUCCESS;
+}
+
+void pto_opcheck_bitcast_shape(PtoShape *s, unsigned from, unsigned to) {
+  if (s->rank == 0 || from == to || !to) return;
+  int64_t *last = &s->dims[s->rank - 1];
+  if (*last != PTO_DYN && (*last * (int64_t)from) % to == 0) *last = *last * (int64_t)from / to;
+}

@@ -63,6 +63,14 @@ PtoResult pto_opcheck_tensor(PtoOpCheck *c, const char *what, unsigned i,
 PtoResult pto_opcheck_index_operands(PtoOpCheck *c, unsigned first);
 /* `static_offsets` (one entry per dim, PTO_DYN for dynamic ones) checked
  * against the dynamic offset operands from `first`. */
+/* A bit-level reinterpretation of tensor `src` as tensor `dst`: the same
+ * bytes in row-major order, so equal dims except the last, which holds as
+ * many bits in both (static when the element width changes). */
+PtoResult pto_opcheck_bitcast(PtoOpCheck *c, PtoType *src, PtoType *dst);
+/* The shape `src` (element width `from` bits) has as elements of `to`
+ * bits: the last dim scaled when it is static and divides evenly,
+ * unchanged otherwise (pto_opcheck_bitcast then says why). */
+void pto_opcheck_bitcast_shape(PtoShape *s, unsigned from, unsigned to);
 PtoResult pto_opcheck_offsets(PtoOpCheck *c, unsigned first, int64_t *offs,
                               unsigned *n);
 /* The `?` dims of `s` are given by index operands from `first`. */

@@ -53,7 +53,7 @@ PtoResult pypto_builder_attrs(PyInfer *in, const PtoNamedAttr *attrs,
   bool takes_dtype = k == PTO_PYPTO_KIND_FULL || k == PTO_PYPTO_KIND_ZEROS ||
                      k == PTO_PYPTO_KIND_RANDOM ||
                      k == PTO_PYPTO_KIND_CAST || k == PTO_PYPTO_KIND_MATMUL ||
-                     k == PTO_PYPTO_KIND_DEQUANTIZE;
+                     k == PTO_PYPTO_KIND_DEQUANTIZE || k == PTO_PYPTO_KIND_BITCAST;
   PtoAttr *shape_attr = NULL;
   PtoType *dtype = NULL;
   *nrest = 0;
@@ -81,6 +81,13 @@ PtoResult pypto_builder_attrs(PyInfer *in, const PtoNamedAttr *attrs,
     if (!dtype) return ERR("requires builder attribute 'dtype'");
     if (elem && !pto_shape_from_tensor(op0, &s))
       in->want[0] = pto_shape_tensor(in->c.ctx, &s, dtype);
+    return PTO_SUCCESS;
+  case PTO_PYPTO_KIND_BITCAST:
+    if (!dtype) return ERR("requires builder attribute 'dtype'");
+    if (elem && !pto_shape_from_tensor(op0, &s)) {
+      pto_opcheck_bitcast_shape(&s, pto_type_bitwidth(elem), pto_type_bitwidth(dtype));
+      in->want[0] = pto_shape_tensor(in->c.ctx, &s, dtype);
+    }
     return PTO_SUCCESS;
   case PTO_PYPTO_KIND_ZEROS:
   case PTO_PYPTO_KIND_RANDOM:

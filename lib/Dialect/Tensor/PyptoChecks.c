@@ -39,7 +39,8 @@ const char *const *pto_pypto_op_attrs(PtoPyptoOp id) {
   case PTO_PYPTO_KIND_ARGREDUCE: return reduce;
   case PTO_PYPTO_KIND_MATMUL: return matmul;
   case PTO_PYPTO_KIND_VIEW:
-  case PTO_PYPTO_KIND_ASSEMBLE: return window;
+  case PTO_PYPTO_KIND_ASSEMBLE:
+  case PTO_PYPTO_KIND_LOAD_SCALAR: return window;
   case PTO_PYPTO_KIND_TRANSPOSE: return perm;
   case PTO_PYPTO_KIND_CONCAT:
   case PTO_PYPTO_KIND_DIM:

@@ -66,6 +66,7 @@ PtoUnaryRow pto_pypto_unary_row(PtoPyptoOp id) {
 unsigned pypto_num_tensor_operands(PtoPyptoKind k, unsigned n) {
   switch (k) {
   case PTO_PYPTO_KIND_VIEW:
+  case PTO_PYPTO_KIND_LOAD_SCALAR:
   case PTO_PYPTO_KIND_EXPAND:
   case PTO_PYPTO_KIND_FULL: return n < 1 ? n : 1;
   case PTO_PYPTO_KIND_ASSEMBLE: return n < 2 ? n : 2;

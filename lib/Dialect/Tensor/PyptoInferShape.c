@@ -157,6 +157,36 @@ PtoResult pypto_infer_dim(PyInfer *in) {
   return PTO_SUCCESS;
 }
 
+/* load_scalar: one index per dim; static ones must lie inside static
+ * dims (dynamic ones are checked when the op runs). */
+PtoResult pypto_infer_load_scalar(PyInfer *in) {
+  PtoShape s;
+  int64_t offs[PTO_MAX_RANK];
+  unsigned n;
+  if (pypto_opnd_tensor(in, 0, &s, NULL) || pypto_opnd_class(in, 0, PTO_DTYPES_INT) ||
+      pto_opcheck_offsets(&in->c, 1, offs, &n))
+    return PTO_FAILURE;
+  if (n != s.rank)
+    return ERR("expected %u indices for a tensor of rank %u, got %u", s.rank, s.rank, n);
+  for (unsigned d = 0; d < n; d++)
+    if (offs[d] != PTO_DYN && (offs[d] < 0 || (s.dims[d] != PTO_DYN && offs[d] >= s.dims[d])))
+      return s.dims[d] == PTO_DYN
+                 ? ERR("index %" PRId64 " of dim %u is negative", offs[d], d)
+                 : ERR("index %" PRId64 " is out of range for dim %u of size %" PRId64,
+                       offs[d], d, s.dims[d]);
+  pypto_set_res(in, pto_type_index(in->c.ctx));
+  return PTO_SUCCESS;
+}
+
+PtoResult pypto_infer_bitcast(PyInfer *in) {
+  PtoShape s, w;
+  if (pypto_opnd_tensor(in, 0, &s, NULL) || pypto_need_want(in, PTO_ATTR_DTYPE) ||
+      pypto_want_tensor(in, 0, &w) || pto_opcheck_bitcast(&in->c, in->c.opnd[0], in->want[0]))
+    return PTO_FAILURE;
+  pypto_set_res(in, in->want[0]);
+  return PTO_SUCCESS;
+}
+
 PtoResult pypto_infer_indexing(PyInfer *in, PtoPyptoKind k) {
   PtoShape s, ix, r;
   PtoType *e;

@@ -1,7 +1,7 @@
 /* Custom assembly of pypto ops (grammar in docs/dialects/pypto.md): the
  * common form of lib/Dialect/Common/Syntax.h,
  *   %r = pypto.op operands (sizes) attr-dict : operand-types [-> result-types]
- * and the window forms of view / assemble (`%x[%i, 0]`). */
+ * and the window forms of view / assemble / load_scalar (`%x[%i, 0]`). */
 #include "PyptoInternal.h"
 #include "pto/Dialect/AttrNames.h"
 
@@ -10,12 +10,19 @@
 PtoResult pypto_parse(PtoParser *p, PtoOpState *st) {
   PtoPyptoOp id = (PtoPyptoOp)(st->def - pypto_op_defs);
   PtoPyptoKind k = pto_pypto_kind(id);
-  if (k == PTO_PYPTO_KIND_VIEW || k == PTO_PYPTO_KIND_ASSEMBLE)
+  if (k == PTO_PYPTO_KIND_VIEW || k == PTO_PYPTO_KIND_ASSEMBLE ||
+      k == PTO_PYPTO_KIND_LOAD_SCALAR)
     return pto_syntax_parse_window(p, st, k == PTO_PYPTO_KIND_ASSEMBLE, false);
   bool sizes = k == PTO_PYPTO_KIND_ZEROS || k == PTO_PYPTO_KIND_FULL ||
                k == PTO_PYPTO_KIND_EXPAND;
   return pto_syntax_parse_common(
       p, st, k != PTO_PYPTO_KIND_ZEROS && k != PTO_PYPTO_KIND_RANDOM, sizes);
+}
+
+/* Ops spelled in the window form `%x[%i, 0]`. */
+static bool is_window(PtoPyptoKind k) {
+  return k == PTO_PYPTO_KIND_VIEW || k == PTO_PYPTO_KIND_ASSEMBLE ||
+         k == PTO_PYPTO_KIND_LOAD_SCALAR;
 }
 
 static PtoType *operand_type(PtoOp *op, unsigned i) {
@@ -27,16 +34,16 @@ static PtoType *operand_type(PtoOp *op, unsigned i) {
 static bool printable(PtoOp *op, PtoPyptoKind k) {
   unsigned n = pto_op_num_operands(op), m = pto_pypto_num_tensor_operands(op);
   if (pto_op_num_results(op) == 0) return false;
-  if (k == PTO_PYPTO_KIND_VIEW || k == PTO_PYPTO_KIND_ASSEMBLE) {
+  if (is_window(k)) {
     int64_t offs[PTO_MAX_RANK];
     unsigned nofs = pto_pypto_get_offsets(op, offs, NULL), ndyn = 0;
     PtoAttr *a = pto_op_named_attr(op, PTO_ATTR_ID_STATIC_OFFSETS);
     if (!a || pto_attr_kind(a) != PTO_ATTR_ARRAY || pto_attr_array_size(a) != nofs)
       return false;
     for (unsigned i = 0; i < nofs; i++) ndyn += offs[i] == PTO_DYN;
-    return pto_op_num_results(op) == 1 && m == (k == PTO_PYPTO_KIND_VIEW ? 1u : 2u) &&
+    return pto_op_num_results(op) == 1 && m == (k == PTO_PYPTO_KIND_ASSEMBLE ? 2u : 1u) &&
            ndyn == n - m &&
-           (k == PTO_PYPTO_KIND_VIEW ||
+           (k != PTO_PYPTO_KIND_ASSEMBLE ||
             pto_value_type(pto_op_result(op, 0)) == operand_type(op, 1));
   }
   if (k == PTO_PYPTO_KIND_ZEROS || k == PTO_PYPTO_KIND_RANDOM)
@@ -50,7 +57,7 @@ void pypto_print(PtoPrinter *p, PtoOp *op) {
     pto_printer_puts(p, " <<invalid pypto op; print with --print-generic>>");
     return;
   }
-  if (k != PTO_PYPTO_KIND_VIEW && k != PTO_PYPTO_KIND_ASSEMBLE) {
+  if (!is_window(k)) {
     pto_syntax_print_common(p, op, pto_pypto_num_tensor_operands(op), NULL, 0);
     return;
   }

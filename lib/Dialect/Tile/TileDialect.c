@@ -206,7 +206,8 @@ unsigned tile_first_index_operand(PtoTileKind k, unsigned n) {
   unsigned f;
   switch (k) {
   case PTO_TILE_KIND_EMPTY: f = 0; break;
-  case PTO_TILE_KIND_VIEW: f = 1; break;
+  case PTO_TILE_KIND_VIEW:
+  case PTO_TILE_KIND_LOAD_SCALAR: f = 1; break;
   case PTO_TILE_KIND_ASSEMBLE:
   case PTO_TILE_KIND_GATHER:
   case PTO_TILE_KIND_INDEX_SELECT: f = 2; break;

@@ -46,7 +46,8 @@ static const char *const *kind_attrs(PtoTileOp id) {
   case PTO_TILE_KIND_CAST: return cast;
   case PTO_TILE_KIND_MATMUL: return matmul;
   case PTO_TILE_KIND_VIEW:
-  case PTO_TILE_KIND_ASSEMBLE: return window;
+  case PTO_TILE_KIND_ASSEMBLE:
+  case PTO_TILE_KIND_LOAD_SCALAR: return window;
   case PTO_TILE_KIND_GATHER:
   case PTO_TILE_KIND_INDEX_SELECT:
   case PTO_TILE_KIND_SCATTER: return index;
@@ -262,11 +263,42 @@ static PtoResult infer_tensor_reshape(TileInfer *in) {
   return PTO_SUCCESS;
 }
 
+static PtoResult infer_tensor_bitcast(TileInfer *in) {
+  PtoShape s, w;
+  if (opnd_gm(in, 0, &s)) return PTO_FAILURE;
+  if (!in->want[0]) return ERR("requires a result type");
+  if (pto_opcheck_tensor(&in->c, "result", 0, in->want[0], &w) ||
+      pto_opcheck_bitcast(&in->c, in->c.opnd[0], in->want[0]))
+    return PTO_FAILURE;
+  set_res(in, in->want[0]);
+  return PTO_SUCCESS;
+}
+
 static PtoResult infer_dim(TileInfer *in) {
   PtoShape s;
   unsigned d;
   if (opnd_gm(in, 0, &s) || pto_opcheck_dim(&in->c, true, 0, s.rank, &d))
     return PTO_FAILURE;
+  set_res(in, pto_type_index(in->c.ctx));
+  return PTO_SUCCESS;
+}
+
+/* One element of an integer GM tensor: an index per dim, static ones
+ * inside static dims. */
+static PtoResult infer_load_scalar(TileInfer *in) {
+  PtoShape s;
+  int64_t offs[PTO_MAX_RANK];
+  unsigned n;
+  if (opnd_gm(in, 0, &s) || pto_opcheck_offsets(&in->c, 1, offs, &n)) return PTO_FAILURE;
+  PtoType *e = pto_type_tensor_elem(in->c.opnd[0]);
+  if (!pto_dtype_in_set(e, PTO_DTYPES_INT))
+    return ERR("operand #0 must be a tensor of %s, got '%s'",
+               pto_dtype_set_text(PTO_DTYPES_INT), TSTR(in->c.opnd[0]));
+  if (n != s.rank)
+    return ERR("expected %u indices for a tensor of rank %u, got %u", s.rank, s.rank, n);
+  for (unsigned d = 0; d < n; d++)
+    if (offs[d] != PTO_DYN && (offs[d] < 0 || (s.dims[d] != PTO_DYN && offs[d] >= s.dims[d])))
+      return ERR("index %" PRId64 " is out of range for dim %u", offs[d], d);
   set_res(in, pto_type_index(in->c.ctx));
   return PTO_SUCCESS;
 }
@@ -725,7 +757,9 @@ PtoResult tile_infer(TileInfer *in) {
   case PTO_TILE_KIND_ASSEMBLE: return infer_assemble(in);
   case PTO_TILE_KIND_EMPTY: return infer_empty(in);
   case PTO_TILE_KIND_TENSOR_RESHAPE: return infer_tensor_reshape(in);
+  case PTO_TILE_KIND_TENSOR_BITCAST: return infer_tensor_bitcast(in);
   case PTO_TILE_KIND_DIM: return infer_dim(in);
+  case PTO_TILE_KIND_LOAD_SCALAR: return infer_load_scalar(in);
   case PTO_TILE_KIND_UNARY: return infer_unary(in);
   case PTO_TILE_KIND_CAST: return infer_cast(in);
   case PTO_TILE_KIND_BINARY: return infer_binary(in);

@@ -3,6 +3,7 @@
  *   %r = tile.op operands attr-dict : operand-types [-> result-types]
  * and the GM ops address a window of a tensor:
  *   %t  = tile.view %A[%i, 0] : tensor<..> -> !tile.tile<..>
+ *   %s  = tile.load_scalar %A[%i, 0] : tensor<..> -> index
  *   %A1 = tile.assemble %t into %A[%i, 0] : !tile.tile<..> into tensor<..>
  *   %g  = tile.gather %X[0, 0], %idx {dim = 1 : i64} : tensor<..>, !tile.tile<..> -> !tile.tile<..>
  *   %X1 = tile.scatter %t into %X[0, 0], %idx {dim = 0 : i64} : !tile.tile<..>, !tile.tile<..> into tensor<..> */
@@ -13,7 +14,7 @@
 static bool is_window(PtoTileKind k) {
   return k == PTO_TILE_KIND_VIEW || k == PTO_TILE_KIND_ASSEMBLE ||
          k == PTO_TILE_KIND_GATHER || k == PTO_TILE_KIND_INDEX_SELECT ||
-         k == PTO_TILE_KIND_SCATTER;
+         k == PTO_TILE_KIND_SCATTER || k == PTO_TILE_KIND_LOAD_SCALAR;
 }
 
 static bool has_into(PtoTileKind k) {
