@@ -952,4 +952,4 @@ C_OPS = dict(
      assemble reshape transpose concat expand full zeros gather index_select
      scatter_update topk quantize dequantize softmax rms_norm layer_norm""".split()},
     adds="add", subs="sub", muls="mul", divs="div", maxs="maximum", mins="minimum",
-    dim="Tensor.shape")
+    dim="Tensor.shape", gcd="gcd", signbit="signbit")
