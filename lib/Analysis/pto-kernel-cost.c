@@ -127,22 +127,29 @@ static uint64_t instr_cycles(const PtoPlatform *p, PtoOp *op) {
   }
 }
 
-static PtoResult run(PtoPass *pass, PtoOp *kernel) {
-  const PtoPtoPassState *st = pto_pass_state(pass);
+PtoResult pto_pto_kernel_cost(PtoOp *kernel, const char *pass,
+                              const PtoPtoPassState *st, PtoPipeTimes *t) {
   PtoPtoSyncKernel k;
-  if (pto_pto_sync_build(kernel, "pto-kernel-cost", st, &k) != PTO_SUCCESS)
+  if (pto_pto_sync_build(kernel, pass, st, &k) != PTO_SUCCESS)
     return PTO_FAILURE;
   uint64_t *cycles = pto_calloc(k.num ? k.num : 1, sizeof *cycles);
   for (uint32_t i = 0; i < k.num; i++)
     cycles[i] = instr_cycles(&st->platform, k.ops[i]);
-  PtoPipeTimes t;
   uint32_t bad = 0;
   PtoResult res = PTO_SUCCESS;
-  if (!pto_pipe_timeline(k.insts, cycles, k.num, &k.model, &t, &bad)) {
-    res = pto_op_emit_error(k.ops[bad], "pto-kernel-cost: no set_flag is "
-                                        "pending for this wait_flag: the "
-                                        "kernel would hang");
-  } else {
+  if (!pto_pipe_timeline(k.insts, cycles, k.num, &k.model, t, &bad))
+    res = pto_op_emit_error(k.ops[bad], "%s: no set_flag is pending for this "
+                            "wait_flag: the kernel would hang", pass);
+  pto_free(cycles);
+  pto_pto_sync_release(&k);
+  return res;
+}
+
+static PtoResult run(PtoPass *pass, PtoOp *kernel) {
+  const PtoPtoPassState *st = pto_pass_state(pass);
+  PtoPipeTimes t;
+  PtoResult res = pto_pto_kernel_cost(kernel, "pto-kernel-cost", st, &t);
+  if (pto_succeeded(res)) {
     PtoStr s;
     pto_str_init(&s);
     for (unsigned p = 0; p < PTO_PIPE_NUM; p++)
@@ -158,8 +165,6 @@ static PtoResult run(PtoPass *pass, PtoOp *kernel) {
     pto_str_release(&s);
     pto_pass_stat_add(pass, "total-cycles", (int64_t)t.total);
   }
-  pto_free(cycles);
-  pto_pto_sync_release(&k);
   return res;
 }
 

@@ -8,6 +8,7 @@
 #include "pto/Dialects.h"
 #include "pto/LevelCheck.h"
 #include "pto/Origin.h"
+#include "pto/Runtime.h"
 
 #include "Support/Alloc.h"
 
@@ -230,6 +231,10 @@ int run_check_levels(const RunOptions *o, PtoContext *ctx, PtoOp *module,
               pto_level_check_pipeline(c, first_bad));
   }
   rc = ok ? 0 : 1;
+  /* the compiled path, as one more level compared with the reference */
+  if (o->backend & PTO_RT_HOST &&
+      run_backend_compare(o, ctx, module, args, nargs, ref, nref))
+    rc = 1;
 done:
   release_values(args, nargs);
   pto_level_check_destroy(c);
