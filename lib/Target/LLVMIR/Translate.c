@@ -93,6 +93,25 @@ static PtoResult window_of(Tr *t, PtoOp *op, PtoValue *tensor, PtoDType dt,
   return PTO_SUCCESS;
 }
 
+/* A tstore into a GM tensor this large streams (non-temporal stores):
+ * the tensor outgrows a core's share of the last-level cache, so its
+ * lines would be evicted before anyone reads them back, and normal stores
+ * would read every line before writing it. */
+#define PTO_STREAM_MIN_BYTES ((int64_t)16 << 20)
+static bool streams(PtoValue *tensor) {
+  PtoType *ty = pto_value_type(tensor);
+  PtoDType dt;
+  if (!pto_dtype_from_type(pto_type_tensor_elem(ty), &dt)) return false;
+  int64_t bytes = (int64_t)pto_dtype_size(dt);
+  for (unsigned d = 0; d < pto_type_tensor_rank(ty); d++) {
+    int64_t n = pto_type_tensor_dim(ty, d);
+    if (n <= 0) return false;
+    if (bytes > INT64_MAX / n) return true; /* and no overflow */
+    bytes *= n;
+  }
+  return bytes >= PTO_STREAM_MIN_BYTES;
+}
+
 static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
   PtoError err;
   PtoEmitTile tile, gm;
@@ -115,8 +134,10 @@ static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
     return PTO_FAILURE;
   PtoResult r = load ? pto_emit_copy(&t->e, tile, gm, rows_of(t, tv),
                                      cols_of(t, tv), &err)
-                     : pto_emit_copy(&t->e, gm, tile, rows_of(t, tv),
-                                     cols_of(t, tv), &err);
+                : streams(tensor) ? pto_emit_copy_streaming(&t->e, gm, tile, rows_of(t, tv),
+                                                           cols_of(t, tv), &err)
+                                  : pto_emit_copy(&t->e, gm, tile, rows_of(t, tv),
+                                                  cols_of(t, tv), &err);
   return emitted(op, r, &err);
 }
 
