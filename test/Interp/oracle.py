@@ -501,6 +501,110 @@ def suite_bitwise():
                         ["%r0"], [(want, dt)], "exact", pipeline=pipe)
 
 
+def suite_gcd_signbit():
+    """gcd over every integer dtype (negatives, zeros, the dtype's minimum,
+    broadcasting) and signbit over every numeric dtype with -0.0, -NaN and
+    the infinities, at the Tensor level and through tile-expand."""
+    for dt in INTS:
+        lo, hi = npytest.INT_RANGE[dt]
+        for sa, sb in BCAST[:4]:
+            a, b = rand(sa, dt, special=True), rand(sb, dt)
+            b.reshape(-1)[:1] = 0
+            want = np.gcd(a.astype(np.int64), b.astype(np.int64))
+            out = np.broadcast_shapes(sa, sb)
+            for pipe in (None, "tile-expand"):
+                tiling = " {vec_tile = [2, 4]}" if pipe and len(out) > 1 else ""
+                types = "%s, %s -> %s" % (ttype(sa, dt), ttype(sb, dt), ttype(out, dt))
+                run("gcd-%s-%s-%s-%s" % (dt, "x".join(map(str, sa)),
+                                         "x".join(map(str, sb)), pipe),
+                    [T(a, dt), T(b, dt)],
+                    ["%%r0 = pypto.gcd %%a0, %%a1%s : %s" % (tiling, types)],
+                    ["%r0"], [(want, dt)], "exact", pipeline=pipe)
+        # gcd(0, 0) = 0, gcd(min, 0) = |min| wrapped back to min (numpy's)
+        edge = np.array([[0, lo, lo, 12, -12, hi]], dtype=np.int64)
+        other = np.array([[0, 0, lo, -18, -18, hi]], dtype=np.int64)
+        run("gcd-edges-%s" % dt, [T(edge, dt), T(other, dt)],
+            ["%%r0 = pypto.gcd %%a0, %%a1 : %s" % ttype(edge.shape, dt)],
+            ["%r0"], [(np.gcd(edge, other), dt)], "exact")
+    neg_nan = np.copysign(np.nan, -1.0)
+    for dt in NUMERIC:
+        for shape in [(4, 8), (3, 5)]:
+            x = rand(shape, dt, special=True)
+            if dt in FLOATS:
+                x.reshape(-1)[:6] = [neg_nan, np.nan, -0.0, 0.0, -np.inf, np.inf]
+            want = np.signbit(x).astype(np.float64)
+            for pipe in (None, "tile-expand"):
+                tiling = " {vec_tile = [2, 4]}" if pipe else ""
+                run("signbit-%s-%s-%s" % (dt, "x".join(map(str, shape)), pipe), [T(x, dt)],
+                    ["%%r0 = pypto.signbit %%a0%s : %s" % (tiling, ttype(shape, dt))],
+                    ["%r0"], [(want, dt)], "exact", pipeline=pipe)
+
+
+def philox4x32_10(ctr, key):
+    """Philox4x32-10 (Salmon et al.) on uint64 arrays holding 32-bit words:
+    ctr is a list of 4 arrays, key a pair of ints; returns 4 arrays."""
+    m = 0xFFFFFFFF
+    c = [np.asarray(x, dtype=np.uint64) & m for x in ctr]
+    k0, k1 = key[0] & m, key[1] & m
+    for _ in range(10):
+        p0 = c[0] * np.uint64(0xD2511F53)
+        p1 = c[2] * np.uint64(0xCD9E8D57)
+        c = [(p1 >> np.uint64(32)) ^ c[1] ^ np.uint64(k0), p1 & np.uint64(m),
+             (p0 >> np.uint64(32)) ^ c[3] ^ np.uint64(k1), p0 & np.uint64(m)]
+        k0, k1 = (k0 + 0x9E3779B9) & m, (k1 + 0xBB67AE85) & m
+    return c
+
+
+def random_ref(kind, shape, key, counter, dt):
+    """docs/dialects/pypto.md's definition of pypto.uniform / normal."""
+    n = int(np.prod(shape))
+    li = np.arange(n, dtype=np.uint64)
+    blk = li // np.uint64(4)
+    key &= (1 << 64) - 1
+    counter &= (1 << 64) - 1
+    w = philox4x32_10([blk & np.uint64(0xFFFFFFFF), blk >> np.uint64(32),
+                       np.full(n, counter & 0xFFFFFFFF, np.uint64),
+                       np.full(n, counter >> 32, np.uint64)],
+                      (key & 0xFFFFFFFF, key >> 32))
+    w = np.stack(w, -1).astype(np.float64)          # [n, 4]
+    lane = (li % np.uint64(4)).astype(np.int64)
+    if kind == "uniform":
+        bits = {"f32": 24, "f16": 11, "bf16": 8}[dt]
+        v = np.floor(w[np.arange(n), lane] / 2.0 ** (32 - bits)) * 2.0 ** -bits
+    else:
+        pair = lane & ~1
+        u1 = (w[np.arange(n), pair] + 1.0) * 2.0 ** -32
+        u2 = w[np.arange(n), pair + 1] * 2.0 ** -32
+        r = np.sqrt(-2.0 * np.log(u1))
+        a = 2.0 * np.pi * u2
+        v = np.where(lane & 1, r * np.sin(a), r * np.cos(a))
+    return v.reshape(shape)
+
+
+def suite_random():
+    """uniform / normal against a numpy Philox4x32-10 over every float
+    dtype, at the Tensor level and through tile-expand under tile shapes
+    that do and do not divide the tensor (the numbers must not change)."""
+    cases = [((4, 8), 1234, 1), ((3, 5, 7), 2 ** 40 + 5, 0), ((37,), -1, 2 ** 33 + 7),
+             ((2, 3, 4, 5), 0, 0)]
+    tilings = {2: ["[2, 4]", "[3, 5]", "[4, 8]"], 3: ["[1, 2, 4]", "[3, 5, 7]"],
+               1: ["[8]", "[37]"], 4: ["[1, 2, 2, 5]"]}
+    for kind in ("uniform", "normal"):
+        for dt in FLOATS:
+            for shape, key, counter in cases:
+                want = random_ref(kind, shape, key, counter, dt)
+                tol = "exact" if kind == "uniform" else 2
+                attrs = "key = %d : i64, counter = %d : i64" % (key, counter)
+                runs = [(None, "")] + [("tile-expand", ", vec_tile = %s" % v)
+                                       for v in tilings[len(shape)]]
+                for pipe, tiling in runs:
+                    run("random-%s-%s-%s-%s%s" % (kind, dt, "x".join(map(str, shape)),
+                                                  pipe, tiling.replace(" ", "")),
+                        [], ["%%r0 = pypto.%s {%s%s} : %s" % (kind, attrs, tiling,
+                                                             ttype(shape, dt))],
+                        ["%r0"], [(want, dt)], tol, pipeline=pipe)
+
+
 def suite_compare():
     for op, fn in COMPARE.items():
         dts = NUMERIC + (["i1"] if op in ("eq", "ne") else [])

@@ -51,6 +51,7 @@ typedef enum PtoPyptoKind {
   PTO_PYPTO_KIND_SOFTMAX,
   PTO_PYPTO_KIND_RMS_NORM,
   PTO_PYPTO_KIND_LAYER_NORM,
+  PTO_PYPTO_KIND_RANDOM,
 } PtoPyptoKind;
 
 /* The op's id, or PTO_PYPTO_NONE when it is not a registered pypto op. */

@@ -93,6 +93,7 @@ typedef enum PtoTileKind {
   PTO_TILE_KIND_TOPK_MERGE,
   PTO_TILE_KIND_QUANTIZE,
   PTO_TILE_KIND_DEQUANTIZE,
+  PTO_TILE_KIND_RANDOM,
 } PtoTileKind;
 
 /* The op's id, or PTO_TILE_NONE when it is not a registered tile op. */

@@ -1,9 +1,11 @@
 /* tile-expand of the ops that map element to element: unary, cast, binary
- * with broadcasting, tensor-scalar, compare, where, expand, full, zeros and
+ * with broadcasting, tensor-scalar, compare, where, expand, full, zeros,
+ * uniform / normal (each tile the window of the stream at its offsets) and
  * dequantize. The result is tiled by the op's vec tile; each operand gives
  * the tile of its (broadcast) window, and size-1 broadcast dims become row
  * or column expand ops, or tile.expand. */
 #include "TensorToTile.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include <string.h>
 
@@ -27,9 +29,20 @@ static PtoValue *bcast_tile(Lowering *t, LoweredValue *v, const int64_t *rshape,
   return lower_get_tile_at(t, v, o, s, trank);
 }
 
-/* The tile op of the same name as a pypto op (exp, add, muls, ...). */
-static PtoTileOp same_name(PtoPyptoOp id) {
-  return pto_tile_lookup(pto_pypto_mnemonic(id));
+/* The tile op a pypto op of the shared rows (UnaryOps.def, BinaryOps.def)
+ * becomes: the row's op at the Tile level, by id. Ids are stored + 1. */
+static PtoTileOp same_row(PtoPyptoOp id) {
+  static const unsigned short tile_of[PTO_PYPTO_NUM_OPS] = {
+#define PTO_UNARY_OP(ID, ...) [PTO_PYPTO_##ID] = PTO_TILE_##ID + 1,
+#include "pto/UnaryOps.def"
+#define PTO_BINARY_OP(ID, ...) [PTO_PYPTO_##ID] = PTO_TILE_##ID + 1,
+#define PTO_BINARY_SCALAR(ID, ...) [PTO_PYPTO_##ID] = PTO_TILE_##ID + 1,
+#define PTO_BINARY_COMPARE(ID, ...) [PTO_PYPTO_##ID] = PTO_TILE_##ID + 1,
+#include "pto/BinaryOps.def"
+      [PTO_PYPTO_WHERE] = PTO_TILE_WHERE + 1,
+  };
+  return (unsigned)id < PTO_PYPTO_NUM_OPS && tile_of[id] ? (PtoTileOp)(tile_of[id] - 1)
+                                                         : PTO_TILE_NONE;
 }
 
 /* Copies the named attributes of the pypto op onto the tile op's list. */
@@ -75,7 +88,7 @@ PtoResult lower_elementwise(Lowering *t, PtoOp *op) {
     else sv[i] = v;
   }
 
-  PtoNamedAttr attrs[3];
+  PtoNamedAttr attrs[4];
   unsigned nattrs = 0;
   PtoTileOp tid = PTO_TILE_NONE;
   switch (kind) {
@@ -85,7 +98,7 @@ PtoResult lower_elementwise(Lowering *t, PtoOp *op) {
     unsigned n = 0;
     for (const char *const *a = pto_pypto_op_attrs(id); *a && n < 3; a++)
       names[n++] = pto_ident_cstr(pto_op_ctx(op), *a);
-    tid = same_name(id);
+    tid = same_row(id);
     nattrs = copy_attrs(t, op, names, n, attrs);
     break;
   }
@@ -101,8 +114,20 @@ PtoResult lower_elementwise(Lowering *t, PtoOp *op) {
     sv[0] = lower_const_scalar(t, relem, 0.0, 0);
     break;
   case PTO_PYPTO_KIND_EXPAND: break;
-  default: tid = same_name(id); break;
+  case PTO_PYPTO_KIND_DEQUANTIZE: tid = PTO_TILE_DEQUANTIZE; break;
+  case PTO_PYPTO_KIND_RANDOM: {
+    PtoIdent *names[2] = {pto_ident_cstr(pto_op_ctx(op), PTO_ATTR_KEY),
+                          pto_ident_cstr(pto_op_ctx(op), PTO_ATTR_COUNTER)};
+    tid = id == PTO_PYPTO_UNIFORM ? PTO_TILE_UNIFORM : PTO_TILE_NORMAL;
+    nattrs = copy_attrs(t, op, names, 2, attrs);
+    attrs[nattrs++] = (PtoNamedAttr){pto_ident_cstr(pto_op_ctx(op), PTO_ATTR_FULL),
+                                     pto_attr_i64_array(pto_op_ctx(op), rshape, R)};
+    break;
   }
+  default: tid = same_row(id); break;
+  }
+  if (tid == PTO_TILE_NONE && kind != PTO_PYPTO_KIND_EXPAND)
+    return lower_error(t, "no tile op computes 'pypto.%s'", pto_pypto_mnemonic(id));
 
   int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
   for (int64_t k = 0; k < res->grid.ntiles; k++) {
@@ -117,6 +142,12 @@ PtoResult lower_elementwise(Lowering *t, PtoOp *op) {
     case PTO_PYPTO_KIND_EXPAND: out = lower_expand_to(t, x[0], rtile); break;
     case PTO_PYPTO_KIND_FULL:
     case PTO_PYPTO_KIND_ZEROS: out = lower_emit(t, tid, sv, 1, rtile, NULL, 0); break;
+    case PTO_PYPTO_KIND_RANDOM:
+      /* the tile's place in the stream, so tiling does not change it */
+      attrs[nattrs] = (PtoNamedAttr){pto_ident_cstr(pto_op_ctx(op), PTO_ATTR_ORIGIN),
+                                     pto_attr_i64_array(pto_op_ctx(op), offs, R)};
+      out = lower_emit(t, tid, NULL, 0, rtile, attrs, nattrs + 1);
+      break;
     case PTO_PYPTO_KIND_DEQUANTIZE:
       /* tile.dequantize broadcasts its scale tile itself. */
       out = lower_emit(t, tid, x, 2, rtile, NULL, 0);

@@ -14,7 +14,8 @@ PtoResult pypto_parse(PtoParser *p, PtoOpState *st) {
     return pto_syntax_parse_window(p, st, k == PTO_PYPTO_KIND_ASSEMBLE, false);
   bool sizes = k == PTO_PYPTO_KIND_ZEROS || k == PTO_PYPTO_KIND_FULL ||
                k == PTO_PYPTO_KIND_EXPAND;
-  return pto_syntax_parse_common(p, st, k != PTO_PYPTO_KIND_ZEROS, sizes);
+  return pto_syntax_parse_common(
+      p, st, k != PTO_PYPTO_KIND_ZEROS && k != PTO_PYPTO_KIND_RANDOM, sizes);
 }
 
 static PtoType *operand_type(PtoOp *op, unsigned i) {
@@ -29,7 +30,7 @@ static bool printable(PtoOp *op, PtoPyptoKind k) {
   if (k == PTO_PYPTO_KIND_VIEW || k == PTO_PYPTO_KIND_ASSEMBLE) {
     int64_t offs[PTO_MAX_RANK];
     unsigned nofs = pto_pypto_get_offsets(op, offs, NULL), ndyn = 0;
-    PtoAttr *a = pto_op_attr(op, PTO_ATTR_STATIC_OFFSETS);
+    PtoAttr *a = pto_op_named_attr(op, PTO_ATTR_ID_STATIC_OFFSETS);
     if (!a || pto_attr_kind(a) != PTO_ATTR_ARRAY || pto_attr_array_size(a) != nofs)
       return false;
     for (unsigned i = 0; i < nofs; i++) ndyn += offs[i] == PTO_DYN;
@@ -38,7 +39,8 @@ static bool printable(PtoOp *op, PtoPyptoKind k) {
            (k == PTO_PYPTO_KIND_VIEW ||
             pto_value_type(pto_op_result(op, 0)) == operand_type(op, 1));
   }
-  if (k == PTO_PYPTO_KIND_ZEROS) return pto_op_num_results(op) == 1;
+  if (k == PTO_PYPTO_KIND_ZEROS || k == PTO_PYPTO_KIND_RANDOM)
+    return pto_op_num_results(op) == 1;
   return m > 0;
 }
 
