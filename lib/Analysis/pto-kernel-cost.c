@@ -116,6 +116,16 @@ static uint64_t instr_cycles(const PtoPlatform *p, PtoOp *op) {
     return p->gm_read_latency_cycles;
   case PTO_PTO_KIND_MATMUL:
     return matmul_cycles(p, op);
+  case PTO_PTO_KIND_TOPK: {
+    /* as the sorts would do it: tsort32 over the row, then one tmrgsort
+     * pass per doubling of the sorted runs up to the row length */
+    uint64_t runs = div_up((uint64_t)pto_pto_tile_cols(
+                               pto_value_type(pto_op_operand(op, 0))),
+                           32),
+             passes = 1;
+    for (uint64_t r = 1; r < runs; r *= 2) passes++;
+    return passes * vector_cycles(p, op);
+  }
   case PTO_PTO_KIND_SETFLAG:
   case PTO_PTO_KIND_WAITFLAG:
   case PTO_PTO_KIND_BARRIER:
