@@ -74,12 +74,24 @@ struct PtoDialectDef {
   PtoAttrPrintFn print_attr;
   PtoMaterializeFn materialize_constant;
   const char *summary;
+  /* The attribute names its ops read on hot paths, interned once per
+   * context when the dialect is registered (pto_op_dialect_attr_names);
+   * may be NULL. */
+  const char *const *attr_names;
+  unsigned num_attr_names;
 };
 
 /* Registers a dialect (its op table, type/attribute hooks). Registering the
  * same definition twice is a no-op; a different dialect under an existing
  * name, or an op name registered twice, fails with a diagnostic. */
 PtoResult pto_ctx_register_dialect(PtoContext *ctx, const PtoDialectDef *d);
+
+/* The attribute names the op's dialect declares (PtoDialectDef.attr_names)
+ * as identifiers of the op's context, in the declared order, so that an
+ * accessor finds an attribute by pointer (pto_op_attr_id) with no string
+ * compare and no lookup; NULL when the op's dialect declares none or the
+ * op is unregistered. Constant time. */
+PtoIdent *const *pto_op_dialect_attr_names(const PtoOp *op);
 
 /* ------------------------------------------------------------------ */
 /* Custom assembly forms                                                */

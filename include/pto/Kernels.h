@@ -49,28 +49,26 @@ enum {
 #include "pto/UnaryOps.def"
 };
 
-/* Binary kinds: X(ID, name). Integer div is toward zero with x / 0 = 0
+/* Binary kinds, one per PTO_BINARY_OP row of BinaryOps.def, then one
+ * per comparison (kept last). Integer div is toward zero with x / 0 = 0
  * and INT_MIN / -1 = INT_MIN; max and min propagate NaN; pow and atan2
- * (libm's atan2(a, b), the angle of the point (b, a)) are float only; the bitwise kinds are integer only (shifts by a count outside
- * [0, 63]: left gives 0, right the sign fill; right shifts are
- * arithmetic; gcd, integer only too, is non-negative except where
- * |INT_MIN| wraps, gcd(0, 0) = 0). The comparisons (EQ on, kept last) write a bool (or any
- * integer) output, 1 or 0; NaN compares false except for NE. */
-#define PTO_BINARY_KINDS(X)                                                 \
-  X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div")                   \
-  X(MAX, "maximum") X(MIN, "minimum") X(POW, "pow") X(ATAN2, "atan2")       \
-  X(AND, "bitwise_and") X(OR, "bitwise_or") X(XOR, "bitwise_xor")           \
-  X(SHL, "bitwise_left_shift") X(SHR, "bitwise_right_shift")                \
-  X(GCD, "gcd")                                                             \
-  X(EQ, "eq") X(NE, "ne") X(LT, "lt") X(LE, "le") X(GT, "gt") X(GE, "ge")
-
+ * (libm's atan2(a, b), the angle of the point (b, a)) are float only; the
+ * bitwise kinds are integer only (shifts by a count outside [0, 63]: left
+ * gives 0, right the sign fill; right shifts are arithmetic; gcd is
+ * non-negative except where |INT_MIN| wraps, gcd(0, 0) = 0). The
+ * comparisons write a bool (or any integer) output, 1 or 0; NaN compares
+ * false except for NE. */
 typedef enum PtoBinaryKind {
-#define PTO_KIND_ENUM_(ID, NAME) PTO_BINARY_##ID,
-  PTO_BINARY_KINDS(PTO_KIND_ENUM_)
-#undef PTO_KIND_ENUM_
+#define PTO_BINARY_OP(ID, KIND, ...) PTO_BINARY_##KIND,
+#define PTO_BINARY_COMPARE(ID, ...) PTO_BINARY_##ID,
+#include "pto/BinaryOps.def"
 } PtoBinaryKind;
-#define PTO_KIND_COUNT_(ID, NAME) +1
-enum { PTO_BINARY_NUM_KINDS = 0 PTO_BINARY_KINDS(PTO_KIND_COUNT_) };
+enum {
+#define PTO_BINARY_OP(ID, ...) +1
+#define PTO_BINARY_COMPARE(ID, ...) +1
+  PTO_BINARY_NUM_KINDS = 0
+#include "pto/BinaryOps.def"
+};
 
 /* Name of a kind, for messages ("exp", "add"). */
 const char *pto_unary_kind_name(PtoUnaryKind k);
@@ -128,6 +126,7 @@ typedef enum PtoReduceKind {
   PTO_REDUCE_KINDS(PTO_KIND_ENUM_)
 #undef PTO_KIND_ENUM_
 } PtoReduceKind;
+#define PTO_KIND_COUNT_(ID, NAME) +1
 enum { PTO_REDUCE_NUM_KINDS = 0 PTO_REDUCE_KINDS(PTO_KIND_COUNT_) };
 #undef PTO_KIND_COUNT_
 

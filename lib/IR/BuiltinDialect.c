@@ -63,4 +63,4 @@ static const PtoOpDef builtin_ops[] = {
 
 const PtoDialectDef pto_builtin_dialect = {
     "builtin", builtin_ops, 1, NULL, NULL, NULL, NULL, NULL,
-    "the builtin dialect: modules"};
+    "the builtin dialect: modules", NULL, 0};

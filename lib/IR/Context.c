@@ -72,6 +72,7 @@ PtoIdent *pto_ident(PtoContext *ctx, const char *s, size_t len) {
   id->ctx = ctx;
   id->opdef = NULL;
   id->dialect = NULL;
+  id->dialect_attrs = NULL;
   memcpy(id->str, s, len);
   id->str[len] = 0;
   pto_strmap_put(&ctx->idents, id->str, len, id);
@@ -180,8 +181,17 @@ PtoResult pto_ctx_register_dialect(PtoContext *ctx, const PtoDialectDef *d) {
                             "operation '%s' is already registered",
                             d->ops[i].name);
   }
-  for (unsigned i = 0; i < d->num_ops; i++)
-    pto_ident_cstr(ctx, d->ops[i].name)->opdef = &d->ops[i];
+  PtoIdent **names = NULL;
+  if (d->num_attr_names) {
+    names = pto_arena_alloc(&ctx->ident_arena, d->num_attr_names * sizeof *names);
+    for (unsigned i = 0; i < d->num_attr_names; i++)
+      names[i] = pto_ident_cstr(ctx, d->attr_names[i]);
+  }
+  for (unsigned i = 0; i < d->num_ops; i++) {
+    PtoIdent *on = pto_ident_cstr(ctx, d->ops[i].name);
+    on->opdef = &d->ops[i];
+    on->dialect_attrs = names;
+  }
   dn->dialect = d;
   pto_vec_push(&ctx->dialects, d);
   return PTO_SUCCESS;

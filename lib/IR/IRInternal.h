@@ -19,6 +19,8 @@ struct PtoIdent {
   PtoContext *ctx;                 /* its context (and that of ops named so) */
   const PtoOpDef *opdef;           /* registered op of this name, if any */
   const PtoDialectDef *dialect;    /* registered dialect of this name */
+  PtoIdent *const *dialect_attrs;  /* a registered op's: its dialect's
+                                      interned attribute names, or NULL */
   char str[];
 };
 

@@ -444,6 +444,10 @@ PtoAttr *pto_op_attr_id(const PtoOp *op, const PtoIdent *name) {
   return NULL;
 }
 
+PtoIdent *const *pto_op_dialect_attr_names(const PtoOp *op) {
+  return op->name->dialect_attrs;
+}
+
 PtoAttr *pto_op_attr(const PtoOp *op, const char *name) {
   for (unsigned i = 0; i < op->num_attrs; i++)
     if (strcmp(op->attrs[i].name->str, name) == 0) return op->attrs[i].value;

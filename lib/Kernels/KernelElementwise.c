@@ -106,9 +106,9 @@ static const struct UnaryRow {
 };
 
 static const char *const binary_names[] = {
-#define NAME_OF(ID, NAME) NAME,
-    PTO_BINARY_KINDS(NAME_OF)
-#undef NAME_OF
+#define PTO_BINARY_OP(ID, KIND, MN, ...) MN,
+#define PTO_BINARY_COMPARE(ID, MN, ...) MN,
+#include "pto/BinaryOps.def"
 };
 
 const char *pto_unary_kind_name(PtoUnaryKind k) {
@@ -206,52 +206,68 @@ PtoResult pto_kernel_unary_params(PtoUnaryKind k, const double *params,
 
 static bool is_compare(PtoBinaryKind k) { return k >= PTO_BINARY_EQ; }
 
-static double max_f64(double a, double b) {
+/* Which element types each kind accepts, from its row's DTYPES. */
+#define ACCEPTS_FLOAT_FLOAT 1
+#define ACCEPTS_FLOAT_INT 0
+#define ACCEPTS_FLOAT_NUMERIC 1
+#define ACCEPTS_FLOAT_ANY 1
+#define ACCEPTS_INT_FLOAT 0
+#define ACCEPTS_INT_INT 1
+#define ACCEPTS_INT_NUMERIC 1
+#define ACCEPTS_INT_ANY 1
+static const struct {
+  bool f, i;
+} binary_accepts[] = {
+#define PTO_BINARY_OP(ID, KIND, MN, DT, ...) {ACCEPTS_FLOAT_##DT, ACCEPTS_INT_##DT},
+#define PTO_BINARY_COMPARE(ID, MN, DT, ...) {ACCEPTS_FLOAT_##DT, ACCEPTS_INT_##DT},
+#include "pto/BinaryOps.def"
+};
+
+/* The element functions the rows of BinaryOps.def name. Integers compute
+ * modulo 2^64 (the store wraps to the width), so + - * go through
+ * uint64_t, where signed overflow would be undefined. */
+static inline double b_add(double a, double b) { return a + b; }
+static inline double b_sub(double a, double b) { return a - b; }
+static inline double b_mul(double a, double b) { return a * b; }
+static inline double b_div(double a, double b) { return a / b; }
+static inline double b_max(double a, double b) {
   return isnan(a) || isnan(b) ? NAN : a >= b ? a : b;
 }
-static double min_f64(double a, double b) {
+static inline double b_min(double a, double b) {
   return isnan(a) || isnan(b) ? NAN : a <= b ? a : b;
 }
-
-/* a = a (op) b over a chunk. */
-static void binary_f64(PtoBinaryKind k, double *a, const double *b,
-                       int64_t n) {
-  switch (k) {
-  case PTO_BINARY_ADD: for (int64_t i = 0; i < n; i++) a[i] += b[i]; break;
-  case PTO_BINARY_SUB: for (int64_t i = 0; i < n; i++) a[i] -= b[i]; break;
-  case PTO_BINARY_MUL: for (int64_t i = 0; i < n; i++) a[i] *= b[i]; break;
-  case PTO_BINARY_DIV: for (int64_t i = 0; i < n; i++) a[i] /= b[i]; break;
-  case PTO_BINARY_MAX:
-    for (int64_t i = 0; i < n; i++) a[i] = max_f64(a[i], b[i]);
-    break;
-  case PTO_BINARY_MIN:
-    for (int64_t i = 0; i < n; i++) a[i] = min_f64(a[i], b[i]);
-    break;
-  case PTO_BINARY_POW: for (int64_t i = 0; i < n; i++) a[i] = pow(a[i], b[i]); break;
-  case PTO_BINARY_ATAN2: for (int64_t i = 0; i < n; i++) a[i] = atan2(a[i], b[i]); break;
-  default: break;
-  }
+static inline int64_t bi_add(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a + (uint64_t)b);
 }
-
-static int64_t div_i64(int64_t a, int64_t b) {
+static inline int64_t bi_sub(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+static inline int64_t bi_mul(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+static inline int64_t bi_div(int64_t a, int64_t b) {
   if (b == 0) return 0;
   if (b == -1) return (int64_t)(0 - (uint64_t)a); /* INT64_MIN / -1 wraps */
   return a / b;
 }
-
+static inline int64_t bi_max(int64_t a, int64_t b) { return a >= b ? a : b; }
+static inline int64_t bi_min(int64_t a, int64_t b) { return a <= b ? a : b; }
+static inline int64_t bi_and(int64_t a, int64_t b) { return a & b; }
+static inline int64_t bi_or(int64_t a, int64_t b) { return a | b; }
+static inline int64_t bi_xor(int64_t a, int64_t b) { return a ^ b; }
 /* Shifts defined for every count: the store wraps a left shift to the
  * dtype's width; a right shift of a sign-extended value is arithmetic. */
-static int64_t shl_i64(int64_t a, int64_t s) {
+static inline int64_t bi_shl(int64_t a, int64_t s) {
   return s < 0 || s > 63 ? 0 : (int64_t)((uint64_t)a << s);
 }
-static int64_t shr_i64(int64_t a, int64_t s) {
+static inline int64_t bi_shr(int64_t a, int64_t s) {
   if (s < 0 || s > 63) return a < 0 ? -1 : 0;
   return a < 0 ? ~(~a >> s) : a >> s; /* arithmetic without relying on >> of negatives */
 }
 
 /* Euclid on magnitudes: gcd(a, b) >= 0, and |INT64_MIN| = 2^63 wraps back
  * to INT64_MIN as numpy's gcd does (narrower dtypes wrap at the store). */
-static int64_t gcd_i64(int64_t a, int64_t b) {
+static inline int64_t bi_gcd(int64_t a, int64_t b) {
   uint64_t x = a < 0 ? 0 - (uint64_t)a : (uint64_t)a;
   uint64_t y = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
   while (y) {
@@ -262,51 +278,76 @@ static int64_t gcd_i64(int64_t a, int64_t b) {
   return (int64_t)x;
 }
 
-static void binary_i64(PtoBinaryKind k, int64_t *a, const int64_t *b,
+/* a = a (op) b over a chunk, one loop per row. A row's NO_FLOAT / NO_INT
+ * side has no case: pto_kernel_binary refused the dtype before. */
+static void binary_f64(PtoBinaryKind k, double *a, const double *b,
                        int64_t n) {
+#define NO_FLOAT 0
+#define FLOAT_CASE_0(KIND, FN)
+#define FLOAT_CASE_1(KIND, FN)                                              \
+  case PTO_BINARY_##KIND:                                                   \
+    for (int64_t i = 0; i < n; i++) a[i] = FN(a[i], b[i]);                  \
+    break;
+#define FLOAT_CASE_PICK(HAS, KIND, FN) FLOAT_CASE_##HAS(KIND, FN)
+#define FLOAT_CASE(HAS, KIND, FN) FLOAT_CASE_PICK(HAS, KIND, FN)
   switch (k) {
-  case PTO_BINARY_ADD:
-    for (int64_t i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] + (uint64_t)b[i]);
-    break;
-  case PTO_BINARY_SUB:
-    for (int64_t i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] - (uint64_t)b[i]);
-    break;
-  case PTO_BINARY_MUL:
-    for (int64_t i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] * (uint64_t)b[i]);
-    break;
-  case PTO_BINARY_DIV: for (int64_t i = 0; i < n; i++) a[i] = div_i64(a[i], b[i]); break;
-  case PTO_BINARY_MAX: for (int64_t i = 0; i < n; i++) a[i] = a[i] >= b[i] ? a[i] : b[i]; break;
-  case PTO_BINARY_MIN: for (int64_t i = 0; i < n; i++) a[i] = a[i] <= b[i] ? a[i] : b[i]; break;
-  case PTO_BINARY_AND: for (int64_t i = 0; i < n; i++) a[i] &= b[i]; break;
-  case PTO_BINARY_OR: for (int64_t i = 0; i < n; i++) a[i] |= b[i]; break;
-  case PTO_BINARY_XOR: for (int64_t i = 0; i < n; i++) a[i] ^= b[i]; break;
-  case PTO_BINARY_SHL: for (int64_t i = 0; i < n; i++) a[i] = shl_i64(a[i], b[i]); break;
-  case PTO_BINARY_SHR: for (int64_t i = 0; i < n; i++) a[i] = shr_i64(a[i], b[i]); break;
-  case PTO_BINARY_GCD: for (int64_t i = 0; i < n; i++) a[i] = gcd_i64(a[i], b[i]); break;
+#define PTO_BINARY_OP(ID, KIND, MN, DT, TR, FN_F, FN_I, SUM)                \
+  FLOAT_CASE(ACCEPTS_FLOAT_##DT, KIND, FN_F)
+#include "pto/BinaryOps.def"
   default: break;
   }
+#undef FLOAT_CASE
+#undef FLOAT_CASE_PICK
+#undef FLOAT_CASE_0
+#undef FLOAT_CASE_1
+#undef NO_FLOAT
+}
+
+static void binary_i64(PtoBinaryKind k, int64_t *a, const int64_t *b,
+                       int64_t n) {
+#define NO_INT 0
+#define INT_CASE_0(KIND, FN)
+#define INT_CASE_1(KIND, FN)                                                \
+  case PTO_BINARY_##KIND:                                                   \
+    for (int64_t i = 0; i < n; i++) a[i] = FN(a[i], b[i]);                  \
+    break;
+#define INT_CASE_PICK(HAS, KIND, FN) INT_CASE_##HAS(KIND, FN)
+#define INT_CASE(HAS, KIND, FN) INT_CASE_PICK(HAS, KIND, FN)
+  switch (k) {
+#define PTO_BINARY_OP(ID, KIND, MN, DT, TR, FN_F, FN_I, SUM)                \
+  INT_CASE(ACCEPTS_INT_##DT, KIND, FN_I)
+#include "pto/BinaryOps.def"
+  default: break;
+  }
+#undef INT_CASE
+#undef INT_CASE_PICK
+#undef INT_CASE_0
+#undef INT_CASE_1
+#undef NO_INT
 }
 
 /* Comparisons of a chunk into 0/1, one function per element type. */
-#define COMPARE(OP)                                                         \
-  for (int64_t i = 0; i < n; i++) r[i] = a[i] OP b[i];                      \
-  break;
-#define DEFINE_COMPARE(NAME, T)                                             \
-  static void NAME(PtoBinaryKind k, const T *a, const T *b, int64_t *r,     \
-                   int64_t n) {                                             \
-    switch (k) {                                                            \
-    case PTO_BINARY_EQ: COMPARE(==)                                         \
-    case PTO_BINARY_NE: COMPARE(!=)                                         \
-    case PTO_BINARY_LT: COMPARE(<)                                          \
-    case PTO_BINARY_LE: COMPARE(<=)                                         \
-    case PTO_BINARY_GT: COMPARE(>)                                          \
-    default: COMPARE(>=)                                                    \
-    }                                                                       \
+#define COMPARE_CASE(ID, OPERATOR)                                          \
+  case PTO_BINARY_##ID:                                                     \
+    for (int64_t i = 0; i < n; i++) r[i] = a[i] OPERATOR b[i];              \
+    break;
+static void compare_f64(PtoBinaryKind k, const double *a, const double *b,
+                        int64_t *r, int64_t n) {
+  switch (k) {
+#define PTO_BINARY_COMPARE(ID, MN, DT, TR, OPERATOR, SUM) COMPARE_CASE(ID, OPERATOR)
+#include "pto/BinaryOps.def"
+  default: break;
   }
-DEFINE_COMPARE(compare_f64, double)
-DEFINE_COMPARE(compare_i64, int64_t)
-#undef DEFINE_COMPARE
-#undef COMPARE
+}
+static void compare_i64(PtoBinaryKind k, const int64_t *a, const int64_t *b,
+                        int64_t *r, int64_t n) {
+  switch (k) {
+#define PTO_BINARY_COMPARE(ID, MN, DT, TR, OPERATOR, SUM) COMPARE_CASE(ID, OPERATOR)
+#include "pto/BinaryOps.def"
+  default: break;
+  }
+}
+#undef COMPARE_CASE
 
 PtoResult pto_kernel_binary(PtoBinaryKind k, const PtoNdArray *a,
                             const PtoNdArray *b, const PtoNdArray *out,
@@ -319,13 +360,12 @@ PtoResult pto_kernel_binary(PtoBinaryKind k, const PtoNdArray *a,
   if (cmp ? !pto_dtype_is_int(out->dtype) : out->dtype != a->dtype)
     return pto_error_set(err, "%s: output dtype %s does not fit operands of %s",
                    name, pto_dtype_name(out->dtype), pto_dtype_name(a->dtype));
+  if ((unsigned)k >= PTO_BINARY_NUM_KINDS)
+    return pto_error_set(err, "binary kernel %u does not exist", (unsigned)k);
   bool fl = pto_dtype_is_float(a->dtype);
-  if (!fl && (k == PTO_BINARY_POW || k == PTO_BINARY_ATAN2))
-    return pto_error_set(err, "%s needs a float dtype, got %s", name,
-                   pto_dtype_name(a->dtype));
-  if (fl && k >= PTO_BINARY_AND && k <= PTO_BINARY_GCD)
-    return pto_error_set(err, "%s needs an integer dtype, got %s", name,
-                   pto_dtype_name(a->dtype));
+  if (fl ? !binary_accepts[k].f : !binary_accepts[k].i)
+    return pto_error_set(err, "%s needs %s dtype, got %s", name,
+                   fl ? "an integer" : "a float", pto_dtype_name(a->dtype));
   int64_t st[3][PTO_MAX_RANK];
   if (!kernel_bcast_strides(a, out->rank, out->shape, st[0], "operand #0", err) ||
       !kernel_bcast_strides(b, out->rank, out->shape, st[1], "operand #1", err))

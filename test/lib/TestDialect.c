@@ -698,10 +698,15 @@ static PtoOp *test_materialize(PtoContext *ctx, PtoAttr *value, PtoType *type,
                               &na, 1);
 }
 
+/* Interned per context at registration (ContextTest's attribute-name
+ * test reads them). */
+static const char *const test_attr_names[] = {"value", "label"};
+
 static const PtoDialectDef test_dialect = {
     "ptotest",       test_ops,        sizeof test_ops / sizeof test_ops[0],
     parse_test_type, print_test_type, parse_test_attr,
-    print_test_attr, test_materialize, "ops for testing the IR core"};
+    print_test_attr, test_materialize, "ops for testing the IR core",
+    test_attr_names, 2};
 
 void pto_register_test_dialect(PtoContext *ctx) {
   pto_ctx_register_dialect(ctx, &test_dialect);

@@ -23,9 +23,11 @@ static const PtoOpDef clash_ops[] = {
      NULL, "clashes with ptotest.add"},
 };
 static const PtoDialectDef other_ptotest = {"ptotest", NULL, 0, NULL, NULL,
-                                            NULL, NULL, NULL, "a second ptotest"};
+                                            NULL, NULL, NULL, "a second ptotest",
+                                            NULL, 0};
 static const PtoDialectDef clash = {"clash", clash_ops, 1, NULL, NULL, NULL,
-                                    NULL, NULL, "registers an existing op"};
+                                    NULL, NULL, "registers an existing op",
+                                    NULL, 0};
 
 TEST(dialect_registry) {
   PtoContext *ctx = pto_ctx_create();
@@ -53,6 +55,35 @@ TEST(dialect_registry) {
   pto_ctx_set_allow_unregistered(ctx, true);
   CHECK(pto_ctx_get_allow_unregistered(ctx));
   pto_ctx_destroy(ctx);
+}
+
+/* A dialect's declared attribute names are interned once per context and
+ * reachable from each of its ops in constant time; an op of a dialect that
+ * declares none has no table. */
+TEST(dialect_attr_names) {
+  PtoContext *c1 = pto_ctx_create(), *c2 = pto_ctx_create();
+  pto_register_test_dialect(c1);
+  pto_register_test_dialect(c2);
+  PtoLoc *l1 = pto_loc_unknown(c1);
+  PtoType *i32 = pto_type_int(c1, 32);
+  PtoNamedAttr na = {pto_ident_cstr(c1, "value"), pto_attr_int(c1, i32, 7)};
+  PtoOp *k = pto_op_create_simple(c1, "ptotest.constant", l1, NULL, 0, &i32, 1, &na, 1);
+  PtoIdent *const *n1 = pto_op_dialect_attr_names(k);
+  CHECK(n1 && n1[0] == pto_ident_cstr(c1, "value") && n1[1] == pto_ident_cstr(c1, "label"));
+  CHECK(pto_op_attr_id(k, n1[0]) == na.value && pto_op_attr_id(k, n1[1]) == NULL);
+  PtoType *i32b = pto_type_int(c2, 32);
+  PtoNamedAttr nb = {pto_ident_cstr(c2, "value"), pto_attr_int(c2, i32b, 7)};
+  PtoOp *k2 = pto_op_create_simple(c2, "ptotest.constant", pto_loc_unknown(c2), NULL, 0,
+                                   &i32b, 1, &nb, 1);
+  PtoIdent *const *n2 = pto_op_dialect_attr_names(k2);
+  CHECK(n2 && n2 != n1 && n2[0] == pto_ident_cstr(c2, "value") && n2[0] != n1[0]);
+  PtoOp *m = pto_op_create_simple(c1, "builtin.module", l1, NULL, 0, NULL, 0, NULL, 0);
+  CHECK(pto_op_dialect_attr_names(m) == NULL);
+  pto_op_destroy(k);
+  pto_op_destroy(k2);
+  pto_op_destroy(m);
+  pto_ctx_destroy(c1);
+  pto_ctx_destroy(c2);
 }
 
 static int destroyed;
@@ -305,7 +336,8 @@ TEST(two_contexts_two_threads) {
   CHECK(jobs[0].ok && jobs[1].ok);
 }
 
-RUN_TESTS(T(identifiers), T(dialect_registry), T(extension_slots),
+RUN_TESTS(T(identifiers), T(dialect_registry), T(dialect_attr_names),
+          T(extension_slots),
           T(handlers_and_counting), T(rendering_with_sources),
           T(op_diagnostics), T(split_input), T(diagnostic_verifier_api),
           T(two_contexts_two_threads))

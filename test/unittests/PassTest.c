@@ -81,7 +81,7 @@ static const PtoOpDef ut_ops[] = {
 
 static const PtoDialectDef ut_dialect = {
     "ut", ut_ops, sizeof ut_ops / sizeof ut_ops[0], NULL, NULL, NULL, NULL,
-    ut_materialize, "unit-test dialect"};
+    ut_materialize, "unit-test dialect", NULL, 0};
 
 static const char ut_module[] =
     "%a = \"ut.const\"() {value = 20 : i32} : () -> i32\n"

@@ -322,25 +322,29 @@ PtoValue *lower_expand_to(Lowering *t, PtoValue *v, PtoType *to) {
   return lower_emit(t, PTO_TILE_EXPAND, &v, 1, to, NULL, 0);
 }
 
-/* Row / column expand ops by binary op; NONE when there is no such form. */
+/* Row / column expand ops by binary op (BinaryOps.def's EXPAND rows);
+ * NONE when there is no such form. Ids are stored + 1: 0 is "none". */
 static PtoTileOp expand_form(PtoTileOp id, bool col) {
-  static const PtoTileOp row[] = {PTO_TILE_ROWEXPAND_ADD, PTO_TILE_ROWEXPAND_SUB,
-                                  PTO_TILE_ROWEXPAND_MUL, PTO_TILE_ROWEXPAND_DIV,
-                                  PTO_TILE_ROWEXPAND_MAX, PTO_TILE_ROWEXPAND_MIN};
-  static const PtoTileOp colf[] = {PTO_TILE_COLEXPAND_ADD, PTO_TILE_COLEXPAND_SUB,
-                                   PTO_TILE_COLEXPAND_MUL, PTO_TILE_COLEXPAND_DIV,
-                                   PTO_TILE_COLEXPAND_MAX, PTO_TILE_COLEXPAND_MIN};
-  int i;
-  switch (id) {
-  case PTO_TILE_ADD: i = 0; break;
-  case PTO_TILE_SUB: i = 1; break;
-  case PTO_TILE_MUL: i = 2; break;
-  case PTO_TILE_DIV: i = 3; break;
-  case PTO_TILE_MAXIMUM: i = 4; break;
-  case PTO_TILE_MINIMUM: i = 5; break;
-  default: return PTO_TILE_NONE;
-  }
-  return col ? colf[i] : row[i];
+  enum { /* the binary rows' kernels, numbered here */
+#define PTO_BINARY_OP(ID, KIND, ...) ROW_KIND_##KIND,
+#include "pto/BinaryOps.def"
+    ROW_NUM_KINDS
+  };
+  static const unsigned short kind_of[PTO_TILE_NUM_OPS] = {
+#define PTO_BINARY_OP(ID, KIND, ...) [PTO_TILE_##ID] = ROW_KIND_##KIND + 1,
+#include "pto/BinaryOps.def"
+  };
+  static const unsigned short row[ROW_NUM_KINDS] = {
+#define PTO_BINARY_EXPAND(KIND, ...) [ROW_KIND_##KIND] = PTO_TILE_ROWEXPAND_##KIND + 1,
+#include "pto/BinaryOps.def"
+  };
+  static const unsigned short colf[ROW_NUM_KINDS] = {
+#define PTO_BINARY_EXPAND(KIND, ...) [ROW_KIND_##KIND] = PTO_TILE_COLEXPAND_##KIND + 1,
+#include "pto/BinaryOps.def"
+  };
+  if ((unsigned)id >= PTO_TILE_NUM_OPS || !kind_of[id]) return PTO_TILE_NONE;
+  unsigned short f = (col ? colf : row)[kind_of[id] - 1];
+  return f ? (PtoTileOp)(f - 1) : PTO_TILE_NONE;
 }
 
 /* Whether `small` is `full` with dim `d` (only) of size 1. */

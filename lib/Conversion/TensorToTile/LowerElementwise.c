@@ -29,9 +29,20 @@ static PtoValue *bcast_tile(Lowering *t, LoweredValue *v, const int64_t *rshape,
   return lower_get_tile_at(t, v, o, s, trank);
 }
 
-/* The tile op of the same name as a pypto op (exp, add, muls, ...). */
-static PtoTileOp same_name(PtoPyptoOp id) {
-  return pto_tile_lookup(pto_pypto_mnemonic(id));
+/* The tile op a pypto op of the shared rows (UnaryOps.def, BinaryOps.def)
+ * becomes: the row's op at the Tile level, by id. Ids are stored + 1. */
+static PtoTileOp same_row(PtoPyptoOp id) {
+  static const unsigned short tile_of[PTO_PYPTO_NUM_OPS] = {
+#define PTO_UNARY_OP(ID, ...) [PTO_PYPTO_##ID] = PTO_TILE_##ID + 1,
+#include "pto/UnaryOps.def"
+#define PTO_BINARY_OP(ID, ...) [PTO_PYPTO_##ID] = PTO_TILE_##ID + 1,
+#define PTO_BINARY_SCALAR(ID, ...) [PTO_PYPTO_##ID] = PTO_TILE_##ID + 1,
+#define PTO_BINARY_COMPARE(ID, ...) [PTO_PYPTO_##ID] = PTO_TILE_##ID + 1,
+#include "pto/BinaryOps.def"
+      [PTO_PYPTO_WHERE] = PTO_TILE_WHERE + 1,
+  };
+  return (unsigned)id < PTO_PYPTO_NUM_OPS && tile_of[id] ? (PtoTileOp)(tile_of[id] - 1)
+                                                         : PTO_TILE_NONE;
 }
 
 /* Copies the named attributes of the pypto op onto the tile op's list. */
@@ -87,7 +98,7 @@ PtoResult lower_elementwise(Lowering *t, PtoOp *op) {
     unsigned n = 0;
     for (const char *const *a = pto_pypto_op_attrs(id); *a && n < 3; a++)
       names[n++] = pto_ident_cstr(pto_op_ctx(op), *a);
-    tid = same_name(id);
+    tid = same_row(id);
     nattrs = copy_attrs(t, op, names, n, attrs);
     break;
   }
@@ -106,14 +117,17 @@ PtoResult lower_elementwise(Lowering *t, PtoOp *op) {
   case PTO_PYPTO_KIND_RANDOM: {
     PtoIdent *names[2] = {pto_ident_cstr(pto_op_ctx(op), PTO_ATTR_KEY),
                           pto_ident_cstr(pto_op_ctx(op), PTO_ATTR_COUNTER)};
-    tid = same_name(id);
+    tid = id == PTO_PYPTO_UNIFORM ? PTO_TILE_UNIFORM : PTO_TILE_NORMAL;
     nattrs = copy_attrs(t, op, names, 2, attrs);
     attrs[nattrs++] = (PtoNamedAttr){pto_ident_cstr(pto_op_ctx(op), PTO_ATTR_FULL),
                                      pto_attr_i64_array(pto_op_ctx(op), rshape, R)};
     break;
   }
-  default: tid = same_name(id); break;
+  case PTO_PYPTO_KIND_DEQUANTIZE: tid = PTO_TILE_DEQUANTIZE; break;
+  default: tid = same_row(id); break;
   }
+  if (tid == PTO_TILE_NONE && kind != PTO_PYPTO_KIND_EXPAND)
+    return lower_error(t, "no tile op computes 'pypto.%s'", pto_pypto_mnemonic(id));
 
   int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
   for (int64_t k = 0; k < res->grid.ntiles; k++) {

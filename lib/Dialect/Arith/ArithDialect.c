@@ -420,7 +420,7 @@ static PtoOp *materialize(PtoContext *ctx, PtoAttr *value, PtoType *type,
 
 const PtoDialectDef pto_arith_dialect = {
     "arith", pto_arith_ops, ARITH_NUM_OPS, NULL, NULL, NULL, NULL,
-    materialize, "integer, index and float scalar arithmetic"};
+    materialize, "integer, index and float scalar arithmetic", NULL, 0};
 
 void pto_register_arith_dialect(PtoContext *ctx) {
   pto_ctx_register_dialect(ctx, &pto_arith_dialect);

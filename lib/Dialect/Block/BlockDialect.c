@@ -147,7 +147,8 @@ static const PtoDialectDef block_dialect = {
     "block", block_ops, BLOCK_NUM_OPS, parse_type, print_type, NULL, NULL,
     NULL,
     "Block level: kernels on one core type, on-chip buffers, GM workspaces "
-    "and the launches of the execution graph"};
+    "and the launches of the execution graph",
+    NULL, 0};
 
 void pto_register_block_dialect(PtoContext *ctx) {
   pto_ctx_register_dialect(ctx, &block_dialect);

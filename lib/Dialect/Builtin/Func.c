@@ -430,7 +430,7 @@ static const PtoOpDef func_ops[] = {
 
 static const PtoDialectDef func_dialect = {
     "func", func_ops, PTO_ARRAY_SIZE(func_ops), NULL, NULL, NULL, NULL, NULL,
-    "functions: definitions, declarations, calls and returns"};
+    "functions: definitions, declarations, calls and returns", NULL, 0};
 
 void pto_register_func_dialect(PtoContext *ctx) {
   pto_ctx_register_dialect(ctx, &func_dialect);

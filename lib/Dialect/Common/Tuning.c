@@ -95,11 +95,11 @@ bool pto_tuning_is_attr_name(const char *name) {
 }
 
 bool pto_tuning_vec_tile(const PtoOp *op, int64_t out[4], unsigned *n) {
-  return pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_VEC_TILE), out, 4, n) && *n;
+  return pto_attr_get_i64_array(pto_op_named_attr(op, PTO_ATTR_ID_VEC_TILE), out, 4, n) && *n;
 }
 
 bool pto_tuning_cube_tile(const PtoOp *op, int64_t out[6]) {
-  return read_cube_tile(pto_op_attr(op, PTO_ATTR_CUBE_TILE), out);
+  return read_cube_tile(pto_op_named_attr(op, PTO_ATTR_ID_CUBE_TILE), out);
 }
 
 void pto_tuning_copy(const PtoOp *from, PtoOp *to) {

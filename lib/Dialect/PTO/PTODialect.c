@@ -308,7 +308,7 @@ int pto_pto_op_tied_operand(const PtoOp *op) {
 
 unsigned pto_pto_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn) {
   unsigned n = 0;
-  if (!pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_STATIC_OFFSETS), offs,
+  if (!pto_attr_get_i64_array(pto_op_named_attr(op, PTO_ATTR_ID_STATIC_OFFSETS), offs,
                               PTO_MAX_RANK, &n))
     return 0;
   /* the dynamic offsets follow the tensor (tload, tprefetch) or the tile
@@ -366,7 +366,8 @@ static const PtoDialectDef pto_dialect = {
     "pto", pto_pto_op_defs, PTO_PTO_NUM_OPS, pto_pto_parse_type,
     pto_pto_print_type, NULL, NULL, NULL,
     "PTO level: the virtual tile ISA, instructions on tiles in a core's "
-    "on-chip buffers, each on a pipe, ordered by flags"};
+    "on-chip buffers, each on a pipe, ordered by flags",
+    pto_attr_name_table, PTO_ATTR_NUM_IDS};
 
 void pto_register_pto_dialect(PtoContext *ctx) {
   pto_ctx_register_dialect(ctx, &pto_dialect);

@@ -330,7 +330,7 @@ static const PtoOpDef scf_ops[SCF_NUM_OPS] = {
 
 static const PtoDialectDef scf_dialect = {
     "scf", scf_ops, SCF_NUM_OPS, NULL, NULL, NULL, NULL, NULL,
-    "structured control flow: counted loops and conditionals"};
+    "structured control flow: counted loops and conditionals", NULL, 0};
 
 void pto_register_scf_dialect(PtoContext *ctx) {
   pto_ctx_register_dialect(ctx, &scf_dialect);

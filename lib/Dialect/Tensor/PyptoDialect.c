@@ -99,17 +99,17 @@ PtoResult pypto_verify(PtoOp *op) { return pto_optable_verify(&table, op, check)
 unsigned pto_pypto_get_dim(const PtoOp *op) {
   PtoValue *v = pto_op_operand(op, 0);
   int64_t rank = pto_type_tensor_rank(pto_value_type(v));
-  int64_t d = pto_op_attr_int(op, PTO_ATTR_DIM, -1);
+  int64_t d = pto_op_named_int(op, PTO_ATTR_ID_DIM, -1);
   return (unsigned)(d < 0 ? d + rank : d);
 }
 
-bool pto_pypto_get_keepdim(const PtoOp *op) { return pto_op_attr_flag(op, PTO_ATTR_KEEPDIM); }
+bool pto_pypto_get_keepdim(const PtoOp *op) { return pto_op_named_flag(op, PTO_ATTR_ID_KEEPDIM); }
 
 unsigned pto_pypto_get_offsets(const PtoOp *op, int64_t *offs,
                                PtoValue **dynamic) {
   int64_t v[PTO_MAX_RANK];
   unsigned n = 0;
-  if (!pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_STATIC_OFFSETS), v, PTO_MAX_RANK, &n))
+  if (!pto_attr_get_i64_array(pto_op_named_attr(op, PTO_ATTR_ID_STATIC_OFFSETS), v, PTO_MAX_RANK, &n))
     return 0;
   unsigned next = pto_pypto_num_tensor_operands(op);
   for (unsigned i = 0; i < n; i++) {
@@ -122,45 +122,45 @@ unsigned pto_pypto_get_offsets(const PtoOp *op, int64_t *offs,
 
 unsigned pto_pypto_get_perm(const PtoOp *op, int64_t perm[PTO_MAX_RANK]) {
   unsigned n = 0;
-  if (!pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_PERM), perm, PTO_MAX_RANK, &n)) return 0;
+  if (!pto_attr_get_i64_array(pto_op_named_attr(op, PTO_ATTR_ID_PERM), perm, PTO_MAX_RANK, &n)) return 0;
   return n;
 }
 
 PtoRoundMode pto_pypto_get_cast_mode(const PtoOp *op) {
-  const char *m = pto_op_attr_str(op, PTO_ATTR_MODE);
+  const char *m = pto_op_named_str(op, PTO_ATTR_ID_MODE);
   PtoRoundMode r;
   /* the verifier admits rint, round, floor, ceil and trunc only */
   return m && pto_round_mode_from_name(m, &r) ? r : PTO_ROUND_RINT;
 }
 
-static bool str_attr_is(const PtoOp *op, const char *name, const char *value) {
-  PtoAttr *a = pto_op_attr(op, name);
+static bool str_attr_is(const PtoOp *op, PtoAttrNameId name, const char *value) {
+  PtoAttr *a = pto_op_named_attr(op, name);
   return a && pto_attr_kind(a) == PTO_ATTR_STRING && strcmp(pto_attr_str(a), value) == 0;
 }
 
-bool pto_pypto_get_saturate(const PtoOp *op) { return str_attr_is(op, PTO_ATTR_SATMODE, "on"); }
+bool pto_pypto_get_saturate(const PtoOp *op) { return str_attr_is(op, PTO_ATTR_ID_SATMODE, "on"); }
 bool pto_pypto_get_gelu_tanh(const PtoOp *op) {
-  return str_attr_is(op, PTO_ATTR_APPROXIMATE, "tanh");
+  return str_attr_is(op, PTO_ATTR_ID_APPROXIMATE, "tanh");
 }
-bool pto_pypto_get_a_trans(const PtoOp *op) { return pto_op_attr_flag(op, PTO_ATTR_A_TRANS); }
-bool pto_pypto_get_b_trans(const PtoOp *op) { return pto_op_attr_flag(op, PTO_ATTR_B_TRANS); }
+bool pto_pypto_get_a_trans(const PtoOp *op) { return pto_op_named_flag(op, PTO_ATTR_ID_A_TRANS); }
+bool pto_pypto_get_b_trans(const PtoOp *op) { return pto_op_named_flag(op, PTO_ATTR_ID_B_TRANS); }
 
 PtoType *pto_pypto_get_acc_dtype(const PtoOp *op) {
-  PtoAttr *a = pto_op_attr(op, PTO_ATTR_ACC_DTYPE);
+  PtoAttr *a = pto_op_named_attr(op, PTO_ATTR_ID_ACC_DTYPE);
   if (a && pto_attr_kind(a) == PTO_ATTR_TYPE) return pto_attr_type_value(a);
   PtoType *e = pto_type_tensor_elem(pto_value_type(pto_op_operand(op, 0)));
   return pto_elem_is_int(e) ? pto_type_int(pto_op_ctx(op), 32) : pto_type_f32(pto_op_ctx(op));
 }
 
-int64_t pto_pypto_get_k(const PtoOp *op) { return pto_op_attr_int(op, PTO_ATTR_K, 1); }
+int64_t pto_pypto_get_k(const PtoOp *op) { return pto_op_named_int(op, PTO_ATTR_ID_K, 1); }
 
 bool pto_pypto_get_largest(const PtoOp *op) {
-  PtoAttr *a = pto_op_attr(op, PTO_ATTR_LARGEST);
+  PtoAttr *a = pto_op_named_attr(op, PTO_ATTR_ID_LARGEST);
   return !a || pto_attr_int_value(a) != 0;
 }
 
 double pto_pypto_get_eps(const PtoOp *op) {
-  PtoAttr *a = pto_op_attr(op, PTO_ATTR_EPS);
+  PtoAttr *a = pto_op_named_attr(op, PTO_ATTR_ID_EPS);
   if (a && pto_attr_kind(a) == PTO_ATTR_FLOAT) return pto_attr_float_value(a);
   return pto_pypto_op_id(op) == PTO_PYPTO_LAYER_NORM ? 1e-5 : 1e-6;
 }
@@ -178,7 +178,8 @@ static PtoOp *materialize(PtoContext *ctx, PtoAttr *value, PtoType *type,
 
 static const PtoDialectDef pypto_dialect = {
     "pypto", pypto_op_defs, PTO_PYPTO_NUM_OPS, NULL, NULL, NULL, NULL, materialize,
-    "the Tensor level: tensor ops named after the PyPTO Python API"};
+    "the Tensor level: tensor ops named after the PyPTO Python API",
+    pto_attr_name_table, PTO_ATTR_NUM_IDS};
 
 void pto_register_pypto_dialect(PtoContext *ctx) {
   pto_ctx_register_dialect(ctx, &pypto_dialect);

@@ -30,7 +30,7 @@ static bool printable(PtoOp *op, PtoPyptoKind k) {
   if (k == PTO_PYPTO_KIND_VIEW || k == PTO_PYPTO_KIND_ASSEMBLE) {
     int64_t offs[PTO_MAX_RANK];
     unsigned nofs = pto_pypto_get_offsets(op, offs, NULL), ndyn = 0;
-    PtoAttr *a = pto_op_attr(op, PTO_ATTR_STATIC_OFFSETS);
+    PtoAttr *a = pto_op_named_attr(op, PTO_ATTR_ID_STATIC_OFFSETS);
     if (!a || pto_attr_kind(a) != PTO_ATTR_ARRAY || pto_attr_array_size(a) != nofs)
       return false;
     for (unsigned i = 0; i < nofs; i++) ndyn += offs[i] == PTO_DYN;

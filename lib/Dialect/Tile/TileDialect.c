@@ -232,7 +232,7 @@ PtoValue *pto_tile_get_tensor(const PtoOp *op) {
 unsigned pto_tile_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn) {
   int64_t tmp[PTO_MAX_RANK];
   unsigned n = 0;
-  if (!pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_STATIC_OFFSETS), tmp,
+  if (!pto_attr_get_i64_array(pto_op_named_attr(op, PTO_ATTR_ID_STATIC_OFFSETS), tmp,
                               PTO_MAX_RANK, &n))
     return 0;
   unsigned next = pto_tile_first_index_operand(op);
@@ -248,7 +248,7 @@ unsigned pto_tile_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn) {
 }
 
 unsigned pto_tile_get_dim(const PtoOp *op) {
-  int64_t d = pto_op_attr_int(op, PTO_ATTR_DIM, 0);
+  int64_t d = pto_op_named_int(op, PTO_ATTR_ID_DIM, 0);
   PtoType *t = pto_value_type(pto_tile_get_tensor(op));
   int64_t r = pto_type_is_tensor(t) ? (int64_t)pto_type_tensor_rank(t) : 0;
   return (unsigned)(d < 0 ? d + r : d);
@@ -256,16 +256,16 @@ unsigned pto_tile_get_dim(const PtoOp *op) {
 
 unsigned pto_tile_get_perm(const PtoOp *op, int64_t perm[PTO_TILE_MAX_RANK]) {
   unsigned n = 0;
-  if (!pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_PERM), perm, PTO_TILE_MAX_RANK,
+  if (!pto_attr_get_i64_array(pto_op_named_attr(op, PTO_ATTR_ID_PERM), perm, PTO_TILE_MAX_RANK,
                               &n))
     return 0;
   return n;
 }
 
-int64_t pto_tile_get_k(const PtoOp *op) { return pto_op_attr_int(op, PTO_ATTR_K, 0); }
+int64_t pto_tile_get_k(const PtoOp *op) { return pto_op_named_int(op, PTO_ATTR_ID_K, 0); }
 
 bool pto_tile_get_largest(const PtoOp *op) {
-  PtoAttr *a = pto_op_attr(op, PTO_ATTR_LARGEST);
+  PtoAttr *a = pto_op_named_attr(op, PTO_ATTR_ID_LARGEST);
   return !a || pto_attr_int_value(a) != 0;
 }
 
@@ -355,6 +355,8 @@ static const PtoDialectDef tile_dialect = {
     NULL,
     NULL,
     "Tile level: tensor ops split into ops on static on-chip tiles",
+    pto_attr_name_table,
+    PTO_ATTR_NUM_IDS,
 };
 
 void pto_register_tile_dialect(PtoContext *ctx) {

@@ -41,7 +41,7 @@ static bool printable(PtoOp *op, PtoTileKind k) {
     return k == PTO_TILE_KIND_EMPTY || k == PTO_TILE_KIND_RANDOM || n > 0;
   unsigned first = tile_first_index_operand(k, n);
   unsigned lead = has_into(k) + has_index(k) + 1u;
-  PtoAttr *a = pto_op_attr(op, PTO_ATTR_STATIC_OFFSETS);
+  PtoAttr *a = pto_op_named_attr(op, PTO_ATTR_ID_STATIC_OFFSETS);
   int64_t offs[PTO_MAX_RANK];
   unsigned nofs, ndyn = 0;
   if (n < lead || !pto_attr_get_i64_array(a, offs, PTO_MAX_RANK, &nofs))
