@@ -64,6 +64,28 @@ typedef struct PtoHostEnv {
   int32_t *results;
 } PtoHostEnv;
 
+typedef struct PtoTranslateOptions {
+  /* f32 lanes of the reductions and the matmul: 8 or 16 (0: 8); results
+   * are the same at both widths but for float row sums (docs/jit.md) */
+  unsigned lanes;
+  /* Bytes of each on-chip buffer of one core (vec, mat, left, right, acc,
+   * as PtoBufSpace; 0: the default platform's, a2a3: 192 KiB, 512 KiB,
+   * 64 KiB, 64 KiB, 128 KiB). A planned tile that does not lie within
+   * its buffer is an error at the instruction, since the compiled code
+   * would read or write outside the image it is given. */
+  uint64_t buffer_bytes[5];
+} PtoTranslateOptions;
+
+/* pto_translate_to_llvmir with options (NULL: the defaults);
+ * pto_translate_to_llvmir(m, lanes, out) is this with {lanes}. */
+PtoResult pto_translate_to_llvmir_with(PtoOp *module,
+                                       const PtoTranslateOptions *opts,
+                                       char **out);
+
+/* The f32 lanes of this host's widest vectors LLVM reports: 16 with
+ * AVX-512 (avx512f), else 8. */
+unsigned pto_llvmir_host_lanes(void);
+
 #ifdef __cplusplus
 }
 #endif

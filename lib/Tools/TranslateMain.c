@@ -5,21 +5,24 @@
 #include "Tools/ToolsInternal.h"
 
 #include "pto/LLVMIR.h"
+#include "pto/Platform.h"
 
 #include "Support/Alloc.h"
 #include "Support/File.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct TrOptions {
   const char *tool, *input, *output;
   bool to_llvmir;
   size_t max_input_bytes;
+  PtoTranslateOptions llvmir;
 } TrOptions;
 
-enum { TR_OUTPUT, TR_TO_LLVMIR, TR_MAX_INPUT_BYTES };
+enum { TR_OUTPUT, TR_TO_LLVMIR, TR_MAX_INPUT_BYTES, TR_LANES, TR_PLATFORM };
 
 static const PtoToolArg tr_args[] = {
     {PTO_TOOL_ARG_SECTION, "TRANSLATIONS", NULL, NULL, NULL, 0},
@@ -30,6 +33,12 @@ static const PtoToolArg tr_args[] = {
      TR_OUTPUT},
     {PTO_TOOL_ARG_VALUE, "--max-input-bytes", NULL, "--max-input-bytes <n>",
      "Refuse inputs larger than n bytes (default 256 MiB)", TR_MAX_INPUT_BYTES},
+    {PTO_TOOL_ARG_VALUE, "--vector-lanes", NULL, "--vector-lanes <8|16|host>",
+     "f32 lanes of reductions and matmul (default 8; host: 16 with AVX-512)",
+     TR_LANES},
+    {PTO_TOOL_ARG_VALUE, "--platform", NULL, "--platform <name|file.xml>",
+     "Check every tile against this platform's buffers (default a2a3)",
+     TR_PLATFORM},
     {PTO_TOOL_ARG_FLAG, "--help", "-h", NULL, "Print this help",
      PTO_TOOL_ARG_HELP},
     {PTO_TOOL_ARG_FLAG, "--version", NULL, NULL, "Print the version",
@@ -50,6 +59,25 @@ static int tr_option(void *user, int id, const char *a, const char *v) {
   switch (id) {
   case TR_OUTPUT: o->output = v; break;
   case TR_TO_LLVMIR: o->to_llvmir = true; break;
+  case TR_LANES:
+    if (strcmp(v, "host") == 0) o->llvmir.lanes = pto_llvmir_host_lanes();
+    else if (strcmp(v, "8") == 0 || strcmp(v, "16") == 0) o->llvmir.lanes = (unsigned)atoi(v);
+    else
+      return pto_tool_usage_error(o->tool, "invalid --vector-lanes '%s': expected "
+                                  "8, 16 or host", v);
+    break;
+  case TR_PLATFORM: {
+    PtoPlatform p;
+    PtoPlatformError err;
+    if (!pto_platform_load(&p, v, &err)) {
+      char msg[1024];
+      pto_platform_error_format(&err, msg, sizeof msg);
+      return pto_tool_usage_error(o->tool, "%s", msg);
+    }
+    for (unsigned sp = 0; sp < PTO_MEM_SPACE_COUNT; sp++)
+      o->llvmir.buffer_bytes[sp] = p.buffers[sp].size_bytes;
+    break;
+  }
   case TR_MAX_INPUT_BYTES:
     if (!pto_tool_size_value(v, &o->max_input_bytes))
       return pto_tool_usage_error(o->tool, "invalid value in '%s': expected a "
@@ -102,7 +130,7 @@ static int translate(TrOptions *o, PtoContext *ctx) {
   char *ll = NULL;
   int rc = 1;
   if (pto_succeeded(pto_op_verify(module)) &&
-      pto_succeeded(pto_translate_to_llvmir(module, 0, &ll)))
+      pto_succeeded(pto_translate_to_llvmir_with(module, &o->llvmir, &ll)))
     rc = write_output(o, ll);
   pto_free(ll);
   pto_op_destroy(module);
@@ -111,7 +139,7 @@ static int translate(TrOptions *o, PtoContext *ctx) {
 
 int pto_translate_main(int argc, char **argv, const char *tool,
                        PtoRegisterFn register_fn) {
-  TrOptions o = {tool, NULL, NULL, false, PTO_DEFAULT_MAX_INPUT_BYTES};
+  TrOptions o = {tool, NULL, NULL, false, PTO_DEFAULT_MAX_INPUT_BYTES, {0, {0}}};
   PtoToolCommandLine cl = {tool, tr_header, tr_args, PTO_ARRAY_SIZE(tr_args),
                            tr_option, tr_positional, NULL, NULL};
   int rc = pto_tool_parse_args(&cl, argc, argv, &o);

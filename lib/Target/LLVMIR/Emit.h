@@ -136,4 +136,60 @@ LLVMValueRef pto_emit_exp_f32(PtoEmit *e, LLVMValueRef x);
 LLVMValueRef pto_emit_log_f32(PtoEmit *e, LLVMValueRef x);
 LLVMValueRef pto_emit_tanh_f32(PtoEmit *e, LLVMValueRef x);
 
+/* The value tcvt stores to a float dtype `to` (the store rounds it to
+ * nearest even), from x of dtype `from` in its compute type: exact in
+ * f32, or rounded so that the store's rounding is the only one; finite
+ * values clamped to the largest finite one when saturating. */
+LLVMValueRef pto_emit_cast_to_float(PtoEmit *e, PtoSatMode sat, PtoDType from,
+                                    PtoDType to, LLVMValueRef x);
+
+/* dst[0][c] = sum of src[0..rows)[c] for f16 and bf16 tiles, in f32
+ * rounded once (tcolsum, which pto_emit_col_reduce refuses for them). */
+PtoResult pto_emit_col_sum_narrow(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
+                                  LLVMValueRef rows, LLVMValueRef cols,
+                                  PtoError *err);
+
+/* ---- compare, select, gather, sort, quantise ---- */
+
+#define PTO_EMIT_COMPARE_OPS(X) \
+  X(EQ, "eq") X(NE, "ne") X(LT, "lt") X(LE, "le") X(GT, "gt") X(GE, "ge")
+#define PTO_EMIT_ENUM(id, name) PTO_EMIT_CMP_##id,
+typedef enum PtoEmitCompare { PTO_EMIT_COMPARE_OPS(PTO_EMIT_ENUM) } PtoEmitCompare;
+#undef PTO_EMIT_ENUM
+const char *pto_emit_compare_name(PtoEmitCompare op);
+
+/* dst (i1: one byte, 0 or 1) = a (op) b: ordered float comparisons but
+ * ne (NaN compares false, and unequal), signed integers. */
+PtoResult pto_emit_compare(PtoEmit *e, PtoEmitCompare op, PtoEmitTile dst,
+                           PtoEmitTile a, PtoEmitTile b, LLVMValueRef rows,
+                           LLVMValueRef cols, PtoError *err);
+/* dst = mask ? a : b (mask i1, any nonzero byte true), bit for bit. */
+PtoResult pto_emit_select(PtoEmit *e, PtoEmitTile dst, PtoEmitTile mask,
+                          PtoEmitTile a, PtoEmitTile b, LLVMValueRef rows,
+                          LLVMValueRef cols, PtoError *err);
+/* dst[r][c] = src[r][index[r][c]] (i32 indices) for the rows x cols of
+ * dst, bit for bit; an index outside [0, src_cols) gives 0. */
+PtoResult pto_emit_gather(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
+                          PtoEmitTile index, LLVMValueRef rows,
+                          LLVMValueRef src_cols, LLVMValueRef cols,
+                          PtoError *err);
+/* dst[r][c] = row[0][c] for every row: tmatmul_bias's bias, put in the
+ * accumulator before the products are added to it. */
+PtoResult pto_emit_broadcast_row(PtoEmit *e, PtoEmitTile dst, PtoEmitTile row,
+                                 LLVMValueRef rows, LLVMValueRef cols,
+                                 PtoError *err);
+/* Each window of `window` elements of each row of src (rows x cols)
+ * sorted descending, stably, NaN first, into dst, with dst_index the
+ * column each value came from (tsort32: src_index NULL) or the entry of
+ * src_index it carries along (tmrgsort). */
+PtoResult pto_emit_sort(PtoEmit *e, PtoEmitTile dst, PtoEmitTile dst_index,
+                        PtoEmitTile src, const PtoEmitTile *src_index,
+                        LLVMValueRef rows, int64_t cols, int64_t window,
+                        PtoError *err);
+/* dst (i8) = clamp(rint(src / scale[r][0]), -127, 127) in f32, 0 for NaN
+ * and on rows whose scale is 0 (tquant). */
+PtoResult pto_emit_quant(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
+                         PtoEmitTile scale, LLVMValueRef rows,
+                         LLVMValueRef cols, PtoError *err);
+
 #endif

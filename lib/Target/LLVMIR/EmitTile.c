@@ -253,9 +253,16 @@ PtoResult pto_emit_unary(PtoEmit *e, PtoEmitUnary op, PtoEmitTile dst,
   return PTO_SUCCESS;
 }
 
+/* Moves take i1 tiles too (one byte each), which compute nothing. */
+static PtoResult check_move(PtoEmitTile dst, PtoEmitTile src, const char *what,
+                            PtoError *err) {
+  if (dst.dtype == PTO_DT_BOOL) return check_same(dst, src, what, err);
+  return check_pair(dst, src, what, err);
+}
+
 PtoResult pto_emit_copy(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                         LLVMValueRef rows, LLVMValueRef cols, PtoError *err) {
-  if (pto_failed(check_pair(dst, src, "copy", err))) return PTO_FAILURE;
+  if (pto_failed(check_move(dst, src, "copy", err))) return PTO_FAILURE;
   Ew w = {.kind = EW_COPY, .dst = dst, .a = src};
   elementwise(e, &w, rows, cols);
   return PTO_SUCCESS;
@@ -279,8 +286,7 @@ static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x) {
   PtoDType from = w->a.dtype, to = w->dst.dtype;
   LLVMTypeRef ct = pto_emit_compute_type(e, to);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(e->ctx);
-  if (is_float(from) && is_float(to)) return x; /* the store rounds */
-  if (is_int(from) && is_float(to)) return LLVMBuildSIToFP(B, x, ct, "");
+  if (is_float(to)) return pto_emit_cast_to_float(e, w->mode.sat, from, to, x);
   if (is_float(from)) {
     x = pto_emit_intrinsic(e, round_intrinsic(w->mode.round), &x, 1);
     if (w->mode.sat == PTO_SAT_SATURATE) {
@@ -324,15 +330,17 @@ PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
       pto_failed(check_dtype(src, "cast", err)))
     return PTO_FAILURE;
   bool f2i = is_float(src.dtype) && is_int(dst.dtype);
+  /* integers wrap or clamp, and some float destinations hold every
+   * source value: no rounding for the mode to direct */
+  bool exact = (is_int(src.dtype) && is_int(dst.dtype)) || src.dtype == dst.dtype ||
+               (dst.dtype == PTO_DT_F32 && src.dtype != PTO_DT_I32) ||
+               (src.dtype == PTO_DT_I8 && is_float(dst.dtype));
   if (f2i ? !round_intrinsic(mode.round)
-          : mode.round != PTO_ROUND_DEFAULT && mode.round != PTO_ROUND_RINT)
+          : !exact && mode.round != PTO_ROUND_DEFAULT && mode.round != PTO_ROUND_RINT)
     return pto_error_set(err, "a cast from %s to %s rounding '%s' has no LLVM "
                          "translation yet", pto_dtype_name(src.dtype),
                          pto_dtype_name(dst.dtype),
                          pto_round_mode_name(mode.round));
-  if (mode.sat == PTO_SAT_SATURATE && is_float(dst.dtype))
-    return pto_error_set(err, "a saturating cast to %s has no LLVM "
-                         "translation yet", pto_dtype_name(dst.dtype));
   Ew w = {.kind = EW_CAST, .dst = dst, .a = src, .mode = mode};
   elementwise(e, &w, rows, cols);
   return PTO_SUCCESS;
@@ -439,7 +447,7 @@ PtoResult pto_emit_col_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
 PtoResult pto_emit_transpose(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                              LLVMValueRef rows, LLVMValueRef cols,
                              PtoError *err) {
-  if (pto_failed(check_pair(dst, src, "transpose", err))) return PTO_FAILURE;
+  if (pto_failed(check_move(dst, src, "transpose", err))) return PTO_FAILURE;
   unsigned size = (unsigned)pto_dtype_size(src.dtype);
   LLVMTypeRef it = LLVMIntTypeInContext(e->ctx, 8 * size);
   LLVMTypeRef ip = LLVMPointerType(it, 0);

@@ -123,7 +123,8 @@ LLVMTypeRef pto_emit_storage_type(PtoEmit *e, PtoDType dt) {
   case PTO_DT_BF16:
   case PTO_DT_I16: return LLVMInt16TypeInContext(e->ctx);
   case PTO_DT_I32: return LLVMInt32TypeInContext(e->ctx);
-  case PTO_DT_I8: return LLVMInt8TypeInContext(e->ctx);
+  case PTO_DT_I8:
+  case PTO_DT_BOOL: return LLVMInt8TypeInContext(e->ctx); /* 0 or 1 */
   default: return NULL;
   }
 }
@@ -187,4 +188,36 @@ void pto_emit_store(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v) {
   if (lanes) p = LLVMBuildBitCast(e->b, p, LLVMPointerType(st, 0), "");
   LLVMValueRef s = LLVMBuildStore(e->b, v, p);
   LLVMSetAlignment(s, (unsigned)pto_dtype_size(dt));
+}
+
+static LLVMTypeRef bits_type(PtoEmit *e, PtoDType dt) {
+  return LLVMIntTypeInContext(e->ctx, (unsigned)(8 * pto_dtype_size(dt)));
+}
+
+LLVMValueRef pto_emit_load_bits(PtoEmit *e, PtoDType dt, LLVMValueRef p) {
+  LLVMTypeRef it = bits_type(e, dt);
+  LLVMValueRef v =
+      LLVMBuildLoad2(e->b, it, LLVMBuildBitCast(e->b, p, LLVMPointerType(it, 0), ""), "");
+  LLVMSetAlignment(v, (unsigned)pto_dtype_size(dt));
+  return v;
+}
+
+void pto_emit_store_bits(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v) {
+  LLVMTypeRef it = bits_type(e, dt);
+  LLVMValueRef s =
+      LLVMBuildStore(e->b, v, LLVMBuildBitCast(e->b, p, LLVMPointerType(it, 0), ""));
+  LLVMSetAlignment(s, (unsigned)pto_dtype_size(dt));
+}
+
+void pto_emit_each(PtoEmit *e, LLVMValueRef rows, LLVMValueRef cols,
+                   PtoEmitElemFn fn, const void *user) {
+  LLVMValueRef zero = pto_emit_i64(e, 0);
+  PtoEmitLoop lr, lc;
+  LLVMValueRef hi_r = LLVMBuildSelect(
+      e->b, LLVMBuildICmp(e->b, LLVMIntSGT, cols, zero, ""), rows, zero, "");
+  pto_emit_loop_begin(e, &lr, zero, hi_r, 1, 0, NULL);
+  pto_emit_loop_begin(e, &lc, zero, cols, 1, 0, NULL);
+  fn(e, lr.iv, lc.iv, user);
+  pto_emit_loop_end(e, &lc);
+  pto_emit_loop_end(e, &lr);
 }

@@ -44,6 +44,13 @@ void pto_emit_loop_end(PtoEmit *e, PtoEmitLoop *l);
  * run out of vector registers and spill their constants on every trip. */
 void pto_emit_loop_keep_single(PtoEmit *e, PtoEmitLoop *l);
 
+/* The loop nest over the rows x cols of a tile (no iteration when either
+ * is 0): fn(e, r, c, user) emits the body for element (r, c). */
+typedef void (*PtoEmitElemFn)(PtoEmit *e, LLVMValueRef r, LLVMValueRef c,
+                              const void *user);
+void pto_emit_each(PtoEmit *e, LLVMValueRef rows, LLVMValueRef cols,
+                   PtoEmitElemFn fn, const void *user);
+
 /* The type elements of dtype are stored as, and the type they are
  * computed in (float for f32, f16 and bf16). NULL for the dtypes the
  * emitters do not handle. */
@@ -57,5 +64,10 @@ LLVMValueRef pto_emit_elem_ptr(PtoEmit *e, PtoEmitTile t, LLVMValueRef r,
 LLVMValueRef pto_emit_load(PtoEmit *e, PtoDType dt, LLVMValueRef p,
                            unsigned lanes);
 void pto_emit_store(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v);
+/* One element at p as an integer of its width, and back: the instructions
+ * that move values (select, gather, sort) keep every bit, NaN payloads
+ * too. */
+LLVMValueRef pto_emit_load_bits(PtoEmit *e, PtoDType dt, LLVMValueRef p);
+void pto_emit_store_bits(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v);
 
 #endif

@@ -5,6 +5,7 @@
 #include "pto/LLVMIR.h"
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/TargetMachine.h>
 #include <string.h>
 
 #include "Support/Alloc.h"
@@ -12,11 +13,13 @@
 #include "Target/LLVMIR/EmitUtil.h"
 #include "Target/LLVMIR/HostFunction.h"
 #include "pto/Dialect/PTO.h"
+#include "pto/Float16.h"
 #include "pto/IRArray.h"
 
 typedef struct Tr {
   PtoEmit e;
   LLVMValueRef space[PTO_BUF_NUM_SPACES];
+  uint64_t cap[PTO_BUF_NUM_SPACES]; /* bytes of each buffer */
   PtoPtrMap values; /* PtoValue * -> LLVMValueRef */
 } Tr;
 
@@ -32,7 +35,9 @@ LLVMTypeRef pto_llvmir_scalar_type(LLVMContextRef c, PtoType *ty) {
     return LLVMIntTypeInContext(c, pto_type_bitwidth(ty));
   if (pto_type_is_float(ty)) switch (pto_type_float_kind(ty)) {
     case PTO_F16: return LLVMHalfTypeInContext(c);
-    case PTO_BF16: return LLVMBFloatTypeInContext(c);
+    /* its bits: LLVM 14's x86 back end has no calling convention for
+     * bfloat arguments (and aborts on one) */
+    case PTO_BF16: return LLVMInt16TypeInContext(c);
     case PTO_F32: return LLVMFloatTypeInContext(c);
     case PTO_F64: return LLVMDoubleTypeInContext(c);
     }
@@ -49,6 +54,17 @@ static PtoResult tile_of(Tr *t, PtoOp *op, PtoValue *v, PtoEmitTile *out) {
   PtoDType dt;
   if (!pto_dtype_from_type(pto_pto_tile_elem(ty), &dt)) dt = PTO_DT_BOOL;
   PtoBufSpace s = pto_pto_tile_space(ty);
+  uint64_t at = (uint64_t)off, n = (uint64_t)pto_pto_tile_bytes(ty);
+  if (at > t->cap[s] || n > t->cap[s] - at) {
+    /* the interpreter's words: both run on an image of the buffers */
+    char *ts = pto_type_to_string(ty);
+    pto_op_emit_error(op, "tile '%s' occupies bytes [%llu, %llu) of %s, which "
+                      "has %llu bytes", ts, (unsigned long long)at,
+                      (unsigned long long)(at + n), pto_buf_space_name(s),
+                      (unsigned long long)t->cap[s]);
+    pto_free(ts);
+    return PTO_FAILURE;
+  }
   *out = pto_emit_tile(&t->e, t->space[s], pto_emit_i64(&t->e, off),
                        pto_emit_i64(&t->e, pto_pto_tile_cols(ty)), dt);
   return PTO_SUCCESS;
@@ -201,8 +217,13 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
     LLVMTypeRef ct = pto_emit_compute_type(&t->e, a.dtype);
     if (ct && LLVMGetTypeKind(LLVMTypeOf(s)) == LLVMHalfTypeKind)
       s = LLVMBuildFPExt(t->e.b, s, ct, "");
-    else if (ct && LLVMGetTypeKind(LLVMTypeOf(s)) == LLVMBFloatTypeKind)
-      s = LLVMBuildFPExt(t->e.b, s, ct, "");
+    else if (ct && a.dtype == PTO_DT_BF16) /* bf16 bits: an f32's top half */
+      s = LLVMBuildBitCast(
+          t->e.b,
+          LLVMBuildShl(t->e.b,
+                       LLVMBuildZExt(t->e.b, s, LLVMInt32TypeInContext(t->e.ctx), ""),
+                       LLVMConstInt(LLVMInt32TypeInContext(t->e.ctx), 16, 0), ""),
+          ct, "");
     r = pto_emit_binary_scalar(&t->e, binary_of(id), dst, a, s, rows, cols, &err);
     break;
   }
@@ -213,7 +234,10 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
     r = pto_emit_row_reduce(&t->e, reduce_of(id), dst, a, rows, cols, &err);
     break;
   case PTO_PTO_KIND_COLRED:
-    r = pto_emit_col_reduce(&t->e, reduce_of(id), dst, a, rows, cols, &err);
+    if (id == PTO_PTO_TCOLSUM && (a.dtype == PTO_DT_F16 || a.dtype == PTO_DT_BF16))
+      r = pto_emit_col_sum_narrow(&t->e, dst, a, rows, cols, &err);
+    else
+      r = pto_emit_col_reduce(&t->e, reduce_of(id), dst, a, rows, cols, &err);
     break;
   case PTO_PTO_KIND_TRANS:
     r = pto_emit_transpose(&t->e, dst, a, rows, cols, &err);
@@ -232,9 +256,50 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
   return emitted(op, r, &err);
 }
 
+/* tcmp, tsel, tgather, tquant, tsort32, tmrgsort: their tiles, then the
+ * emitter of the kind. */
+static PtoResult emit_select_sort(Tr *t, PtoOp *op, PtoPtoKind kind) {
+  PtoEmitTile dst, in[3];
+  unsigned n = pto_op_num_operands(op);
+  if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &dst))) return PTO_FAILURE;
+  for (unsigned i = 0; i < n && i < 3; i++)
+    if (pto_failed(tile_of(t, op, pto_op_operand(op, i), &in[i]))) return PTO_FAILURE;
+  PtoValue *src = pto_op_operand(op, kind == PTO_PTO_KIND_SEL ? 1 : 0);
+  LLVMValueRef rows = rows_of(t, src), cols = cols_of(t, src);
+  PtoError err;
+  PtoResult r;
+  switch (kind) {
+  case PTO_PTO_KIND_CMP: {
+    const char *p = pto_op_attr_str(op, "cmp");
+    unsigned k = 0;
+    while (k < 5 && (!p || strcmp(p, pto_emit_compare_name((PtoEmitCompare)k)) != 0)) k++;
+    r = pto_emit_compare(&t->e, (PtoEmitCompare)k, dst, in[0], in[1], rows, cols, &err);
+    break;
+  }
+  case PTO_PTO_KIND_SEL:
+    r = pto_emit_select(&t->e, dst, in[0], in[1], in[2], rows, cols, &err);
+    break;
+  case PTO_PTO_KIND_GATHER: /* the result's shape is the index tile's */
+    r = pto_emit_gather(&t->e, dst, in[0], in[1], rows, cols,
+                        cols_of(t, pto_op_result(op, 0)), &err);
+    break;
+  case PTO_PTO_KIND_QUANT:
+    r = pto_emit_quant(&t->e, dst, in[0], in[1], rows, cols, &err);
+    break;
+  default: { /* tsort32, tmrgsort */
+    PtoEmitTile idx;
+    if (pto_failed(tile_of(t, op, pto_op_result(op, 1), &idx))) return PTO_FAILURE;
+    bool merge = kind == PTO_PTO_KIND_MRGSORT;
+    int64_t w = merge ? 2 * pto_op_attr_int(op, "block", 1) : 32;
+    r = pto_emit_sort(&t->e, dst, idx, in[0], merge ? &in[1] : NULL, rows,
+                      pto_pto_tile_cols(pto_value_type(src)), w, &err);
+    break;
+  }
+  }
+  return emitted(op, r, &err);
+}
+
 static PtoResult emit_matmul(Tr *t, PtoOp *op, PtoPtoOp id) {
-  if (id == PTO_PTO_TMATMUL_BIAS)
-    return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
   bool acc = id == PTO_PTO_TMATMUL_ACC;
   PtoValue *av = pto_op_operand(op, acc ? 1 : 0), *bv = pto_op_operand(op, acc ? 2 : 1);
   PtoEmitTile c, a, b;
@@ -251,6 +316,17 @@ static PtoResult emit_matmul(Tr *t, PtoOp *op, PtoPtoOp id) {
       return pto_op_emit_error(op, "accumulates in place, but its result is "
                                "not at its accumulator's offset");
   }
+  if (id == PTO_PTO_TMATMUL_BIAS) { /* C = bias in every row, then C += A B */
+    PtoEmitTile bias;
+    if (pto_failed(tile_of(t, op, pto_op_operand(op, 2), &bias)) ||
+        pto_failed(emitted(op,
+                           pto_emit_broadcast_row(&t->e, c, bias,
+                                                  rows_of(t, pto_op_result(op, 0)),
+                                                  cols_of(t, pto_op_result(op, 0)), &err),
+                           &err)))
+      return PTO_FAILURE;
+    acc = true;
+  }
   return emitted(op,
                  pto_emit_matmul(&t->e, c, a, b, pto_pto_tile_rows(at),
                                  pto_pto_tile_cols(at), pto_pto_tile_cols(bt),
@@ -265,8 +341,12 @@ static PtoResult emit_arith(Tr *t, PtoOp *op) {
     PtoAttr *v = pto_op_attr(op, "value");
     LLVMTypeRef ty = pto_llvmir_scalar_type(t->e.ctx, pto_value_type(pto_op_result(op, 0)));
     if (!v || !ty) return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
+    PtoType *rt = pto_value_type(pto_op_result(op, 0));
+    bool bf16 = pto_type_is_float(rt) && pto_type_float_kind(rt) == PTO_BF16;
     bind(t, pto_op_result(op, 0),
-         pto_attr_kind(v) == PTO_ATTR_FLOAT
+         bf16 ? LLVMConstInt(ty, pto_f32_to_bf16_bits((float)pto_round_to_bf16(
+                                     pto_attr_float_value(v))), 0)
+         : pto_attr_kind(v) == PTO_ATTR_FLOAT
              ? LLVMConstReal(ty, pto_attr_float_value(v))
              : LLVMConstInt(ty, (uint64_t)pto_attr_int_value(v), 1));
     return PTO_SUCCESS;
@@ -312,6 +392,12 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
   case PTO_PTO_KIND_TRANS:
   case PTO_PTO_KIND_ROWEXPAND: return emit_vector(t, op, id, kind);
   case PTO_PTO_KIND_MATMUL: return emit_matmul(t, op, id);
+  case PTO_PTO_KIND_CMP:
+  case PTO_PTO_KIND_SEL:
+  case PTO_PTO_KIND_GATHER:
+  case PTO_PTO_KIND_QUANT:
+  case PTO_PTO_KIND_SORT32:
+  case PTO_PTO_KIND_MRGSORT: return emit_select_sort(t, op, kind);
   default: return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
   }
 }
@@ -364,10 +450,34 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
   return r;
 }
 
+unsigned pto_llvmir_host_lanes(void) {
+  char *f = LLVMGetHostCPUFeatures();
+  unsigned lanes = f && strstr(f, "+avx512f") ? 16 : 8;
+  LLVMDisposeMessage(f);
+  return lanes;
+}
+
 PtoResult pto_translate_to_llvmir(PtoOp *module, unsigned lanes, char **out) {
+  PtoTranslateOptions o = {lanes, {0}};
+  return pto_translate_to_llvmir_with(module, &o, out);
+}
+
+PtoResult pto_translate_to_llvmir_with(PtoOp *module,
+                                       const PtoTranslateOptions *opts,
+                                       char **out) {
   *out = NULL;
+  static const PtoTranslateOptions defaults = {0, {0}};
+  static const uint64_t a2a3[PTO_BUF_NUM_SPACES] = {192 << 10, 512 << 10, 64 << 10,
+                                                    64 << 10, 128 << 10};
+  if (!opts) opts = &defaults;
+  unsigned lanes = opts->lanes;
+  if (lanes != 0 && lanes != 8 && lanes != 16)
+    return pto_op_emit_error(module, "cannot translate for %u f32 lanes: 8 or "
+                             "16 (AVX-512)", lanes);
   Tr t;
   memset(&t, 0, sizeof t);
+  for (unsigned s = 0; s < PTO_BUF_NUM_SPACES; s++)
+    t.cap[s] = opts->buffer_bytes[s] ? opts->buffer_bytes[s] : a2a3[s];
   t.e.ctx = LLVMContextCreate();
   t.e.mod = LLVMModuleCreateWithNameInContext("pto", t.e.ctx);
   t.e.b = LLVMCreateBuilderInContext(t.e.ctx);

@@ -1,0 +1,90 @@
+/* tcmp and tsel as LLVM IR (Emit.h): comparisons into i1 tiles (one byte
+ * each, 0 or 1, as the interpreter stores them) and the selection that
+ * reads them back, both loops over rows and columns that vectorise. */
+#include "Target/LLVMIR/EmitUtil.h"
+
+#define B (e->b)
+
+#define NAME(id, name) name,
+static const char *const cmp_names[] = {PTO_EMIT_COMPARE_OPS(NAME)};
+#undef NAME
+const char *pto_emit_compare_name(PtoEmitCompare op) { return cmp_names[op]; }
+
+static bool is_float(PtoDType dt) {
+  return dt == PTO_DT_F32 || dt == PTO_DT_F16 || dt == PTO_DT_BF16;
+}
+static bool is_int(PtoDType dt) {
+  return dt == PTO_DT_I32 || dt == PTO_DT_I16 || dt == PTO_DT_I8;
+}
+
+/* numpy's comparisons: ordered for all but ne, so NaN compares false to
+ * everything and unequal to everything; integers signed. */
+static LLVMValueRef compare(PtoEmit *e, PtoEmitCompare op, bool fp,
+                            LLVMValueRef a, LLVMValueRef b) {
+  static const LLVMRealPredicate fpred[] = {LLVMRealOEQ, LLVMRealUNE,
+                                            LLVMRealOLT, LLVMRealOLE,
+                                            LLVMRealOGT, LLVMRealOGE};
+  static const LLVMIntPredicate ipred[] = {LLVMIntEQ,  LLVMIntNE,  LLVMIntSLT,
+                                           LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
+  return fp ? LLVMBuildFCmp(B, fpred[op], a, b, "") : LLVMBuildICmp(B, ipred[op], a, b, "");
+}
+
+typedef struct Cmp {
+  PtoEmitCompare op;
+  PtoEmitTile dst, a, b;
+} Cmp;
+
+static void cmp_elem(PtoEmit *e, LLVMValueRef r, LLVMValueRef c, const void *user) {
+  const Cmp *k = user;
+  LLVMValueRef x = pto_emit_load(e, k->a.dtype, pto_emit_elem_ptr(e, k->a, r, c), 0);
+  LLVMValueRef y = pto_emit_load(e, k->b.dtype, pto_emit_elem_ptr(e, k->b, r, c), 0);
+  LLVMValueRef m = compare(e, k->op, is_float(k->a.dtype), x, y);
+  pto_emit_store_bits(e, PTO_DT_BOOL, pto_emit_elem_ptr(e, k->dst, r, c),
+                      LLVMBuildZExt(B, m, LLVMInt8TypeInContext(e->ctx), ""));
+}
+
+PtoResult pto_emit_compare(PtoEmit *e, PtoEmitCompare op, PtoEmitTile dst,
+                           PtoEmitTile a, PtoEmitTile b, LLVMValueRef rows,
+                           LLVMValueRef cols, PtoError *err) {
+  if (!is_float(a.dtype) && !is_int(a.dtype))
+    return pto_error_set(err, "a comparison of %s tiles has no LLVM translation yet",
+                         pto_dtype_name(a.dtype));
+  if (a.dtype != b.dtype || dst.dtype != PTO_DT_BOOL)
+    return pto_error_set(err, "a comparison needs two tiles of one element type "
+                         "and an i1 result, not %s, %s -> %s",
+                         pto_dtype_name(a.dtype), pto_dtype_name(b.dtype),
+                         pto_dtype_name(dst.dtype));
+  Cmp k = {op, dst, a, b};
+  pto_emit_each(e, rows, cols, cmp_elem, &k);
+  return PTO_SUCCESS;
+}
+
+typedef struct Sel {
+  PtoEmitTile dst, mask, a, b;
+} Sel;
+
+static void sel_elem(PtoEmit *e, LLVMValueRef r, LLVMValueRef c, const void *user) {
+  const Sel *k = user;
+  PtoDType dt = k->dst.dtype;
+  LLVMValueRef m = pto_emit_load_bits(e, PTO_DT_BOOL, pto_emit_elem_ptr(e, k->mask, r, c));
+  LLVMValueRef x = pto_emit_load_bits(e, dt, pto_emit_elem_ptr(e, k->a, r, c));
+  LLVMValueRef y = pto_emit_load_bits(e, dt, pto_emit_elem_ptr(e, k->b, r, c));
+  /* any nonzero byte is true, as the interpreter reads a mask */
+  LLVMValueRef on = LLVMBuildICmp(B, LLVMIntNE, m, LLVMConstNull(LLVMTypeOf(m)), "");
+  pto_emit_store_bits(e, dt, pto_emit_elem_ptr(e, k->dst, r, c),
+                      LLVMBuildSelect(B, on, x, y, ""));
+}
+
+PtoResult pto_emit_select(PtoEmit *e, PtoEmitTile dst, PtoEmitTile mask,
+                          PtoEmitTile a, PtoEmitTile b, LLVMValueRef rows,
+                          LLVMValueRef cols, PtoError *err) {
+  if (mask.dtype != PTO_DT_BOOL || a.dtype != dst.dtype || b.dtype != dst.dtype ||
+      !pto_emit_storage_type(e, dst.dtype))
+    return pto_error_set(err, "a selection needs an i1 mask and tiles of one "
+                         "element type, not %s, %s, %s -> %s",
+                         pto_dtype_name(mask.dtype), pto_dtype_name(a.dtype),
+                         pto_dtype_name(b.dtype), pto_dtype_name(dst.dtype));
+  Sel k = {dst, mask, a, b};
+  pto_emit_each(e, rows, cols, sel_elem, &k);
+  return PTO_SUCCESS;
+}

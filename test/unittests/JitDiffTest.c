@@ -1,0 +1,1167 @@
+/* The differential test of the JIT against the reference interpreter:
+ * every pto instruction of the op table, with every element type its row
+ * accepts, in small kernels of several tile shapes (1x1, odd sizes, GM
+ * windows whose row stride is not the tile's), run through InterpPto and
+ * through pto_translate_to_llvmir + the JIT (8 and 16 f32 lanes) on the
+ * same random inputs. Integer and data-movement results must match bit for
+ * bit; floating-point ones within the bounds of docs/numerics.md, which
+ * this test measures and prints. An instruction the translation does not
+ * take fails the test unless kNotTranslated lists it with the reason. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "DiagCapture.h"
+#include "Dialect/PTO/PTOInternal.h"
+#include "Test.h"
+#include "pto/Dialects.h"
+#include "pto/ExecutionEngine.h"
+#include "pto/Float16.h"
+#include "pto/Interp.h"
+#include "pto/LLVMIR.h"
+#include "pto/NdArray.h"
+
+/* ---- what is not translated yet, and why ---- */
+
+typedef struct NotTranslated {
+  const char *label; /* a module's label: "mnemonic dtype[ variant]" */
+  const char *reason;
+} NotTranslated;
+
+#define DIRECTED "tcvt to a narrower float rounding toward zero, -inf, +inf or " \
+                 "away from zero: the translation rounds to nearest even only"
+static const NotTranslated kNotTranslated[] = {
+    {"tcvt f32->f16 directed", DIRECTED},  {"tcvt bf16->f16 directed", DIRECTED},
+    {"tcvt i32->f16 directed", DIRECTED},  {"tcvt i16->f16 directed", DIRECTED},
+    {"tcvt f32->bf16 directed", DIRECTED}, {"tcvt f16->bf16 directed", DIRECTED},
+    {"tcvt i32->bf16 directed", DIRECTED}, {"tcvt i16->bf16 directed", DIRECTED},
+    {"tcvt i32->f32 directed", DIRECTED},
+#define TOPK "ttopk (the top-k of each row, the Tensor level's topk as one instruction) " \
+             "has no emitter yet"
+    {"ttopk f32", TOPK}, {"ttopk f16", TOPK}, {"ttopk bf16", TOPK},
+    {"ttopk i32", TOPK}, {"ttopk i16", TOPK}, {"ttopk i8", TOPK},
+    {NULL, NULL},
+};
+
+static const NotTranslated *not_translated(const char *label) {
+  for (size_t i = 0; kNotTranslated[i].label; i++)
+    if (strcmp(kNotTranslated[i].label, label) == 0) return &kNotTranslated[i];
+  return NULL;
+}
+
+/* ---- text ---- */
+
+typedef struct Buf {
+  char *s;
+  size_t len, cap;
+} Buf;
+
+static void bprintf(Buf *b, const char *fmt, ...) {
+  va_list ap;
+  for (;;) {
+    va_start(ap, fmt);
+    int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0,
+                      fmt, ap);
+    va_end(ap);
+    if (b->s && (size_t)n < b->cap - b->len) {
+      b->len += (size_t)n;
+      return;
+    }
+    b->cap = (b->cap + (size_t)n + 1) * 2;
+    b->s = realloc(b->s, b->cap);
+  }
+}
+
+static const char *dt_name(PtoDType dt) {
+  return dt == PTO_DT_BOOL ? "i1" : pto_dtype_name(dt);
+}
+static bool dt_float(PtoDType dt) {
+  return dt == PTO_DT_F32 || dt == PTO_DT_F16 || dt == PTO_DT_BF16;
+}
+
+/* ---- random inputs ---- */
+
+static uint64_t rng_ = 0x9e3779b97f4a7c15ULL;
+static uint64_t rnd_u64(void) {
+  rng_ ^= rng_ << 13;
+  rng_ ^= rng_ >> 7;
+  rng_ ^= rng_ << 17;
+  return rng_;
+}
+static double rnd_unit(void) { return (double)(rnd_u64() >> 11) * 0x1p-53; }
+
+typedef enum Fill {
+  FILL_RANDOM,   /* uniform in [-4, 4), floats with specials */
+  FILL_POSITIVE, /* uniform in (0, 8), with specials (log, sqrt) */
+  FILL_DYADIC,   /* k/8, |k| <= 32: sums of thousands are exact in f32 */
+  FILL_TIES,     /* few distinct values, -0 and +0, one NaN: sorts */
+  FILL_UNIFORM,  /* uniform in [-1, 1), no specials: random sums */
+  FILL_SMALLINT, /* integers in [-4, 4]: products of products are exact */
+} Fill;
+
+static void store_elem(PtoDType dt, void *p, int64_t i, double v) {
+  switch (dt) {
+  case PTO_DT_F32: ((float *)p)[i] = (float)v; break;
+  case PTO_DT_F16: ((uint16_t *)p)[i] = pto_f32_to_f16_bits((float)v); break;
+  case PTO_DT_BF16: ((uint16_t *)p)[i] = pto_f32_to_bf16_bits((float)v); break;
+  case PTO_DT_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+  case PTO_DT_I16: ((int16_t *)p)[i] = (int16_t)v; break;
+  case PTO_DT_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+  default: ((uint8_t *)p)[i] = v != 0; break;
+  }
+}
+static double load_elem(PtoDType dt, const void *p, int64_t i) {
+  switch (dt) {
+  case PTO_DT_F32: return ((const float *)p)[i];
+  case PTO_DT_F16: return pto_f16_bits_to_f32(((const uint16_t *)p)[i]);
+  case PTO_DT_BF16: return pto_bf16_bits_to_f32(((const uint16_t *)p)[i]);
+  case PTO_DT_I32: return ((const int32_t *)p)[i];
+  case PTO_DT_I16: return ((const int16_t *)p)[i];
+  case PTO_DT_I8: return ((const int8_t *)p)[i];
+  default: return ((const uint8_t *)p)[i];
+  }
+}
+
+static double special(void) {
+  static const double s[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 1e-40,
+                             -3e-39, 70000.0, -1e30, 1.0, 88.5, -104.0};
+  return s[rnd_u64() % (sizeof s / sizeof s[0])];
+}
+
+static void fill(PtoDType dt, void *p, int64_t n, Fill how) {
+  for (int64_t i = 0; i < n; i++) {
+    double v;
+    if (dt == PTO_DT_BOOL) {
+      v = (double)(rnd_u64() & 1);
+    } else if (!dt_float(dt)) {
+      unsigned bits = 8 * (unsigned)pto_dtype_size(dt);
+      uint64_t u = rnd_u64() >> (64 - bits);
+      v = (double)(int64_t)(u << (64 - bits)) / pow(2.0, 64 - bits);
+      if (how != FILL_RANDOM && how != FILL_POSITIVE) v = (double)(rnd_u64() % 9) - 4;
+    } else if (how == FILL_SMALLINT) {
+      v = (double)(rnd_u64() % 9) - 4;
+    } else if (how == FILL_UNIFORM) {
+      v = 2 * rnd_unit() - 1;
+    } else if (how == FILL_DYADIC) {
+      v = ((double)(rnd_u64() % 65) - 32) / 8;
+    } else if (how == FILL_TIES) {
+      v = i % 7 == 3 ? -0.0 : (double)(rnd_u64() % 5) - 2;
+      if (i == 5) v = NAN;
+    } else {
+      v = how == FILL_POSITIVE ? 8 * rnd_unit() + 1e-3 : 8 * rnd_unit() - 4;
+      if (rnd_u64() % 16 == 0) v = special();
+    }
+    store_elem(dt, p, i, v);
+  }
+}
+
+/* ---- one case: a kernel and the host function that launches it ---- */
+
+enum { MAX_OPERANDS = 6, MAX_RESULTS = 2 };
+
+typedef struct Gm {
+  PtoDType dt;
+  int64_t rows, cols;   /* the tensor */
+  int64_t r0, c0;       /* the window's first element */
+  int64_t wrows, wcols; /* the window (the tile) */
+  void *data;
+  bool scalar; /* a scalar kernel argument, value in data[0] */
+} Gm;
+
+typedef struct Case {
+  char name[96];
+  bool cube;
+  unsigned nin, nout;
+  Gm in[MAX_OPERANDS], out[MAX_RESULTS];
+  /* the instruction, its operand list and types filled in by the kind */
+  Buf body;
+  /* result bounds: ulps of the output dtype, or an accumulation bound */
+  unsigned ulps;
+  int accum; /* 0; 1 row sums; 2 column sums; 3 matmul (in[0] x in[1]) */
+  int64_t k; /* accumulation length */
+} Case;
+
+typedef struct Planner {
+  int64_t next[PTO_BUF_NUM_SPACES];
+} Planner;
+
+static int64_t plan(Planner *p, PtoBufSpace s, int64_t bytes) {
+  static const int64_t align[PTO_BUF_NUM_SPACES] = {32, 32, 512, 512, 1024};
+  int64_t at = p->next[s];
+  p->next[s] = at + (bytes + align[s] - 1) / align[s] * align[s];
+  return at;
+}
+
+static void tile_type(Buf *b, int64_t r, int64_t c, PtoDType dt, PtoBufSpace s,
+                      int64_t off) {
+  bprintf(b, "!pto.tile<%lldx%lldx%s, %s, offset = %lld>", (long long)r,
+          (long long)c, dt_name(dt), pto_buf_space_name(s), (long long)off);
+}
+
+static void tensor_type(Buf *b, const Gm *g) {
+  bprintf(b, "tensor<%lldx%lldx%s>", (long long)g->rows, (long long)g->cols,
+          dt_name(g->dt));
+}
+
+/* A GM operand of rows x cols for a tile: for variant > 0 a window at
+ * (1, 2) of a wider tensor, so that the GM row stride is not the tile's. */
+static Gm gm_make(PtoDType dt, int64_t rows, int64_t cols, int variant,
+                  Fill how, bool output) {
+  Gm g = {dt, rows, cols, 0, 0, rows, cols, NULL, false};
+  if (variant > 0) {
+    g.rows += output ? 1 : 2;
+    g.cols += output ? 2 : 3;
+    g.r0 = 1;
+    g.c0 = output ? 1 : 2;
+  }
+  size_t n = (size_t)(g.rows * g.cols);
+  g.data = calloc(n ? n : 1, pto_dtype_size(dt) ? pto_dtype_size(dt) : 1);
+  if (output)
+    memset(g.data, dt == PTO_DT_BOOL ? 0 : 0x5a, n * pto_dtype_size(dt));
+  else
+    fill(dt, g.data, (int64_t)n, how);
+  return g;
+}
+
+static Gm scalar_make(PtoDType dt, double v) {
+  Gm g = {dt, 1, 1, 0, 0, 1, 1, calloc(1, 8), true};
+  store_elem(dt, g.data, 0, v);
+  return g;
+}
+
+/* ---- the builder of a case's text ---- */
+
+typedef struct Emit {
+  Case *c;
+  Planner p;
+  Buf *b;
+  char name[MAX_OPERANDS + 2][16]; /* SSA name of input i's tile */
+  char type[MAX_OPERANDS + 2][96]; /* its tile type */
+} Emit;
+
+/* %t<i> = tload of input i into `space`, then into left/right by tmov. */
+static void load_input(Emit *e, unsigned i, PtoBufSpace space) {
+  Gm *g = &e->c->in[i];
+  if (g->scalar) {
+    snprintf(e->name[i], sizeof e->name[i], "%%a%u", i);
+    snprintf(e->type[i], sizeof e->type[i], "%s", dt_name(g->dt));
+    return;
+  }
+  PtoBufSpace ls = space == PTO_BUF_VEC ? PTO_BUF_VEC : PTO_BUF_MAT;
+  Buf t = {0};
+  tile_type(&t, g->wrows, g->wcols, g->dt, ls,
+            plan(&e->p, ls, g->wrows * g->wcols * (int64_t)pto_dtype_size(g->dt)));
+  bprintf(e->b, "  %%t%u = pto.tload %%a%u[%lld, %lld] : ", i, i,
+          (long long)g->r0, (long long)g->c0);
+  tensor_type(e->b, g);
+  bprintf(e->b, " -> %s\n", t.s);
+  snprintf(e->name[i], sizeof e->name[i], "%%t%u", i);
+  snprintf(e->type[i], sizeof e->type[i], "%s", t.s);
+  free(t.s);
+}
+
+static void moves(Emit *e, unsigned i, PtoBufSpace space) {
+  Gm *g = &e->c->in[i];
+  if (space != PTO_BUF_LEFT && space != PTO_BUF_RIGHT) return;
+  Buf t = {0};
+  tile_type(&t, g->wrows, g->wcols, g->dt, space,
+            plan(&e->p, space, g->wrows * g->wcols * (int64_t)pto_dtype_size(g->dt)));
+  bprintf(e->b, "  %%m%u = pto.tmov %s : %s -> %s\n", i, e->name[i], e->type[i], t.s);
+  snprintf(e->name[i], sizeof e->name[i], "%%m%u", i);
+  snprintf(e->type[i], sizeof e->type[i], "%s", t.s);
+  free(t.s);
+}
+
+/* A result tile's type in `space`, planned. */
+static void result_type(Emit *e, Buf *t, const Gm *g, PtoBufSpace space) {
+  tile_type(t, g->wrows, g->wcols, g->dt, space,
+            plan(&e->p, space, g->wrows * g->wcols * (int64_t)pto_dtype_size(g->dt)));
+}
+
+static void store_result(Emit *e, unsigned j, const char *val, const char *ty) {
+  Gm *g = &e->c->out[j];
+  bprintf(e->b, "  pto.tstore %s, %%o%u[%lld, %lld] : %s into ", val, j,
+          (long long)g->r0, (long long)g->c0, ty);
+  tensor_type(e->b, g);
+  bprintf(e->b, "\n");
+}
+
+static void kernel_head(Buf *b, const Case *c, unsigned idx) {
+  bprintf(b, "pto.kernel %s @k%u(", c->cube ? "cube" : "vector", idx);
+  for (unsigned i = 0; i < c->nin; i++) {
+    bprintf(b, "%s%%a%u: ", i ? ", " : "", i);
+    if (c->in[i].scalar) bprintf(b, "%s", dt_name(c->in[i].dt));
+    else tensor_type(b, &c->in[i]);
+  }
+  for (unsigned j = 0; j < c->nout; j++) {
+    bprintf(b, ", %%o%u: ", j);
+    tensor_type(b, &c->out[j]);
+  }
+  bprintf(b, ") {\n");
+}
+
+static void host_func(Buf *b, const Case *c, unsigned idx) {
+  Buf args = {0}, types = {0}, otypes = {0}, outs = {0};
+  bprintf(&args, "%s", "");
+  bprintf(&types, "%s", "");
+  bprintf(&otypes, "%s", "");
+  bprintf(&outs, "%s", "");
+  for (unsigned i = 0; i < c->nin + c->nout; i++) {
+    bool in = i < c->nin;
+    const Gm *g = in ? &c->in[i] : &c->out[i - c->nin];
+    bprintf(&args, "%s%%%c%u", i ? ", " : "", in ? 'a' : 'o', in ? i : i - c->nin);
+    if (i) bprintf(&types, ", ");
+    if (g->scalar) bprintf(&types, "%s", dt_name(g->dt));
+    else tensor_type(&types, g);
+    if (!in) {
+      bprintf(&outs, "%s%%o%u", i > c->nin ? ", " : "", i - c->nin);
+      if (i > c->nin) bprintf(&otypes, ", ");
+      tensor_type(&otypes, g);
+    }
+  }
+  bprintf(b, "func.func @f%u(", idx);
+  for (unsigned i = 0; i < c->nin + c->nout; i++) {
+    bool in = i < c->nin;
+    const Gm *g = in ? &c->in[i] : &c->out[i - c->nin];
+    bprintf(b, "%s%%%c%u: ", i ? ", " : "", in ? 'a' : 'o', in ? i : i - c->nin);
+    if (g->scalar) bprintf(b, "%s", dt_name(g->dt));
+    else tensor_type(b, g);
+  }
+  bprintf(b, ") -> (%s) {\n", otypes.s);
+  bprintf(b, "  block.launch @k%u(%s) {label = \"k\", reads = [], writes = []} : (%s)\n",
+          idx, args.s, types.s);
+  bprintf(b, "  func.return %s : %s\n}\n", outs.s, otypes.s);
+  free(args.s), free(types.s), free(otypes.s), free(outs.s);
+}
+
+/* ---- the cases of each kind ---- */
+
+typedef struct Shape {
+  int64_t m, n, k; /* k: matmul's contracting dim */
+} Shape;
+static const Shape kShapes[] = {{1, 1, 1}, {3, 17, 5}, {32, 32, 32}, {16, 64, 16}};
+enum { NUM_SHAPES = sizeof kShapes / sizeof kShapes[0] };
+
+static const char *const kCmpPreds[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+static const char *const kRoundModes[] = {"rint", "trunc", "floor", "ceil", "round"};
+
+static void vec_flags(Buf *b, const char *src, const char *dst) {
+  bprintf(b, "  pto.set_flag %s -> %s, 0\n  pto.wait_flag %s -> %s, 0\n", src, dst,
+          src, dst);
+}
+
+static bool is_sum(PtoPtoOp id) {
+  return id == PTO_PTO_TROWSUM || id == PTO_PTO_TCOLSUM;
+}
+static bool accumulates(PtoPtoOp id) {
+  return is_sum(id) || pto_pto_op_kind(id) == PTO_PTO_KIND_MATMUL;
+}
+
+static PtoDType matmul_c(PtoDType a) {
+  return a == PTO_DT_I8 ? PTO_DT_I32 : PTO_DT_F32;
+}
+
+/* One instruction applied to the loaded inputs: "%r0[, %r1] = pto.<mn>
+ * ops attrs : types -> rtypes", then the stores. Inputs 0..nin-1 are
+ * loaded (or are scalars) in the spaces `space[i]`. */
+static void instruction(Emit *e, PtoPtoOp id, const char *attrs,
+                        const PtoBufSpace *space, PtoBufSpace rspace) {
+  Case *c = e->c;
+  Buf *b = e->b;
+  for (unsigned i = 0; i < c->nin; i++) load_input(e, i, space[i]);
+  if (c->cube) {
+    vec_flags(b, "MTE2", "MTE1");
+    for (unsigned i = 0; i < c->nin; i++) moves(e, i, space[i]);
+    vec_flags(b, "MTE1", "M");
+  } else {
+    vec_flags(b, "MTE2", "V");
+  }
+  Buf rt[MAX_RESULTS] = {{0}};
+  for (unsigned j = 0; j < c->nout; j++) result_type(e, &rt[j], &c->out[j], rspace);
+  unsigned first = id == PTO_PTO_TMATMUL_ACC ? 2 : 0;
+  if (id == PTO_PTO_TMATMUL_ACC) {
+    /* the accumulator: a first product, in the buffer the second adds to */
+    bprintf(b, "  %%c = pto.tmatmul %s, %s : %s, %s -> %s\n", e->name[0], e->name[1],
+            e->type[0], e->type[1], rt[0].s);
+  }
+  bprintf(b, " ");
+  for (unsigned j = 0; j < c->nout; j++) bprintf(b, "%s %%r%u", j ? "," : "", j);
+  bprintf(b, " = pto.%s ", pto_pto_op_mnemonic(id));
+  if (id == PTO_PTO_TMATMUL_ACC) bprintf(b, "%%c, ");
+  for (unsigned i = first; i < c->nin; i++)
+    bprintf(b, "%s%s", i > first ? ", " : "", e->name[i]);
+  bprintf(b, "%s : ", attrs);
+  if (id == PTO_PTO_TMATMUL_ACC) bprintf(b, "%s, ", rt[0].s);
+  for (unsigned i = first; i < c->nin; i++)
+    bprintf(b, "%s%s", i > first ? ", " : "", e->type[i]);
+  bprintf(b, " -> ");
+  for (unsigned j = 0; j < c->nout; j++) bprintf(b, "%s%s", j ? ", " : "", rt[j].s);
+  bprintf(b, "\n");
+  if (c->cube) vec_flags(b, "M", "FIX");
+  else vec_flags(b, "V", "MTE3");
+  for (unsigned j = 0; j < c->nout; j++) {
+    char nm[8];
+    snprintf(nm, sizeof nm, "%%r%u", j);
+    store_result(e, j, nm, rt[j].s);
+    free(rt[j].s);
+  }
+}
+
+/* The kernel of a data-movement row: tload, (tprefetch,) (pipe_barrier,)
+ * tstore, with the flags between the pipes. */
+static void copy_kernel(Emit *e, PtoPtoOp id) {
+  Case *c = e->c;
+  Gm *g = &c->in[0];
+  if (id == PTO_PTO_TPREFETCH) {
+    bprintf(e->b, "  pto.tprefetch %%a0[%lld, %lld] {sizes = [%lld, %lld]} : ",
+            (long long)g->r0, (long long)g->c0, (long long)g->wrows,
+            (long long)g->wcols);
+    tensor_type(e->b, g);
+    bprintf(e->b, "\n");
+  }
+  load_input(e, 0, PTO_BUF_VEC);
+  vec_flags(e->b, "MTE2", "V");
+  if (id == PTO_PTO_PIPE_BARRIER) bprintf(e->b, "  pto.pipe_barrier V\n");
+  vec_flags(e->b, "V", "MTE3");
+  store_result(e, 0, e->name[0], e->type[0]);
+}
+
+/* tmov acc -> mat -> left between two products: C = (A B) D. */
+static void mov_kernel(Emit *e) {
+  Case *c = e->c;
+  Buf *b = e->b;
+  static const PtoBufSpace sp[3] = {PTO_BUF_LEFT, PTO_BUF_RIGHT, PTO_BUF_RIGHT};
+  for (unsigned i = 0; i < 3; i++) load_input(e, i, sp[i]);
+  vec_flags(b, "MTE2", "MTE1");
+  for (unsigned i = 0; i < 3; i++) moves(e, i, sp[i]);
+  vec_flags(b, "MTE1", "M");
+  Gm ab = c->in[0];
+  ab.wcols = c->in[1].wcols;
+  Buf acc = {0}, mat = {0}, left = {0}, out = {0};
+  result_type(e, &acc, &ab, PTO_BUF_ACC);
+  result_type(e, &mat, &ab, PTO_BUF_MAT);
+  result_type(e, &left, &ab, PTO_BUF_LEFT);
+  result_type(e, &out, &c->out[0], PTO_BUF_ACC);
+  bprintf(b, "  %%p = pto.tmatmul %s, %s : %s, %s -> %s\n", e->name[0], e->name[1],
+          e->type[0], e->type[1], acc.s);
+  vec_flags(b, "M", "FIX");
+  bprintf(b, "  %%q = pto.tmov %%p : %s -> %s\n", acc.s, mat.s);
+  vec_flags(b, "FIX", "MTE1");
+  bprintf(b, "  %%l = pto.tmov %%q : %s -> %s\n", mat.s, left.s);
+  vec_flags(b, "MTE1", "M");
+  bprintf(b, "  %%r0 = pto.tmatmul %%l, %s : %s, %s -> %s\n", e->name[2], left.s,
+          e->type[2], out.s);
+  vec_flags(b, "M", "FIX");
+  store_result(e, 0, "%r0", out.s);
+  free(acc.s), free(mat.s), free(left.s), free(out.s);
+}
+
+typedef struct Variant {
+  PtoDType dt2;     /* tcvt: the destination; tsel: the data */
+  const char *attr; /* tcvt: the rounding mode; tcmp: the predicate */
+  bool sat;         /* tcvt */
+  Fill fill;
+} Variant;
+
+static void case_free(Case *c) {
+  for (unsigned i = 0; i < c->nin; i++) free(c->in[i].data);
+  for (unsigned j = 0; j < c->nout; j++) free(c->out[j].data);
+  free(c->body.s);
+  memset(c, 0, sizeof *c);
+}
+
+/* Fills case c (kernel @k<idx>, host @f<idx>) for instruction id on
+ * element type dt, shape s; false when the instruction has no case of
+ * this kind (tmov of a type no instruction reads from left/right). */
+static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
+                       const Shape *sh, int variant, const Variant *v) {
+  memset(c, 0, sizeof *c);
+  PtoPtoKind kind = pto_pto_op_kind(id);
+  int64_t m = sh->m, n = sh->n;
+  Fill how = v->fill;
+  Emit e = {c, {{0}}, &c->body, {{0}}, {{0}}};
+  char attrs[96] = "";
+  PtoBufSpace space[MAX_OPERANDS] = {PTO_BUF_VEC, PTO_BUF_VEC, PTO_BUF_VEC,
+                                     PTO_BUF_VEC, PTO_BUF_VEC, PTO_BUF_VEC};
+  PtoBufSpace rspace = PTO_BUF_VEC;
+  snprintf(c->name, sizeof c->name, "%s %s %lldx%lld", pto_pto_op_mnemonic(id),
+           dt_name(dt), (long long)m, (long long)n);
+#define IN(...) (c->in[c->nin++] = gm_make(__VA_ARGS__, variant, how, false))
+#define OUT(...) (c->out[c->nout++] = gm_make(__VA_ARGS__, variant, how, true))
+  switch (kind) {
+  case PTO_PTO_KIND_KERNEL: case PTO_PTO_KIND_RETURN: case PTO_PTO_KIND_LOAD:
+  case PTO_PTO_KIND_STORE: case PTO_PTO_KIND_PREFETCH: case PTO_PTO_KIND_SETFLAG:
+  case PTO_PTO_KIND_WAITFLAG: case PTO_PTO_KIND_BARRIER:
+    IN(dt, m, n);
+    OUT(dt, m, n);
+    break;
+  case PTO_PTO_KIND_BINARY:
+    IN(dt, m, n), IN(dt, m, n), OUT(dt, m, n);
+    break;
+  case PTO_PTO_KIND_SCALAR: {
+    IN(dt, m, n);
+    double s = dt_float(dt) ? 8 * rnd_unit() - 4 : (double)(int)(rnd_u64() % 200) - 100;
+    c->in[c->nin++] = scalar_make(dt, s);
+    OUT(dt, m, n);
+    break;
+  }
+  case PTO_PTO_KIND_UNARY: IN(dt, m, n), OUT(dt, m, n); break;
+  case PTO_PTO_KIND_CVT:
+    IN(dt, m, n), OUT(v->dt2, m, n);
+    if (dt == PTO_DT_I32) { /* integers whose f32 rounding makes a bf16 tie */
+      static const int32_t hard[] = {(1 << 24) + (1 << 16) + 1, -((1 << 24) + (1 << 16) + 1),
+                                     (1 << 30) + (1 << 22) + 1, 65519, 65520, -65536};
+      for (int64_t i = 0; i < c->in[0].rows * c->in[0].cols; i += 5)
+        ((int32_t *)c->in[0].data)[i] = hard[(i / 5) % 6];
+    }
+    snprintf(attrs, sizeof attrs, " {mode = \"%s\", satmode = \"%s\"}", v->attr,
+             v->sat ? "on" : "off");
+    snprintf(c->name, sizeof c->name, "tcvt %s->%s %s%s %lldx%lld", dt_name(dt),
+             dt_name(v->dt2), v->attr, v->sat ? " sat" : "", (long long)m,
+             (long long)n);
+    break;
+  case PTO_PTO_KIND_CMP: {
+    IN(dt, m, n), IN(dt, m, n), OUT(PTO_DT_BOOL, m, n);
+    /* equal pairs: b takes two elements of each three from a */
+    size_t sz = pto_dtype_size(dt);
+    for (int64_t i = 0; i < c->in[0].rows * c->in[0].cols; i++)
+      if (i % 3) memcpy((char *)c->in[1].data + i * sz, (char *)c->in[0].data + i * sz, sz);
+    snprintf(attrs, sizeof attrs, " {cmp = \"%s\"}", v->attr);
+    snprintf(c->name, sizeof c->name, "tcmp %s %s %lldx%lld", v->attr, dt_name(dt),
+             (long long)m, (long long)n);
+    break;
+  }
+  case PTO_PTO_KIND_SEL:
+    IN(PTO_DT_BOOL, m, n), IN(v->dt2, m, n), IN(v->dt2, m, n), OUT(v->dt2, m, n);
+    snprintf(c->name, sizeof c->name, "tsel %s %lldx%lld", dt_name(v->dt2),
+             (long long)m, (long long)n);
+    break;
+  case PTO_PTO_KIND_ROWRED: IN(dt, m, n), OUT(dt, m, 1); break;
+  case PTO_PTO_KIND_COLRED: IN(dt, m, n), OUT(dt, 1, n); break;
+  case PTO_PTO_KIND_ROWEXPAND: IN(dt, m, n), IN(dt, m, 1), OUT(dt, m, n); break;
+  case PTO_PTO_KIND_TRANS: IN(dt, m, n), OUT(dt, n, m); break;
+  case PTO_PTO_KIND_GATHER: {
+    int64_t w = n + 3;
+    IN(dt, m, n), IN(PTO_DT_I32, m, w), OUT(dt, m, w);
+    int32_t *ix = c->in[1].data;
+    for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++)
+      ix[i] = (int32_t)(rnd_u64() % (uint64_t)n);
+    break;
+  }
+  case PTO_PTO_KIND_SORT32:
+  case PTO_PTO_KIND_MRGSORT: {
+    n = (n + 31) / 32 * 32;
+    IN(dt, m, n);
+    if (kind == PTO_PTO_KIND_MRGSORT) {
+      IN(PTO_DT_I32, m, n);
+      int32_t *ix = c->in[1].data;
+      for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++)
+        ix[i] = (int32_t)(rnd_u64() % 100000);
+      int64_t block = n / 2 > 32 ? 16 : n / 2;
+      snprintf(attrs, sizeof attrs, " {block = %lld}", (long long)block);
+    }
+    OUT(dt, m, n), OUT(PTO_DT_I32, m, n);
+    snprintf(c->name, sizeof c->name, "%s %s %lldx%lld%s", pto_pto_op_mnemonic(id),
+             dt_name(dt), (long long)m, (long long)n,
+             how == FILL_TIES ? " ties" : "");
+    break;
+  }
+  case PTO_PTO_KIND_TOPK: {
+    /* k of each row's largest (or smallest), ties kept by index */
+    int64_t kk = n < 3 ? n : 3;
+    IN(dt, m, n), OUT(dt, m, kk), OUT(PTO_DT_I32, m, kk);
+    snprintf(attrs, sizeof attrs, " {k = %lld%s}", (long long)kk,
+             variant & 1 ? ", largest = false" : "");
+    snprintf(c->name, sizeof c->name, "ttopk %s %lldx%lld%s", dt_name(dt), (long long)m,
+             (long long)n, how == FILL_TIES ? " ties" : "");
+    break;
+  }
+  case PTO_PTO_KIND_QUANT: {
+    IN(dt, m, n), IN(PTO_DT_F32, m, 1), OUT(PTO_DT_I8, m, n);
+    /* scales near max |x| / 100, and one row of scale 0 */
+    Gm *g = &c->in[1];
+    float *s = g->data;
+    for (int64_t i = 0; i < g->rows * g->cols; i++)
+      s[i] = i == (g->r0 + 1) * g->cols + g->c0 ? 0.0f : (float)(0.01 + 0.05 * rnd_unit());
+    break;
+  }
+  case PTO_PTO_KIND_MATMUL: {
+    if (dt != PTO_DT_F32 && dt != PTO_DT_F16 && dt != PTO_DT_BF16 && dt != PTO_DT_I8)
+      return false;
+    c->cube = true;
+    int64_t k = sh->k;
+    /* m, k, n: the shape's m and n as m and k, its k as n */
+    IN(dt, m, n), IN(dt, n, k);
+    space[0] = PTO_BUF_LEFT, space[1] = PTO_BUF_RIGHT;
+    if (id == PTO_PTO_TMATMUL_ACC) {
+      IN(dt, m, n), IN(dt, n, k);
+      space[2] = PTO_BUF_LEFT, space[3] = PTO_BUF_RIGHT;
+    } else if (id == PTO_PTO_TMATMUL_BIAS) {
+      IN(matmul_c(dt), 1, k);
+      space[2] = PTO_BUF_MAT;
+    }
+    OUT(matmul_c(dt), m, k);
+    rspace = PTO_BUF_ACC;
+    c->accum = 3;
+    c->k = id == PTO_PTO_TMATMUL_ACC ? 2 * n + 1 : n + 1;
+    break;
+  }
+  case PTO_PTO_KIND_MOV:
+    /* tmov moves mat to left/right and acc to mat; what reaches left and
+     * right is seen only through a tmatmul, of its operand types */
+    if (dt != PTO_DT_F32 && dt != PTO_DT_F16 && dt != PTO_DT_BF16 && dt != PTO_DT_I8)
+      return false;
+    c->cube = true;
+    if (dt == PTO_DT_F32) {
+      how = FILL_SMALLINT; /* (A B) D is exact */
+      IN(dt, m, n), IN(dt, n, sh->k), IN(dt, sh->k, m), OUT(PTO_DT_F32, m, m);
+    } else {
+      IN(dt, m, n), IN(dt, n, sh->k), OUT(matmul_c(dt), m, sh->k);
+      space[0] = PTO_BUF_LEFT, space[1] = PTO_BUF_RIGHT;
+      rspace = PTO_BUF_ACC;
+      c->accum = 3;
+      c->k = n + 1;
+    }
+    break;
+  }
+#undef IN
+#undef OUT
+  if (is_sum(id)) {
+    c->accum = kind == PTO_PTO_KIND_ROWRED ? 1 : 2;
+    c->k = kind == PTO_PTO_KIND_ROWRED ? n : m;
+  }
+  kernel_head(&c->body, c, idx);
+  switch (kind) {
+  case PTO_PTO_KIND_KERNEL: case PTO_PTO_KIND_RETURN: case PTO_PTO_KIND_LOAD:
+  case PTO_PTO_KIND_STORE: case PTO_PTO_KIND_PREFETCH: case PTO_PTO_KIND_SETFLAG:
+  case PTO_PTO_KIND_WAITFLAG: case PTO_PTO_KIND_BARRIER:
+    copy_kernel(&e, id);
+    break;
+  case PTO_PTO_KIND_MOV:
+    if (dt == PTO_DT_F32) {
+      mov_kernel(&e);
+      break;
+    }
+    instruction(&e, PTO_PTO_TMATMUL, "", space, rspace);
+    break;
+  default: instruction(&e, id, attrs, space, rspace); break;
+  }
+  bprintf(&c->body, "}\n");
+  host_func(&c->body, c, idx);
+  return true;
+}
+
+/* ---- running a module of cases both ways ---- */
+
+static const uint64_t kImageBytes[PTO_BUF_NUM_SPACES] = {
+    192 << 10, 512 << 10, 64 << 10, 64 << 10, 128 << 10}; /* a2a3 */
+static uint8_t *image_[PTO_BUF_NUM_SPACES];
+static PtoJit *jit_;
+
+/* What one (instruction, dtype) row of the coverage table found. */
+typedef struct Row {
+  unsigned cases;       /* run both ways and compared */
+  unsigned listed;      /* modules kNotTranslated explains */
+  double max_ulps;      /* floats: worst distance in ulps of the output */
+  double max_accum;     /* accumulations: worst |diff| / (k 2^-24 sum|x|) */
+  bool lanes_differ;    /* 8 and 16 lanes gave different bits somewhere */
+  bool width_dependent; /* 8 and 16 lanes give different code (run both) */
+  bool unobservable;    /* no kernel can observe it (tmov of i32 to left) */
+  bool seen;
+} Row;
+
+static Row rows_[PTO_PTO_NUM_OPS][PTO_DT_COUNT];
+static const NotTranslated *listed_[64];
+static unsigned nlisted_;
+
+static const char *llvm_type(PtoDType dt) {
+  switch (dt) {
+  case PTO_DT_F32: return "float";
+  case PTO_DT_F16: return "half";
+  case PTO_DT_BF16: return "i16"; /* its bits, as the translation passes it */
+  case PTO_DT_I32: return "i32";
+  case PTO_DT_I16: return "i16";
+  default: return "i8";
+  }
+}
+
+/* @pto_entry<idx>(i8** args): loads each argument of @k<idx> from the
+ * array (spaces, inputs, outputs; a scalar through its address). */
+static void entry_wrapper(Buf *b, const Case *c, unsigned idx) {
+  unsigned nsp = c->cube ? 4 : 1, n = nsp + c->nin + c->nout;
+  bprintf(b, "define void @pto_entry%u(i8** %%p) {\n", idx);
+  for (unsigned i = 0; i < n; i++) {
+    bprintf(b, "  %%g%u = getelementptr i8*, i8** %%p, i64 %u\n", i, i);
+    bprintf(b, "  %%v%u = load i8*, i8** %%g%u\n", i, i);
+    const Gm *g = i >= nsp && i - nsp < c->nin ? &c->in[i - nsp] : NULL;
+    if (g && g->scalar) {
+      const char *t = llvm_type(g->dt);
+      bprintf(b, "  %%q%u = bitcast i8* %%v%u to %s*\n", i, i, t);
+      bprintf(b, "  %%x%u = load %s, %s* %%q%u\n", i, t, t, i);
+    }
+  }
+  bprintf(b, "  call void @k%u(", idx);
+  for (unsigned i = 0; i < n; i++) {
+    const Gm *g = i >= nsp && i - nsp < c->nin ? &c->in[i - nsp] : NULL;
+    if (g && g->scalar) bprintf(b, "%s%s %%x%u", i ? ", " : "", llvm_type(g->dt), i);
+    else bprintf(b, "%si8* %%v%u", i ? ", " : "", i);
+  }
+  bprintf(b, ")\n  ret void\n}\n");
+}
+
+static PtoOp *find_func(PtoOp *module, const char *name) {
+  PtoBlock *top = pto_region_first_block(pto_op_region(module, 0));
+  for (PtoOp *op = pto_block_first_op(top); op; op = pto_op_next(op))
+    if (pto_op_is(op, "func.func") &&
+        strcmp(pto_ident_str(pto_op_symbol_name(op)), name) == 0)
+      return op;
+  return NULL;
+}
+
+static size_t gm_bytes(const Gm *g) {
+  return (size_t)(g->rows * g->cols) * pto_dtype_size(g->dt);
+}
+
+/* Runs case c's host function in the interpreter; its outputs (whole
+ * tensors, C-contiguous) in want[j]. */
+static bool run_interp(PtoInterp *I, PtoOp *module, const Case *c, unsigned idx,
+                       void **want, DiagCapture *dc) {
+  char name[16];
+  snprintf(name, sizeof name, "f%u", idx);
+  PtoOp *f = find_func(module, name);
+  PtoInterpValue args[MAX_OPERANDS + MAX_RESULTS];
+  unsigned n = 0;
+  PtoError err;
+  for (unsigned i = 0; i < c->nin + c->nout; i++) {
+    const Gm *g = i < c->nin ? &c->in[i] : &c->out[i - c->nin];
+    if (g->scalar) {
+      args[n++] = dt_float(g->dt) ? pto_interp_value_float(g->dt, load_elem(g->dt, g->data, 0))
+                                  : pto_interp_value_int(g->dt, (int64_t)load_elem(g->dt, g->data, 0));
+      continue;
+    }
+    int64_t shape[2] = {g->rows, g->cols};
+    PtoNdArray *a = pto_ndarray_wrap(g->dt, 2, shape, NULL, g->data, &err);
+    args[n++] = pto_interp_value_tensor(pto_tensor_from_ndarray(a));
+    pto_ndarray_destroy(a);
+  }
+  PtoInterpValue *res = NULL;
+  unsigned nres = 0;
+  bool ok = f && pto_succeeded(pto_interp_run(I, f, args, n, &res, &nres)) &&
+            nres == c->nout;
+  for (unsigned i = 0; i < n; i++) pto_interp_value_release(&args[i]);
+  if (!ok) {
+    fprintf(stderr, "%s: the interpreter failed:\n%s\n", c->name, diag_capture_take(dc));
+    return false;
+  }
+  for (unsigned j = 0; j < nres; j++) {
+    const PtoNdArray *a = pto_tensor_array(res[j].tensor);
+    const Gm *g = &c->out[j];
+    size_t sz = pto_dtype_size(g->dt);
+    want[j] = malloc(gm_bytes(g) + 1);
+    for (int64_t r = 0; r < g->rows; r++)
+      for (int64_t col = 0; col < g->cols; col++) {
+        int64_t ix[2] = {r, col};
+        memcpy((char *)want[j] + (r * g->cols + col) * sz, pto_ndarray_elem_ptr(a, ix), sz);
+      }
+    pto_interp_value_release(&res[j]);
+  }
+  pto_free(res);
+  return true;
+}
+
+static int64_t bits_of(PtoDType dt, const void *p, int64_t i) {
+  switch (pto_dtype_size(dt)) {
+  case 4: return ((const int32_t *)p)[i];
+  case 2: return ((const int16_t *)p)[i];
+  default: return ((const int8_t *)p)[i];
+  }
+}
+
+/* Floats as integers in the order of their values (-0 and +0 adjacent). */
+static int64_t ordered(PtoDType dt, const void *p, int64_t i) {
+  int64_t b = bits_of(dt, p, i);
+  unsigned w = 8 * (unsigned)pto_dtype_size(dt);
+  int64_t mag = b & (((int64_t)1 << (w - 1)) - 1);
+  return b < 0 ? -mag - 1 : mag;
+}
+
+static double ulp_at(PtoDType dt, double v) {
+  int bits = dt == PTO_DT_F32 ? 24 : dt == PTO_DT_F16 ? 11 : 8;
+  int emin = dt == PTO_DT_F16 ? -14 : -126;
+  int e;
+  frexp(v, &e);
+  if (e - 1 < emin) e = emin + 1;
+  return ldexp(1.0, e - bits);
+}
+
+/* sum |x| of the terms of output element (r, c) (window coordinates). */
+static double magnitude(const Case *c, int64_t r, int64_t col) {
+  const Gm *a = &c->in[0];
+#define AT(g, i, j) fabs(load_elem((g)->dt, (g)->data, ((g)->r0 + (i)) * (g)->cols + (g)->c0 + (j)))
+  double s = 0;
+  if (c->accum == 1)
+    for (int64_t j = 0; j < a->wcols; j++) s += AT(a, r, j);
+  else if (c->accum == 2)
+    for (int64_t i = 0; i < a->wrows; i++) s += AT(a, i, col);
+  else
+    for (unsigned p = 0; p + 1 < c->nin && p < 4; p += 2) {
+      if (c->in[p + 1].wrows != a->wcols) break; /* the bias row */
+      for (int64_t k = 0; k < c->in[p].wcols; k++)
+        s += AT(&c->in[p], r, k) * AT(&c->in[p + 1], k, col);
+    }
+  if (c->nin == 3 && c->accum == 3) s += AT(&c->in[2], 0, col);
+#undef AT
+  return s;
+}
+
+/* Compares one output: bit for bit, or for float results of computing
+ * instructions within `ulps` (NaN matches NaN), or for accumulations
+ * within the bound of docs/numerics.md. Records the worst in row. */
+static bool compare(const Case *c, unsigned j, const void *want, const void *got,
+                    bool bitexact, double ulps, Row *row, const char *what) {
+  const Gm *g = &c->out[j];
+  bool fp = dt_float(g->dt);
+  int bad = 0;
+  for (int64_t r = 0; r < g->rows; r++)
+    for (int64_t col = 0; col < g->cols; col++) {
+      int64_t i = r * g->cols + col;
+      if (bits_of(g->dt, want, i) == bits_of(g->dt, got, i)) continue;
+      bool inside = r >= g->r0 && r < g->r0 + g->wrows && col >= g->c0 &&
+                    col < g->c0 + g->wcols;
+      double w = load_elem(g->dt, want, i), x = load_elem(g->dt, got, i);
+      bool ok = false;
+      if (inside && fp && !bitexact) {
+        if (isnan(w) || isnan(x)) {
+          ok = isnan(w) && isnan(x);
+        } else if (c->accum && j == 0) {
+          double unit = (double)c->k * 0x1p-24 * magnitude(c, r - g->r0, col - g->c0);
+          double d = fabs(w - x);
+          ok = d <= unit + ulp_at(g->dt, w);
+          if (unit > 0 && d / unit > row->max_accum) row->max_accum = d / unit;
+        } else {
+          double d = (double)llabs(ordered(g->dt, want, i) - ordered(g->dt, got, i));
+          if (d > row->max_ulps) row->max_ulps = d;
+          ok = d <= ulps;
+        }
+      }
+      if (!ok && bad++ < 3)
+        fprintf(stderr, "%s (%s): output %u [%lld, %lld]: interpreter %.9g (0x%llx), "
+                "JIT %.9g (0x%llx)\n", c->name, what, j, (long long)r, (long long)col,
+                w, (unsigned long long)bits_of(g->dt, want, i) & 0xffffffffULL, x,
+                (unsigned long long)bits_of(g->dt, got, i) & 0xffffffffULL);
+    }
+  return bad == 0;
+}
+
+/* The bound of a float result (ulps), or bit for bit. */
+static bool bit_exact_op(PtoPtoOp id) {
+  switch (pto_pto_op_kind(id)) {
+  case PTO_PTO_KIND_BINARY: case PTO_PTO_KIND_SCALAR: case PTO_PTO_KIND_UNARY:
+  case PTO_PTO_KIND_CVT: case PTO_PTO_KIND_ROWRED: case PTO_PTO_KIND_COLRED:
+  case PTO_PTO_KIND_ROWEXPAND: case PTO_PTO_KIND_MATMUL: case PTO_PTO_KIND_MOV:
+    return false;
+  default: return true;
+  }
+}
+
+static double ulp_bound(PtoPtoOp id, PtoDType dt) {
+  if (id == PTO_PTO_TEXP || id == PTO_PTO_TLOG) return dt == PTO_DT_F32 ? 2 : 1;
+  if (id == PTO_PTO_TRSQRT) return 1;
+  return 0;
+}
+
+/* Runs the n cases both ways; false on a harness or comparison failure. */
+static bool run_module(const char *label, PtoPtoOp id, PtoDType dt, Case *cases,
+                       unsigned n, Row *row) {
+  Buf text = {0};
+  bprintf(&text, "%s", "");
+  for (unsigned i = 0; i < n; i++) bprintf(&text, "%s", cases[i].body.s);
+  PtoContext *ctx = pto_ctx_create();
+  pto_register_all_dialects(ctx);
+  DiagCapture dc;
+  diag_capture_begin(&dc, ctx);
+  bool ok = true;
+  PtoOp *m = pto_parse_module(ctx, text.s, text.len, NULL);
+  if (!m || pto_failed(pto_op_verify(m))) {
+    fprintf(stderr, "%s %s: the generated kernels do not verify:\n%s\n%s\n",
+            pto_pto_op_mnemonic(id), dt_name(dt), diag_capture_take(&dc), text.s);
+    ok = false;
+    goto done;
+  }
+  void *want[64][MAX_RESULTS] = {{0}}, *got8[64][MAX_RESULTS] = {{0}};
+  PtoInterp *I = pto_interp_create(ctx, NULL);
+  for (unsigned i = 0; i < n && ok; i++) ok = run_interp(I, m, &cases[i], i, want[i], &dc);
+  pto_interp_destroy(I);
+  /* both widths translated; only instructions whose code depends on the
+   * width (row reductions, matmul) give a second module to run */
+  char *ll[2] = {NULL, NULL};
+  for (unsigned w = 0; ok && w < 2; w++) {
+    diag_capture_take(&dc);
+    if (pto_succeeded(pto_translate_to_llvmir(m, w ? 16 : 8, &ll[w]))) continue;
+    const NotTranslated *nt = not_translated(label);
+    if (!nt) {
+      fprintf(stderr, "%s: not translated, and not listed in kNotTranslated:\n%s", label,
+              diag_capture_take(&dc));
+      ok = false;
+    } else if (w == 0) {
+      row->listed++;
+      if (nlisted_ < 64) listed_[nlisted_++] = nt;
+    }
+    break;
+  }
+  if (ll[0] && not_translated(label)) {
+    fprintf(stderr, "%s: listed in kNotTranslated, but it translates: take it off "
+            "the list\n", label);
+    ok = false;
+  }
+  bool same = ll[0] && ll[1] && strcmp(ll[0], ll[1]) == 0;
+  for (unsigned w = 0; ok && ll[0] && ll[1] && w < (same ? 1u : 2u); w++) {
+    unsigned lanes = w ? 16 : 8;
+    Buf full = {0};
+    bprintf(&full, "%s", ll[w]);
+    for (unsigned i = 0; i < n; i++) entry_wrapper(&full, &cases[i], i);
+    PtoError err;
+    PtoJitModule *jm = pto_jit_compile(jit_, full.s, full.len, &err);
+    if (!jm) {
+      fprintf(stderr, "%s: the JIT failed: %s\n", label, err.msg);
+      ok = false;
+    }
+    for (unsigned i = 0; jm && i < n; i++) {
+      Case *c = &cases[i];
+      char name[24];
+      snprintf(name, sizeof name, "pto_entry%u", i);
+      void *p = pto_jit_module_lookup(jm, name, &err);
+      void (*entry)(void **);
+      memcpy(&entry, &p, sizeof p);
+      void *argv[4 + MAX_OPERANDS + MAX_RESULTS];
+      unsigned a = 0;
+      static const PtoBufSpace cube[4] = {PTO_BUF_MAT, PTO_BUF_LEFT, PTO_BUF_RIGHT, PTO_BUF_ACC};
+      if (c->cube) for (unsigned s = 0; s < 4; s++) argv[a++] = image_[cube[s]];
+      else argv[a++] = image_[PTO_BUF_VEC];
+      for (unsigned s = 0; s < PTO_BUF_NUM_SPACES; s++) memset(image_[s], 0xff, kImageBytes[s]);
+      for (unsigned k = 0; k < c->nin; k++) argv[a++] = c->in[k].data;
+      void *out[MAX_RESULTS];
+      for (unsigned j = 0; j < c->nout; j++) {
+        out[j] = malloc(gm_bytes(&c->out[j]) + 1);
+        memcpy(out[j], c->out[j].data, gm_bytes(&c->out[j]));
+        argv[a++] = out[j];
+      }
+      entry(argv);
+      char what[16];
+      snprintf(what, sizeof what, "%u lanes", lanes);
+      for (unsigned j = 0; j < c->nout; j++) {
+        ok &= compare(c, j, want[i][j], out[j], bit_exact_op(id) || !dt_float(c->out[j].dt),
+                      ulp_bound(id, c->out[j].dt), row, what);
+        if (lanes == 8) {
+          got8[i][j] = out[j];
+        } else {
+          if (memcmp(got8[i][j], out[j], gm_bytes(&c->out[j]))) row->lanes_differ = true;
+          free(out[j]);
+        }
+      }
+      if (w == 0) row->cases++;
+    }
+    free(full.s);
+  }
+  if (!same && ll[1]) row->width_dependent = true;
+  pto_free(ll[0]);
+  pto_free(ll[1]);
+  for (unsigned i = 0; i < n; i++)
+    for (unsigned j = 0; j < MAX_RESULTS; j++) free(want[i][j]), free(got8[i][j]);
+  pto_op_destroy(m);
+done:
+  diag_capture_end(&dc);
+  pto_ctx_destroy(ctx);
+  free(text.s);
+  return ok;
+}
+
+/* ---- the enumeration ---- */
+
+/* The element types row `id` accepts for its main operand. */
+static unsigned row_dtypes(PtoPtoOp id, PtoDType *out) {
+  static const PtoDType all[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I32,
+                                 PTO_DT_I16, PTO_DT_I8, PTO_DT_BOOL};
+  unsigned n = 0;
+  for (unsigned i = 0; i < 7; i++) {
+    PtoDType dt = all[i];
+    bool ok;
+    switch (pto_pto_op_dtypes(id)) {
+    case PTO_PTO_DT_FLOAT: ok = dt_float(dt); break;
+    case PTO_PTO_DT_NUMERIC: ok = dt != PTO_DT_BOOL; break;
+    case PTO_PTO_DT_BOOL: ok = dt == PTO_DT_BOOL; break;
+    case PTO_PTO_DT_MATMUL: ok = dt_float(dt) || dt == PTO_DT_I8; break;
+    default: ok = true; break;
+    }
+    if (ok) out[n++] = dt;
+  }
+  return n;
+}
+
+static bool run_row(const char *label, PtoPtoOp id, PtoDType dt, const Variant *vars,
+                    unsigned nvars, Row *row) {
+  static Case cases[64];
+  unsigned n = 0;
+  PtoPtoKind kind = pto_pto_op_kind(id);
+  for (unsigned v = 0; v < nvars; v++)
+    for (int s = 0; s < NUM_SHAPES; s++) {
+      /* tcvt's many variants: at the odd shape in a wider tensor only, to
+       * keep the JIT's compile time in bounds */
+      if (kind == PTO_PTO_KIND_CVT && s != 1) continue;
+      Fill fills[2] = {vars[v].fill, vars[v].fill};
+      unsigned nf = 1;
+      if (accumulates(id) && dt_float(dt)) fills[0] = FILL_DYADIC, fills[1] = FILL_UNIFORM, nf = 2;
+      if (kind == PTO_PTO_KIND_SORT32 || kind == PTO_PTO_KIND_MRGSORT ||
+          kind == PTO_PTO_KIND_TOPK)
+        fills[0] = s == 1 ? FILL_TIES : FILL_RANDOM;
+      for (unsigned f = 0; f < nf; f++) {
+        Variant vv = vars[v];
+        vv.fill = fills[f];
+        if (!build_case(&cases[n], n, id, dt, &kShapes[s], s, &vv)) {
+          row->unobservable = true;
+          return true;
+        }
+        n++;
+      }
+    }
+  bool ok = run_module(label, id, dt, cases, n, row);
+  for (unsigned i = 0; i < n; i++) case_free(&cases[i]);
+  return ok;
+}
+
+TEST(every_instruction_and_dtype) {
+  PtoError err;
+  jit_ = pto_jit_create(NULL, &err);
+  CHECK(jit_ != NULL);
+  if (!jit_) return;
+  for (unsigned s = 0; s < PTO_BUF_NUM_SPACES; s++) image_[s] = malloc(kImageBytes[s]);
+  static const PtoDType numeric[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16,
+                                     PTO_DT_I32, PTO_DT_I16, PTO_DT_I8};
+  /* PTO_JITDIFF_ONLY=tcvt runs one instruction's rows (while debugging) */
+  const char *only = getenv("PTO_JITDIFF_ONLY");
+  for (int id = 0; id < PTO_PTO_NUM_OPS; id++) {
+    if (only && strcmp(only, pto_pto_op_mnemonic((PtoPtoOp)id)) != 0) continue;
+    PtoDType dts[8];
+    unsigned ndt = row_dtypes((PtoPtoOp)id, dts);
+    PtoPtoKind kind = pto_pto_op_kind((PtoPtoOp)id);
+    for (unsigned d = 0; d < ndt; d++) {
+      PtoDType dt = dts[d];
+      Row *row = &rows_[id][dt];
+      row->seen = true;
+      Variant vars[64];
+      unsigned nv = 0;
+      Fill base = id == PTO_PTO_TLOG || id == PTO_PTO_TSQRT || id == PTO_PTO_TRSQRT
+                      ? FILL_POSITIVE : FILL_RANDOM;
+      char label[64];
+      snprintf(label, sizeof label, "%s %s", pto_pto_op_mnemonic((PtoPtoOp)id), dt_name(dt));
+      if (kind == PTO_PTO_KIND_CVT) {
+        /* every destination and rounding mode, saturating or not: to
+         * nearest even into every destination in one module, the
+         * directed modes one module per destination */
+        nv = 0;
+        for (unsigned t = 0; t < 6; t++)
+          for (int sat = 0; sat < 2; sat++)
+            vars[nv++] = (Variant){numeric[t], kRoundModes[0], sat, FILL_RANDOM};
+        snprintf(label, sizeof label, "tcvt %s rint", dt_name(dt));
+        CHECK(run_row(label, (PtoPtoOp)id, dt, vars, nv, row));
+        for (unsigned t = 0; t < 6; t++) {
+          nv = 0;
+          for (unsigned r = 1; r < 5; r++)
+            for (int sat = 0; sat < 2; sat++)
+              vars[nv++] = (Variant){numeric[t], kRoundModes[r], sat, FILL_RANDOM};
+          snprintf(label, sizeof label, "tcvt %s->%s directed", dt_name(dt),
+                   dt_name(numeric[t]));
+          CHECK(run_row(label, (PtoPtoOp)id, dt, vars, nv, row));
+        }
+        continue;
+      }
+      if (kind == PTO_PTO_KIND_CMP) {
+        for (unsigned p = 0; p < 6; p++) vars[nv++] = (Variant){dt, kCmpPreds[p], false, base};
+      } else if (kind == PTO_PTO_KIND_SEL) {
+        for (unsigned t = 0; t < 6; t++) {
+          Variant one = {numeric[t], NULL, false, base};
+          snprintf(label, sizeof label, "tsel %s", dt_name(numeric[t]));
+          CHECK(run_row(label, (PtoPtoOp)id, dt, &one, 1, row));
+        }
+        snprintf(label, sizeof label, "tsel i1");
+        vars[nv++] = (Variant){PTO_DT_BOOL, NULL, false, base};
+      } else {
+        vars[nv++] = (Variant){dt, NULL, false, base};
+      }
+      CHECK(run_row(label, (PtoPtoOp)id, dt, vars, nv, row));
+    }
+  }
+  /* the coverage table */
+  printf("%-14s", "instruction");
+  static const PtoDType cols[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I32,
+                                  PTO_DT_I16, PTO_DT_I8, PTO_DT_BOOL};
+  for (unsigned d = 0; d < 7; d++) printf(" %-12s", dt_name(cols[d]));
+  printf("\n");
+  unsigned total = 0;
+  for (int id = 0; id < PTO_PTO_NUM_OPS; id++) {
+    printf("%-14s", pto_pto_op_mnemonic((PtoPtoOp)id));
+    for (unsigned d = 0; d < 7; d++) {
+      Row *r = &rows_[id][cols[d]];
+      char cell[32];
+      if (!r->seen) snprintf(cell, sizeof cell, "-");
+      else if (r->unobservable) snprintf(cell, sizeof cell, "n/a");
+      else if (r->listed && !r->cases) snprintf(cell, sizeof cell, "NOT");
+      else if (r->listed) snprintf(cell, sizeof cell, "%u part", r->cases);
+      else if (r->max_accum > 0)
+        snprintf(cell, sizeof cell, "%u a%.2f%s", r->cases, r->max_accum,
+                 r->lanes_differ ? "*" : r->width_dependent ? "=" : "");
+      else
+        snprintf(cell, sizeof cell, "%u u%g%s", r->cases, r->max_ulps,
+                 r->lanes_differ ? "*" : r->width_dependent ? "=" : "");
+      printf(" %-12s", cell);
+      total += r->cases;
+    }
+    printf("\n");
+  }
+  printf("%u cases compared (uN: worst ulps; aX: worst accumulation error / "
+         "(k 2^-24 sum|x|); =: different code at 8 and 16 lanes, run at both, "
+         "same results; *: run at both, results differ)\n", total);
+  for (unsigned i = 0; i < nlisted_; i++)
+    printf("not translated: %s: %s\n", listed_[i]->label, listed_[i]->reason);
+  for (unsigned s = 0; s < PTO_BUF_NUM_SPACES; s++) free(image_[s]);
+  pto_jit_destroy(jit_);
+}
+
+/* The host's width is the JIT's: 16 lanes exactly where it sees AVX-512;
+ * other widths are refused at the module. */
+TEST(lanes_from_the_host) {
+  PtoError err;
+  PtoJit *jit = pto_jit_create(NULL, &err);
+  CHECK(jit != NULL);
+  if (!jit) return;
+  unsigned want = strcmp(pto_jit_get_vector_isa(jit), "avx512f") == 0 ? 16 : 8;
+  CHECK(pto_llvmir_host_lanes() == want);
+  pto_jit_destroy(jit);
+
+  PtoContext *ctx = pto_ctx_create();
+  pto_register_all_dialects(ctx);
+  const char *src = "pto.kernel vector @k(%A: tensor<8x8xf32>) {\n"
+                    "  %a = pto.tload %A[0, 0] : tensor<8x8xf32> -> !pto.tile<8x8xf32, vec, offset = 0>\n"
+                    "}\n";
+  PtoOp *m = pto_parse_module(ctx, src, strlen(src), NULL);
+  CHECK(m != NULL);
+  DiagCapture dc;
+  diag_capture_begin(&dc, ctx);
+  char *ll = NULL;
+  CHECK(m && pto_failed(pto_translate_to_llvmir(m, 12, &ll)) && !ll);
+  CHECK(diag_capture_has(&dc, "error: 'builtin.module' op cannot translate for 12 f32 lanes: 8 or 16 (AVX-512)"));
+  /* a buffer smaller than the tile: refused at the tload */
+  PtoTranslateOptions o = {16, {128, 0, 0, 0, 0}};
+  CHECK(m && pto_failed(pto_translate_to_llvmir_with(m, &o, &ll)) && !ll);
+  CHECK(diag_capture_has(&dc, "-:2:3: error: 'pto.tload' op tile '!pto.tile<8x8xf32, vec, "
+                              "offset = 0>' occupies bytes [0, 256) of vec, which has 128 bytes"));
+  o.buffer_bytes[0] = 256;
+  CHECK(m && pto_succeeded(pto_translate_to_llvmir_with(m, &o, &ll)) && ll);
+  pto_free(ll);
+  diag_capture_end(&dc);
+  if (m) pto_op_destroy(m);
+  pto_ctx_destroy(ctx);
+}
+
+RUN_TESTS(T(lanes_from_the_host), T(every_instruction_and_dtype))
