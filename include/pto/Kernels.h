@@ -54,7 +54,8 @@ enum {
  * and INT_MIN / -1 = INT_MIN; max and min propagate NaN; pow and atan2
  * (libm's atan2(a, b), the angle of the point (b, a)) are float only; the
  * bitwise kinds are integer only (shifts by a count outside [0, 63]: left
- * gives 0, right the sign fill; right shifts are arithmetic). The
+ * gives 0, right the sign fill; right shifts are arithmetic; gcd, integer
+ * only too, is non-negative except where |INT_MIN| wraps, gcd(0, 0) = 0). The
  * comparisons write a bool (or any integer) output, 1 or 0; NaN compares
  * false except for NE. */
 typedef enum PtoBinaryKind {

@@ -75,12 +75,16 @@ UNARY_F(u_cbrt, cbrt(x))
 UNARY_F(u_exp2, exp2(x))
 UNARY_F(u_log2, log2(x))
 UNARY_F(u_log10, log10(x))
+/* signbit reads the bit, so -0.0 and a NaN with its sign set count: the
+ * load to double keeps both (Cast.c moves NaN payloads by shifting) */
+UNARY_F(u_signbit, signbit(x) ? 1.0 : 0.0)
 
 UNARY_I(i_abs, x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
 UNARY_I(i_neg, (int64_t)(0 - (uint64_t)x))
 UNARY_I(i_relu, x < 0 ? 0 : x)
 UNARY_I(i_sign, x > 0 ? 1 : x < 0 ? -1 : 0)
 UNARY_I(i_trunc, x)
+UNARY_I(i_signbit, x < 0 ? 1 : 0)
 
 static const struct UnaryRow {
   const char *name;
@@ -259,6 +263,19 @@ static inline int64_t bi_shl(int64_t a, int64_t s) {
 static inline int64_t bi_shr(int64_t a, int64_t s) {
   if (s < 0 || s > 63) return a < 0 ? -1 : 0;
   return a < 0 ? ~(~a >> s) : a >> s; /* arithmetic without relying on >> of negatives */
+}
+
+/* Euclid on magnitudes: gcd(a, b) >= 0, and |INT64_MIN| = 2^63 wraps back
+ * to INT64_MIN as numpy's gcd does (narrower dtypes wrap at the store). */
+static inline int64_t bi_gcd(int64_t a, int64_t b) {
+  uint64_t x = a < 0 ? 0 - (uint64_t)a : (uint64_t)a;
+  uint64_t y = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+  while (y) {
+    uint64_t t = x % y;
+    x = y;
+    y = t;
+  }
+  return (int64_t)x;
 }
 
 /* a = a (op) b over a chunk, one loop per row. A row's NO_FLOAT / NO_INT

@@ -41,9 +41,10 @@ from ._ops import (CastMode, ReLuType, SaturationMode, abs, acos, acosh, add, am
 from ._composite import (arange, argsort, atan2, axpy_, deinterleave, interleave, bitwise_and, bitwise_left_shift,
                          bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
                          cumprod, cumsum, ceil_div, clone, expand_clone, expand_exp_dif,
-                         floor_div, fmod, hypot, isfinite, isnan, logical_and,
-                         logical_not, lrelu, one_hot, pad, prelu, remainder, tril, triu,
+                         floor_div, fmod, gcd, hypot, isfinite, isnan, logical_and,
+                         logical_not, lrelu, one_hot, pad, prelu, remainder, signbit, tril, triu,
                          unsqueeze, var)
+from ._function import from_torch, function
 from ._symbolic import DYN, DYNAMIC, SymbolicScalar, symbolic_scalar
 from ._symbolic import smax as max
 from ._symbolic import smin as min
@@ -57,9 +58,9 @@ __version__ = "0.1.0"
 # UnsupportedOpError at the line that names it, not a confusing failure.
 _NOT_PROVIDED = frozenset("""
 atomic_add conv copysign
-fillpad gathermask gcd index_add index_add_ index_put_ indexput_
+fillpad gathermask index_add index_add_ index_put_ indexput_
 logical_or normal pack quant_mx scaled_mm scatter
-scatter_ signbit sort uniform unpack var_mean
+scatter_ sort uniform unpack var_mean
 """.split())
 
 

@@ -15,7 +15,7 @@ __all__ = ["isnan", "isfinite", "logical_not", "logical_and", "lrelu", "prelu", 
            "unsqueeze", "var", "expand_exp_dif", "axpy_", "arange", "one_hot", "tril",
            "triu", "pad", "cumsum", "cumprod", "argsort", "bitwise_and", "bitwise_or",
            "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
-           "atan2", "interleave", "deinterleave"]
+           "atan2", "interleave", "deinterleave", "gcd", "signbit"]
 
 
 def _float_only(x, what):
@@ -456,6 +456,9 @@ def argsort(input, dim=None, descending=True):
 
 # ------------------------------------------------------------ bitwise ops --
 
+_BOOL_BITWISE = ("bitwise_and", "bitwise_or", "bitwise_xor")
+
+
 def _bitwise(mnemonic):
     def op(input, other):
         """Elementwise (traces pypto.<mnemonic>); integer tensors or ints,
@@ -469,14 +472,14 @@ def _bitwise(mnemonic):
         b = other if isinstance(other, Tensor) else _int_scalar_like(a, other, mnemonic, loc)
         b = _ops._tensor(b, "other")
         is_bool = a.dtype is DataType.DT_BOOL
-        if is_bool and b.dtype is DataType.DT_BOOL and "shift" not in mnemonic:
+        if is_bool and b.dtype is DataType.DT_BOOL and mnemonic in _BOOL_BITWISE:
             r = _ops._one(mnemonic, [_ops.cast(a, DataType.DT_INT8)._value,
                                      _ops.cast(b, DataType.DT_INT8)._value], loc=loc)
             return _ops.ne(r, 0)
         for t in (a, b):
             if not t.dtype.is_int:
                 raise error_at(TypeError, loc, f"{mnemonic} takes integer tensors"
-                               + ("" if "shift" in mnemonic else " (or bools)")
+                               + (" (or bools)" if mnemonic in _BOOL_BITWISE else "")
                                + f", got {t.dtype!r}")
         return _ops._one(mnemonic, [a._value, b._value], loc=loc)
     op.__name__ = mnemonic
@@ -499,6 +502,19 @@ bitwise_or = _bitwise("bitwise_or")
 bitwise_xor = _bitwise("bitwise_xor")
 bitwise_left_shift = _bitwise("bitwise_left_shift")
 bitwise_right_shift = _bitwise("bitwise_right_shift")
+gcd = _bitwise("gcd")
+gcd.__doc__ = """Greatest common divisor of integer tensors (or a tensor and an int),
+broadcast (traces pypto.gcd): non-negative, gcd(0, 0) = 0."""
+
+
+def signbit(input):
+    """True where the sign bit is set: negatives, -0.0, -inf and NaNs whose
+    sign bit is set (traces pypto.signbit, 1 or 0 in x's dtype, then ne 0)."""
+    x = _ops._tensor(input)
+    if x.dtype is DataType.DT_BOOL:
+        raise error_at(TypeError, user_loc(), "signbit takes a float or integer tensor, "
+                       "got DataType.DT_BOOL")
+    return _ops.ne(_ops._one("signbit", [x._value]), 0)
 
 
 def bitwise_not(input):

@@ -179,6 +179,8 @@ class JitKernel:
             if i >= len(goldens) or goldens[i] is None or p.spec is None:
                 continue
             got = bound.arguments[p.name]
+            if isinstance(got, Tensor) and got._host is not None:
+                got = got._host
             got = got.detach().cpu().numpy() if hasattr(got, "detach") else np.asarray(got)
             want = goldens[i]
             want = want.detach().cpu().numpy() if hasattr(want, "detach") else np.asarray(want)
@@ -374,12 +376,15 @@ class JitKernel:
             s.retired = False
         return s
 
-    def _trace(self, infos, scalars, opts):
+    def _start_trace(self, infos):
+        """A tracer over a new function whose arguments are the tensor
+        parameters, and the handles of those arguments."""
         session = self._get_session()
         if not session.set_platform(current_platform()):
             raise CompileError(session.take_diagnostics())
-        name = self.fn.__name__
-        tracer = Tracer(session, name)
+        tracer = Tracer(session, self.fn.__name__)
+        if self._def_loc:
+            session.add_source(self._def_loc[0])
         handles = []
         for p, info in zip(self._tensors, infos):
             dims = expand_spec(p.spec, len(info.shape))
@@ -401,15 +406,23 @@ class JitKernel:
             h = Tensor._wrap(v, tracer, tuple(sym))
             h.name = p.name
             handles.append(h)
+        return tracer, handles
+
+    def _trace(self, infos, scalars, opts):
+        tracer, handles = self._start_trace(infos)
         call_args = []
         it = iter(handles)
         for p in self._params:
             call_args.append(next(it) if p.spec is not None else scalars[p.name])
-        if self._def_loc:
-            session.add_source(self._def_loc[0])
         with tracer:
             carried, rets, region = tracer.run_function(self.fn, call_args, {}, handles,
                                                         self._def_loc)
+        return self._finish_trace(tracer, handles, carried, rets, region, opts)
+
+    def _finish_trace(self, tracer, handles, carried, rets, region, opts):
+        """The traced function's text, which results are in-place writes of
+        which parameter, and the results' dtypes."""
+        name = self.fn.__name__
         self.num_traces += 1
         index = {id(h): i for i, h in enumerate(handles)}
         inplace = [index[id(h)] for h, _ in carried] + [-1] * len(rets)

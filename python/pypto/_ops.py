@@ -1008,4 +1008,5 @@ C_OPS = dict(
      assemble reshape transpose concat expand full zeros gather index_select
      scatter_update topk quantize dequantize softmax rms_norm layer_norm""".split()},
     adds="add", subs="sub", muls="mul", divs="div", maxs="maximum", mins="minimum",
-    dim="Tensor.shape", load_scalar="Tensor.__getitem__", bitcast="view")
+    dim="Tensor.shape", gcd="gcd", signbit="signbit", load_scalar="Tensor.__getitem__",
+    bitcast="view")

@@ -34,7 +34,10 @@ def _torch():
 
 def describe(value, annotated_dtype):
     """ArgInfo of a numpy array or torch CPU tensor; a string saying what is
-    wrong otherwise."""
+    wrong otherwise. A pypto.from_torch tensor stands for its torch tensor."""
+    host = getattr(value, "_host", None)
+    if host is not None:
+        value = host
     if isinstance(value, np.ndarray):
         if value.ndim > MAX_RANK:
             return f"a numpy array of rank {value.ndim}; pypto tensors have at most {MAX_RANK} dims"

@@ -32,7 +32,7 @@ class Tensor:
     argument); inside a traced kernel, tensors are created by pypto ops."""
 
     __slots__ = ("_spec_shape", "_spec_dtype", "name", "format", "_value", "_dims",
-                 "_origin", "_cache_policy", "__weakref__")
+                 "_origin", "_cache_policy", "_host", "_host_dyn", "__weakref__")
 
     def __init__(self, shape=None, dtype=None, name=None, format=None):
         if shape is not None and not isinstance(shape, int) and len(shape) == 0:
@@ -51,6 +51,8 @@ class Tensor:
         self._dims = None
         self._origin = None
         self._cache_policy = None
+        self._host = None  # the torch tensor of pypto.from_torch
+        self._host_dyn = ()
 
     def __class_getitem__(cls, params):
         """``pypto.Tensor[[shape], dtype]``, the subscript annotation form."""
@@ -68,6 +70,8 @@ class Tensor:
         t.format = None
         t._value = value
         t._cache_policy = None
+        t._host = None
+        t._host_dyn = ()
         t._origin = tracer.regions[-1] if tracer.regions else None
         if dims is None:
             dims = tuple(d if d is not None else
@@ -361,6 +365,9 @@ class Tensor:
 
     def fmod(self, other, precision_type=None):
         return _composite().fmod(self, other, precision_type)
+
+    def gcd(self, other):
+        return _composite().gcd(self, other)
 
     def remainder(self, other, precision_type=None):
         return _composite().remainder(self, other, precision_type)

@@ -501,6 +501,45 @@ def suite_bitwise():
                         ["%r0"], [(want, dt)], "exact", pipeline=pipe)
 
 
+def suite_gcd_signbit():
+    """gcd over every integer dtype (negatives, zeros, the dtype's minimum,
+    broadcasting) and signbit over every numeric dtype with -0.0, -NaN and
+    the infinities, at the Tensor level and through tile-expand."""
+    for dt in INTS:
+        lo, hi = npytest.INT_RANGE[dt]
+        for sa, sb in BCAST[:4]:
+            a, b = rand(sa, dt, special=True), rand(sb, dt)
+            b.reshape(-1)[:1] = 0
+            want = np.gcd(a.astype(np.int64), b.astype(np.int64))
+            out = np.broadcast_shapes(sa, sb)
+            for pipe in (None, "tile-expand"):
+                tiling = " {vec_tile = [2, 4]}" if pipe and len(out) > 1 else ""
+                types = "%s, %s -> %s" % (ttype(sa, dt), ttype(sb, dt), ttype(out, dt))
+                run("gcd-%s-%s-%s-%s" % (dt, "x".join(map(str, sa)),
+                                         "x".join(map(str, sb)), pipe),
+                    [T(a, dt), T(b, dt)],
+                    ["%%r0 = pypto.gcd %%a0, %%a1%s : %s" % (tiling, types)],
+                    ["%r0"], [(want, dt)], "exact", pipeline=pipe)
+        # gcd(0, 0) = 0, gcd(min, 0) = |min| wrapped back to min (numpy's)
+        edge = np.array([[0, lo, lo, 12, -12, hi]], dtype=np.int64)
+        other = np.array([[0, 0, lo, -18, -18, hi]], dtype=np.int64)
+        run("gcd-edges-%s" % dt, [T(edge, dt), T(other, dt)],
+            ["%%r0 = pypto.gcd %%a0, %%a1 : %s" % ttype(edge.shape, dt)],
+            ["%r0"], [(np.gcd(edge, other), dt)], "exact")
+    neg_nan = np.copysign(np.nan, -1.0)
+    for dt in NUMERIC:
+        for shape in [(4, 8), (3, 5)]:
+            x = rand(shape, dt, special=True)
+            if dt in FLOATS:
+                x.reshape(-1)[:6] = [neg_nan, np.nan, -0.0, 0.0, -np.inf, np.inf]
+            want = np.signbit(x).astype(np.float64)
+            for pipe in (None, "tile-expand"):
+                tiling = " {vec_tile = [2, 4]}" if pipe else ""
+                run("signbit-%s-%s-%s" % (dt, "x".join(map(str, shape)), pipe), [T(x, dt)],
+                    ["%%r0 = pypto.signbit %%a0%s : %s" % (tiling, ttype(shape, dt))],
+                    ["%r0"], [(want, dt)], "exact", pipeline=pipe)
+
+
 def suite_compare():
     for op, fn in COMPARE.items():
         dts = NUMERIC + (["i1"] if op in ("eq", "ne") else [])

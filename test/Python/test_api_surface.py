@@ -16,8 +16,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # names land; never add a name that exists.
 _GAPS = {
     "needs valid shapes (the region beyond a view's valid_shape)": "fillpad",
-    "needs a bit-level sign test (-0.0, -NaN)": "signbit",
-    "needs an integer gcd (Euclid's loop is data-dependent)": "gcd Tensor.gcd",
     "needs element scatter / indexed add ops": """
         scatter scatter_ Tensor.scatter Tensor.scatter_ index_add index_add_
         index_add_ub index_add__ub Tensor.index_add Tensor.index_add_ index_put_
@@ -26,8 +24,6 @@ _GAPS = {
     "needs a random-number op": "uniform normal",
     "no convolution, MX or block-scaled matmul op": "conv quant_mx scaled_mm",
     "needs a run-time tensor print/save op": "pass_verify_print pass_verify_save",
-    "the non-jit API (tensors from torch, `with pypto.function(...)`) is not written":
-        "from_torch function",
 }
 NOT_YET = {"pypto." + n: why for why, names in _GAPS.items() for n in names.split()}
 

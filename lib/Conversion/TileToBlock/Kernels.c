@@ -441,9 +441,7 @@ static PtoResult build_kernel(Partition *p, uint32_t g, PtoOp *before) {
   uint64_t *keys = pto_malloc(n * sizeof *keys);
   PtoOp **ops = pto_malloc(n * sizeof *ops);
   for (unsigned i = 0; i < n; i++) {
-    uint32_t pos = (uint32_t)(uintptr_t)pto_ptrmap_get(&p->pos_of,
-                                                       (uintptr_t)node->ops.data[i]);
-    keys[i] = (uint64_t)pos << 32 | i;
+    keys[i] = (uint64_t)part_op_info(p, node->ops.data[i])->pos << 32 | i;
   }
   qsort(keys, n, sizeof *keys, cmp_u64);
   for (unsigned i = 0; i < n; i++) ops[i] = node->ops.data[(uint32_t)keys[i]];

@@ -8,6 +8,8 @@
  * are not grouped: every group that reads one loads it itself. */
 #include "Conversion/TileToBlock/TileToBlock.h"
 
+#include "pto/Origin.h"
+
 #include "Support/Alloc.h"
 
 #include <inttypes.h>
@@ -19,13 +21,62 @@ typedef PTO_VEC(PtoValue *) ValVec;
 /* How far the acyclicity search looks before refusing a merge. */
 enum { CYCLE_SEARCH_BUDGET = 4096 };
 
-static uint32_t pos_of(Partition *p, PtoOp *op) {
-  return (uint32_t)(uintptr_t)pto_ptrmap_get(&p->pos_of, (uintptr_t)op);
+static uint32_t new_op_slot(Partition *p, PtoOp *op, uint32_t pos) {
+  OpInfo o = {pos, 0, p->valinfo.len, 0};
+  uint32_t slot = p->opinfo.len;
+  pto_vec_push(&p->opinfo, o);
+  ValInfo none = {0, 0, 0, 0};
+  for (unsigned i = 0; i < pto_op_num_results(op); i++)
+    pto_vec_push(&p->valinfo, none);
+  pto_ptrmap_put(&p->slot_of, (uintptr_t)op, (void *)(uintptr_t)(slot + 1));
+  return slot;
+}
+
+void part_number_ops(Partition *p, PtoOp *func) {
+  PtoOp **ops;
+  unsigned n = pto_origin_ops(func, &ops);
+  pto_vec_reserve(&p->opinfo, n + 1);
+  for (unsigned i = 0; i < n; i++) new_op_slot(p, ops[i], i + 1);
+  pto_free(ops);
+}
+
+uint32_t part_op_slot(Partition *p, PtoOp *op) {
+  /* ops are not freed before the function is done (reset_func clears the
+   * cache), so a cached pointer is the op it was */
+  uint32_t h = (uint32_t)(((uintptr_t)op >> 4) % SLOT_CACHE);
+  if (p->slot_cache[h].op == op) return p->slot_cache[h].slot;
+  uintptr_t s = (uintptr_t)pto_ptrmap_get(&p->slot_of, (uintptr_t)op);
+  uint32_t slot = s ? (uint32_t)(s - 1) : new_op_slot(p, op, 0);
+  p->slot_cache[h].op = op;
+  p->slot_cache[h].slot = slot;
+  return slot;
+}
+
+/* The slot of value v in p->valinfo. */
+static uint32_t val_slot(Partition *p, PtoValue *v) {
+  PtoOp *d = pto_value_def_op(v);
+  if (d) return part_op_info(p, d)->vbase + pto_value_index(v);
+  uintptr_t s = (uintptr_t)pto_ptrmap_get(&p->slot_of, (uintptr_t)v);
+  if (s) return (uint32_t)(s - 1);
+  ValInfo none = {0, 0, 0, 0};
+  pto_vec_push(&p->valinfo, none);
+  pto_ptrmap_put(&p->slot_of, (uintptr_t)v, (void *)(uintptr_t)p->valinfo.len);
+  return p->valinfo.len - 1;
+}
+
+/* Valid until the next op or value gets a slot. */
+static ValInfo *val_info(Partition *p, PtoValue *v) {
+  uint32_t slot = val_slot(p, v);
+  return &p->valinfo.data[slot];
+}
+
+static uint32_t node_of_slot(Partition *p, uint32_t slot) {
+  uint32_t n = p->opinfo.data[slot].node;
+  return n ? node_find(p, n - 1) : UINT32_MAX;
 }
 
 uint32_t part_node_of_op(Partition *p, PtoOp *op) {
-  uintptr_t n = (uintptr_t)pto_ptrmap_get(&p->node_of, (uintptr_t)op);
-  return n ? node_find(p, (uint32_t)(n - 1)) : UINT32_MAX;
+  return node_of_slot(p, part_op_slot(p, op));
 }
 
 static uint32_t new_node(Partition *p, int kind, PtoOp *op, PtoBlock *b,
@@ -38,10 +89,11 @@ static uint32_t new_node(Partition *p, int kind, PtoOp *op, PtoBlock *b,
   n.core = (uint8_t)core;
   n.op = op;
   n.block = b;
-  n.pos = pos_of(p, op);
+  uint32_t slot = part_op_slot(p, op);
+  n.pos = p->opinfo.data[slot].pos;
   pto_vec_push(&p->nodes, n);
   if (kind == NODE_GROUP) pto_vec_push(&p->nodes.data[id].ops, op);
-  pto_ptrmap_put(&p->node_of, (uintptr_t)op, (void *)(uintptr_t)(id + 1));
+  p->opinfo.data[slot].node = id + 1;
   return id;
 }
 
@@ -339,13 +391,17 @@ static void add_results(Partition *p, PtoOp *op, int core,
  * use + 1, LOADED when it was loaded, FREED once released. */
 enum { LOADED = 1u << 30, FREED = 1u << 29, PAYLOAD = (1u << 29) - 1 };
 
-static uint32_t scratch_get(Partition *p, const void *key) {
-  uint64_t e = (uint64_t)(uintptr_t)pto_ptrmap_get(&p->last, (uintptr_t)key);
-  return (uint32_t)(e >> 32) == p->stamp ? (uint32_t)e : 0;
+static bool op_scanned(Partition *p, PtoOp *op) {
+  return part_op_info(p, op)->stamp == p->stamp;
 }
-static void scratch_set(Partition *p, const void *key, uint32_t payload) {
-  pto_ptrmap_put(&p->last, (uintptr_t)key,
-                 (void *)(uintptr_t)((uint64_t)p->stamp << 32 | payload));
+static uint32_t scratch_get(Partition *p, PtoValue *v) {
+  ValInfo *x = val_info(p, v);
+  return x->stamp == p->stamp ? x->payload : 0;
+}
+static void scratch_set(Partition *p, PtoValue *v, uint32_t payload) {
+  uint32_t slot = val_slot(p, v);
+  p->valinfo.data[slot].stamp = p->stamp;
+  p->valinfo.data[slot].payload = payload;
 }
 
 /* Peak live bytes per space of `ops` (sorted by position) on `core`: a
@@ -359,7 +415,8 @@ static void scan_peak(Partition *p, PtoOp **ops, unsigned n, int core,
   uint64_t cur[PTO_BUF_NUM_SPACES] = {0};
   memset(peak, 0, sizeof cur);
   p->stamp++;
-  for (unsigned i = 0; i < n; i++) scratch_set(p, ops[i], 1);
+  for (unsigned i = 0; i < n; i++)
+    part_op_info(p, ops[i])->stamp = p->stamp;
   for (unsigned i = 0; i < n; i++)
     for (unsigned k = 0; k < pto_op_num_operands(ops[i]); k++)
       if (is_tile(p, pto_op_operand(ops[i], k)))
@@ -372,7 +429,7 @@ static void scan_peak(Partition *p, PtoOp **ops, unsigned n, int core,
       if (!is_tile(p, v)) continue;
       PtoOp *d = pto_value_def_op(v);
       uint32_t s = scratch_get(p, v);
-      if ((d && scratch_get(p, d)) || (s & LOADED)) continue;
+      if ((d && op_scanned(p, d)) || (s & LOADED)) continue;
       PtoBufSpace sp = load_space(core, op, k);
       cur[sp] += dbl * part_tile_bytes(p, pto_value_type(v), sp);
       scratch_set(p, v, s | LOADED);
@@ -406,15 +463,13 @@ static bool fits(Partition *p, const uint64_t peak[PTO_BUF_NUM_SPACES]) {
   return true;
 }
 
-/* Uses of v not yet visited (tile ops visit in program order). */
-static uintptr_t *remaining(Partition *p, PtoValue *v) {
-  void **slot = pto_ptrmap_find(&p->remaining, (uintptr_t)v);
-  if (!slot) {
-    pto_ptrmap_put(&p->remaining, (uintptr_t)v,
-                   (void *)(uintptr_t)(pto_value_num_uses(v) + 1));
-    slot = pto_ptrmap_find(&p->remaining, (uintptr_t)v);
-  }
-  return (uintptr_t *)slot;
+/* Uses of v not yet visited (tile ops visit in program order) + 1, in
+ * v's slot (returned). */
+static uint32_t remaining(Partition *p, PtoValue *v) {
+  uint32_t slot = val_slot(p, v);
+  if (!p->valinfo.data[slot].remaining)
+    p->valinfo.data[slot].remaining = pto_value_num_uses(v) + 1;
+  return slot;
 }
 
 static bool in_group(Partition *p, PtoValue *v, uint32_t g) {
@@ -432,8 +487,8 @@ static void append_peak(Partition *p, PtoOp *op, uint32_t g, int core,
   for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
     PtoValue *v = pto_op_operand(op, k);
     if (!is_tile(p, v) || in_group(p, v, g)) continue;
-    uintptr_t l = (uintptr_t)pto_ptrmap_get(&p->loaded, (uintptr_t)v);
-    if (l && node_find(p, (uint32_t)(l - 1)) == g) continue;
+    uint32_t l = val_info(p, v)->loaded;
+    if (l && node_find(p, l - 1) == g) continue;
     bool again = false;
     for (unsigned j = 0; j < k; j++) again |= pto_op_operand(op, j) == v;
     if (again) continue;
@@ -452,7 +507,7 @@ static void account(Partition *p, PtoOp *op, uint32_t g) {
   for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
     PtoValue *v = pto_op_operand(op, k);
     if (is_tile(p, v) && !in_group(p, v, g))
-      pto_ptrmap_put(&p->loaded, (uintptr_t)v, (void *)(uintptr_t)(g + 1));
+      val_info(p, v)->loaded = g + 1;
   }
   PtoBufSpace rs = result_space(n->core, op);
   for (unsigned k = 0; k < pto_op_num_results(op); k++) {
@@ -463,7 +518,8 @@ static void account(Partition *p, PtoOp *op, uint32_t g) {
   for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
     PtoValue *v = pto_op_operand(op, k);
     if (!is_tile(p, v)) continue;
-    uintptr_t *left = remaining(p, v);
+    uint32_t slot = remaining(p, v);
+    uint32_t *left = &p->valinfo.data[slot].remaining;
     if (*left > 1) --*left;
     if (*left != 1) continue;
     /* dead: free it where it is held */
@@ -475,21 +531,35 @@ static void account(Partition *p, PtoOp *op, uint32_t g) {
       uint64_t b = part_tile_bytes(p, pto_value_type(v), sp);
       x->cur[sp] -= b <= x->cur[sp] ? b : x->cur[sp];
     }
-    uintptr_t l = (uintptr_t)pto_ptrmap_get(&p->loaded, (uintptr_t)v);
+    uint32_t l = p->valinfo.data[slot].loaded;
     if (l) {
-      Node *x = &p->nodes.data[node_find(p, (uint32_t)(l - 1))];
+      Node *x = &p->nodes.data[node_find(p, l - 1)];
       PtoBufSpace sp = load_space(x->core, op, k);
       uint64_t b = dbl * part_tile_bytes(p, pto_value_type(v), sp);
       x->cur[sp] -= b <= x->cur[sp] ? b : x->cur[sp];
     }
-    --*left; /* 0: freed once */
+    p->valinfo.data[slot].remaining--; /* 0: freed once */
   }
 }
 
 /* An op alone must fit, or no partition can run it. */
 static PtoResult check_alone(Partition *p, PtoOp *op, int core) {
-  uint64_t peak[PTO_BUF_NUM_SPACES];
-  scan_peak(p, &op, 1, core, peak);
+  /* scan_peak of op alone: every distinct tile operand loaded, then the
+   * results */
+  uint64_t peak[PTO_BUF_NUM_SPACES] = {0};
+  unsigned dbl = p->double_buffer ? 2 : 1;
+  for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
+    PtoValue *v = pto_op_operand(op, k);
+    if (!is_tile(p, v) || pto_value_def_op(v) == op) continue;
+    bool again = false;
+    for (unsigned j = 0; j < k && !again; j++) again = pto_op_operand(op, j) == v;
+    if (again) continue;
+    PtoBufSpace sp = load_space(core, op, k);
+    peak[sp] += dbl * part_tile_bytes(p, pto_value_type(v), sp);
+  }
+  uint64_t cur[PTO_BUF_NUM_SPACES];
+  memcpy(cur, peak, sizeof cur);
+  add_results(p, op, core, cur, peak);
   if (pto_tile_op_id(op) == PTO_TILE_MATMUL) {
     /* the cube reads its operands from L0A / L0B */
     uint64_t a = part_tile_bytes(p, pto_value_type(pto_op_operand(op, 0)), PTO_BUF_LEFT);
@@ -541,7 +611,7 @@ static void merged_peak(Partition *p, PtoOp *op, int core, const uint32_t *cands
   }
   all[k++] = op;
   for (size_t i = 0; i < total; i++)
-    keys[i] = (uint64_t)pos_of(p, all[i]) << 32 | i;
+    keys[i] = (uint64_t)part_op_info(p, all[i])->pos << 32 | i;
   qsort(keys, total, sizeof *keys, cmp_pos);
   for (size_t i = 0; i < total; i++) ops[i] = all[(uint32_t)keys[i]];
   scan_peak(p, ops, (unsigned)total, core, peak);
@@ -613,7 +683,7 @@ static uint32_t merge_into(Partition *p, const uint32_t *cands, unsigned n,
     pto_vec_free(&x->succ);
   }
   pto_vec_push(&p->nodes.data[g].ops, op);
-  pto_ptrmap_put(&p->node_of, (uintptr_t)op, (void *)(uintptr_t)(g + 1));
+  part_op_info(p, op)->node = g + 1;
   return g;
 }
 

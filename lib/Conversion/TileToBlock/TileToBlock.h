@@ -50,7 +50,23 @@ typedef struct TypeInfo {
   bool tile;
   uint64_t bytes; /* unaligned */
 } TypeInfo;
-enum { TYPE_CACHE = 256 };
+enum { TYPE_CACHE = 256, SLOT_CACHE = 4096 };
+
+/* Per op of the function, by its slot (see part_op_slot): dense arrays
+ * instead of maps keyed by pointers, which dominated the pass's time. */
+typedef struct OpInfo {
+  uint32_t pos;   /* program position, 0 for an op made after numbering */
+  uint32_t node;  /* node id + 1 (tile ops of groups, host ops), or 0 */
+  uint32_t vbase; /* slot of its result #0 in Partition.vals */
+  uint32_t stamp; /* capacity scan: in the scanned set when == stamp */
+} OpInfo;
+
+/* Per value (op results, then block arguments as they are met). */
+typedef struct ValInfo {
+  uint32_t stamp, payload; /* capacity scan scratch, valid when stamp matches */
+  uint32_t remaining;      /* uses not yet visited + 1; 0: not counted yet */
+  uint32_t loaded;         /* node id + 1 of the group last loading it */
+} ValInfo;
 
 typedef struct Partition {
   PtoContext *ctx;
@@ -60,15 +76,18 @@ typedef struct Partition {
   bool merge, double_buffer, provenance;
   int64_t max_ops;
   PTO_VEC(Node) nodes;
-  PtoPtrMap node_of;  /* op -> node id + 1 (tile ops of groups, host ops) */
-  PtoPtrMap pos_of;   /* op -> program position */
+  PtoPtrMap slot_of;  /* op -> its slot in `opinfo` + 1; a block argument
+                         or a result of an op made after numbering -> its
+                         slot in `valinfo` + 1 */
+  PTO_VEC(OpInfo) opinfo;
+  PTO_VEC(ValInfo) valinfo;
+  /* Recently looked-up ops and their slots: most lookups are of ops near
+   * the one being placed, and the map itself misses the CPU caches. */
+  struct { const PtoOp *op; uint32_t slot; } slot_cache[SLOT_CACHE];
   PtoPtrMap root;     /* tensor value -> the GM tensor it is a version of */
   PtoPtrMap readers;  /* tensor version -> U32Vec* of nodes reading it */
   PtoPtrMap writer;   /* tensor version -> node id + 1 updating it */
   PtoPtrMap origin;   /* op -> number + 1 in the input (provenance) */
-  PtoPtrMap last;     /* capacity scan scratch (stamped) */
-  PtoPtrMap remaining; /* tile value -> uses not yet visited + 1 */
-  PtoPtrMap loaded;   /* tile value -> node id + 1 of the group last loading it */
   TypeInfo types[TYPE_CACHE];
   uint32_t stamp;
   U32Vec stack;
@@ -97,6 +116,16 @@ static inline uint32_t node_find(Partition *p, uint32_t n) {
   return n;
 }
 
+/* Numbers the ops of `func` in program order (their positions) and gives
+ * each op and result a slot; done once per function. */
+void part_number_ops(Partition *p, PtoOp *func);
+/* The slot of `op` in p->opinfo; an op made after numbering gets one. */
+uint32_t part_op_slot(Partition *p, PtoOp *op);
+/* What is known of `op`; valid until the next op or value gets a slot. */
+static inline OpInfo *part_op_info(Partition *p, PtoOp *op) {
+  uint32_t slot = part_op_slot(p, op);
+  return &p->opinfo.data[slot];
+}
 /* The node (group representative) an op belongs to, or UINT32_MAX. */
 uint32_t part_node_of_op(Partition *p, PtoOp *op);
 /* The GM tensor a tensor value is a version of (assemble and scatter

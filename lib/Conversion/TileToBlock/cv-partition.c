@@ -12,14 +12,6 @@
 
 #include <string.h>
 
-static void number_ops(Partition *p, PtoOp *func) {
-  PtoOp **ops;
-  unsigned n = pto_origin_ops(func, &ops);
-  for (unsigned i = 0; i < n; i++)
-    pto_ptrmap_put(&p->pos_of, (uintptr_t)ops[i], (void *)(uintptr_t)(i + 1));
-  pto_free(ops);
-}
-
 static void reset_func(Partition *p) {
   for (uint32_t i = 0; i < p->nodes.len; i++) {
     pto_vec_free(&p->nodes.data[i].succ);
@@ -36,13 +28,13 @@ static void reset_func(Partition *p) {
   }
   pto_ptrmap_clear(&p->readers);
   pto_ptrmap_clear(&p->writer);
-  pto_ptrmap_clear(&p->node_of);
-  pto_ptrmap_clear(&p->pos_of);
+  pto_ptrmap_clear(&p->slot_of);
+  pto_vec_clear(&p->opinfo);
+  pto_vec_clear(&p->valinfo);
+  memset(p->slot_cache, 0, sizeof p->slot_cache);
   pto_ptrmap_clear(&p->root);
   pto_ptrmap_clear(&p->ws);
   pto_ptrmap_clear(&p->consts);
-  pto_ptrmap_clear(&p->remaining);
-  pto_ptrmap_clear(&p->loaded);
 }
 
 static PtoResult load_platform(Partition *p, PtoOp *module) {
@@ -80,15 +72,11 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   p.id_label = pto_ident_cstr(ctx, "label");
   p.id_reads = pto_ident_cstr(ctx, "reads");
   p.id_writes = pto_ident_cstr(ctx, "writes");
-  pto_ptrmap_init(&p.node_of);
-  pto_ptrmap_init(&p.pos_of);
+  pto_ptrmap_init(&p.slot_of);
   pto_ptrmap_init(&p.root);
   pto_ptrmap_init(&p.readers);
   pto_ptrmap_init(&p.writer);
   pto_ptrmap_init(&p.origin);
-  pto_ptrmap_init(&p.last);
-  pto_ptrmap_init(&p.remaining);
-  pto_ptrmap_init(&p.loaded);
   pto_ptrmap_init(&p.ws);
   pto_ptrmap_init(&p.consts);
   if (p.provenance) {
@@ -111,7 +99,7 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
     if (!entry) continue; /* a declaration */
     p.func = func;
     part_split_forks(&p, func);
-    number_ops(&p, func);
+    part_number_ops(&p, func);
     r = part_block(&p, entry);
     if (!r) part_finish_func(&p, func);
     reset_func(&p);
@@ -120,15 +108,13 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   pto_symtab_destroy(p.symbols);
   pto_vec_free(&p.nodes);
   pto_vec_free(&p.stack);
-  pto_ptrmap_release(&p.node_of);
-  pto_ptrmap_release(&p.pos_of);
+  pto_ptrmap_release(&p.slot_of);
+  pto_vec_free(&p.opinfo);
+  pto_vec_free(&p.valinfo);
   pto_ptrmap_release(&p.root);
   pto_ptrmap_release(&p.readers);
   pto_ptrmap_release(&p.writer);
   pto_ptrmap_release(&p.origin);
-  pto_ptrmap_release(&p.last);
-  pto_ptrmap_release(&p.remaining);
-  pto_ptrmap_release(&p.loaded);
   pto_ptrmap_release(&p.ws);
   pto_ptrmap_release(&p.consts);
   return r;

@@ -28,6 +28,12 @@ typedef struct PtoMergeSpec {
                           launches of a run that stay at least */
 } PtoMergeSpec;
 
+/* The option both merging passes take (`factor`, at most this). */
+#define PTO_BLOCK_MERGE_MAX_FACTOR 65536 /* LaunchMerge.c's messages say it */
+#define PTO_BLOCK_MERGE_NUM_OPTIONS 1
+extern const PtoPassOptionDef
+    pto_block_merge_options[PTO_BLOCK_MERGE_NUM_OPTIONS];
+
 /* The statistics both merging passes keep. */
 #define PTO_BLOCK_MERGE_NUM_STATISTICS 5
 extern const PtoPassStatDef

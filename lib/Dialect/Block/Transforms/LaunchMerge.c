@@ -62,10 +62,14 @@ static int64_t setting_factor(Merger *m, PtoOp *holder, PtoAttr *list,
                         name, (long long)kv[0]);
       return -1;
     }
-    if (kv[1] < 1) {
+    if (kv[1] < 1 || kv[1] > PTO_BLOCK_MERGE_MAX_FACTOR) {
       pto_op_emit_error(holder, "pypto.pass_options: %s: the factor of "
-                                "kernel %lld must be at least 1, got %lld",
-                        name, (long long)kv[0], (long long)kv[1]);
+                                "kernel %lld must be %s, got %lld",
+                        name, (long long)kv[0],
+                        kv[1] < 1 ? "at least 1"
+                                  : "at most 65536 (as the pass's 'factor' "
+                                    "option)",
+                        (long long)kv[1]);
       return -1;
     }
     if (kv[0] == -1) any = kv[1];
@@ -93,24 +97,37 @@ static int64_t launch_factor(Merger *m, PtoOp *launch, PtoOp *kernel) {
 }
 
 /* The integer option `name` of the innermost scope that names it, 0 when
- * none does; -1 after an error at that scope when it is below `min`. */
-static int64_t scope_option(Merger *m, PtoOp *launch, const char *name,
-                            int64_t min) {
+ * none does (check_scope has refused malformed ones). */
+static int64_t scope_option(PtoOp *launch, const char *name) {
   for (PtoOp *p = pto_op_parent_op(launch); p; p = pto_op_parent_op(p)) {
     PtoAttr *opts = pto_op_attr(p, "pypto.pass_options");
     PtoAttr *v = opts && pto_attr_kind(opts) == PTO_ATTR_DICT
                      ? pto_attr_dict_get(opts, name)
                      : NULL;
     if (!v) continue;
-    if (pto_attr_kind(v) != PTO_ATTR_INTEGER || pto_attr_int_value(v) < min) {
-      pto_op_emit_error(p, "pypto.pass_options: %s must be an integer of at "
-                           "least %lld", name, (long long)min);
-      m->failed = true;
-      return -1;
-    }
     return pto_attr_int_value(v);
   }
   return 0;
+}
+
+/* Every scope's setting and bound is checked, also where no launch of
+ * the pass's core type would read it: a malformed option is an error
+ * whatever the module holds. */
+static PtoWalkResult check_scope(PtoOp *op, void *user) {
+  Merger *m = user;
+  PtoAttr *opts = pto_op_attr(op, "pypto.pass_options");
+  if (!opts || pto_attr_kind(opts) != PTO_ATTR_DICT) return PTO_WALK_ADVANCE;
+  PtoAttr *s = pto_attr_dict_get(opts, m->spec->setting);
+  PtoAttr *v = pto_attr_dict_get(opts, m->spec->limit);
+  int64_t min = m->spec->limit_is_bytes ? 0 : 1;
+  if (s && setting_factor(m, op, s, -2) < 0) m->failed = true;
+  else if (v && (pto_attr_kind(v) != PTO_ATTR_INTEGER ||
+                 pto_attr_int_value(v) < min)) {
+    pto_op_emit_error(op, "pypto.pass_options: %s must be an integer of at "
+                          "least %lld", m->spec->limit, (long long)min);
+    m->failed = true;
+  }
+  return m->failed ? PTO_WALK_INTERRUPT : PTO_WALK_ADVANCE;
 }
 
 /* Bytes of GM the launch's `reads` name. */
@@ -493,7 +510,7 @@ static void merge_block(Merger *m, PtoBlock *b) {
     if (factor >= 2) {
       run.kernel = kernel;
       run.factor = factor;
-      run.limit = scope_option(m, op, m->spec->limit, m->spec->limit_is_bytes ? 0 : 1);
+      run.limit = scope_option(op, m->spec->limit);
       pto_vec_push(&run.launches, op);
     }
   }
@@ -527,6 +544,13 @@ static PtoWalkResult collect(PtoOp *op, void *user) {
   return PTO_WALK_ADVANCE;
 }
 
+const PtoPassOptionDef pto_block_merge_options[PTO_BLOCK_MERGE_NUM_OPTIONS] = {
+    {"factor", PTO_OPT_INT, "1",
+     "launches merged into one (overrides the PyPTO setting recorded on the "
+     "IR; 1 leaves them apart)",
+     1, PTO_BLOCK_MERGE_MAX_FACTOR, NULL},
+};
+
 const PtoPassStatDef pto_block_merge_statistics[PTO_BLOCK_MERGE_NUM_STATISTICS] = {
     {"launches-before", "launches of the pass's core type before the pass"},
     {"launches-after", "launches of the pass's core type after the pass"},
@@ -548,6 +572,7 @@ PtoResult pto_block_merge_launches(PtoPass *pass, PtoOp *module,
   pto_strmap_init(&m.merged);
   pto_ptrmap_init(&m.uses);
   pto_ptrmap_init(&m.touched);
+  pto_op_walk(module, PTO_WALK_PRE, check_scope, &m);
   PtoBlock *top = pto_region_first_block(pto_op_region(module, 0));
   /* Kernels are numbered in module order for the settings; one made by
    * merging counts as the kernel it was made from (`merged_from`), so

@@ -17,19 +17,12 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   return pto_block_merge_launches(pass, module, &spec);
 }
 
-static const PtoPassOptionDef options[] = {
-    {"factor", PTO_OPT_INT, "1",
-     "launches merged into one (overrides the IR's vec_nbuffer_setting; "
-     "1 leaves them apart)",
-     1, 65536, NULL},
-};
-
 const PtoPassDef pto_nbuffer_merge_pass = {
     .argument = "nbuffer-merge",
     .summary = "Merge launches of one vector kernel N at a time",
     .anchor = "builtin.module",
-    .options = options,
-    .num_options = PTO_ARRAY_SIZE(options),
+    .options = pto_block_merge_options,
+    .num_options = PTO_BLOCK_MERGE_NUM_OPTIONS,
     .statistics = pto_block_merge_statistics,
     .num_statistics = PTO_BLOCK_MERGE_NUM_STATISTICS,
     .run = run,
