@@ -54,6 +54,8 @@ static void free_run_state(PtoGraph *g) {
   free((void *)g->count);
   free(g->roots);
   g->roots = NULL;
+  free(g->multi);
+  g->multi = NULL;
   for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
     free((void *)g->queues[t].slots);
   g->succ_off = g->succ = NULL;
@@ -649,11 +651,25 @@ PtoRtStatus rt_graph_finalize(PtoGraph *g) {
     g->succ_off[g->edges[e].from + 1]++;
   g->nsinks = 0;
   g->nroots = 0;
+  uint32_t nmulti = 0;
   for (uint32_t i = 0; i < n; i++) {
     g->nsinks += g->succ_off[i + 1] == 0;
     g->succ_off[i + 1] += g->succ_off[i];
     if (!g->ndeps0[i])
       g->roots[g->nroots++] = i;
+    nmulti += g->ndeps0[i] > 1;
+  }
+  /* A scattered reset touches a cache line per counter: worth it below
+   * about one counter in eight (16 to a line). */
+  free(g->multi);
+  g->multi = NULL;
+  g->nmulti = nmulti;
+  if (nmulti && (uint64_t)nmulti * 8 < n) {
+    if (!(g->multi = malloc(nmulti * sizeof *g->multi)))
+      goto oom;
+    for (uint32_t i = 0, k = 0; i < n; i++)
+      if (g->ndeps0[i] > 1)
+        g->multi[k++] = i;
   }
   /* Edges are sorted by target, so each successor list comes out sorted.
    * The host's copy of the lists flags successors with a single

@@ -35,7 +35,7 @@ static double now_ns(const struct timespec *t0) {
 
 static void queue_push(RtQueue *q, uint32_t task) {
   /* seq_cst: pairs with the sleeper's seq_cst increment and re-check in
-   * idle_wait (a Dekker pattern), so that a push is never missed. */
+   * park (a Dekker pattern), so that a push is never missed. */
   uint32_t i = atomic_fetch_add_explicit(&q->tail, 1, memory_order_seq_cst);
   /* release: the popper's acquire load of the slot sees the task's state. */
   atomic_store_explicit(&q->slots[i], task + 1, memory_order_release);
@@ -75,53 +75,108 @@ static bool run_over(RtRun *r) {
          atomic_load_explicit(&r->failed, memory_order_acquire);
 }
 
+/* Idle threads spin this many rounds looking for work (yielding the CPU
+ * after the first few) before they park: a successor is usually queued
+ * within microseconds, and waking a parked thread costs tens of them. */
+enum { SPIN_ROUNDS = 2000, SPIN_YIELD_AFTER = 100 };
+/* How far ahead, in submission order, execute() prefetches. */
+enum { RT_PREFETCH = 32 };
+
+static void spin_round(unsigned round) {
+  if (round > SPIN_YIELD_AFTER)
+    sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+  else
+    __builtin_ia32_pause();
+#endif
+}
+
+static void leave(PtoRuntime *rt) {
+  /* release: the caller's acquire load of `active` at the run's end sees
+   * what this helper wrote in the run (times, the failure's status). */
+  atomic_fetch_sub_explicit(&rt->active, 1, memory_order_release);
+}
+
+/* Enters the run in progress, if any; the caller of that run does not
+ * return while a helper is inside. seq_cst, both: with the caller's store
+ * of cur = NULL then load of `active`, either this helper sees NULL or the
+ * caller sees it inside (a Dekker pattern). */
+static RtRun *enter(PtoRuntime *rt) {
+  atomic_fetch_add_explicit(&rt->active, 1, memory_order_seq_cst);
+  RtRun *r = atomic_load_explicit(&rt->cur, memory_order_seq_cst);
+  if (!r)
+    leave(rt);
+  return r;
+}
+
+/* Gives one parked thread a ticket to look for work, when one is parked
+ * without a ticket: pushes that find every thread busy or spinning cost a
+ * load, and a burst of pushes wakes each sleeper once. */
 static void wake_one(PtoRuntime *rt) {
-  /* seq_cst: the other half of the Dekker pattern with idle_wait. */
+  /* seq_cst: after the push's seq_cst increment of the queue's tail, the
+   * other half of the Dekker pattern with park(). */
   if (atomic_load_explicit(&rt->sleepers, memory_order_seq_cst) == 0)
     return;
   pthread_mutex_lock(&rt->mu);
-  pthread_cond_signal(&rt->work_cv);
-  pthread_mutex_unlock(&rt->mu);
-}
-
-static void wake_all(PtoRuntime *rt) {
-  pthread_mutex_lock(&rt->mu);
-  pthread_cond_broadcast(&rt->work_cv);
-  pthread_mutex_unlock(&rt->mu);
-}
-
-/* Waits for work. Returns false when this helper was released: the run
- * it slept in ended (the caller does not wait for parked helpers, whose
- * wake-up may take a scheduler time slice on a loaded machine), so it
- * must not touch the run again. The caller of the run is never released. */
-static bool idle_wait(PtoRuntime *rt, RtRun *r, bool helper) {
-  /* Spin briefly: a successor is usually queued within microseconds. */
-  for (int i = 0; i < 2000; i++) {
-    if (queues_nonempty(r->g) || run_over(r))
-      return true;
-    if (i > 100)
-      sched_yield();
+  if (rt->parked > rt->tickets) {
+    rt->tickets++;
+    /* relaxed: only a hint outside the mutex; the mutex orders the rest. */
+    atomic_fetch_sub_explicit(&rt->sleepers, 1, memory_order_relaxed);
+    pthread_cond_signal(&rt->work_cv);
   }
+  pthread_mutex_unlock(&rt->mu);
+}
+
+/* The run is over (done or failed): wakes its caller if it is parked. */
+static void wake_caller(PtoRuntime *rt) {
   pthread_mutex_lock(&rt->mu);
-  /* seq_cst: published before the re-check, see queue_push. */
+  if (rt->caller_parked)
+    pthread_cond_broadcast(&rt->work_cv);
+  pthread_mutex_unlock(&rt->mu);
+}
+
+/* Whether a parking thread should look again instead of sleeping. */
+static bool work_visible(PtoRuntime *rt, RtRun *own) {
+  if (own)
+    return run_over(own) || queues_nonempty(own->g);
+  if (atomic_load_explicit(&rt->shutdown, memory_order_relaxed))
+    return true;
+  RtRun *r = enter(rt);
+  if (!r)
+    return false;
+  bool any = queues_nonempty(r->g);
+  leave(rt);
+  return any;
+}
+
+/* Sleeps until the thread is given a ticket (work was queued), or, for
+ * the caller of the run `own`, until that run is over, or the pool shuts
+ * down. Under the mutex, sleepers == parked - tickets. */
+static void park(PtoRuntime *rt, RtRun *own) {
+  pthread_mutex_lock(&rt->mu);
+  rt->parked++;
+  if (own)
+    rt->caller_parked = true;
+  /* seq_cst: published before the re-check, see wake_one. */
   atomic_fetch_add_explicit(&rt->sleepers, 1, memory_order_seq_cst);
   atomic_thread_fence(memory_order_seq_cst);
-  bool stay = true;
-  if (!queues_nonempty(r->g) && !run_over(r)) {
-    uint64_t epoch = rt->epoch;
-    if (helper && --rt->inside == 0)
-      pthread_cond_broadcast(&rt->done_cv);
-    pthread_cond_wait(&rt->work_cv, &rt->mu);
-    if (helper) {
-      stay = rt->run == r && rt->epoch == epoch;
-      if (stay)
-        rt->inside++;
+  bool ticket = false;
+  if (!work_visible(rt, own)) {
+    while (rt->tickets == 0 &&
+           !atomic_load_explicit(&rt->shutdown, memory_order_relaxed) &&
+           !(own && run_over(own)))
+      pthread_cond_wait(&rt->work_cv, &rt->mu);
+    if (rt->tickets) {
+      rt->tickets--;
+      ticket = true;
     }
   }
-  /* relaxed: only ever compared with zero as a hint to wake. */
-  atomic_fetch_sub_explicit(&rt->sleepers, 1, memory_order_relaxed);
+  if (!ticket)
+    atomic_fetch_sub_explicit(&rt->sleepers, 1, memory_order_relaxed);
+  if (own)
+    rt->caller_parked = false;
+  rt->parked--;
   pthread_mutex_unlock(&rt->mu);
-  return stay;
 }
 
 static uint32_t pop_any(RtRun *r, uint32_t home) {
@@ -140,6 +195,21 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
   if (atomic_load_explicit(&r->failed, memory_order_relaxed))
     return RT_NONE;
   PtoRtKernelFn fn = g->fn[id];
+  /* Ready tasks mostly come in submission order (a topological order), so
+   * the records of the task RT_PREFETCH places on are fetched now: what a
+   * replay reads per task is spread over four arrays, and on a busy
+   * machine the hardware prefetcher does not keep all of them ahead. A
+   * hint only: a wrong guess costs a few loads. */
+  if (id + RT_PREFETCH < g->ntasks) {
+    uint32_t ahead = id + RT_PREFETCH;
+    __builtin_prefetch(&g->fn[ahead]);
+    __builtin_prefetch(&g->args[ahead]);
+    __builtin_prefetch((const char *)&g->args[ahead] + 64);
+    __builtin_prefetch(&g->succ_off[ahead]);
+    uint32_t edge = g->succ_off[id] + RT_PREFETCH;
+    if (edge < g->nedges)
+      __builtin_prefetch(&g->succ_run[edge]);
+  }
   if (fn) {
     double start = r->times ? now_ns(&r->t0) : 0;
     int rc = fn(&g->args[id]);
@@ -160,7 +230,7 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
         r->failed_rc = rc;
       /* release: publishes failed_rc to the reader of `failed`. */
       atomic_store_explicit(&r->failed, true, memory_order_release);
-      wake_all(rt);
+      wake_caller(rt);
       return RT_NONE;
     }
   }
@@ -187,51 +257,67 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
    * sink's finisher acquired its predecessors' through their counters). */
   if (g->succ_off[id] == g->succ_off[id + 1] &&
       atomic_fetch_sub_explicit(&r->remaining, 1, memory_order_acq_rel) == 1)
-    wake_all(rt);
+    wake_caller(rt);
   return next;
 }
 
-static void work(PtoRuntime *rt, RtRun *r, uint32_t wid, bool helper) {
+/* Runs queued tasks, each followed by the successors it makes ready, until
+ * the queues are empty; returns whether it ran any. */
+static bool drain(PtoRuntime *rt, RtRun *r, uint32_t wid) {
   uint32_t home = wid % PTO_RT_CORE_TYPE_COUNT;
-  uint32_t t = RT_NONE;
-  for (;;) {
-    if (t == RT_NONE)
-      t = pop_any(r, home);
-    if (t == RT_NONE) {
-      if (run_over(r) || !idle_wait(rt, r, helper))
-        return;
+  bool ran = false;
+  for (uint32_t t; (t = pop_any(r, home)) != RT_NONE; ran = true)
+    do
+      t = execute(rt, r, t, wid);
+    while (t != RT_NONE);
+  return ran;
+}
+
+/* The caller of a run works in it until it is over. */
+static void caller_work(PtoRuntime *rt, RtRun *r, uint32_t wid) {
+  for (unsigned idle = 0;;) {
+    if (drain(rt, r, wid)) {
+      idle = 0;
       continue;
     }
-    t = execute(rt, r, t, wid);
+    if (run_over(r))
+      return;
+    if (++idle < SPIN_ROUNDS)
+      spin_round(idle);
+    else {
+      park(rt, r);
+      idle = 0;
+    }
   }
 }
 
+/* A helper enters whatever run is in progress when there is work in it,
+ * and leaves it when its queues are empty: it spins and parks outside any
+ * run, so a run never waits for an idle helper to be scheduled. */
 static void *worker_main(void *arg) {
   PtoRuntime *rt = arg;
   pthread_mutex_lock(&rt->mu);
-  uint32_t wid = rt->nworkers; /* set before each thread starts */
-  uint64_t seen = rt->epoch;
-  rt->nworkers++;
+  uint32_t wid = rt->nworkers++; /* ids 0..n-1: threads start one by one */
   pthread_cond_broadcast(&rt->done_cv);
-  for (;;) {
-    while (rt->epoch == seen && !rt->shutdown)
-      pthread_cond_wait(&rt->work_cv, &rt->mu);
-    if (rt->shutdown)
-      break;
-    seen = rt->epoch;
-    RtRun *r = rt->run;
-    if (!r)
-      continue; /* woken after that run had ended */
-    rt->inside++;
-    pthread_mutex_unlock(&rt->mu);
-    work(rt, r, wid, true);
-    pthread_mutex_lock(&rt->mu);
-    /* work() returned with this helper still inside unless it was
-     * released while parked; a run's end waits for the others. */
-    if (rt->run == r && rt->epoch == seen && --rt->inside == 0)
-      pthread_cond_broadcast(&rt->done_cv);
-  }
   pthread_mutex_unlock(&rt->mu);
+  /* relaxed: set before the broadcast that wakes parked helpers. */
+  for (unsigned idle = 0;
+       !atomic_load_explicit(&rt->shutdown, memory_order_relaxed);) {
+    RtRun *r = enter(rt);
+    bool ran = false;
+    if (r) {
+      ran = drain(rt, r, wid);
+      leave(rt);
+    }
+    if (ran)
+      idle = 0;
+    else if (++idle < SPIN_ROUNDS)
+      spin_round(idle);
+    else {
+      park(rt, NULL);
+      idle = 0;
+    }
+  }
   return NULL;
 }
 
@@ -241,8 +327,12 @@ bool rt_host_start(PtoRuntime *rt) {
   pthread_cond_init(&rt->done_cv, NULL);
   uint32_t n = rt->opts.threads - 1;
   rt->workers = calloc(n ? n : 1, sizeof *rt->workers);
-  if (!rt->workers)
+  if (!rt->workers) {
+    pthread_cond_destroy(&rt->work_cv);
+    pthread_cond_destroy(&rt->done_cv);
+    pthread_mutex_destroy(&rt->mu);
     return false;
+  }
   for (uint32_t i = 0; i < n; i++) {
     pthread_mutex_lock(&rt->mu);
     uint32_t before = rt->nworkers;
@@ -261,8 +351,9 @@ bool rt_host_start(PtoRuntime *rt) {
 }
 
 void rt_host_stop(PtoRuntime *rt) {
+  atomic_store_explicit(&rt->shutdown, true, memory_order_relaxed);
+  /* The mutex orders the store before the parked helpers' re-check. */
   pthread_mutex_lock(&rt->mu);
-  rt->shutdown = true;
   pthread_cond_broadcast(&rt->work_cv);
   uint32_t n = rt->nworkers;
   pthread_mutex_unlock(&rt->mu);
@@ -326,44 +417,49 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
     memcpy(g->run_buffers, buffers, nbuf * sizeof *buffers);
   for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
     RtQueue *q = &g->queues[t];
-    /* relaxed: no run is in progress; the helpers are idle, and the
-     * mutex that starts the next run publishes these stores. */
+    /* relaxed: no run is in progress, so no helper is inside one, and
+     * the store that starts the next run publishes these stores. */
     uint32_t used = atomic_load_explicit(&q->tail, memory_order_relaxed);
     memset((void *)q->slots, 0, (used < q->cap ? used : q->cap) * sizeof *q->slots);
     atomic_store_explicit(&q->head, 0, memory_order_relaxed);
     atomic_store_explicit(&q->tail, 0, memory_order_relaxed);
   }
-  /* One block copy rather than n atomic stores, which compilers do not
-   * vectorise: no other thread touches the counters between runs, and the
-   * helpers see them through the mutex that starts them. */
+  /* Only the counters of tasks with several predecessors are read. Few
+   * of them: reset one by one; else one block copy of all rather than n
+   * atomic stores, which compilers do not vectorise. No other thread
+   * touches the counters between runs, and the helpers see them through
+   * the store that starts the run. */
   _Static_assert(sizeof *g->count == sizeof *g->ndeps0,
                  "a counter is stored as a plain 32-bit word");
-  if (n)
+  if (g->multi || g->nmulti == 0) /* few: g->multi lists them */
+    for (uint32_t i = 0; i < g->nmulti; i++)
+      atomic_store_explicit(&g->count[g->multi[i]], g->ndeps0[g->multi[i]],
+                            memory_order_relaxed);
+  else if (n)
     memcpy((void *)g->count, g->ndeps0, n * sizeof *g->ndeps0);
   for (uint32_t i = 0; i < g->nroots; i++)
     queue_push(&g->queues[g->core[g->roots[i]]], g->roots[i]);
   if (n) {
-    pthread_mutex_lock(&rt->mu);
-    rt->run = &r;
-    rt->inside = 0;
-    rt->epoch++;
-    pthread_cond_broadcast(&rt->work_cv);
-    pthread_mutex_unlock(&rt->mu);
-    work(rt, &r, rt->nworkers, false);
-    /* Helpers that joined and are not parked may still read the run: wait
-     * for them. Parked ones and ones not yet awake are let go, so a run
-     * never waits for a sleeping thread to be scheduled. */
-    pthread_mutex_lock(&rt->mu);
-    while (rt->inside != 0)
-      pthread_cond_wait(&rt->done_cv, &rt->mu);
-    rt->run = NULL;
-    pthread_mutex_unlock(&rt->mu);
+    /* seq_cst: publishes the reset above to the helpers that enter (their
+     * load of cur acquires it), and see enter(). */
+    atomic_store_explicit(&rt->cur, &r, memory_order_seq_cst);
+    /* The caller takes one root; parked helpers are woken for the others
+     * only (a chain wakes no one). Spinning helpers find them anyway. */
+    for (uint32_t i = 1; i < g->nroots && i < rt->opts.threads; i++)
+      wake_one(rt);
+    caller_work(rt, &r, rt->nworkers);
+    /* Helpers inside the run may still read it: wait until they leave,
+     * which they do as soon as they find the queues empty. Idle helpers
+     * are outside any run, so this never waits for a parked thread. */
+    atomic_store_explicit(&rt->cur, NULL, memory_order_seq_cst);
+    for (unsigned round = 1;
+         atomic_load_explicit(&rt->active, memory_order_acquire) != 0; round++)
+      spin_round(round);
   }
   if (r.times)
     tl->valid = true;
-  /* acquire (and relaxed after it): every helper has left or parked,
-   * each under the mutex taken above, which orders its writes (the
-   * failure's status, the times) before this point. */
+  /* acquire (and relaxed after it): every helper has left the run, with
+   * a release decrement of `active` that the loop above acquired. */
   if (atomic_load_explicit(&r.failed, memory_order_acquire)) {
     uint32_t f = atomic_load_explicit(&r.failed_task, memory_order_relaxed);
     /* Name what did not run because of it: its transitive dependents. */

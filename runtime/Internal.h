@@ -123,6 +123,12 @@ struct PtoGraph {
   uint32_t *ndeps0;
   uint32_t *roots;
   uint32_t nroots;
+  /* The tasks with two or more predecessors, whose counters alone a run
+   * reads (the others are ready when their one predecessor finishes),
+   * listed when they are few enough that resetting them one by one beats
+   * copying every counter; NULL otherwise (nmulti counts them). */
+  uint32_t *multi;
+  uint32_t nmulti;
   PtoRtKernelFn *fn;      /* NULL for barriers */
   PtoRtTaskArgs *args;    /* what each task's kernel receives */
   void **run_buffers;     /* this run's buffer bases */
@@ -152,14 +158,24 @@ struct PtoRuntime {
   PtoGraph *spare; /* an emptied graph whose storage the next one reuses */
   /* Host worker pool: threads - 1 helpers; the caller is the last one. */
   pthread_t *workers;
-  uint32_t nworkers;
+  uint32_t nworkers; /* guarded by mu while the pool starts */
   pthread_mutex_t mu;
   pthread_cond_t work_cv, done_cv;
-  uint64_t epoch;  /* guarded by mu */
-  bool shutdown;   /* guarded by mu */
-  struct RtRun *run; /* the run in progress, guarded by mu */
-  uint32_t inside;   /* helpers in that run and not parked, guarded by mu */
+  uint32_t parked;     /* threads waiting on work_cv, guarded by mu */
+  uint32_t tickets;    /* wake-ups given and not yet taken, guarded by mu */
+  bool caller_parked;  /* the run's caller waits on work_cv, guarded by mu */
+  /* Apart from what the mutex guards: they are touched without it. */
+  char pad0[64];
+  /* The run in progress (NULL between runs) and the helpers inside it: a
+   * run's caller returns only once none is, so a helper never reads a
+   * run, or its graph, that has ended. */
+  struct RtRun *_Atomic cur;
+  char pad1[64];
+  atomic_uint active;
+  char pad2[64];
+  /* Parked threads not yet given a ticket: parked - tickets. */
   atomic_uint sleepers;
+  atomic_bool shutdown;
   atomic_bool busy;
 };
 

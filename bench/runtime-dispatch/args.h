@@ -31,4 +31,18 @@ static inline int bench_parse_args(int argc, char **argv, BenchArgs *a) {
   return 1;
 }
 
+/* What a replayed task's kernel gets in every program: a per-task argument
+ * record laid out like the runtime's (buffer table, count, task id, six
+ * parameters, user pointer: 72 bytes), from which it marks its task as
+ * run. The peers keep one record per task next to their graph, as a
+ * program that passes arguments to its kernels must; the marks are
+ * checked after each replay. */
+typedef struct BenchTaskArgs {
+  void *const *buffers;
+  unsigned num_buffers;
+  unsigned task_id;
+  long long params[6];
+  void *user;
+} BenchTaskArgs;
+
 #endif

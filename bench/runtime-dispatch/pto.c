@@ -5,6 +5,7 @@
 #include "args.h"
 #include "pto/Runtime.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,12 @@ static int k_empty(const PtoRtTaskArgs *a) {
   return 0;
 }
 /* Marks its task as run: one byte store, so that the replay is checked
- * without an atomic per task the peers do not pay. */
+ * without an atomic per task the peers do not pay. The peers' replays run
+ * the same kernel on a record of the same layout (args.h). */
+_Static_assert(sizeof(BenchTaskArgs) == sizeof(PtoRtTaskArgs) &&
+                   offsetof(BenchTaskArgs, task_id) ==
+                       offsetof(PtoRtTaskArgs, task_id),
+               "the peers' argument record is laid out like the runtime's");
 static char *ran;
 static int k_mark(const PtoRtTaskArgs *a) {
   ran[a->task_id] = 1;

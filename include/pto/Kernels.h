@@ -222,6 +222,26 @@ PtoResult pto_kernel_quantize_scaled(const PtoNdArray *x,
 PtoResult pto_kernel_dequantize(const PtoNdArray *q, const PtoNdArray *scale,
                                 const PtoNdArray *out, PtoKernelError *err);
 
+/* ---- random numbers (pypto.uniform, pypto.normal) ---- */
+
+typedef enum PtoRandomKind { PTO_RANDOM_UNIFORM, PTO_RANDOM_NORMAL } PtoRandomKind;
+
+/* One Philox4x32-10 block: ten rounds over counter `ctr` with `key`. */
+void pto_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2],
+                       uint32_t out[4]);
+/* Fills float array `out` with the window at `origin` of a `rank`-dim
+ * tensor of shape `full` (out's dims are the window's trailing ones). The
+ * element at row-major index i of the whole tensor is lane i % 4 of the
+ * Philox block for counter (i / 4, `counter`) and `key` (both as two 32-bit
+ * words, low first): uniform keeps the top p bits of the lane (p = the
+ * dtype's significand bits) as a value in [0, 1); normal pairs lanes
+ * (0, 1) and (2, 3) in a Box-Muller transform. So the numbers do not
+ * depend on how the tensor is tiled. docs/dialects/pypto.md. */
+PtoResult pto_kernel_random(PtoRandomKind k, uint64_t key, uint64_t counter,
+                            unsigned rank, const int64_t *full,
+                            const int64_t *origin, const PtoNdArray *out,
+                            PtoKernelError *err);
+
 /* ---- helpers for callers ---- */
 
 /* numpy broadcast of two shapes into `out` (rank = the larger rank); false

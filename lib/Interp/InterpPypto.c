@@ -5,6 +5,8 @@
 #include "Interp/InterpPypto.h"
 
 #include "Support/Alloc.h"
+#include "pto/Dialect/AttrNames.h"
+#include "pto/Dialect/Tile.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -358,6 +360,33 @@ static PtoResult h_dequantize(PtoInterpFrame *f, PtoOp *op, void *user) {
                 &err);
 }
 
+/* uniform / normal at both levels: a tensor result is the whole stream, a
+ * tile result the window of it that its `origin` and `full` name. */
+static PtoResult h_random(PtoInterpFrame *f, PtoOp *op, void *user) {
+  PtoType *rt = pto_value_type(pto_op_result(op, 0));
+  bool tile = !pto_type_is_tensor(rt);
+  unsigned rank = tile ? pto_tile_rank(rt) : pto_type_tensor_rank(rt);
+  const int64_t *shape = tile ? pto_tile_shape(rt) : pto_type_tensor_shape(rt);
+  int64_t origin[PTO_MAX_RANK] = {0}, full[PTO_MAX_RANK];
+  unsigned n = rank, no = rank;
+  memcpy(full, shape, rank * sizeof *full);
+  if (tile && (!pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_ORIGIN), origin,
+                                       PTO_MAX_RANK, &no) ||
+               !pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_FULL), full,
+                                       PTO_MAX_RANK, &n) || no != n))
+    return pto_interp_error(f, op, "needs i64 array attributes 'origin' and 'full' "
+                            "of one length");
+  PtoTensor *t = interp_new_result(f, op, 0, rank, shape);
+  if (!t) return PTO_FAILURE;
+  PtoAttr *ka = pto_op_attr(op, PTO_ATTR_KEY), *ca = pto_op_attr(op, PTO_ATTR_COUNTER);
+  uint64_t key = ka ? (uint64_t)pto_attr_int_value(ka) : 0;
+  uint64_t ctr = ca ? (uint64_t)pto_attr_int_value(ca) : 0;
+  PtoKernelError err;
+  PtoResult r = pto_kernel_random((PtoRandomKind)kernel_of(user)->kind, key, ctr, n,
+                                  full, origin, pto_tensor_array(t), &err);
+  return interp_finish(f, op, t, r, &err);
+}
+
 /* ------------------------------------------------------------------ */
 /* Registration                                                         */
 /* ------------------------------------------------------------------ */
@@ -375,6 +404,7 @@ PtoInterpHandler interp_elementwise_handler(InterpFamily f) {
   case INTERP_BINARY: return h_binary;
   case INTERP_WHERE: return h_where;
   case INTERP_DEQUANTIZE: return h_dequantize;
+  case INTERP_RANDOM: return h_random;
   default: return NULL;
   }
 }

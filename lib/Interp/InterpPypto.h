@@ -28,6 +28,7 @@ typedef enum InterpFamily {
   INTERP_TOPK_MERGE,
   INTERP_QUANTIZE,
   INTERP_DEQUANTIZE,
+  INTERP_RANDOM,
 } InterpFamily;
 
 typedef struct InterpKernel {
@@ -55,6 +56,7 @@ typedef struct InterpKernel {
 #define INTERP_KERNEL_TOPK_MERGE {INTERP_TOPK_MERGE, 0}
 #define INTERP_KERNEL_QUANTIZE {INTERP_QUANTIZE, 0}
 #define INTERP_KERNEL_DEQUANTIZE {INTERP_DEQUANTIZE, 0}
+#define INTERP_KERNEL_RANDOM(K) {INTERP_RANDOM, PTO_RANDOM_##K}
 
 /* The handler of the elementwise families every level shares (UNARY,
  * CAST, BINARY, WHERE, DEQUANTIZE), or NULL. */

@@ -38,6 +38,7 @@ from ._ops import (CastMode, ReLuType, SaturationMode, abs, acos, acosh, add, am
                    reciprocal, relu, reshape, rms_norm, round, rsqrt, scatter_update,
                    sigmoid, sign, silu, sin, sinh, softmax, sqrt, sub, sum, tan, tanh,
                    tensor, topk, transpose, trunc, view, where, zeros)
+from ._ops import normal, uniform
 from ._composite import (arange, argsort, atan2, axpy_, deinterleave, interleave, bitwise_and, bitwise_left_shift,
                          bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
                          cumprod, cumsum, ceil_div, clone, expand_clone, expand_exp_dif,
@@ -59,8 +60,8 @@ __version__ = "0.1.0"
 _NOT_PROVIDED = frozenset("""
 atomic_add conv copysign
 fillpad gathermask index_add index_add_ index_put_ indexput_
-logical_or normal pack quant_mx scaled_mm scatter
-scatter_ sort uniform unpack var_mean
+logical_or pack quant_mx scaled_mm scatter
+scatter_ sort unpack var_mean
 """.split())
 
 

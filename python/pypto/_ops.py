@@ -733,6 +733,50 @@ def zeros(size, dtype=DataType.DT_FP32):
     return _one("zeros", dyn, {"shape": _ints_attr(s), "dtype": _dtypes.coerce(dtype).ir}, loc)
 
 
+def _random(mnemonic, what):
+    def op(shape, key, counter, alg, dtype):
+        loc = user_loc()
+
+        def ints(v, n, name):
+            if (not isinstance(v, (list, tuple)) or len(v) != n or
+                    any(isinstance(x, bool) or not isinstance(x, int) for x in v)):
+                raise error_at(TypeError, loc, f"{mnemonic}: {name} must be a list of {n} "
+                               f"int{'s' if n > 1 else ''}, got {v!r}")
+            return list(v)
+        if (not isinstance(shape, (list, tuple)) or not 1 <= len(shape) <= 4 or
+                any(isinstance(d, bool) or not isinstance(d, int) or d <= 0 for d in shape)):
+            raise error_at(TypeError, loc, f"{mnemonic}: shape must be a list of 1 to 4 "
+                           f"positive ints, got {shape!r}")
+        (k,) = ints(key, 1, "key")
+        _, c = ints(counter, 2, "counter")
+        (a,) = ints(alg, 1, "alg")
+        if a not in (1, 3):
+            raise error_at(ValueError, loc, f"{mnemonic}: alg must be [1] (Philox) or [3] "
+                           f"(auto, which picks Philox), got {alg!r}")
+        for name, v in (("key", k), ("counter[1]", c)):
+            if not -2 ** 63 <= v < 2 ** 64:
+                raise error_at(ValueError, loc, f"{mnemonic}: {name} must fit in 64 bits, "
+                               f"got {v}")
+        dt = _dtypes.coerce(dtype)
+        if not dt.is_float:
+            raise error_at(TypeError, loc, f"{mnemonic}: dtype must be DT_FP32, DT_FP16 or "
+                           f"DT_BF16, got {dt!r}")
+        as_i64 = [v - 2 ** 64 if v >= 2 ** 63 else v for v in (k, c)]
+        return _one(mnemonic, [], {"shape": _ints_attr(list(shape)), "dtype": dt.ir,
+                                   "key": f"{as_i64[0]} : i64",
+                                   "counter": f"{as_i64[1]} : i64"}, loc)
+    op.__name__ = mnemonic
+    op.__doc__ = (f"A new tensor of {what} from the counter-based Philox4x32-10 "
+                  f"generator (traces pypto.{mnemonic}): the same key and counter give "
+                  "the same numbers under any tiling; counter[0] is ignored, as in "
+                  "PyPTO. docs/dialects/pypto.md defines every bit.")
+    return op
+
+
+uniform = _random("uniform", "values in [0, 1)")
+normal = _random("normal", "standard normal values")
+
+
 def ones(size, dtype=DataType.DT_FP32):
     return full(size, 1, dtype)
 
@@ -1008,5 +1052,5 @@ C_OPS = dict(
      assemble reshape transpose concat expand full zeros gather index_select
      scatter_update topk quantize dequantize softmax rms_norm layer_norm""".split()},
     adds="add", subs="sub", muls="mul", divs="div", maxs="maximum", mins="minimum",
-    dim="Tensor.shape", gcd="gcd", signbit="signbit", load_scalar="Tensor.__getitem__",
-    bitcast="view")
+    dim="Tensor.shape", gcd="gcd", signbit="signbit", uniform="uniform", normal="normal",
+    load_scalar="Tensor.__getitem__", bitcast="view")

@@ -540,6 +540,71 @@ def suite_gcd_signbit():
                     ["%r0"], [(want, dt)], "exact", pipeline=pipe)
 
 
+def philox4x32_10(ctr, key):
+    """Philox4x32-10 (Salmon et al.) on uint64 arrays holding 32-bit words:
+    ctr is a list of 4 arrays, key a pair of ints; returns 4 arrays."""
+    m = 0xFFFFFFFF
+    c = [np.asarray(x, dtype=np.uint64) & m for x in ctr]
+    k0, k1 = key[0] & m, key[1] & m
+    for _ in range(10):
+        p0 = c[0] * np.uint64(0xD2511F53)
+        p1 = c[2] * np.uint64(0xCD9E8D57)
+        c = [(p1 >> np.uint64(32)) ^ c[1] ^ np.uint64(k0), p1 & np.uint64(m),
+             (p0 >> np.uint64(32)) ^ c[3] ^ np.uint64(k1), p0 & np.uint64(m)]
+        k0, k1 = (k0 + 0x9E3779B9) & m, (k1 + 0xBB67AE85) & m
+    return c
+
+
+def random_ref(kind, shape, key, counter, dt):
+    """docs/dialects/pypto.md's definition of pypto.uniform / normal."""
+    n = int(np.prod(shape))
+    li = np.arange(n, dtype=np.uint64)
+    blk = li // np.uint64(4)
+    key &= (1 << 64) - 1
+    counter &= (1 << 64) - 1
+    w = philox4x32_10([blk & np.uint64(0xFFFFFFFF), blk >> np.uint64(32),
+                       np.full(n, counter & 0xFFFFFFFF, np.uint64),
+                       np.full(n, counter >> 32, np.uint64)],
+                      (key & 0xFFFFFFFF, key >> 32))
+    w = np.stack(w, -1).astype(np.float64)          # [n, 4]
+    lane = (li % np.uint64(4)).astype(np.int64)
+    if kind == "uniform":
+        bits = {"f32": 24, "f16": 11, "bf16": 8}[dt]
+        v = np.floor(w[np.arange(n), lane] / 2.0 ** (32 - bits)) * 2.0 ** -bits
+    else:
+        pair = lane & ~1
+        u1 = (w[np.arange(n), pair] + 1.0) * 2.0 ** -32
+        u2 = w[np.arange(n), pair + 1] * 2.0 ** -32
+        r = np.sqrt(-2.0 * np.log(u1))
+        a = 2.0 * np.pi * u2
+        v = np.where(lane & 1, r * np.sin(a), r * np.cos(a))
+    return v.reshape(shape)
+
+
+def suite_random():
+    """uniform / normal against a numpy Philox4x32-10 over every float
+    dtype, at the Tensor level and through tile-expand under tile shapes
+    that do and do not divide the tensor (the numbers must not change)."""
+    cases = [((4, 8), 1234, 1), ((3, 5, 7), 2 ** 40 + 5, 0), ((37,), -1, 2 ** 33 + 7),
+             ((2, 3, 4, 5), 0, 0)]
+    tilings = {2: ["[2, 4]", "[3, 5]", "[4, 8]"], 3: ["[1, 2, 4]", "[3, 5, 7]"],
+               1: ["[8]", "[37]"], 4: ["[1, 2, 2, 5]"]}
+    for kind in ("uniform", "normal"):
+        for dt in FLOATS:
+            for shape, key, counter in cases:
+                want = random_ref(kind, shape, key, counter, dt)
+                tol = "exact" if kind == "uniform" else 2
+                attrs = "key = %d : i64, counter = %d : i64" % (key, counter)
+                runs = [(None, "")] + [("tile-expand", ", vec_tile = %s" % v)
+                                       for v in tilings[len(shape)]]
+                for pipe, tiling in runs:
+                    run("random-%s-%s-%s-%s%s" % (kind, dt, "x".join(map(str, shape)),
+                                                  pipe, tiling.replace(" ", "")),
+                        [], ["%%r0 = pypto.%s {%s%s} : %s" % (kind, attrs, tiling,
+                                                             ttype(shape, dt))],
+                        ["%r0"], [(want, dt)], tol, pipeline=pipe)
+
+
 def suite_compare():
     for op, fn in COMPARE.items():
         dts = NUMERIC + (["i1"] if op in ("eq", "ne") else [])

@@ -21,7 +21,6 @@ _GAPS = {
         index_add_ub index_add__ub Tensor.index_add Tensor.index_add_ index_put_
         atomic_add gathermask""",
     "pack / unpack not written yet": "pack unpack",
-    "needs a random-number op": "uniform normal",
     "no convolution, MX or block-scaled matmul op": "conv quant_mx scaled_mm",
     "needs a run-time tensor print/save op": "pass_verify_print pass_verify_save",
 }

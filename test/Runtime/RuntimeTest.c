@@ -318,6 +318,45 @@ TEST(runs_back_to_back) {
   pto_runtime_destroy(rt);
 }
 
+/* Replays of graphs whose tasks mostly have one predecessor: the run
+ * resets only the counters of the few joins (none for a plain chain),
+ * which must start every replay at their full count again. */
+TEST(replay_with_few_joins) {
+  PtoRuntime *rt = make_rt(PTO_RT_HOST, 3);
+  int32_t kl = pto_runtime_add_kernel(rt, k_log, PTO_RT_CORE_AIV, "log");
+  int32_t kc = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIC, "side");
+  for (int joins = 0; joins <= 1; joins++) {
+    PtoGraph *g = pto_graph_create(rt);
+    pto_graph_add_buffer(g, 8 * 201, "log");
+    pto_graph_add_buffer(g, 8 * 10, "side");
+    PtoRtRegion rw = {0, 0, 8, PTO_RT_READ_WRITE};
+    int nside = 0;
+    for (int i = 0; i < 200; i++) {
+      if (joins && i % 20 == 10) { /* a side task the next one joins */
+        PtoRtRegion w = {1, 8 * (i / 20), 8, PTO_RT_WRITE};
+        submit(g, kc, 0, &w, 1, NULL);
+        nside++;
+      }
+      PtoRtRegion r[2] = {rw, {1, 8 * (i / 20), 8, PTO_RT_READ}};
+      submit(g, kl, i, r, joins && i % 20 == 11 ? 2 : 1, NULL);
+    }
+    int64_t log[201], side[10];
+    void *bufs[2] = {log, side};
+    for (int run = 0; run < 50; run++) {
+      memset(log, 0, sizeof log);
+      atomic_store(&ran, 0);
+      CHECK(pto_graph_run(g, bufs, 2) == PTO_RT_OK);
+      CHECK(log[0] == 200 && atomic_load(&ran) == nside);
+      int in_order = 1;
+      for (int i = 0; i < 200; i++)
+        in_order &= log[i + 1] == i;
+      CHECK(in_order);
+    }
+    pto_graph_destroy(g);
+  }
+  pto_runtime_destroy(rt);
+}
+
 /* Host lanes are named like the simulator's cores: one per worker and
  * core type that has tasks, each task on a lane of its kernel's type. */
 TEST(host_lanes_named_by_core_type) {
@@ -496,6 +535,7 @@ TEST(sim_shares_gm_bandwidth) {
 RUN_TESTS(T(platform_default), T(chain_in_order), T(raw_war_waw),
           T(explicit_preds_not_duplicated), T(wide_fan_in_through_one_barrier),
           T(failing_kernel_stops_graph), T(buffers_declared_after_tasks),
-          T(runs_back_to_back), T(host_lanes_named_by_core_type),
+          T(runs_back_to_back), T(replay_with_few_joins),
+          T(host_lanes_named_by_core_type),
           T(misuse_is_an_error),
           T(sim_hand_timed), T(sim_shares_gm_bandwidth))

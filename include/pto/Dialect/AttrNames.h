@@ -41,6 +41,11 @@
 #define PTO_ATTR_LARGEST "largest"
 /* rms_norm, layer_norm */
 #define PTO_ATTR_EPS "eps"
+/* pypto.uniform / normal (and their tiles: origin, full) */
+#define PTO_ATTR_KEY "key"
+#define PTO_ATTR_COUNTER "counter"
+#define PTO_ATTR_ORIGIN "origin"
+#define PTO_ATTR_FULL "full"
 /* builder-only attributes (consumed by pto_pypto_create, never on an op) */
 #define PTO_ATTR_SHAPE "shape"
 #define PTO_ATTR_DTYPE "dtype"
@@ -51,7 +56,8 @@
 #define PTO_ATTR_NAMES(X)                                                   \
   X(VEC_TILE) X(CUBE_TILE) X(LABEL) X(STATIC_OFFSETS) X(DIM) X(KEEPDIM)     \
   X(PERM) X(MODE) X(SATMODE) X(APPROXIMATE) X(A_TRANS) X(B_TRANS)           \
-  X(ACC_DTYPE) X(K) X(LARGEST) X(EPS) X(SHAPE) X(DTYPE) X(OUT_DTYPE)
+  X(ACC_DTYPE) X(K) X(LARGEST) X(EPS) X(KEY) X(COUNTER) X(ORIGIN) X(FULL)   \
+  X(SHAPE) X(DTYPE) X(OUT_DTYPE)
 
 typedef enum PtoAttrNameId {
 #define PTO_ATTR_ID_(ID) PTO_ATTR_ID_##ID,

@@ -1,9 +1,11 @@
 /* tile-expand of the ops that map element to element: unary, cast, binary
- * with broadcasting, tensor-scalar, compare, where, expand, full, zeros and
+ * with broadcasting, tensor-scalar, compare, where, expand, full, zeros,
+ * uniform / normal (each tile the window of the stream at its offsets) and
  * dequantize. The result is tiled by the op's vec tile; each operand gives
  * the tile of its (broadcast) window, and size-1 broadcast dims become row
  * or column expand ops, or tile.expand. */
 #include "TensorToTile.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include <string.h>
 
@@ -86,7 +88,7 @@ PtoResult lower_elementwise(Lowering *t, PtoOp *op) {
     else sv[i] = v;
   }
 
-  PtoNamedAttr attrs[3];
+  PtoNamedAttr attrs[4];
   unsigned nattrs = 0;
   PtoTileOp tid = PTO_TILE_NONE;
   switch (kind) {
@@ -113,6 +115,15 @@ PtoResult lower_elementwise(Lowering *t, PtoOp *op) {
     break;
   case PTO_PYPTO_KIND_EXPAND: break;
   case PTO_PYPTO_KIND_DEQUANTIZE: tid = PTO_TILE_DEQUANTIZE; break;
+  case PTO_PYPTO_KIND_RANDOM: {
+    PtoIdent *names[2] = {pto_ident_cstr(pto_op_ctx(op), PTO_ATTR_KEY),
+                          pto_ident_cstr(pto_op_ctx(op), PTO_ATTR_COUNTER)};
+    tid = id == PTO_PYPTO_UNIFORM ? PTO_TILE_UNIFORM : PTO_TILE_NORMAL;
+    nattrs = copy_attrs(t, op, names, 2, attrs);
+    attrs[nattrs++] = (PtoNamedAttr){pto_ident_cstr(pto_op_ctx(op), PTO_ATTR_FULL),
+                                     pto_attr_i64_array(pto_op_ctx(op), rshape, R)};
+    break;
+  }
   default: tid = same_row(id); break;
   }
   if (tid == PTO_TILE_NONE && kind != PTO_PYPTO_KIND_EXPAND)
@@ -131,6 +142,12 @@ PtoResult lower_elementwise(Lowering *t, PtoOp *op) {
     case PTO_PYPTO_KIND_EXPAND: out = lower_expand_to(t, x[0], rtile); break;
     case PTO_PYPTO_KIND_FULL:
     case PTO_PYPTO_KIND_ZEROS: out = lower_emit(t, tid, sv, 1, rtile, NULL, 0); break;
+    case PTO_PYPTO_KIND_RANDOM:
+      /* the tile's place in the stream, so tiling does not change it */
+      attrs[nattrs] = (PtoNamedAttr){pto_ident_cstr(pto_op_ctx(op), PTO_ATTR_ORIGIN),
+                                     pto_attr_i64_array(pto_op_ctx(op), offs, R)};
+      out = lower_emit(t, tid, NULL, 0, rtile, attrs, nattrs + 1);
+      break;
     case PTO_PYPTO_KIND_DEQUANTIZE:
       /* tile.dequantize broadcasts its scale tile itself. */
       out = lower_emit(t, tid, x, 2, rtile, NULL, 0);

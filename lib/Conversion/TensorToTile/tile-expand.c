@@ -29,6 +29,7 @@ static PtoResult expand_op(Lowering *t, PtoOp *op) {
   case PTO_PYPTO_KIND_EXPAND:
   case PTO_PYPTO_KIND_FULL:
   case PTO_PYPTO_KIND_ZEROS:
+  case PTO_PYPTO_KIND_RANDOM:
   case PTO_PYPTO_KIND_DEQUANTIZE: return lower_elementwise(t, op);
   case PTO_PYPTO_KIND_REDUCE:
   case PTO_PYPTO_KIND_ARGREDUCE: return lower_reduce(t, op);

@@ -49,8 +49,9 @@ PtoResult pypto_builder_attrs(PyInfer *in, const PtoNamedAttr *attrs,
   PtoPyptoKind k = pto_pypto_kind(in->id);
   bool takes_shape = k == PTO_PYPTO_KIND_VIEW || k == PTO_PYPTO_KIND_RESHAPE ||
                      k == PTO_PYPTO_KIND_EXPAND || k == PTO_PYPTO_KIND_FULL ||
-                     k == PTO_PYPTO_KIND_ZEROS;
+                     k == PTO_PYPTO_KIND_ZEROS || k == PTO_PYPTO_KIND_RANDOM;
   bool takes_dtype = k == PTO_PYPTO_KIND_FULL || k == PTO_PYPTO_KIND_ZEROS ||
+                     k == PTO_PYPTO_KIND_RANDOM ||
                      k == PTO_PYPTO_KIND_CAST || k == PTO_PYPTO_KIND_MATMUL ||
                      k == PTO_PYPTO_KIND_DEQUANTIZE || k == PTO_PYPTO_KIND_BITCAST;
   PtoAttr *shape_attr = NULL;
@@ -89,6 +90,7 @@ PtoResult pypto_builder_attrs(PyInfer *in, const PtoNamedAttr *attrs,
     }
     return PTO_SUCCESS;
   case PTO_PYPTO_KIND_ZEROS:
+  case PTO_PYPTO_KIND_RANDOM:
     if (!dtype) return ERR("requires builder attribute 'dtype'");
     elem = dtype;
     break;

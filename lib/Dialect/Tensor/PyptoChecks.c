@@ -31,6 +31,7 @@ const char *const *pto_pypto_op_attrs(PtoPyptoOp id) {
   static const char *const dim[] = {PTO_ATTR_DIM, NULL};
   static const char *const topk[] = {PTO_ATTR_K, PTO_ATTR_DIM, PTO_ATTR_LARGEST, NULL};
   static const char *const eps[] = {PTO_ATTR_EPS, NULL};
+  static const char *const random[] = {PTO_ATTR_KEY, PTO_ATTR_COUNTER, NULL};
   switch (pto_pypto_kind(id)) {
   case PTO_PYPTO_KIND_UNARY: return pto_unary_row_attrs(pto_pypto_unary_row(id));
   case PTO_PYPTO_KIND_CAST: return cast;
@@ -50,6 +51,7 @@ const char *const *pto_pypto_op_attrs(PtoPyptoOp id) {
   case PTO_PYPTO_KIND_TOPK: return topk;
   case PTO_PYPTO_KIND_RMS_NORM:
   case PTO_PYPTO_KIND_LAYER_NORM: return eps;
+  case PTO_PYPTO_KIND_RANDOM: return random;
   default: return none;
   }
 }

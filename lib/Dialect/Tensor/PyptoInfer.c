@@ -219,6 +219,7 @@ PtoResult pypto_infer(PyInfer *in) {
   case PTO_PYPTO_KIND_SOFTMAX:
   case PTO_PYPTO_KIND_RMS_NORM:
   case PTO_PYPTO_KIND_LAYER_NORM: return infer_norm(in, k);
+  case PTO_PYPTO_KIND_RANDOM: return pypto_infer_random(in);
   case PTO_PYPTO_KIND_LOAD_SCALAR: return pypto_infer_load_scalar(in);
   case PTO_PYPTO_KIND_BITCAST: return pypto_infer_bitcast(in);
   }

@@ -126,6 +126,28 @@ PtoResult pypto_infer_fill(PyInfer *in, bool zeros) {
   return PTO_SUCCESS;
 }
 
+/* uniform / normal: a static float result; `key` is required (any 64
+ * bits), `counter` defaults to 0. */
+PtoResult pypto_infer_random(PyInfer *in) {
+  PtoShape w;
+  int64_t v;
+  if (pypto_need_want(in, PTO_ATTR_SHAPE) || pypto_want_tensor(in, 0, &w) ||
+      pto_opcheck_int(&in->c, PTO_ATTR_KEY, true, 0, &v) ||
+      pto_opcheck_int(&in->c, PTO_ATTR_COUNTER, false, 0, &v))
+    return PTO_FAILURE;
+  PtoType *we = pto_type_tensor_elem(in->want[0]);
+  if (!pto_dtype_in_set(we, pto_pypto_dtypes(in->id)))
+    return ERR("result must be a tensor of %s, got '%s'",
+               pto_dtype_set_text(pto_pypto_dtypes(in->id)),
+               pto_opcheck_tstr(&in->c, in->want[0]));
+  for (unsigned d = 0; d < w.rank; d++)
+    if (w.dims[d] == PTO_DYN)
+      return ERR("result must have a static shape, got '%s'",
+                 pto_opcheck_tstr(&in->c, in->want[0]));
+  pypto_set_res(in, in->want[0]);
+  return PTO_SUCCESS;
+}
+
 PtoResult pypto_infer_dim(PyInfer *in) {
   PtoShape s;
   unsigned d;

@@ -63,6 +63,7 @@ PtoResult pypto_infer_transpose(PyInfer *in);
 PtoResult pypto_infer_concat(PyInfer *in);
 PtoResult pypto_infer_fill(PyInfer *in, bool zeros);
 PtoResult pypto_infer_dim(PyInfer *in);
+PtoResult pypto_infer_random(PyInfer *in);
 PtoResult pypto_infer_load_scalar(PyInfer *in);
 PtoResult pypto_infer_bitcast(PyInfer *in);
 PtoResult pypto_infer_indexing(PyInfer *in, PtoPyptoKind k);

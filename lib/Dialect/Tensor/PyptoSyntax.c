@@ -15,7 +15,8 @@ PtoResult pypto_parse(PtoParser *p, PtoOpState *st) {
     return pto_syntax_parse_window(p, st, k == PTO_PYPTO_KIND_ASSEMBLE, false);
   bool sizes = k == PTO_PYPTO_KIND_ZEROS || k == PTO_PYPTO_KIND_FULL ||
                k == PTO_PYPTO_KIND_EXPAND;
-  return pto_syntax_parse_common(p, st, k != PTO_PYPTO_KIND_ZEROS, sizes);
+  return pto_syntax_parse_common(
+      p, st, k != PTO_PYPTO_KIND_ZEROS && k != PTO_PYPTO_KIND_RANDOM, sizes);
 }
 
 /* Ops spelled in the window form `%x[%i, 0]`. */
@@ -45,7 +46,8 @@ static bool printable(PtoOp *op, PtoPyptoKind k) {
            (k != PTO_PYPTO_KIND_ASSEMBLE ||
             pto_value_type(pto_op_result(op, 0)) == operand_type(op, 1));
   }
-  if (k == PTO_PYPTO_KIND_ZEROS) return pto_op_num_results(op) == 1;
+  if (k == PTO_PYPTO_KIND_ZEROS || k == PTO_PYPTO_KIND_RANDOM)
+    return pto_op_num_results(op) == 1;
   return m > 0;
 }
 

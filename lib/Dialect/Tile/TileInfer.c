@@ -39,6 +39,8 @@ static const char *const *kind_attrs(PtoTileOp id) {
   static const char *const perm[] = {PTO_ATTR_PERM, NULL};
   static const char *const dim[] = {PTO_ATTR_DIM, NULL};
   static const char *const topk[] = {PTO_ATTR_K, PTO_ATTR_LARGEST, NULL};
+  static const char *const random[] = {PTO_ATTR_KEY, PTO_ATTR_COUNTER, PTO_ATTR_ORIGIN,
+                                       PTO_ATTR_FULL, NULL};
   switch (pto_tile_kind(id)) {
   case PTO_TILE_KIND_UNARY: return pto_unary_row_attrs(pto_tile_unary_row(id));
   case PTO_TILE_KIND_CAST: return cast;
@@ -53,6 +55,7 @@ static const char *const *kind_attrs(PtoTileOp id) {
   case PTO_TILE_KIND_DIM: return dim;
   case PTO_TILE_KIND_TOPK:
   case PTO_TILE_KIND_TOPK_MERGE: return topk;
+  case PTO_TILE_KIND_RANDOM: return random;
   default: return none;
   }
 }
@@ -472,6 +475,40 @@ static PtoResult infer_full(TileInfer *in) {
   return PTO_SUCCESS;
 }
 
+/* uniform / normal tiles: the tile is the window at `origin` of a stream
+ * of shape `full` (both i64 arrays of one length >= the tile's rank, the
+ * tile's dims the window's trailing ones, the leading ones 1). */
+static PtoResult infer_random(TileInfer *in) {
+  int64_t v, origin[PTO_MAX_RANK], full[PTO_MAX_RANK];
+  unsigned no, nf;
+  if (want_tile(in, 0) || pto_opcheck_int(&in->c, PTO_ATTR_KEY, true, 0, &v) ||
+      pto_opcheck_int(&in->c, PTO_ATTR_COUNTER, false, 0, &v))
+    return PTO_FAILURE;
+  PtoType *w = in->want[0];
+  if (!pto_dtype_in_set(pto_tile_elem(w), pto_tile_dtypes(in->id)))
+    return ERR("result must be a tile of %s, got '%s'",
+               pto_dtype_set_text(pto_tile_dtypes(in->id)), TSTR(w));
+  if (!pto_attr_get_i64_array(pto_opcheck_attr(&in->c, PTO_ATTR_ORIGIN), origin,
+                              PTO_MAX_RANK, &no) ||
+      !pto_attr_get_i64_array(pto_opcheck_attr(&in->c, PTO_ATTR_FULL), full,
+                              PTO_MAX_RANK, &nf))
+    return ERR("requires i64 array attributes 'origin' and 'full' (at most %d "
+               "entries)", PTO_MAX_RANK);
+  unsigned r = pto_tile_rank(w);
+  if (no != nf || nf < r)
+    return ERR("'origin' (%u entries) and 'full' (%u) must have one length, at "
+               "least the tile's rank %u", no, nf, r);
+  const int64_t *ts = pto_tile_shape(w);
+  for (unsigned d = 0; d < nf; d++) {
+    int64_t size = d < nf - r ? 1 : ts[d - (nf - r)];
+    if (full[d] <= 0 || origin[d] < 0 || origin[d] > full[d] - size)
+      return ERR("window of dim %u (origin %" PRId64 ", size %" PRId64
+                 ") is outside 'full' (%" PRId64 ")", d, origin[d], size, full[d]);
+  }
+  set_res(in, w);
+  return PTO_SUCCESS;
+}
+
 static PtoResult infer_reshape(TileInfer *in) {
   PtoType *t = NULL;
   if (same_elem_result(in, &t)) return PTO_FAILURE;
@@ -748,6 +785,7 @@ PtoResult tile_infer(TileInfer *in) {
   case PTO_TILE_KIND_TOPK_MERGE: return infer_topk_merge(in);
   case PTO_TILE_KIND_QUANTIZE: return infer_quantize(in);
   case PTO_TILE_KIND_DEQUANTIZE: return infer_dequantize(in);
+  case PTO_TILE_KIND_RANDOM: return infer_random(in);
   }
   return ERR("unknown op kind");
 }

@@ -30,7 +30,7 @@ PtoResult tile_parse(PtoParser *p, PtoOpState *st) {
   PtoTileKind k = pto_tile_kind((PtoTileOp)(st->def - tile_op_defs));
   if (is_window(k)) return pto_syntax_parse_window(p, st, has_into(k), has_index(k));
   bool empty = k == PTO_TILE_KIND_EMPTY;
-  return pto_syntax_parse_common(p, st, !empty, empty);
+  return pto_syntax_parse_common(p, st, !empty && k != PTO_TILE_KIND_RANDOM, empty);
 }
 
 /* The custom form needs the operands its syntax spells; anything else
@@ -38,7 +38,8 @@ PtoResult tile_parse(PtoParser *p, PtoOpState *st) {
 static bool printable(PtoOp *op, PtoTileKind k) {
   unsigned n = pto_op_num_operands(op);
   if (pto_op_num_results(op) == 0) return false;
-  if (!is_window(k)) return k == PTO_TILE_KIND_EMPTY || n > 0;
+  if (!is_window(k))
+    return k == PTO_TILE_KIND_EMPTY || k == PTO_TILE_KIND_RANDOM || n > 0;
   unsigned first = tile_first_index_operand(k, n);
   unsigned lead = has_into(k) + has_index(k) + 1u;
   PtoAttr *a = pto_op_named_attr(op, PTO_ATTR_ID_STATIC_OFFSETS);
