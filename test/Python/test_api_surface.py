@@ -15,7 +15,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Names this package does not provide yet, grouped by why. Shrink it as
 # names land; never add a name that exists.
 _GAPS = {
-    "needs valid shapes (the region beyond a view's valid_shape)": "fillpad",
     "needs element scatter / indexed add ops": """
         scatter scatter_ Tensor.scatter Tensor.scatter_ index_add index_add_
         index_add_ub index_add__ub Tensor.index_add Tensor.index_add_ index_put_
