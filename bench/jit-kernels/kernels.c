@@ -1,13 +1,16 @@
-/* The measuring side of bench/jit-kernels: a row softmax and a matmul
- * written with the instruction-semantics emitters the way the PTO level
- * spells them (tload to a UB tile, vector instructions on it, tstore; the
- * cube's tmov to L0A/L0B, tmatmul_acc along k, L0C out), JIT-compiled for
- * this host and run on worker threads, each with its own buffers; and the
- * memory floor, a streaming copy of the same bytes on as many threads.
- * Prints one line per figure for run.py; checks its own results. */
+/* The measuring side of bench/jit-kernels: a row softmax, rms_norm,
+ * layer_norm and a matmul written with the instruction-semantics emitters
+ * the way the PTO level spells them (tload to a UB tile, vector
+ * instructions on it, tstore, streaming as the translation does for
+ * outputs this large; the cube's tmov to L0A/L0B, tmatmul_acc along k,
+ * L0C out), JIT-compiled for this host and run on worker threads, each
+ * with its own buffers; and the memory floor, a streaming copy of the same
+ * bytes on as many threads. Prints one line per figure for run.py; checks
+ * its own results. */
 #include <llvm-c/Core.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +82,16 @@ static void check(PtoResult r, const PtoError *err) {
 
 typedef void (*SoftmaxFn)(const float *, float *, void *, int64_t, int64_t);
 
-static SoftmaxFn build_softmax(PtoJit *jit, int64_t cols, int64_t tr,
+/* tstore: streaming (as the translation does for outputs of 16 MiB and
+ * more) or, with --plain-stores, plain stores for comparison */
+static void tstore(PtoEmit *e, bool stream, PtoEmitTile gm, PtoEmitTile t,
+                   LLVMValueRef rows, LLVMValueRef cols) {
+  PtoError err;
+  check(stream ? pto_emit_copy_streaming(e, gm, t, rows, cols, &err)
+               : pto_emit_copy(e, gm, t, rows, cols, &err), &err);
+}
+
+static SoftmaxFn build_softmax(PtoJit *jit, bool stream, int64_t cols, int64_t tr,
                                double *secs) {
   Fn f;
   fn_begin(&f, jit, "softmax", 3, 2);
@@ -110,10 +122,68 @@ static SoftmaxFn build_softmax(PtoJit *jit, int64_t cols, int64_t tr,
   check(pto_emit_unary(e, PTO_EMIT_UN_EXP, x, x, rows, c, &err), &err);      /* texp */
   check(pto_emit_row_reduce(e, PTO_EMIT_RED_SUM, s, x, rows, c, &err), &err); /* trowsum */
   check(pto_emit_row_expand(e, PTO_EMIT_BIN_DIV, x, x, s, rows, c, &err), &err);
-  check(pto_emit_copy(e, gout, x, rows, c, &err), &err);                   /* tstore */
+  tstore(e, stream, gout, x, rows, c);
   pto_emit_loop_end(e, &l);
   void *p = fn_finish(&f, jit, "softmax", secs);
   SoftmaxFn fn;
+  memcpy(&fn, &p, sizeof p);
+  return fn;
+}
+
+/* ---- rms_norm and layer_norm over rows, one 1 x cols tile at a time
+ * (gamma and beta are [1, cols] tensors, loaded to UB once):
+ * void norm(in, out, gamma, beta, ub, r0, r1); rms_norm ignores beta ---- */
+
+typedef void (*NormFn)(const float *, float *, const float *, const float *,
+                       void *, int64_t, int64_t);
+
+static NormFn build_norm(PtoJit *jit, bool stream, bool layer, int64_t cols,
+                         double *secs) {
+  Fn f;
+  const char *name = layer ? "layer_norm" : "rms_norm";
+  fn_begin(&f, jit, name, 5, 2);
+  PtoEmit *e = &f.e;
+  LLVMValueRef in = LLVMGetParam(e->fn, 0), out = LLVMGetParam(e->fn, 1);
+  LLVMValueRef ub = LLVMGetParam(e->fn, 4);
+  LLVMValueRef r0 = LLVMGetParam(e->fn, 5), r1 = LLVMGetParam(e->fn, 6);
+  PtoError err;
+  LLVMValueRef c = pto_emit_i64(e, cols), one = pto_emit_i64(e, 1);
+  LLVMValueRef inv_n = LLVMConstReal(LLVMFloatTypeInContext(e->ctx), 1.0 / (double)cols);
+  LLVMValueRef eps = LLVMConstReal(LLVMFloatTypeInContext(e->ctx), 1e-5);
+  /* UB: x, its squares, gamma, beta (each 1 x cols), then two 1 x 1 */
+  PtoEmitTile t[6];
+  for (int i = 0; i < 6; i++)
+    t[i] = pto_emit_tile(e, ub, pto_emit_i64(e, i * cols * 4 + (i > 4 ? 64 : 0)),
+                         i < 4 ? c : one, PTO_DT_F32);
+  PtoEmitTile x = t[0], sq = t[1], g = t[2], bt = t[3], s = t[4], v = t[5];
+  PtoEmitTile zero_at = pto_emit_tile(e, LLVMGetParam(e->fn, 2), pto_emit_i64(e, 0), c, PTO_DT_F32);
+  check(pto_emit_copy(e, g, zero_at, one, c, &err), &err);            /* tload gamma */
+  if (layer) {
+    zero_at = pto_emit_tile(e, LLVMGetParam(e->fn, 3), pto_emit_i64(e, 0), c, PTO_DT_F32);
+    check(pto_emit_copy(e, bt, zero_at, one, c, &err), &err);         /* tload beta */
+  }
+  PtoEmitLoop l;
+  pto_emit_loop_begin(e, &l, r0, r1, 1, 0, NULL);
+  LLVMValueRef off = LLVMBuildMul(e->b, l.iv, pto_emit_i64(e, cols * 4), "");
+  check(pto_emit_copy(e, x, pto_emit_tile(e, in, off, c, PTO_DT_F32), one, c, &err), &err);
+  if (layer) { /* x -= mean(x) */
+    check(pto_emit_row_reduce(e, PTO_EMIT_RED_SUM, s, x, one, c, &err), &err);
+    check(pto_emit_binary_scalar(e, PTO_EMIT_BIN_MUL, s, s, inv_n, one, one, &err), &err);
+    check(pto_emit_row_expand(e, PTO_EMIT_BIN_SUB, x, x, s, one, c, &err), &err);
+  }
+  /* x *= rsqrt(mean(x^2) + eps) */
+  check(pto_emit_binary(e, PTO_EMIT_BIN_MUL, sq, x, x, one, c, &err), &err);
+  check(pto_emit_row_reduce(e, PTO_EMIT_RED_SUM, v, sq, one, c, &err), &err);
+  check(pto_emit_binary_scalar(e, PTO_EMIT_BIN_MUL, v, v, inv_n, one, one, &err), &err);
+  check(pto_emit_binary_scalar(e, PTO_EMIT_BIN_ADD, v, v, eps, one, one, &err), &err);
+  check(pto_emit_unary(e, PTO_EMIT_UN_RSQRT, v, v, one, one, &err), &err);
+  check(pto_emit_row_expand(e, PTO_EMIT_BIN_MUL, x, x, v, one, c, &err), &err);
+  check(pto_emit_binary(e, PTO_EMIT_BIN_MUL, x, x, g, one, c, &err), &err);
+  if (layer) check(pto_emit_binary(e, PTO_EMIT_BIN_ADD, x, x, bt, one, c, &err), &err);
+  tstore(e, stream, pto_emit_tile(e, out, off, c, PTO_DT_F32), x, one, c);
+  pto_emit_loop_end(e, &l);
+  void *p = fn_finish(&f, jit, name, secs);
+  NormFn fn;
   memcpy(&fn, &p, sizeof p);
   return fn;
 }
@@ -173,9 +243,10 @@ static MatmulFn build_matmul(PtoJit *jit, int64_t K, int64_t N, int64_t mt,
 
 typedef struct Job {
   int kind, id, nthreads;
-  /* softmax */
+  /* softmax, and the norms (kind 3) */
   SoftmaxFn softmax;
-  const float *in;
+  NormFn norm;
+  const float *in, *gamma, *beta;
   float *out;
   int64_t rows, cols;
   /* matmul */
@@ -188,14 +259,23 @@ typedef struct Job {
   char *dst;
   size_t bytes;
   void *buf;
+  double cpu; /* the thread's CPU time for its share */
 } Job;
+
+static double thread_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void *run_job(void *arg) {
   Job *j = arg;
-  if (j->kind == 0) {
+  double c0 = thread_cpu();
+  if (j->kind == 0 || j->kind == 3) {
     int64_t per = (j->rows + j->nthreads - 1) / j->nthreads;
     int64_t r0 = per * j->id, r1 = r0 + per < j->rows ? r0 + per : j->rows;
-    if (r0 < r1) j->softmax(j->in, j->out, j->buf, r0, r1);
+    if (r0 < r1 && j->kind == 0) j->softmax(j->in, j->out, j->buf, r0, r1);
+    if (r0 < r1 && j->kind == 3) j->norm(j->in, j->out, j->gamma, j->beta, j->buf, r0, r1);
   } else if (j->kind == 1) {
     char *b = j->buf;
     int64_t tiles_n = j->N / j->nt, tiles = ((j->M + j->mt - 1) / j->mt) * tiles_n;
@@ -208,10 +288,13 @@ static void *run_job(void *arg) {
     size_t per = j->bytes / (size_t)j->nthreads;
     memcpy(j->dst + per * (size_t)j->id, j->src + per * (size_t)j->id, per);
   }
+  j->cpu = thread_cpu() - c0;
   return NULL;
 }
 
-static double run_threads(Job *proto, int nthreads, void **bufs) {
+/* Wall time of one run; *cpu the longest CPU time of one thread, which
+ * other processes on a busy machine inflate far less than the wall time. */
+static double run_threads(Job *proto, int nthreads, void **bufs, double *cpu) {
   pthread_t th[64];
   Job jobs[64];
   double t0 = now();
@@ -222,17 +305,26 @@ static double run_threads(Job *proto, int nthreads, void **bufs) {
     jobs[i].buf = bufs[i];
     pthread_create(&th[i], NULL, run_job, &jobs[i]);
   }
-  for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
+  *cpu = 0;
+  for (int i = 0; i < nthreads; i++) {
+    pthread_join(th[i], NULL);
+    if (jobs[i].cpu > *cpu) *cpu = jobs[i].cpu;
+  }
   return now() - t0;
 }
 
-static double best_of(Job *j, int nthreads, void **bufs, int reps) {
-  double best = 1e30;
+typedef struct Best {
+  double wall, cpu; /* each the best over the runs */
+} Best;
+
+static Best best_of(Job *j, int nthreads, void **bufs, int reps) {
+  Best b = {1e30, 1e30};
   for (int r = 0; r < reps; r++) {
-    double t = run_threads(j, nthreads, bufs);
-    if (t < best) best = t;
+    double cpu, t = run_threads(j, nthreads, bufs, &cpu);
+    if (t < b.wall) b.wall = t;
+    if (cpu < b.cpu) b.cpu = cpu;
   }
-  return best;
+  return b;
 }
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
@@ -246,19 +338,22 @@ static float rnd(void) {
 int main(int argc, char **argv) {
   int64_t rows = 4096, cols = 4096, tr = 4, mmn = 1024;
   int reps = 5, nthreads = 2;
+  bool stream = true;
   for (int i = 1; i < argc; i += 2) {
     int64_t v = i + 1 < argc ? atoll(argv[i + 1]) : 0;
     if (!strcmp(argv[i], "--rows")) rows = v;
     else if (!strcmp(argv[i], "--cols")) cols = v;
     else if (!strcmp(argv[i], "--tile-rows")) tr = v;
+    else if (!strcmp(argv[i], "--plain-stores")) stream = false, i--;
     else if (!strcmp(argv[i], "--matmul")) mmn = v;
     else if (!strcmp(argv[i], "--reps")) reps = (int)v;
     else if (!strcmp(argv[i], "--threads")) nthreads = (int)v;
-    else die("usage", "jit-kernels [--rows R] [--cols C] [--tile-rows T] "
+    else die("usage", "jit-kernels [--rows R] [--cols C] [--tile-rows T] [--plain-stores] "
                       "[--matmul N] [--reps K] [--threads T]");
   }
   if (rows < 1 || cols < 1 || tr < 1 || mmn < 128 || mmn % 128 || reps < 1 ||
-      nthreads < 1 || nthreads > 64 || tr * cols * 4 + 512 > (256 << 10))
+      nthreads < 1 || nthreads > 64 || tr * cols * 4 + 512 > (256 << 10) ||
+      cols * 16 + 256 > (256 << 10))
     die("usage", "sizes must be positive, --matmul a multiple of 128, "
                  "--threads at most 64, a tile within 256 KiB");
   PtoError err;
@@ -277,8 +372,8 @@ int main(int argc, char **argv) {
   memset(out, 0, n * 4);
   double csec;
   Job js = {.kind = 0, .in = in, .out = out, .rows = rows, .cols = cols};
-  js.softmax = build_softmax(jit, cols, tr, &csec);
-  double t = best_of(&js, nthreads, bufs, reps);
+  js.softmax = build_softmax(jit, stream, cols, tr, &csec);
+  Best t = best_of(&js, nthreads, bufs, reps);
   double maxerr = 0;
   for (int64_t r = 0; r < rows; r += rows / 7 + 1) { /* a few rows, in double */
     double mx = -INFINITY, sum = 0;
@@ -289,15 +384,50 @@ int main(int argc, char **argv) {
       maxerr = fmax(maxerr, fabs(out[r * cols + c] - want) / want);
     }
   }
-  printf("softmax %lldx%lld tile %lldx%lld compile %.6f run %.6f maxrelerr %.3g\n",
-         (long long)rows, (long long)cols, (long long)tr, (long long)cols, csec,
-         t, maxerr);
+  printf("softmax %lldx%lld tile %lldx%lld compile %.6f run %.6f cpu %.6f "
+         "maxrelerr %.3g\n", (long long)rows, (long long)cols, (long long)tr,
+         (long long)cols, csec, t.wall, t.cpu, maxerr);
   if (!(maxerr < 1e-5)) die("softmax", "wrong results");
+
+  /* rms_norm and layer_norm of the same matrix */
+  float *gamma = malloc((size_t)cols * 4), *beta = malloc((size_t)cols * 4);
+  for (int64_t c = 0; c < cols; c++) {
+    gamma[c] = 1.0f + 0.5f * rnd();
+    beta[c] = rnd();
+  }
+  for (int layer = 0; layer < 2; layer++) {
+    Job jn = {.kind = 3, .in = in, .out = out, .gamma = gamma, .beta = beta,
+              .rows = rows, .cols = cols};
+    jn.norm = build_norm(jit, stream, layer, cols, &csec);
+    memset(out, 0, n * 4);
+    t = best_of(&jn, nthreads, bufs, reps);
+    maxerr = 0;
+    for (int64_t r = 0; r < rows; r += rows / 7 + 1) {
+      const float *xr = in + r * cols;
+      double mean = 0, ss = 0;
+      if (layer) {
+        for (int64_t c = 0; c < cols; c++) mean += xr[c];
+        mean /= (double)cols;
+      }
+      for (int64_t c = 0; c < cols; c++) ss += (xr[c] - mean) * (xr[c] - mean);
+      double rs = 1.0 / sqrt(ss / (double)cols + 1e-5);
+      for (int64_t c = 0; c < cols; c++) {
+        double want = (xr[c] - mean) * rs * gamma[c] + (layer ? beta[c] : 0);
+        maxerr = fmax(maxerr, fabs(out[r * cols + c] - want));
+      }
+    }
+    printf("%s %lldx%lld tile 1x%lld compile %.6f run %.6f cpu %.6f "
+           "maxabserr %.3g\n", layer ? "layer_norm" : "rms_norm", (long long)rows,
+           (long long)cols, (long long)cols, csec, t.wall, t.cpu, maxerr);
+    if (!(maxerr < 1e-4)) die(layer ? "layer_norm" : "rms_norm", "wrong results");
+  }
+  free(gamma);
+  free(beta);
 
   /* the floor: one read and one write of the same bytes */
   Job jc = {.kind = 2, .src = (const char *)in, .dst = (char *)out, .bytes = n * 4};
   t = best_of(&jc, nthreads, bufs, reps);
-  printf("copy %zu bytes run %.6f\n", n * 4, t);
+  printf("copy %zu bytes run %.6f cpu %.6f\n", n * 4, t.wall, t.cpu);
   free(in);
   free(out);
 
@@ -319,9 +449,10 @@ int main(int argc, char **argv) {
       for (int64_t k = 0; k < K; k++) want += (double)A[i * K + k] * Bm[k * N + j];
       maxerr = fmax(maxerr, fabs(C[i * N + j] - want));
     }
-  printf("matmul %lldx%lldx%lld tile %lldx%lldx%lld compile %.6f run %.6f maxabserr %.3g\n",
-         (long long)M, (long long)K, (long long)N, (long long)mt, (long long)kt,
-         (long long)nt, c1 + c2, t, maxerr);
+  printf("matmul %lldx%lldx%lld tile %lldx%lldx%lld compile %.6f run %.6f cpu %.6f "
+         "maxabserr %.3g\n", (long long)M, (long long)K, (long long)N,
+         (long long)mt, (long long)kt, (long long)nt, c1 + c2, t.wall, t.cpu,
+         maxerr);
   if (!(maxerr < 1e-3)) die("matmul", "wrong results");
   free(A);
   free(Bm);

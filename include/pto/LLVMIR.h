@@ -14,8 +14,8 @@ extern "C" {
 /* Translates every pto.kernel of `module` (verified, memory-planned) into
  * one LLVM module, verified by LLVM and returned as textual IR in *out
  * (pto_free). What cannot be translated is reported as an error at its op
- * through the context, and nothing is returned; a func.func (the host
- * program of a lowered module) is left out with a warning.
+ * through the context, and nothing is returned. A func.func (the host
+ * program of a lowered module) is translated as described below.
  *
  * The function of `pto.kernel vector @k(%A: tensor<64x64xf32>, %i: index)`
  * is `void @k(i8* %vec, i8* %A, i64 %i)`: first one base pointer per
@@ -26,6 +26,43 @@ extern "C" {
  * `lanes` is the f32 width of the host's vectors the reductions and the
  * matmul use (8, or 16 for AVX-512; 0: 8). */
 PtoResult pto_translate_to_llvmir(PtoOp *module, unsigned lanes, char **out);
+
+/* The host program (a func.func of block.workspace / block.launch ops,
+ * with scf.for and index arithmetic) becomes `i32 @name(PtoHostEnv *env)`:
+ * run once per shape, it declares the GM buffers and submits one task per
+ * launch through the callbacks below, so that the graph it builds is
+ * replayed with new buffers afterwards (pto_graph_run). It returns 0, or
+ * -1 as soon as a callback fails. The generated code calls nothing but
+ * these callbacks, so it needs no symbol of the process.
+ *
+ * Buffers: first one per tensor argument, in order (its bytes from
+ * `dims`; integer arguments take no buffer), then one per block.workspace executed. A launch's task carries
+ * `kernel_ids[k]` (k: the kernel's position among the module's
+ * pto.kernel ops), its GM windows as byte regions of those buffers (one
+ * region per contiguous run: a window of whole rows is one region, a
+ * 32x32 window of a 64x64 tensor 32), its label, `kernel_cycles[k]`, the
+ * bytes of its windows and the kernel's cube FLOPs, and in `user` an
+ * array of int64 from `alloc`: per launch operand, a tensor's buffer
+ * index or a scalar's bits. The entry `i32 @<kernel>__task(const
+ * PtoRtTaskArgs *)` unpacks that array and runs the kernel over a buffer
+ * image on its worker's stack, 64-byte aligned and as large as the
+ * kernel's planned buffers reach in each memory space. */
+typedef struct PtoHostEnv {
+  void *user; /* the caller's */
+  /* pto_graph_add_buffer's contract: the buffer's index, or -1 */
+  int32_t (*add_buffer)(struct PtoHostEnv *env, int64_t bytes,
+                        const char *name);
+  /* pto_graph_submit's: `task` is a PtoRtTaskDesc; its id, or -1 */
+  int64_t (*submit)(struct PtoHostEnv *env, const void *task);
+  /* `count` int64 living as long as the graph, or NULL */
+  int64_t *(*alloc)(struct PtoHostEnv *env, uint32_t count);
+  const int32_t *kernel_ids;
+  const uint64_t *kernel_cycles;
+  /* per argument in order: every dim of a tensor, an integer's value */
+  const int64_t *dims;
+  /* out: the buffer index of each returned tensor */
+  int32_t *results;
+} PtoHostEnv;
 
 #ifdef __cplusplus
 }

@@ -116,6 +116,16 @@ static uint64_t instr_cycles(const PtoPlatform *p, PtoOp *op) {
     return p->gm_read_latency_cycles;
   case PTO_PTO_KIND_MATMUL:
     return matmul_cycles(p, op);
+  case PTO_PTO_KIND_TOPK: {
+    /* as the sorts would do it: tsort32 over the row, then one tmrgsort
+     * pass per doubling of the sorted runs up to the row length */
+    uint64_t runs = div_up((uint64_t)pto_pto_tile_cols(
+                               pto_value_type(pto_op_operand(op, 0))),
+                           32),
+             passes = 1;
+    for (uint64_t r = 1; r < runs; r *= 2) passes++;
+    return passes * vector_cycles(p, op);
+  }
   case PTO_PTO_KIND_SETFLAG:
   case PTO_PTO_KIND_WAITFLAG:
   case PTO_PTO_KIND_BARRIER:
@@ -127,22 +137,29 @@ static uint64_t instr_cycles(const PtoPlatform *p, PtoOp *op) {
   }
 }
 
-static PtoResult run(PtoPass *pass, PtoOp *kernel) {
-  const PtoPtoPassState *st = pto_pass_state(pass);
+PtoResult pto_pto_kernel_cost(PtoOp *kernel, const char *pass,
+                              const PtoPtoPassState *st, PtoPipeTimes *t) {
   PtoPtoSyncKernel k;
-  if (pto_pto_sync_build(kernel, "pto-kernel-cost", st, &k) != PTO_SUCCESS)
+  if (pto_pto_sync_build(kernel, pass, st, &k) != PTO_SUCCESS)
     return PTO_FAILURE;
   uint64_t *cycles = pto_calloc(k.num ? k.num : 1, sizeof *cycles);
   for (uint32_t i = 0; i < k.num; i++)
     cycles[i] = instr_cycles(&st->platform, k.ops[i]);
-  PtoPipeTimes t;
   uint32_t bad = 0;
   PtoResult res = PTO_SUCCESS;
-  if (!pto_pipe_timeline(k.insts, cycles, k.num, &k.model, &t, &bad)) {
-    res = pto_op_emit_error(k.ops[bad], "pto-kernel-cost: no set_flag is "
-                                        "pending for this wait_flag: the "
-                                        "kernel would hang");
-  } else {
+  if (!pto_pipe_timeline(k.insts, cycles, k.num, &k.model, t, &bad))
+    res = pto_op_emit_error(k.ops[bad], "%s: no set_flag is pending for this "
+                            "wait_flag: the kernel would hang", pass);
+  pto_free(cycles);
+  pto_pto_sync_release(&k);
+  return res;
+}
+
+static PtoResult run(PtoPass *pass, PtoOp *kernel) {
+  const PtoPtoPassState *st = pto_pass_state(pass);
+  PtoPipeTimes t;
+  PtoResult res = pto_pto_kernel_cost(kernel, "pto-kernel-cost", st, &t);
+  if (pto_succeeded(res)) {
     PtoStr s;
     pto_str_init(&s);
     for (unsigned p = 0; p < PTO_PIPE_NUM; p++)
@@ -158,8 +175,6 @@ static PtoResult run(PtoPass *pass, PtoOp *kernel) {
     pto_str_release(&s);
     pto_pass_stat_add(pass, "total-cycles", (int64_t)t.total);
   }
-  pto_free(cycles);
-  pto_pto_sync_release(&k);
   return res;
 }
 

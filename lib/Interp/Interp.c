@@ -506,6 +506,11 @@ static PtoResult run_func(PtoInterp *I, PtoInterpFrame *caller, PtoOp *site,
     for (unsigned i = 0; i < nargs; i++) pto_interp_value_release(&args[i]);
   } else {
     r = pto_interp_run_region(&f, body, args, nargs, results, nresults);
+    if (!r && f.core && interp_core_finish(&f)) {
+      for (unsigned i = 0; i < nresults; i++)
+        pto_interp_value_release(&results[i]);
+      r = PTO_FAILURE;
+    }
   }
   for (unsigned i = 0; i < f.fi->nslots; i++)
     pto_interp_value_release(&f.slots[i]);

@@ -43,6 +43,8 @@ struct PtoInterp {
 /* The buffers of the core a PTO kernel runs on (InterpPto.c). */
 typedef struct InterpCore InterpCore;
 void interp_core_destroy(InterpCore *c);
+/* At the end of a kernel: an error at a set_flag no wait_flag consumed. */
+PtoResult interp_core_finish(PtoInterpFrame *f);
 
 struct PtoInterpFrame {
   PtoInterp *I;

@@ -9,7 +9,8 @@
  * in its slot as a tensor (what the tile held when written), for the
  * observer. Instructions run one after another in program order, one of
  * the orders the flags allow; a wait_flag with no earlier set_flag of its
- * event is an error, as the device would hang on it. */
+ * event is an error, as the device would hang on it, and so is a set_flag
+ * still pending when the kernel ends. */
 #include "Interp/InterpPypto.h"
 
 #include "pto/Dialect/PTO.h"
@@ -21,9 +22,27 @@
 
 struct InterpCore {
   uint8_t *image[PTO_BUF_NUM_SPACES]; /* made on first use */
-  /* pending[src][dst][event]: set_flags not yet waited for */
+  /* pending[src][dst][event]: set_flags not yet waited for, the latest
+   * of them raised by last_set */
   unsigned pending[PTO_PIPE_NUM][PTO_PIPE_NUM][PTO_PTO_NUM_EVENTS];
+  PtoOp *last_set[PTO_PIPE_NUM][PTO_PIPE_NUM][PTO_PTO_NUM_EVENTS];
 };
+
+PtoResult interp_core_finish(PtoInterpFrame *f) {
+  InterpCore *c = f->core;
+  for (unsigned s = 0; c && s < PTO_PIPE_NUM; s++)
+    for (unsigned d = 0; d < PTO_PIPE_NUM; d++)
+      for (unsigned e = 0; e < PTO_PTO_NUM_EVENTS; e++)
+        if (c->pending[s][d][e])
+          return pto_interp_error(
+              f, c->last_set[s][d][e],
+              "raises event %u from %s to %s, which no later wait_flag "
+              "consumes before the kernel ends: on the device the event "
+              "stays set and releases a wait of the next kernel on the core "
+              "too early",
+              e, pto_pipe_name((PtoPipe)s), pto_pipe_name((PtoPipe)d));
+  return PTO_SUCCESS;
+}
 
 void interp_core_destroy(InterpCore *c) {
   for (unsigned s = 0; s < PTO_BUF_NUM_SPACES; s++) pto_free(c->image[s]);
@@ -159,31 +178,40 @@ static PtoResult gm_window(PtoInterpFrame *f, PtoOp *op, unsigned gm,
   return PTO_SUCCESS;
 }
 
-/* The window `w` seen as tile `t`: its dims other than 1, in order, are
- * the tile's dims other than 1 (the verifier's rule). */
-static PtoNdArray as_tile(const PtoNdArray *w, PtoType *t) {
-  PtoNdArray v = *w;
-  v.rank = 2;
-  int64_t stride[2] = {0, 0};
-  unsigned d = 0;
-  for (unsigned k = 0; k < 2; k++) {
-    v.shape[k] = pto_type_ints(t)[k];
-    if (v.shape[k] == 1) continue;
-    while (d < w->rank && w->shape[d] == 1) d++;
-    if (d < w->rank) stride[k] = w->strides[d++];
-  }
-  v.strides[0] = stride[0];
-  v.strides[1] = stride[1];
-  for (unsigned k = 2; k < PTO_MAX_RANK; k++) v.shape[k] = v.strides[k] = 0;
-  return v;
+/* The window `w` seen as tile `t` (pto_pto_window_as_tile); false when
+ * the tensor's run-time dims do not let its rows be one stride apart. */
+static bool as_tile(const PtoNdArray *w, PtoType *t, PtoNdArray *v) {
+  int64_t ts[2];
+  if (!pto_pto_window_as_tile(w->rank, w->shape, w->strides,
+                              pto_pto_tile_rows(t), pto_pto_tile_cols(t), ts))
+    return false;
+  *v = *w;
+  v->rank = 2;
+  v->shape[0] = pto_pto_tile_rows(t);
+  v->shape[1] = pto_pto_tile_cols(t);
+  v->strides[0] = ts[0];
+  v->strides[1] = ts[1];
+  for (unsigned k = 2; k < PTO_MAX_RANK; k++) v->shape[k] = v->strides[k] = 0;
+  return true;
+}
+
+static PtoResult not_a_tile(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *w) {
+  char buf[PTO_MAX_RANK * 24];
+  PtoShape s;
+  pto_shape_init(&s, w->shape, w->rank);
+  return pto_interp_error(f, op, "the window of sizes %s does not hold the "
+                                 "tile with its rows one stride apart in the "
+                                 "tensor's run-time shape",
+                          pto_shape_format(&s, buf, sizeof buf));
 }
 
 static PtoResult h_load(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   PtoNdArray w;
   PtoType *rt = pto_value_type(pto_op_result(op, 0));
+  PtoNdArray src;
   if (gm_window(f, op, 0, &w)) return PTO_FAILURE;
-  PtoNdArray src = as_tile(&w, rt);
+  if (!as_tile(&w, rt, &src)) return not_a_tile(f, op, &w);
   PtoTensor *t = tile_result(f, op, 0);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
@@ -196,7 +224,9 @@ static PtoResult h_store(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   PtoNdArray a, w;
   if (tile_read(f, op, 0, &a) || gm_window(f, op, 1, &w)) return PTO_FAILURE;
-  PtoNdArray dst = as_tile(&w, pto_value_type(pto_op_operand(op, 0)));
+  PtoNdArray dst;
+  if (!as_tile(&w, pto_value_type(pto_op_operand(op, 0)), &dst))
+    return not_a_tile(f, op, &w);
   /* GM tensors are memory, as at the Block level: written in place */
   PtoKernelError err;
   if (pto_kernel_unary(PTO_UNARY_IDENTITY, &a, &dst, &err))
@@ -333,6 +363,21 @@ static PtoResult h_compute(PtoInterpFrame *f, PtoOp *op, void *user) {
   return finish(f, op, t, r, &err);
 }
 
+/* After a kernel `r` computed (tv, ti) as results 0 and 1 (taking both). */
+static PtoResult finish_pair(PtoInterpFrame *f, PtoOp *op, PtoTensor *tv,
+                             PtoTensor *ti, PtoResult r,
+                             const PtoKernelError *err) {
+  if (r) {
+    pto_tensor_release(ti);
+    return interp_kernel_error(f, op, err, tv);
+  }
+  if (tile_commit(f, op, 0, tv)) {
+    pto_tensor_release(ti);
+    return PTO_FAILURE;
+  }
+  return tile_commit(f, op, 1, ti);
+}
+
 /* An MxN array seen as M x (N / w) x w: the windows of w elements of each
  * row. */
 static PtoNdArray windows(const PtoNdArray *a, int64_t w) {
@@ -379,15 +424,27 @@ static PtoResult h_sort(PtoInterpFrame *f, PtoOp *op, void *user) {
                                           col * in[1].strides[1]) * 4)
                            : (int32_t)col;
     }
-  if (r) {
-    pto_tensor_release(ti);
-    return interp_kernel_error(f, op, &err, tv);
-  }
-  if (tile_commit(f, op, 0, tv)) {
+  return finish_pair(f, op, tv, ti, r, &err);
+}
+
+/* ttopk: the shared topk kernel along each row (ties: the lower column
+ * first; NaN above every number), as the Tensor level's topk. */
+static PtoResult h_topk(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  PtoNdArray x;
+  if (tile_read(f, op, 0, &x)) return PTO_FAILURE;
+  PtoTensor *tv = tile_result(f, op, 0), *ti = tile_result(f, op, 1);
+  if (!tv || !ti) {
+    pto_tensor_release(tv);
     pto_tensor_release(ti);
     return PTO_FAILURE;
   }
-  return tile_commit(f, op, 1, ti);
+  PtoAttr *l = pto_op_attr(op, "largest");
+  PtoKernelError err;
+  PtoResult r = pto_kernel_topk(&x, pto_op_attr_int(op, "k", 1), 1,
+                                !l || pto_attr_int_value(l) != 0,
+                                pto_tensor_array(tv), pto_tensor_array(ti), &err);
+  return finish_pair(f, op, tv, ti, r, &err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -403,6 +460,7 @@ static PtoResult h_flag(PtoInterpFrame *f, PtoOp *op, void *user) {
   unsigned *pending = &core_of(f)->pending[src][dst][ev];
   if (pto_pto_op_id(op) == PTO_PTO_SET_FLAG) {
     (*pending)++;
+    core_of(f)->last_set[src][dst][ev] = op;
     return PTO_SUCCESS;
   }
   if (!*pending)
@@ -435,6 +493,7 @@ void pto_interp_register_pto(PtoInterp *I) {
     case PTO_PTO_KIND_ROWRED: case PTO_PTO_KIND_COLRED: case PTO_PTO_KIND_GATHER:
     case PTO_PTO_KIND_QUANT: case PTO_PTO_KIND_MATMUL: h = h_compute; break;
     case PTO_PTO_KIND_SORT32: case PTO_PTO_KIND_MRGSORT: h = h_sort; break;
+    case PTO_PTO_KIND_TOPK: h = h_topk; break;
     case PTO_PTO_KIND_SETFLAG: case PTO_PTO_KIND_WAITFLAG: h = h_flag; break;
     case PTO_PTO_KIND_BARRIER: h = h_barrier; break;
     case PTO_PTO_KIND_KERNEL: case PTO_PTO_KIND_RETURN: break;

@@ -430,12 +430,17 @@ static void check_one(PtoLevelCheck *c, unsigned stage, PtoOp *op,
   if (ref->kind != PTO_IVAL_TENSOR) return;
   const PtoNdArray *ra = pto_tensor_array(ref->tensor);
   unsigned vr = pto_tensor_rank(val);
-  if (o->rank != ra->rank || vr > ra->rank) return;
-  /* The window has the traced value's shape, right-aligned. */
+  /* The window has the traced value's shape, right-aligned; a value with
+   * as many elements as a whole result it starts is that result in
+   * another shape (a lowering that flattens dims). */
   const PtoNdArray *va = pto_tensor_array(val);
+  bool whole = pto_ndarray_numel(va) == pto_ndarray_numel(ra);
+  for (unsigned d = 0; d < ra->rank && whole; d++) whole = o->offsets[d] == 0;
+  if (o->rank != ra->rank || (vr > ra->rank && !whole)) return;
   int64_t win[PTO_MAX_RANK];
   for (unsigned d = 0; d < ra->rank; d++)
     win[d] = d + vr >= ra->rank ? va->shape[d + vr - ra->rank] : 1;
+  if (whole) memcpy(win, ra->shape, ra->rank * sizeof *win);
   for (unsigned d = 0; d < ra->rank; d++)
     if (o->offsets[d] < 0 || win[d] > ra->shape[d] ||
         o->offsets[d] > ra->shape[d] - win[d])
@@ -507,7 +512,18 @@ PtoResult pto_level_check_run(PtoLevelCheck *c, const char *func_name,
                               : pto_interp_create(c->ctx, NULL);
     Observed ob = {c, k};
     if (s->lowered || s->recs) pto_interp_set_observer(I, observe, &ob);
-    PtoResult r = pto_interp_run(I, func, args, nargs, &s->outs, &s->nouts);
+    /* Each stage gets its own copy of the tensors: from the Block level
+     * on, kernels write GM tensors in place, an argument included, and the
+     * next stage must start from the same inputs. */
+    PtoInterpValue *own = pto_calloc(nargs ? nargs : 1, sizeof *own);
+    for (unsigned i = 0; i < nargs; i++)
+      own[i] = args[i].kind == PTO_IVAL_TENSOR
+                   ? pto_interp_value_tensor(pto_tensor_from_ndarray(
+                         pto_tensor_array(args[i].tensor)))
+                   : pto_interp_value_copy(&args[i]);
+    PtoResult r = pto_interp_run(I, func, own, nargs, &s->outs, &s->nouts);
+    for (unsigned i = 0; i < nargs; i++) pto_interp_value_release(&own[i]);
+    pto_free(own);
     pto_interp_destroy(I);
     if (r) return PTO_FAILURE;
   }

@@ -8,6 +8,7 @@
 #include "pto/Dialects.h"
 #include "pto/LevelCheck.h"
 #include "pto/Origin.h"
+#include "pto/Runtime.h"
 
 #include "Support/Alloc.h"
 
@@ -130,8 +131,15 @@ static bool report_stage(PtoLevelCheck *c, unsigned s, const char *stage) {
   return all;
 }
 
-/* "tiles" for the Tile level. */
+/* What a level's traced values are: "tiles" for the Tile level, and the
+ * names that are not the level's own. */
 static void plural_name(char *buf, size_t size, const char *level) {
+  static const char *const named[][2] = {{"Block", "buffers"}, {"PTO", "tiles"}};
+  for (unsigned i = 0; i < sizeof named / sizeof named[0]; i++)
+    if (strcmp(level, named[i][0]) == 0) {
+      snprintf(buf, size, "%s", named[i][1]);
+      return;
+    }
   size_t n = 0;
   for (; level[n] && n + 2 < size; n++)
     buf[n] = (char)(level[n] >= 'A' && level[n] <= 'Z' ? level[n] - 'A' + 'a'
@@ -230,6 +238,10 @@ int run_check_levels(const RunOptions *o, PtoContext *ctx, PtoOp *module,
               pto_level_check_pipeline(c, first_bad));
   }
   rc = ok ? 0 : 1;
+  /* the compiled path, as one more level compared with the reference */
+  if (o->backend & PTO_RT_HOST &&
+      run_backend_compare(o, ctx, module, args, nargs, ref, nref))
+    rc = 1;
 done:
   release_values(args, nargs);
   pto_level_check_destroy(c);

@@ -47,6 +47,12 @@ typedef struct RunOptions {
   bool check_levels;
   int64_t perturb;
   PtoInterpOptions interp;
+  /* --platform, --backend (0: the interpreter; else a PtoRtBackend),
+   * --trace, --svg, --report */
+  const char *platform;
+  int backend;
+  const char *trace, *svg, *report;
+  int64_t repeat; /* --repeat: runs of the built graph (0: one) */
 } RunOptions;
 
 /* Prints "<tool>: error: <message>" to stderr; returns 1. */
@@ -81,5 +87,17 @@ bool run_apply_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline);
  * the Tensor-level value it came from. Returns the exit code. */
 int run_check_levels(const RunOptions *o, PtoContext *ctx, PtoOp *module,
                      PtoInterpRegisterFn interp_fn);
+
+/* --backend host|sim|both (RunBackend.c): lowers the module to PTO (with
+ * --pass-pipeline, or pto-lower-to-pto when it has no kernels), compiles
+ * it and runs its task graph on the runtime. Returns the exit code. */
+int run_backend(const RunOptions *o, PtoContext *ctx, PtoOp *module);
+/* --check-levels with --backend host|both: a copy of `module` (unchanged)
+ * through the compiled path (--pass-pipeline when it reaches PTO, else
+ * pto-lower-to-pto) on `args`, each result compared with `ref` (the
+ * reference level's) and reported as one more level. Exit code. */
+int run_backend_compare(const RunOptions *o, PtoContext *ctx, PtoOp *module,
+                        const PtoInterpValue *args, unsigned nargs,
+                        const PtoInterpValue *ref, unsigned nref);
 
 #endif

@@ -4,6 +4,7 @@
 
 #include "pto/Pass.h"
 #include "pto/Platform.h"
+#include "pto/Runtime.h"
 
 #include "Tools/RunInternal.h"
 #include "Tools/ToolsInternal.h"
@@ -33,7 +34,8 @@ enum RunArg {
   RUN_INPUT, RUN_RANDOM, RUN_SHAPE, RUN_DIM, RUN_OUT_DIR, RUN_EXPECT, RUN_RTOL,
   RUN_ATOL, RUN_QUIET, RUN_ENTRY, RUN_PASS_PIPELINE, RUN_CHECK_LEVELS,
   RUN_PERTURB, RUN_MAX_CALL_DEPTH, RUN_MAX_TENSOR_BYTES, RUN_MAX_INPUT_BYTES,
-  RUN_STATS, RUN_SHUFFLE_LAUNCHES, RUN_PLATFORM,
+  RUN_STATS, RUN_SHUFFLE_LAUNCHES, RUN_PLATFORM, RUN_BACKEND, RUN_TRACE,
+  RUN_SVG, RUN_REPORT, RUN_REPEAT,
 };
 
 static const PtoToolArg run_args[] = {
@@ -83,7 +85,8 @@ static const PtoToolArg run_args[] = {
      "when it has none) on the same inputs; report\n"
      "each output's error and, on a mismatch, the\n"
      "first traced op whose value differs from the\n"
-     "value of the level before it came from; exit\n1 on a mismatch",
+     "value of the level before it came from; exit\n1 on a mismatch. "
+     "With --backend host|both, the\ncompiled kernels' results too",
      RUN_CHECK_LEVELS},
     {PTO_TOOL_ARG_VALUE, "--perturb-tile-op", NULL, "--perturb-tile-op <n>",
      "With --check-levels, for testing the report:\n"
@@ -94,6 +97,32 @@ static const PtoToolArg run_args[] = {
      "a built-in description (a2a3, the default,\n"
      "or a3) or a description file",
      RUN_PLATFORM},
+    {PTO_TOOL_ARG_VALUE, "--backend", NULL, "--backend <interp|host|sim|both>",
+     "interp (the default): the reference\n"
+     "interpreter; host: lower to PTO, compile the\n"
+     "kernels (JIT) and run the task graph on the\n"
+     "runtime's worker threads; sim: time the same\n"
+     "graph on the platform's simulator; both: host\n"
+     "for the numbers, sim for the timeline",
+     RUN_BACKEND},
+    {PTO_TOOL_ARG_VALUE, "--trace", NULL, "--trace <file.json>",
+     "With --backend host|sim|both: write the run's\n"
+     "swimlane as Chrome Trace Event JSON (the\n"
+     "simulated one when the simulator ran)",
+     RUN_TRACE},
+    {PTO_TOOL_ARG_VALUE, "--svg", NULL, "--svg <file.svg>",
+     "Like --trace, as an SVG swimlane", RUN_SVG},
+    {PTO_TOOL_ARG_VALUE, "--report", NULL, "--report <text|json>",
+     "Like --trace: print the health report of the\n"
+     "run after the result lines",
+     RUN_REPORT},
+    {PTO_TOOL_ARG_VALUE, "--repeat", NULL, "--repeat <n>",
+     "With --backend host|sim|both: run the graph\n"
+     "built once n times, each time with new buffers\n"
+     "(a replay), checking that every run gives the\n"
+     "first one's results; --stats reports the time\n"
+     "per run",
+     RUN_REPEAT},
     {PTO_TOOL_ARG_VALUE, "--max-call-depth", NULL, "--max-call-depth <n>",
      "Deepest func.call nesting (default 256)", RUN_MAX_CALL_DEPTH},
     {PTO_TOOL_ARG_VALUE, "--shuffle-launches", NULL, "--shuffle-launches <seed>",
@@ -312,8 +341,31 @@ static int run_option(void *user, int id, const char *a, const char *v) {
     }
     for (unsigned s = 0; s < PTO_MEM_SPACE_COUNT; s++)
       o->interp.buffer_bytes[s] = p.buffers[s].size_bytes;
+    o->platform = v;
     break;
   }
+  case RUN_BACKEND:
+    if (!strcmp(v, "interp")) o->backend = 0;
+    else if (!strcmp(v, "host")) o->backend = PTO_RT_HOST;
+    else if (!strcmp(v, "sim")) o->backend = PTO_RT_SIM;
+    else if (!strcmp(v, "both")) o->backend = PTO_RT_BOTH;
+    else
+      return pto_tool_usage_error(tool, "invalid --backend '%s': expected "
+                                        "interp, host, sim or both", v);
+    break;
+  case RUN_REPEAT:
+    if (!parse_i64(v, &o->repeat) || o->repeat < 1 || o->repeat > 1000000)
+      return pto_tool_usage_error(tool, "invalid --repeat '%s': expected an "
+                                        "integer in [1, 1000000]", v);
+    break;
+  case RUN_TRACE: o->trace = v; break;
+  case RUN_SVG: o->svg = v; break;
+  case RUN_REPORT:
+    if (strcmp(v, "text") && strcmp(v, "json"))
+      return pto_tool_usage_error(tool, "invalid --report '%s': expected text "
+                                        "or json", v);
+    o->report = v;
+    break;
   case RUN_MAX_TENSOR_BYTES:
     if (!parse_u64(v, &o->interp.max_tensor_bytes) || !o->interp.max_tensor_bytes)
       return pto_tool_usage_error(tool, "invalid --max-tensor-bytes '%s': "
@@ -355,6 +407,13 @@ static int parse_args(RunOptions *o, int argc, char **argv, bool *exit_now) {
   if (rc) return rc < 0 ? 0 : rc;
   if (!o->file)
     return pto_tool_usage_error(tool, "%s", "no input file; pto-run FILE [options]");
+  if ((o->trace || o->svg || o->report || o->repeat) && !o->backend)
+    return pto_tool_usage_error(tool, "%s", "--trace, --svg, --report and "
+                                "--repeat need --backend host, sim or both");
+  if (o->check_levels && o->backend == PTO_RT_SIM)
+    return pto_tool_usage_error(tool, "%s", "--check-levels compares numbers, "
+                                "which the simulator does not compute: use "
+                                "--backend host or both");
   if (o->perturb && !o->check_levels)
     return pto_tool_usage_error(tool, "%s", "--perturb-tile-op needs --check-levels");
   return 0;
@@ -425,6 +484,7 @@ bool run_apply_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline) {
 static int run_module(const RunOptions *o, PtoContext *ctx, PtoOp *module,
                       PtoInterpRegisterFn interp_fn) {
   if (o->check_levels) return run_check_levels(o, ctx, module, interp_fn);
+  if (o->backend) return run_backend(o, ctx, module);
   if (o->pass_pipeline && !run_apply_pipeline(ctx, module, o->pass_pipeline))
     return 1;
   PtoOp *func = run_find_entry(o, module);

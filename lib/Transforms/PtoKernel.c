@@ -7,6 +7,7 @@
 
 #include "Support/Alloc.h"
 #include "Support/Vec.h"
+#include "pto/DType.h"
 #include "pto/Dialect/PTO.h"
 
 PtoResult pto_pto_body_collect(PtoOp *kernel, const char *pass,
@@ -64,8 +65,14 @@ static PtoResult read_options(PtoPass *pass, PtoLoc *loc, PtoPtoPassState *st) {
   PtoContext *ctx = pto_pass_ctx(pass);
   const char *arg = pto_pass_def(pass)->argument;
   PtoPlatformError err;
-  if (!pto_platform_load(&st->platform, pto_pass_option_str(pass, "platform"),
-                         &err)) {
+  const char *platform = pto_pass_option_str(pass, "platform");
+  /* `platform=` names nothing: not the default */
+  if (platform && !*platform)
+    return pto_emit_error(ctx, loc,
+                          "%s: option 'platform' is empty; name a built-in "
+                          "platform (a2a3, a3) or a description file",
+                          arg);
+  if (!pto_platform_load(&st->platform, platform, &err)) {
     if (err.line)
       return pto_emit_error(ctx, loc, "%s: option 'platform': %s:%u: %s", arg,
                             err.file, err.line, err.message);
@@ -118,30 +125,23 @@ const char *pto_pto_sync_key_name(uint32_t key) {
   return key < GM_KEY ? pto_buf_space_name((PtoBufSpace)key) : "GM";
 }
 
-/* The bytes of a GM tensor a tload / tstore touches: from its first to
- * its last element when the window is static and the tile covers the
- * tensor's last two dims; the whole tensor otherwise. */
-static void gm_range(const PtoOp *op, PtoValue *gm, const PtoType *tile,
-                     PtoSyncAccess *a) {
+/* The bytes of a GM tensor a tload / tstore touches: from the first to
+ * the last element of its window (`sizes`, or the tile's shape in a 2-D
+ * tensor) when the window is static; the whole tensor otherwise. */
+static void gm_range(const PtoOp *op, PtoValue *gm, PtoSyncAccess *a) {
   a->lo = 0;
   a->hi = UINT64_MAX;
   PtoType *t = pto_value_type(gm);
-  int64_t offs[8];
-  PtoValue *dyn[8];
+  int64_t offs[PTO_MAX_RANK], size[PTO_MAX_RANK];
+  PtoValue *dyn[PTO_MAX_RANK];
   unsigned rank = pto_pto_get_offsets(op, offs, dyn);
-  if (!pto_type_is_tensor(t) || !pto_type_tensor_is_static(t) || rank < 2 ||
-      rank > 8 || rank != pto_type_tensor_rank(t) || !tile)
+  if (!pto_type_is_tensor(t) || !pto_type_tensor_is_static(t) || rank < 1 ||
+      rank != pto_type_tensor_rank(t) || pto_pto_window_sizes(op, size) != rank)
     return;
-  int64_t size[8];
-  for (unsigned d = 0; d < rank; d++) {
-    if (dyn[d] || offs[d] < 0)
-      return;
-    size[d] = 1;
-  }
-  size[rank - 2] = pto_pto_tile_rows(tile);
-  size[rank - 1] = pto_pto_tile_cols(tile);
   uint64_t first = 0, last = 0;
   for (unsigned d = 0; d < rank; d++) {
+    if (dyn[d] || offs[d] < 0 || size[d] < 1)
+      return;
     uint64_t dim = (uint64_t)pto_type_tensor_dim(t, d);
     first = first * dim + (uint64_t)offs[d];
     last = last * dim + (uint64_t)(offs[d] + size[d] - 1);
@@ -151,18 +151,14 @@ static void gm_range(const PtoOp *op, PtoValue *gm, const PtoType *tile,
   a->hi = (last + 1) * es;
 }
 
-/* Appends the bytes tile `v` (the op's `what` #i) occupies to acc[*a];
- * the first tile seen is the op's tile for GM windows. A tile without an
- * offset is an error. Non-tiles are skipped. */
+/* Appends the bytes tile `v` (the op's `what` #i) occupies to acc[*a].
+ * A tile without an offset is an error. Non-tiles are skipped. */
 static PtoResult add_tile(PtoOp *op, const char *pass, const char *what,
                           unsigned i, PtoValue *v, bool write,
-                          const PtoType **tile, PtoSyncAccess *acc,
-                          uint32_t *a) {
+                          PtoSyncAccess *acc, uint32_t *a) {
   PtoType *t = pto_value_type(v);
   if (!pto_type_is_pto_tile(t))
     return PTO_SUCCESS;
-  if (!*tile)
-    *tile = t;
   int64_t off = pto_pto_tile_offset(t);
   if (off < 0)
     return pto_op_emit_error(op, "%s: %s #%u has no offset; run memory-plan "
@@ -230,16 +226,15 @@ PtoResult pto_pto_sync_build(PtoOp *kernel, const char *pass,
     }
     in->kind = PTO_SYNC_INSTR;
     in->acc = &out->acc[a];
-    const PtoType *tile = NULL;
     for (unsigned r = 0; r < pto_op_num_results(op) && res == PTO_SUCCESS;
          r++)
       res = add_tile(op, pass, "result", r, pto_op_result(op, r), true,
-                     &tile, out->acc, &a);
+                     out->acc, &a);
     for (unsigned o = 0; o < pto_op_num_operands(op) && res == PTO_SUCCESS;
          o++)
       if (pto_pto_operand_access(op, o) == PTO_PTO_ACCESS_TILE_READ)
         res = add_tile(op, pass, "operand", o, pto_op_operand(op, o), false,
-                       &tile, out->acc, &a);
+                       out->acc, &a);
     for (unsigned o = 0; o < pto_op_num_operands(op) && res == PTO_SUCCESS;
          o++) {
       PtoValue *v = pto_op_operand(op, o);
@@ -253,7 +248,7 @@ PtoResult pto_pto_sync_build(PtoOp *kernel, const char *pass,
       }
       out->acc[a].key = (uint32_t)key;
       out->acc[a].write = how == PTO_PTO_ACCESS_GM_WRITE;
-      gm_range(op, v, tile, &out->acc[a]);
+      gm_range(op, v, &out->acc[a]);
       a++;
     }
     in->num_acc = (uint32_t)(&out->acc[a] - in->acc);

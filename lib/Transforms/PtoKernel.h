@@ -69,6 +69,12 @@ typedef struct PtoPtoSyncKernel {
 PtoResult pto_pto_sync_build(PtoOp *kernel, const char *pass,
                              const PtoPtoPassState *st, PtoPtoSyncKernel *out);
 void pto_pto_sync_release(PtoPtoSyncKernel *k);
+/* The cost model's timeline of one planned, synchronised kernel on
+ * st->platform (lib/Analysis/pto-kernel-cost.c); errors name `pass`. */
+struct PtoPipeTimes;
+PtoResult pto_pto_kernel_cost(PtoOp *kernel, const char *pass,
+                              const PtoPtoPassState *st,
+                              struct PtoPipeTimes *out);
 /* New detached pto.set_flag / pto.wait_flag and pto.pipe_barrier ops. */
 PtoOp *pto_pto_build_flag(PtoContext *ctx, PtoLoc *loc, bool set, PtoPipe src,
                           PtoPipe dst, unsigned event);

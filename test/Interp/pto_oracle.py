@@ -273,6 +273,28 @@ def suite_sort():
         np.testing.assert_array_equal(v, np.sort(x, axis=1)[:, ::-1])
 
 
+def topk_want(x, k, largest):
+    """The k largest (smallest) of each row and their columns, ties in
+    column order, as the Tensor level's topk defines them."""
+    keys = x.astype(np.float64)
+    order = np.argsort(-keys if largest else keys, axis=1, kind="stable")[:, :k]
+    return np.take_along_axis(x, order, axis=1), order
+
+
+def suite_topk():
+    for dt in NUMERIC:
+        lo, hi = (-8.0, 8.0) if dt in FLOATS else (-100, 100)
+        x = rand((5, 40), dt, lo, hi)
+        x[0, 9] = x[0, 20] = x[0, 5]          # ties across the row
+        x[1, :] = x[1, 0]                      # a row of one value
+        x[2, 30] = x[2, 3]
+        for k, largest in ((1, True), (3, True), (3, False), (40, True), (40, False)):
+            v, i = topk_want(x, k, largest)
+            attrs = " {k = %d, largest = %s}" % (k, "true" if largest else "false")
+            run("ttopk-%s-%d-%s" % (dt, k, largest), [Tile(x, dt)], "ttopk",
+                [(v, dt), (i, "i32")], attrs=attrs)
+
+
 def suite_quant():
     for dt in FLOATS:
         x = rand((6, 32), dt, -3.0, 3.0)
@@ -313,7 +335,7 @@ def suite_cube():
 def main():
     oracle.WORK = sys.argv[1]
     os.makedirs(oracle.WORK, exist_ok=True)
-    for suite in (suite_vector, suite_sort, suite_quant, suite_cube):
+    for suite in (suite_vector, suite_sort, suite_topk, suite_quant, suite_cube):
         suite()
     if FAILURES:
         print("\n\n".join(FAILURES[:20]))

@@ -25,8 +25,16 @@ ends.
 A new level joins by adding an entry to BACKENDS (a pto-run pipeline, or a
 function that runs the kernel and returns its outputs).
 
+With --pto the generator keeps to what lower-to-pto takes (PTO tiles: no
+i64; the vector instructions' elementwise ops without broadcasting,
+reductions along the last dim or the rows of a 2-D tile, untransposed
+matmuls into f32 or i32, topk along the last dim within one tile, casts,
+the composites over the last dim; tiles whose leading dims are 1), and
+the back end check-levels-pto runs --check-levels through the whole
+pipeline to planned, synchronised PTO kernels, on both platforms.
+
 usage: difftest.py [--cases N] [--seed S] [--backends a,b] [--pto-run PATH]
-                   [--repro-dir DIR] [--max-ops N] [--no-shrink] [-v]
+                   [--repro-dir DIR] [--max-ops N] [--no-shrink] [--pto] [-v]
 """
 import argparse
 import os
@@ -171,6 +179,8 @@ UNARY_INT = ["abs", "neg", "relu"]
 EXACT_OPS = {"abs", "neg", "relu", "sqrt", "add", "sub", "mul", "div", "maximum",
              "minimum", "floor", "ceil", "round"}
 ROUNDING_SENSITIVE = {"floor", "ceil", "round"}
+# The unary ops with a PTO vector instruction.
+PTO_UNARY = {"abs", "neg", "exp", "log", "sqrt", "rsqrt", "reciprocal", "relu"}
 
 
 def _erf(x):
@@ -508,6 +518,9 @@ class Gen:
     """Grows a program one op at a time, keeping only ops whose reference
     values are finite and moderate."""
 
+    # Programs lower-to-pto takes (--pto): set by main.
+    pto = False
+
     def __init__(self, seed, max_ops, max_dim):
         self.rng = np.random.default_rng(seed)
         self.max_ops, self.max_dim = max_ops, max_dim
@@ -515,10 +528,13 @@ class Gen:
         self.env = {}
         r = self.rng
         self.main_dt = str(r.choice(["f32", "f32", "f32", "f16", "f16", "bf16", "bf16",
-                                     "i32", "i8", "i16", "i64"]))
+                                     "i32", "i8", "i16"] + ([] if self.pto else ["i64"])))
         rank = int(r.integers(1, 4))
         self.base = tuple(int(r.integers(1, max_dim + 1)) for _ in range(rank))
         self.tiles = [int(r.choice([1, 2, 4, 8])) for _ in range(4)] if r.random() < 0.8 else []
+        if self.pto and self.tiles:
+            # a 2-D tile per window: the leading tile dims 1
+            self.tiles[:2] = [1, 1]
 
     # -- values
     def input(self, shape, dt, lo=None, hi=None):
@@ -608,6 +624,8 @@ class Gen:
             return None
         dt = self.dt(a)
         ops = UNARY_FLOAT if dt in FLOATS else UNARY_INT
+        if self.pto:
+            ops = [o for o in ops if o in PTO_UNARY]
         op = str(self.rng.choice(ops))
         if op in ("log", "sqrt", "rsqrt", "reciprocal"):
             # a positive operand, from the program or a new parameter
@@ -651,8 +669,14 @@ class Gen:
         dt = self.dt(a)
         ops = ["add", "sub", "mul", "div", "maximum", "minimum", "pow"] if dt in FLOATS \
             else ["add", "sub", "mul", "maximum", "minimum"]
+        if self.pto:
+            ops = [o for o in ops if o != "pow"]
         op = str(self.rng.choice(ops))
         b = self.broadcast_partner(a)
+        if self.pto and self.shape(b) != self.shape(a):
+            # no broadcasting instruction but the row and column forms
+            b = self.pick(lambda v: self.dt(v) == dt and self.shape(v) == self.shape(a)) \
+                or self.input(self.shape(a), dt)
         if self.rng.random() < 0.5:
             a, b = b, a
         if op in ("div", "pow") and self.env[b].size and (
@@ -674,7 +698,7 @@ class Gen:
         else:
             op = str(self.rng.choice(["add", "sub", "mul", "maximum", "minimum"]))
             value = int(self.rng.choice([2, -3, 5, 1]))
-        left = op in ("add", "sub", "mul", "div") and self.rng.random() < 0.3
+        left = op in ("add", "sub", "mul", "div") and self.rng.random() < 0.3 and not self.pto
         params = {"op": op, "value": value, "left": left,
                   "operator": bool(self.rng.random() < 0.5)}
         return self.add("scalar", [a], params, [(self.shape(a), dt)],
@@ -722,6 +746,10 @@ class Gen:
         if op in ("argmax", "argmin") and a not in self.p.exact:
             return None
         d = int(self.rng.integers(0, len(sa)))
+        if self.pto:
+            # trow* along the last dim, tcol* down the rows of a 2-D tile
+            op = str(self.rng.choice(["sum", "amax", "amin"]))
+            d = len(sa) - 1 if len(sa) != 2 or self.rng.random() < 0.6 else 0
         keep = bool(self.rng.random() < 0.5) or len(sa) == 1
         shape = tuple(1 if i == d else s for i, s in enumerate(sa)) if keep else \
             tuple(s for i, s in enumerate(sa) if i != d)
@@ -738,8 +766,10 @@ class Gen:
         if a is None:
             return None
         sa, dt = self.shape(a), self.dt(a)
-        a_trans = bool(self.rng.random() < 0.25)
-        b_trans = bool(self.rng.random() < 0.25)
+        if self.pto and len(sa) != 2:
+            return None
+        a_trans = bool(self.rng.random() < 0.25) and not self.pto
+        b_trans = bool(self.rng.random() < 0.25) and not self.pto
         m, k = (sa[-1], sa[-2]) if a_trans else (sa[-2], sa[-1])
         nn = int(self.rng.integers(1, self.max_dim + 1))
         bshape = (nn, k) if b_trans else (k, nn)
@@ -747,6 +777,8 @@ class Gen:
             bshape = (sa[0],) + bshape
         b = self.input(bshape, dt, -3, 3)
         out = "i32" if dt == "i8" else str(self.rng.choice(["f32", dt]))
+        if self.pto and dt != "i8":
+            out = "f32"  # tmatmul accumulates f16 and bf16 in f32
         shape = sa[:-2] + (m, nn)
         return self.add("matmul", [a, b], {"a_trans": a_trans, "b_trans": b_trans, "out": out},
                         [(shape, out)], exact=dt == "i8" and self.all_exact([a, b]))
@@ -876,7 +908,9 @@ class Gen:
         if a is None:
             return None
         sa = self.shape(a)
-        d = int(self.rng.integers(0, len(sa)))
+        if self.pto and self.tiles and self.tiles[-1] < sa[-1]:
+            return None  # rows over several tiles merge with topk_merge: no PTO form
+        d = int(self.rng.integers(0, len(sa))) if not self.pto else len(sa) - 1
         k = int(self.rng.integers(1, sa[d] + 1))
         shape = tuple(k if i == d else s for i, s in enumerate(sa))
         dim = d if self.rng.random() < 0.5 else d - len(sa)
@@ -912,7 +946,7 @@ class Gen:
         if kind == "layer_norm" and (sa[-1] < 4 or np.min(var) < 0.1 * np.max(ms)):
             return None
         if kind == "softmax":
-            d = int(self.rng.integers(-len(sa), len(sa)))
+            d = int(self.rng.integers(-len(sa), len(sa))) if not self.pto else -1
             return self.add("softmax", [a], {"dim": d}, [(sa, dt)])
         g = self.input((sa[-1],), dt)
         if kind == "rms_norm":
@@ -962,11 +996,14 @@ class Gen:
         "transpose", "concat", "expand", "index", "topk", "quant", "composite", "cast",
         "loop"]
 
+    PTO_FAMILIES = ["unary"] * 5 + ["binary"] * 3 + ["scalar"] * 2 + [
+        "reduce", "reduce", "matmul", "topk", "composite", "cast"]
+
     def run(self):
         self.input(self.base, self.main_dt)
         if self.rng.random() < 0.5:
             self.input(self.base, self.main_dt)
-        fams = self.FAMILIES
+        fams = self.PTO_FAMILIES if self.pto else self.FAMILIES
         attempts = 0
         while len(self.p.nodes) < self.max_ops and attempts < self.max_ops * 20:
             attempts += 1
@@ -1092,7 +1129,7 @@ def run_verify(p, tiles, workdir, opts):
                       f'True, "pass_verify_error_tol": [{t!r}, {t!r}]}}')
 
 
-def run_pto(p, tiles, workdir, opts, pipeline=None, check_levels=False):
+def run_pto(p, tiles, workdir, opts, pipeline=None, check_levels=False, platform=None):
     t = levels_tolerance(p) if check_levels else 0.0
     if t is None:
         opts.skipped += 1
@@ -1111,6 +1148,8 @@ def run_pto(p, tiles, workdir, opts, pipeline=None, check_levels=False):
         os.unlink(os.path.join(out_dir, f))
     if pipeline:
         args.append(f"--pass-pipeline={pipeline}")
+    if platform:
+        args += ["--platform", platform]
     if check_levels:
         args += ["--check-levels", f"--rtol={t}", f"--atol={t}"]
     else:
@@ -1128,9 +1167,18 @@ def run_pto(p, tiles, workdir, opts, pipeline=None, check_levels=False):
             for i, v in enumerate(p.returns)]
 
 
+def run_pto_platforms(p, tiles, workdir, opts):
+    """--check-levels through the PTO level, on each platform."""
+    for platform in ("a2a3", "a3"):
+        run_pto(p, tiles, workdir, opts, PTO_PIPELINE.format(platform), True, platform)
+
+
 TILE_PIPELINE = "decompose,canonicalize,cse,tile-expand"
 # --check-levels goes on to the Block level.
 BLOCK_PIPELINE = TILE_PIPELINE + ",cv-partition"
+# ... and through to planned, synchronised PTO kernels on a platform.
+PTO_PIPELINE = (BLOCK_PIPELINE + ",lower-to-pto{{platform={0}}},memory-plan{{platform={0}}},"
+                "insert-sync{{platform={0}}}")
 
 # name -> function(program, tiles, workdir, options) returning the outputs
 # (or None when the back end checks itself, as --check-levels does).
@@ -1139,6 +1187,7 @@ BACKENDS = {
     "pto-run": lambda p, t, w, o: run_pto(p, t, w, o),
     "pto-run-tile": lambda p, t, w, o: run_pto(p, t, w, o, TILE_PIPELINE),
     "check-levels": lambda p, t, w, o: run_pto(p, t, w, o, BLOCK_PIPELINE, True),
+    "check-levels-pto": lambda p, t, w, o: run_pto_platforms(p, t, w, o),
     "python-verify": run_verify,
 }
 DEFAULT_BACKENDS = "python,pto-run,pto-run-tile,check-levels"
@@ -1327,6 +1376,8 @@ def pto_run_args(p, backend):
         args += f" --pass-pipeline={TILE_PIPELINE}"
     if backend == "check-levels":
         args += f" --pass-pipeline={BLOCK_PIPELINE} --check-levels"
+    if backend == "check-levels-pto":
+        args += f" '--pass-pipeline={PTO_PIPELINE.format('a2a3')}' --check-levels --platform a2a3"
     return args
 
 
@@ -1418,8 +1469,11 @@ def main(argv=None):
     ap.add_argument("--inject-bug", metavar="OP", default=None,
                     help="self-test: perturb the reference of unary OP by 1%% "
                          "and exit 0 only if a case fails and shrinks to <= 3 ops")
+    ap.add_argument("--pto", action="store_true",
+                    help="generate only programs lower-to-pto takes")
     ap.add_argument("-v", "--verbose", action="store_true")
     opts = ap.parse_args(argv)
+    Gen.pto = opts.pto
     opts.skipped = 0
     if opts.inject_bug:
         if opts.inject_bug not in UNARY_NP:
@@ -1457,7 +1511,7 @@ def main(argv=None):
                 f = f2
         text = repro_file(p, tiles, backend, f)
         print(f"---- reproducer ({p.num_ops()} ops) ----\n{text}----")
-        if backend.startswith("pto-run") or backend == "check-levels":
+        if backend.startswith("pto-run") or backend.startswith("check-levels"):
             with tempfile.TemporaryDirectory(prefix="difftest_") as wd:
                 try:
                     print("---- kernel.pto ----\n" + traced_text(p, tiles, wd) + "----")

@@ -401,6 +401,11 @@ TEST(transcendentals_vectorise) {
     pto_emit_unary(&k.e, op, k_tile(&k, OFF_D, STRIDE, PTO_DT_F32),
                    k_tile(&k, OFF_A, STRIDE, PTO_DT_F32), k.rows, k.cols, &err);
     char *text = k_text(&k);
+    /* the long bodies ask not to be interleaved or unrolled (their
+     * constants would spill); sqrt's short one may be */
+    bool long_body = op != PTO_EMIT_UN_SQRT;
+    CHECK((strstr(text, "llvm.loop.interleave.count\", i32 1") != NULL) == long_body);
+    CHECK((strstr(text, "llvm.loop.unroll.disable") != NULL) == long_body);
     char *asm_text = NULL;
     CHECK(pto_succeeded(pto_jit_emit_assembly(jit_, text, strlen(text),
                                               &asm_text, &err)));
@@ -620,37 +625,47 @@ TEST(casts) {
       }
 }
 
-/* tload/tstore/tmov and ttrans: any bits (NaN payloads too) arrive as
- * they left, between tiles of different strides. */
-static void check_moves(int *failures_, bool transpose) {
+/* tload/tstore/tmov, the streaming tstore and ttrans: any bits (NaN
+ * payloads too) arrive as they left, between tiles of different strides,
+ * and nothing between the destination's rows changes. */
+enum { MOVE_COPY, MOVE_STREAM, MOVE_TRANSPOSE };
+static void check_moves(int *failures_, int how) {
+  bool transpose = how == MOVE_TRANSPOSE;
   for (size_t di = 0; di < sizeof kDtypes / sizeof kDtypes[0]; di++) {
     PtoDType dt = kDtypes[di];
     K k;
     k_begin(&k);
     PtoError err = {{0}};
-    /* src ROWS x COLS (stride STRIDE); dst the same (stride STRIDE + 5) or
-     * COLS x ROWS (stride ROWS + 3) */
+    /* src ROWS x COLS (stride STRIDE); dst the same (stride STRIDE + 5,
+     * so that its rows start at every alignment) or COLS x ROWS (stride
+     * ROWS + 3) */
     PtoEmitTile src = k_tile(&k, OFF_A, STRIDE, dt);
     int64_t ds = transpose ? ROWS + 3 : STRIDE + 5;
     PtoEmitTile dst = k_tile(&k, OFF_D, ds, dt);
     CHECK(pto_succeeded(
-        transpose ? pto_emit_transpose(&k.e, dst, src, k.rows, k.cols, &err)
-                  : pto_emit_copy(&k.e, dst, src, k.rows, k.cols, &err)));
+        how == MOVE_TRANSPOSE ? pto_emit_transpose(&k.e, dst, src, k.rows, k.cols, &err)
+        : how == MOVE_STREAM  ? pto_emit_copy_streaming(&k.e, dst, src, k.rows, k.cols, &err)
+                              : pto_emit_copy(&k.e, dst, src, k.rows, k.cols, &err)));
     KernelFn f = k_finish(&k, failures_);
     if (!f) continue;
     for (size_t i = 0; i < (size_t)(ROWS * STRIDE) * 4; i++)
       space_[OFF_A + i] = (uint8_t)rnd();
+    memset(space_ + OFF_D, 0xa5, (size_t)(COLS * ds) * 4);
     f(space_, ROWS, COLS);
     int bad = 0;
     for (int64_t i = 0; i < ROWS; i++)
       for (int64_t j = 0; j < COLS; j++)
         bad += memcmp(transpose ? at(OFF_D, ds, dt, j, i) : at(OFF_D, ds, dt, i, j),
                       at(OFF_A, STRIDE, dt, i, j), pto_dtype_size(dt)) != 0;
+    for (int64_t i = 0; i < ROWS && !transpose; i++)
+      for (int64_t j = COLS; j < ds; j++)
+        bad += *at(OFF_D, ds, dt, i, j) != 0xa5;
     CHECK(bad == 0);
   }
 }
-TEST(copy_keeps_every_bit) { check_moves(failures_, false); }
-TEST(transpose_keeps_every_bit) { check_moves(failures_, true); }
+TEST(copy_keeps_every_bit) { check_moves(failures_, MOVE_COPY); }
+TEST(streaming_copy_keeps_every_bit) { check_moves(failures_, MOVE_STREAM); }
+TEST(transpose_keeps_every_bit) { check_moves(failures_, MOVE_TRANSPOSE); }
 
 /* ---- matmul ---- */
 
@@ -681,13 +696,15 @@ static double elem(PtoDType dt, int64_t off, int64_t stride, int64_t r,
 TEST(matmul) {
   static const int64_t shapes[][3] = {{6, 16, 16}, {13, 7, 37}, {64, 64, 64},
                                       {1, 5, 3},   {12, 0, 32}, {30, 33, 100},
-                                      {7, 128, 17}};
+                                      {7, 128, 17}, {12, 600, 40},
+                                      {18, 256, 33}};
   for (size_t ty = 0; ty < sizeof kMatmulTypes / sizeof kMatmulTypes[0]; ty++)
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
       for (int acc = 0; acc < 2; acc++) {
         PtoDType ct = kMatmulTypes[ty][0], at_ = kMatmulTypes[ty][1];
-        /* every shape for f32, a few for the others */
-        if (ty > 0 && s != 1 && s != 2 && s != 6) continue;
+        /* every shape for f32, a few for the others (k beyond one
+         * packed run of B among them) */
+        if (ty > 0 && s != 1 && s != 2 && s != 6 && s != 7) continue;
         int64_t m = shapes[s][0], kk = shapes[s][1], n = shapes[s][2];
         int64_t sa = kk + 1, sb = n + 2, sc = n + 3;
         KernelFn f = matmul_kernel(failures_, ct, at_, m, kk, n, acc, sa, sb, sc);
@@ -737,6 +754,24 @@ TEST(matmul_uses_vector_fma) {
     CHECK((strstr(asm_text, "vfmadd") || strstr(asm_text, "vmulps")) &&
           strstr(asm_text, "vbroadcastss"));
   pto_free(asm_text);
+}
+
+TEST(matmuls_share_one_pack_buffer) {
+  /* B's packing buffer is a stack slot of the function, not one per
+   * tmatmul: a kernel of many matmuls must not grow its frame with them */
+  K k;
+  k_begin(&k);
+  PtoError err = {{0}};
+  for (int acc = 0; acc < 3; acc++)
+    CHECK(pto_succeeded(pto_emit_matmul(&k.e, k_tile(&k, OFF_D, 64, PTO_DT_F32),
+                                        k_tile(&k, OFF_A, 64, PTO_DT_F32),
+                                        k_tile(&k, OFF_B, 64, PTO_DT_F32), 12,
+                                        64, 64, acc > 0, &err)));
+  char *text = k_text(&k);
+  int allocas = 0;
+  for (const char *p = text; (p = strstr(p, " alloca ")) != NULL; p++) allocas++;
+  CHECK(allocas == 1);
+  LLVMDisposeMessage(text);
 }
 
 /* ---- what the emitters refuse ---- */
@@ -789,5 +824,6 @@ TEST(teardown) { teardown(failures_); }
 RUN_TESTS(T(setup), T(binary_bit_exact), T(binary_scalar_bit_exact),
           T(row_expand_bit_exact), T(unary_exact_ops),
           T(transcendental_ulp_bounds), T(transcendentals_vectorise),
-          T(row_reduce), T(col_reduce), T(transpose_keeps_every_bit), T(casts), T(copy_keeps_every_bit), T(matmul),
+          T(row_reduce), T(col_reduce), T(transpose_keeps_every_bit), T(casts), T(copy_keeps_every_bit),
+          T(streaming_copy_keeps_every_bit), T(matmul), T(matmuls_share_one_pack_buffer),
           T(matmul_uses_vector_fma), T(unsupported_is_an_error), T(teardown))

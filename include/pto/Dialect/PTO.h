@@ -120,6 +120,7 @@ typedef enum PtoPtoKind {
   PTO_PTO_KIND_GATHER,
   PTO_PTO_KIND_SORT32,
   PTO_PTO_KIND_MRGSORT,
+  PTO_PTO_KIND_TOPK,
   PTO_PTO_KIND_QUANT,
   PTO_PTO_KIND_MATMUL,
   PTO_PTO_KIND_SETFLAG,
@@ -161,6 +162,23 @@ unsigned pto_pto_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn);
  * dim (the `sizes` attribute, or for tload / tstore without it the tile's
  * shape). Returns the rank (0 if malformed). */
 unsigned pto_pto_window_sizes(const PtoOp *op, int64_t *sizes);
+
+/* How a GM window of `rank` sizes, whose dims lie `strides` elements
+ * apart, holds a rows x cols tile: either its sizes other than 1 are the
+ * tile's dims other than 1, in order, or its last size is the tile's
+ * columns and its leading sizes flatten into the tile's rows (their
+ * product, the rows one stride apart: each non-unit leading dim steps
+ * over exactly the rows inside it; NULL strides, unknown: only one non-unit
+ * leading dim then flattens). On success tile_strides gets the element
+ * distance between rows and between columns (0 along a dim of 1). The
+ * verifier, the interpreter and the translation read windows this way. */
+bool pto_pto_window_as_tile(unsigned rank, const int64_t *sizes,
+                            const int64_t *strides, int64_t rows, int64_t cols,
+                            int64_t tile_strides[2]);
+
+/* The row-major strides (in elements) of a tensor type with static dims;
+ * false for dynamic (or overflowing) ones. */
+bool pto_pto_tensor_strides(const PtoType *tensor, int64_t *strides);
 
 /* set_flag / wait_flag: their pipes and event id (false if malformed). */
 bool pto_pto_flag(const PtoOp *op, PtoPipe *src, PtoPipe *dst, int *event);

@@ -56,11 +56,24 @@ static const struct {
     {"tile.rowexpand_div", "pto.trowexpanddiv"},
     {"tile.rowexpand_max", "pto.trowexpandmax"},
     {"tile.rowexpand_min", "pto.trowexpandmin"},
-    {"tile.transpose", "pto.ttrans"},
     {"tile.cast", "pto.tcvt"},
+    {"tile.topk", "pto.ttopk"},
     {"block.load", "pto.tload"},
     {"block.store", "pto.tstore"},
     {"block.return", "pto.return"},
+};
+
+/* Tile ops broadcasting a row down the columns, and the row-broadcast
+ * instruction that computes them on the transposed tiles. */
+static const struct {
+  const char *tile, *pto;
+} colexpand[] = {
+    {"tile.colexpand_add", "pto.trowexpandadd"},
+    {"tile.colexpand_sub", "pto.trowexpandsub"},
+    {"tile.colexpand_mul", "pto.trowexpandmul"},
+    {"tile.colexpand_div", "pto.trowexpanddiv"},
+    {"tile.colexpand_max", "pto.trowexpandmax"},
+    {"tile.colexpand_min", "pto.trowexpandmin"},
 };
 
 typedef struct Lower {
@@ -70,15 +83,35 @@ typedef struct Lower {
   int64_t k_step;
   const PtoPlatform *platform;
   PtoPtrMap numbers; /* input op -> its pto_origin_ops number + 1 */
+  /* block.store -> the buffer type it stores, taken before its operand is
+   * rewritten: the GM window has the buffer's shape, not the tile's */
+  PtoPtrMap stored;
 } Lower;
 
-/* !block.buf<RxCxT, space> -> !pto.tile<RxCxT, space>; NULL otherwise. */
+/* The buffer type `op` (block.load / block.store) moves. */
+static PtoType *moved_buffer(Lower *L, PtoOp *op) {
+  if (pto_op_is(op, "block.load")) return pto_value_type(pto_op_result(op, 0));
+  return pto_ptrmap_get(&L->stored, (uint64_t)(uintptr_t)op);
+}
+
+/* The rows of buffer `t` as a 2-D tile: the product of its leading dims
+ * (1 for a 1-D buffer). Row-major order is kept, so that elementwise ops,
+ * reductions along the last dim and its broadcasts mean the same on the
+ * flattened tile. */
+static int64_t flat_rows(PtoType *t) {
+  int64_t rows = 1;
+  for (unsigned d = 0; d + 1 < pto_tile_rank(t); d++)
+    rows *= pto_tile_dim(t, d);
+  return rows;
+}
+
+/* !block.buf<AxBx..xCxT, space> -> !pto.tile<(A*B*..)xCxT, space>; NULL
+ * for other types. */
 static PtoType *tile_type(Lower *L, PtoType *t) {
-  if (!pto_type_is_block_buf(t))
+  if (!pto_type_is_block_buf(t) || pto_tile_rank(t) < 1)
     return NULL;
-  if (pto_tile_rank(t) != 2)
-    return NULL;
-  return pto_pto_tile_type(L->ctx, pto_tile_dim(t, 0), pto_tile_dim(t, 1),
+  unsigned r = pto_tile_rank(t);
+  return pto_pto_tile_type(L->ctx, flat_rows(t), pto_tile_dim(t, r - 1),
                            pto_tile_elem(t), pto_block_buf_space(t),
                            PTO_PTO_UNPLANNED);
 }
@@ -91,7 +124,12 @@ static void mark(Lower *L, PtoOp *from, PtoOp *to) {
   if (!n)
     return;
   for (unsigned r = 0; r < pto_op_num_results(to); r++) {
-    PtoOrigin o = {(int64_t)(n - 1), r, 2, {0, 0}};
+    /* the whole buffer, in its own rank: the tile is it flattened */
+    PtoType *t = r < pto_op_num_results(from)
+                     ? pto_value_type(pto_op_result(from, r))
+                     : NULL;
+    unsigned rank = pto_type_is_block_buf(t) ? pto_tile_rank(t) : 2;
+    PtoOrigin o = {(int64_t)(n - 1), r, rank, {0}};
     pto_origin_set(to, r, &o);
   }
 }
@@ -107,7 +145,8 @@ static PtoOp *build_like(Lower *L, PtoOp *op, const char *name,
     pto_op_state_add_operand(&st, pto_op_operand(op, i));
   pto_op_state_add_results(&st, types, ntypes);
   static const char *const kept[] = {PTO_ATTR_STATIC_OFFSETS, PTO_ATTR_MODE,
-                                     PTO_ATTR_SATMODE};
+                                     PTO_ATTR_SATMODE, PTO_ATTR_K,
+                                     PTO_ATTR_LARGEST};
   for (unsigned i = 0; i < PTO_ARRAY_SIZE(kept); i++) {
     PtoAttr *a = pto_op_attr(op, kept[i]);
     if (a)
@@ -118,8 +157,7 @@ static PtoOp *build_like(Lower *L, PtoOp *op, const char *name,
   bool load = pto_op_is(op, "block.load"), store = pto_op_is(op, "block.store");
   if (load || store) {
     PtoType *tensor = pto_value_type(pto_op_operand(op, store ? 1 : 0));
-    PtoType *buf = load ? pto_value_type(pto_op_result(op, 0))
-                        : pto_value_type(pto_op_operand(op, 0));
+    PtoType *buf = moved_buffer(L, op);
     unsigned rank = pto_type_tensor_rank(tensor);
     if (rank != 2) {
       int64_t win[PTO_MAX_RANK];
@@ -132,14 +170,22 @@ static PtoOp *build_like(Lower *L, PtoOp *op, const char *name,
   return n;
 }
 
-static PtoResult bad_rank(PtoOp *op, const char *what, unsigned i,
-                          PtoType *t) {
+/* Why buffer `t` has no PTO tile. */
+static PtoResult bad_buffer(PtoOp *op, const char *what, unsigned i,
+                            PtoType *t) {
   if (!pto_type_is_block_buf(t))
     return pto_op_emit_error(op, "lower-to-pto: %s #%u is not an on-chip "
                                  "buffer", what, i);
-  return pto_op_emit_error(op, "lower-to-pto: %s #%u is a %u-D buffer; PTO "
-                               "tiles have 2 dims",
-                           what, i, pto_tile_rank(t));
+  unsigned r = pto_tile_rank(t);
+  if (r == 0)
+    return pto_op_emit_error(op, "lower-to-pto: %s #%u is a 0-D buffer; a "
+                                 "PTO tile has rows and columns", what, i);
+  /* the tile type's own rule says why */
+  if (pto_pto_tile_check(pto_op_ctx(op), pto_op_loc(op), flat_rows(t),
+                         pto_tile_dim(t, r - 1), pto_tile_elem(t),
+                         pto_block_buf_space(t), PTO_PTO_UNPLANNED))
+    return PTO_FAILURE;
+  return pto_op_emit_error(op, "lower-to-pto: %s #%u has no PTO tile", what, i);
 }
 
 static PtoResult replace(Lower *L, PtoOp *op, const char *name) {
@@ -151,12 +197,12 @@ static PtoResult replace(Lower *L, PtoOp *op, const char *name) {
     PtoType *t = pto_value_type(pto_op_result(op, r));
     types[r] = tile_type(L, t);
     if (!types[r])
-      return bad_rank(op, "result", r, t);
+      return bad_buffer(op, "result", r, t);
   }
   for (unsigned i = 0; i < pto_op_num_operands(op); i++) {
     PtoType *t = pto_value_type(pto_op_operand(op, i));
     if (pto_type_is_block_buf(t) && !tile_type(L, t))
-      return bad_rank(op, "operand", i, t);
+      return bad_buffer(op, "operand", i, t);
   }
   PtoOp *n = build_like(L, op, name, types, nres);
   mark(L, op, n);
@@ -300,6 +346,147 @@ static PtoResult no_instruction(PtoOp *op) {
                                "this op");
 }
 
+/* A type's text for a diagnostic (freed by the caller). */
+static char *type_str(PtoType *t) { return pto_type_to_string(t); }
+
+/* The product of the dims of `t` before its last two: the planes a
+ * column-wise op works in separately, which a 2-D tile cannot keep apart. */
+static int64_t planes(PtoType *t) {
+  int64_t n = 1;
+  for (unsigned d = 0; d + 2 < pto_tile_rank(t); d++)
+    n *= pto_tile_dim(t, d);
+  return n;
+}
+
+static PtoResult not_one_plane(PtoOp *op, PtoType *t, const char *what) {
+  char *ts = type_str(t);
+  PtoResult r = pto_op_emit_error(
+      op, "lower-to-pto: %s along the second-to-last dim of '%s' would mix "
+          "its %lld planes as one 2-D tile (the dims before the last two must "
+          "be 1)",
+      what, ts, (long long)planes(t));
+  pto_free(ts);
+  return r;
+}
+
+/* A GM window of a load or store that does not hold its flattened tile
+ * with the rows one stride apart. */
+static PtoResult check_window(Lower *L, PtoOp *op) {
+  bool store = pto_op_is(op, "block.store");
+  PtoType *tensor = pto_value_type(pto_op_operand(op, store ? 1 : 0));
+  PtoType *buf = moved_buffer(L, op);
+  if (!buf || !pto_type_is_block_buf(buf) || !pto_type_is_tensor(tensor))
+    return PTO_SUCCESS; /* replace() names what is wrong */
+  unsigned rank = pto_type_tensor_rank(tensor);
+  PtoType *tile = tile_type(L, buf);
+  int64_t win[PTO_MAX_RANK], strides[PTO_MAX_RANK], ts[2];
+  pto_tile_window_shape(buf, rank, win);
+  bool known = pto_pto_tensor_strides(tensor, strides);
+  if (!tile || pto_pto_window_as_tile(rank, win, known ? strides : NULL,
+                                      pto_pto_tile_rows(tile),
+                                      pto_pto_tile_cols(tile), ts))
+    return PTO_SUCCESS;
+  char *bs = type_str(buf), *tt = type_str(tensor);
+  PtoResult r = pto_op_emit_error(
+      op, "lower-to-pto: '%s' as a 2-D tile has its rows at more than one "
+          "stride in '%s' (the leading dims inside the outermost one of "
+          "more than 1 must cover their whole tensor dims); tload and "
+          "tstore move rows one stride apart",
+      bs, tt);
+  pto_free(bs);
+  pto_free(tt);
+  return r;
+}
+
+/* The value `op` computes is its operand's, as a 2-D tile: a reshape that
+ * keeps the flattened tile, a transpose that moves unit dims only. A
+ * column of N that becomes a row of N (a reduction's result without its
+ * kept dim) or back is the same elements in the same order: ttrans. */
+static PtoResult forward(Lower *L, PtoOp *op) {
+  PtoValue *v = pto_op_operand(op, 0);
+  PtoType *want = tile_type(L, pto_value_type(pto_op_result(op, 0)));
+  PtoType *have = pto_value_type(v);
+  if (want && pto_type_is_pto_tile(have) && have != want &&
+      pto_pto_tile_rows(have) == pto_pto_tile_cols(want) &&
+      pto_pto_tile_cols(have) == pto_pto_tile_rows(want) &&
+      (pto_pto_tile_rows(have) == 1 || pto_pto_tile_cols(have) == 1))
+    return replace(L, op, "pto.ttrans");
+  if (!want || have != want) {
+    char *from = type_str(pto_value_type(v)), *to = type_str(want);
+    PtoResult r = pto_op_emit_error(
+        op, "lower-to-pto: the result is the 2-D tile '%s' but the operand "
+            "'%s'; PTO has no instruction that reshapes a tile",
+        to ? to : "?", from);
+    pto_free(from);
+    pto_free(to);
+    return r;
+  }
+  pto_value_replace_all_uses(pto_op_result(op, 0), v);
+  pto_op_erase(op);
+  return PTO_SUCCESS;
+}
+
+/* tile.transpose: with its unit dims dropped, either no dim moves (the
+ * same row-major order: a forward) or the two remaining dims swap, the
+ * last one moving first (ttrans of the flattened tile). */
+static PtoResult lower_transpose(Lower *L, PtoOp *op) {
+  PtoType *out = pto_value_type(pto_op_result(op, 0));
+  int64_t perm[PTO_TILE_MAX_RANK];
+  unsigned r = pto_tile_get_perm(op, perm);
+  if (!pto_type_is_block_buf(out) || r != pto_tile_rank(out))
+    return no_instruction(op);
+  /* in-dims of the non-unit out-dims, in out order */
+  int64_t moved[PTO_TILE_MAX_RANK];
+  unsigned n = 0;
+  for (unsigned d = 0; d < r; d++)
+    if (pto_tile_dim(out, d) != 1) moved[n++] = perm[d];
+  bool ordered = true;
+  for (unsigned i = 1; i < n; i++) ordered &= moved[i - 1] < moved[i];
+  if (ordered) return forward(L, op);
+  PtoType *in = pto_value_type(pto_op_operand(op, 0));
+  PtoType *want = tile_type(L, out);
+  if (n == 2 && pto_type_is_pto_tile(in) && want &&
+      pto_pto_tile_rows(in) == pto_pto_tile_cols(want) &&
+      pto_pto_tile_cols(in) == pto_pto_tile_rows(want))
+    return replace(L, op, "pto.ttrans");
+  char *ts = type_str(out);
+  PtoResult res = pto_op_emit_error(
+      op, "lower-to-pto: this transpose into '%s' moves more than the two "
+          "dims of a 2-D tile; ttrans swaps rows and columns only",
+      ts);
+  pto_free(ts);
+  return res;
+}
+
+/* tile.colexpand_*: a op b with b (one row) broadcast down the columns.
+ * PTO broadcasts along rows only: the same through transposes,
+ * ttrans(trowexpand*(ttrans(a), ttrans(b))). */
+static PtoResult lower_colexpand(Lower *L, PtoOp *op, const char *rowform) {
+  PtoType *out = pto_value_type(pto_op_result(op, 0));
+  if (pto_type_is_block_buf(out) && planes(out) != 1)
+    return not_one_plane(op, out, "a broadcast");
+  PtoValue *a = pto_op_operand(op, 0), *b = pto_op_operand(op, 1);
+  PtoType *ta = pto_value_type(a), *tb = pto_value_type(b);
+  PtoType *tc = tile_type(L, out);
+  if (!pto_type_is_pto_tile(ta) || !pto_type_is_pto_tile(tb) || !tc)
+    return no_instruction(op);
+  PtoBufSpace sp = pto_pto_tile_space(ta);
+  int64_t m = pto_pto_tile_rows(ta), n = pto_pto_tile_cols(ta);
+  PtoValue *at = pto_op_result(
+      build1(L, op, "pto.ttrans", &a, 1, in_space(L, ta, sp, n, m)), 0);
+  PtoValue *bt = pto_op_result(
+      build1(L, op, "pto.ttrans", &b, 1, in_space(L, tb, sp, n, 1)), 0);
+  PtoValue *ops[2] = {at, bt};
+  PtoValue *ct = pto_op_result(
+      build1(L, op, rowform, ops, 2, in_space(L, tc, sp, n, m)), 0);
+  PtoOp *last = build1(L, op, "pto.ttrans", &ct, 1, tc);
+  mark(L, op, last);
+  pto_value_replace_all_uses(pto_op_result(op, 0), pto_op_result(last, 0));
+  pto_op_erase(op);
+  pto_pass_stat_add(L->pass, "num-colexpand-transposed", 1);
+  return PTO_SUCCESS;
+}
+
 static PtoResult lower_op(Lower *L, PtoOp *op) {
   const char *name = pto_op_name_str(op);
   if (strcmp(name, "tile.matmul") == 0)
@@ -315,6 +502,22 @@ static PtoResult lower_op(Lower *L, PtoOp *op) {
             "cannot be reloaded into L0C)",
         pto_buf_space_name(pto_block_buf_space(
             pto_value_type(pto_op_result(op, 0)))));
+  if ((strcmp(name, "block.load") == 0 || strcmp(name, "block.store") == 0) &&
+      check_window(L, op))
+    return PTO_FAILURE;
+  if (strcmp(name, "tile.reshape") == 0)
+    return forward(L, op);
+  if (strcmp(name, "tile.transpose") == 0)
+    return lower_transpose(L, op);
+  for (unsigned i = 0; i < PTO_ARRAY_SIZE(colexpand); i++)
+    if (strcmp(name, colexpand[i].tile) == 0)
+      return lower_colexpand(L, op, colexpand[i].pto);
+  if (pto_op_is(op, "tile.colsum") || pto_op_is(op, "tile.colmax") ||
+      pto_op_is(op, "tile.colmin")) {
+    PtoType *out = pto_value_type(pto_op_result(op, 0));
+    if (pto_type_is_block_buf(out) && planes(out) != 1)
+      return not_one_plane(op, out, "a reduction");
+  }
   for (unsigned i = 0; i < PTO_ARRAY_SIZE(direct); i++)
     if (strcmp(name, direct[i].tile) == 0)
       return replace(L, op, direct[i].pto);
@@ -395,6 +598,12 @@ static PtoResult lower_kernel(Lower *L, PtoOp *bk) {
   pto_region_take_body(pto_op_region(pk, 0), pto_op_region(bk, 0));
   pto_op_erase(bk);
   PtoResult r = PTO_SUCCESS;
+  for (PtoBlock *b = pto_region_first_block(pto_op_region(pk, 0)); b;
+       b = pto_block_next(b))
+    for (PtoOp *op = pto_block_first_op(b); op; op = pto_op_next(op))
+      if (pto_op_is(op, "block.store") && pto_op_num_operands(op) >= 2)
+        pto_ptrmap_put(&L->stored, (uint64_t)(uintptr_t)op,
+                       pto_value_type(pto_op_operand(op, 0)));
   for (PtoBlock *b = pto_region_first_block(pto_op_region(pk, 0)); b && !r;
        b = pto_block_next(b))
     for (PtoOp *op = pto_block_first_op(b), *next; op && !r; op = next) {
@@ -419,8 +628,10 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
              pto_pass_option_bool(pass, "hoist-loads"),
              pto_pass_option_int(pass, "k-step"),
              &st->platform,
+             {0},
              {0}};
   pto_ptrmap_init(&L.numbers);
+  pto_ptrmap_init(&L.stored);
   if (L.provenance) {
     PtoOp **ops;
     unsigned n = pto_origin_ops(module, &ops);
@@ -438,6 +649,7 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
       r = lower_kernel(&L, op);
   }
   pto_ptrmap_release(&L.numbers);
+  pto_ptrmap_release(&L.stored);
   return r;
 }
 
@@ -461,6 +673,8 @@ static const PtoPassStatDef statistics[] = {
     {"num-kernels", "block.kernels lowered"},
     {"num-matmul-steps", "tmatmul / tmatmul_acc instructions created"},
     {"num-loads-hoisted", "tloads issued before the compute they were after"},
+    {"num-colexpand-transposed",
+     "column broadcasts computed as row broadcasts between ttrans"},
 };
 
 const PtoPassDef pto_lower_to_pto_pass = {
@@ -474,6 +688,9 @@ const PtoPassDef pto_lower_to_pto_pass = {
     .run = run,
     .create_state = pto_pto_pass_state_create,
     .destroy_state = pto_free,
+    .check_options = pto_pto_pass_check_options,
+    .level_from = "Block",
+    .level_to = "PTO",
     .description =
         "Rewrites each `block.kernel` into a `pto.kernel` with the same "
         "name,\n"
@@ -508,7 +725,13 @@ const PtoPassDef pto_lower_to_pto_pass = {
         "compute\n"
         "waits for them once. Tiles are left unplanned (run `memory-plan`) "
         "and\n"
-        "unsynchronised (run `insert-sync`). Buffers of other than two "
-        "dims, and\n"
-        "tile ops without a PTO instruction, are errors at the op.",
+        "unsynchronised (run `insert-sync`). A buffer of another rank "
+        "than 2 is\n"
+        "the tile of (the product of its leading dims) x (its last dim), "
+        "its\n"
+        "tload / tstore window given by `sizes`; a column broadcast is a "
+        "row\n"
+        "broadcast between `pto.ttrans`. Tile ops without a PTO "
+        "instruction are\n"
+        "errors at the op.",
 };

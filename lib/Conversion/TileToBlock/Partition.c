@@ -20,6 +20,8 @@ typedef PTO_VEC(PtoValue *) ValVec;
 
 /* How far the acyclicity search looks before refusing a merge. */
 enum { CYCLE_SEARCH_BUDGET = 4096 };
+/* How many uses of a tile read_in_group looks at. */
+enum { REREAD_SEARCH_USES = 64 };
 
 static uint32_t new_op_slot(Partition *p, PtoOp *op, uint32_t pos) {
   OpInfo o = {pos, 0, p->valinfo.len, 0};
@@ -477,37 +479,97 @@ static bool in_group(Partition *p, PtoValue *v, uint32_t g) {
   return d && part_node_of_op(p, d) == g;
 }
 
+/* Whether an op of group g other than `op` reads v; true also when v
+ * has too many uses to look (the caller then takes the exact scan). */
+static bool read_in_group(Partition *p, PtoValue *v, uint32_t g, PtoOp *op) {
+  unsigned seen = 0;
+  for (PtoUse *u = pto_value_first_use(v); u; u = pto_use_next(u)) {
+    PtoOp *o = pto_use_owner(u);
+    if (o == op) continue;
+    if (++seen > REREAD_SEARCH_USES || part_node_of_op(p, o) == g) return true;
+  }
+  return false;
+}
+
 /* Live bytes after appending `op` to group g (cur[], from the group's
  * state, given in `cur`) and the peak while op runs: operands from
- * outside are loaded unless g loaded them already; results are added. */
-static void append_peak(Partition *p, PtoOp *op, uint32_t g, int core,
+ * outside are loaded, results are added.
+ *
+ * A cube group counts its loads by liveness: a tile is live in g from
+ * its load to its last use in g (the kernel loads it once), but which
+ * later op joins g is not known when it is loaded, so it leaves g after
+ * each op that reads it (account), and an op of g that reads it again
+ * returns true, for the caller to take the exact scan of g's ops
+ * (scan_peak). That keeps a K chain (matmul, then matmul with an
+ * accumulator along K) in one kernel, its accumulator in L0C: per step
+ * one A and one B tile are live, whatever other groups read them later.
+ *
+ * A vector group keeps a loaded tile counted until its last use anywhere
+ * (unless g loaded it already). The slack this leaves is what
+ * memory-plan's first-fit placement of mixed tile sizes in UB needs:
+ * vector groups sized by liveness alone fit by bytes but not always by
+ * placement (softmax 4096 wide with 32x32 tiles). */
+static bool append_peak(Partition *p, PtoOp *op, uint32_t g, int core,
                         uint64_t cur[PTO_BUF_NUM_SPACES],
                         uint64_t peak[PTO_BUF_NUM_SPACES]) {
   unsigned dbl = p->double_buffer ? 2 : 1;
+  bool live = core == PTO_BLOCK_CORE_CUBE, reread = false;
   for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
     PtoValue *v = pto_op_operand(op, k);
     if (!is_tile(p, v) || in_group(p, v, g)) continue;
-    uint32_t l = val_info(p, v)->loaded;
-    if (l && node_find(p, l - 1) == g) continue;
     bool again = false;
     for (unsigned j = 0; j < k; j++) again |= pto_op_operand(op, j) == v;
     if (again) continue;
+    if (live) {
+      reread |= !reread && read_in_group(p, v, g, op);
+    } else {
+      uint32_t l = val_info(p, v)->loaded;
+      if (l && node_find(p, l - 1) == g) continue;
+    }
     PtoBufSpace sp = load_space(core, op, k);
     cur[sp] += dbl * part_tile_bytes(p, pto_value_type(v), sp);
   }
   add_results(p, op, core, cur, peak);
+  return reread;
+}
+
+/* The peak of group g's ops and `op` (when not NULL) in program order,
+ * exact. */
+static void group_scan(Partition *p, uint32_t g, PtoOp *op,
+                       uint64_t peak[PTO_BUF_NUM_SPACES]);
+
+/* Frees `bytes` of x's live bytes in `sp`. */
+static void release(Node *x, PtoBufSpace sp, uint64_t bytes) {
+  x->cur[sp] -= bytes <= x->cur[sp] ? bytes : x->cur[sp];
 }
 
 /* Commits `op` to group g: its loads and results join the group's live
- * bytes, and every value whose last use this was leaves its holder's. */
+ * bytes (a cube group's loads leave them again after it, see
+ * append_peak), and every value whose last use this was leaves its
+ * holder's. */
 static void account(Partition *p, PtoOp *op, uint32_t g) {
   Node *n = &p->nodes.data[g];
   unsigned dbl = p->double_buffer ? 2 : 1;
-  append_peak(p, op, g, n->core, n->cur, n->peak);
+  bool live = n->core == PTO_BLOCK_CORE_CUBE;
+  if (append_peak(p, op, g, n->core, n->cur, n->peak)) {
+    uint64_t exact[PTO_BUF_NUM_SPACES];
+    group_scan(p, g, NULL, exact); /* op is in g already */
+    n = &p->nodes.data[g];
+    for (unsigned sp = 0; sp < PTO_BUF_NUM_SPACES; sp++)
+      if (exact[sp] > n->peak[sp]) n->peak[sp] = exact[sp];
+  }
   for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
     PtoValue *v = pto_op_operand(op, k);
-    if (is_tile(p, v) && !in_group(p, v, g))
+    if (!is_tile(p, v) || in_group(p, v, g)) continue;
+    if (!live) {
       val_info(p, v)->loaded = g + 1;
+      continue;
+    }
+    bool again = false;
+    for (unsigned j = 0; j < k; j++) again |= pto_op_operand(op, j) == v;
+    if (again) continue;
+    PtoBufSpace sp = load_space(n->core, op, k);
+    release(n, sp, dbl * part_tile_bytes(p, pto_value_type(v), sp));
   }
   PtoBufSpace rs = result_space(n->core, op);
   for (unsigned k = 0; k < pto_op_num_results(op); k++) {
@@ -528,15 +590,13 @@ static void account(Partition *p, PtoOp *op, uint32_t g) {
     if (h != UINT32_MAX && p->nodes.data[h].kind == NODE_GROUP) {
       Node *x = &p->nodes.data[h];
       PtoBufSpace sp = result_space(x->core, d);
-      uint64_t b = part_tile_bytes(p, pto_value_type(v), sp);
-      x->cur[sp] -= b <= x->cur[sp] ? b : x->cur[sp];
+      release(x, sp, part_tile_bytes(p, pto_value_type(v), sp));
     }
     uint32_t l = p->valinfo.data[slot].loaded;
-    if (l) {
+    if (l) { /* a vector group's load */
       Node *x = &p->nodes.data[node_find(p, l - 1)];
       PtoBufSpace sp = load_space(x->core, op, k);
-      uint64_t b = dbl * part_tile_bytes(p, pto_value_type(v), sp);
-      x->cur[sp] -= b <= x->cur[sp] ? b : x->cur[sp];
+      release(x, sp, dbl * part_tile_bytes(p, pto_value_type(v), sp));
     }
     p->valinfo.data[slot].remaining--; /* 0: freed once */
   }
@@ -587,20 +647,11 @@ static PtoResult check_alone(Partition *p, PtoOp *op, int core) {
 /* Merging                                                              */
 /* ------------------------------------------------------------------ */
 
-/* The peak of groups `cands` joined and `op` appended: exact over the
- * union's ops in program order when several groups join; from the
- * group's running state when op joins one. */
-static void merged_peak(Partition *p, PtoOp *op, int core, const uint32_t *cands,
-                        unsigned n, size_t total,
-                        uint64_t peak[PTO_BUF_NUM_SPACES]) {
-  uint64_t cur[PTO_BUF_NUM_SPACES] = {0};
-  if (n == 1) {
-    Node *g = &p->nodes.data[cands[0]];
-    memcpy(cur, g->cur, sizeof cur);
-    memcpy(peak, g->peak, sizeof cur);
-    append_peak(p, op, cands[0], core, cur, peak);
-    return;
-  }
+/* The peak of the ops of groups `cands` and `op` (when not NULL), in
+ * program order: exact (scan_peak). `total` counts them. */
+static void union_scan(Partition *p, PtoOp *op, int core, const uint32_t *cands,
+                       unsigned n, size_t total,
+                       uint64_t peak[PTO_BUF_NUM_SPACES]) {
   uint64_t *keys = pto_malloc(total * sizeof *keys);
   PtoOp **ops = pto_malloc(total * sizeof *ops);
   PtoOp **all = pto_malloc(total * sizeof *all);
@@ -609,7 +660,7 @@ static void merged_peak(Partition *p, PtoOp *op, int core, const uint32_t *cands
     Node *g = &p->nodes.data[cands[i]];
     for (uint32_t j = 0; j < g->ops.len; j++) all[k++] = g->ops.data[j];
   }
-  all[k++] = op;
+  if (op) all[k++] = op;
   for (size_t i = 0; i < total; i++)
     keys[i] = (uint64_t)part_op_info(p, all[i])->pos << 32 | i;
   qsort(keys, total, sizeof *keys, cmp_pos);
@@ -618,6 +669,35 @@ static void merged_peak(Partition *p, PtoOp *op, int core, const uint32_t *cands
   pto_free(keys);
   pto_free(ops);
   pto_free(all);
+}
+
+static void group_scan(Partition *p, uint32_t g, PtoOp *op,
+                       uint64_t peak[PTO_BUF_NUM_SPACES]) {
+  union_scan(p, op, p->nodes.data[g].core, &g, 1,
+             p->nodes.data[g].ops.len + (op ? 1 : 0), peak);
+}
+
+/* The peak of groups `cands` joined and `op` appended: exact over the
+ * union's ops in program order when several groups join; from the
+ * group's running state when op joins one (exact again when op reads a
+ * tile the group loaded before, see append_peak). */
+static void merged_peak(Partition *p, PtoOp *op, int core, const uint32_t *cands,
+                        unsigned n, size_t total,
+                        uint64_t peak[PTO_BUF_NUM_SPACES]) {
+  uint64_t cur[PTO_BUF_NUM_SPACES] = {0};
+  if (n == 1) {
+    Node *g = &p->nodes.data[cands[0]];
+    memcpy(cur, g->cur, sizeof cur);
+    memcpy(peak, g->peak, sizeof cur);
+    if (append_peak(p, op, cands[0], core, cur, peak)) {
+      uint64_t exact[PTO_BUF_NUM_SPACES];
+      group_scan(p, cands[0], op, exact);
+      for (unsigned sp = 0; sp < PTO_BUF_NUM_SPACES; sp++)
+        if (exact[sp] > peak[sp]) peak[sp] = exact[sp];
+    }
+    return;
+  }
+  union_scan(p, op, core, cands, n, total, peak);
 }
 
 /* Whether `op` may join the groups `cands` (representatives): the union
@@ -700,6 +780,36 @@ static int op_core(Partition *p, PtoBlock *b, PtoOp *op) {
   return PTO_BLOCK_CORE_VECTOR;
 }
 
+/* PyPTO's sg_set_scope on the innermost enclosing op that names it in
+ * its `pypto.pass_options` (an integer, or a list starting with one);
+ * -1 when none does. */
+static int64_t block_scope(PtoBlock *b) {
+  for (PtoOp *o = pto_block_parent_op(b); o; o = pto_op_parent_op(o)) {
+    PtoAttr *opts = pto_op_attr(o, "pypto.pass_options");
+    PtoAttr *s = opts && pto_attr_kind(opts) == PTO_ATTR_DICT
+                     ? pto_attr_dict_get(opts, "sg_set_scope")
+                     : NULL;
+    if (s && pto_attr_kind(s) == PTO_ATTR_ARRAY && pto_attr_array_size(s))
+      s = pto_attr_array_get(s, 0);
+    if (s) return pto_attr_kind(s) == PTO_ATTR_INTEGER ? pto_attr_int_value(s)
+                                                        : -1;
+  }
+  return -1;
+}
+
+/* The group the ops of b's scope on `core` went to so far, or UINT32_MAX
+ * (no scope, or none yet). */
+static uint32_t scope_group(Partition *p, PtoBlock *b, int core) {
+  if (p->scope_block != b) {
+    p->scope_block = b;
+    p->scope = block_scope(b);
+  }
+  uintptr_t g = p->scope < 0 ? 0
+                             : (uintptr_t)pto_ptrmap_get(&p->scope_groups,
+                                                         (uintptr_t)b | (uintptr_t)core);
+  return g ? node_find(p, (uint32_t)(g - 1)) : UINT32_MAX;
+}
+
 static PtoResult tile_op(Partition *p, PtoBlock *b, PtoOp *op, U32Vec *ids) {
   PtoTileOp id = pto_tile_op_id(op);
   int core = op_core(p, b, op);
@@ -722,9 +832,15 @@ static PtoResult tile_op(Partition *p, PtoBlock *b, PtoOp *op, U32Vec *ids) {
     for (unsigned j = 0; j < ncand; j++) dup |= cands[j] == g;
     if (!dup && ncand < 8) cands[ncand++] = g;
   }
+  /* sg_set_scope: the ops of a scope join one group per core type, also
+   * where their chains are independent */
+  uint32_t sg = scope_group(p, b, core);
+  bool dup = false;
+  for (unsigned j = 0; j < ncand; j++) dup |= cands[j] == sg;
+  if (sg != UINT32_MAX && !dup && ncand < 8) cands[ncand++] = sg;
   uint32_t g = UINT32_MAX;
   /* an assemble is its producer's store, merged or not */
-  if ((p->merge || id == PTO_TILE_ASSEMBLE) && ncand) {
+  if ((p->merge || id == PTO_TILE_ASSEMBLE || sg != UINT32_MAX) && ncand) {
     if (can_merge(p, op, core, cands, ncand, &preds))
       g = merge_into(p, cands, ncand, op);
     for (unsigned i = 0; g == UINT32_MAX && ncand > 1 && i < ncand; i++)
@@ -735,6 +851,10 @@ static PtoResult tile_op(Partition *p, PtoBlock *b, PtoOp *op, U32Vec *ids) {
     g = new_node(p, NODE_GROUP, op, b, core);
     pto_vec_push(ids, g);
   }
+  /* a scope's next ops join the group its last op went to */
+  if (p->scope >= 0)
+    pto_ptrmap_put(&p->scope_groups, (uintptr_t)b | (uintptr_t)core,
+                   (void *)(uintptr_t)(g + 1));
   account(p, op, g);
   for (uint32_t i = 0; i < preds.len; i++) add_edge(p, preds.data[i], g);
   PtoValue *dst = id == PTO_TILE_ASSEMBLE || id == PTO_TILE_SCATTER

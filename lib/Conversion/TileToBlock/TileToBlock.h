@@ -65,7 +65,7 @@ typedef struct OpInfo {
 typedef struct ValInfo {
   uint32_t stamp, payload; /* capacity scan scratch, valid when stamp matches */
   uint32_t remaining;      /* uses not yet visited + 1; 0: not counted yet */
-  uint32_t loaded;         /* node id + 1 of the group last loading it */
+  uint32_t loaded;         /* node id + 1 of the vector group last loading it */
 } ValInfo;
 
 typedef struct Partition {
@@ -91,6 +91,12 @@ typedef struct Partition {
   TypeInfo types[TYPE_CACHE];
   uint32_t stamp;
   U32Vec stack;
+  /* PyPTO's sg_set_scope: the scope of `scope_block` (-1: none), and per
+   * block and core type (key: block | core) the group the scope's ops
+   * went to (node id + 1). */
+  PtoBlock *scope_block;
+  int64_t scope;
+  PtoPtrMap scope_groups;
   /* Kernel emission. */
   PtoOp *module;
   PtoOp *func;

@@ -32,6 +32,8 @@ static void reset_func(Partition *p) {
   pto_vec_clear(&p->opinfo);
   pto_vec_clear(&p->valinfo);
   memset(p->slot_cache, 0, sizeof p->slot_cache);
+  pto_ptrmap_clear(&p->scope_groups);
+  p->scope_block = NULL;
   pto_ptrmap_clear(&p->root);
   pto_ptrmap_clear(&p->ws);
   pto_ptrmap_clear(&p->consts);
@@ -73,6 +75,7 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   p.id_reads = pto_ident_cstr(ctx, "reads");
   p.id_writes = pto_ident_cstr(ctx, "writes");
   pto_ptrmap_init(&p.slot_of);
+  pto_ptrmap_init(&p.scope_groups);
   pto_ptrmap_init(&p.root);
   pto_ptrmap_init(&p.readers);
   pto_ptrmap_init(&p.writer);
@@ -109,6 +112,7 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   pto_vec_free(&p.nodes);
   pto_vec_free(&p.stack);
   pto_ptrmap_release(&p.slot_of);
+  pto_ptrmap_release(&p.scope_groups);
   pto_vec_free(&p.opinfo);
   pto_vec_free(&p.valinfo);
   pto_ptrmap_release(&p.root);
@@ -200,7 +204,16 @@ const PtoPassDef pto_cv_partition_pass = {
         "`max-ops` ops, and leaves the graph of subgraphs acyclic; otherwise\n"
         "it starts a subgraph of its own. Independent tile chains therefore\n"
         "stay separate subgraphs. A tile op that cannot fit even alone is an\n"
-        "error at the op, with the bytes it needs and the capacity.\n"
+        "error at the op, with the bytes it needs and the capacity. A cube\n"
+        "subgraph counts the tiles it loads by liveness, from the load to\n"
+        "their last use in the subgraph, so that a matmul's K chain (`matmul`,\n"
+        "then `matmul` with the accumulator, along K) is one kernel with one\n"
+        "A and one B tile live per step and the accumulator in L0C; a vector\n"
+        "subgraph counts a loaded tile until its last use anywhere, which\n"
+        "leaves the slack that placing mixed tile sizes in UB needs.\n"
+        "PyPTO's `sg_set_scope` (in `pypto.pass_options` of the function or\n"
+        "loop, an id of 0 or more) puts the tile ops of that scope into one\n"
+        "subgraph per core type while they fit, independent chains too.\n"
         "\n"
         "GM offsets are kernel arguments (static ones passed as constants by\n"
         "the launch), so that subgraphs that differ only in where they read\n"

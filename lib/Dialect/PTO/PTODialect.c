@@ -337,6 +337,56 @@ unsigned pto_pto_window_sizes(const PtoOp *op, int64_t *sizes) {
   return 2;
 }
 
+bool pto_pto_tensor_strides(const PtoType *tensor, int64_t *strides) {
+  if (!pto_type_is_tensor(tensor) || !pto_type_tensor_is_static(tensor))
+    return false;
+  int64_t step = 1;
+  for (unsigned d = pto_type_tensor_rank(tensor); d-- > 0;) {
+    int64_t n = pto_type_tensor_dim(tensor, d);
+    strides[d] = step;
+    if (n < 1 || step > INT64_MAX / n) return false;
+    step *= n;
+  }
+  return true;
+}
+
+bool pto_pto_window_as_tile(unsigned rank, const int64_t *sizes,
+                            const int64_t *strides, int64_t rows, int64_t cols,
+                            int64_t tile_strides[2]) {
+  const int64_t dims[2] = {rows, cols};
+  /* the non-unit sizes are the tile's non-unit dims */
+  unsigned d = 0;
+  bool same = true;
+  for (unsigned k = 0; k < 2 && same; k++) {
+    tile_strides[k] = 0;
+    if (dims[k] == 1) continue;
+    while (d < rank && sizes[d] == 1) d++;
+    same = d < rank && sizes[d] == dims[k];
+    if (same) tile_strides[k] = strides ? strides[d] : 0, d++;
+  }
+  while (same && d < rank && sizes[d] == 1) d++;
+  if (same && d == rank) return true;
+  /* the leading sizes flatten into the rows */
+  if (rank < 2 || sizes[rank - 1] != cols) return false;
+  int64_t n = 1, span = 0;
+  bool first = true;
+  tile_strides[0] = 0;
+  for (unsigned i = rank - 1; i-- > 0;) {
+    if (sizes[i] == 1) continue;
+    /* the dim outside the rows so far must step over all of them */
+    if (!first && (!strides || strides[i] != span)) return false;
+    if (sizes[i] < 1 || n > INT64_MAX / sizes[i]) return false;
+    if (first && strides) tile_strides[0] = strides[i];
+    first = false;
+    n *= sizes[i];
+    span = strides ? strides[i] * sizes[i] : 0;
+  }
+  if (n != rows) return false;
+  tile_strides[1] = cols == 1 || !strides ? 0 : strides[rank - 1];
+  if (rows == 1) tile_strides[0] = 0;
+  return true;
+}
+
 bool pto_pto_flag(const PtoOp *op, PtoPipe *src, PtoPipe *dst, int *event) {
   PtoPtoOp id = pto_pto_op_id(op);
   if (id != PTO_PTO_SET_FLAG && id != PTO_PTO_WAIT_FLAG) return false;

@@ -182,18 +182,16 @@ static PtoResult tile_window(Verifier *v, PtoType *t, unsigned gm,
   if (pto_pto_tile_elem(t) != te)
     return ERR(v, "the tile has element type '%s' and the tensor '%s'",
                tstr(v, pto_pto_tile_elem(t)), tstr(v, te));
-  int64_t want[2], got[PTO_MAX_RANK];
-  unsigned nw = 0, ng = 0;
-  for (unsigned d = 0; d < 2; d++)
-    if (pto_type_ints(t)[d] != 1) want[nw++] = pto_type_ints(t)[d];
-  for (unsigned d = 0; d < win.rank; d++)
-    if (win.dims[d] != 1) got[ng++] = win.dims[d];
-  bool ok = nw == ng;
-  for (unsigned i = 0; ok && i < nw; i++) ok = want[i] == got[i];
-  if (!ok) {
+  /* the tensor's row-major strides, when its dims are known */
+  int64_t strides[PTO_MAX_RANK], ts[2];
+  bool known = pto_pto_tensor_strides(opnd(v, gm), strides);
+  if (!pto_pto_window_as_tile(win.rank, win.dims, known ? strides : NULL,
+                              pto_pto_tile_rows(t), pto_pto_tile_cols(t), ts)) {
     char buf[PTO_MAX_RANK * 24];
     return ERR(v, "a window of sizes %s does not hold a %lldx%lld tile: its "
-                  "sizes other than 1 must be the tile's dims other than 1",
+                  "sizes other than 1 must be the tile's dims other than 1, "
+                  "or its last size the tile's columns and its leading sizes "
+                  "rows one stride apart",
                pto_shape_format(&win, buf, sizeof buf),
                (long long)pto_pto_tile_rows(t), (long long)pto_pto_tile_cols(t));
   }
@@ -389,6 +387,26 @@ static PtoResult verify_mrgsort(Verifier *v) {
                   "elements) whole pairs of blocks", (long long)block,
                (long long)n);
   return verify_sorted_pair(v, a);
+}
+
+/* ttopk {k, largest}: MxN -> (Mxk values, Mxk i32 columns). */
+static PtoResult verify_topk(Verifier *v) {
+  static const char *const known[] = {"k", "largest", NULL};
+  PtoType *a = opnd(v, 0);
+  int64_t k;
+  bool largest;
+  if (known_attrs(v, known) || all_tiles(v, 0) || all_vec(v, 0) ||
+      need_dtypes(v, a) || pto_opcheck_int(&v->c, "k", true, 0, &k) ||
+      pto_opcheck_bool(&v->c, "largest", true, &largest))
+    return PTO_FAILURE;
+  int64_t m = pto_pto_tile_rows(a), n = pto_pto_tile_cols(a);
+  if (k < 1 || k > n)
+    return ERR(v, "attribute 'k' (%lld) must be in [1, %lld], the row length",
+               (long long)k, (long long)n);
+  return need_shape(v, "result", 0, res(v, 0), m, k) ||
+         need_elem(v, "result", 0, res(v, 0), pto_pto_tile_elem(a)) ||
+         need_shape(v, "result", 1, res(v, 1), m, k) ||
+         need_elem(v, "result", 1, res(v, 1), pto_type_int(v->c.ctx, 32));
 }
 
 static PtoResult verify_quant(Verifier *v) {
@@ -591,6 +609,7 @@ static PtoResult verify_kind(Verifier *v, PtoBlockCore core) {
   case PTO_PTO_KIND_GATHER: return verify_gather(v);
   case PTO_PTO_KIND_SORT32: return verify_sort32(v);
   case PTO_PTO_KIND_MRGSORT: return verify_mrgsort(v);
+  case PTO_PTO_KIND_TOPK: return verify_topk(v);
   case PTO_PTO_KIND_QUANT: return verify_quant(v);
   case PTO_PTO_KIND_MATMUL: return verify_matmul(v);
   case PTO_PTO_KIND_SETFLAG:

@@ -111,6 +111,14 @@ PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
 PtoResult pto_emit_copy(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                         LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
 
+/* The same copy with non-temporal stores into dst (a GM window whose
+ * lines are written whole, not read first), then a fence that orders them
+ * before anything the kernel does next: tstore of outputs too large to be
+ * read back from the caches. */
+PtoResult pto_emit_copy_streaming(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
+                                  LLVMValueRef rows, LLVMValueRef cols,
+                                  PtoError *err);
+
 /* c (m x n) = a (m x k) * b (k x n), or c += a * b when accumulate: the
  * cube's tmatmul / tmatmul_acc for its (c, a, b) types (f32, f32, f32),
  * (f32, f16, f16), (f32, bf16, bf16) and (i32, i8, i8), as a

@@ -1,17 +1,27 @@
 /* tmatmul as a register-blocked micro-kernel: C is computed in blocks of
  * 6 rows x 2 host vectors (6 x 16 f32 on AVX2), whose 12 accumulators stay
- * in registers across the whole k loop; each step loads two vectors of a
- * row of B (consecutive in the L0B tile) and broadcasts one element of A
- * per row. The edges that do not fill a block take a loop over k whose
- * inner loop runs along a row of C, which the vectoriser widens. Every
- * element of C is accumulated in the same order (k ascending, one fused
- * multiply-add each where the host has FMA), blocks and edges alike.
- * f16 and bf16 operands are read as f32 (exactly, so their products are
- * exact too); i8 operands accumulate in i32, wrapping. */
+ * in registers across a run of k; each step loads two vectors of a packed
+ * row of B and broadcasts one element of A per row. B is packed once per
+ * strip of 2 vectors and run of at most KC values of k into a contiguous
+ * buffer on the stack (already widened to the accumulator's type): read
+ * straight from the tile, a strip's rows lie one tile row apart, which for
+ * power-of-two rows maps them all onto a few sets of the L1 cache. The
+ * strip is reused by every block of rows before the next one is packed.
+ * The edges that do not fill a block take a loop over k whose inner loop
+ * runs along a row of C, which the vectoriser widens. Every element of C
+ * is accumulated in the same order (k ascending, one fused multiply-add
+ * each where the host has FMA; between runs of k the accumulator goes
+ * through C unchanged), blocks and edges alike. f16 and bf16 operands are
+ * read as f32 (exactly, so their products are exact too); i8 operands
+ * accumulate in i32, wrapping. */
+#include <string.h>
+
 #include "Target/LLVMIR/EmitUtil.h"
 
 #define B (e->b)
-enum { MR = 6, NV = 2 }; /* rows, vectors per block */
+/* rows and vectors per block; the longest run of k packed at once (its
+ * buffer, KC x 2 vectors of 4 B, stays within L1: 16 KiB on AVX2) */
+enum { MR = 6, NV = 2, KC = 256 };
 
 /* c + a * b: fused where the host has FMA for floats, wrapping for i32 */
 static LLVMValueRef mac(PtoEmit *e, LLVMValueRef a, LLVMValueRef b,
@@ -34,42 +44,94 @@ static LLVMValueRef load_operand(PtoEmit *e, PtoEmitTile t, LLVMValueRef r,
       B, v, pto_emit_vec_type(LLVMInt32TypeInContext(e->ctx), lanes), "");
 }
 
-/* C[i0..i0+MR) x [j0..j0+NV*lanes) */
+static LLVMValueRef add(PtoEmit *e, LLVMValueRef a, int64_t b) {
+  return LLVMBuildNSWAdd(B, a, pto_emit_i64(e, b), "");
+}
+
+/* The packing buffer: KC rows of NV vectors in the accumulator's type, a
+ * fixed-size alloca at the top of the function (so that it is one stack
+ * slot, not one per loop iteration), shared by every matmul of the
+ * function. */
+static PtoEmitTile pack_buffer(PtoEmit *e, PtoDType acc) {
+  LLVMTypeRef ty =
+      LLVMArrayType(pto_emit_storage_type(e, acc), KC * NV * e->lanes);
+  LLVMBasicBlockRef entry = LLVMGetEntryBasicBlock(e->fn);
+  LLVMValueRef buf = NULL;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(entry); i && !buf;
+       i = LLVMGetNextInstruction(i)) {
+    size_t len;
+    const char *name = LLVMGetValueName2(i, &len);
+    if (LLVMIsAAllocaInst(i) && LLVMGetAllocatedType(i) == ty && len == 4 &&
+        memcmp(name, "pack", 4) == 0)
+      buf = i;
+  }
+  if (!buf) {
+    LLVMBuilderRef ab = LLVMCreateBuilderInContext(e->ctx);
+    LLVMValueRef first = LLVMGetFirstInstruction(entry);
+    if (first) LLVMPositionBuilderBefore(ab, first);
+    else LLVMPositionBuilderAtEnd(ab, entry);
+    buf = LLVMBuildAlloca(ab, ty, "pack");
+    LLVMSetAlignment(buf, 64);
+    LLVMDisposeBuilder(ab);
+  }
+  return pto_emit_tile(e, buf, pto_emit_i64(e, 0),
+                       pto_emit_i64(e, (int64_t)(NV * e->lanes)), acc);
+}
+
+/* C[i0..i0+MR) x [j0..j0+NV*lanes) += A[..][k0..k0+kn) * the packed strip;
+ * C's old value is the start when load_c, zero otherwise. */
 static void emit_block(PtoEmit *e, PtoEmitTile c, PtoEmitTile a,
-                       PtoEmitTile b, LLVMValueRef i0, LLVMValueRef j0,
-                       int64_t k, bool accumulate) {
+                       PtoEmitTile p, LLVMValueRef i0, LLVMValueRef j0,
+                       LLVMValueRef k0, LLVMValueRef kn, bool load_c) {
   unsigned L = e->lanes;
-  LLVMValueRef init[MR * NV], row[MR];
+  LLVMValueRef init[MR * NV], row[MR], col[NV];
+  for (unsigned v = 0; v < NV; v++) col[v] = add(e, j0, v * L);
   for (unsigned i = 0; i < MR; i++) {
-    row[i] = LLVMBuildNSWAdd(B, i0, pto_emit_i64(e, i), "");
-    for (unsigned v = 0; v < NV; v++) {
-      LLVMValueRef col = LLVMBuildNSWAdd(B, j0, pto_emit_i64(e, v * L), "");
+    row[i] = add(e, i0, i);
+    for (unsigned v = 0; v < NV; v++)
       init[i * NV + v] =
-          accumulate
-              ? pto_emit_load(e, c.dtype, pto_emit_elem_ptr(e, c, row[i], col), L)
-              : LLVMConstNull(LLVMVectorType(pto_emit_compute_type(e, c.dtype), L));
-    }
+          load_c ? pto_emit_load(e, c.dtype, pto_emit_elem_ptr(e, c, row[i], col[v]), L)
+                 : LLVMConstNull(LLVMVectorType(pto_emit_compute_type(e, c.dtype), L));
   }
   PtoEmitLoop lk;
-  pto_emit_loop_begin(e, &lk, pto_emit_i64(e, 0), pto_emit_i64(e, k), 1,
-                      MR * NV, init);
+  pto_emit_loop_begin(e, &lk, pto_emit_i64(e, 0), kn, 1, MR * NV, init);
   LLVMValueRef bv[NV];
-  for (unsigned v = 0; v < NV; v++) {
-    LLVMValueRef col = LLVMBuildNSWAdd(B, j0, pto_emit_i64(e, v * L), "");
-    bv[v] = load_operand(e, b, lk.iv, col, L);
-  }
+  for (unsigned v = 0; v < NV; v++)
+    bv[v] = pto_emit_load(e, p.dtype,
+                          pto_emit_elem_ptr(e, p, lk.iv, pto_emit_i64(e, v * L)), L);
+  LLVMValueRef k = LLVMBuildNSWAdd(B, k0, lk.iv, "");
   for (unsigned i = 0; i < MR; i++) {
-    LLVMValueRef av = pto_emit_splat(e, load_operand(e, a, row[i], lk.iv, 0), L);
+    LLVMValueRef av = pto_emit_splat(e, load_operand(e, a, row[i], k, 0), L);
     for (unsigned v = 0; v < NV; v++)
       lk.next[i * NV + v] = mac(e, av, bv[v], lk.carry[i * NV + v]);
   }
   pto_emit_loop_end(e, &lk);
   for (unsigned i = 0; i < MR; i++)
-    for (unsigned v = 0; v < NV; v++) {
-      LLVMValueRef col = LLVMBuildNSWAdd(B, j0, pto_emit_i64(e, v * L), "");
-      pto_emit_store(e, c.dtype, pto_emit_elem_ptr(e, c, row[i], col),
+    for (unsigned v = 0; v < NV; v++)
+      pto_emit_store(e, c.dtype, pto_emit_elem_ptr(e, c, row[i], col[v]),
                      lk.carry[i * NV + v]);
-    }
+}
+
+/* The blocks of C[0..mb) x [0..nb) for the run k0..k0+kn of k: for each
+ * strip of columns, pack B's rows of the run, then every block of rows. */
+static void emit_run(PtoEmit *e, PtoEmitTile c, PtoEmitTile a, PtoEmitTile b,
+                     PtoEmitTile p, int64_t mb, int64_t nb, LLVMValueRef k0,
+                     LLVMValueRef kn, bool load_c) {
+  unsigned L = e->lanes;
+  PtoEmitLoop lj, lp, li;
+  pto_emit_loop_begin(e, &lj, pto_emit_i64(e, 0), pto_emit_i64(e, nb),
+                      (int64_t)(NV * L), 0, NULL);
+  pto_emit_loop_begin(e, &lp, pto_emit_i64(e, 0), kn, 1, 0, NULL);
+  LLVMValueRef k = LLVMBuildNSWAdd(B, k0, lp.iv, "");
+  for (unsigned v = 0; v < NV; v++)
+    pto_emit_store(e, p.dtype, pto_emit_elem_ptr(e, p, lp.iv, pto_emit_i64(e, v * L)),
+                   load_operand(e, b, k, add(e, lj.iv, v * L), L));
+  pto_emit_loop_end(e, &lp);
+  pto_emit_loop_begin(e, &li, pto_emit_i64(e, 0), pto_emit_i64(e, mb), MR, 0,
+                      NULL);
+  emit_block(e, c, a, p, li.iv, lj.iv, k0, kn, load_c);
+  pto_emit_loop_end(e, &li);
+  pto_emit_loop_end(e, &lj);
 }
 
 /* C[r0..r1) x [c0..c1): zero it (unless accumulating), then for each k
@@ -121,14 +183,21 @@ PtoResult pto_emit_matmul(PtoEmit *e, PtoEmitTile c, PtoEmitTile a,
   int64_t nw = (int64_t)(NV * e->lanes);
   int64_t mb = m / MR * MR, nb = n / nw * nw;
   if (mb > 0 && nb > 0) {
-    PtoEmitLoop li, lj;
-    pto_emit_loop_begin(e, &li, pto_emit_i64(e, 0), pto_emit_i64(e, mb), MR,
-                        0, NULL);
-    pto_emit_loop_begin(e, &lj, pto_emit_i64(e, 0), pto_emit_i64(e, nb), nw,
-                        0, NULL);
-    emit_block(e, c, a, b, li.iv, lj.iv, k, accumulate);
-    pto_emit_loop_end(e, &lj);
-    pto_emit_loop_end(e, &li);
+    PtoEmitTile p = pack_buffer(e, fp ? PTO_DT_F32 : PTO_DT_I32);
+    /* the first run starts from C or from zero, the others from C */
+    emit_run(e, c, a, b, p, mb, nb, pto_emit_i64(e, 0),
+             pto_emit_i64(e, k < KC ? k : KC), accumulate);
+    if (k > KC) {
+      PtoEmitLoop lk;
+      pto_emit_loop_begin(e, &lk, pto_emit_i64(e, KC), pto_emit_i64(e, k), KC,
+                          0, NULL);
+      LLVMValueRef left = LLVMBuildSub(B, pto_emit_i64(e, k), lk.iv, "");
+      LLVMValueRef kn = LLVMBuildSelect(
+          B, LLVMBuildICmp(B, LLVMIntSLT, left, pto_emit_i64(e, KC), ""), left,
+          pto_emit_i64(e, KC), "");
+      emit_run(e, c, a, b, p, mb, nb, lk.iv, kn, true);
+      pto_emit_loop_end(e, &lk);
+    }
   }
   emit_edge(e, c, a, b, 0, mb, nb, n, k, accumulate); /* right of the blocks */
   emit_edge(e, c, a, b, mb, m, 0, n, k, accumulate);  /* below them */

@@ -192,6 +192,9 @@ static void elementwise(PtoEmit *e, const Ew *w, LLVMValueRef rows,
     pto_emit_store(e, w->dst.dtype, dp, out);
   }
   pto_emit_loop_end(e, &lc);
+  if (w->kind == EW_UNARY && (w->op == PTO_EMIT_UN_EXP || w->op == PTO_EMIT_UN_LOG ||
+                              w->op == PTO_EMIT_UN_TANH))
+    pto_emit_loop_keep_single(e, &lc);
   pto_emit_loop_end(e, &lr);
 }
 

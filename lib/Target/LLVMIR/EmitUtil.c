@@ -1,6 +1,7 @@
 /* Shared builders of the instruction-semantics emitters (EmitUtil.h). */
 #include "Target/LLVMIR/EmitUtil.h"
 
+#include <llvm-c/DebugInfo.h>
 #include <string.h>
 
 #include "Support/Alloc.h"
@@ -81,6 +82,7 @@ void pto_emit_loop_end(PtoEmit *e, PtoEmitLoop *l) {
   LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntSLT, next, l->hi, ""),
                   l->body, l->exit);
   LLVMAddIncoming(l->iv, &next, &latch, 1);
+  l->latch = latch;
   LLVMPositionBuilderAtEnd(e->b, l->exit);
   for (unsigned i = 0; i < l->ncarry; i++) {
     LLVMAddIncoming(l->carry[i], &l->next[i], &latch, 1);
@@ -90,6 +92,28 @@ void pto_emit_loop_end(PtoEmit *e, PtoEmitLoop *l) {
     LLVMAddIncoming(out, vals, from, 2);
     l->carry[i] = out;
   }
+}
+
+static LLVMMetadataRef loop_property(PtoEmit *e, const char *name,
+                                     LLVMValueRef v) {
+  LLVMMetadataRef ops[2] = {LLVMMDStringInContext2(e->ctx, name, strlen(name)),
+                            v ? LLVMValueAsMetadata(v) : NULL};
+  return LLVMMDNodeInContext2(e->ctx, ops, v ? 2 : 1);
+}
+
+void pto_emit_loop_keep_single(PtoEmit *e, PtoEmitLoop *l) {
+  /* a loop ID is a distinct node whose first operand is itself */
+  LLVMMetadataRef self = LLVMTemporaryMDNode(e->ctx, NULL, 0);
+  LLVMMetadataRef ops[3] = {
+      self,
+      loop_property(e, "llvm.loop.interleave.count",
+                    LLVMConstInt(LLVMInt32TypeInContext(e->ctx), 1, 0)),
+      loop_property(e, "llvm.loop.unroll.disable", NULL)};
+  LLVMMetadataRef id = LLVMMDNodeInContext2(e->ctx, ops, 3);
+  LLVMMetadataReplaceAllUsesWith(self, id);
+  unsigned kind = LLVMGetMDKindIDInContext(e->ctx, "llvm.loop", 9);
+  LLVMSetMetadata(LLVMGetBasicBlockTerminator(l->latch), kind,
+                  LLVMMetadataAsValue(e->ctx, id));
 }
 
 LLVMTypeRef pto_emit_storage_type(PtoEmit *e, PtoDType dt) {

@@ -27,7 +27,7 @@ LLVMValueRef pto_emit_intrinsic(PtoEmit *e, const char *name,
  * one when the loop ran zero times). */
 #define PTO_EMIT_MAX_CARRY 40
 typedef struct PtoEmitLoop {
-  LLVMBasicBlockRef pre, body, exit;
+  LLVMBasicBlockRef pre, body, exit, latch; /* latch: set by end */
   LLVMValueRef iv, hi;
   int64_t step;
   unsigned ncarry;
@@ -39,6 +39,10 @@ void pto_emit_loop_begin(PtoEmit *e, PtoEmitLoop *l, LLVMValueRef lo,
                          LLVMValueRef hi, int64_t step, unsigned ncarry,
                          const LLVMValueRef *init);
 void pto_emit_loop_end(PtoEmit *e, PtoEmitLoop *l);
+/* After end: asks LLVM to vectorise the loop without interleaving or
+ * unrolling it, for bodies so long (exp, log, tanh) that copies of them
+ * run out of vector registers and spill their constants on every trip. */
+void pto_emit_loop_keep_single(PtoEmit *e, PtoEmitLoop *l);
 
 /* The type elements of dtype are stored as, and the type they are
  * computed in (float for f32, f16 and bf16). NULL for the dtypes the

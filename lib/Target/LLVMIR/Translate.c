@@ -10,6 +10,7 @@
 #include "Support/Alloc.h"
 #include "Support/Hash.h"
 #include "Target/LLVMIR/EmitUtil.h"
+#include "Target/LLVMIR/HostFunction.h"
 #include "pto/Dialect/PTO.h"
 #include "pto/IRArray.h"
 
@@ -26,9 +27,7 @@ static void bind(Tr *t, PtoValue *v, LLVMValueRef l) {
   pto_ptrmap_put(&t->values, (uint64_t)(uintptr_t)v, l);
 }
 
-/* The LLVM type of a kernel argument or scalar, NULL if it has none. */
-static LLVMTypeRef scalar_type(Tr *t, PtoType *ty) {
-  LLVMContextRef c = t->e.ctx;
+LLVMTypeRef pto_llvmir_scalar_type(LLVMContextRef c, PtoType *ty) {
   if (pto_type_is_int_or_index(ty))
     return LLVMIntTypeInContext(c, pto_type_bitwidth(ty));
   if (pto_type_is_float(ty)) switch (pto_type_float_kind(ty)) {
@@ -94,6 +93,25 @@ static PtoResult window_of(Tr *t, PtoOp *op, PtoValue *tensor, PtoDType dt,
   return PTO_SUCCESS;
 }
 
+/* A tstore into a GM tensor this large streams (non-temporal stores):
+ * the tensor outgrows a core's share of the last-level cache, so its
+ * lines would be evicted before anyone reads them back, and normal stores
+ * would read every line before writing it. */
+#define PTO_STREAM_MIN_BYTES ((int64_t)16 << 20)
+static bool streams(PtoValue *tensor) {
+  PtoType *ty = pto_value_type(tensor);
+  PtoDType dt;
+  if (!pto_dtype_from_type(pto_type_tensor_elem(ty), &dt)) return false;
+  int64_t bytes = (int64_t)pto_dtype_size(dt);
+  for (unsigned d = 0; d < pto_type_tensor_rank(ty); d++) {
+    int64_t n = pto_type_tensor_dim(ty, d);
+    if (n <= 0) return false;
+    if (bytes > INT64_MAX / n) return true; /* and no overflow */
+    bytes *= n;
+  }
+  return bytes >= PTO_STREAM_MIN_BYTES;
+}
+
 static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
   PtoError err;
   PtoEmitTile tile, gm;
@@ -116,8 +134,10 @@ static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
     return PTO_FAILURE;
   PtoResult r = load ? pto_emit_copy(&t->e, tile, gm, rows_of(t, tv),
                                      cols_of(t, tv), &err)
-                     : pto_emit_copy(&t->e, gm, tile, rows_of(t, tv),
-                                     cols_of(t, tv), &err);
+                : streams(tensor) ? pto_emit_copy_streaming(&t->e, gm, tile, rows_of(t, tv),
+                                                           cols_of(t, tv), &err)
+                                  : pto_emit_copy(&t->e, gm, tile, rows_of(t, tv),
+                                                  cols_of(t, tv), &err);
   return emitted(op, r, &err);
 }
 
@@ -243,7 +263,7 @@ static PtoResult emit_arith(Tr *t, PtoOp *op) {
   LLVMBuilderRef b = t->e.b;
   if (pto_op_is(op, "arith.constant")) {
     PtoAttr *v = pto_op_attr(op, "value");
-    LLVMTypeRef ty = scalar_type(t, pto_value_type(pto_op_result(op, 0)));
+    LLVMTypeRef ty = pto_llvmir_scalar_type(t->e.ctx, pto_value_type(pto_op_result(op, 0)));
     if (!v || !ty) return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
     bind(t, pto_op_result(op, 0),
          pto_attr_kind(v) == PTO_ATTR_FLOAT
@@ -311,7 +331,7 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
   for (unsigned i = 0; i < nspaces; i++) params[i] = i8p;
   for (unsigned i = 0; i < nargs; i++) {
     PtoType *ty = pto_value_type(pto_block_arg(body, i));
-    params[nspaces + i] = pto_type_is_tensor(ty) ? i8p : scalar_type(t, ty);
+    params[nspaces + i] = pto_type_is_tensor(ty) ? i8p : pto_llvmir_scalar_type(t->e.ctx, ty);
     if (!params[nspaces + i]) {
       pto_free(params);
       return pto_op_emit_error(k, "argument #%u has a type the LLVM "
@@ -354,21 +374,23 @@ PtoResult pto_translate_to_llvmir(PtoOp *module, unsigned lanes, char **out) {
   t.e.lanes = lanes ? lanes : 8;
   pto_ptrmap_init(&t.values);
   PtoResult r = PTO_SUCCESS;
+  PtoOp *host = NULL;
   PtoBlock *top = pto_region_first_block(pto_op_region(module, 0));
   for (PtoOp *op = top ? pto_block_first_op(top) : NULL; op; op = pto_op_next(op)) {
     if (pto_pto_op_id(op) == PTO_PTO_KERNEL) {
       if (pto_failed(emit_kernel(&t, op))) r = PTO_FAILURE;
     } else if (pto_op_is(op, "func.func")) {
-      /* the host program of a lowered module, which launches the kernels:
-       * the kernels are still worth having */
-      pto_diag_emit(pto_op_diag(op, PTO_DIAG_WARNING,
-                                "is not translated: only pto.kernel functions "
-                                "are, the host program is not yet"));
+      /* the host program, after the kernels its task entries call */
+      if (host)
+        r = pto_op_emit_error(op, "is a second host program; a module has "
+                              "one func.func");
+      host = op;
     } else {
       r = pto_op_emit_error(op, "cannot be translated to LLVM IR yet; only "
                             "pto.kernel functions are");
     }
   }
+  if (pto_succeeded(r) && host) r = pto_llvmir_emit_host(&t.e, module, host);
   char *msg = NULL;
   if (pto_succeeded(r) &&
       LLVMVerifyModule(t.e.mod, LLVMReturnStatusAction, &msg)) {

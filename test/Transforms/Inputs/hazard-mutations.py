@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """Mutation test of the hazard checker (lit: pto-verify-hazards-mutations.test).
 
-usage: hazard-mutations.py PTO_OPT FILE [PIPELINE_FLAGS...]
+usage: hazard-mutations.py PTO_OPT FILE|DIR [PIPELINE_FLAGS...]
 
-Runs FILE through PTO_OPT with the pipeline flags (which must end with
-insert-sync), checks that pto-verify-hazards accepts the result, then
+Runs FILE (or every .pto file of DIR, each on its own) through PTO_OPT
+with the pipeline flags (which must end with insert-sync), checks that
+pto-verify-hazards accepts the result, then
 deletes each set_flag / wait_flag pair in turn (a set_flag and the first
 wait_flag after it with the same pipes and event, in the same kernel) and
 checks that pto-verify-hazards rejects every mutant with an
 "unsynchronised" error. Prints one line per mutant and a summary.
 """
+import glob
+import os
 import re
 import subprocess
 import sys
@@ -24,8 +27,18 @@ def run(tool, args, text):
 
 def main():
     tool, path, flags = sys.argv[1], sys.argv[2], sys.argv[3:]
-    with open(path, encoding="utf-8") as f:
-        src = f.read()
+    if not os.path.isdir(path):
+        return mutate(tool, path, flags)
+    files = sorted(glob.glob(os.path.join(path, "*.pto")))
+    failed = 0
+    for f in files:
+        print("== %s" % os.path.basename(f))
+        failed += mutate(tool, f, flags)
+    print("%d files, %d failed" % (len(files), failed))
+    return 1 if failed or not files else 0
+
+
+def mutate(tool, path, flags):
     r = subprocess.run([tool, path] + flags, capture_output=True)
     if r.returncode != 0:
         sys.stdout.write(r.stderr.decode())

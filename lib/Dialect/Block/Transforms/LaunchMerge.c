@@ -11,6 +11,7 @@
 #include "Support/Vec.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef PTO_VEC(PtoOp *) OpVec;
@@ -35,15 +36,60 @@ static uint64_t key_of(const void *p) { return (uint64_t)(uintptr_t)p; }
 
 /* ---- the factor: pass option, else PyPTO's setting on the IR ---- */
 
-/* `setting = [[kernel, factor], ...]` in a `pypto.pass_options` dict:
- * the factor for kernel number `ord` (or for -1, every kernel), 0 when
- * the setting names neither; -1 after an error at `holder`. */
+/* A factor of the setting, in [1, the cap of `factor`]; else an error at
+ * `holder` naming the entry `what`. */
+static bool factor_ok(Merger *m, PtoOp *holder, const char *what, int64_t f) {
+  if (f >= 1 && f <= PTO_BLOCK_MERGE_MAX_FACTOR) return true;
+  pto_op_emit_error(holder, "pypto.pass_options: %s: the factor of %s must "
+                            "be %s, got %lld",
+                    m->spec->setting, what,
+                    f < 1 ? "at least 1"
+                          : "at most 65536 (as the pass's 'factor' option)",
+                    (long long)f);
+  return false;
+}
+
+/* PyPTO's dictionary form, `{DEFAULT = N, "<label>" = N, "<k>" = N}`:
+ * DEFAULT for every kernel, a label for the launches carrying it, a
+ * decimal number for kernel number k. */
+static int64_t setting_dict_factor(Merger *m, PtoOp *holder, PtoAttr *dict,
+                                   int64_t ord, const char *label) {
+  int64_t any = 0, mine = 0;
+  const PtoNamedAttr *e = pto_attr_dict_entries(dict);
+  for (unsigned i = 0; i < pto_attr_dict_size(dict); i++) {
+    const char *key = pto_ident_str(e[i].name);
+    char what[96];
+    snprintf(what, sizeof what, "'%.64s'", key);
+    if (pto_attr_kind(e[i].value) != PTO_ATTR_INTEGER) {
+      pto_op_emit_error(holder, "pypto.pass_options: %s: the factor of %s "
+                                "must be an integer",
+                        m->spec->setting, what);
+      return -1;
+    }
+    int64_t f = pto_attr_int_value(e[i].value);
+    if (!factor_ok(m, holder, what, f)) return -1;
+    char *end;
+    long long k = strtoll(key, &end, 10);
+    if (strcmp(key, "DEFAULT") == 0 || (!*end && *key && k == -1)) any = f;
+    else if (label && strcmp(key, label) == 0) mine = f;
+    else if (!*end && *key && k == ord) mine = f;
+  }
+  return mine ? mine : any;
+}
+
+/* `setting = [[kernel, factor], ...]` in a `pypto.pass_options` dict (or
+ * the dictionary form above): the factor for kernel number `ord` (or for
+ * -1, every kernel) launched with `label` (NULL: none), 0 when the
+ * setting names neither; -1 after an error at `holder`. */
 static int64_t setting_factor(Merger *m, PtoOp *holder, PtoAttr *list,
-                              int64_t ord) {
+                              int64_t ord, const char *label) {
   const char *name = m->spec->setting;
+  if (pto_attr_kind(list) == PTO_ATTR_DICT)
+    return setting_dict_factor(m, holder, list, ord, label);
   if (pto_attr_kind(list) != PTO_ATTR_ARRAY) {
     pto_op_emit_error(holder, "pypto.pass_options: %s must be a list of "
-                              "[kernel, factor] pairs", name);
+                              "[kernel, factor] pairs or a dictionary of "
+                              "factors", name);
     return -1;
   }
   int64_t any = 0, mine = 0;
@@ -53,7 +99,8 @@ static int64_t setting_factor(Merger *m, PtoOp *holder, PtoAttr *list,
     if (!pto_attr_get_i64_array(pto_attr_array_get(list, i), kv, 2, &n) ||
         n != 2) {
       pto_op_emit_error(holder, "pypto.pass_options: %s must be a list of "
-                                "[kernel, factor] pairs", name);
+                                "[kernel, factor] pairs or a dictionary of "
+                                "factors", name);
       return -1;
     }
     if (kv[0] < -1) {
@@ -62,16 +109,9 @@ static int64_t setting_factor(Merger *m, PtoOp *holder, PtoAttr *list,
                         name, (long long)kv[0]);
       return -1;
     }
-    if (kv[1] < 1 || kv[1] > PTO_BLOCK_MERGE_MAX_FACTOR) {
-      pto_op_emit_error(holder, "pypto.pass_options: %s: the factor of "
-                                "kernel %lld must be %s, got %lld",
-                        name, (long long)kv[0],
-                        kv[1] < 1 ? "at least 1"
-                                  : "at most 65536 (as the pass's 'factor' "
-                                    "option)",
-                        (long long)kv[1]);
-      return -1;
-    }
+    char what[48];
+    snprintf(what, sizeof what, "kernel %lld", (long long)kv[0]);
+    if (!factor_ok(m, holder, what, kv[1])) return -1;
     if (kv[0] == -1) any = kv[1];
     if (kv[0] == ord) mine = kv[1];
   }
@@ -89,7 +129,10 @@ static int64_t launch_factor(Merger *m, PtoOp *launch, PtoOp *kernel) {
                      ? pto_attr_dict_get(opts, m->spec->setting)
                      : NULL;
     if (!s) continue;
-    int64_t f = setting_factor(m, p, s, ord);
+    PtoAttr *label = pto_op_attr(launch, "label");
+    int64_t f = setting_factor(m, p, s, ord,
+                               label && pto_attr_kind(label) == PTO_ATTR_STRING
+                                   ? pto_attr_str(label) : NULL);
     if (f < 0) m->failed = true;
     return f > 0 ? f : m->dflt;
   }
@@ -120,7 +163,7 @@ static PtoWalkResult check_scope(PtoOp *op, void *user) {
   PtoAttr *s = pto_attr_dict_get(opts, m->spec->setting);
   PtoAttr *v = pto_attr_dict_get(opts, m->spec->limit);
   int64_t min = m->spec->limit_is_bytes ? 0 : 1;
-  if (s && setting_factor(m, op, s, -2) < 0) m->failed = true;
+  if (s && setting_factor(m, op, s, -2, NULL) < 0) m->failed = true;
   else if (v && (pto_attr_kind(v) != PTO_ATTR_INTEGER ||
                  pto_attr_int_value(v) < min)) {
     pto_op_emit_error(op, "pypto.pass_options: %s must be an integer of at "

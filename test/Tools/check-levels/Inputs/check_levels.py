@@ -35,7 +35,7 @@ def main():
             cmd += args.get(f, [])
             r = subprocess.run(cmd, capture_output=True, text=True)
             m = re.search(r'Tile level: (\d+) tiles compared', r.stdout)
-            b = re.search(r'Block level: \d+ blocks compared.*all within '
+            b = re.search(r'Block level: \d+ buffers compared.*all within '
                           r'tolerance', r.stdout)
             if r.returncode != 0 or not m or not b or \
                     'all within tolerance' not in r.stdout:

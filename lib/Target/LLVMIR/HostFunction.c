@@ -1,0 +1,613 @@
+/* The host program as LLVM code that builds the runtime's task graph
+ * through the callbacks of PtoHostEnv (pto/LLVMIR.h): GM buffers for the
+ * arguments and workspaces, one task per block.launch with its GM windows
+ * as byte regions; scf.for and index arithmetic as plain LLVM control flow;
+ * and per kernel the task entry the runtime's workers call. */
+#include "Target/LLVMIR/HostFunction.h"
+
+#include <string.h>
+
+#include "Support/Alloc.h"
+#include "Support/Hash.h"
+#include "Target/LLVMIR/EmitUtil.h"
+#include "pto/Dialect/Block.h"
+#include "pto/Dialect/PTO.h"
+#include "pto/IRArray.h"
+
+enum { MAX_RANK = 8, RT_MAX_PARAMS = 6, RT_READ = 1, RT_WRITE = 2 };
+
+/* Fields of the C structs the generated code reads and writes; their LLVM
+ * types below follow the C declarations field by field. */
+enum { ENV_USER, ENV_ADD_BUFFER, ENV_SUBMIT, ENV_ALLOC, ENV_KERNEL_IDS,
+       ENV_KERNEL_CYCLES, ENV_DIMS, ENV_RESULTS };
+enum { DESC_KERNEL, DESC_REGIONS, DESC_NUM_REGIONS, DESC_PREDS,
+       DESC_NUM_PREDS, DESC_LABEL, DESC_PARAMS, DESC_USER, DESC_CYCLES,
+       DESC_GM_BYTES, DESC_FLOPS };
+enum { ARGS_BUFFERS, ARGS_NUM_BUFFERS, ARGS_TASK_ID, ARGS_PARAMS, ARGS_USER };
+
+typedef struct Tensor {
+  LLVMValueRef buf; /* i32: its index among the graph's buffers */
+  LLVMValueRef dims[MAX_RANK];
+  unsigned rank;
+  PtoDType dt;
+} Tensor;
+
+typedef struct Host {
+  PtoEmit *e;
+  LLVMTypeRef i8p, i32, i64, env_t, region_t, desc_t, args_t;
+  LLVMValueRef env, regions, desc;
+  uint64_t max_regions;
+  LLVMBasicBlockRef fail;
+  PtoPtrMap values;  /* PtoValue * -> LLVMValueRef (index, scalars) */
+  PtoPtrMap tensors; /* PtoValue * -> Tensor * */
+  PtoPtrMap kernels; /* pto.kernel PtoOp * -> its position + 1 */
+  unsigned num_workspaces;
+} Host;
+
+static LLVMValueRef i32c(Host *h, int64_t v) { return LLVMConstInt(h->i32, (uint64_t)v, 1); }
+static LLVMValueRef i64c(Host *h, int64_t v) { return pto_emit_i64(h->e, v); }
+
+static LLVMValueRef value_of(Host *h, PtoValue *v) {
+  return pto_ptrmap_get(&h->values, (uint64_t)(uintptr_t)v);
+}
+static void bind(Host *h, PtoValue *v, LLVMValueRef l) {
+  pto_ptrmap_put(&h->values, (uint64_t)(uintptr_t)v, l);
+}
+static Tensor *tensor_of(Host *h, PtoValue *v) {
+  return pto_ptrmap_get(&h->tensors, (uint64_t)(uintptr_t)v);
+}
+
+static void make_types(Host *h) {
+  LLVMContextRef c = h->e->ctx;
+  h->i32 = LLVMInt32TypeInContext(c);
+  h->i64 = LLVMInt64TypeInContext(c);
+  LLVMTypeRef i8 = LLVMInt8TypeInContext(c);
+  h->i8p = LLVMPointerType(i8, 0);
+  LLVMTypeRef i64p = LLVMPointerType(h->i64, 0), i32p = LLVMPointerType(h->i32, 0);
+  h->env_t = LLVMStructCreateNamed(c, "PtoHostEnv");
+  LLVMTypeRef envp = LLVMPointerType(h->env_t, 0);
+  LLVMTypeRef add_buffer[] = {envp, h->i64, h->i8p};
+  LLVMTypeRef submit[] = {envp, h->i8p};
+  LLVMTypeRef alloc[] = {envp, h->i32};
+  LLVMTypeRef env[] = {
+      h->i8p,
+      LLVMPointerType(LLVMFunctionType(h->i32, add_buffer, 3, 0), 0),
+      LLVMPointerType(LLVMFunctionType(h->i64, submit, 2, 0), 0),
+      LLVMPointerType(LLVMFunctionType(i64p, alloc, 2, 0), 0),
+      i32p, i64p, i64p, i32p};
+  LLVMStructSetBody(h->env_t, env, PTO_ARRAY_SIZE(env), 0);
+  h->region_t = LLVMStructCreateNamed(c, "PtoRtRegion");
+  LLVMTypeRef region[] = {h->i32, h->i64, h->i64, h->i32};
+  LLVMStructSetBody(h->region_t, region, 4, 0);
+  LLVMTypeRef params = LLVMArrayType(h->i64, RT_MAX_PARAMS);
+  h->desc_t = LLVMStructCreateNamed(c, "PtoRtTaskDesc");
+  LLVMTypeRef desc[] = {h->i32, LLVMPointerType(h->region_t, 0), h->i32,
+                        i32p, h->i32, h->i8p, params, h->i8p,
+                        h->i64, h->i64, h->i64};
+  LLVMStructSetBody(h->desc_t, desc, PTO_ARRAY_SIZE(desc), 0);
+  h->args_t = LLVMStructCreateNamed(c, "PtoRtTaskArgs");
+  LLVMTypeRef args[] = {LLVMPointerType(h->i8p, 0), h->i32, h->i32, params,
+                        h->i8p};
+  LLVMStructSetBody(h->args_t, args, PTO_ARRAY_SIZE(args), 0);
+}
+
+static LLVMValueRef field_ptr(Host *h, LLVMTypeRef st, LLVMValueRef p, unsigned i) {
+  return LLVMBuildStructGEP2(h->e->b, st, p, i, "");
+}
+static LLVMValueRef load_field(Host *h, LLVMTypeRef st, LLVMValueRef p, unsigned i) {
+  return LLVMBuildLoad2(h->e->b, LLVMStructGetTypeAtIndex(st, i),
+                        field_ptr(h, st, p, i), "");
+}
+static void store_field(Host *h, LLVMTypeRef st, LLVMValueRef p, unsigned i,
+                        LLVMValueRef v) {
+  LLVMBuildStore(h->e->b, v, field_ptr(h, st, p, i));
+}
+/* element i of the array at p (a pointer to ty) */
+static LLVMValueRef elem_ptr(Host *h, LLVMTypeRef ty, LLVMValueRef p, LLVMValueRef i) {
+  return LLVMBuildGEP2(h->e->b, ty, p, &i, 1, "");
+}
+
+/* Calls the env callback in field `f`; a failure (`bad` true of the
+ * result) ends the function with -1. */
+static LLVMValueRef call_env(Host *h, unsigned f, LLVMValueRef *args,
+                             unsigned n, bool null_fails) {
+  LLVMBuilderRef b = h->e->b;
+  LLVMTypeRef fnt = LLVMGetElementType(LLVMStructGetTypeAtIndex(h->env_t, f));
+  LLVMValueRef fn = load_field(h, h->env_t, h->env, f);
+  LLVMValueRef all[4] = {h->env};
+  for (unsigned i = 0; i < n; i++) all[i + 1] = args[i];
+  LLVMValueRef r = LLVMBuildCall2(b, fnt, fn, all, n + 1, "");
+  LLVMValueRef bad = null_fails
+                         ? LLVMBuildIsNull(b, r, "")
+                         : LLVMBuildICmp(b, LLVMIntSLT, r,
+                                         LLVMConstNull(LLVMTypeOf(r)), "");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(h->e->ctx, h->e->fn, "ok");
+  LLVMBuildCondBr(b, bad, h->fail, ok);
+  LLVMPositionBuilderAtEnd(b, ok);
+  return r;
+}
+
+static Tensor *new_tensor(Host *h, PtoValue *v) {
+  Tensor *t = pto_calloc(1, sizeof *t);
+  PtoType *ty = pto_value_type(v);
+  t->rank = pto_type_tensor_rank(ty);
+  if (!pto_dtype_from_type(pto_type_tensor_elem(ty), &t->dt)) t->dt = PTO_DT_BOOL;
+  pto_ptrmap_put(&h->tensors, (uint64_t)(uintptr_t)v, t);
+  return t;
+}
+
+/* Declares the buffer of tensor t (dims already set): bytes from its dims. */
+static void add_buffer(Host *h, Tensor *t, const char *name) {
+  LLVMBuilderRef b = h->e->b;
+  LLVMValueRef bytes = i64c(h, (int64_t)pto_dtype_size(t->dt));
+  for (unsigned d = 0; d < t->rank; d++) bytes = LLVMBuildMul(b, bytes, t->dims[d], "");
+  LLVMValueRef args[] = {bytes, LLVMBuildGlobalStringPtr(b, name, "")};
+  t->buf = call_env(h, ENV_ADD_BUFFER, args, 2, false);
+}
+
+static bool tensor_rank_ok(PtoType *ty) {
+  return pto_type_tensor_rank(ty) >= 1 && pto_type_tensor_rank(ty) <= MAX_RANK;
+}
+
+static PtoResult emit_workspace(Host *h, PtoOp *op) {
+  PtoValue *res = pto_op_result(op, 0);
+  PtoType *ty = pto_value_type(res);
+  if (!tensor_rank_ok(ty))
+    return pto_op_emit_error(op, "has a tensor of rank %u; the host program "
+                             "takes ranks 1 to %d", pto_type_tensor_rank(ty), MAX_RANK);
+  Tensor *t = new_tensor(h, res);
+  unsigned next = 0;
+  for (unsigned d = 0; d < t->rank; d++) {
+    int64_t n = pto_type_tensor_dim(ty, d);
+    if (n != PTO_DYN) {
+      t->dims[d] = i64c(h, n);
+    } else if (next < pto_op_num_operands(op)) {
+      t->dims[d] = value_of(h, pto_op_operand(op, next++));
+    } else {
+      return pto_op_emit_error(op, "has no size for its dynamic dim #%u", d);
+    }
+  }
+  char name[32];
+  snprintf(name, sizeof name, "workspace%u", h->num_workspaces++);
+  add_buffer(h, t, name);
+  return PTO_SUCCESS;
+}
+
+/* Contiguous runs of a window: dims from `k` on are covered whole (or k
+ * is the last dim), so each run is sizes[k] * (the whole inner dims) long
+ * and there are prod(sizes[0..k-1]) of them. */
+static unsigned window_split(const PtoBlockRegion *r, PtoType *ty,
+                             uint64_t *runs, int64_t *run_elems) {
+  unsigned k = r->rank - 1;
+  while (k > 0 && r->sizes[k] == pto_type_tensor_dim(ty, k)) k--;
+  *runs = 1;
+  for (unsigned j = 0; j < k; j++) *runs *= (uint64_t)r->sizes[j];
+  *run_elems = 1;
+  for (unsigned j = k; j < r->rank; j++) *run_elems *= r->sizes[j];
+  return k;
+}
+
+/* The regions a launch's windows take in the runtime's terms. */
+static bool launch_regions(PtoOp *launch, uint64_t *count, uint64_t *bytes) {
+  *count = *bytes = 0;
+  for (int w = 0; w < 2; w++)
+    for (unsigned i = 0; i < pto_block_launch_num_regions(launch, w); i++) {
+      PtoBlockRegion r;
+      if (!pto_block_launch_region(launch, w, i, &r) ||
+          r.operand >= pto_op_num_operands(launch) || r.rank == 0)
+        return false;
+      PtoType *ty = pto_value_type(pto_op_operand(launch, r.operand));
+      PtoDType dt;
+      if (!pto_type_is_tensor(ty) || pto_type_tensor_rank(ty) != r.rank ||
+          !pto_dtype_from_type(pto_type_tensor_elem(ty), &dt))
+        return false;
+      uint64_t runs;
+      int64_t run;
+      window_split(&r, ty, &runs, &run);
+      *count += runs;
+      *bytes += runs * (uint64_t)run * pto_dtype_size(dt);
+    }
+  return true;
+}
+
+static void max_regions(Host *h, PtoBlock *blk) {
+  for (PtoOp *op = pto_block_first_op(blk); op; op = pto_op_next(op)) {
+    uint64_t n, bytes;
+    if (pto_op_is(op, "block.launch") && launch_regions(op, &n, &bytes) &&
+        n > h->max_regions)
+      h->max_regions = n;
+    for (unsigned r = 0; r < pto_op_num_regions(op); r++)
+      for (PtoBlock *b = pto_region_first_block(pto_op_region(op, r)); b;
+           b = pto_block_next(b))
+        max_regions(h, b);
+  }
+}
+
+/* Stores the runs of window r of tensor t into the region array from
+ * position `at`, with `access`. */
+static void emit_window(Host *h, PtoOp *launch, const PtoBlockRegion *r,
+                        Tensor *t, uint64_t at, int access) {
+  LLVMBuilderRef b = h->e->b;
+  PtoType *ty = pto_value_type(pto_op_operand(launch, r->operand));
+  uint64_t runs;
+  int64_t run;
+  unsigned k = window_split(r, ty, &runs, &run);
+  LLVMValueRef stride[MAX_RANK];
+  stride[r->rank - 1] = i64c(h, 1);
+  for (unsigned j = r->rank - 1; j > 0; j--)
+    stride[j - 1] = LLVMBuildMul(b, stride[j], t->dims[j], "");
+  LLVMValueRef base = i64c(h, 0);
+  for (unsigned j = 0; j < r->rank; j++) {
+    LLVMValueRef off = i64c(h, r->offsets[j]);
+    if (r->offset_operand[j] >= 0)
+      off = LLVMBuildAdd(b, off, value_of(h, pto_op_operand(launch, (unsigned)r->offset_operand[j])), "");
+    base = LLVMBuildAdd(b, base, LLVMBuildMul(b, off, stride[j], ""), "");
+  }
+  LLVMValueRef es = i64c(h, (int64_t)pto_dtype_size(t->dt));
+  PtoEmitLoop l;
+  pto_emit_loop_begin(h->e, &l, i64c(h, 0), i64c(h, (int64_t)runs), 1, 0, NULL);
+  /* the run's position in the outer dims, last dim fastest */
+  LLVMValueRef q = l.iv, elems = base;
+  for (unsigned j = k; j-- > 0;) {
+    LLVMValueRef n = i64c(h, r->sizes[j]);
+    elems = LLVMBuildAdd(b, elems, LLVMBuildMul(b, LLVMBuildSRem(b, q, n, ""), stride[j], ""), "");
+    q = LLVMBuildSDiv(b, q, n, "");
+  }
+  LLVMValueRef idx[] = {i64c(h, 0), LLVMBuildAdd(b, l.iv, i64c(h, (int64_t)at), "")};
+  LLVMTypeRef arr = LLVMArrayType(h->region_t, (unsigned)h->max_regions);
+  LLVMValueRef p = LLVMBuildGEP2(b, arr, h->regions, idx, 2, "");
+  store_field(h, h->region_t, p, 0, t->buf);
+  store_field(h, h->region_t, p, 1, LLVMBuildMul(b, elems, es, ""));
+  store_field(h, h->region_t, p, 2, i64c(h, run * (int64_t)pto_dtype_size(t->dt)));
+  store_field(h, h->region_t, p, 3, i32c(h, access));
+  pto_emit_loop_end(h->e, &l);
+}
+
+/* A launch operand as the int64 the task entry unpacks. */
+static LLVMValueRef pack(Host *h, PtoValue *v) {
+  LLVMBuilderRef b = h->e->b;
+  Tensor *t = tensor_of(h, v);
+  if (t) return LLVMBuildSExt(b, t->buf, h->i64, "");
+  LLVMValueRef x = value_of(h, v);
+  LLVMTypeRef ty = LLVMTypeOf(x);
+  if (LLVMGetTypeKind(ty) != LLVMIntegerTypeKind) { /* a float's bits */
+    LLVMTypeKind k = LLVMGetTypeKind(ty);
+    unsigned bits = k == LLVMDoubleTypeKind ? 64 : k == LLVMFloatTypeKind ? 32 : 16;
+    x = LLVMBuildBitCast(b, x, LLVMIntTypeInContext(h->e->ctx, bits), "");
+    return bits == 64 ? x : LLVMBuildZExt(b, x, h->i64, "");
+  }
+  return LLVMGetIntTypeWidth(ty) == 64 ? x : LLVMBuildSExt(b, x, h->i64, "");
+}
+
+/* Cube FLOPs of one run of a kernel: 2*M*K*N per matmul. */
+static uint64_t kernel_flops(PtoOp *k) {
+  uint64_t f = 0;
+  PtoBlock *body = pto_region_first_block(pto_op_region(k, 0));
+  for (PtoOp *op = pto_block_first_op(body); op; op = pto_op_next(op)) {
+    PtoPtoOp id = pto_pto_op_id(op);
+    if (pto_pto_op_kind(id) != PTO_PTO_KIND_MATMUL) continue;
+    unsigned a = id == PTO_PTO_TMATMUL_ACC ? 1 : 0;
+    PtoType *at = pto_value_type(pto_op_operand(op, a));
+    PtoType *bt = pto_value_type(pto_op_operand(op, a + 1));
+    f += 2 * (uint64_t)pto_pto_tile_rows(at) * (uint64_t)pto_pto_tile_cols(at) *
+         (uint64_t)pto_pto_tile_cols(bt);
+  }
+  return f;
+}
+
+static PtoResult emit_launch(Host *h, PtoOp *op) {
+  LLVMBuilderRef b = h->e->b;
+  PtoOp *k = pto_block_launch_kernel(op);
+  uintptr_t pos = k ? (uintptr_t)pto_ptrmap_get(&h->kernels, (uint64_t)(uintptr_t)k) : 0;
+  if (!pos)
+    return pto_op_emit_error(op, "launches no pto.kernel of this module; lower "
+                             "the module to PTO (--pto-lower-to-pto) first");
+  unsigned n = pto_op_num_operands(op);
+  if (n != pto_block_num_args(pto_region_first_block(pto_op_region(k, 0))))
+    return pto_op_emit_error(op, "passes %u operands to a kernel of %u "
+                             "arguments", n,
+                             pto_block_num_args(pto_region_first_block(pto_op_region(k, 0))));
+  uint64_t nregions, bytes;
+  if (!launch_regions(op, &nregions, &bytes))
+    return pto_op_emit_error(op, "has a malformed 'reads' or 'writes' region");
+  for (unsigned i = 0; i < n; i++) {
+    PtoValue *v = pto_op_operand(op, i);
+    if (!tensor_of(h, v) && !value_of(h, v))
+      return pto_op_emit_error(op, "operand #%u is not a tensor, index or "
+                               "scalar the host program defines", i);
+  }
+  LLVMValueRef packed = call_env(h, ENV_ALLOC, (LLVMValueRef[]){i32c(h, n ? n : 1)}, 1, true);
+  for (unsigned i = 0; i < n; i++)
+    LLVMBuildStore(b, pack(h, pto_op_operand(op, i)),
+                   elem_ptr(h, h->i64, packed, i64c(h, i)));
+  uint64_t at = 0;
+  for (int w = 0; w < 2; w++)
+    for (unsigned i = 0; i < pto_block_launch_num_regions(op, w); i++) {
+      PtoBlockRegion r;
+      pto_block_launch_region(op, w, i, &r);
+      Tensor *t = tensor_of(h, pto_op_operand(op, r.operand));
+      if (!t) return pto_op_emit_error(op, "region on operand #%u, which is not a tensor", r.operand);
+      emit_window(h, op, &r, t, at, w ? RT_WRITE : RT_READ);
+      uint64_t runs;
+      int64_t run;
+      window_split(&r, pto_value_type(pto_op_operand(op, r.operand)), &runs, &run);
+      at += runs;
+    }
+  LLVMValueRef kidx = i64c(h, (int64_t)pos - 1);
+  LLVMValueRef d = h->desc;
+  LLVMValueRef ids = load_field(h, h->env_t, h->env, ENV_KERNEL_IDS);
+  store_field(h, h->desc_t, d, DESC_KERNEL, LLVMBuildLoad2(b, h->i32, elem_ptr(h, h->i32, ids, kidx), ""));
+  LLVMValueRef zero[] = {i64c(h, 0), i64c(h, 0)};
+  LLVMTypeRef arr = LLVMArrayType(h->region_t, (unsigned)(h->max_regions ? h->max_regions : 1));
+  store_field(h, h->desc_t, d, DESC_REGIONS, LLVMBuildGEP2(b, arr, h->regions, zero, 2, ""));
+  store_field(h, h->desc_t, d, DESC_NUM_REGIONS, i32c(h, (int64_t)nregions));
+  store_field(h, h->desc_t, d, DESC_PREDS, LLVMConstNull(LLVMStructGetTypeAtIndex(h->desc_t, DESC_PREDS)));
+  store_field(h, h->desc_t, d, DESC_NUM_PREDS, i32c(h, 0));
+  const char *label = pto_op_attr_str(op, "label");
+  store_field(h, h->desc_t, d, DESC_LABEL,
+              LLVMBuildGlobalStringPtr(b, label ? label : pto_ident_str(pto_op_symbol_name(k)), ""));
+  store_field(h, h->desc_t, d, DESC_PARAMS, LLVMConstNull(LLVMArrayType(h->i64, RT_MAX_PARAMS)));
+  store_field(h, h->desc_t, d, DESC_USER, LLVMBuildBitCast(b, packed, h->i8p, ""));
+  LLVMValueRef cycles = load_field(h, h->env_t, h->env, ENV_KERNEL_CYCLES);
+  store_field(h, h->desc_t, d, DESC_CYCLES, LLVMBuildLoad2(b, h->i64, elem_ptr(h, h->i64, cycles, kidx), ""));
+  store_field(h, h->desc_t, d, DESC_GM_BYTES, i64c(h, (int64_t)bytes));
+  store_field(h, h->desc_t, d, DESC_FLOPS, i64c(h, (int64_t)kernel_flops(k)));
+  call_env(h, ENV_SUBMIT, (LLVMValueRef[]){LLVMBuildBitCast(b, d, h->i8p, "")}, 1, false);
+  return PTO_SUCCESS;
+}
+
+/* Index arithmetic of the host program. */
+static PtoResult emit_arith(Host *h, PtoOp *op) {
+  LLVMBuilderRef b = h->e->b;
+  PtoValue *res = pto_op_num_results(op) ? pto_op_result(op, 0) : NULL;
+  if (pto_op_is(op, "arith.constant")) {
+    PtoAttr *v = pto_op_attr(op, "value");
+    PtoType *ty = pto_value_type(res);
+    LLVMTypeRef lt = pto_llvmir_scalar_type(h->e->ctx, ty);
+    if (!v || !lt) return pto_op_emit_error(op, "is a constant the host program does not take");
+    bind(h, res, pto_attr_kind(v) == PTO_ATTR_FLOAT ? LLVMConstReal(lt, pto_attr_float_value(v))
+                                                    : LLVMConstInt(lt, (uint64_t)pto_attr_int_value(v), 1));
+    return PTO_SUCCESS;
+  }
+  static const struct {
+    const char *name;
+    LLVMOpcode opc;
+  } ops[] = {{"arith.addi", LLVMAdd},    {"arith.subi", LLVMSub},
+             {"arith.muli", LLVMMul},    {"arith.divsi", LLVMSDiv},
+             {"arith.divui", LLVMUDiv},  {"arith.remsi", LLVMSRem},
+             {"arith.remui", LLVMURem}};
+  if (pto_op_num_operands(op) == 2 && res) {
+    LLVMValueRef x = value_of(h, pto_op_operand(op, 0)), y = value_of(h, pto_op_operand(op, 1));
+    if (x && y) {
+      for (size_t i = 0; i < PTO_ARRAY_SIZE(ops); i++)
+        if (pto_op_is(op, ops[i].name)) {
+          bind(h, res, LLVMBuildBinOp(b, ops[i].opc, x, y, ""));
+          return PTO_SUCCESS;
+        }
+      if (pto_op_is(op, "arith.minsi") || pto_op_is(op, "arith.maxsi")) {
+        bool mn = pto_op_is(op, "arith.minsi");
+        bind(h, res, LLVMBuildSelect(b, LLVMBuildICmp(b, mn ? LLVMIntSLT : LLVMIntSGT, x, y, ""), x, y, ""));
+        return PTO_SUCCESS;
+      }
+      if (pto_op_is(op, "arith.ceildivsi")) { /* (x + y - 1) / y for y > 0 */
+        LLVMValueRef one = LLVMConstInt(LLVMTypeOf(x), 1, 0);
+        bind(h, res, LLVMBuildSDiv(b, LLVMBuildSub(b, LLVMBuildAdd(b, x, y, ""), one, ""), y, ""));
+        return PTO_SUCCESS;
+      }
+    }
+  }
+  return pto_op_emit_error(op, "cannot be translated in a host program: it "
+                           "takes block.workspace, block.launch, scf.for, "
+                           "tile.dim and index arithmetic");
+}
+
+static PtoResult emit_block(Host *h, PtoBlock *blk);
+
+/* scf.for without loop-carried values: a counted loop with the step the
+ * program computes. */
+static PtoResult emit_for(Host *h, PtoOp *op) {
+  if (pto_op_num_operands(op) != 3 || pto_op_num_results(op) != 0)
+    return pto_op_emit_error(op, "carries values from one iteration to the "
+                             "next, which a host program may not");
+  LLVMBuilderRef b = h->e->b;
+  LLVMContextRef c = h->e->ctx;
+  LLVMValueRef lo = value_of(h, pto_op_operand(op, 0)),
+               hi = value_of(h, pto_op_operand(op, 1)),
+               step = value_of(h, pto_op_operand(op, 2));
+  if (!lo || !hi || !step) return pto_op_emit_error(op, "has bounds the host program does not define");
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(c, h->e->fn, "for.head");
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, h->e->fn, "for.body");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(c, h->e->fn, "for.exit");
+  LLVMBuildBr(b, head);
+  LLVMPositionBuilderAtEnd(b, head);
+  LLVMValueRef iv = LLVMBuildPhi(b, LLVMTypeOf(lo), "iv");
+  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, iv, hi, ""), body, exit);
+  LLVMPositionBuilderAtEnd(b, body);
+  PtoBlock *blk = pto_region_first_block(pto_op_region(op, 0));
+  bind(h, pto_block_arg(blk, 0), iv);
+  if (pto_failed(emit_block(h, blk))) return PTO_FAILURE;
+  LLVMValueRef next = LLVMBuildAdd(b, iv, step, "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+  LLVMBuildBr(b, head);
+  /* the code after the loop reads best after the loop's */
+  LLVMMoveBasicBlockAfter(exit, LLVMGetLastBasicBlock(h->e->fn));
+  LLVMValueRef in[] = {lo, next};
+  LLVMBasicBlockRef from[] = {pre, latch};
+  LLVMAddIncoming(iv, in, from, 2);
+  LLVMPositionBuilderAtEnd(b, exit);
+  return PTO_SUCCESS;
+}
+
+static PtoResult emit_return(Host *h, PtoOp *op) {
+  LLVMValueRef results = load_field(h, h->env_t, h->env, ENV_RESULTS);
+  for (unsigned i = 0; i < pto_op_num_operands(op); i++) {
+    Tensor *t = tensor_of(h, pto_op_operand(op, i));
+    if (!t) return pto_op_emit_error(op, "returns operand #%u, which is not a tensor", i);
+    LLVMBuildStore(h->e->b, t->buf, elem_ptr(h, h->i32, results, i64c(h, i)));
+  }
+  LLVMBuildRet(h->e->b, i32c(h, 0));
+  return PTO_SUCCESS;
+}
+
+static PtoResult emit_block(Host *h, PtoBlock *blk) {
+  for (PtoOp *op = pto_block_first_op(blk); op; op = pto_op_next(op)) {
+    PtoResult r;
+    if (pto_op_is(op, "block.launch")) r = emit_launch(h, op);
+    else if (pto_op_is(op, "block.workspace")) r = emit_workspace(h, op);
+    else if (pto_op_is(op, "scf.for")) r = emit_for(h, op);
+    else if (pto_op_is(op, "scf.yield")) r = PTO_SUCCESS;
+    else if (pto_op_is(op, "func.return")) r = emit_return(h, op);
+    else if (pto_op_is(op, "tile.dim")) {
+      Tensor *t = tensor_of(h, pto_op_operand(op, 0));
+      int64_t d = pto_op_attr_int(op, "dim", -1);
+      if (!t || d < 0 || (unsigned)d >= t->rank)
+        return pto_op_emit_error(op, "asks for a dim of no tensor of the host program");
+      bind(h, pto_op_result(op, 0), t->dims[d]);
+      r = PTO_SUCCESS;
+    } else r = emit_arith(h, op);
+    if (pto_failed(r)) return r;
+  }
+  return PTO_SUCCESS;
+}
+
+/* The task entry of kernel k: the kernel over a buffer image as large as
+ * its planned tiles reach in each memory space, on this worker's stack
+ * (memory-plan has checked that this fits the core's buffers). */
+static void emit_task_entry(Host *h, PtoOp *k) {
+  LLVMBuilderRef b = h->e->b;
+  LLVMContextRef c = h->e->ctx;
+  const char *name = pto_ident_str(pto_op_symbol_name(k));
+  LLVMValueRef kfn = LLVMGetNamedFunction(h->e->mod, name);
+  LLVMTypeRef kty = LLVMGlobalGetValueType(kfn);
+  char *ename = pto_malloc(strlen(name) + 8);
+  sprintf(ename, "%s__task", name);
+  LLVMTypeRef argsp = LLVMPointerType(h->args_t, 0);
+  LLVMValueRef fn = LLVMAddFunction(h->e->mod, ename, LLVMFunctionType(h->i32, &argsp, 1, 0));
+  pto_free(ename);
+  LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, fn, "entry"));
+  LLVMValueRef a = LLVMGetParam(fn, 0);
+  int64_t reach[PTO_BUF_NUM_SPACES] = {0};
+  PtoBlock *body = pto_region_first_block(pto_op_region(k, 0));
+  for (PtoOp *op = pto_block_first_op(body); op; op = pto_op_next(op))
+    for (unsigned i = 0; i < pto_op_num_results(op); i++) {
+      PtoType *ty = pto_value_type(pto_op_result(op, i));
+      if (!pto_type_is_pto_tile(ty) || pto_pto_tile_offset(ty) < 0) continue;
+      int64_t end = pto_pto_tile_offset(ty) + pto_pto_tile_bytes(ty);
+      PtoBufSpace s = pto_pto_tile_space(ty);
+      if (s >= 0 && s < PTO_BUF_NUM_SPACES && end > reach[s]) reach[s] = end;
+    }
+  bool cube = pto_block_kernel_core(k) == PTO_BLOCK_CORE_CUBE;
+  static const PtoBufSpace vector_spaces[] = {PTO_BUF_VEC};
+  static const PtoBufSpace cube_spaces[] = {PTO_BUF_MAT, PTO_BUF_LEFT, PTO_BUF_RIGHT, PTO_BUF_ACC};
+  const PtoBufSpace *spaces = cube ? cube_spaces : vector_spaces;
+  unsigned nspaces = cube ? 4 : 1, nargs = pto_block_num_args(body);
+  LLVMValueRef *args = pto_malloc((nspaces + nargs + 1) * sizeof *args);
+  for (unsigned i = 0; i < nspaces; i++) {
+    LLVMTypeRef img = LLVMArrayType(LLVMInt8TypeInContext(c),
+                                    (unsigned)(reach[spaces[i]] ? reach[spaces[i]] : 1));
+    LLVMValueRef p = LLVMBuildAlloca(b, img, pto_buf_space_name(spaces[i]));
+    LLVMSetAlignment(p, 64);
+    args[i] = LLVMBuildBitCast(b, p, h->i8p, "");
+  }
+  LLVMValueRef bufs = load_field(h, h->args_t, a, ARGS_BUFFERS);
+  LLVMValueRef packed = LLVMBuildBitCast(b, load_field(h, h->args_t, a, ARGS_USER),
+                                         LLVMPointerType(h->i64, 0), "");
+  LLVMTypeRef *ptys = pto_malloc((nspaces + nargs + 1) * sizeof *ptys);
+  LLVMGetParamTypes(kty, ptys);
+  for (unsigned i = 0; i < nargs; i++) {
+    LLVMValueRef v = LLVMBuildLoad2(b, h->i64, elem_ptr(h, h->i64, packed, i64c(h, i)), "");
+    LLVMTypeRef pt = ptys[nspaces + i];
+    LLVMTypeKind kind = LLVMGetTypeKind(pt);
+    if (kind == LLVMPointerTypeKind) {
+      v = LLVMBuildLoad2(b, h->i8p, elem_ptr(h, h->i8p, bufs, v), "");
+    } else if (kind == LLVMIntegerTypeKind) {
+      if (LLVMGetIntTypeWidth(pt) != 64) v = LLVMBuildTrunc(b, v, pt, "");
+    } else {
+      unsigned bits = kind == LLVMDoubleTypeKind ? 64 : kind == LLVMFloatTypeKind ? 32 : 16;
+      if (bits != 64) v = LLVMBuildTrunc(b, v, LLVMIntTypeInContext(c, bits), "");
+      v = LLVMBuildBitCast(b, v, pt, "");
+    }
+    args[nspaces + i] = v;
+  }
+  LLVMBuildCall2(b, kty, kfn, args, nspaces + nargs, "");
+  LLVMBuildRet(b, i32c(h, 0));
+  pto_free(ptys);
+  pto_free(args);
+}
+
+PtoResult pto_llvmir_emit_host(PtoEmit *e, PtoOp *module, PtoOp *func) {
+  Host h;
+  memset(&h, 0, sizeof h);
+  h.e = e;
+  pto_ptrmap_init(&h.values);
+  pto_ptrmap_init(&h.tensors);
+  pto_ptrmap_init(&h.kernels);
+  make_types(&h);
+  PtoBlock *top = pto_region_first_block(pto_op_region(module, 0));
+  uintptr_t nk = 0;
+  for (PtoOp *op = pto_block_first_op(top); op; op = pto_op_next(op))
+    if (pto_pto_op_id(op) == PTO_PTO_KERNEL) {
+      pto_ptrmap_put(&h.kernels, (uint64_t)(uintptr_t)op, (void *)++nk);
+      emit_task_entry(&h, op);
+    }
+
+  PtoResult r = PTO_SUCCESS;
+  PtoBlock *body = pto_region_first_block(pto_op_region(func, 0));
+  LLVMTypeRef envp = LLVMPointerType(h.env_t, 0);
+  const char *name = pto_ident_str(pto_op_symbol_name(func));
+  LLVMValueRef fn = LLVMAddFunction(e->mod, name, LLVMFunctionType(h.i32, &envp, 1, 0));
+  e->fn = fn;
+  h.env = LLVMGetParam(fn, 0);
+  LLVMSetValueName2(h.env, "env", 3);
+  LLVMContextRef c = e->ctx;
+  LLVMBuilderRef b = e->b;
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(c, fn, "entry");
+  h.fail = LLVMAppendBasicBlockInContext(c, fn, "fail");
+  LLVMPositionBuilderAtEnd(b, h.fail);
+  LLVMBuildRet(b, i32c(&h, -1));
+  LLVMPositionBuilderAtEnd(b, entry);
+  max_regions(&h, body);
+  h.regions = LLVMBuildAlloca(b, LLVMArrayType(h.region_t, (unsigned)(h.max_regions ? h.max_regions : 1)), "regions");
+  h.desc = LLVMBuildAlloca(b, h.desc_t, "task");
+
+  LLVMValueRef dims = load_field(&h, h.env_t, h.env, ENV_DIMS);
+  int64_t at = 0;
+  for (unsigned i = 0; i < pto_block_num_args(body) && pto_succeeded(r); i++) {
+    PtoValue *v = pto_block_arg(body, i);
+    PtoType *ty = pto_value_type(v);
+    LLVMTypeRef st = pto_llvmir_scalar_type(c, ty);
+    if (st) { /* its bits, in `dims` */
+      LLVMValueRef x = LLVMBuildLoad2(b, h.i64, elem_ptr(&h, h.i64, dims, i64c(&h, at++)), "");
+      unsigned bits = pto_type_bitwidth(ty);
+      if (bits != 64) x = LLVMBuildTrunc(b, x, LLVMIntTypeInContext(c, bits), "");
+      bind(&h, v, LLVMBuildBitCast(b, x, st, ""));
+      continue;
+    }
+    if (!pto_type_is_tensor(ty) || !tensor_rank_ok(ty)) {
+      r = pto_op_emit_error(func, "argument #%u is neither a scalar nor a "
+                            "tensor of rank 1 to %d", i, MAX_RANK);
+      break;
+    }
+    Tensor *t = new_tensor(&h, v);
+    for (unsigned d = 0; d < t->rank; d++, at++) {
+      int64_t n = pto_type_tensor_dim(ty, d);
+      t->dims[d] = n != PTO_DYN ? i64c(&h, n)
+                                : LLVMBuildLoad2(b, h.i64, elem_ptr(&h, h.i64, dims, i64c(&h, at)), "");
+    }
+    char bname[32];
+    snprintf(bname, sizeof bname, "arg%u", i);
+    add_buffer(&h, t, bname);
+  }
+  if (pto_succeeded(r)) r = emit_block(&h, body);
+  if (pto_succeeded(r) && !LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(b)))
+    LLVMBuildRet(b, i32c(&h, 0));
+  uint32_t it = 0;
+  uint64_t key;
+  void *val;
+  while (pto_ptrmap_next(&h.tensors, &it, &key, &val)) pto_free(val);
+  pto_ptrmap_release(&h.values);
+  pto_ptrmap_release(&h.tensors);
+  pto_ptrmap_release(&h.kernels);
+  return r;
+}

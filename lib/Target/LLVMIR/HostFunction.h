@@ -1,0 +1,19 @@
+/* The host program of a lowered module (a func.func of block.workspace and
+ * block.launch ops) as LLVM code that builds the runtime's task graph, and
+ * one task entry per kernel (the ABI: pto/LLVMIR.h, PtoHostEnv). */
+#ifndef PTO_TARGET_LLVMIR_HOSTFUNCTION_H
+#define PTO_TARGET_LLVMIR_HOSTFUNCTION_H
+
+#include "Target/LLVMIR/Emit.h"
+#include "pto/IR.h"
+
+/* Emits `func` (a func.func of `module`) and, for every pto.kernel of the
+ * module (already emitted into e->mod), its task entry `<kernel>__task`.
+ * Errors go to the op that cannot be translated. */
+PtoResult pto_llvmir_emit_host(PtoEmit *e, PtoOp *module, PtoOp *func);
+
+/* The LLVM type of an integer, index or float scalar (a kernel or host
+ * argument, a constant); NULL for other types. */
+LLVMTypeRef pto_llvmir_scalar_type(LLVMContextRef c, PtoType *ty);
+
+#endif
