@@ -195,6 +195,13 @@ PtoResult pto_kernel_scatter_update(const PtoNdArray *dst,
                                     const PtoNdArray *index,
                                     const PtoNdArray *src, unsigned dim,
                                     PtoKernelError *err);
+/* In place: for j in order, dst.select(dim, index[j]) += src.select(dim, j),
+ * each addition rounded to the dtype (integers wrap): duplicates
+ * accumulate in index order, the same on every run. Indices are checked
+ * first. */
+PtoResult pto_kernel_index_add(const PtoNdArray *dst, const PtoNdArray *index,
+                               const PtoNdArray *src, unsigned dim,
+                               PtoKernelError *err);
 /* The k largest (smallest) values along `dim` and their indices, sorted;
  * ties keep the lower index first; NaN is larger than any number. values
  * and indices have x's shape with dim `dim` = k. */

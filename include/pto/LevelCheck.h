@@ -36,6 +36,13 @@ void pto_level_check_destroy(PtoLevelCheck *c);
 
 /* The stages, 0 being the reference. */
 unsigned pto_level_check_num_stages(PtoLevelCheck *c);
+/* With no pipeline given, the chain of registered lowerings goes as deep
+ * as the program lowers: when a level after the first lowered one cannot
+ * be reached (an op with no form there yet), the stages end before it
+ * and this says which level and why ("PTO level not reached: FILE:L:C:
+ * message"); NULL when every level was reached or a pipeline was given
+ * (whose failures are errors). */
+const char *pto_level_check_stopped(PtoLevelCheck *c);
 /* The module of a stage (the checker's; a caller may change a later
  * stage's module before running, as pto-run's --perturb-tile-op does), the
  * pipeline text that made it from the stage before ("" for the reference),

@@ -370,17 +370,16 @@ static PtoResult h_random(PtoInterpFrame *f, PtoOp *op, void *user) {
   int64_t origin[PTO_MAX_RANK] = {0}, full[PTO_MAX_RANK];
   unsigned n = rank, no = rank;
   memcpy(full, shape, rank * sizeof *full);
-  if (tile && (!pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_ORIGIN), origin,
+  if (tile && (!pto_attr_get_i64_array(pto_op_named_attr(op, PTO_ATTR_ID_ORIGIN), origin,
                                        PTO_MAX_RANK, &no) ||
-               !pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_FULL), full,
+               !pto_attr_get_i64_array(pto_op_named_attr(op, PTO_ATTR_ID_FULL), full,
                                        PTO_MAX_RANK, &n) || no != n))
     return pto_interp_error(f, op, "needs i64 array attributes 'origin' and 'full' "
                             "of one length");
   PtoTensor *t = interp_new_result(f, op, 0, rank, shape);
   if (!t) return PTO_FAILURE;
-  PtoAttr *ka = pto_op_attr(op, PTO_ATTR_KEY), *ca = pto_op_attr(op, PTO_ATTR_COUNTER);
-  uint64_t key = ka ? (uint64_t)pto_attr_int_value(ka) : 0;
-  uint64_t ctr = ca ? (uint64_t)pto_attr_int_value(ca) : 0;
+  uint64_t key = (uint64_t)pto_op_named_int(op, PTO_ATTR_ID_KEY, 0);
+  uint64_t ctr = (uint64_t)pto_op_named_int(op, PTO_ATTR_ID_COUNTER, 0);
   PtoKernelError err;
   PtoResult r = pto_kernel_random((PtoRandomKind)kernel_of(user)->kind, key, ctr, n,
                                   full, origin, pto_tensor_array(t), &err);

@@ -29,6 +29,7 @@ typedef enum InterpFamily {
   INTERP_QUANTIZE,
   INTERP_DEQUANTIZE,
   INTERP_RANDOM,
+  INTERP_INDEX_ADD,
 } InterpFamily;
 
 typedef struct InterpKernel {
@@ -57,6 +58,7 @@ typedef struct InterpKernel {
 #define INTERP_KERNEL_QUANTIZE {INTERP_QUANTIZE, 0}
 #define INTERP_KERNEL_DEQUANTIZE {INTERP_DEQUANTIZE, 0}
 #define INTERP_KERNEL_RANDOM(K) {INTERP_RANDOM, PTO_RANDOM_##K}
+#define INTERP_KERNEL_INDEX_ADD {INTERP_INDEX_ADD, 0}
 
 /* The handler of the elementwise families every level shares (UNARY,
  * CAST, BINARY, WHERE, DEQUANTIZE), or NULL. */

@@ -270,14 +270,14 @@ static PtoResult h_index_select(PtoInterpFrame *f, PtoOp *op, void *user) {
 }
 
 static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
-  (void)user;
+  bool add = (PtoPyptoOp)(intptr_t)user == PTO_PYPTO_INDEX_ADD;
   const PtoNdArray *idx = interp_tensor_arg(f, op, 1), *src = interp_tensor_arg(f, op, 2);
   PtoTensor *y = pto_tensor_make_unique(pto_interp_take_operand_tensor(f, op, 0));
   PtoKernelError err;
-  return interp_finish(f, op, y,
-                pto_kernel_scatter_update(pto_tensor_array(y), idx, src,
-                                          pto_pypto_get_dim(op), &err),
-                &err);
+  unsigned dim = pto_pypto_get_dim(op);
+  PtoResult r = add ? pto_kernel_index_add(pto_tensor_array(y), idx, src, dim, &err)
+                    : pto_kernel_scatter_update(pto_tensor_array(y), idx, src, dim, &err);
+  return interp_finish(f, op, y, r, &err);
 }
 
 static PtoResult h_topk(PtoInterpFrame *f, PtoOp *op, void *user) {
@@ -327,6 +327,7 @@ void interp_register_shape_ops(PtoInterp *I) {
       {PTO_PYPTO_GATHER, h_gather},
       {PTO_PYPTO_INDEX_SELECT, h_index_select},
       {PTO_PYPTO_SCATTER_UPDATE, h_scatter},
+      {PTO_PYPTO_INDEX_ADD, h_scatter},
       {PTO_PYPTO_TOPK, h_topk},
   };
   for (size_t i = 0; i < PTO_ARRAY_SIZE(ops); i++)

@@ -127,7 +127,7 @@ static PtoResult h_gather(PtoInterpFrame *f, PtoOp *op, void *user) {
 }
 
 static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
-  (void)user;
+  /* user: the row's kernel, scatter_update or index_add */
   PtoType *tt = pto_value_type(pto_op_operand(op, 0));
   const PtoNdArray *y0 = arg(f, op, 1);
   unsigned dim = pto_tile_get_dim(op);
@@ -145,7 +145,9 @@ static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoNdArray yw = interp_window_of(pto_tensor_array(y), offs, win);
   PtoNdArray sw = relabel(pto_tensor_array(src), rank, swin);
   PtoKernelError err;
-  PtoResult r = pto_kernel_scatter_update(&yw, arg(f, op, 2), &sw, dim, &err);
+  PtoResult r = ((const InterpKernel *)user)->family == INTERP_INDEX_ADD
+                    ? pto_kernel_index_add(&yw, arg(f, op, 2), &sw, dim, &err)
+                    : pto_kernel_scatter_update(&yw, arg(f, op, 2), &sw, dim, &err);
   pto_tensor_release(src);
   return finish(f, op, y, r, &err);
 }
@@ -412,7 +414,8 @@ static PtoInterpHandler own_handler(InterpFamily f, PtoTileKind k) {
   case INTERP_MATMUL: return h_matmul;
   case INTERP_GATHER:
   case INTERP_INDEX_SELECT: return h_gather;
-  case INTERP_SCATTER_UPDATE: return h_scatter;
+  case INTERP_SCATTER_UPDATE:
+  case INTERP_INDEX_ADD: return h_scatter;
   case INTERP_TOPK: return h_topk;
   case INTERP_TOPK_MERGE: return h_topk_merge;
   case INTERP_QUANTIZE: return h_quantize;

@@ -19,6 +19,7 @@
 #include "Support/Vec.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <string.h>
 
 typedef PTO_VEC(PtoInterpValue) ValVec;
@@ -55,6 +56,8 @@ struct PtoLevelCheck {
   PtoContext *ctx;
   Stage *stages;
   unsigned nstages;
+  /* Why the default chain stopped before its last level, or NULL. */
+  char *stopped;
   double rtol, atol; /* < 0: the default of the computation's precision */
   /* (stage, op number, result) -> the lowest-precision dtype + 1 in the
    * computation of that result, and the same for the reference's outputs. */
@@ -228,7 +231,8 @@ static void default_lowerings(PtoContext *ctx, DefVec *out) {
  * pipelines of the stages after the reference: the passes before the
  * first lowering (an empty string when none), then one per lowering. */
 static bool split_pipeline(PtoContext *ctx, const char *pipeline, StrVec *parts,
-                           DefVec *lowerings) {
+                           DefVec *lowerings, bool *implicit) {
+  *implicit = false;
   char *canon = NULL;
   if (pipeline) {
     PtoPassManager *pm = pto_pm_create(ctx, "builtin.module");
@@ -262,6 +266,7 @@ static bool split_pipeline(PtoContext *ctx, const char *pipeline, StrVec *parts,
   }
   if (!lowerings->len) {
     DefVec chain = {0};
+    *implicit = true;
     default_lowerings(ctx, &chain);
     pto_vec_foreach(&chain, d) {
       pto_vec_push(parts, pto_str_take(&cur));
@@ -276,12 +281,63 @@ static bool split_pipeline(PtoContext *ctx, const char *pipeline, StrVec *parts,
   return true;
 }
 
+static char *format_str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *format_str(const char *fmt, ...) {
+  PtoStr s;
+  pto_str_init(&s);
+  va_list ap;
+  va_start(ap, fmt);
+  pto_str_vprintf(&s, fmt, ap);
+  va_end(ap);
+  return pto_str_take(&s);
+}
+
 static bool apply_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline) {
   PtoPassManager *pm = pto_pm_create(ctx, "builtin.module");
   bool ok = pto_pm_add_pipeline(pm, pipeline) == PTO_SUCCESS &&
             pto_pm_run(pm, module) == PTO_SUCCESS;
   pto_pm_destroy(pm);
   return ok;
+}
+
+/* The first error of a lowering the default chain tries, kept instead of
+ * printed: a program whose ops a lower level cannot express yet is
+ * checked at the levels it reaches, and told where it stopped. */
+typedef struct FirstError {
+  char *message;
+  PtoContext *ctx;
+} FirstError;
+
+static bool keep_first_error(const PtoDiagInfo *d, void *user) {
+  FirstError *fe = user;
+  if (d->severity == PTO_DIAG_ERROR && !fe->message) {
+    const char *file;
+    unsigned line, col;
+    if (d->loc && pto_loc_get_file_line_col(d->loc, &file, &line, &col))
+      fe->message = format_str("%s:%u:%u: %s", file, line, col, d->message);
+    else
+      fe->message = format_str("%s", d->message);
+  }
+  return true;
+}
+
+/* Applies a lowering of the default chain quietly (no diagnostics, no IR
+ * dump on failure); on failure returns its first error (pto_free). */
+static char *try_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline) {
+  FirstError fe = {NULL, ctx};
+  pto_ctx_push_diag_handler(ctx, keep_first_error, &fe);
+  PtoPassManager *pm = pto_pm_create(ctx, "builtin.module");
+  PtoInstrumentation ins = {0};
+  pto_pm_set_instrumentation(pm, &ins);
+  bool ok = pto_pm_add_pipeline(pm, pipeline) == PTO_SUCCESS &&
+            pto_pm_run(pm, module) == PTO_SUCCESS;
+  pto_pm_destroy(pm);
+  pto_ctx_pop_diag_handler(ctx);
+  if (ok) {
+    pto_free(fe.message);
+    return NULL;
+  }
+  return fe.message ? fe.message : format_str("the lowering failed");
 }
 
 static PtoWalkResult want_origins(PtoOp *op, void *user) {
@@ -306,7 +362,8 @@ PtoLevelCheck *pto_level_check_create(PtoContext *ctx, PtoOp *module,
                                       double atol) {
   StrVec parts = {0};
   DefVec lows = {0};
-  if (!split_pipeline(ctx, pipeline, &parts, &lows)) return NULL;
+  bool implicit;
+  if (!split_pipeline(ctx, pipeline, &parts, &lows, &implicit)) return NULL;
   PtoLevelCheck *c = pto_calloc(1, sizeof *c);
   c->ctx = ctx;
   c->rtol = rtol;
@@ -333,7 +390,24 @@ PtoLevelCheck *pto_level_check_create(PtoContext *ctx, PtoOp *module,
     pto_ptrmap_init(&s->wanted);
     pto_ptrmap_init(&s->seen);
     s->module = pto_op_clone(prev->module, NULL);
-    if (!apply_pipeline(ctx, s->module, s->pipeline)) {
+    /* The default chain goes as deep as the program can be lowered: past
+     * its first lowering, a level the program's ops cannot reach yet ends
+     * the chain with a note (pto_level_check_stopped), not an error. */
+    if (implicit && i > 1) {
+      char *why = try_pipeline(ctx, s->module, s->pipeline);
+      if (why) {
+        c->stopped = format_str("%s level not reached: %s", s->level, why);
+        pto_free(why);
+        pto_op_destroy(s->module);
+        pto_ptrmap_release(&s->wanted);
+        pto_ptrmap_release(&s->seen);
+        pto_free(s->pipeline);
+        memset(s, 0, sizeof *s);
+        c->nstages--;
+        for (uint32_t j = i + 1; j < parts.len; j++) pto_free(parts.data[j]);
+        break;
+      }
+    } else if (!apply_pipeline(ctx, s->module, s->pipeline)) {
       for (uint32_t j = i + 1; j < parts.len; j++) pto_free(parts.data[j]);
       pto_vec_free(&parts);
       pto_vec_free(&lows);
@@ -385,8 +459,11 @@ void pto_level_check_destroy(PtoLevelCheck *c) {
   }
   pto_free(c->stages);
   pto_ptrmap_release(&c->low_dtype);
+  pto_free(c->stopped);
   pto_free(c);
 }
+
+const char *pto_level_check_stopped(PtoLevelCheck *c) { return c->stopped; }
 
 unsigned pto_level_check_num_stages(PtoLevelCheck *c) { return c->nstages; }
 

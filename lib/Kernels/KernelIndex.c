@@ -112,14 +112,19 @@ PtoResult pto_kernel_gather(const PtoNdArray *x, const PtoNdArray *index,
   return PTO_SUCCESS;
 }
 
-/* index_select and scatter_update move slices along `dim` between `table`
- * (picked by the 1-D index) and `dense` (table's shape with `dim` the
- * index's length): dense[j] = table[index[j]], or the reverse when
- * `scatter`. `dense_name` names `dense` in messages. */
+/* How move_slices moves: gather into `dense`, or scatter into `table`
+ * overwriting or adding. */
+typedef enum SliceMove { SLICE_GATHER, SLICE_SCATTER, SLICE_ADD } SliceMove;
+
+/* index_select, scatter_update and index_add move slices along `dim`
+ * between `table` (picked by the 1-D index) and `dense` (table's shape with
+ * `dim` the index's length): dense[j] = table[index[j]], or the reverse
+ * (=, or += in index order, so duplicates accumulate deterministically).
+ * `dense_name` names `dense` in messages. */
 static PtoResult move_slices(const char *what, const char *dense_name,
                              const PtoNdArray *table, const PtoNdArray *index,
                              const PtoNdArray *dense, unsigned dim,
-                             bool scatter, PtoKernelError *err) {
+                             SliceMove how, PtoKernelError *err) {
   char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
   if (check_dim(what, dim, table->rank, err)) return PTO_FAILURE;
   if (index->rank != 1)
@@ -136,8 +141,10 @@ static PtoResult move_slices(const char *what, const char *dense_name,
     int64_t v = pto_dtype_load_i64(index->dtype, index->data,
                                    j * index->strides[0]);
     PtoNdArray ts = select_slice(table, dim, v), ds = select_slice(dense, dim, j);
-    if (scatter ? copy_slice(&ds, &ts, err) : copy_slice(&ts, &ds, err))
-      return PTO_FAILURE;
+    PtoResult r = how == SLICE_GATHER  ? copy_slice(&ts, &ds, err)
+                  : how == SLICE_SCATTER ? copy_slice(&ds, &ts, err)
+                                         : pto_kernel_binary(PTO_BINARY_ADD, &ts, &ds, &ts, err);
+    if (r) return PTO_FAILURE;
   }
   return PTO_SUCCESS;
 }
@@ -145,7 +152,7 @@ static PtoResult move_slices(const char *what, const char *dense_name,
 PtoResult pto_kernel_index_select(const PtoNdArray *x,
                                   const PtoNdArray *index, unsigned dim,
                                   const PtoNdArray *out, PtoKernelError *err) {
-  return move_slices("index_select", "the output", x, index, out, dim, false,
+  return move_slices("index_select", "the output", x, index, out, dim, SLICE_GATHER,
                      err);
 }
 
@@ -153,7 +160,14 @@ PtoResult pto_kernel_scatter_update(const PtoNdArray *dst,
                                     const PtoNdArray *index,
                                     const PtoNdArray *src, unsigned dim,
                                     PtoKernelError *err) {
-  return move_slices("scatter_update", "src", dst, index, src, dim, true, err);
+  return move_slices("scatter_update", "src", dst, index, src, dim, SLICE_SCATTER,
+                     err);
+}
+
+PtoResult pto_kernel_index_add(const PtoNdArray *dst, const PtoNdArray *index,
+                               const PtoNdArray *src, unsigned dim,
+                               PtoKernelError *err) {
+  return move_slices("index_add", "source", dst, index, src, dim, SLICE_ADD, err);
 }
 
 /* ------------------------------------------------------------------ */

@@ -220,6 +220,7 @@ int run_check_levels(const RunOptions *o, PtoContext *ctx, PtoOp *module,
              what, from);
     if (differ && !traced_bad) traced_bad = s;
   }
+  if (pto_level_check_stopped(c)) printf("note: %s\n", pto_level_check_stopped(c));
   fflush(stdout);
   if (!ok && !pto_level_check_lowered(c, first_bad)) {
     run_error(o, "the outputs differ from the %s level already after '%s', "

@@ -81,8 +81,9 @@ static const PtoToolArg run_args[] = {
      RUN_PASS_PIPELINE},
     {PTO_TOOL_ARG_FLAG, "--check-levels", NULL, NULL,
      "Run every level the pipeline passes through\n"
-     "(cut at its lowerings; tile-expand appended\n"
-     "when it has none) on the same inputs; report\n"
+     "(cut at its lowerings; with none, the\n"
+     "registered lowerings, as deep as the program\n"
+     "lowers) on the same inputs; report\n"
      "each output's error and, on a mismatch, the\n"
      "first traced op whose value differs from the\n"
      "value of the level before it came from; exit\n1 on a mismatch. "

@@ -1052,6 +1052,62 @@ def scatter_update(input, dim, index, src):
     return x
 
 
+def _index_add(input, dim, index, source, alpha, loc, inplace):
+    x = _tensor(input)
+    idx, s = _tensor(index, "index"), _tensor(source, "source")
+    if not (x.dtype.is_float or x.dtype.is_int):
+        raise error_at(TypeError, loc, f"index_add: input must be a float or integer tensor, "
+                       f"got {x.dtype!r}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        raise error_at(TypeError, loc, f"index_add: alpha must be an int or a float, got "
+                       f"{alpha!r}")
+    if x.dtype.is_int and not isinstance(alpha, int):
+        raise error_at(TypeError, loc, f"index_add: alpha must be an int for the integer "
+                       f"input {x.dtype!r}, got {alpha!r}")
+    if alpha != 1:
+        s = mul(s, alpha)
+    t = _t()
+    old = x._value
+    (res,) = t.pypto("index_add", [old, idx._value, s._value],
+                     dict({"dim": _dim_attr(dim)}, **_tuning(t)), loc)
+    if not inplace:
+        return Tensor._wrap(res, t)
+    t.note_mutation(x, old)
+    x._value = res
+    return x
+
+
+def index_add_(input, dim, index, source, *, alpha=1):
+    """input[..., index[i], ...] += alpha * source[..., i, ...] along dim, in
+    place (traces pypto.index_add): index is 1-D (DT_INT32 or DT_INT64);
+    duplicate indices accumulate in index order, the same on every run.
+    Returns input."""
+    return _index_add(input, dim, index, source, alpha, user_loc(), True)
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    """index_add_ on a copy: input itself is unchanged."""
+    return _index_add(input, dim, index, source, alpha, user_loc(), False)
+
+
+def atomic_add(src, offsets, dst):
+    """dst[offsets : offsets + src.shape] += src, in place (traces a view of
+    dst, pypto.add and pypto.assemble). Updates happen in program order, so
+    overlapping atomic_adds give the same result on every run."""
+    loc = user_loc()
+    s, y = _tensor(src, "src"), _tensor(dst, "dst")
+    offsets = list(offsets)
+    if len(offsets) != len(s._dims) or len(s._dims) != len(y._dims):
+        raise error_at(ValueError, loc, f"atomic_add: offsets ({len(offsets)}), src "
+                       f"({len(s._dims)} dims) and dst ({len(y._dims)} dims) must have one "
+                       "length")
+    if s.dtype is not y.dtype:
+        raise error_at(TypeError, loc, f"atomic_add: src is {s.dtype!r} but dst is "
+                       f"{y.dtype!r}")
+    window = view(y, list(s._dims), offsets)
+    _assemble_into(y, add(window, s), offsets, loc)
+
+
 def topk(input, k, dim=-1, largest=True, algo=None):
     """(values, indices) of the k largest (or smallest) along dim; algo (a
     pypto.TopKAlgo) does not change the result."""
@@ -1257,6 +1313,7 @@ C_OPS = dict(
      pow eq ne lt le gt ge where sum amax amin prod argmax argmin matmul view
      assemble reshape transpose concat expand full zeros gather index_select
      scatter_update topk quantize dequantize softmax rms_norm layer_norm""".split()},
+    index_add="index_add",
     adds="add", subs="sub", muls="mul", divs="div", maxs="maximum", mins="minimum",
     dim="Tensor.shape", gcd="gcd", signbit="signbit", uniform="uniform", normal="normal",
     load_scalar="Tensor.__getitem__", bitcast="view")

@@ -346,6 +346,12 @@ class Tensor:
     def scatter_update(self, dim, index, src):
         return _ops().scatter_update(self, dim, index, src)
 
+    def index_add(self, dim, index, source, *, alpha=1):
+        return _ops().index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        return _ops().index_add_(self, dim, index, source, alpha=alpha)
+
     @staticmethod
     def concat(tensors, dim=0):
         return _ops().concat(tensors, dim)

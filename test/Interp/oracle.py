@@ -605,6 +605,49 @@ def suite_random():
                         ["%r0"], [(want, dt)], tol, pipeline=pipe)
 
 
+def index_add_ref(x, dim, idx, src, dt):
+    """x with src's slices added at idx along dim, one rounding per step."""
+    out = np.array(x, dtype=np.float64 if dt in FLOATS else object)
+    xs = np.moveaxis(out, dim, 0)
+    ss = np.moveaxis(np.asarray(src, dtype=out.dtype), dim, 0)
+    for j, i in enumerate(idx):
+        xs[i] = fit(xs[i] + ss[j], dt)
+    return out
+
+
+def suite_index_add():
+    """index_add over every numeric dtype, along each dim, with duplicate
+    indices (accumulated in index order), at the Tensor level and through
+    tile-expand with tiles that split the index dim."""
+    cases = [((5, 6), 0, [4, 0, 4, 2, 4, 1, 0], "[3, 4]"),
+             ((4, 9), 1, [8, 8, 0, 3, 8], "[2, 2]"),
+             ((3, 4, 5), 1, [3, 1, 3], "[2, 2, 3]"),
+             ((6,), 0, [5, 5, 5, 0], "[3]")]
+    for dt in NUMERIC:
+        for shape, dim, index, tile in cases:
+            x = rand(shape, dt)
+            sshape = list(shape)
+            sshape[dim] = len(index)
+            src = rand(tuple(sshape), dt)
+            want = index_add_ref(x, dim, index, src, dt)
+            for idt in ("i32", "i64"):
+                for pipe in (None, "tile-expand"):
+                    tiling = ", vec_tile = %s" % tile if pipe else ""
+                    run("index_add-%s-%s-%d-%s-%s" % (dt, "x".join(map(str, shape)), dim,
+                                                       idt, pipe),
+                        [T(x, dt), T(np.array(index), idt), T(src, dt)],
+                        ["%%r0 = pypto.index_add %%a0, %%a1, %%a2 {dim = %d : i64%s} : "
+                         "%s, %s, %s" % (dim, tiling, ttype(shape, dt),
+                                         ttype((len(index),), idt), ttype(tuple(sshape), dt))],
+                        ["%r0"], [(want, dt)], "exact", pipeline=pipe)
+    x = rand((4, 4), "f32")
+    expect_failure("index_add-out-of-range", [T(x, "f32"), T(np.array([1, 4]), "i32"),
+                                              T(rand((2, 4), "f32"), "f32")],
+                   ["%r0 = pypto.index_add %a0, %a1, %a2 {dim = 0 : i64} : "
+                    "tensor<4x4xf32>, tensor<2xi32>, tensor<2x4xf32>"],
+                   ["%r0"], ["tensor<4x4xf32>"], "index 4 at position")
+
+
 def suite_compare():
     for op, fn in COMPARE.items():
         dts = NUMERIC + (["i1"] if op in ("eq", "ne") else [])

@@ -296,7 +296,9 @@ PtoResult lower_index(Lowering *t, PtoOp *op) {
       ops[0] = lower_get_tile_at(t, sv, offs, sizes, trank);
       ops[1] = gm;
       ops[2] = lower_get_tile_at(t, iv, &offs[dim], &sizes[dim], 1);
-      gm = emit_indexed(t, PTO_TILE_SCATTER, ops, 3, offs, R, dim,
+      gm = emit_indexed(t, pto_pypto_op_id(op) == PTO_PYPTO_INDEX_ADD ? PTO_TILE_INDEX_ADD
+                                                                        : PTO_TILE_SCATTER,
+                        ops, 3, offs, R, dim,
                         pto_value_type(gm));
     }
     LoweredValue *r = lower_new_val(t, LOWERED_GM, pto_value_type(pto_op_result(op, 0)));

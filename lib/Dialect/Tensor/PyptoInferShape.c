@@ -214,7 +214,9 @@ PtoResult pypto_infer_indexing(PyInfer *in, PtoPyptoKind k) {
   }
   PtoShape src;
   PtoType *es;
-  if (pypto_opnd_tensor(in, 2, &src, &es)) return PTO_FAILURE;
+  if (pypto_opnd_class(in, 0, pto_pypto_dtypes(in->id)) ||
+      pypto_opnd_tensor(in, 2, &src, &es))
+    return PTO_FAILURE;
   if (es != e || !pypto_compatible(&src, &r))
     return ERR("src must have type '%s', got '%s'",
                pto_opcheck_tstr(&in->c, pypto_tensor_of(in, &r, e)), pto_opcheck_tstr(&in->c, in->c.opnd[2]));

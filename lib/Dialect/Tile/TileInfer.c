@@ -654,7 +654,7 @@ static PtoResult infer_scatter(TileInfer *in) {
   PtoShape s;
   unsigned dim;
   int64_t win[PTO_MAX_RANK];
-  if (opnd_tile(in, 0, &src) || opnd_index_tile(in, 2, true, &idx) ||
+  if (opnd_tile_of_class(in, 0, &src) || opnd_index_tile(in, 2, true, &idx) ||
       index_window(in, 1, 3, src, "destination", &dim, win, &s) ||
       index_length(in, idx, win, dim))
     return PTO_FAILURE;
