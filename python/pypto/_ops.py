@@ -178,10 +178,10 @@ def _unary(mnemonic, precise=False):
     if precise:
         def op(input, precision_type=None):
             _precision(precision_type)
-            return _one(mnemonic, [_tensor(input)._value])
+            return _keep_valid(_one(mnemonic, [_tensor(input)._value]), input)
     else:
         def op(input):
-            return _one(mnemonic, [_tensor(input)._value])
+            return _keep_valid(_one(mnemonic, [_tensor(input)._value]), input)
     op.__name__ = mnemonic
     op.__doc__ = f"Element-wise {mnemonic} (traces pypto.{mnemonic})."
     return op
@@ -275,6 +275,9 @@ _COMMUTATIVE = {"add", "mul", "maximum", "minimum"}
 
 def _binary(mnemonic):
     def op(input, other, precision_type=None):
+        return _keep_valid(traced(input, other, precision_type), input, other)
+
+    def traced(input, other, precision_type):
         loc = user_loc()
         _precision(precision_type)
         a_t = isinstance(input, Tensor)
@@ -327,6 +330,9 @@ _FLIP = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
 
 def _compare(mnemonic):
     def op(input, other):
+        return _keep_valid(traced(input, other), input, other)
+
+    def traced(input, other):
         loc = user_loc()
         if not isinstance(input, Tensor) and isinstance(other, Tensor):
             return op_flipped(other, input, loc)
@@ -369,7 +375,7 @@ def where(condition, input, other):
     ops = [c._value]
     for v in (input, other):
         ops.append(_tensor(v)._value if isinstance(v, Tensor) else _scalar_value(v, elem, loc))
-    return _one("where", ops, loc=loc)
+    return _keep_valid(_one("where", ops, loc=loc), condition, input, other)
 
 
 # ---------------------------------------------------------- reductions --
@@ -385,7 +391,20 @@ def _reduce(mnemonic):
         attrs = {"dim": _dim_attr(dim)}
         if keepdim:
             attrs["keepdim"] = None
-        return _one(mnemonic, [_tensor(input)._value], attrs)
+        x = _tensor(input)
+        if x._valid is None:
+            return _one(mnemonic, [x._value], attrs)
+        # the region beyond the valid shape must not count: fill it with
+        # the reduction's neutral element first
+        padded = _fill_invalid(x, _neutral(mnemonic, _elem(x)), user_loc())
+        r = _one(mnemonic, [padded._value], attrs)
+        d = dim % len(x._valid) if x._valid else 0
+        rest = list(x._valid)
+        if keepdim:
+            rest[d] = 1
+        else:
+            del rest[d]
+        return _set_valid(r, rest)
     op.__name__ = mnemonic
     op.__doc__ = f"{mnemonic} over one dim (pypto.{mnemonic})."
     return op
@@ -400,7 +419,12 @@ argmin = _reduce("argmin")
 
 
 def softmax(input, dim=-1):
-    return _one("softmax", [_tensor(input)._value], {"dim": _dim_attr(dim)})
+    x = _tensor(input)
+    attrs = {"dim": _dim_attr(dim)}
+    if x._valid is None:
+        return _one("softmax", [x._value], attrs)
+    padded = _fill_invalid(x, float("-inf"), user_loc())  # exp(-inf) = 0: no weight
+    return _set_valid(_one("softmax", [padded._value], attrs), x._valid)
 
 
 def _eps(eps):
@@ -444,7 +468,20 @@ def matmul(input, mat2, out_dtype=None, *, a_trans=False, b_trans=False,
         raise error_at(UnsupportedError, loc, "matmul extend_params "
                        + ", ".join(sorted(params)) + " not supported (bias_tensor and "
                        "relu_type are)")
+    valid = None
+    if a._valid is not None or b._valid is not None:
+        # zeros beyond the valid shape add nothing along K; the rows and
+        # columns beyond it stay outside the result's valid shape
+        va = a._valid or list(a._dims)
+        vb = b._valid or list(b._dims)
+        m = va[-1] if a_trans else va[-2]
+        n = vb[-2] if b_trans else vb[-1]
+        a = _fill_invalid(a, 0, loc) if a._valid is not None else a
+        b = _fill_invalid(b, 0, loc) if b._valid is not None else b
+        valid = (m, n)
     out = _one("matmul", [a._value, b._value], attrs, loc, vec=True, cube=True)
+    if valid is not None:
+        _set_valid(out, list(out._dims[:-2]) + list(valid))
     if bias is not None:
         out = _one("add", [out._value, _tensor(bias, "bias_tensor")._value], loc=loc)
     if relu_type is not None and relu_type == ReLuType.RELU:
@@ -512,6 +549,16 @@ def cast(input, dtype, mode=CastMode.CAST_NONE, satmode=None):
 _SAT_NAMES = {"on": True, "off": False, "saturate": True, "wrap": False}
 
 
+_cast_traced = cast
+
+
+def cast(input, dtype, mode=CastMode.CAST_NONE, satmode=None):  # noqa: F811
+    return _keep_valid(_cast_traced(input, dtype, mode, satmode), input)
+
+
+cast.__doc__ = _cast_traced.__doc__
+
+
 # ---------------------------------------------------------- shape ops --
 
 def _offsets(t, offsets, rank, loc):
@@ -559,14 +606,11 @@ def view(input, shape=None, offsets=None, *, valid_shape=None, dtype=None):
                            f"view sizes must be static, got the symbolic size {d!r}; take "
                            "fixed-size windows inside a pypto.loop")
         sizes.append(c)
-    if valid_shape is not None:
-        if any(concrete(v) != s for v, s in zip(valid_shape, sizes)):
-            raise error_at(UnsupportedError, loc,
-                           "view: a valid_shape smaller than the shape is not supported; "
-                           "use a loop whose last window fits the data")
+    valid = _valid_sizes(valid_shape, sizes, "view", loc)
     static, dyn = _offsets(t, list(offsets), rank, loc)
-    return _one("view", [x._value] + dyn,
-                {"shape": _ints_attr(sizes), "static_offsets": _ints_attr(static)}, loc)
+    w = _one("view", [x._value] + dyn,
+             {"shape": _ints_attr(sizes), "static_offsets": _ints_attr(static)}, loc)
+    return _set_valid(w, valid)
 
 
 def _bitcast(x, dt, loc):
@@ -599,6 +643,13 @@ def assemble(input, offsets, out):
 def _assemble_into(y, x, offsets, loc):
     t = _t()
     static, dyn = _offsets(t, offsets, y._value.type.rank, loc)
+    if x._valid is not None:
+        # only the valid part is written: the rest of the window keeps
+        # what the destination holds
+        sizes = [concrete(d) for d in x._dims]
+        here = _one("view", [y._value] + dyn,
+                    {"shape": _ints_attr(sizes), "static_offsets": _ints_attr(static)}, loc)
+        x = _one("where", [_valid_mask(x, loc)._value, x._value, here._value], loc=loc)
     old = y._value
     (res,) = t.pypto("assemble", [x._value, old] + dyn,
                      dict({"static_offsets": _ints_attr(static)}, **_tuning(t)), loc)
@@ -629,6 +680,159 @@ def _full_valid(valid_shape, shape, what, loc):
                        "shape is not supported")
 
 
+# ------------------------------------------------------- partial tiles --
+# A window taken with valid_shape keeps its static shape; Tensor._valid
+# holds the valid size of each dim (an int or a symbolic scalar; None when
+# all of it is valid). Beyond it the window holds whatever it read.
+# Elementwise ops carry the valid shape; the ops that would see the region
+# beyond it fill it first (reductions with their neutral element, matmul
+# with 0, softmax with -inf), and stores write only the valid part. Since
+# this is composed of ordinary Tensor-level ops (an iota compared with the
+# valid sizes, and where), every level runs it unchanged.
+
+def _valid_sizes(valid_shape, sizes, what, loc):
+    """valid_shape checked against the static sizes of the window: one int
+    in [0, size] or symbolic scalar a dim; None when it covers everything."""
+    if valid_shape is None:
+        return None
+    if not isinstance(valid_shape, (list, tuple)):
+        raise error_at(TypeError, loc, f"{what}: valid_shape must be a list of ints or "
+                       f"symbolic scalars, got {valid_shape!r}")
+    if len(valid_shape) != len(sizes):
+        raise error_at(ValueError, loc, f"{what}: valid_shape has {len(valid_shape)} "
+                       f"entries, the shape {list(sizes)} has {len(sizes)} dims")
+    out = []
+    for i, (v, s) in enumerate(zip(valid_shape, sizes)):
+        if isinstance(v, bool) or not isinstance(v, (int, SymbolicScalar)):
+            raise error_at(TypeError, loc, f"{what}: valid_shape[{i}] must be an int or a "
+                           f"symbolic scalar, got {v!r}")
+        c = concrete(v)
+        if c is not None and not 0 <= c <= s:
+            raise error_at(ValueError, loc, f"{what}: valid_shape[{i}] is {c}, outside "
+                           f"[0, {s}] (the size of dim {i})")
+        out.append(c if c is not None else v)
+    return _set_valid(None, out, sizes)
+
+
+def _set_valid(x, valid, sizes=None):
+    """x with the valid sizes `valid` (None when they cover x); with x None,
+    the normalised sizes themselves."""
+    if valid is not None:
+        sizes = sizes if sizes is not None else [concrete(d) for d in x._dims]
+        valid = [concrete(v) if concrete(v) is not None else v for v in valid]
+        if all(isinstance(v, int) and v == s for v, s in zip(valid, sizes)):
+            valid = None
+    if x is None:
+        return valid
+    x._valid = valid
+    return x
+
+
+def _keep_valid(r, *inputs):
+    """r (an elementwise result) valid where all its tensor inputs are: a
+    broadcast dim (size 1 in an input) takes the others' valid size."""
+    from ._symbolic import smin
+    if not isinstance(r, Tensor) or all(getattr(v, "_valid", None) is None for v in inputs):
+        return r
+    out = [concrete(d) for d in r._dims]
+    valid = [None] * len(out)
+    for v in inputs:
+        if not isinstance(v, Tensor) or v._valid is None:
+            continue
+        lead = len(out) - len(v._valid)
+        for k, (vk, dk) in enumerate(zip(v._valid, v._dims)):
+            j = lead + k
+            if j >= 0 and concrete(dk) == out[j] and not (isinstance(vk, int) and vk == out[j]):
+                a = valid[j]
+                valid[j] = vk if a is None else builtins.min(a, vk) if isinstance(a, int) \
+                    and isinstance(vk, int) else smin(a, vk)
+    return _set_valid(r, [o if v is None else v for v, o in zip(valid, out)])
+
+
+def _valid_mask(x, loc):
+    """A DT_BOOL tensor of x's shape, true inside x's valid shape."""
+    sizes = [concrete(d) for d in x._dims]
+    masks = []
+    for i, (v, s) in enumerate(zip(x._valid, sizes)):
+        if isinstance(v, int) and v == s:
+            continue
+        axis = [1] * len(sizes)
+        axis[i] = s
+        masks.append(lt(_ramp(axis, loc), v))
+    if len(masks) == 1 and [concrete(d) for d in masks[0]._dims] == sizes:
+        return masks[0]
+    # several dims, or one of several: combine (and broadcast) as 0/1 ints
+    mask = cast(masks[0], DataType.DT_INT32)
+    for m in masks[1:]:
+        mask = mul(mask, cast(m, DataType.DT_INT32))
+    if [concrete(d) for d in mask._dims] != sizes:
+        mask = expand(mask, sizes)
+    return ne(mask, 0)
+
+
+def _ramp(axis, loc):
+    """0, 1, ... along the one dim of `axis` that is not 1: built once per
+    shape and region of the trace, since every mask of a loop body needs it."""
+    from ._composite import _iota
+    t = _t()
+    region = t.regions[-1] if t.regions else None
+    cache = t.__dict__.setdefault("_ramps", {})
+    key = (tuple(axis), id(region))
+    hit = cache.get(key)
+    if hit is None or hit[0] is not region:
+        hit = (region, _one("reshape", [_iota(builtins.max(axis))._value],
+                            {"shape": _ints_attr(axis)}, loc))
+        cache[key] = hit
+    return hit[1]
+
+
+def _fill_invalid(x, value, loc):
+    """x with value beyond its valid shape (keeping the valid shape)."""
+    s = _scalar_value(value, _elem(x), loc)
+    r = _one("where", [_valid_mask(x, loc)._value, x._value, s], loc=loc)
+    return _set_valid(r, x._valid)
+
+
+def _neutral(mnemonic, elem):
+    """The element a reduction ignores: 0 for sum, 1 for prod, the lowest
+    value for amax/argmax and the highest for amin/argmin."""
+    if mnemonic in ("sum", "prod"):
+        return int(mnemonic == "prod")
+    low = mnemonic in ("amax", "argmax")
+    if elem == "i1":
+        return not low
+    if elem.startswith("i"):
+        bits = int(elem[1:])
+        return -(1 << (bits - 1)) if low else (1 << (bits - 1)) - 1
+    return float("-inf") if low else float("inf")
+
+
+def fillpad(input, mode="constant", value=0):
+    """input with `value` beyond its valid shape (PyPTO's fillpad): the
+    shape stays and all of the result is valid, so a store writes the fill
+    too; a tensor without a valid shape is returned as it is."""
+    loc = user_loc()
+    x = _tensor(input)
+    if mode != "constant":
+        raise error_at(UnsupportedError, loc, f"fillpad: mode {mode!r} is not supported; "
+                       "only 'constant'")
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise error_at(ValueError, loc, f"fillpad: value {value!r} is not a number")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise error_at(TypeError, loc, f"fillpad: value must be an int or a float, got "
+                       f"{value!r}")
+    if _elem(x).startswith("i") and isinstance(value, float) and not value.is_integer():
+        raise error_at(ValueError, loc, f"fillpad: a {x.dtype!r} tensor takes an int value, "
+                       f"got {value!r}")
+    if x._valid is None:
+        return x
+    r = _fill_invalid(x, int(value) if _elem(x).startswith("i") else value, loc)
+    return _set_valid(r, None)
+
+
 def move(dst, src):
     """dst takes src's value (same shape and dtype), in place."""
     loc = user_loc()
@@ -644,8 +848,10 @@ def move(dst, src):
 def view_key(x, key, valid_shape):
     """x[key], with PyPTO's valid_shape (only the full window here)."""
     v = _getitem(x, key)
-    _full_valid(valid_shape, v._dims, "getitem", user_loc())
-    return v
+    if valid_shape is not None and not isinstance(v, Tensor):
+        raise error_at(ValueError, user_loc(), "getitem: an element read has no valid_shape")
+    return _set_valid(v, _valid_sizes(valid_shape, [concrete(d) for d in v._dims],
+                                      "getitem", user_loc()))
 
 
 def _reshape_dims(x, shape):

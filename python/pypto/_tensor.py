@@ -32,7 +32,8 @@ class Tensor:
     argument); inside a traced kernel, tensors are created by pypto ops."""
 
     __slots__ = ("_spec_shape", "_spec_dtype", "name", "format", "_value", "_dims",
-                 "_origin", "_cache_policy", "_host", "_host_dyn", "__weakref__")
+                 "_origin", "_cache_policy", "_host", "_host_dyn", "_valid",
+                 "__weakref__")
 
     def __init__(self, shape=None, dtype=None, name=None, format=None):
         if shape is not None and not isinstance(shape, int) and len(shape) == 0:
@@ -53,6 +54,7 @@ class Tensor:
         self._cache_policy = None
         self._host = None  # the torch tensor of pypto.from_torch
         self._host_dyn = ()
+        self._valid = None  # per-dim valid sizes of a partial view (see _ops)
 
     def __class_getitem__(cls, params):
         """``pypto.Tensor[[shape], dtype]``, the subscript annotation form."""
@@ -72,6 +74,7 @@ class Tensor:
         t._cache_policy = None
         t._host = None
         t._host_dyn = ()
+        t._valid = None
         t._origin = tracer.regions[-1] if tracer.regions else None
         if dims is None:
             dims = tuple(d if d is not None else

@@ -15,7 +15,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Names this package does not provide yet, grouped by why. Shrink it as
 # names land; never add a name that exists.
 _GAPS = {
-    "needs valid shapes (the region beyond a view's valid_shape)": "fillpad",
     "needs element scatter ops": """
         scatter scatter_ Tensor.scatter Tensor.scatter_ index_put_ gathermask""",
     "the UB-resident variants of index_add are not written": "index_add_ub index_add__ub",
