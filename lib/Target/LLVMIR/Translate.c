@@ -294,6 +294,22 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
   return emitted(op, r, &err);
 }
 
+static PtoResult emit_topk(Tr *t, PtoOp *op) {
+  PtoEmitTile v, i, src;
+  PtoValue *a = pto_op_operand(op, 0);
+  if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &v)) ||
+      pto_failed(tile_of(t, op, pto_op_result(op, 1), &i)) ||
+      pto_failed(tile_of(t, op, a, &src)))
+    return PTO_FAILURE;
+  PtoAttr *l = pto_op_attr(op, "largest");
+  PtoError err;
+  return emitted(op,
+                 pto_emit_topk(&t->e, v, i, src, rows_of(t, a), cols_of(t, a),
+                               pto_op_attr_int(op, "k", 1),
+                               !l || pto_attr_int_value(l) != 0, &err),
+                 &err);
+}
+
 static PtoResult emit_matmul(Tr *t, PtoOp *op, PtoPtoOp id) {
   if (id == PTO_PTO_TMATMUL_BIAS)
     return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
@@ -374,6 +390,7 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
   case PTO_PTO_KIND_TRANS:
   case PTO_PTO_KIND_ROWEXPAND: return emit_vector(t, op, id, kind);
   case PTO_PTO_KIND_MATMUL: return emit_matmul(t, op, id);
+  case PTO_PTO_KIND_TOPK: return emit_topk(t, op);
   default: return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
   }
 }
