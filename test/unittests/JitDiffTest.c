@@ -37,10 +37,6 @@ static const NotTranslated kNotTranslated[] = {
     {"tcvt f32->bf16 directed", DIRECTED}, {"tcvt f16->bf16 directed", DIRECTED},
     {"tcvt i32->bf16 directed", DIRECTED}, {"tcvt i16->bf16 directed", DIRECTED},
     {"tcvt i32->f32 directed", DIRECTED},
-#define TOPK "ttopk (the top-k of each row, the Tensor level's topk as one instruction) " \
-             "has no emitter yet"
-    {"ttopk f32", TOPK}, {"ttopk f16", TOPK}, {"ttopk bf16", TOPK},
-    {"ttopk i32", TOPK}, {"ttopk i16", TOPK}, {"ttopk i8", TOPK},
     {NULL, NULL},
 };
 

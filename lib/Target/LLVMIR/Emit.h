@@ -119,6 +119,13 @@ PtoResult pto_emit_copy_streaming(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                                   LLVMValueRef rows, LLVMValueRef cols,
                                   PtoError *err);
 
+/* values[r][0..k) and indices[r][0..k) (i32 columns) = the k largest
+ * (smallest) elements of each row of src, sorted, bit for bit: equal
+ * values by the lower column, NaN above every number (ttopk). */
+PtoResult pto_emit_topk(PtoEmit *e, PtoEmitTile values, PtoEmitTile indices,
+                        PtoEmitTile src, LLVMValueRef rows, LLVMValueRef cols,
+                        int64_t k, bool largest, PtoError *err);
+
 /* c (m x n) = a (m x k) * b (k x n), or c += a * b when accumulate: the
  * cube's tmatmul / tmatmul_acc for its (c, a, b) types (f32, f32, f32),
  * (f32, f16, f16), (f32, bf16, bf16) and (i32, i8, i8), as a

@@ -145,6 +145,13 @@ static void add_buffer(Host *h, Tensor *t, const char *name) {
   t->buf = call_env(h, ENV_ADD_BUFFER, args, 2, false);
 }
 
+unsigned pto_llvmir_dynamic_dims(PtoType *ty) {
+  unsigned n = 0;
+  for (unsigned d = 0; d < pto_type_tensor_rank(ty); d++)
+    n += pto_type_tensor_dim(ty, d) == PTO_DYN;
+  return n;
+}
+
 static bool tensor_rank_ok(PtoType *ty) {
   return pto_type_tensor_rank(ty) >= 1 && pto_type_tensor_rank(ty) <= MAX_RANK;
 }
@@ -316,10 +323,30 @@ static PtoResult emit_launch(Host *h, PtoOp *op) {
       return pto_op_emit_error(op, "operand #%u is not a tensor, index or "
                                "scalar the host program defines", i);
   }
-  LLVMValueRef packed = call_env(h, ENV_ALLOC, (LLVMValueRef[]){i32c(h, n ? n : 1)}, 1, true);
-  for (unsigned i = 0; i < n; i++)
+  /* the operands, then the dims the kernel's tensor arguments leave
+   * dynamic, operand after operand */
+  PtoBlock *kbody = pto_region_first_block(pto_op_region(k, 0));
+  unsigned extra = 0;
+  for (unsigned i = 0; i < n; i++) {
+    PtoType *kt = pto_value_type(pto_block_arg(kbody, i));
+    if (pto_type_is_tensor(kt)) extra += pto_llvmir_dynamic_dims(kt);
+  }
+  LLVMValueRef packed = call_env(
+      h, ENV_ALLOC, (LLVMValueRef[]){i32c(h, n + extra ? n + extra : 1)}, 1, true);
+  unsigned slot = n;
+  for (unsigned i = 0; i < n; i++) {
     LLVMBuildStore(b, pack(h, pto_op_operand(op, i)),
                    elem_ptr(h, h->i64, packed, i64c(h, i)));
+    PtoType *kt = pto_value_type(pto_block_arg(kbody, i));
+    Tensor *t = tensor_of(h, pto_op_operand(op, i));
+    if (!pto_type_is_tensor(kt) || !pto_llvmir_dynamic_dims(kt)) continue;
+    if (!t || t->rank != pto_type_tensor_rank(kt))
+      return pto_op_emit_error(op, "passes operand #%u to a kernel argument "
+                               "of another rank", i);
+    for (unsigned d = 0; d < t->rank; d++)
+      if (pto_type_tensor_dim(kt, d) == PTO_DYN)
+        LLVMBuildStore(b, t->dims[d], elem_ptr(h, h->i64, packed, i64c(h, slot++)));
+  }
   uint64_t at = 0;
   for (int w = 0; w < 2; w++)
     for (unsigned i = 0; i < pto_block_launch_num_regions(op, w); i++) {
@@ -502,7 +529,7 @@ static void emit_task_entry(Host *h, PtoOp *k) {
   static const PtoBufSpace cube_spaces[] = {PTO_BUF_MAT, PTO_BUF_LEFT, PTO_BUF_RIGHT, PTO_BUF_ACC};
   const PtoBufSpace *spaces = cube ? cube_spaces : vector_spaces;
   unsigned nspaces = cube ? 4 : 1, nargs = pto_block_num_args(body);
-  LLVMValueRef *args = pto_malloc((nspaces + nargs + 1) * sizeof *args);
+  LLVMValueRef *args = pto_malloc((LLVMCountParamTypes(kty) + 1) * sizeof *args);
   for (unsigned i = 0; i < nspaces; i++) {
     LLVMTypeRef img = LLVMArrayType(LLVMInt8TypeInContext(c),
                                     (unsigned)(reach[spaces[i]] ? reach[spaces[i]] : 1));
@@ -513,11 +540,12 @@ static void emit_task_entry(Host *h, PtoOp *k) {
   LLVMValueRef bufs = load_field(h, h->args_t, a, ARGS_BUFFERS);
   LLVMValueRef packed = LLVMBuildBitCast(b, load_field(h, h->args_t, a, ARGS_USER),
                                          LLVMPointerType(h->i64, 0), "");
-  LLVMTypeRef *ptys = pto_malloc((nspaces + nargs + 1) * sizeof *ptys);
+  LLVMTypeRef *ptys = pto_malloc((LLVMCountParamTypes(kty) + 1) * sizeof *ptys);
   LLVMGetParamTypes(kty, ptys);
+  unsigned np = nspaces, slot = nargs;
   for (unsigned i = 0; i < nargs; i++) {
     LLVMValueRef v = LLVMBuildLoad2(b, h->i64, elem_ptr(h, h->i64, packed, i64c(h, i)), "");
-    LLVMTypeRef pt = ptys[nspaces + i];
+    LLVMTypeRef pt = ptys[np];
     LLVMTypeKind kind = LLVMGetTypeKind(pt);
     if (kind == LLVMPointerTypeKind) {
       v = LLVMBuildLoad2(b, h->i8p, elem_ptr(h, h->i8p, bufs, v), "");
@@ -528,9 +556,12 @@ static void emit_task_entry(Host *h, PtoOp *k) {
       if (bits != 64) v = LLVMBuildTrunc(b, v, LLVMIntTypeInContext(c, bits), "");
       v = LLVMBuildBitCast(b, v, pt, "");
     }
-    args[nspaces + i] = v;
+    args[np++] = v;
+    PtoType *ty = pto_value_type(pto_block_arg(body, i));
+    for (unsigned d = 0, n = pto_type_is_tensor(ty) ? pto_llvmir_dynamic_dims(ty) : 0; d < n; d++)
+      args[np++] = LLVMBuildLoad2(b, h->i64, elem_ptr(h, h->i64, packed, i64c(h, slot++)), "");
   }
-  LLVMBuildCall2(b, kty, kfn, args, nspaces + nargs, "");
+  LLVMBuildCall2(b, kty, kfn, args, np, "");
   LLVMBuildRet(b, i32c(h, 0));
   pto_free(ptys);
   pto_free(args);

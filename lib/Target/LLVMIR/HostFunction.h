@@ -12,6 +12,10 @@
  * Errors go to the op that cannot be translated. */
 PtoResult pto_llvmir_emit_host(PtoEmit *e, PtoOp *module, PtoOp *func);
 
+/* How many dims of tensor type `ty` are dynamic: a kernel takes each as an
+ * i64 argument after the tensor's address. */
+unsigned pto_llvmir_dynamic_dims(PtoType *ty);
+
 /* The LLVM type of an integer, index or float scalar (a kernel or host
  * argument, a constant); NULL for other types. */
 LLVMTypeRef pto_llvmir_scalar_type(LLVMContextRef c, PtoType *ty);

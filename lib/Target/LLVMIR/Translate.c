@@ -21,6 +21,7 @@ typedef struct Tr {
   LLVMValueRef space[PTO_BUF_NUM_SPACES];
   uint64_t cap[PTO_BUF_NUM_SPACES]; /* bytes of each buffer */
   PtoPtrMap values; /* PtoValue * -> LLVMValueRef */
+  PtoPtrMap dims;   /* tensor argument PtoValue * -> LLVMValueRef[rank] */
 } Tr;
 
 static LLVMValueRef value_of(Tr *t, PtoValue *v) {
@@ -82,30 +83,91 @@ static PtoResult emitted(PtoOp *op, PtoResult r, const PtoError *err) {
   return pto_failed(r) ? pto_op_emit_error(op, "%s", err->msg) : PTO_SUCCESS;
 }
 
+/* Which tensor dims hold the tile's rows and columns (-1: that tile dim is
+ * 1) in a window of `sizes`, without the tensor's strides: its non-unit
+ * sizes are the tile's non-unit dims, or its last size the columns and one
+ * leading size the rows (pto_pto_window_as_tile, whose other forms need
+ * the strides, which a tensor with dynamic dims only has at run time). */
+static bool window_dims(unsigned rank, const int64_t *sizes, int64_t rows,
+                        int64_t cols, int at[2]) {
+  const int64_t dims[2] = {rows, cols};
+  unsigned d = 0;
+  bool same = true;
+  for (unsigned k = 0; k < 2 && same; k++) {
+    at[k] = -1;
+    if (dims[k] == 1) continue;
+    while (d < rank && sizes[d] == 1) d++;
+    same = d < rank && sizes[d] == dims[k];
+    if (same) at[k] = (int)d++;
+  }
+  while (same && d < rank && sizes[d] == 1) d++;
+  if (same && d == rank) return true;
+  if (rank < 2 || sizes[rank - 1] != cols) return false;
+  at[0] = -1;
+  at[1] = cols == 1 ? -1 : (int)rank - 1;
+  for (unsigned i = 0; i + 1 < rank; i++) {
+    if (sizes[i] == 1) continue;
+    if (at[0] >= 0 || sizes[i] != rows) return false;
+    at[0] = (int)i;
+  }
+  return at[0] >= 0;
+}
+
 /* The window of tload / tstore: the tensor's address advanced to the
- * window's first element, with the tensor's row length as stride. */
-static PtoResult window_of(Tr *t, PtoOp *op, PtoValue *tensor, PtoDType dt,
-                           PtoEmitTile *out) {
-  PtoType *ty = pto_value_type(tensor);
-  if (pto_type_tensor_rank(ty) != 2 || !pto_type_tensor_is_static(ty))
-    return pto_op_emit_error(op, "reads or writes a tensor with a dynamic "
-                             "shape, which the LLVM translation does not "
-                             "take yet");
-  int64_t offs[2];
-  PtoValue *dyn[2];
-  if (pto_pto_get_offsets(op, offs, dyn) != 2)
-    return pto_op_emit_error(op, "has malformed window offsets");
+ * window's first element, with the distance of its rows as stride. A
+ * tensor's dims are constants or, when dynamic, the kernel's arguments
+ * after its pointer; its strides are row-major. */
+static PtoResult window_of(Tr *t, PtoOp *op, PtoValue *tensor, PtoValue *tile,
+                           PtoDType dt, PtoEmitTile *out) {
+  PtoType *ty = pto_value_type(tensor), *tt = pto_value_type(tile);
+  LLVMValueRef *dims = pto_ptrmap_get(&t->dims, (uint64_t)(uintptr_t)tensor);
+  unsigned rank = pto_type_tensor_rank(ty);
+  int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
+  PtoValue *dyn[PTO_MAX_RANK];
+  if (!dims)
+    return pto_op_emit_error(op, "reads or writes a tensor that is not an "
+                             "argument of its kernel");
+  if (pto_pto_get_offsets(op, offs, dyn) != rank ||
+      pto_pto_window_sizes(op, sizes) != rank)
+    return pto_op_emit_error(op, "has malformed window offsets or sizes");
+  int64_t rows = pto_pto_tile_rows(tt), cols = pto_pto_tile_cols(tt);
   LLVMBuilderRef b = t->e.b;
-  LLVMValueRef at[2];
-  for (unsigned d = 0; d < 2; d++)
-    at[d] = dyn[d] ? value_of(t, dyn[d]) : pto_emit_i64(&t->e, offs[d]);
-  int64_t row = pto_type_tensor_dim(ty, 1);
-  LLVMValueRef elems = LLVMBuildAdd(
-      b, LLVMBuildMul(b, at[0], pto_emit_i64(&t->e, row), ""), at[1], "");
+  LLVMValueRef stride[PTO_MAX_RANK];
+  LLVMValueRef row_stride;
+  int64_t ss[PTO_MAX_RANK], ts[2];
+  bool contiguous;
+  if (pto_pto_tensor_strides(ty, ss)) {
+    /* static strides: every form of window the verifier takes */
+    if (!pto_pto_window_as_tile(rank, sizes, ss, rows, cols, ts))
+      return pto_op_emit_error(op, "has a window that does not hold its tile");
+    for (unsigned d = 0; d < rank; d++) stride[d] = pto_emit_i64(&t->e, ss[d]);
+    row_stride = pto_emit_i64(&t->e, ts[0]);
+    contiguous = cols == 1 || ts[1] == 1;
+  } else {
+    int at[2];
+    if (!window_dims(rank, sizes, rows, cols, at))
+      return pto_op_emit_error(op, "has a window that does not hold its tile");
+    stride[rank - 1] = pto_emit_i64(&t->e, 1);
+    for (unsigned d = rank - 1; d > 0; d--)
+      stride[d - 1] = LLVMBuildMul(b, stride[d], dims[d], "");
+    row_stride = at[0] >= 0 ? stride[at[0]] : pto_emit_i64(&t->e, 0);
+    /* the columns are consecutive when every dim after theirs is 1 */
+    contiguous = true;
+    for (int d = at[1] + 1; at[1] >= 0 && d < (int)rank; d++)
+      contiguous = contiguous && pto_type_tensor_dim(ty, (unsigned)d) == 1;
+  }
+  if (!contiguous)
+    return pto_op_emit_error(op, "reads or writes a window whose columns are "
+                             "not consecutive elements of the tensor, which "
+                             "the LLVM translation does not take yet");
+  LLVMValueRef elems = pto_emit_i64(&t->e, 0);
+  for (unsigned d = 0; d < rank; d++) {
+    LLVMValueRef at = dyn[d] ? value_of(t, dyn[d]) : pto_emit_i64(&t->e, offs[d]);
+    elems = LLVMBuildAdd(b, elems, LLVMBuildMul(b, at, stride[d], ""), "");
+  }
   LLVMValueRef bytes = LLVMBuildMul(
       b, elems, pto_emit_i64(&t->e, (int64_t)pto_dtype_size(dt)), "");
-  *out = pto_emit_tile(&t->e, value_of(t, tensor), bytes,
-                       pto_emit_i64(&t->e, row), dt);
+  *out = pto_emit_tile(&t->e, value_of(t, tensor), bytes, row_stride, dt);
   return PTO_SUCCESS;
 }
 
@@ -146,7 +208,7 @@ static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
   PtoValue *tv = load ? pto_op_result(op, 0) : pto_op_operand(op, 0);
   PtoValue *tensor = pto_op_operand(op, load ? 0 : 1);
   if (pto_failed(tile_of(t, op, tv, &tile)) ||
-      pto_failed(window_of(t, op, tensor, tile.dtype, &gm)))
+      pto_failed(window_of(t, op, tensor, tv, tile.dtype, &gm)))
     return PTO_FAILURE;
   PtoResult r = load ? pto_emit_copy(&t->e, tile, gm, rows_of(t, tv),
                                      cols_of(t, tv), &err)
@@ -299,6 +361,22 @@ static PtoResult emit_select_sort(Tr *t, PtoOp *op, PtoPtoKind kind) {
   return emitted(op, r, &err);
 }
 
+static PtoResult emit_topk(Tr *t, PtoOp *op) {
+  PtoEmitTile v, i, src;
+  PtoValue *a = pto_op_operand(op, 0);
+  if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &v)) ||
+      pto_failed(tile_of(t, op, pto_op_result(op, 1), &i)) ||
+      pto_failed(tile_of(t, op, a, &src)))
+    return PTO_FAILURE;
+  PtoAttr *l = pto_op_attr(op, "largest");
+  PtoError err;
+  return emitted(op,
+                 pto_emit_topk(&t->e, v, i, src, rows_of(t, a), cols_of(t, a),
+                               pto_op_attr_int(op, "k", 1),
+                               !l || pto_attr_int_value(l) != 0, &err),
+                 &err);
+}
+
 static PtoResult emit_matmul(Tr *t, PtoOp *op, PtoPtoOp id) {
   bool acc = id == PTO_PTO_TMATMUL_ACC;
   PtoValue *av = pto_op_operand(op, acc ? 1 : 0), *bv = pto_op_operand(op, acc ? 2 : 1);
@@ -398,8 +476,17 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
   case PTO_PTO_KIND_QUANT:
   case PTO_PTO_KIND_SORT32:
   case PTO_PTO_KIND_MRGSORT: return emit_select_sort(t, op, kind);
+  case PTO_PTO_KIND_TOPK: return emit_topk(t, op);
   default: return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
   }
+}
+
+static void release_dims(Tr *t) {
+  uint32_t it = 0;
+  uint64_t key;
+  void *val;
+  while (pto_ptrmap_next(&t->dims, &it, &key, &val)) pto_free(val);
+  pto_ptrmap_clear(&t->dims);
 }
 
 static PtoResult emit_kernel(Tr *t, PtoOp *k) {
@@ -410,24 +497,34 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
   const PtoBufSpace *spaces = cube ? cube_spaces : vector_spaces;
   unsigned nspaces = cube ? 4 : 1;
   PtoBlock *body = pto_region_first_block(pto_op_region(k, 0));
-  unsigned nargs = pto_block_num_args(body);
+  unsigned nargs = pto_block_num_args(body), nparams = nspaces;
   LLVMContextRef c = t->e.ctx;
   LLVMTypeRef i8p = LLVMPointerType(LLVMInt8TypeInContext(c), 0);
-  LLVMTypeRef *params = pto_malloc((nspaces + nargs + 1) * sizeof *params);
-  for (unsigned i = 0; i < nspaces; i++) params[i] = i8p;
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(c);
   for (unsigned i = 0; i < nargs; i++) {
     PtoType *ty = pto_value_type(pto_block_arg(body, i));
-    params[nspaces + i] = pto_type_is_tensor(ty) ? i8p : pto_llvmir_scalar_type(t->e.ctx, ty);
-    if (!params[nspaces + i]) {
+    nparams += 1 + (pto_type_is_tensor(ty) ? pto_llvmir_dynamic_dims(ty) : 0);
+  }
+  /* a tensor is its address, then its dynamic dims in order */
+  LLVMTypeRef *params = pto_malloc((nparams + 1) * sizeof *params);
+  unsigned np = 0;
+  for (; np < nspaces; np++) params[np] = i8p;
+  for (unsigned i = 0; i < nargs; i++) {
+    PtoType *ty = pto_value_type(pto_block_arg(body, i));
+    bool tensor = pto_type_is_tensor(ty);
+    params[np++] = tensor ? i8p : pto_llvmir_scalar_type(t->e.ctx, ty);
+    if (!params[np - 1]) {
       pto_free(params);
       return pto_op_emit_error(k, "argument #%u has a type the LLVM "
                                "translation does not take", i);
     }
+    for (unsigned d = 0, n = tensor ? pto_llvmir_dynamic_dims(ty) : 0; d < n; d++)
+      params[np++] = i64;
   }
   const char *name = pto_ident_str(pto_op_symbol_name(k));
   LLVMValueRef fn = LLVMAddFunction(
       t->e.mod, name,
-      LLVMFunctionType(LLVMVoidTypeInContext(c), params, nspaces + nargs, 0));
+      LLVMFunctionType(LLVMVoidTypeInContext(c), params, nparams, 0));
   pto_free(params);
   for (unsigned i = 0; i < nspaces; i++) {
     LLVMValueRef p = LLVMGetParam(fn, i);
@@ -436,8 +533,21 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
     t->space[spaces[i]] = p;
   }
   pto_ptrmap_clear(&t->values);
-  for (unsigned i = 0; i < nargs; i++)
-    bind(t, pto_block_arg(body, i), LLVMGetParam(fn, nspaces + i));
+  release_dims(t);
+  np = nspaces;
+  for (unsigned i = 0; i < nargs; i++) {
+    PtoValue *v = pto_block_arg(body, i);
+    PtoType *ty = pto_value_type(v);
+    bind(t, v, LLVMGetParam(fn, np++));
+    if (!pto_type_is_tensor(ty)) continue;
+    unsigned rank = pto_type_tensor_rank(ty);
+    LLVMValueRef *dims = pto_malloc((rank + 1) * sizeof *dims);
+    for (unsigned d = 0; d < rank; d++) {
+      int64_t n = pto_type_tensor_dim(ty, d);
+      dims[d] = n == PTO_DYN ? LLVMGetParam(fn, np++) : pto_emit_i64(&t->e, n);
+    }
+    pto_ptrmap_put(&t->dims, (uint64_t)(uintptr_t)v, dims);
+  }
   t->e.fn = fn;
   LLVMPositionBuilderAtEnd(t->e.b, LLVMAppendBasicBlockInContext(c, fn, "entry"));
   PtoResult r = PTO_SUCCESS;
@@ -483,6 +593,7 @@ PtoResult pto_translate_to_llvmir_with(PtoOp *module,
   t.e.b = LLVMCreateBuilderInContext(t.e.ctx);
   t.e.lanes = lanes ? lanes : 8;
   pto_ptrmap_init(&t.values);
+  pto_ptrmap_init(&t.dims);
   PtoResult r = PTO_SUCCESS;
   PtoOp *host = NULL;
   PtoBlock *top = pto_region_first_block(pto_op_region(module, 0));
@@ -515,6 +626,8 @@ PtoResult pto_translate_to_llvmir_with(PtoOp *module,
     LLVMDisposeMessage(s);
   }
   pto_ptrmap_release(&t.values);
+  release_dims(&t);
+  pto_ptrmap_release(&t.dims);
   LLVMDisposeBuilder(t.e.b);
   LLVMDisposeModule(t.e.mod);
   LLVMContextDispose(t.e.ctx);

@@ -29,6 +29,15 @@ def header_options(path):
     return ["--random", "7"]
 
 
+# Examples whose compiled results may differ from the interpreter's beyond
+# the default tolerance, with the reason. rmsnorm_matmul rounds its
+# normalised activations to f16: the compiled row sum adds in f32 lanes,
+# the interpreter's in f64, and a last-bit difference of the sum flips an
+# f16 rounding now and then (one f16 ulp is 2^-10 relative), which the
+# matmul carries into its outputs.
+TOLERANCE = {"rmsnorm_matmul.pto": ["--rtol", "1e-3", "--atol", "1e-4"]}
+
+
 def not_translated(stderr):
     """The translation's located refusal: 'FILE:L:C: error: ... LLVM IR yet'
     or '... the LLVM translation does not take yet'."""
@@ -50,6 +59,7 @@ def main():
         r = run(["pto-run", path] + opts + ["--out-dir", ref, "--quiet"])
         outs = sorted(glob.glob(os.path.join(ref, "out*.npy")))
         cmd = ["pto-run", path] + opts + ["--backend", "host", "--quiet"]
+        cmd += TOLERANCE.get(name, [])
         for o in outs:
             cmd += ["--expect", o]
         h = run(cmd)
