@@ -397,7 +397,7 @@ static void instruction(Emit *e, PtoPtoOp id, const char *attrs,
   if (c->cube) vec_flags(b, "M", "FIX");
   else vec_flags(b, "V", "MTE3");
   for (unsigned j = 0; j < c->nout; j++) {
-    char nm[8];
+    char nm[16];
     snprintf(nm, sizeof nm, "%%r%u", j);
     store_result(e, j, nm, rt[j].s);
     free(rt[j].s);
