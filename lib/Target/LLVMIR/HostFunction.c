@@ -292,7 +292,8 @@ static uint64_t kernel_flops(PtoOp *k) {
   PtoBlock *body = pto_region_first_block(pto_op_region(k, 0));
   for (PtoOp *op = pto_block_first_op(body); op; op = pto_op_next(op)) {
     PtoPtoOp id = pto_pto_op_id(op);
-    if (pto_pto_op_kind(id) != PTO_PTO_KIND_MATMUL) continue;
+    /* a kernel also holds arith constants, which are no pto op */
+    if (id == PTO_PTO_NONE || pto_pto_op_kind(id) != PTO_PTO_KIND_MATMUL) continue;
     unsigned a = id == PTO_PTO_TMATMUL_ACC ? 1 : 0;
     PtoType *at = pto_value_type(pto_op_operand(op, a));
     PtoType *bt = pto_value_type(pto_op_operand(op, a + 1));
