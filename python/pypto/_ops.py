@@ -1367,7 +1367,7 @@ C_OPS = dict(
      pow eq ne lt le gt ge where sum amax amin prod argmax argmin matmul view
      assemble reshape transpose concat expand full zeros gather index_select
      scatter_update topk quantize dequantize softmax rms_norm layer_norm""".split()},
-    index_add="index_add",
+    index_add="index_add", scatter="scatter",
     adds="add", subs="sub", muls="mul", divs="div", maxs="maximum", mins="minimum",
     dim="Tensor.shape", gcd="gcd", signbit="signbit", uniform="uniform", normal="normal",
     load_scalar="Tensor.__getitem__", bitcast="view")
