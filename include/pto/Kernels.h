@@ -224,6 +224,15 @@ PtoResult pto_kernel_scatter_elements(const PtoNdArray *dst,
 PtoResult pto_kernel_topk(const PtoNdArray *x, int64_t k, unsigned dim,
                           bool largest, const PtoNdArray *values,
                           const PtoNdArray *indices, PtoKernelError *err);
+/* topk along the last dim of the two lists (v0, i0) and (v1, i1) side by
+ * side, v0's first (ties keep the first list, then the lower position),
+ * carrying the index values: indices holds the i0 / i1 entry of each
+ * value chosen. The lists share their leading dims; v0 and v1 one dtype. */
+PtoResult pto_kernel_topk_merge(const PtoNdArray *v0, const PtoNdArray *i0,
+                                const PtoNdArray *v1, const PtoNdArray *i1,
+                                int64_t k, bool largest,
+                                const PtoNdArray *values,
+                                const PtoNdArray *indices, PtoKernelError *err);
 
 /* ---- quantisation ---- */
 

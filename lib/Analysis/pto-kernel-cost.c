@@ -122,6 +122,8 @@ static uint64_t instr_cycles(const PtoPlatform *p, PtoOp *op) {
                                  mem_space(pto_pto_tile_space(res))));
   case PTO_PTO_KIND_MATMUL:
     return matmul_cycles(p, op);
+  case PTO_PTO_KIND_TOPKMERGE: /* one merge pass of two sorted runs */
+    return vector_cycles(p, op);
   case PTO_PTO_KIND_TOPK: {
     /* as the sorts would do it: tsort32 over the row, then one tmrgsort
      * pass per doubling of the sorted runs up to the row length */

@@ -368,6 +368,15 @@ static PtoResult h_compute(PtoInterpFrame *f, PtoOp *op, void *user) {
   return finish(f, op, t, r, &err);
 }
 
+/* Results 0 and 1 as new tensors, or false (neither kept) after an error. */
+static bool tile_results2(PtoInterpFrame *f, PtoOp *op, PtoTensor **tv,
+                          PtoTensor **ti) {
+  *tv = tile_result(f, op, 0);
+  *ti = *tv ? tile_result(f, op, 1) : NULL;
+  if (!*ti) pto_tensor_release(*tv);
+  return *ti != NULL;
+}
+
 /* After a kernel `r` computed (tv, ti) as results 0 and 1 (taking both). */
 static PtoResult finish_pair(PtoInterpFrame *f, PtoOp *op, PtoTensor *tv,
                              PtoTensor *ti, PtoResult r,
@@ -408,12 +417,8 @@ static PtoResult h_sort(PtoInterpFrame *f, PtoOp *op, void *user) {
   int64_t w = merge ? 2 * pto_op_attr_int(op, "block", 1) : 32;
   PtoNdArray in[2];
   if (read_tiles(f, op, merge ? 2 : 1, in)) return PTO_FAILURE;
-  PtoTensor *tv = tile_result(f, op, 0), *ti = tile_result(f, op, 1);
-  if (!tv || !ti) {
-    pto_tensor_release(tv);
-    pto_tensor_release(ti);
-    return PTO_FAILURE;
-  }
+  PtoTensor *tv, *ti;
+  if (!tile_results2(f, op, &tv, &ti)) return PTO_FAILURE;
   PtoNdArray x = windows(&in[0], w), vals = windows(pto_tensor_array(tv), w),
              pos = windows(pto_tensor_array(ti), w);
   PtoKernelError err;
@@ -432,22 +437,22 @@ static PtoResult h_sort(PtoInterpFrame *f, PtoOp *op, void *user) {
   return finish_pair(f, op, tv, ti, r, &err);
 }
 
+/* The `largest` attribute of ttopk / ttopk_merge (true when absent). */
+static bool largest(PtoOp *op) {
+  PtoAttr *l = pto_op_attr(op, "largest");
+  return !l || pto_attr_int_value(l) != 0;
+}
+
 /* ttopk: the shared topk kernel along each row (ties: the lower column
  * first; NaN above every number), as the Tensor level's topk. */
 static PtoResult h_topk(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   PtoNdArray x;
   if (tile_read(f, op, 0, &x)) return PTO_FAILURE;
-  PtoTensor *tv = tile_result(f, op, 0), *ti = tile_result(f, op, 1);
-  if (!tv || !ti) {
-    pto_tensor_release(tv);
-    pto_tensor_release(ti);
-    return PTO_FAILURE;
-  }
-  PtoAttr *l = pto_op_attr(op, "largest");
+  PtoTensor *tv, *ti;
+  if (!tile_results2(f, op, &tv, &ti)) return PTO_FAILURE;
   PtoKernelError err;
-  PtoResult r = pto_kernel_topk(&x, pto_op_attr_int(op, "k", 1), 1,
-                                !l || pto_attr_int_value(l) != 0,
+  PtoResult r = pto_kernel_topk(&x, pto_op_attr_int(op, "k", 1), 1, largest(op),
                                 pto_tensor_array(tv), pto_tensor_array(ti), &err);
   return finish_pair(f, op, tv, ti, r, &err);
 }
@@ -465,12 +470,8 @@ static PtoResult h_arg(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoNdArray in[4];
   if (read_tiles(f, op, kind == PTO_PTO_KIND_ARGCOMBINE ? 4 : 1, in))
     return PTO_FAILURE;
-  PtoTensor *tv = tile_result(f, op, 0), *ti = tile_result(f, op, 1);
-  if (!tv || !ti) {
-    pto_tensor_release(tv);
-    pto_tensor_release(ti);
-    return PTO_FAILURE;
-  }
+  PtoTensor *tv, *ti;
+  if (!tile_results2(f, op, &tv, &ti)) return PTO_FAILURE;
   const PtoNdArray *v = pto_tensor_array(tv), *i = pto_tensor_array(ti);
   PtoKernelError err;
   PtoResult r;
@@ -484,6 +485,20 @@ static PtoResult h_arg(PtoInterpFrame *f, PtoOp *op, void *user) {
       r = pto_kernel_reduce(max ? PTO_REDUCE_ARGMAX : PTO_REDUCE_ARGMIN, &in[0],
                             dim, i, &err);
   }
+  return finish_pair(f, op, tv, ti, r, &err);
+}
+
+/* ttopk_merge: the shared merge of the Tile level's topk_merge. */
+static PtoResult h_topk_merge(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  PtoNdArray in[4];
+  if (read_tiles(f, op, 4, in)) return PTO_FAILURE;
+  PtoTensor *tv, *ti;
+  if (!tile_results2(f, op, &tv, &ti)) return PTO_FAILURE;
+  PtoKernelError err;
+  PtoResult r = pto_kernel_topk_merge(&in[0], &in[1], &in[2], &in[3],
+                                      pto_op_attr_int(op, "k", 1), largest(op),
+                                      pto_tensor_array(tv), pto_tensor_array(ti), &err);
   return finish_pair(f, op, tv, ti, r, &err);
 }
 
@@ -536,6 +551,7 @@ void pto_interp_register_pto(PtoInterp *I) {
     case PTO_PTO_KIND_TOPK: h = h_topk; break;
     case PTO_PTO_KIND_ROWARG: case PTO_PTO_KIND_COLARG:
     case PTO_PTO_KIND_ARGCOMBINE: h = h_arg; break;
+    case PTO_PTO_KIND_TOPKMERGE: h = h_topk_merge; break;
     case PTO_PTO_KIND_SETFLAG: case PTO_PTO_KIND_WAITFLAG: h = h_flag; break;
     case PTO_PTO_KIND_BARRIER: h = h_barrier; break;
     case PTO_PTO_KIND_KERNEL: case PTO_PTO_KIND_RETURN: break;

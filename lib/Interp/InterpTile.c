@@ -318,56 +318,17 @@ static PtoResult h_topk(PtoInterpFrame *f, PtoOp *op, void *user) {
 }
 
 /* The merge is topk over the two lists side by side (first list first, so
- * that ties keep the lower indices), carrying their index values: the
- * winners' positions pick the indices with a gather. */
+ * that ties keep the lower indices), carrying their index values. */
 static PtoResult h_topk_merge(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  const PtoNdArray *v0 = arg(f, op, 0), *v1 = arg(f, op, 2);
-  unsigned r = v0->rank, last = r - 1;
-  int64_t shape[PTO_MAX_RANK], offs[PTO_MAX_RANK] = {0};
-  memcpy(shape, v0->shape, r * sizeof *shape);
-  shape[last] += v1->shape[last];
-  PtoContext *ctx = pto_op_ctx(op);
-  PtoTensor *vals = pto_tensor_create(ctx, pto_op_loc(op), v0->dtype, r, shape);
-  PtoTensor *idxs =
-      pto_tensor_create(ctx, pto_op_loc(op), arg(f, op, 1)->dtype, r, shape);
-  PtoTensor *ov = NULL, *oi = NULL, *pos = NULL;
+  PtoTensor *v, *i;
+  if (!new_tiles2(f, op, &v, &i)) return PTO_FAILURE;
   PtoKernelError err;
-  PtoResult res = PTO_FAILURE;
-  if (!vals || !idxs || !new_tiles2(f, op, &ov, &oi)) goto out;
-  /* side by side */
-  for (unsigned k = 0; k < 2; k++) {
-    const PtoNdArray *v = arg(f, op, 2 * k), *i = arg(f, op, 2 * k + 1);
-    PtoNdArray wv = interp_window_of(pto_tensor_array(vals), offs, v->shape);
-    PtoNdArray wi = interp_window_of(pto_tensor_array(idxs), offs, v->shape);
-    if (pto_kernel_unary(PTO_UNARY_IDENTITY, v, &wv, &err) ||
-        pto_kernel_unary(PTO_UNARY_IDENTITY, i, &wi, &err))
-      goto kernel_error;
-    offs[last] += v->shape[last];
-  }
-  pos = pto_tensor_create(ctx, pto_op_loc(op), PTO_DT_I64, r,
-                          pto_tensor_shape(ov));
-  if (!pos) goto out;
-  if (pto_kernel_topk(pto_tensor_array(vals), pto_tile_get_k(op), last,
-                      pto_tile_get_largest(op), pto_tensor_array(ov),
-                      pto_tensor_array(pos), &err) ||
-      pto_kernel_gather(pto_tensor_array(idxs), pto_tensor_array(pos), last,
-                        pto_tensor_array(oi), &err))
-    goto kernel_error;
-  interp_set_tensor(f, op, 0, ov);
-  interp_set_tensor(f, op, 1, oi);
-  ov = oi = NULL;
-  res = PTO_SUCCESS;
-  goto out;
-kernel_error:
-  res = pto_interp_error(f, op, "%s", err.msg);
-out:
-  pto_tensor_release(vals);
-  pto_tensor_release(idxs);
-  pto_tensor_release(pos);
-  pto_tensor_release(ov);
-  pto_tensor_release(oi);
-  return res;
+  PtoResult r = pto_kernel_topk_merge(arg(f, op, 0), arg(f, op, 1), arg(f, op, 2),
+                                      arg(f, op, 3), pto_tile_get_k(op),
+                                      pto_tile_get_largest(op), pto_tensor_array(v),
+                                      pto_tensor_array(i), &err);
+  return finish2(f, op, v, i, r, &err);
 }
 
 static PtoResult h_quantize(PtoInterpFrame *f, PtoOp *op, void *user) {

@@ -323,3 +323,50 @@ PtoResult pto_kernel_topk(const PtoNdArray *x, int64_t k, unsigned dim,
   pto_free(items);
   return PTO_SUCCESS;
 }
+
+/* A view of the last-dim columns [c0, c0 + n) of contiguous array a. */
+static PtoNdArray columns(const PtoNdArray *a, int64_t c0, int64_t n) {
+  PtoNdArray v = *a;
+  v.shape[v.rank - 1] = n;
+  v.data = (char *)a->data + c0 * a->strides[a->rank - 1] *
+                                 (int64_t)pto_dtype_size(a->dtype);
+  v.owns_data = false;
+  return v;
+}
+
+PtoResult pto_kernel_topk_merge(const PtoNdArray *v0, const PtoNdArray *i0,
+                                const PtoNdArray *v1, const PtoNdArray *i1,
+                                int64_t k, bool largest,
+                                const PtoNdArray *values,
+                                const PtoNdArray *indices, PtoKernelError *err) {
+  char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
+  unsigned r = v0->rank;
+  if (r == 0 || v1->rank != r || i0->rank != r || i1->rank != r ||
+      v1->dtype != v0->dtype)
+    return pto_error_set(err, "topk_merge: lists of shapes %s and %s (%s, %s)",
+                         kernel_shape_str(b1, v0), kernel_shape_str(b2, v1),
+                         pto_dtype_name(v0->dtype), pto_dtype_name(v1->dtype));
+  int64_t shape[PTO_MAX_RANK];
+  memcpy(shape, v0->shape, r * sizeof *shape);
+  shape[r - 1] += v1->shape[r - 1];
+  PtoNdArray *vals = pto_ndarray_create(v0->dtype, r, shape, err);
+  PtoNdArray *idxs = vals ? pto_ndarray_create(i0->dtype, r, shape, err) : NULL;
+  memcpy(shape, values->shape, r * sizeof *shape);
+  PtoNdArray *pos = idxs ? pto_ndarray_create(PTO_DT_I64, r, shape, err) : NULL;
+  PtoResult res = PTO_FAILURE;
+  if (pos) {
+    int64_t n0 = v0->shape[r - 1], n1 = v1->shape[r - 1];
+    PtoNdArray w[4] = {columns(vals, 0, n0), columns(idxs, 0, n0),
+                       columns(vals, n0, n1), columns(idxs, n0, n1)};
+    const PtoNdArray *in[4] = {v0, i0, v1, i1};
+    res = PTO_SUCCESS;
+    for (unsigned j = 0; j < 4 && !res; j++)
+      res = pto_kernel_unary(PTO_UNARY_IDENTITY, in[j], &w[j], err);
+    if (!res) res = pto_kernel_topk(vals, k, r - 1, largest, values, pos, err);
+    if (!res) res = pto_kernel_gather(idxs, pos, r - 1, indices, err);
+  }
+  pto_ndarray_destroy(vals);
+  pto_ndarray_destroy(idxs);
+  pto_ndarray_destroy(pos);
+  return res;
+}

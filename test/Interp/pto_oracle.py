@@ -325,6 +325,18 @@ def suite_topk():
             attrs = " {k = %d, largest = %s}" % (k, "true" if largest else "false")
             run("ttopk-%s-%d-%s" % (dt, k, largest), [Tile(x, dt)], "ttopk",
                 [(v, dt), (i, "i32")], attrs=attrs)
+        # the merge: topk over the two lists side by side, carrying the
+        # index values (ties: the first list, then the lower position)
+        a, b = x[:, :12], x[:, 30:36]
+        ia, ib = RNG.integers(0, 999, size=a.shape), RNG.integers(0, 999, size=b.shape)
+        both, ids = np.concatenate([a, b], axis=1), np.concatenate([ia, ib], axis=1)
+        for k, largest in ((1, True), (5, False), (18, True)):
+            v, pos = topk_want(both, k, largest)
+            attrs = " {k = %d, largest = %s}" % (k, "true" if largest else "false")
+            run("ttopk_merge-%s-%d-%s" % (dt, k, largest),
+                [Tile(a, dt), Tile(ia, "i32"), Tile(b, dt), Tile(ib, "i32")],
+                "ttopk_merge",
+                [(v, dt), (np.take_along_axis(ids, pos, axis=1), "i32")], attrs=attrs)
 
 
 def suite_quant():

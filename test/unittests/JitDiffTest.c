@@ -634,6 +634,22 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
              (long long)n, how == FILL_TIES ? " ties" : "");
     break;
   }
+  case PTO_PTO_KIND_TOPKMERGE: {
+    /* two lists of n and n / 2 + 1 per row with random i32 index values */
+    int64_t n1 = n / 2 + 1, kk = n + n1 < 4 ? n + n1 : 4;
+    IN(dt, m, n), IN(PTO_DT_I32, m, n), IN(dt, m, n1), IN(PTO_DT_I32, m, n1);
+    for (unsigned j = 1; j < 4; j += 2) {
+      int32_t *ix = c->in[j].data;
+      for (int64_t i = 0; i < c->in[j].rows * c->in[j].cols; i++)
+        ix[i] = (int32_t)(rnd_u64() % 100000);
+    }
+    OUT(dt, m, kk), OUT(PTO_DT_I32, m, kk);
+    snprintf(attrs, sizeof attrs, " {k = %lld%s}", (long long)kk,
+             variant & 1 ? ", largest = false" : "");
+    snprintf(c->name, sizeof c->name, "ttopk_merge %s %lldx%lld+%lld%s", dt_name(dt),
+             (long long)m, (long long)n, (long long)n1, how == FILL_TIES ? " ties" : "");
+    break;
+  }
   case PTO_PTO_KIND_QUANT: {
     IN(dt, m, n), IN(PTO_DT_F32, m, 1), OUT(PTO_DT_I8, m, n);
     /* scales near max |x| / 100, and one row of scale 0 */
@@ -1087,7 +1103,8 @@ static bool run_row(const char *label, PtoPtoOp id, PtoDType dt, const Variant *
       unsigned nf = 1;
       if (accumulates(id) && dt_float(dt)) fills[0] = FILL_DYADIC, fills[1] = FILL_UNIFORM, nf = 2;
       if (kind == PTO_PTO_KIND_SORT32 || kind == PTO_PTO_KIND_MRGSORT ||
-          kind == PTO_PTO_KIND_TOPK || kind == PTO_PTO_KIND_ROWARG ||
+          kind == PTO_PTO_KIND_TOPK || kind == PTO_PTO_KIND_TOPKMERGE ||
+          kind == PTO_PTO_KIND_ROWARG ||
           kind == PTO_PTO_KIND_COLARG)
         fills[0] = s == 1 ? FILL_TIES : FILL_RANDOM;
       for (unsigned f = 0; f < nf; f++) {

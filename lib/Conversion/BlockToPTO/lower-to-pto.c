@@ -6,6 +6,7 @@
  * from acc, on FIX). The host function's launches keep their kernels'
  * names. Offsets and flags come later (memory-plan, insert-sync). */
 #include "Conversion/Passes.h"
+#include "Conversion/BlockToPTO/LowerCubeIndex.h"
 
 #include <string.h>
 
@@ -58,6 +59,8 @@ static const struct {
     {"tile.colargmin", "pto.tcolargmin"},
     {"tile.argmax_combine", "pto.targmax_combine"},
     {"tile.argmin_combine", "pto.targmin_combine"},
+    {"tile.quantize", "pto.tquant"},
+    {"tile.topk_merge", "pto.ttopk_merge"},
     {"tile.rowexpand_add", "pto.trowexpandadd"},
     {"tile.rowexpand_sub", "pto.trowexpandsub"},
     {"tile.rowexpand_mul", "pto.trowexpandmul"},
@@ -84,7 +87,7 @@ static const struct {
     {"tile.colexpand_min", "pto.trowexpandmin"},
 };
 
-typedef struct Lower {
+struct Lower {
   PtoPass *pass;
   PtoContext *ctx;
   bool provenance, hoist;
@@ -94,7 +97,7 @@ typedef struct Lower {
   /* block.store -> the buffer type it stores, taken before its operand is
    * rewritten: the GM window has the buffer's shape, not the tile's */
   PtoPtrMap stored;
-} Lower;
+};
 
 /* The buffer type `op` (block.load / block.store) moves. */
 static PtoType *moved_buffer(Lower *L, PtoOp *op) {
@@ -232,6 +235,19 @@ static PtoOp *build1(Lower *L, PtoOp *at, const char *name,
   PtoOp *op = pto_op_create(&st);
   pto_block_insert_before(at, op);
   return op;
+}
+
+PtoType *pto_lower_tile_type(Lower *L, PtoType *buf) { return tile_type(L, buf); }
+
+PtoOp *pto_lower_build(Lower *L, PtoOp *at, const char *name,
+                       PtoValue *const *operands, unsigned n, PtoType *result) {
+  return build1(L, at, name, operands, n, result);
+}
+
+void pto_lower_finish(Lower *L, PtoOp *op, PtoOp *last) {
+  mark(L, op, last);
+  pto_value_replace_all_uses(pto_op_result(op, 0), pto_op_result(last, 0));
+  pto_op_erase(op);
 }
 
 static PtoType *in_space(Lower *L, PtoType *tile, PtoBufSpace s, int64_t rows,
@@ -520,6 +536,9 @@ static PtoResult lower_colexpand(Lower *L, PtoOp *op, const char *rowform) {
 
 static PtoResult lower_op(Lower *L, PtoOp *op) {
   const char *name = pto_op_name_str(op);
+  bool done = false;
+  PtoResult r = pto_lower_cube_index(L, op, &done);
+  if (done || r) return r;
   if (strcmp(name, "tile.matmul") == 0)
     return lower_matmul(L, op);
   if (strcmp(name, "block.load") == 0 &&

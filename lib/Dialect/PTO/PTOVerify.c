@@ -439,24 +439,53 @@ static PtoResult verify_mrgsort(Verifier *v) {
   return verify_sorted_pair(v, a);
 }
 
-/* ttopk {k, largest}: MxN -> (Mxk values, Mxk i32 columns). */
-static PtoResult verify_topk(Verifier *v) {
+/* The attributes and tiles of ttopk and ttopk_merge: k and largest, every
+ * tile in vec, operand #0 of a numeric type. */
+static PtoResult topk_head(Verifier *v, int64_t *k) {
   static const char *const known[] = {"k", "largest", NULL};
-  PtoType *a = opnd(v, 0);
-  int64_t k;
   bool largest;
-  if (known_attrs(v, known) || all_tiles(v, 0) || all_vec(v, 0) ||
-      need_dtypes(v, a) || pto_opcheck_int(&v->c, "k", true, 0, &k) ||
-      pto_opcheck_bool(&v->c, "largest", true, &largest))
-    return PTO_FAILURE;
-  int64_t m = pto_pto_tile_rows(a), n = pto_pto_tile_cols(a);
+  return known_attrs(v, known) || all_tiles(v, 0) || all_vec(v, 0) ||
+         need_dtypes(v, opnd(v, 0)) || pto_opcheck_int(&v->c, "k", true, 0, k) ||
+         pto_opcheck_bool(&v->c, "largest", true, &largest);
+}
+
+/* k in [1, n], then the Mxk values of operand #0's type and i32 indices. */
+static PtoResult topk_results(Verifier *v, int64_t m, int64_t n, int64_t k,
+                              const char *what) {
   if (k < 1 || k > n)
-    return ERR(v, "attribute 'k' (%lld) must be in [1, %lld], the row length",
-               (long long)k, (long long)n);
+    return ERR(v, "attribute 'k' (%lld) must be in [1, %lld], %s", (long long)k,
+               (long long)n, what);
   return need_shape(v, "result", 0, res(v, 0), m, k) ||
-         need_elem(v, "result", 0, res(v, 0), pto_pto_tile_elem(a)) ||
+         need_elem(v, "result", 0, res(v, 0), pto_pto_tile_elem(opnd(v, 0))) ||
          need_shape(v, "result", 1, res(v, 1), m, k) ||
          need_elem(v, "result", 1, res(v, 1), pto_type_int(v->c.ctx, 32));
+}
+
+/* ttopk {k, largest}: MxN -> (Mxk values, Mxk i32 columns). */
+static PtoResult verify_topk(Verifier *v) {
+  PtoType *a = opnd(v, 0);
+  int64_t k;
+  if (topk_head(v, &k)) return PTO_FAILURE;
+  return topk_results(v, pto_pto_tile_rows(a), pto_pto_tile_cols(a), k,
+                      "the row length");
+}
+
+/* ttopk_merge (v0, i0, v1, i1) {k, largest}: two lists of each row, their
+ * i32 index values beside them, into the k best and their index values. */
+static PtoResult verify_topk_merge(Verifier *v) {
+  PtoType *a = opnd(v, 0), *b = opnd(v, 2), *i32 = pto_type_int(v->c.ctx, 32);
+  int64_t k;
+  if (topk_head(v, &k)) return PTO_FAILURE;
+  int64_t m = pto_pto_tile_rows(a), n0 = pto_pto_tile_cols(a),
+          n1 = pto_pto_tile_cols(b);
+  if (need_shape(v, "operand", 1, opnd(v, 1), m, n0) ||
+      need_elem(v, "operand", 1, opnd(v, 1), i32) ||
+      need_shape(v, "operand", 2, b, m, n1) ||
+      need_elem(v, "operand", 2, b, pto_pto_tile_elem(a)) ||
+      need_shape(v, "operand", 3, opnd(v, 3), m, n1) ||
+      need_elem(v, "operand", 3, opnd(v, 3), i32))
+    return PTO_FAILURE;
+  return topk_results(v, m, n0 + n1, k, "the two lists' length");
 }
 
 static PtoResult verify_quant(Verifier *v) {
@@ -657,6 +686,7 @@ static PtoResult verify_kind(Verifier *v, PtoBlockCore core) {
   case PTO_PTO_KIND_ROWARG: return verify_arg(v, true);
   case PTO_PTO_KIND_COLARG: return verify_arg(v, false);
   case PTO_PTO_KIND_ARGCOMBINE: return verify_arg_combine(v);
+  case PTO_PTO_KIND_TOPKMERGE: return verify_topk_merge(v);
   case PTO_PTO_KIND_ROWEXPAND: return verify_rowexpand(v);
   case PTO_PTO_KIND_TRANS: return verify_trans(v);
   case PTO_PTO_KIND_GATHER: return verify_gather(v);

@@ -125,6 +125,14 @@ PtoResult pto_emit_copy_streaming(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
 PtoResult pto_emit_topk(PtoEmit *e, PtoEmitTile values, PtoEmitTile indices,
                         PtoEmitTile src, LLVMValueRef rows, LLVMValueRef cols,
                         int64_t k, bool largest, PtoError *err);
+/* The same selection over the two lists (v0: rows x n0, v1: rows x n1)
+ * side by side, v0's first, storing the i32 index value (i0 / i1) each
+ * chosen element carries (ttopk_merge). */
+PtoResult pto_emit_topk_merge(PtoEmit *e, PtoEmitTile values, PtoEmitTile indices,
+                              PtoEmitTile v0, PtoEmitTile i0, PtoEmitTile v1,
+                              PtoEmitTile i1, LLVMValueRef rows, LLVMValueRef n0,
+                              LLVMValueRef n1, int64_t k, bool largest,
+                              PtoError *err);
 
 /* c (m x n) = a (m x k) * b (k x n), or c += a * b when accumulate: the
  * cube's tmatmul / tmatmul_acc for its (c, a, b) types (f32, f32, f32),

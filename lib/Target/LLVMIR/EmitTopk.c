@@ -1,7 +1,8 @@
-/* ttopk as LLVM IR (Emit.h): a selection per row, k passes over the row,
- * each taking the best element after the previous pass's in one total
- * order (value, NaN above every number, then the lower column), so that
- * the result is the interpreter's bit for bit, ties and NaN included. */
+/* ttopk and ttopk_merge as LLVM IR (Emit.h): a selection per row, k
+ * passes over the row (for a merge, the two lists side by side), each
+ * taking the best element after the previous pass's in one total order
+ * (value, NaN above every number, then the lower position), so that the
+ * result is the interpreter's bit for bit, ties and NaN included. */
 #include "Target/LLVMIR/EmitUtil.h"
 
 #define B (e->b)
@@ -35,14 +36,34 @@ static LLVMValueRef before(PtoEmit *e, bool fp, bool largest, LLVMValueRef a,
   return LLVMBuildSelect(B, na, a_nan, LLVMBuildSelect(B, nb, b_nan, numbers, ""), "");
 }
 
-PtoResult pto_emit_topk(PtoEmit *e, PtoEmitTile values, PtoEmitTile indices,
-                        PtoEmitTile src, LLVMValueRef rows, LLVMValueRef cols,
-                        int64_t k, bool largest, PtoError *err) {
-  if (!topk_dtype(src.dtype) || values.dtype != src.dtype)
+/* The row a selection walks: src's columns, or for a merge the columns
+ * of src then those of src2 (n0 = src's count), with the index values
+ * i0 / i1 they carry. */
+typedef struct Lists {
+  PtoEmitTile src, src2, i0, i1;
+  LLVMValueRef n0; /* NULL: one list, its columns are the indices */
+} Lists;
+
+/* &element c of row r of the walked row, and of its index value. */
+static LLVMValueRef at(PtoEmit *e, const Lists *l, PtoEmitTile a, PtoEmitTile b,
+                       LLVMValueRef r, LLVMValueRef c) {
+  if (!l->n0) return pto_emit_elem_ptr(e, a, r, c);
+  LLVMValueRef first = LLVMBuildICmp(B, LLVMIntSLT, c, l->n0, "");
+  return LLVMBuildSelect(B, first, pto_emit_elem_ptr(e, a, r, c),
+                         pto_emit_elem_ptr(e, b, r, LLVMBuildSub(B, c, l->n0, "")), "");
+}
+
+static PtoResult select_k(PtoEmit *e, const Lists *l, PtoEmitTile values,
+                          PtoEmitTile indices, LLVMValueRef rows, LLVMValueRef cols,
+                          int64_t k, bool largest, PtoError *err) {
+  PtoEmitTile src = l->src;
+  if (!topk_dtype(src.dtype) || values.dtype != src.dtype ||
+      (l->n0 && l->src2.dtype != src.dtype))
     return pto_error_set(err, "topk of %s into %s tiles has no LLVM "
                          "translation yet", pto_dtype_name(src.dtype),
                          pto_dtype_name(values.dtype));
-  if (indices.dtype != PTO_DT_I32)
+  if (indices.dtype != PTO_DT_I32 ||
+      (l->n0 && (l->i0.dtype != PTO_DT_I32 || l->i1.dtype != PTO_DT_I32)))
     return pto_error_set(err, "topk indices of %s have no LLVM translation yet",
                          pto_dtype_name(indices.dtype));
   bool fp = src.dtype == PTO_DT_F32 || src.dtype == PTO_DT_F16 ||
@@ -59,7 +80,7 @@ PtoResult pto_emit_topk(PtoEmit *e, PtoEmitTile values, PtoEmitTile indices,
   LLVMValueRef binit[2] = {LLVMConstNull(ct), none};
   pto_emit_loop_begin(e, &lc, zero, cols, 1, 2, binit);
   LLVMValueRef c = lc.iv, best = lc.carry[0], best_i = lc.carry[1];
-  LLVMValueRef x = pto_emit_load(e, src.dtype, pto_emit_elem_ptr(e, src, r, c), 0);
+  LLVMValueRef x = pto_emit_load(e, src.dtype, at(e, l, src, l->src2, r, c), 0);
   /* a candidate comes after the previous pick, and is taken when it comes
    * before the best so far */
   LLVMValueRef after = LLVMBuildOr(
@@ -74,19 +95,33 @@ PtoResult pto_emit_topk(PtoEmit *e, PtoEmitTile values, PtoEmitTile indices,
   pto_emit_loop_end(e, &lc);
   LLVMValueRef pick = lc.carry[0], pick_i = lc.carry[1];
   /* the value's bits as the source holds them (NaN payloads too) */
-  LLVMTypeRef it = LLVMIntTypeInContext(e->ctx, (unsigned)(8 * pto_dtype_size(src.dtype)));
-  LLVMTypeRef itp = LLVMPointerType(it, 0);
-  LLVMValueRef bits = LLVMBuildLoad2(
-      B, it, LLVMBuildBitCast(B, pto_emit_elem_ptr(e, src, r, pick_i), itp, ""), "");
-  LLVMSetAlignment(bits, (unsigned)pto_dtype_size(src.dtype));
-  LLVMValueRef st = LLVMBuildStore(
-      B, bits, LLVMBuildBitCast(B, pto_emit_elem_ptr(e, values, r, lj.iv), itp, ""));
-  LLVMSetAlignment(st, (unsigned)pto_dtype_size(src.dtype));
-  LLVMValueRef idx = LLVMBuildTrunc(B, pick_i, LLVMInt32TypeInContext(e->ctx), "");
+  pto_emit_store_bits(e, src.dtype, pto_emit_elem_ptr(e, values, r, lj.iv),
+                      pto_emit_load_bits(e, src.dtype,
+                                         at(e, l, src, l->src2, r, pick_i)));
+  LLVMValueRef idx =
+      l->n0 ? pto_emit_load_bits(e, PTO_DT_I32, at(e, l, l->i0, l->i1, r, pick_i))
+            : LLVMBuildTrunc(B, pick_i, LLVMInt32TypeInContext(e->ctx), "");
   pto_emit_store(e, indices.dtype, pto_emit_elem_ptr(e, indices, r, lj.iv), idx);
   lj.next[0] = pick;
   lj.next[1] = pick_i;
   pto_emit_loop_end(e, &lj);
   pto_emit_loop_end(e, &lr);
   return PTO_SUCCESS;
+}
+
+PtoResult pto_emit_topk(PtoEmit *e, PtoEmitTile values, PtoEmitTile indices,
+                        PtoEmitTile src, LLVMValueRef rows, LLVMValueRef cols,
+                        int64_t k, bool largest, PtoError *err) {
+  Lists l = {src, src, src, src, NULL};
+  return select_k(e, &l, values, indices, rows, cols, k, largest, err);
+}
+
+PtoResult pto_emit_topk_merge(PtoEmit *e, PtoEmitTile values, PtoEmitTile indices,
+                              PtoEmitTile v0, PtoEmitTile i0, PtoEmitTile v1,
+                              PtoEmitTile i1, LLVMValueRef rows, LLVMValueRef n0,
+                              LLVMValueRef n1, int64_t k, bool largest,
+                              PtoError *err) {
+  Lists l = {v0, v1, i0, i1, n0};
+  return select_k(e, &l, values, indices, rows, LLVMBuildAdd(B, n0, n1, ""), k,
+                  largest, err);
 }

@@ -412,6 +412,24 @@ static PtoResult emit_arg(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
   return emitted(op, r, &err);
 }
 
+static PtoResult emit_topk_merge(Tr *t, PtoOp *op) {
+  PtoEmitTile v, i, in[4];
+  if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &v)) ||
+      pto_failed(tile_of(t, op, pto_op_result(op, 1), &i)))
+    return PTO_FAILURE;
+  for (unsigned k = 0; k < 4; k++)
+    if (pto_failed(tile_of(t, op, pto_op_operand(op, k), &in[k]))) return PTO_FAILURE;
+  PtoValue *a = pto_op_operand(op, 0), *b = pto_op_operand(op, 2);
+  PtoAttr *l = pto_op_attr(op, "largest");
+  PtoError err;
+  return emitted(op,
+                 pto_emit_topk_merge(&t->e, v, i, in[0], in[1], in[2], in[3],
+                                     rows_of(t, a), cols_of(t, a), cols_of(t, b),
+                                     pto_op_attr_int(op, "k", 1),
+                                     !l || pto_attr_int_value(l) != 0, &err),
+                 &err);
+}
+
 static PtoResult emit_matmul(Tr *t, PtoOp *op, PtoPtoOp id) {
   bool acc = id == PTO_PTO_TMATMUL_ACC;
   PtoValue *av = pto_op_operand(op, acc ? 1 : 0), *bv = pto_op_operand(op, acc ? 2 : 1);
@@ -515,6 +533,7 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
   case PTO_PTO_KIND_ROWARG:
   case PTO_PTO_KIND_COLARG:
   case PTO_PTO_KIND_ARGCOMBINE: return emit_arg(t, op, id, kind);
+  case PTO_PTO_KIND_TOPKMERGE: return emit_topk_merge(t, op);
   default: return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
   }
 }
