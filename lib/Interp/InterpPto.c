@@ -271,6 +271,13 @@ static int kernel_kind(PtoPtoOp id) {
   case PTO_PTO_TRELU: return PTO_UNARY_RELU;
   case PTO_PTO_TABS: return PTO_UNARY_ABS;
   case PTO_PTO_TNEG: return PTO_UNARY_NEG;
+  case PTO_PTO_TSIGMOID: return PTO_UNARY_SIGMOID;
+  case PTO_PTO_TTANH: return PTO_UNARY_TANH;
+  case PTO_PTO_TSILU: return PTO_UNARY_SILU;
+  case PTO_PTO_TFLOOR: return PTO_UNARY_FLOOR;
+  case PTO_PTO_TCEIL: return PTO_UNARY_CEIL;
+  case PTO_PTO_TROUND: return PTO_UNARY_ROUND;
+  case PTO_PTO_TSIGNBIT: return PTO_UNARY_SIGNBIT;
   case PTO_PTO_TROWSUM: case PTO_PTO_TCOLSUM: return PTO_REDUCE_SUM;
   case PTO_PTO_TROWMAX: case PTO_PTO_TCOLMAX: return PTO_REDUCE_MAX;
   case PTO_PTO_TROWMIN: case PTO_PTO_TCOLMIN: return PTO_REDUCE_MIN;
@@ -313,7 +320,8 @@ static PtoResult h_compute(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoResult r = PTO_FAILURE;
   int k = kernel_kind(id);
   switch (kind) {
-  case PTO_PTO_KIND_MOV:
+  /* tmov; texpand and texpands: the copy broadcasts as numpy does */
+  case PTO_PTO_KIND_MOV: case PTO_PTO_KIND_EXPAND: case PTO_PTO_KIND_EXPANDS:
     r = pto_kernel_unary(PTO_UNARY_IDENTITY, &a[0], out, &err);
     break;
   case PTO_PTO_KIND_TRANS: {
@@ -546,7 +554,8 @@ void pto_interp_register_pto(PtoInterp *I) {
     case PTO_PTO_KIND_SCALAR: case PTO_PTO_KIND_ROWEXPAND: case PTO_PTO_KIND_UNARY:
     case PTO_PTO_KIND_CVT: case PTO_PTO_KIND_CMP: case PTO_PTO_KIND_SEL:
     case PTO_PTO_KIND_ROWRED: case PTO_PTO_KIND_COLRED: case PTO_PTO_KIND_GATHER:
-    case PTO_PTO_KIND_QUANT: case PTO_PTO_KIND_MATMUL: h = h_compute; break;
+    case PTO_PTO_KIND_QUANT: case PTO_PTO_KIND_MATMUL: case PTO_PTO_KIND_EXPAND:
+    case PTO_PTO_KIND_EXPANDS: h = h_compute; break;
     case PTO_PTO_KIND_SORT32: case PTO_PTO_KIND_MRGSORT: h = h_sort; break;
     case PTO_PTO_KIND_TOPK: h = h_topk; break;
     case PTO_PTO_KIND_ROWARG: case PTO_PTO_KIND_COLARG:

@@ -180,7 +180,8 @@ EXACT_OPS = {"abs", "neg", "relu", "sqrt", "add", "sub", "mul", "div", "maximum"
              "minimum", "floor", "ceil", "round"}
 ROUNDING_SENSITIVE = {"floor", "ceil", "round"}
 # The unary ops with a PTO vector instruction.
-PTO_UNARY = {"abs", "neg", "exp", "log", "sqrt", "rsqrt", "reciprocal", "relu"}
+PTO_UNARY = {"abs", "neg", "exp", "log", "sqrt", "rsqrt", "reciprocal", "relu",
+             "sigmoid", "tanh", "silu", "floor", "ceil", "round"}
 
 
 def _erf(x):

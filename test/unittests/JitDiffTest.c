@@ -598,6 +598,18 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
     c->accum = 3;
     c->k = n + 1;
     break;
+  /* by the shape: a column (Mx1), a row (1xN) or one element broadcast */
+  case PTO_PTO_KIND_EXPAND:
+    IN(dt, variant % 3 == 2 ? m : 1, variant % 3 == 1 ? n : 1), OUT(dt, m, n);
+    break;
+  case PTO_PTO_KIND_EXPANDS: {
+    double s = dt == PTO_DT_BOOL ? (double)(rnd_u64() & 1)
+               : dt_float(dt)    ? 8 * rnd_unit() - 4
+                                 : (double)(int)(rnd_u64() % 200) - 100;
+    c->in[c->nin++] = scalar_make(dt, s);
+    OUT(dt, m, n);
+    break;
+  }
   case PTO_PTO_KIND_GATHER: {
     int64_t w = n + 3;
     IN(dt, m, n), IN(PTO_DT_I32, m, w), OUT(dt, m, w);
@@ -950,6 +962,9 @@ static bool bit_exact_op(PtoPtoOp id) {
 static double ulp_bound(PtoPtoOp id, PtoDType dt) {
   if (id == PTO_PTO_TEXP || id == PTO_PTO_TLOG) return dt == PTO_DT_F32 ? 2 : 1;
   if (id == PTO_PTO_TRSQRT) return 1;
+  if (id == PTO_PTO_TTANH) return dt == PTO_DT_F32 ? 2 : 1;
+  if (id == PTO_PTO_TSIGMOID) return dt == PTO_DT_F32 ? 4 : 1;
+  if (id == PTO_PTO_TSILU) return dt == PTO_DT_F32 ? 4 : 1;
   return 0;
 }
 

@@ -127,6 +127,8 @@ typedef enum PtoPtoKind {
   PTO_PTO_KIND_TOPK,
   PTO_PTO_KIND_QUANT,
   PTO_PTO_KIND_MATMUL,
+  PTO_PTO_KIND_EXPAND,  /* a tile's dims of 1 broadcast to the result */
+  PTO_PTO_KIND_EXPANDS, /* a scalar broadcast to the result tile */
   PTO_PTO_KIND_SETFLAG,
   PTO_PTO_KIND_WAITFLAG,
   PTO_PTO_KIND_BARRIER,

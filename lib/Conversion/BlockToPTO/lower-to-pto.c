@@ -7,6 +7,7 @@
  * names. Offsets and flags come later (memory-plan, insert-sync). */
 #include "Conversion/Passes.h"
 #include "Conversion/BlockToPTO/LowerCubeIndex.h"
+#include "Conversion/BlockToPTO/LowerElementwise.h"
 
 #include <string.h>
 
@@ -534,6 +535,20 @@ static PtoResult lower_colexpand(Lower *L, PtoOp *op, const char *rowform) {
   return PTO_SUCCESS;
 }
 
+/* The ops of LowerElementwise.c: their instructions, then op's uses
+ * moved to the last one. */
+static PtoResult lower_elementwise(Lower *L, PtoOp *op) {
+  PtoType *buf = pto_value_type(pto_op_result(op, 0));
+  PtoType *t = pto_op_num_results(op) == 1 ? tile_type(L, buf) : NULL;
+  if (!t) return bad_buffer(op, "result", 0, buf);
+  PtoOp *last = pto_lower_elementwise(L->ctx, op, buf, t);
+  if (!last) return PTO_FAILURE;
+  mark(L, op, last);
+  pto_value_replace_all_uses(pto_op_result(op, 0), pto_op_result(last, 0));
+  pto_op_erase(op);
+  return PTO_SUCCESS;
+}
+
 static PtoResult lower_op(Lower *L, PtoOp *op) {
   const char *name = pto_op_name_str(op);
   bool done = false;
@@ -569,6 +584,7 @@ static PtoResult lower_op(Lower *L, PtoOp *op) {
     if (pto_type_is_block_buf(out) && planes(out) != 1)
       return not_one_plane(op, out, "a reduction");
   }
+  if (pto_lower_elementwise_handles(op)) return lower_elementwise(L, op);
   for (unsigned i = 0; i < PTO_ARRAY_SIZE(direct); i++)
     if (strcmp(name, direct[i].tile) == 0)
       return replace(L, op, direct[i].pto);

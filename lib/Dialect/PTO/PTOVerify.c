@@ -384,6 +384,30 @@ static PtoResult verify_trans(Verifier *v) {
          need_elem(v, "result", 0, r, pto_pto_tile_elem(a));
 }
 
+static PtoResult verify_expand(Verifier *v) {
+  PtoType *a = opnd(v, 0), *r = res(v, 0);
+  if (known_attrs(v, no_attrs) || all_tiles(v, 0) || all_vec(v, 0) ||
+      need_elem(v, "result", 0, r, pto_pto_tile_elem(a)))
+    return PTO_FAILURE;
+  int64_t ar = pto_pto_tile_rows(a), ac = pto_pto_tile_cols(a);
+  int64_t rr = pto_pto_tile_rows(r), rc = pto_pto_tile_cols(r);
+  if ((ar != 1 && ar != rr) || (ac != 1 && ac != rc))
+    return ERR(v, "operand #0 is %lldx%lld; each of its dims must be 1 or the "
+                  "result's %lldx%lld",
+               (long long)ar, (long long)ac, (long long)rr, (long long)rc);
+  return PTO_SUCCESS;
+}
+
+static PtoResult verify_expands(Verifier *v) {
+  PtoType *s = opnd(v, 0), *r = res(v, 0);
+  if (known_attrs(v, no_attrs) || need_tile(v, "result", 0, r) || all_vec(v, 1))
+    return PTO_FAILURE;
+  if (s != pto_pto_tile_elem(r))
+    return ERR(v, "the scalar (operand #0) must have the result's element "
+                  "type '%s', got '%s'", tstr(v, pto_pto_tile_elem(r)), tstr(v, s));
+  return PTO_SUCCESS;
+}
+
 static PtoResult verify_gather(Verifier *v) {
   PtoType *a = opnd(v, 0), *ix = opnd(v, 1), *r = res(v, 0);
   if (known_attrs(v, no_attrs) || all_tiles(v, 0) || all_vec(v, 0) ||
@@ -695,6 +719,8 @@ static PtoResult verify_kind(Verifier *v, PtoBlockCore core) {
   case PTO_PTO_KIND_TOPK: return verify_topk(v);
   case PTO_PTO_KIND_QUANT: return verify_quant(v);
   case PTO_PTO_KIND_MATMUL: return verify_matmul(v);
+  case PTO_PTO_KIND_EXPAND: return verify_expand(v);
+  case PTO_PTO_KIND_EXPANDS: return verify_expands(v);
   case PTO_PTO_KIND_SETFLAG:
   case PTO_PTO_KIND_WAITFLAG: return verify_flag(v, core);
   case PTO_PTO_KIND_BARRIER: {

@@ -207,6 +207,38 @@ PtoResult pto_emit_quant(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                          PtoEmitTile scale, LLVMValueRef rows,
                          LLVMValueRef cols, PtoError *err);
 
+/* ---- the Tile level's elementwise math, rounding and bit tests ---- */
+
+#define PTO_EMIT_MATH_OPS(X) \
+  X(SIGMOID, "sigmoid") X(TANH, "tanh") X(SILU, "silu") X(FLOOR, "floor") \
+  X(CEIL, "ceil") X(ROUND, "round") X(SIGNBIT, "signbit")
+#define PTO_EMIT_ENUM(id, name) PTO_EMIT_MATH_##id,
+typedef enum PtoEmitMath { PTO_EMIT_MATH_OPS(PTO_EMIT_ENUM) } PtoEmitMath;
+#undef PTO_EMIT_ENUM
+const char *pto_emit_math_name(PtoEmitMath op);
+
+/* dst = op(src), elementwise, float tiles computed in f32 and rounded once
+ * to dst: sigmoid and silu from the polynomial exp (within 4 ulp of the
+ * correctly rounded f32 result, denormal results too), tanh as
+ * pto_emit_tanh_f32, floor, ceil and round (half to even) exact; signbit
+ * (1 where the stored sign bit is set, NaN and -0 too, else 0) on every
+ * float and integer dtype, bit for bit. */
+PtoResult pto_emit_math(PtoEmit *e, PtoEmitMath op, PtoEmitTile dst,
+                        PtoEmitTile src, LLVMValueRef rows, LLVMValueRef cols,
+                        PtoError *err);
+/* dst[r][c] = src[rows_one ? 0 : r][cols_one ? 0 : c] for the rows x cols
+ * of dst, bit for bit (texpand). */
+PtoResult pto_emit_expand(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
+                          bool rows_one, bool cols_one, LLVMValueRef rows,
+                          LLVMValueRef cols, PtoError *err);
+/* Every element of the rows x cols of dst = bits, an integer as wide as
+ * dst's element (texpands). */
+PtoResult pto_emit_fill(PtoEmit *e, PtoEmitTile dst, LLVMValueRef bits,
+                        LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
+/* 1 / (1 + e^-x) of a float or a vector of floats, without overflow for
+ * any x (the exponential of -|x| only). */
+LLVMValueRef pto_emit_sigmoid_f32(PtoEmit *e, LLVMValueRef x);
+
 /* ---- products and arg-reductions (EmitArgReduce.c) ---- */
 
 /* dst = the product of each row of src (Mx1), or with `col` of each

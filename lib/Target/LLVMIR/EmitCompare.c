@@ -10,13 +10,6 @@ static const char *const cmp_names[] = {PTO_EMIT_COMPARE_OPS(NAME)};
 #undef NAME
 const char *pto_emit_compare_name(PtoEmitCompare op) { return cmp_names[op]; }
 
-static bool is_float(PtoDType dt) {
-  return dt == PTO_DT_F32 || dt == PTO_DT_F16 || dt == PTO_DT_BF16;
-}
-static bool is_int(PtoDType dt) {
-  return dt == PTO_DT_I32 || dt == PTO_DT_I16 || dt == PTO_DT_I8;
-}
-
 /* numpy's comparisons: ordered for all but ne, so NaN compares false to
  * everything and unequal to everything; integers signed. */
 static LLVMValueRef compare(PtoEmit *e, PtoEmitCompare op, bool fp,
@@ -34,7 +27,7 @@ static void cmp_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
   PtoEmitTile a = t->src[0], b = t->src[1];
   LLVMValueRef x = pto_emit_load(e, a.dtype, pto_emit_elem_ptr(e, a, r, c), 0);
   LLVMValueRef y = pto_emit_load(e, b.dtype, pto_emit_elem_ptr(e, b, r, c), 0);
-  LLVMValueRef m = compare(e, (PtoEmitCompare)t->op, is_float(a.dtype), x, y);
+  LLVMValueRef m = compare(e, (PtoEmitCompare)t->op, pto_emit_is_float(a.dtype), x, y);
   pto_emit_store_bits(e, PTO_DT_BOOL, pto_emit_elem_ptr(e, t->dst, r, c),
                       LLVMBuildZExt(B, m, LLVMInt8TypeInContext(e->ctx), ""));
 }
@@ -42,7 +35,7 @@ static void cmp_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
 PtoResult pto_emit_compare(PtoEmit *e, PtoEmitCompare op, PtoEmitTile dst,
                            PtoEmitTile a, PtoEmitTile b, LLVMValueRef rows,
                            LLVMValueRef cols, PtoError *err) {
-  if (!is_float(a.dtype) && !is_int(a.dtype))
+  if (!pto_emit_is_float(a.dtype) && !pto_emit_is_int(a.dtype))
     return pto_error_set(err, "a comparison of %s tiles has no LLVM translation yet",
                          pto_dtype_name(a.dtype));
   PtoEmitTiles t = {.dst = dst, .src = {a, b}, .op = op};

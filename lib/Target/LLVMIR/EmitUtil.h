@@ -6,6 +6,14 @@
 
 #include "Target/LLVMIR/Emit.h"
 
+/* The float dtypes the emitters compute in f32, and the integer ones. */
+static inline bool pto_emit_is_float(PtoDType dt) {
+  return dt == PTO_DT_F32 || dt == PTO_DT_F16 || dt == PTO_DT_BF16;
+}
+static inline bool pto_emit_is_int(PtoDType dt) {
+  return dt == PTO_DT_I32 || dt == PTO_DT_I16 || dt == PTO_DT_I8;
+}
+
 /* The lanes of a value's type: 0 for a scalar. */
 unsigned pto_emit_lanes_of(LLVMValueRef v);
 /* ty, or a vector of `lanes` ty when lanes > 0. */

@@ -12,6 +12,7 @@
 #include "Target/LLVMIR/EmitUtil.h"
 #include "pto/Dialect/Block.h"
 #include "pto/Dialect/PTO.h"
+#include "pto/Float16.h"
 #include "pto/IRArray.h"
 
 enum { MAX_RANK = 8, RT_MAX_PARAMS = 6, RT_READ = 1, RT_WRITE = 2 };
@@ -393,8 +394,14 @@ static PtoResult emit_arith(Host *h, PtoOp *op) {
     PtoType *ty = pto_value_type(res);
     LLVMTypeRef lt = pto_llvmir_scalar_type(h->e->ctx, ty);
     if (!v || !lt) return pto_op_emit_error(op, "is a constant the host program does not take");
-    bind(h, res, pto_attr_kind(v) == PTO_ATTR_FLOAT ? LLVMConstReal(lt, pto_attr_float_value(v))
-                                                    : LLVMConstInt(lt, (uint64_t)pto_attr_int_value(v), 1));
+    /* a bf16 is its bits (pto_llvmir_scalar_type), not an LLVM float */
+    bool bf16 = pto_type_is_float(ty) && pto_type_float_kind(ty) == PTO_BF16;
+    bind(h, res,
+         bf16 ? LLVMConstInt(lt, pto_f32_to_bf16_bits((float)pto_round_to_bf16(
+                                     pto_attr_float_value(v))), 0)
+         : pto_attr_kind(v) == PTO_ATTR_FLOAT
+             ? LLVMConstReal(lt, pto_attr_float_value(v))
+             : LLVMConstInt(lt, (uint64_t)pto_attr_int_value(v), 1));
     return PTO_SUCCESS;
   }
   static const struct {

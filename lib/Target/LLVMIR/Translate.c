@@ -255,6 +255,21 @@ static PtoEmitUnary unary_of(PtoPtoOp id) {
   }
 }
 
+/* The instructions of the Tile level's elementwise math (Emit.h's
+ * pto_emit_math). */
+static bool math_of(PtoPtoOp id, PtoEmitMath *m) {
+  static const struct {
+    PtoPtoOp id;
+    PtoEmitMath m;
+  } rows[] = {{PTO_PTO_TSIGMOID, PTO_EMIT_MATH_SIGMOID}, {PTO_PTO_TTANH, PTO_EMIT_MATH_TANH},
+              {PTO_PTO_TSILU, PTO_EMIT_MATH_SILU},       {PTO_PTO_TFLOOR, PTO_EMIT_MATH_FLOOR},
+              {PTO_PTO_TCEIL, PTO_EMIT_MATH_CEIL},       {PTO_PTO_TROUND, PTO_EMIT_MATH_ROUND},
+              {PTO_PTO_TSIGNBIT, PTO_EMIT_MATH_SIGNBIT}};
+  for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    if (rows[i].id == id) return *m = rows[i].m, true;
+  return false;
+}
+
 static PtoEmitReduce reduce_of(PtoPtoOp id) {
   return id == PTO_PTO_TROWMAX || id == PTO_PTO_TCOLMAX   ? PTO_EMIT_RED_MAX
          : id == PTO_PTO_TROWMIN || id == PTO_PTO_TCOLMIN ? PTO_EMIT_RED_MIN
@@ -296,9 +311,12 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
     r = pto_emit_binary_scalar(&t->e, binary_of(id), dst, a, s, rows, cols, &err);
     break;
   }
-  case PTO_PTO_KIND_UNARY:
-    r = pto_emit_unary(&t->e, unary_of(id), dst, a, rows, cols, &err);
+  case PTO_PTO_KIND_UNARY: {
+    PtoEmitMath m;
+    r = math_of(id, &m) ? pto_emit_math(&t->e, m, dst, a, rows, cols, &err)
+                        : pto_emit_unary(&t->e, unary_of(id), dst, a, rows, cols, &err);
     break;
+  }
   case PTO_PTO_KIND_ROWRED:
     if (id == PTO_PTO_TROWPROD) {
       r = pto_emit_prod(&t->e, false, dst, a, rows, cols, &err);
@@ -329,6 +347,35 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
   }
   }
   return emitted(op, r, &err);
+}
+
+/* texpand and texpands: over the result's rows and columns, from a tile
+ * whose dims of 1 broadcast or from the scalar's bits. */
+static PtoResult emit_expand(Tr *t, PtoOp *op, PtoPtoKind kind) {
+  PtoEmitTile dst, a;
+  PtoValue *res = pto_op_result(op, 0), *src = pto_op_operand(op, 0);
+  if (pto_failed(tile_of(t, op, res, &dst))) return PTO_FAILURE;
+  LLVMValueRef rows = rows_of(t, res), cols = cols_of(t, res);
+  PtoError err;
+  if (kind == PTO_PTO_KIND_EXPAND) {
+    if (pto_failed(tile_of(t, op, src, &a))) return PTO_FAILURE;
+    PtoType *st = pto_value_type(src);
+    return emitted(op,
+                   pto_emit_expand(&t->e, dst, a, pto_pto_tile_rows(st) == 1,
+                                   pto_pto_tile_cols(st) == 1, rows, cols, &err),
+                   &err);
+  }
+  /* the scalar as an integer of the element's width: floats bit for bit,
+   * i1 as the byte the tile holds */
+  LLVMValueRef s = value_of(t, src);
+  LLVMTypeRef ty = LLVMTypeOf(s);
+  LLVMTypeKind k = LLVMGetTypeKind(ty);
+  if (k == LLVMFloatTypeKind || k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind)
+    s = LLVMBuildBitCast(t->e.b, s,
+                         LLVMIntTypeInContext(t->e.ctx, k == LLVMFloatTypeKind ? 32 : 16), "");
+  else if (k == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(ty) == 1)
+    s = LLVMBuildZExt(t->e.b, s, LLVMInt8TypeInContext(t->e.ctx), "");
+  return emitted(op, pto_emit_fill(&t->e, dst, s, rows, cols, &err), &err);
 }
 
 /* tcmp, tsel, tgather, tquant, tsort32, tmrgsort: their tiles, then the
@@ -530,6 +577,8 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
   case PTO_PTO_KIND_SORT32:
   case PTO_PTO_KIND_MRGSORT: return emit_select_sort(t, op, kind);
   case PTO_PTO_KIND_TOPK: return emit_topk(t, op);
+  case PTO_PTO_KIND_EXPAND:
+  case PTO_PTO_KIND_EXPANDS: return emit_expand(t, op, kind);
   case PTO_PTO_KIND_ROWARG:
   case PTO_PTO_KIND_COLARG:
   case PTO_PTO_KIND_ARGCOMBINE: return emit_arg(t, op, id, kind);
@@ -570,6 +619,9 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
     PtoType *ty = pto_value_type(pto_block_arg(body, i));
     bool tensor = pto_type_is_tensor(ty);
     params[np++] = tensor ? i8p : pto_llvmir_scalar_type(t->e.ctx, ty);
+    /* an i1 travels as the byte the host program's task record holds */
+    if (!tensor && pto_type_is_integer(ty) && pto_type_int_width(ty) == 1)
+      params[np - 1] = LLVMInt8TypeInContext(c);
     if (!params[np - 1]) {
       pto_free(params);
       return pto_op_emit_error(k, "argument #%u has a type the LLVM "
@@ -607,6 +659,12 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
   }
   t->e.fn = fn;
   LLVMPositionBuilderAtEnd(t->e.b, LLVMAppendBasicBlockInContext(c, fn, "entry"));
+  for (unsigned i = 0; i < nargs; i++) {
+    PtoValue *v = pto_block_arg(body, i);
+    PtoType *ty = pto_value_type(v);
+    if (pto_type_is_integer(ty) && pto_type_int_width(ty) == 1)
+      bind(t, v, LLVMBuildTrunc(t->e.b, value_of(t, v), LLVMInt1TypeInContext(c), ""));
+  }
   PtoResult r = PTO_SUCCESS;
   /* the first error ends the kernel: later ops may use what it did not
    * define */
