@@ -46,6 +46,11 @@
 #define PTO_ATTR_COUNTER "counter"
 #define PTO_ATTR_ORIGIN "origin"
 #define PTO_ATTR_FULL "full"
+/* scatter: how src combines with the input ("add", "multiply"; absent:
+ * replace) */
+#define PTO_ATTR_REDUCE "reduce"
+/* index_add: its operands live in UB (PyPTO's index_add_ub), recorded */
+#define PTO_ATTR_UB "ub"
 /* builder-only attributes (consumed by pto_pypto_create, never on an op) */
 #define PTO_ATTR_SHAPE "shape"
 #define PTO_ATTR_DTYPE "dtype"
@@ -57,7 +62,8 @@
   X(VEC_TILE) X(CUBE_TILE) X(LABEL) X(STATIC_OFFSETS) X(DIM) X(KEEPDIM)     \
   X(PERM) X(MODE) X(SATMODE) X(APPROXIMATE) X(A_TRANS) X(B_TRANS)           \
   X(ACC_DTYPE) X(K) X(LARGEST) X(EPS) X(KEY) X(COUNTER) X(ORIGIN) X(FULL)   \
-  X(SHAPE) X(DTYPE) X(OUT_DTYPE)
+  X(SHAPE) X(DTYPE) X(OUT_DTYPE)                                            \
+  X(REDUCE) X(UB)
 
 typedef enum PtoAttrNameId {
 #define PTO_ATTR_ID_(ID) PTO_ATTR_ID_##ID,
