@@ -108,6 +108,7 @@ void pto_graph_destroy(PtoGraph *g) {
     return;
   PtoRuntime *rt = g->rt;
   if (rt) {
+    rt_graph_stop(g);
     if (g->prev_live)
       g->prev_live->next_live = g->next_live;
     else
@@ -129,6 +130,11 @@ static bool detached(const PtoGraph *g) { return !g || !g->rt; }
 int32_t pto_graph_add_buffer(PtoGraph *g, int64_t size, const char *name) {
   if (detached(g))
     return -1;
+  if (g->streaming) {
+    rt_set_error(g->rt, "buffer '%s': the graph is running; declare its "
+                 "buffers before pto_graph_start", name ? name : "");
+    return -1;
+  }
   if (size <= 0) {
     rt_set_error(g->rt, "buffer '%s': size %lld is not positive",
                  name ? name : "", (long long)size);
@@ -501,6 +507,8 @@ int64_t pto_graph_submit(PtoGraph *g, const PtoRtTaskDesc *d) {
     rt_set_error(rt, "submit: no task given");
     return -1;
   }
+  if (g->stream && rt_host_stream_failed(g, "submit"))
+    return -1;
   if (d->kernel < 0 || (uint32_t)d->kernel >= rt->nkernels) {
     rt_set_error(rt, "submit: unknown kernel id %d (%u registered)",
                  (int)d->kernel, rt->nkernels);
@@ -549,6 +557,7 @@ int64_t pto_graph_submit(PtoGraph *g, const PtoRtTaskDesc *d) {
   if (label == UINT32_MAX)
     goto oom;
 
+  uint32_t t0 = g->ntasks, e0 = g->nedges;
   /* Pass 1: what the task waits for (may create barriers). */
   RtSpan spans[RT_SPANS];
   g->nscratch = 0;
@@ -606,6 +615,8 @@ int64_t pto_graph_submit(PtoGraph *g, const PtoRtTaskDesc *d) {
         goto oom;
     }
   g->finalized = false;
+  if (g->stream && !rt_host_stream_publish(g, t0, e0))
+    goto oom;
   return id;
 oom:
   rt_set_error(rt, "submit '%s': out of memory", kname);
@@ -699,21 +710,26 @@ oom:
   return PTO_RT_ERR_NOMEM;
 }
 
-PtoRtStatus pto_graph_run(PtoGraph *g, void *const *buffers,
-                          uint32_t num_buffers) {
-  if (!g)
+/* The checks pto_graph_run and pto_graph_start share; on success the
+ * runtime is taken for the run (rt->busy). */
+static PtoRtStatus begin_run(PtoGraph *g, void *const *buffers,
+                             uint32_t num_buffers, const char *what) {
+  if (!g || !g->rt)
     return PTO_RT_ERR_MISUSE;
   PtoRuntime *rt = g->rt;
-  if (!rt)
+  if (g->streaming) {
+    rt_set_error(rt, "%s: the graph is already running; call pto_graph_wait "
+                 "first", what);
     return PTO_RT_ERR_MISUSE;
+  }
   if (num_buffers != g->nbufs || (num_buffers && !buffers)) {
-    rt_set_error(rt, "run: the graph has %u buffers, %u given", g->nbufs,
+    rt_set_error(rt, "%s: the graph has %u buffers, %u given", what, g->nbufs,
                  buffers ? num_buffers : 0);
     return PTO_RT_ERR_MISUSE;
   }
   for (uint32_t i = 0; i < num_buffers; i++)
     if (!buffers[i] && (rt->opts.backend & PTO_RT_HOST)) {
-      rt_set_error(rt, "run: buffer %u ('%s') has no base address", i,
+      rt_set_error(rt, "%s: buffer %u ('%s') has no base address", what, i,
                    g->bufs[i].name);
       return PTO_RT_ERR_MISUSE;
     }
@@ -722,16 +738,81 @@ PtoRtStatus pto_graph_run(PtoGraph *g, void *const *buffers,
   if (!atomic_compare_exchange_strong_explicit(&rt->busy, &expected, true,
                                                memory_order_acquire,
                                                memory_order_relaxed)) {
-    rt_set_error(rt, "run: another run is in progress on this runtime");
+    rt_set_error(rt, "%s: another run is in progress on this runtime", what);
     return PTO_RT_ERR_MISUSE;
   }
-  PtoRtStatus st = rt_graph_finalize(g);
+  return PTO_RT_OK;
+}
+
+static void end_run(PtoRuntime *rt) {
+  /* release: pairs with the acquire in begin_run for the next run. */
+  atomic_store_explicit(&rt->busy, false, memory_order_release);
+}
+
+PtoRtStatus pto_graph_start(PtoGraph *g, void *const *buffers,
+                            uint32_t num_buffers) {
+  PtoRtStatus st = begin_run(g, buffers, num_buffers, "start");
+  if (st != PTO_RT_OK)
+    return st;
+  PtoRuntime *rt = g->rt;
+  g->sim_tl.valid = g->host_tl.valid = false;
+  if (rt->opts.backend & PTO_RT_HOST) {
+    /* The argument records point at run_buffers: make them current. */
+    st = rt_graph_finalize(g);
+    if (st == PTO_RT_OK)
+      st = rt_host_stream_start(g, buffers, num_buffers);
+  }
+  if (st != PTO_RT_OK) {
+    end_run(rt);
+    return st;
+  }
+  g->streaming = true;
+  return PTO_RT_OK;
+}
+
+PtoRtStatus pto_graph_wait(PtoGraph *g) {
+  if (!g || !g->rt)
+    return PTO_RT_ERR_MISUSE;
+  PtoRuntime *rt = g->rt;
+  if (!g->streaming) {
+    rt_set_error(rt, "wait: the graph is not running; start it with "
+                 "pto_graph_start");
+    return PTO_RT_ERR_MISUSE;
+  }
+  PtoRtStatus st = g->stream ? rt_host_stream_end(g, false) : PTO_RT_OK;
+  g->streaming = false;
+  /* The simulator models submission overlapping execution on every run:
+   * it replays the submitted graph with the orchestrator's costs. */
+  if (st == PTO_RT_OK && (rt->opts.backend & PTO_RT_SIM)) {
+    st = rt_graph_finalize(g);
+    if (st == PTO_RT_OK)
+      st = rt_sim_run(g);
+  }
+  end_run(rt);
+  return st;
+}
+
+void rt_graph_stop(PtoGraph *g) {
+  if (!g->streaming)
+    return;
+  if (g->stream)
+    rt_host_stream_end(g, true);
+  g->streaming = false;
+  end_run(g->rt);
+}
+
+PtoRtStatus pto_graph_run(PtoGraph *g, void *const *buffers,
+                          uint32_t num_buffers) {
+  PtoRtStatus st = begin_run(g, buffers, num_buffers, "run");
+  if (st != PTO_RT_OK)
+    return st;
+  PtoRuntime *rt = g->rt;
+  st = rt_graph_finalize(g);
   if (st == PTO_RT_OK && (rt->opts.backend & PTO_RT_HOST))
     st = rt_host_run(g, buffers, num_buffers);
   if (st == PTO_RT_OK && (rt->opts.backend & PTO_RT_SIM))
     st = rt_sim_run(g);
-  /* release: pairs with the acquire above in the next run. */
-  atomic_store_explicit(&rt->busy, false, memory_order_release);
+  end_run(rt);
   return st;
 }
 

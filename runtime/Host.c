@@ -1,12 +1,43 @@
 /* The host back end: a pool of worker threads (the caller of a run is one
  * of them) that run kernels as their dependency counters reach zero. No
  * lock is held while a kernel runs; a finishing worker runs one ready
- * successor itself and queues the others on their core type's queue. */
+ * successor itself and queues the others on their core type's queue.
+ * A streaming run dispatches tasks while the caller still submits them:
+ * its records live in chunks that never move, and successors attach to a
+ * running task through a lock-free list that the task closes when it
+ * finishes. */
 #include "Internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Storage of a streaming run that workers read while the submitter grows
+ * it: chunk k holds RT_CHUNK0 << k elements and is never moved, so 22
+ * chunks cover every 32-bit index below 2^32 - RT_CHUNK0. */
+#define RT_CHUNK0_LOG 10
+#define RT_CHUNKS (32 - RT_CHUNK0_LOG)
+
+/* A successor attached to a task of a streaming run. */
+typedef struct RtSucc {
+  struct RtSucc *next;
+  uint32_t task;
+} RtSucc;
+
+/* A task of a streaming run as the workers read it, written by the
+ * submitter before the task is published. */
+typedef struct RtSTask {
+  PtoRtTaskArgs args;
+  PtoRtKernelFn fn; /* NULL for barriers */
+  /* Successors attached so far; the run's `closed` once it finished, so
+   * that a later submission sees it done instead of waiting on it. */
+  RtSucc *_Atomic succ;
+  /* Predecessors not finished, plus one while the task is published. */
+  atomic_uint count;
+  uint32_t core;
+  uint32_t worker; /* the worker that ran it, RT_NONE until then */
+  double times[5];
+} RtSTask;
 
 typedef struct RtRun {
   PtoGraph *g;
@@ -15,7 +46,8 @@ typedef struct RtRun {
   RtKernel *kernels;
   /* Tasks without successors not yet finished: every task is an ancestor
    * of one of them, so when they are all done the run is; counting them
-   * alone keeps a shared counter off the per-task path. */
+   * alone keeps a shared counter off the per-task path. A streaming run
+   * counts its unfinished tasks instead, plus one until submission ends. */
   atomic_uint_fast64_t remaining;
   atomic_bool failed;
   atomic_uint failed_task;
@@ -25,7 +57,55 @@ typedef struct RtRun {
   uint32_t *lane;
   /* The first lane of each core type (one lane per worker follows). */
   uint32_t lane_base[PTO_RT_CORE_TYPE_COUNT];
+  /* A streaming run: task records, ready-queue slots and successor nodes
+   * in chunks (the counts and capacities are the submitter's alone). */
+  bool stream, record;
+  bool oom; /* a submission found no memory: the run stopped */
+  void *st[RT_CHUNKS], *slots[RT_CHUNKS], *nodes[RT_CHUNKS];
+  uint32_t published, nnodes, cap_st, cap_slots, cap_nodes;
+  RtSucc closed;
+  /* Its one ready queue, used once per task like RtQueue. */
+  _Alignas(64) atomic_uint head;
+  _Alignas(64) atomic_uint tail;
 } RtRun;
+
+static inline uint32_t chunk_of(uint32_t i, uint32_t *off) {
+  uint32_t j = i + (1u << RT_CHUNK0_LOG);
+  uint32_t k = 31 - (uint32_t)__builtin_clz(j) - RT_CHUNK0_LOG;
+  *off = j - ((1u << RT_CHUNK0_LOG) << k);
+  return k;
+}
+
+static inline void *chunk_at(void *const *chunks, uint32_t i, size_t elem) {
+  uint32_t off, k = chunk_of(i, &off);
+  return (char *)chunks[k] + (size_t)off * elem;
+}
+
+/* Makes room for elements [0, n), zeroed. */
+static bool chunk_reserve(void **chunks, uint32_t *cap, uint32_t n,
+                          size_t elem) {
+  if (n > RT_MAX_TASKS)
+    return false;
+  while (*cap < n) {
+    uint32_t off, k = chunk_of(*cap, &off);
+    size_t len = (size_t)1 << (RT_CHUNK0_LOG + k);
+    if (!(chunks[k] = calloc(len, elem)))
+      return false;
+    *cap += (uint32_t)len;
+  }
+  return true;
+}
+
+static void chunk_free(void **chunks) {
+  for (int k = 0; k < RT_CHUNKS; k++) {
+    free(chunks[k]);
+    chunks[k] = NULL;
+  }
+}
+
+static inline RtSTask *stask(const RtRun *r, uint32_t id) {
+  return chunk_at(r->st, id, sizeof(RtSTask));
+}
 
 static double now_ns(const struct timespec *t0) {
   struct timespec t;
@@ -33,38 +113,68 @@ static double now_ns(const struct timespec *t0) {
   return (double)(t.tv_sec - t0->tv_sec) * 1e9 + (double)(t.tv_nsec - t0->tv_nsec);
 }
 
-static void queue_push(RtQueue *q, uint32_t task) {
-  /* seq_cst: pairs with the sleeper's seq_cst increment and re-check in
-   * park (a Dekker pattern), so that a push is never missed. */
-  uint32_t i = atomic_fetch_add_explicit(&q->tail, 1, memory_order_seq_cst);
-  /* release: the popper's acquire load of the slot sees the task's state. */
-  atomic_store_explicit(&q->slots[i], task + 1, memory_order_release);
+/* The once-per-run queue's slots: a flat array (a built graph's queue) or
+ * the chunks of a streaming run. Inlined with one of them constant. */
+static inline _Atomic uint32_t *slot_at(_Atomic uint32_t *flat,
+                                        void *const *chunks, uint32_t i) {
+  return flat ? &flat[i] : chunk_at(chunks, i, sizeof *flat);
 }
 
-static uint32_t queue_pop(RtQueue *q) {
+static inline void once_push(atomic_uint *tail, _Atomic uint32_t *flat,
+                             void *const *chunks, uint32_t task) {
+  /* seq_cst: pairs with the sleeper's seq_cst increment and re-check in
+   * park (a Dekker pattern), so that a push is never missed. */
+  uint32_t i = atomic_fetch_add_explicit(tail, 1, memory_order_seq_cst);
+  /* release: the popper's acquire load of the slot sees the task's state. */
+  atomic_store_explicit(slot_at(flat, chunks, i), task + 1,
+                        memory_order_release);
+}
+
+static inline uint32_t once_pop(atomic_uint *head, atomic_uint *tail,
+                                _Atomic uint32_t *flat, void *const *chunks) {
   /* acquire: pairs with the acq_rel claim of the previous popper. */
-  uint32_t h = atomic_load_explicit(&q->head, memory_order_acquire);
+  uint32_t h = atomic_load_explicit(head, memory_order_acquire);
   for (;;) {
     /* acquire: a slot below tail has been reserved by a pusher. */
-    if (h >= atomic_load_explicit(&q->tail, memory_order_acquire))
+    if (h >= atomic_load_explicit(tail, memory_order_acquire))
       return RT_NONE;
-    /* acquire: pairs with the release store in queue_push. */
-    uint32_t v = atomic_load_explicit(&q->slots[h], memory_order_acquire);
+    /* acquire: pairs with the release store in once_push. */
+    uint32_t v = atomic_load_explicit(slot_at(flat, chunks, h),
+                                      memory_order_acquire);
     if (v == 0)
       return RT_NONE; /* reserved, not yet written: try again later */
     /* acq_rel: claiming slot h; on failure h is reloaded. */
-    if (atomic_compare_exchange_weak_explicit(&q->head, &h, h + 1,
+    if (atomic_compare_exchange_weak_explicit(head, &h, h + 1,
                                               memory_order_acq_rel,
                                               memory_order_acquire))
       return v - 1;
   }
 }
 
-static bool queues_nonempty(const PtoGraph *g) {
+static void queue_push(RtQueue *q, uint32_t task) {
+  once_push(&q->tail, q->slots, NULL, task);
+}
+
+static uint32_t queue_pop(RtQueue *q) {
+  return once_pop(&q->head, &q->tail, q->slots, NULL);
+}
+
+static void stream_push(RtRun *r, uint32_t task) {
+  once_push(&r->tail, NULL, r->slots, task);
+}
+
+static uint32_t stream_pop(RtRun *r) {
+  return once_pop(&r->head, &r->tail, NULL, r->slots);
+}
+
+/* relaxed, all: a hint only; the pop that follows synchronises. */
+static bool queues_nonempty(const RtRun *r) {
+  if (r->stream)
+    return atomic_load_explicit(&r->head, memory_order_relaxed) <
+           atomic_load_explicit(&r->tail, memory_order_relaxed);
   for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
-    /* relaxed: a hint only; the pop that follows synchronises. */
-    if (atomic_load_explicit(&g->queues[t].head, memory_order_relaxed) <
-        atomic_load_explicit(&g->queues[t].tail, memory_order_relaxed))
+    if (atomic_load_explicit(&r->g->queues[t].head, memory_order_relaxed) <
+        atomic_load_explicit(&r->g->queues[t].tail, memory_order_relaxed))
       return true;
   return false;
 }
@@ -138,13 +248,13 @@ static void wake_caller(PtoRuntime *rt) {
 /* Whether a parking thread should look again instead of sleeping. */
 static bool work_visible(PtoRuntime *rt, RtRun *own) {
   if (own)
-    return run_over(own) || queues_nonempty(own->g);
+    return run_over(own) || queues_nonempty(own);
   if (atomic_load_explicit(&rt->shutdown, memory_order_relaxed))
     return true;
   RtRun *r = enter(rt);
   if (!r)
     return false;
-  bool any = queues_nonempty(r->g);
+  bool any = queues_nonempty(r);
   leave(rt);
   return any;
 }
@@ -188,6 +298,22 @@ static uint32_t pop_any(RtRun *r, uint32_t home) {
   return RT_NONE;
 }
 
+/* Stops the run because task `id` failed with `rc`; the first failure is
+ * the one reported. */
+static void fail_task(PtoRuntime *rt, RtRun *r, uint32_t id, int rc) {
+  unsigned expected = RT_NONE;
+  /* relaxed: the winner's writes are published by its release store of
+   * `failed` below, read with acquire in run_over. Only the winner
+   * stores it, so that whoever sees `failed` sees failed_rc. */
+  if (!atomic_compare_exchange_strong_explicit(&r->failed_task, &expected, id,
+                                               memory_order_relaxed,
+                                               memory_order_relaxed))
+    return;
+  r->failed_rc = rc;
+  atomic_store_explicit(&r->failed, true, memory_order_release);
+  wake_caller(rt);
+}
+
 /* Runs task `id`; returns a ready successor for this worker to run next. */
 static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
   PtoGraph *g = r->g;
@@ -221,16 +347,7 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
       r->lane[id] = r->lane_base[g->core[id]] + wid;
     }
     if (rc != 0) {
-      unsigned expected = RT_NONE;
-      /* relaxed: the winner's writes are published by the release store of
-       * `failed` below, read with acquire in run_over. */
-      if (atomic_compare_exchange_strong_explicit(&r->failed_task, &expected,
-                                                  id, memory_order_relaxed,
-                                                  memory_order_relaxed))
-        r->failed_rc = rc;
-      /* release: publishes failed_rc to the reader of `failed`. */
-      atomic_store_explicit(&r->failed, true, memory_order_release);
-      wake_caller(rt);
+      fail_task(rt, r, id, rc);
       return RT_NONE;
     }
   }
@@ -261,11 +378,67 @@ static uint32_t execute(PtoRuntime *rt, RtRun *r, uint32_t id, uint32_t wid) {
   return next;
 }
 
+/* Runs task `id` of a streaming run; returns a ready successor for this
+ * worker to run next. */
+static uint32_t execute_stream(PtoRuntime *rt, RtRun *r, uint32_t id,
+                               uint32_t wid) {
+  /* relaxed: stopping early is an optimisation; run_over() synchronises. */
+  if (atomic_load_explicit(&r->failed, memory_order_relaxed))
+    return RT_NONE;
+  RtSTask *t = stask(r, id);
+  if (t->fn) {
+    double start = r->record ? now_ns(&r->t0) : 0;
+    int rc = t->fn(&t->args);
+    if (r->record) {
+      t->times[1] = t->times[2] = start;
+      t->times[3] = now_ns(&r->t0);
+      t->worker = wid;
+    }
+    if (rc != 0) {
+      /* Its successor list stays open: what depends on it, submitted
+       * before or after, never becomes ready. */
+      fail_task(rt, r, id, rc);
+      return RT_NONE;
+    }
+  }
+  /* acq_rel: acquires the submitter's nodes (its release CAS) and
+   * publishes this task's effects to a submitter that finds it closed. */
+  RtSucc *sn = atomic_exchange_explicit(&t->succ, &r->closed,
+                                        memory_order_acq_rel);
+  uint32_t next = RT_NONE;
+  for (; sn; sn = sn->next) {
+    uint32_t v = sn->task;
+    /* acq_rel: as in execute(). */
+    if (atomic_fetch_sub_explicit(&stask(r, v)->count, 1,
+                                  memory_order_acq_rel) != 1)
+      continue;
+    if (next == RT_NONE) {
+      next = v;
+    } else {
+      stream_push(r, v);
+      wake_one(rt);
+    }
+  }
+  if (r->record && t->fn)
+    t->times[4] = now_ns(&r->t0);
+  /* acq_rel: the one that brings it to zero sees every task's effects. */
+  if (atomic_fetch_sub_explicit(&r->remaining, 1, memory_order_acq_rel) == 1)
+    wake_caller(rt);
+  return next;
+}
+
 /* Runs queued tasks, each followed by the successors it makes ready, until
  * the queues are empty; returns whether it ran any. */
 static bool drain(PtoRuntime *rt, RtRun *r, uint32_t wid) {
   uint32_t home = wid % PTO_RT_CORE_TYPE_COUNT;
   bool ran = false;
+  if (r->stream) {
+    for (uint32_t t; (t = stream_pop(r)) != RT_NONE; ran = true)
+      do
+        t = execute_stream(rt, r, t, wid);
+      while (t != RT_NONE);
+    return ran;
+  }
   for (uint32_t t; (t = pop_any(r, home)) != RT_NONE; ran = true)
     do
       t = execute(rt, r, t, wid);
@@ -366,6 +539,72 @@ void rt_host_stop(PtoRuntime *rt) {
   pthread_mutex_destroy(&rt->mu);
 }
 
+/* The host timeline's lanes for graph g: one per worker and core type
+ * that has tasks, named like the simulator's cores ("AIV 1": worker 1
+ * running vector kernels), so that a host and a simulated swimlane read
+ * alike. Fills the first lane of each type; every task starts laneless. */
+static bool host_lanes(PtoGraph *g, uint32_t *lane_base) {
+  PtoRuntime *rt = g->rt;
+  PtoRtTimeline *tl = &g->host_tl;
+  uint32_t threads = rt->opts.threads, nlanes = 0;
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
+    /* Barriers are counted under the first type; they run nowhere. */
+    bool used = g->type_count[t] > (t == 0 ? g->nbarriers : 0);
+    lane_base[t] = used ? nlanes : RT_NONE;
+    nlanes += used ? threads : 0;
+  }
+  if (!rt_timeline_alloc(tl, g, nlanes)) {
+    rt_set_error(rt, "run: out of memory");
+    return false;
+  }
+  tl->backend = PTO_RT_HOST;
+  tl->us_per_unit = 1e-3;
+  tl->workers = threads;
+  for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
+    for (uint32_t w = 0; lane_base[t] != RT_NONE && w < threads; w++) {
+      uint32_t l = lane_base[t] + w;
+      snprintf(tl->lane_names[l], sizeof tl->lane_names[l], "%s %u",
+               rt_core_names[t], w);
+      tl->lane_core[l] = (int8_t)t;
+    }
+  for (uint32_t i = 0; i < g->ntasks; i++)
+    tl->lane[i] = RT_NONE;
+  return true;
+}
+
+/* The error of a run stopped by task f failing with rc (the graph's
+ * successor lists built). */
+static PtoRtStatus report_failure(PtoGraph *g, uint32_t f, int rc) {
+  uint32_t n = g->ntasks;
+  /* Name what did not run because of it: its transitive dependents. */
+  uint64_t dependents = 0;
+  uint8_t *seen = calloc(n, 1);
+  uint32_t *stack = malloc((size_t)n * sizeof *stack);
+  if (seen && stack) {
+    uint32_t top = 0;
+    stack[top++] = f;
+    while (top) {
+      uint32_t v = stack[--top];
+      for (uint32_t e = g->succ_off[v]; e < g->succ_off[v + 1]; e++) {
+        uint32_t s = g->succ[e];
+        if (seen[s])
+          continue;
+        seen[s] = 1;
+        dependents += g->tasks[s].kernel >= 0;
+        stack[top++] = s;
+      }
+    }
+  }
+  free(seen);
+  free(stack);
+  const char *label = rt_label(g, f);
+  rt_set_error(g->rt, "task %u (kernel '%s'%s%s%s) failed with status %d; "
+               "its %llu dependent tasks were not started",
+               f, rt_task_name(g, f), *label ? ", label '" : "", label,
+               *label ? "'" : "", rc, (unsigned long long)dependents);
+  return PTO_RT_ERR_KERNEL;
+}
+
 PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
   PtoRuntime *rt = g->rt;
   uint32_t n = g->ntasks;
@@ -381,32 +620,8 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
   PtoRtTimeline *tl = &g->host_tl;
   tl->valid = false;
   if (rt->opts.record_host_times) {
-    /* A lane per worker and core type that has tasks, named like the
-     * simulator's cores ("AIV 1": worker 1 running vector kernels), so
-     * that a host and a simulated swimlane read alike. */
-    uint32_t threads = rt->opts.threads, nlanes = 0;
-    for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++) {
-      /* Barriers are counted under the first type; they run nowhere. */
-      bool used = g->type_count[t] > (t == 0 ? g->nbarriers : 0);
-      r.lane_base[t] = used ? nlanes : RT_NONE;
-      nlanes += used ? threads : 0;
-    }
-    if (!rt_timeline_alloc(tl, g, nlanes)) {
-      rt_set_error(rt, "run: out of memory");
+    if (!host_lanes(g, r.lane_base))
       return PTO_RT_ERR_NOMEM;
-    }
-    tl->backend = PTO_RT_HOST;
-    tl->us_per_unit = 1e-3;
-    tl->workers = threads;
-    for (int t = 0; t < PTO_RT_CORE_TYPE_COUNT; t++)
-      for (uint32_t w = 0; r.lane_base[t] != RT_NONE && w < threads; w++) {
-        uint32_t l = r.lane_base[t] + w;
-        snprintf(tl->lane_names[l], sizeof tl->lane_names[l], "%s %u",
-                 rt_core_names[t], w);
-        tl->lane_core[l] = (int8_t)t;
-      }
-    for (uint32_t i = 0; i < n; i++)
-      tl->lane[i] = RT_NONE;
     r.times = tl->times;
     r.lane = tl->lane;
     clock_gettime(CLOCK_MONOTONIC, &r.t0);
@@ -460,36 +675,187 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
     tl->valid = true;
   /* acquire (and relaxed after it): every helper has left the run, with
    * a release decrement of `active` that the loop above acquired. */
-  if (atomic_load_explicit(&r.failed, memory_order_acquire)) {
-    uint32_t f = atomic_load_explicit(&r.failed_task, memory_order_relaxed);
-    /* Name what did not run because of it: its transitive dependents. */
-    uint64_t dependents = 0;
-    uint8_t *seen = calloc(n, 1);
-    uint32_t *stack = malloc((size_t)n * sizeof *stack);
-    if (seen && stack) {
-      uint32_t top = 0;
-      stack[top++] = f;
-      while (top) {
-        uint32_t v = stack[--top];
-        for (uint32_t e = g->succ_off[v]; e < g->succ_off[v + 1]; e++) {
-          uint32_t s = g->succ[e];
-          if (seen[s])
-            continue;
-          seen[s] = 1;
-          dependents += g->tasks[s].kernel >= 0;
-          stack[top++] = s;
-        }
-      }
-    }
-    free(seen);
-    free(stack);
-    const char *label = rt_label(g, f);
-    rt_set_error(rt, "task %u (kernel '%s'%s%s%s) failed with status %d; "
-                 "its %llu dependent tasks were not started",
-                 f, rt_task_name(g, f), *label ? ", label '" : "",
-                 label, *label ? "'" : "", r.failed_rc,
-                 (unsigned long long)dependents);
-    return PTO_RT_ERR_KERNEL;
+  if (atomic_load_explicit(&r.failed, memory_order_acquire))
+    return report_failure(
+        g, atomic_load_explicit(&r.failed_task, memory_order_relaxed),
+        r.failed_rc);
+  return PTO_RT_OK;
+}
+
+/* ---- streaming runs ------------------------------------------------------ */
+
+static void stream_free(RtRun *r) {
+  chunk_free(r->st);
+  chunk_free(r->slots);
+  chunk_free(r->nodes);
+  free(r);
+}
+
+PtoRtStatus rt_host_stream_start(PtoGraph *g, void *const *buffers,
+                                 uint32_t nbuf) {
+  PtoRuntime *rt = g->rt;
+  RtRun *r = aligned_alloc(_Alignof(RtRun), sizeof *r);
+  if (!r) {
+    rt_set_error(rt, "start: out of memory");
+    return PTO_RT_ERR_NOMEM;
+  }
+  memset(r, 0, sizeof *r);
+  r->g = g;
+  r->buffers = buffers;
+  r->nbuf = nbuf;
+  r->kernels = rt->kernels;
+  r->stream = true;
+  r->record = rt->opts.record_host_times != 0;
+  /* The hold of the submitter, dropped when submission ends. */
+  atomic_init(&r->remaining, 1);
+  atomic_init(&r->failed, false);
+  atomic_init(&r->failed_task, RT_NONE);
+  atomic_init(&r->head, 0);
+  atomic_init(&r->tail, 0);
+  g->host_tl.valid = false;
+  clock_gettime(CLOCK_MONOTONIC, &r->t0);
+  /* Buffers cannot be declared while the graph streams, so that the
+   * table the argument records point at stays where it is. */
+  if (nbuf)
+    memcpy(g->run_buffers, buffers, nbuf * sizeof *buffers);
+  g->stream = r;
+  /* seq_cst: see enter(); the records published below reach the helpers
+   * through the queue's release/acquire. */
+  atomic_store_explicit(&rt->cur, r, memory_order_seq_cst);
+  if (!rt_host_stream_publish(g, 0, 0)) {
+    rt_host_stream_end(g, true);
+    rt_set_error(rt, "start: out of memory");
+    return PTO_RT_ERR_NOMEM;
   }
   return PTO_RT_OK;
+}
+
+/* Makes task t wait for p unless p has finished. */
+static void stream_attach(RtRun *r, uint32_t p, uint32_t id, RtSTask *t,
+                          RtSucc *node) {
+  node->task = id;
+  /* relaxed: the submitter's hold keeps the count above zero meanwhile. */
+  atomic_fetch_add_explicit(&t->count, 1, memory_order_relaxed);
+  RtSTask *pt = stask(r, p);
+  /* acquire: a closed list was closed after p finished, whose effects
+   * the task then sees through its push by this thread. */
+  RtSucc *head = atomic_load_explicit(&pt->succ, memory_order_acquire);
+  for (;;) {
+    if (head == &r->closed) {
+      atomic_fetch_sub_explicit(&t->count, 1, memory_order_relaxed);
+      return;
+    }
+    node->next = head;
+    /* release: the finisher's exchange sees the node's fields. */
+    if (atomic_compare_exchange_weak_explicit(&pt->succ, &head, node,
+                                              memory_order_release,
+                                              memory_order_acquire))
+      return;
+  }
+}
+
+bool rt_host_stream_publish(PtoGraph *g, uint32_t t0, uint32_t e0) {
+  RtRun *r = g->stream;
+  PtoRuntime *rt = g->rt;
+  uint32_t n = g->ntasks;
+  /* Room first: every record, queue slot (a task is queued at most once)
+   * and successor node this submission needs. */
+  if (!chunk_reserve(r->st, &r->cap_st, n, sizeof(RtSTask)) ||
+      !chunk_reserve(r->slots, &r->cap_slots, n, sizeof(_Atomic uint32_t)) ||
+      !chunk_reserve(r->nodes, &r->cap_nodes, r->nnodes + (g->nedges - e0),
+                     sizeof(RtSucc))) {
+    /* The tasks are in the graph but cannot run: stop the run. */
+    r->oom = true;
+    /* release: pairs with run_over's acquire */
+    atomic_store_explicit(&r->failed, true, memory_order_release);
+    return false;
+  }
+  double now = r->record ? now_ns(&r->t0) : 0;
+  /* Edges are grouped by target in increasing order, barriers first. */
+  for (uint32_t id = t0, e = e0; id < n; id++) {
+    RtSTask *t = stask(r, id);
+    t->args = g->args[id];
+    t->fn = g->fn[id];
+    t->core = g->core[id];
+    t->worker = RT_NONE;
+    t->times[0] = now;
+    atomic_init(&t->succ, NULL);
+    atomic_init(&t->count, 1);
+    /* relaxed: the task's finisher acquires the count it releases. */
+    atomic_fetch_add_explicit(&r->remaining, 1, memory_order_relaxed);
+    for (; e < g->nedges && g->edges[e].to == id; e++)
+      stream_attach(r, g->edges[e].from, id, t,
+                    chunk_at(r->nodes, r->nnodes++, sizeof(RtSucc)));
+    r->published = id + 1;
+    /* acq_rel: the last predecessor's release, or this thread's records. */
+    if (atomic_fetch_sub_explicit(&t->count, 1, memory_order_acq_rel) == 1) {
+      stream_push(r, id);
+      wake_one(rt);
+    }
+  }
+  return true;
+}
+
+bool rt_host_stream_failed(PtoGraph *g, const char *what) {
+  RtRun *r = g->stream;
+  /* acquire: the failing worker's failed_rc (see fail_task). */
+  if (!atomic_load_explicit(&r->failed, memory_order_acquire))
+    return false;
+  uint32_t f = atomic_load_explicit(&r->failed_task, memory_order_relaxed);
+  if (f == RT_NONE) {
+    rt_set_error(g->rt, "%s: the running graph stopped: out of memory", what);
+    return true;
+  }
+  const char *label = rt_label(g, f);
+  rt_set_error(g->rt, "%s: the running graph stopped: task %u (kernel '%s'%s%s%s) "
+               "failed with status %d", what, f, rt_task_name(g, f),
+               *label ? ", label '" : "", label, *label ? "'" : "",
+               r->failed_rc);
+  return true;
+}
+
+PtoRtStatus rt_host_stream_end(PtoGraph *g, bool cancel) {
+  PtoRuntime *rt = g->rt;
+  RtRun *r = g->stream;
+  if (cancel) /* release: pairs with run_over's acquire */
+    atomic_store_explicit(&r->failed, true, memory_order_release);
+  /* acq_rel: dropping the submitter's hold; run_over acquires the rest. */
+  if (atomic_fetch_sub_explicit(&r->remaining, 1, memory_order_acq_rel) == 1)
+    wake_caller(rt);
+  caller_work(rt, r, rt->nworkers);
+  /* As at the end of rt_host_run: wait until the helpers have left. */
+  atomic_store_explicit(&rt->cur, NULL, memory_order_seq_cst);
+  for (unsigned round = 1;
+       atomic_load_explicit(&rt->active, memory_order_acquire) != 0; round++)
+    spin_round(round);
+  g->stream = NULL;
+  PtoRtStatus st = PTO_RT_OK;
+  uint32_t f = atomic_load_explicit(&r->failed_task, memory_order_relaxed);
+  if (r->oom && !cancel) {
+    rt_set_error(rt, "wait: the running graph stopped: out of memory");
+    st = PTO_RT_ERR_NOMEM;
+  }
+  if (st == PTO_RT_OK && !cancel && r->record) {
+    uint32_t lane_base[PTO_RT_CORE_TYPE_COUNT];
+    if (!host_lanes(g, lane_base)) {
+      st = PTO_RT_ERR_NOMEM;
+    } else {
+      PtoRtTimeline *tl = &g->host_tl;
+      for (uint32_t i = 0; i < r->published; i++) {
+        const RtSTask *t = stask(r, i);
+        memcpy(&tl->times[(size_t)i * 5], t->times, sizeof t->times);
+        if (t->worker != RT_NONE)
+          tl->lane[i] = lane_base[t->core] + t->worker;
+      }
+      tl->valid = true;
+    }
+  }
+  if (st == PTO_RT_OK && !cancel && f != RT_NONE) {
+    /* The dependents named in the message come from the built lists. */
+    st = rt_graph_finalize(g);
+    if (st == PTO_RT_OK)
+      st = report_failure(g, f, r->failed_rc);
+  }
+  stream_free(r);
+  return st;
 }

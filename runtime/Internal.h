@@ -146,6 +146,11 @@ struct PtoGraph {
   size_t sim_cap[RT_SIM_ARRAYS];
   void *sim_heap;
   uint32_t sim_heap_cap;
+  /* A streaming run in progress (pto_graph_start .. pto_graph_wait): tasks
+   * are dispatched as they are submitted. Its host side (Host.c), NULL
+   * when the host back end is off. */
+  bool streaming;
+  struct RtRun *stream;
 };
 
 struct PtoRuntime {
@@ -198,6 +203,8 @@ PtoRtCoreType rt_task_core(const PtoGraph *g, uint32_t id);
 bool rt_timeline_alloc(PtoRtTimeline *tl, const PtoGraph *g, uint32_t nlanes);
 void rt_timeline_free(PtoRtTimeline *tl);
 PtoRtStatus rt_graph_finalize(PtoGraph *g);
+/* Ends a streaming run without waiting for its tasks (destroy). */
+void rt_graph_stop(PtoGraph *g);
 void rt_graph_free(PtoGraph *g);
 
 /* Back ends. */
@@ -205,5 +212,15 @@ bool rt_host_start(PtoRuntime *rt);
 void rt_host_stop(PtoRuntime *rt);
 PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf);
 PtoRtStatus rt_sim_run(PtoGraph *g);
+/* Streaming runs on the host: start publishes the tasks already in the
+ * graph; publish dispatches the tasks [t0, ntasks) a submission added
+ * (their edges being [e0, nedges)); failed tells whether the run stopped,
+ * with the reason in the runtime's error; end closes submission, works
+ * in the run until it is over (or, with cancel, stops it) and frees it. */
+PtoRtStatus rt_host_stream_start(PtoGraph *g, void *const *buffers,
+                                 uint32_t nbuf);
+bool rt_host_stream_publish(PtoGraph *g, uint32_t t0, uint32_t e0);
+bool rt_host_stream_failed(PtoGraph *g, const char *what);
+PtoRtStatus rt_host_stream_end(PtoGraph *g, bool cancel);
 
 #endif

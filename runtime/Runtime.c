@@ -119,6 +119,8 @@ PtoRuntime *pto_runtime_create(const PtoRtPlatform *platform,
 void pto_runtime_destroy(PtoRuntime *rt) {
   if (!rt)
     return;
+  for (PtoGraph *g = rt->live; g; g = g->next_live)
+    rt_graph_stop(g);
   if (rt->opts.backend & PTO_RT_HOST)
     rt_host_stop(rt);
   for (PtoGraph *g = rt->live; g; g = g->next_live)

@@ -15,11 +15,13 @@ and a 300x300 wavefront), 2 threads each, in the same run:
     indirect call per task.
 
 The runtime's figures: submit (dependencies derived from GM regions) + run
-+ teardown, and the same with the edges given explicitly; replay of a built
-graph; the simulator (tasks per second of its thread's CPU time, and of
-wall time). Targets (exit 1 when one is missed): submit+run+teardown >= 2x
-the best peer that builds its graph per run; replay >= the best peer's
-built-graph figure; sim >= 5 M simulated tasks/s.
++ teardown, the same with the tasks submitted while the graph runs
+(pto_graph_start .. pto_graph_wait), and with the edges given explicitly;
+replay of a built graph; the simulator (tasks per second of its thread's
+CPU time, and of wall time). Targets (exit 1 when one is missed):
+submit+run+teardown >= 2x the best peer that builds its graph per run (the
+better of the runtime's two ways to submit, named in the output); replay
+>= the best peer's built-graph figure; sim >= 5 M simulated tasks/s.
 
 Replays run the same kernel on every side: it reads the task id from a
 per-task 72-byte argument record laid out like the runtime's and marks the
@@ -175,7 +177,9 @@ def main():
             tasks = n if shape == "chain" else n * n
             print("\n%s, %d tasks" % (shape, tasks))
             table("graph built every run:", "pto runtime (regions -> deps)",
-                  ours["build_run"], built_per_run)
+                  ours["build_run"], built_per_run,
+                  also=[("pto runtime, submitted while running",
+                         ours["stream_run"])])
             if closed_form:
                 table("graph built every run, no dependency analysis "
                       "(reference, not a target):",
@@ -199,10 +203,16 @@ def main():
                      ours["replay"] / ours["floor"]))
             if built_per_run:
                 best = max(built_per_run, key=built_per_run.get)
-                ratio = ours["build_run"] / built_per_run[best]
+                # The better of submitting then running, and submitting
+                # while running: a program may do either.
+                way = max(("build_run", "submit then run"),
+                          ("stream_run", "submitted while running"),
+                          key=lambda w: ours[w[0]])
+                ratio = ours[way[0]] / built_per_run[best]
                 ok = ratio >= 2
-                print("  target submit+run+teardown >= 2x best peer (%s): "
-                      "%.2fx %s" % (best, ratio, "met" if ok else "MISSED"))
+                print("  target submit+run+teardown >= 2x best peer (%s), "
+                      "pto %s: %.2fx %s" % (best, way[1], ratio,
+                                            "met" if ok else "MISSED"))
                 if not ok:
                     missed.append("%s build+run %.2fx %s" % (shape, ratio, best))
             if built_once:

@@ -152,6 +152,22 @@ int64_t pto_graph_submit(PtoGraph *g, const PtoRtTaskDesc *task);
 PtoRtStatus pto_graph_run(PtoGraph *g, void *const *buffers,
                           uint32_t num_buffers);
 
+/* Streaming: tasks dispatched while the caller still submits them, as an
+ * MPMD orchestrator does. pto_graph_start begins a run of the graph with
+ * the given buffer bases (one per declared buffer, declared before the
+ * start): the tasks already submitted are dispatched at once, and each
+ * pto_graph_submit that follows dispatches its task as soon as what it
+ * depends on has finished. pto_graph_wait ends submission, waits for
+ * every task and reports the run as pto_graph_run does; the graph is then
+ * an ordinary built graph that pto_graph_run replays. If a kernel fails
+ * meanwhile, the submissions after it return -1 naming it, and
+ * pto_graph_wait returns PTO_RT_ERR_KERNEL. One thread submits and waits;
+ * the runtime runs one graph at a time, and destroying a running graph
+ * (or its runtime) stops it. The simulator runs the submitted graph at
+ * pto_graph_wait: its orchestrator model always submits while tasks run. */
+PtoRtStatus pto_graph_start(PtoGraph *g, void *const *buffers,
+                            uint32_t num_buffers);
+PtoRtStatus pto_graph_wait(PtoGraph *g);
 /* Figures of the graph as built: tasks (submitted, plus barrier nodes that
  * stand for wide fan-ins) and dependency edges. */
 typedef struct PtoRtGraphStats {

@@ -119,10 +119,13 @@ static int k_add(const PtoRtTaskArgs *a) {
 
 /* Creates a runtime, builds a graph with a chain, a wide fan-in (which
  * makes barrier nodes) and explicit edges, runs it twice, writes nothing,
- * and destroys it all. Returns how far it got: 0 when every call
+ * and destroys it all. With `stream`, the tasks are submitted while the
+ * graph runs (pto_graph_start .. pto_graph_wait) and the second run is a
+ * replay. Returns how far it got: 0 when every call
  * succeeded, else the number of the first call that failed; a failing
  * call must leave a message. */
-static int program(PtoRtBackend be, uint32_t threads, int *failures_) {
+static int program(PtoRtBackend be, uint32_t threads, int stream,
+                   int *failures_) {
   PtoRtPlatform p;
   pto_rt_platform_default(&p);
   PtoRtOptions o = {be, threads, 1};
@@ -140,6 +143,11 @@ static int program(PtoRtBackend be, uint32_t threads, int *failures_) {
   if (!(g = pto_graph_create(rt)) && (step = 3))
     goto out;
   if (pto_graph_add_buffer(g, 64 * 8, "cells") < 0 && (step = 4))
+    goto out;
+  int64_t cells[64];
+  void *bufs[1] = {cells};
+  memset(cells, 0, sizeof cells);
+  if (stream && pto_graph_start(g, bufs, 1) != PTO_RT_OK && (step = 8))
     goto out;
   int64_t last = -1; /* ids count barrier nodes too */
   for (int64_t i = 0; i < 40; i++) {
@@ -159,12 +167,15 @@ static int program(PtoRtBackend be, uint32_t threads, int *failures_) {
     if ((last = pto_graph_submit(g, &d)) < 0 && (step = 5))
       goto out;
   }
-  int64_t cells[64];
-  void *bufs[1] = {cells};
+  if (stream && pto_graph_wait(g) != PTO_RT_OK && (step = 9))
+    goto out;
   for (int run = 0; run < 2; run++) {
-    memset(cells, 0, sizeof cells);
-    if (pto_graph_run(g, bufs, 1) != PTO_RT_OK && (step = 6 + run))
-      goto out;
+    /* Streaming, the first run is the one submission went into. */
+    if (!(stream && run == 0)) {
+      memset(cells, 0, sizeof cells);
+      if (pto_graph_run(g, bufs, 1) != PTO_RT_OK && (step = 6 + run))
+        goto out;
+    }
     if (be & PTO_RT_HOST)
       for (int i = 0; i < 40; i++)
         CHECK(cells[i] == 1);
@@ -186,12 +197,13 @@ static void reset_counts(void) {
 }
 
 /* Fails allocation 1, 2, ... of the program until it runs through. */
-static void sweep(PtoRtBackend be, uint32_t threads, int *failures_) {
+static void sweep(PtoRtBackend be, uint32_t threads, int stream,
+                  int *failures_) {
   long k = 1;
   for (;; k++) {
     reset_counts();
     atomic_store(&fail_alloc, k);
-    int step = program(be, threads, failures_);
+    int step = program(be, threads, stream, failures_);
     long calls = atomic_load(&alloc_calls);
     atomic_store(&fail_alloc, 0);
     if (atomic_load(&live_blocks) || atomic_load(&mutexes) ||
@@ -211,9 +223,13 @@ static void sweep(PtoRtBackend be, uint32_t threads, int *failures_) {
   CHECK(k > 10); /* the program does allocate: the sweep did something */
 }
 
-TEST(alloc_failures_host) { sweep(PTO_RT_HOST, 3, failures_); }
-TEST(alloc_failures_sim) { sweep(PTO_RT_SIM, 1, failures_); }
-TEST(alloc_failures_both) { sweep(PTO_RT_BOTH, 2, failures_); }
+TEST(alloc_failures_host) { sweep(PTO_RT_HOST, 3, 0, failures_); }
+TEST(alloc_failures_sim) { sweep(PTO_RT_SIM, 1, 0, failures_); }
+TEST(alloc_failures_both) { sweep(PTO_RT_BOTH, 2, 0, failures_); }
+TEST(alloc_failures_streaming) {
+  sweep(PTO_RT_HOST, 2, 1, failures_);
+  sweep(PTO_RT_BOTH, 3, 1, failures_);
+}
 
 /* The second helper thread cannot be started: creation fails cleanly,
  * the first helper is joined and the primitives are destroyed. */
@@ -235,4 +251,5 @@ TEST(thread_create_fails) {
 }
 
 RUN_TESTS(T(alloc_failures_host), T(alloc_failures_sim),
-          T(alloc_failures_both), T(thread_create_fails))
+          T(alloc_failures_both), T(alloc_failures_streaming),
+          T(thread_create_fails))

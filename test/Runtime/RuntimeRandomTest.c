@@ -6,6 +6,7 @@
 #include "pto/Runtime.h"
 
 #include "../unittests/Test.h"
+#include "RandomDag.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -27,39 +28,13 @@ typedef struct Ctx {
   uint32_t start[MAX_TASKS], end[MAX_TASKS];
 } Ctx;
 
-static uint64_t rng_state;
-static uint32_t rnd(uint32_t n) {
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 33) % n;
-}
-
-/* Hashes what the task reads, then writes a function of it and of the
- * task's number into what it writes: any reordering of conflicting tasks
- * changes the final bytes. */
-static void body(Ctx *c, uint32_t i, void *const *bufs) {
-  const Spec *s = &c->spec[i];
-  uint64_t h = 1469598103934665603ull ^ i;
-  for (uint32_t r = 0; r < s->nreg; r++)
-    if (s->reg[r].access & PTO_RT_READ) {
-      const uint8_t *p = (const uint8_t *)bufs[s->reg[r].buffer] + s->reg[r].offset;
-      for (int64_t k = 0; k < s->reg[r].size; k++)
-        h = (h ^ p[k]) * 1099511628211ull;
-    }
-  for (uint32_t r = 0; r < s->nreg; r++)
-    if (s->reg[r].access & PTO_RT_WRITE) {
-      uint8_t *p = (uint8_t *)bufs[s->reg[r].buffer] + s->reg[r].offset;
-      for (int64_t k = 0; k < s->reg[r].size; k++)
-        p[k] = (uint8_t)((h >> ((k % 8) * 8)) ^ (uint64_t)k);
-    }
-}
-
 static int k_rand(const PtoRtTaskArgs *a) {
   Ctx *c = a->user;
   uint32_t i = (uint32_t)a->params[0];
   /* relaxed would do for a counter, but the log must agree with the
    * happens-before order the runtime establishes: seq_cst. */
   c->start[i] = atomic_fetch_add(&c->clock, 1);
-  body(c, i, a->buffers);
+  dag_body(c->spec[i].reg, c->spec[i].nreg, i, a->buffers);
   c->end[i] = atomic_fetch_add(&c->clock, 1);
   return 0;
 }
@@ -92,15 +67,7 @@ static void make_graph(Ctx *c) {
 }
 
 static bool conflict(const Spec *a, const Spec *b) {
-  for (uint32_t i = 0; i < a->nreg; i++)
-    for (uint32_t j = 0; j < b->nreg; j++) {
-      const PtoRtRegion *x = &a->reg[i], *y = &b->reg[j];
-      if (x->buffer == y->buffer && x->offset < y->offset + y->size &&
-          y->offset < x->offset + x->size &&
-          ((x->access | y->access) & PTO_RT_WRITE))
-        return true;
-    }
-  return false;
+  return dag_conflict(a->reg, a->nreg, b->reg, b->nreg);
 }
 
 static bool must_precede(const Ctx *c, uint32_t i, uint32_t j) {
@@ -115,9 +82,7 @@ static bool must_precede(const Ctx *c, uint32_t i, uint32_t j) {
 static uint8_t bufs_ref[MAX_BUFS][BUF_SIZE], bufs_run[MAX_BUFS][BUF_SIZE];
 
 static void init_bufs(uint8_t (*b)[BUF_SIZE], uint32_t seed) {
-  for (int i = 0; i < MAX_BUFS; i++)
-    for (int k = 0; k < BUF_SIZE; k++)
-      b[i][k] = (uint8_t)(seed * 31 + i * 7 + k);
+  dag_init_bufs(&b[0][0], MAX_BUFS, BUF_SIZE, seed);
 }
 
 static char *trace_of(const PtoRtTimeline *tl, size_t *len) {
@@ -175,7 +140,7 @@ TEST(random_dags_host_and_sim) {
     init_bufs(bufs_ref, round);
     void *ref[MAX_BUFS] = {bufs_ref[0], bufs_ref[1], bufs_ref[2]};
     for (uint32_t i = 0; i < c->ntasks; i++)
-      body(c, i, ref);
+      dag_body(c->spec[i].reg, c->spec[i].nreg, i, ref);
     for (int rep = 0; rep < 2; rep++) { /* the second run is a replay */
       init_bufs(bufs_run, round);
       atomic_store(&c->clock, 0);

@@ -1,0 +1,357 @@
+/* Streaming runs (pto_graph_start, submit, pto_graph_wait): tasks run while
+ * later ones are still being submitted; random DAGs streamed give the
+ * sequential result and ordering; a kernel failing mid-submission stops
+ * later submissions with its name; misuse is an error, and destroying a
+ * running graph or its runtime stops it without hanging. */
+#include "pto/Runtime.h"
+
+#include "../unittests/Test.h"
+#include "RandomDag.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static PtoRuntime *make_rt(PtoRtBackend be, uint32_t threads, int record) {
+  PtoRtPlatform p;
+  pto_rt_platform_default(&p);
+  PtoRtOptions o = {be, threads, record};
+  return pto_runtime_create(&p, &o, NULL, 0);
+}
+
+static atomic_int flag, ran;
+static int k_set(const PtoRtTaskArgs *a) {
+  atomic_store(&flag, (int)a->params[0]);
+  atomic_fetch_add(&ran, 1);
+  return 0;
+}
+static int k_fail(const PtoRtTaskArgs *a) { return (int)a->params[1]; }
+
+static int64_t submit(PtoGraph *g, int32_t k, int64_t p0, int64_t p1,
+                      const PtoRtRegion *r, uint32_t nr, const char *label) {
+  PtoRtTaskDesc d = {0};
+  d.kernel = k;
+  d.regions = r;
+  d.num_regions = nr;
+  d.params[0] = p0;
+  d.params[1] = p1;
+  d.label = label;
+  d.cycles = 1000;
+  return pto_graph_submit(g, &d);
+}
+
+/* Spins until `flag` is v or 20 s have passed. */
+static bool wait_flag(int v) {
+  for (double t0 = now_s(); now_s() - t0 < 20;)
+    if (atomic_load(&flag) == v)
+      return true;
+  return false;
+}
+
+/* A task submitted after the start runs before pto_graph_wait is called:
+ * the submitter waits for its effect before submitting the next one,
+ * which a build-then-run runtime would never show. */
+TEST(tasks_run_while_submitting) {
+  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2, 1);
+  int32_t k = pto_runtime_add_kernel(rt, k_set, PTO_RT_CORE_AIV, "set");
+  PtoGraph *g = pto_graph_create(rt);
+  pto_graph_add_buffer(g, 8, "x");
+  char x[8];
+  void *bufs[1] = {x};
+  PtoRtRegion w = {0, 0, 8, PTO_RT_WRITE};
+  atomic_store(&flag, 0);
+  atomic_store(&ran, 0);
+  CHECK(submit(g, k, 1, 0, &w, 1, "before start") == 0);
+  CHECK(pto_graph_start(g, bufs, 1) == PTO_RT_OK);
+  CHECK(wait_flag(1));
+  for (int i = 2; i <= 5; i++) {
+    CHECK(submit(g, k, i, 0, &w, 1, "streamed") == i - 1);
+    CHECK(wait_flag(i));
+  }
+  CHECK(pto_graph_wait(g) == PTO_RT_OK);
+  CHECK(atomic_load(&ran) == 5);
+  /* The host timeline: each task submitted before it started, and one
+   * submitted after its predecessor had finished. */
+  const PtoRtTimeline *tl = pto_graph_get_timeline(g, PTO_RT_HOST);
+  CHECK(tl != NULL);
+  PtoRtTaskTimes a, b;
+  for (uint64_t i = 1; i < 5; i++) {
+    CHECK(pto_timeline_get_task(tl, i - 1, &a) && pto_timeline_get_task(tl, i, &b));
+    CHECK(b.submit <= b.start && a.finish <= b.submit);
+  }
+  /* Afterwards it is a built graph: a replay runs the five again. */
+  CHECK(pto_graph_run(g, bufs, 1) == PTO_RT_OK);
+  CHECK(atomic_load(&ran) == 10 && atomic_load(&flag) == 5);
+  pto_graph_destroy(g);
+  pto_runtime_destroy(rt);
+}
+
+/* A kernel fails while submission goes on: the submissions after the
+ * failure is seen return -1 naming the failed task, its dependents never
+ * start, pto_graph_wait reports the failure, and the runtime runs the
+ * next graph. */
+TEST(failure_while_submitting) {
+  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2, 0);
+  int32_t kf = pto_runtime_add_kernel(rt, k_fail, PTO_RT_CORE_AIC, "maybe_fail");
+  int32_t ks = pto_runtime_add_kernel(rt, k_set, PTO_RT_CORE_AIV, "set");
+  PtoGraph *g = pto_graph_create(rt);
+  pto_graph_add_buffer(g, 16, "a");
+  char buf[16];
+  void *bufs[1] = {buf};
+  PtoRtRegion w0 = {0, 0, 8, PTO_RT_WRITE}, r0 = {0, 0, 8, PTO_RT_READ};
+  PtoRtRegion w1 = {0, 8, 8, PTO_RT_WRITE};
+  atomic_store(&flag, 0);
+  atomic_store(&ran, 0);
+  CHECK(pto_graph_start(g, bufs, 1) == PTO_RT_OK);
+  CHECK(submit(g, kf, 0, 7, &w0, 1, "softmax.row0") == 0);
+  CHECK(submit(g, ks, 1, 0, &r0, 1, "reader") == 1);
+  /* Independent tasks until one is refused: the failure has been seen. */
+  int64_t id = 0;
+  double t0 = now_s();
+  while (now_s() - t0 < 20 && (id = submit(g, ks, 2, 0, &w1, 1, "other")) >= 0)
+    ;
+  CHECK(id == -1);
+  CHECK_STR(pto_runtime_error(rt),
+            "submit: the running graph stopped: task 0 (kernel 'maybe_fail', "
+            "label 'softmax.row0') failed with status 7");
+  CHECK(submit(g, ks, 3, 0, &r0, 1, "late reader") == -1);
+  CHECK(pto_graph_wait(g) == PTO_RT_ERR_KERNEL);
+  CHECK_STR(pto_runtime_error(rt),
+            "task 0 (kernel 'maybe_fail', label 'softmax.row0') failed with "
+            "status 7; its 1 dependent tasks were not started");
+  CHECK(atomic_load(&flag) != 1 && atomic_load(&flag) != 3);
+  /* The runtime is usable afterwards, streaming or not. */
+  PtoGraph *g2 = pto_graph_create(rt);
+  pto_graph_add_buffer(g2, 8, "x");
+  CHECK(pto_graph_start(g2, bufs, 1) == PTO_RT_OK);
+  CHECK(submit(g2, ks, 9, 0, NULL, 0, NULL) == 0);
+  CHECK(pto_graph_wait(g2) == PTO_RT_OK && atomic_load(&flag) == 9);
+  pto_graph_destroy(g2);
+  pto_graph_destroy(g);
+  pto_runtime_destroy(rt);
+}
+
+TEST(misuse_is_an_error) {
+  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2, 0);
+  int32_t k = pto_runtime_add_kernel(rt, k_set, PTO_RT_CORE_AIV, "set");
+  PtoGraph *g = pto_graph_create(rt), *g2 = pto_graph_create(rt);
+  pto_graph_add_buffer(g, 8, "x");
+  pto_graph_add_buffer(g2, 8, "y");
+  char x[8];
+  void *bufs[1] = {x};
+  CHECK(pto_graph_wait(g) == PTO_RT_ERR_MISUSE);
+  CHECK_STR(pto_runtime_error(rt),
+            "wait: the graph is not running; start it with pto_graph_start");
+  CHECK(pto_graph_start(g, bufs, 2) == PTO_RT_ERR_MISUSE);
+  CHECK_STR(pto_runtime_error(rt), "start: the graph has 1 buffers, 2 given");
+  CHECK(pto_graph_start(g, bufs, 1) == PTO_RT_OK);
+  CHECK(pto_graph_start(g, bufs, 1) == PTO_RT_ERR_MISUSE);
+  CHECK_STR(pto_runtime_error(rt),
+            "start: the graph is already running; call pto_graph_wait first");
+  CHECK(pto_graph_run(g, bufs, 1) == PTO_RT_ERR_MISUSE);
+  CHECK_STR(pto_runtime_error(rt),
+            "run: the graph is already running; call pto_graph_wait first");
+  CHECK(pto_graph_run(g2, bufs, 1) == PTO_RT_ERR_MISUSE);
+  CHECK_STR(pto_runtime_error(rt),
+            "run: another run is in progress on this runtime");
+  CHECK(pto_graph_add_buffer(g, 8, "late") == -1);
+  CHECK_STR(pto_runtime_error(rt), "buffer 'late': the graph is running; "
+            "declare its buffers before pto_graph_start");
+  CHECK(submit(g, 99, 0, 0, NULL, 0, NULL) == -1);
+  CHECK_STR(pto_runtime_error(rt), "submit: unknown kernel id 99 (1 registered)");
+  CHECK(submit(g, k, 1, 0, NULL, 0, NULL) == 0);
+  CHECK(pto_graph_wait(g) == PTO_RT_OK);
+  CHECK(pto_graph_wait(g) == PTO_RT_ERR_MISUSE);
+  CHECK(pto_graph_run(g2, bufs, 1) == PTO_RT_OK);
+  pto_graph_destroy(g);
+  pto_graph_destroy(g2);
+  pto_runtime_destroy(rt);
+  CHECK(pto_graph_start(NULL, bufs, 1) == PTO_RT_ERR_MISUSE);
+  CHECK(pto_graph_wait(NULL) == PTO_RT_ERR_MISUSE);
+}
+
+/* Blocks until `flag` is set (or 20 s pass): keeps a task running while
+ * the graph is destroyed. */
+static int k_block(const PtoRtTaskArgs *a) {
+  (void)a;
+  wait_flag(1);
+  return 0;
+}
+
+/* Destroying a running graph, or the runtime under it, stops the run:
+ * the task in progress finishes, the queued ones are dropped, nothing
+ * hangs. */
+TEST(destroy_while_running) {
+  for (int whole = 0; whole < 2; whole++) {
+    PtoRuntime *rt = make_rt(PTO_RT_BOTH, 3, 1);
+    int32_t kb = pto_runtime_add_kernel(rt, k_block, PTO_RT_CORE_AIV, "block");
+    int32_t ks = pto_runtime_add_kernel(rt, k_set, PTO_RT_CORE_AIV, "set");
+    PtoGraph *g = pto_graph_create(rt);
+    pto_graph_add_buffer(g, 8, "x");
+    char x[8];
+    void *bufs[1] = {x};
+    PtoRtRegion w = {0, 0, 8, PTO_RT_WRITE};
+    atomic_store(&flag, 0);
+    atomic_store(&ran, 0);
+    CHECK(pto_graph_start(g, bufs, 1) == PTO_RT_OK);
+    CHECK(submit(g, kb, 0, 0, &w, 1, NULL) == 0);
+    for (int i = 0; i < 100; i++)
+      CHECK(submit(g, ks, 2, 0, &w, 1, NULL) > 0);
+    atomic_store(&flag, 1); /* lets the blocking task finish */
+    if (whole) {
+      pto_runtime_destroy(rt);
+      pto_graph_destroy(g);
+    } else {
+      pto_graph_destroy(g);
+      pto_runtime_destroy(rt);
+    }
+    CHECK(atomic_load(&ran) <= 100);
+  }
+}
+
+/* ---- random DAGs, streamed ---------------------------------------------- */
+
+enum { MAX_TASKS = 300, MAX_REGIONS = 3, MAX_BUFS = 3, BUF_SIZE = 256 };
+
+typedef struct Spec {
+  uint32_t nreg;
+  PtoRtRegion reg[MAX_REGIONS];
+  uint32_t spin; /* busy iterations, so that runs overlap submission */
+} Spec;
+
+typedef struct Ctx {
+  Spec spec[MAX_TASKS];
+  uint32_t ntasks, nbufs;
+  atomic_uint clock;
+  uint32_t start[MAX_TASKS], end[MAX_TASKS];
+  atomic_uint submitted; /* tasks submitted so far */
+  uint32_t seen[MAX_TASKS]; /* submissions done when the task started */
+} Ctx;
+
+static int k_rand(const PtoRtTaskArgs *a) {
+  Ctx *c = a->user;
+  uint32_t i = (uint32_t)a->params[0];
+  c->start[i] = atomic_fetch_add(&c->clock, 1);
+  c->seen[i] = atomic_load(&c->submitted);
+  for (volatile uint32_t k = 0; k < c->spec[i].spin; k++)
+    ;
+  dag_body(c->spec[i].reg, c->spec[i].nreg, i, a->buffers);
+  c->end[i] = atomic_fetch_add(&c->clock, 1);
+  return 0;
+}
+
+static bool conflict(const Spec *a, const Spec *b) {
+  return dag_conflict(a->reg, a->nreg, b->reg, b->nreg);
+}
+
+static uint8_t bufs_ref[MAX_BUFS][BUF_SIZE], bufs_run[MAX_BUFS][BUF_SIZE];
+
+static void init_bufs(uint8_t (*b)[BUF_SIZE], uint32_t seed) {
+  dag_init_bufs(&b[0][0], MAX_BUFS, BUF_SIZE, seed);
+}
+
+static Ctx ctx;
+
+/* Every pair of conflicting tasks ran in submission order. */
+static int misordered(const Ctx *c) {
+  int bad = 0;
+  for (uint32_t j = 0; j < c->ntasks; j++)
+    for (uint32_t i = 0; i < j; i++)
+      if (conflict(&c->spec[i], &c->spec[j]) && !(c->end[i] < c->start[j]))
+        bad++;
+  return bad;
+}
+
+TEST(random_dags_streamed) {
+  uint32_t overlapped = 0;
+  for (uint32_t round = 0; round < 40; round++) {
+    rng_state = 0x2545f4914f6cdd1dull + round;
+    Ctx *c = &ctx;
+    memset(c, 0, sizeof *c);
+    c->ntasks = 50 + rnd(MAX_TASKS - 50);
+    c->nbufs = 1 + rnd(MAX_BUFS);
+    for (uint32_t i = 0; i < c->ntasks; i++) {
+      Spec *s = &c->spec[i];
+      s->nreg = 1 + rnd(MAX_REGIONS);
+      s->spin = rnd(4) == 0 ? rnd(20000) : 0;
+      for (uint32_t r = 0; r < s->nreg; r++) {
+        PtoRtRegion *g = &s->reg[r];
+        g->buffer = rnd(c->nbufs);
+        g->offset = rnd(BUF_SIZE - 1);
+        uint32_t room = BUF_SIZE - (uint32_t)g->offset;
+        g->size = rnd(10) == 0 ? room : 1 + rnd(room < 40 ? room : 40);
+        static const PtoRtAccess modes[] = {PTO_RT_READ, PTO_RT_READ,
+                                            PTO_RT_WRITE, PTO_RT_READ_WRITE};
+        g->access = modes[rnd(4)];
+      }
+    }
+    init_bufs(bufs_ref, round);
+    void *ref[MAX_BUFS] = {bufs_ref[0], bufs_ref[1], bufs_ref[2]};
+    for (uint32_t i = 0; i < c->ntasks; i++)
+      dag_body(c->spec[i].reg, c->spec[i].nreg, i, ref);
+
+    PtoRuntime *rt = make_rt(round % 2 ? PTO_RT_BOTH : PTO_RT_HOST,
+                             2 + round % 3, round % 4 == 1);
+    int32_t k[2];
+    k[0] = pto_runtime_add_kernel(rt, k_rand, PTO_RT_CORE_AIC, "cube");
+    k[1] = pto_runtime_add_kernel(rt, k_rand, PTO_RT_CORE_AIV, "vec");
+    PtoGraph *g = pto_graph_create(rt);
+    for (uint32_t b = 0; b < c->nbufs; b++)
+      pto_graph_add_buffer(g, BUF_SIZE, "buf");
+    init_bufs(bufs_run, round);
+    void *run[MAX_BUFS] = {bufs_run[0], bufs_run[1], bufs_run[2]};
+    /* Some tasks submitted before the start, the rest while it runs. */
+    uint32_t before = round % 3 == 0 ? rnd(c->ntasks) : 0;
+    for (uint32_t i = 0; i < c->ntasks; i++) {
+      if (i == before)
+        CHECK(pto_graph_start(g, run, c->nbufs) == PTO_RT_OK);
+      PtoRtTaskDesc d = {0};
+      d.kernel = k[rnd(2)];
+      d.regions = c->spec[i].reg;
+      d.num_regions = c->spec[i].nreg;
+      d.params[0] = i;
+      d.user = c;
+      d.cycles = 100 + rnd(2000);
+      CHECK(pto_graph_submit(g, &d) >= 0);
+      atomic_store(&c->submitted, i + 1);
+      /* Once the first task after the start is in, wait for one to run
+       * (a helper runs it), so that the rest is submitted while the
+       * graph runs even on a loaded machine. */
+      for (double t0 = now_s(); i == before && atomic_load(&c->clock) == 0 &&
+                                now_s() - t0 < 20;)
+        ;
+    }
+    CHECK(pto_graph_wait(g) == PTO_RT_OK);
+    CHECK(memcmp(bufs_ref, bufs_run, sizeof bufs_ref) == 0);
+    CHECK(misordered(c) == 0);
+    for (uint32_t i = 0; i < c->ntasks; i++)
+      overlapped += c->seen[i] < c->ntasks;
+    if (round % 2) { /* the simulator ran the same graph at the wait */
+      const PtoRtTimeline *tl = pto_graph_get_timeline(g, PTO_RT_SIM);
+      CHECK(tl != NULL);
+      PtoRtTaskTimes t;
+      CHECK(tl && pto_timeline_get_task(tl, 0, &t));
+    }
+    /* The streamed graph replays like a built one. */
+    init_bufs(bufs_run, round);
+    atomic_store(&c->clock, 0);
+    CHECK(pto_graph_run(g, run, c->nbufs) == PTO_RT_OK);
+    CHECK(memcmp(bufs_ref, bufs_run, sizeof bufs_ref) == 0);
+    CHECK(misordered(c) == 0);
+    pto_graph_destroy(g);
+    pto_runtime_destroy(rt);
+  }
+  /* Tasks started while submission went on (not a build-then-run). */
+  CHECK(overlapped > 0);
+}
+
+RUN_TESTS(T(tasks_run_while_submitting), T(failure_while_submitting),
+          T(misuse_is_an_error), T(destroy_while_running),
+          T(random_dags_streamed))
