@@ -1,12 +1,14 @@
-/* The measuring side of bench/jit-kernels: a row softmax, rms_norm,
- * layer_norm and a matmul written with the instruction-semantics emitters
- * the way the PTO level spells them (tload to a UB tile, vector
- * instructions on it, tstore, streaming as the translation does for
- * outputs this large; the cube's tmov to L0A/L0B, tmatmul_acc along k,
- * L0C out), JIT-compiled for this host and run on worker threads, each
- * with its own buffers; and the memory floor, a streaming copy of the same
- * bytes on as many threads. Prints one line per figure for run.py; checks
- * its own results. */
+/* The measuring side of bench/jit-kernels: a row softmax as the
+ * pto.kernel the PTO level gives it, translated to LLVM IR as
+ * pto-translate does (with element-wise fusion, and without for
+ * comparison); rms_norm, layer_norm and a matmul written with the
+ * instruction-semantics emitters the way the PTO level spells them (tload
+ * to a UB tile, vector instructions on it, tstore, streaming as the
+ * translation does for outputs this large; the cube's tmov to L0A/L0B,
+ * tmatmul_acc along k, L0C out). All JIT-compiled for this host and run
+ * on worker threads, each with its own buffers; and the memory floor, a
+ * streaming copy of the same bytes on as many threads. Prints one line
+ * per figure for run.py; checks its own results. */
 #include <llvm-c/Core.h>
 #include <math.h>
 #include <pthread.h>
@@ -16,8 +18,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "Support/Alloc.h"
 #include "Target/LLVMIR/EmitUtil.h"
+#include "pto/Dialects.h"
 #include "pto/ExecutionEngine.h"
+#include "pto/IR.h"
+#include "pto/LLVMIR.h"
 
 static double now(void) {
   struct timespec ts;
@@ -78,10 +84,6 @@ static void check(PtoResult r, const PtoError *err) {
   if (pto_failed(r)) die("emit", err->msg);
 }
 
-/* ---- softmax over rows: void softmax(in, out, ub, r0, r1) ---- */
-
-typedef void (*SoftmaxFn)(const float *, float *, void *, int64_t, int64_t);
-
 /* tstore: streaming (as the translation does for outputs of 16 MiB and
  * more) or, with --plain-stores, plain stores for comparison */
 static void tstore(PtoEmit *e, bool stream, PtoEmitTile gm, PtoEmitTile t,
@@ -91,40 +93,52 @@ static void tstore(PtoEmit *e, bool stream, PtoEmitTile gm, PtoEmitTile t,
                : pto_emit_copy(e, gm, t, rows, cols, &err), &err);
 }
 
-static SoftmaxFn build_softmax(PtoJit *jit, bool stream, int64_t cols, int64_t tr,
-                               double *secs) {
-  Fn f;
-  fn_begin(&f, jit, "softmax", 3, 2);
-  PtoEmit *e = &f.e;
-  LLVMValueRef in = LLVMGetParam(e->fn, 0), out = LLVMGetParam(e->fn, 1);
-  LLVMValueRef ub = LLVMGetParam(e->fn, 2);
-  LLVMValueRef r0 = LLVMGetParam(e->fn, 3), r1 = LLVMGetParam(e->fn, 4);
-  PtoError err;
-  LLVMValueRef c = pto_emit_i64(e, cols);
+/* ---- softmax over rows: the pto.kernel a PyPTO user's softmax lowers
+ * to, translated as pto-translate does (with element-wise fusion, or
+ * without it for comparison) and called once per tile of tr rows:
+ * void softmax(ub, in, out, row) ---- */
+
+typedef void (*SoftmaxFn)(void *, const float *, float *, int64_t);
+
+static SoftmaxFn build_softmax(PtoJit *jit, bool fuse, int64_t rows, int64_t cols,
+                               int64_t tr, double *secs) {
   /* UB: the tile x (tr x cols), then its row maxima and row sums */
-  PtoEmitTile x = pto_emit_tile(e, ub, pto_emit_i64(e, 0), c, PTO_DT_F32);
-  PtoEmitTile m = pto_emit_tile(e, ub, pto_emit_i64(e, tr * cols * 4),
-                                pto_emit_i64(e, 1), PTO_DT_F32);
-  PtoEmitTile s = pto_emit_tile(e, ub, pto_emit_i64(e, tr * cols * 4 + 256),
-                                pto_emit_i64(e, 1), PTO_DT_F32);
-  PtoEmitLoop l;
-  pto_emit_loop_begin(e, &l, r0, r1, tr, 0, NULL);
-  LLVMValueRef left = LLVMBuildSub(e->b, r1, l.iv, "");
-  LLVMValueRef rows = LLVMBuildSelect(
-      e->b, LLVMBuildICmp(e->b, LLVMIntSLT, left, pto_emit_i64(e, tr), ""),
-      left, pto_emit_i64(e, tr), "");
-  LLVMValueRef off = LLVMBuildMul(e->b, l.iv, pto_emit_i64(e, cols * 4), "");
-  PtoEmitTile gin = pto_emit_tile(e, in, off, c, PTO_DT_F32);
-  PtoEmitTile gout = pto_emit_tile(e, out, off, c, PTO_DT_F32);
-  check(pto_emit_copy(e, x, gin, rows, c, &err), &err);                    /* tload */
-  check(pto_emit_row_reduce(e, PTO_EMIT_RED_MAX, m, x, rows, c, &err), &err); /* trowmax */
-  check(pto_emit_row_expand(e, PTO_EMIT_BIN_SUB, x, x, m, rows, c, &err), &err);
-  check(pto_emit_unary(e, PTO_EMIT_UN_EXP, x, x, rows, c, &err), &err);      /* texp */
-  check(pto_emit_row_reduce(e, PTO_EMIT_RED_SUM, s, x, rows, c, &err), &err); /* trowsum */
-  check(pto_emit_row_expand(e, PTO_EMIT_BIN_DIV, x, x, s, rows, c, &err), &err);
-  tstore(e, stream, gout, x, rows, c);
-  pto_emit_loop_end(e, &l);
-  void *p = fn_finish(&f, jit, "softmax", secs);
+  char g[64], x[96], m[96], sum[96];
+  snprintf(g, sizeof g, "tensor<%lldx%lldxf32>", (long long)rows, (long long)cols);
+  snprintf(x, sizeof x, "!pto.tile<%lldx%lldxf32, vec, offset = 0>", (long long)tr,
+           (long long)cols);
+  snprintf(m, sizeof m, "!pto.tile<%lldx1xf32, vec, offset = %lld>", (long long)tr,
+           (long long)(tr * cols * 4));
+  snprintf(sum, sizeof sum, "!pto.tile<%lldx1xf32, vec, offset = %lld>", (long long)tr,
+           (long long)(tr * cols * 4 + 256));
+  char text[2048];
+  snprintf(text, sizeof text,
+           "pto.kernel vector @softmax(%%X: %s, %%Y: %s, %%i: index) {\n"
+           "  %%x = pto.tload %%X[%%i, 0] : %s -> %s\n"
+           "  %%m = pto.trowmax %%x : %s -> %s\n"
+           "  %%t = pto.trowexpandsub %%x, %%m : %s, %s -> %s\n"
+           "  %%e = pto.texp %%t : %s -> %s\n"
+           "  %%s = pto.trowsum %%e : %s -> %s\n"
+           "  %%q = pto.trowexpanddiv %%e, %%s : %s, %s -> %s\n"
+           "  pto.tstore %%q, %%Y[%%i, 0] : %s into %s\n}\n",
+           g, g, g, x, x, m, x, m, x, x, x, x, sum, x, sum, x, x, g);
+  PtoContext *ctx = pto_ctx_create();
+  pto_register_all_dialects(ctx);
+  PtoOp *mod = pto_parse_module(ctx, text, strlen(text), NULL);
+  unsigned lanes = strcmp(pto_jit_get_vector_isa(jit), "avx512f") == 0 ? 16 : 8;
+  PtoTranslateOptions o = {lanes, {0}, !fuse};
+  char *ll = NULL;
+  if (!mod || pto_failed(pto_op_verify(mod)) ||
+      pto_failed(pto_translate_to_llvmir_with(mod, &o, &ll)))
+    die("softmax", "the kernel does not translate");
+  PtoError err;
+  PtoJitModule *jm = pto_jit_compile(jit, ll, strlen(ll), &err);
+  pto_free(ll);
+  void *p = jm ? pto_jit_module_lookup(jm, "softmax", &err) : NULL;
+  if (!p) die("softmax", err.msg);
+  *secs = pto_jit_module_compile_seconds(jm);
+  pto_op_destroy(mod);
+  pto_ctx_destroy(ctx);
   SoftmaxFn fn;
   memcpy(&fn, &p, sizeof p);
   return fn;
@@ -248,7 +262,7 @@ typedef struct Job {
   NormFn norm;
   const float *in, *gamma, *beta;
   float *out;
-  int64_t rows, cols;
+  int64_t rows, cols, tr;
   /* matmul */
   MatmulFn mm[2]; /* full tiles, and the last row of tiles when shorter */
   const float *A, *Bm;
@@ -274,7 +288,12 @@ static void *run_job(void *arg) {
   if (j->kind == 0 || j->kind == 3) {
     int64_t per = (j->rows + j->nthreads - 1) / j->nthreads;
     int64_t r0 = per * j->id, r1 = r0 + per < j->rows ? r0 + per : j->rows;
-    if (r0 < r1 && j->kind == 0) j->softmax(j->in, j->out, j->buf, r0, r1);
+    if (j->kind == 0) { /* whole tiles: per is a multiple of tr */
+      per = (j->rows / j->tr + j->nthreads - 1) / j->nthreads * j->tr;
+      r0 = per * j->id;
+      r1 = r0 + per < j->rows ? r0 + per : j->rows;
+      for (int64_t r = r0; r < r1; r += j->tr) j->softmax(j->buf, j->in, j->out, r);
+    }
     if (r0 < r1 && j->kind == 3) j->norm(j->in, j->out, j->gamma, j->beta, j->buf, r0, r1);
   } else if (j->kind == 1) {
     char *b = j->buf;
@@ -352,10 +371,12 @@ int main(int argc, char **argv) {
                       "[--matmul N] [--reps K] [--threads T]");
   }
   if (rows < 1 || cols < 1 || tr < 1 || mmn < 128 || mmn % 128 || reps < 1 ||
-      nthreads < 1 || nthreads > 64 || tr * cols * 4 + 512 > (256 << 10) ||
+      nthreads < 1 || nthreads > 64 || tr * cols * 4 + 512 > (192 << 10) || rows % tr ||
+      tr > 64 ||
       cols * 16 + 256 > (256 << 10))
     die("usage", "sizes must be positive, --matmul a multiple of 128, "
-                 "--threads at most 64, a tile within 256 KiB");
+                 "--threads at most 64, a softmax tile of at most 64 rows within "
+                 "192 KiB (UB) whose rows divide --rows");
   PtoError err;
   PtoJit *jit = pto_jit_create(NULL, &err);
   if (!jit) die("JIT", err.msg);
@@ -371,23 +392,29 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < n; i++) in[i] = 4.0f * rnd();
   memset(out, 0, n * 4);
   double csec;
-  Job js = {.kind = 0, .in = in, .out = out, .rows = rows, .cols = cols};
-  js.softmax = build_softmax(jit, stream, cols, tr, &csec);
-  Best t = best_of(&js, nthreads, bufs, reps);
+  Best t;
   double maxerr = 0;
-  for (int64_t r = 0; r < rows; r += rows / 7 + 1) { /* a few rows, in double */
-    double mx = -INFINITY, sum = 0;
-    for (int64_t c = 0; c < cols; c++) mx = fmax(mx, in[r * cols + c]);
-    for (int64_t c = 0; c < cols; c++) sum += exp(in[r * cols + c] - mx);
-    for (int64_t c = 0; c < cols; c++) {
-      double want = exp(in[r * cols + c] - mx) / sum;
-      maxerr = fmax(maxerr, fabs(out[r * cols + c] - want) / want);
+  /* fused (what pto-translate emits), then --no-fuse, in the same run */
+  for (int fuse = 1; fuse >= 0; fuse--) {
+    Job js = {.kind = 0, .in = in, .out = out, .rows = rows, .cols = cols, .tr = tr};
+    js.softmax = build_softmax(jit, fuse, rows, cols, tr, &csec);
+    memset(out, 0, n * 4);
+    t = best_of(&js, nthreads, bufs, reps);
+    maxerr = 0;
+    for (int64_t r = 0; r < rows; r += rows / 7 + 1) { /* a few rows, in double */
+      double mx = -INFINITY, sum = 0;
+      for (int64_t c = 0; c < cols; c++) mx = fmax(mx, in[r * cols + c]);
+      for (int64_t c = 0; c < cols; c++) sum += exp(in[r * cols + c] - mx);
+      for (int64_t c = 0; c < cols; c++) {
+        double want = exp(in[r * cols + c] - mx) / sum;
+        maxerr = fmax(maxerr, fabs(out[r * cols + c] - want) / want);
+      }
     }
+    printf("%s %lldx%lld tile %lldx%lld compile %.6f run %.6f cpu %.6f "
+           "maxrelerr %.3g\n", fuse ? "softmax" : "softmax_nofuse", (long long)rows,
+           (long long)cols, (long long)tr, (long long)cols, csec, t.wall, t.cpu, maxerr);
+    if (!(maxerr < 1e-5)) die("softmax", "wrong results");
   }
-  printf("softmax %lldx%lld tile %lldx%lld compile %.6f run %.6f cpu %.6f "
-         "maxrelerr %.3g\n", (long long)rows, (long long)cols, (long long)tr,
-         (long long)cols, csec, t.wall, t.cpu, maxerr);
-  if (!(maxerr < 1e-5)) die("softmax", "wrong results");
 
   /* rms_norm and layer_norm of the same matrix */
   float *gamma = malloc((size_t)cols * 4), *beta = malloc((size_t)cols * 4);

@@ -2,9 +2,11 @@
 """bench/jit-kernels: the tile instructions as JIT-compiled LLVM IR against
 numpy and against the machine's own limits, measured in the same run:
 
-  - softmax over the rows of a 4096x4096 f32 matrix, written as the PTO
-    level does (tload of a 4x4096 tile to UB, trowmax, trowexpandsub, texp,
-    trowsum, trowexpanddiv, tstore), on 2 threads;
+  - softmax over the rows of a 4096x4096 f32 matrix: the pto.kernel the
+    PTO level gives it (tload of a 4x4096 tile to UB, trowmax,
+    trowexpandsub, texp, trowsum, trowexpanddiv, tstore) translated as
+    pto-translate does, with element-wise fusion and, for comparison,
+    without (--no-fuse), called per tile on 2 threads;
   - rms_norm and layer_norm of the same matrix, one 1x4096 tile at a time
     with gamma and beta as [1, 4096] tiles loaded once (tmul, trowsum,
     tmuls, tadds, trsqrt, trowexpandmul; layer_norm first subtracts the
@@ -112,8 +114,9 @@ def main():
     ap.add_argument("--tile-rows", type=int, default=4,
                     help="rows of the softmax's tiles")
     ap.add_argument("--plain-stores", action="store_true",
-                    help="tstore with plain stores instead of streaming "
-                         "ones, for comparison")
+                    help="the norms' tstore with plain stores instead of "
+                         "streaming ones, for comparison (the softmax's "
+                         "stores are the translation's)")
     ap.add_argument("--no-check", action="store_true",
                     help="report only; do not fail on missed targets")
     args = ap.parse_args()
@@ -158,6 +161,12 @@ def main():
               "floor   (CPU per thread %.2f ms, %3.0f%% of the floor's)"
               % (t * 1e3, np_t / t, 100 * shares[k], cpu * 1e3,
                  100 * field(copy, "cpu") / cpu))
+        if k == "softmax":
+            u = ours["softmax_nofuse"]
+            ut, ucpu = field(u, "run"), field(u, "cpu")
+            print("  --no-fuse     %8.2f ms   %5.1fx numpy   %3.0f%% of the memory "
+                  "floor   (CPU per thread %.2f ms; fused/unfused CPU %.2f)"
+                  % (ut * 1e3, np_t / ut, 100 * floor / ut, ucpu * 1e3, cpu / ucpu))
         print("  numpy         %8.2f ms" % (np_t * 1e3))
     mm = ours["matmul"]
     mm_t = field(mm, "run")

@@ -74,6 +74,9 @@ typedef struct PtoTranslateOptions {
    * its buffer is an error at the instruction, since the compiled code
    * would read or write outside the image it is given. */
   uint64_t buffer_bytes[5];
+  /* Each vector instruction as its own loop nest, as before element-wise
+   * fusion (docs/jit.md, "Fusion"); the results are the same bits. */
+  bool no_fuse;
 } PtoTranslateOptions;
 
 /* pto_translate_to_llvmir with options (NULL: the defaults);

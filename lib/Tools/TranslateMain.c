@@ -22,7 +22,7 @@ typedef struct TrOptions {
   PtoTranslateOptions llvmir;
 } TrOptions;
 
-enum { TR_OUTPUT, TR_TO_LLVMIR, TR_MAX_INPUT_BYTES, TR_LANES, TR_PLATFORM };
+enum { TR_OUTPUT, TR_TO_LLVMIR, TR_MAX_INPUT_BYTES, TR_LANES, TR_PLATFORM, TR_NO_FUSE };
 
 static const PtoToolArg tr_args[] = {
     {PTO_TOOL_ARG_SECTION, "TRANSLATIONS", NULL, NULL, NULL, 0},
@@ -38,6 +38,9 @@ static const PtoToolArg tr_args[] = {
     {PTO_TOOL_ARG_VALUE, "--platform", NULL, "--platform <name|file.xml>",
      "Check every tile against this platform's buffers (default a2a3)",
      TR_PLATFORM},
+    {PTO_TOOL_ARG_FLAG, "--no-fuse", NULL, NULL,
+     "Each vector instruction as its own loop nest (no element-wise fusion)",
+     TR_NO_FUSE},
     PTO_TOOL_ARG_HELP_VERSION_ROWS,
 };
 
@@ -55,6 +58,7 @@ static int tr_option(void *user, int id, const char *a, const char *v) {
   switch (id) {
   case TR_OUTPUT: o->output = v; break;
   case TR_TO_LLVMIR: o->to_llvmir = true; break;
+  case TR_NO_FUSE: o->llvmir.no_fuse = true; break;
   case TR_LANES:
     if (strcmp(v, "host") == 0) o->llvmir.lanes = pto_llvmir_host_lanes();
     else if (strcmp(v, "8") == 0 || strcmp(v, "16") == 0) o->llvmir.lanes = (unsigned)atoi(v);
@@ -127,7 +131,7 @@ static int translate(TrOptions *o, PtoContext *ctx) {
 
 int pto_translate_main(int argc, char **argv, const char *tool,
                        PtoRegisterFn register_fn) {
-  TrOptions o = {tool, NULL, NULL, false, PTO_DEFAULT_MAX_INPUT_BYTES, {0, {0}}};
+  TrOptions o = {tool, NULL, NULL, false, PTO_DEFAULT_MAX_INPUT_BYTES, {0, {0}, false}};
   PtoToolCommandLine cl = {tool, tr_header, tr_args, PTO_ARRAY_SIZE(tr_args),
                            tr_option, tr_positional, NULL, NULL};
   int rc = pto_tool_parse_args(&cl, argc, argv, &o);

@@ -142,6 +142,49 @@ PtoResult pto_emit_matmul(PtoEmit *e, PtoEmitTile c, PtoEmitTile a,
                           PtoEmitTile b, int64_t m, int64_t k, int64_t n,
                           bool accumulate, PtoError *err);
 
+/* ---- fused runs ---- */
+
+/* One instruction of a fused run: dst = a (op) b / a (op) s / a (op)
+ * v[r][0] / op(a), or, as the run's last step only, dst[r][0] = the row
+ * reduction of a. */
+typedef enum PtoEmitStepKind {
+  PTO_EMIT_STEP_BINARY,
+  PTO_EMIT_STEP_SCALAR,
+  PTO_EMIT_STEP_ROWEXPAND,
+  PTO_EMIT_STEP_UNARY,
+  PTO_EMIT_STEP_ROWREDUCE,
+} PtoEmitStepKind;
+
+typedef struct PtoEmitStep {
+  PtoEmitStepKind kind;
+  int op; /* a PtoEmitBinary, PtoEmitUnary or PtoEmitReduce */
+  PtoEmitTile dst, a, b; /* b: BINARY's second tile, ROWEXPAND's column */
+  LLVMValueRef s;        /* SCALAR's scalar, of the compute type */
+  /* The run's rows x cols tiles by placement: tiles with one slot are
+   * the same bytes of one dtype, tiles of different slots do not overlap
+   * where the run writes either (-1: not such a tile: ROWEXPAND's b,
+   * ROWREDUCE's dst, and BINARY's absent b) */
+  int dst_slot, a_slot, b_slot;
+  /* dst reaches memory; otherwise only later steps of the run read it,
+   * from a register (ROWREDUCE always stores) */
+  bool store;
+} PtoEmitStep;
+
+/* The n steps as one loop nest over rows x cols: per row, whole vectors
+ * of `lanes` columns then the remaining columns one by one, each step's
+ * value handed to the next in registers (rounded to its dtype as a store
+ * and a load would), a row reduction accumulated in vector registers in
+ * the order pto_emit_row_reduce uses. What the caller proves (docs/jit.md,
+ * "Fusion"): every element (r, c) of every slot is read and written by
+ * the same iteration in the steps' order, so the run computes what the
+ * steps one after the other do, bit for bit. Checks each step as its own
+ * emitter does; on failure err names the step (*bad) and nothing is
+ * emitted. */
+#define PTO_EMIT_MAX_STEPS 32
+PtoResult pto_emit_fused(PtoEmit *e, const PtoEmitStep *steps, unsigned n,
+                         LLVMValueRef rows, LLVMValueRef cols, unsigned *bad,
+                         PtoError *err);
+
 /* The f32 functions on a float or a vector of floats, as straight-line
  * code (no calls, no branches) that vectorises. Accuracy against the
  * correctly rounded result, measured by test/unittests/EmitTest.c over

@@ -78,6 +78,7 @@ PtoResult pto_emit_copy_streaming(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
   pto_emit_loop_end(e, &lv);
   copy_bytes(e, dp, sp, body_end, nbytes);
   pto_emit_loop_end(e, &lr);
+  pto_emit_loop_keep_rolled(e, &lr);
   /* streaming stores are not ordered with later ones: a full fence makes
    * them visible before whatever says the kernel is done */
   LLVMBuildFence(B, LLVMAtomicOrderingSequentiallyConsistent, 0, "");

@@ -70,8 +70,8 @@ static LLVMValueRef fmax2(PtoEmit *e, LLVMValueRef a, LLVMValueRef b,
       pick_b, "");
 }
 
-static LLVMValueRef apply_binary(PtoEmit *e, PtoEmitBinary op, bool fp,
-                                 LLVMValueRef a, LLVMValueRef b) {
+LLVMValueRef pto_emit_apply_binary(PtoEmit *e, PtoEmitBinary op, bool fp,
+                                   LLVMValueRef a, LLVMValueRef b) {
   switch (op) {
   case PTO_EMIT_BIN_ADD:
     return fp ? LLVMBuildFAdd(B, a, b, "") : LLVMBuildAdd(B, a, b, "");
@@ -98,8 +98,8 @@ static PtoResult check_binary(PtoEmitBinary op, PtoDType dt, PtoError *err) {
   return PTO_SUCCESS;
 }
 
-static LLVMValueRef apply_unary(PtoEmit *e, PtoEmitUnary op, bool fp,
-                                LLVMValueRef x) {
+LLVMValueRef pto_emit_apply_unary(PtoEmit *e, PtoEmitUnary op, bool fp,
+                                  LLVMValueRef x) {
   LLVMValueRef zero = fp ? pto_emit_fconst(e, x, 0.0)
                          : LLVMConstNull(LLVMTypeOf(x));
   switch (op) {
@@ -178,15 +178,15 @@ static void elementwise(PtoEmit *e, const Ew *w, LLVMValueRef rows,
     LLVMValueRef x = pto_emit_load(e, w->a.dtype, ap, 0);
     switch (w->kind) {
     case EW_BINARY:
-      out = apply_binary(
+      out = pto_emit_apply_binary(
           e, (PtoEmitBinary)w->op, fp, x,
           pto_emit_load(e, w->b.dtype, pto_emit_elem_ptr(e, w->b, r, c), 0));
       break;
-    case EW_SCALAR: out = apply_binary(e, (PtoEmitBinary)w->op, fp, x, w->s); break;
+    case EW_SCALAR: out = pto_emit_apply_binary(e, (PtoEmitBinary)w->op, fp, x, w->s); break;
     case EW_ROWEXP:
-      out = apply_binary(e, (PtoEmitBinary)w->op, fp, x, row_scalar);
+      out = pto_emit_apply_binary(e, (PtoEmitBinary)w->op, fp, x, row_scalar);
       break;
-    case EW_UNARY: out = apply_unary(e, (PtoEmitUnary)w->op, fp, x); break;
+    case EW_UNARY: out = pto_emit_apply_unary(e, (PtoEmitUnary)w->op, fp, x); break;
     default: out = cast_value(e, w, x); break;
     }
     pto_emit_store(e, w->dst.dtype, dp, out);
@@ -196,61 +196,75 @@ static void elementwise(PtoEmit *e, const Ew *w, LLVMValueRef rows,
                               w->op == PTO_EMIT_UN_TANH))
     pto_emit_loop_keep_single(e, &lc);
   pto_emit_loop_end(e, &lr);
+  pto_emit_loop_keep_rolled(e, &lr);
+}
+
+PtoResult pto_emit_step_check(PtoEmit *e, const PtoEmitStep *st,
+                              PtoError *err) {
+  bool red = st->kind == PTO_EMIT_STEP_ROWREDUCE, un = st->kind == PTO_EMIT_STEP_UNARY;
+  const char *n = red  ? reduce_names[st->op]
+                  : un ? unary_names[st->op]
+                       : binary_names[st->op];
+  if (pto_failed(check_pair(st->dst, st->a, n, err))) return PTO_FAILURE;
+  switch (st->kind) {
+  case PTO_EMIT_STEP_BINARY:
+  case PTO_EMIT_STEP_ROWEXPAND:
+    if (pto_failed(check_same(st->dst, st->b, n, err))) return PTO_FAILURE;
+    return check_binary((PtoEmitBinary)st->op, st->dst.dtype, err);
+  case PTO_EMIT_STEP_SCALAR:
+    if (pto_failed(check_binary((PtoEmitBinary)st->op, st->dst.dtype, err)))
+      return PTO_FAILURE;
+    if (LLVMTypeOf(st->s) != pto_emit_compute_type(e, st->dst.dtype))
+      return pto_error_set(err, "%s of a %s tile needs a scalar of its compute "
+                           "type", n, pto_dtype_name(st->dst.dtype));
+    return PTO_SUCCESS;
+  case PTO_EMIT_STEP_UNARY:
+    if (!is_float(st->dst.dtype) && !unary_takes_ints((PtoEmitUnary)st->op))
+      return pto_error_set(err, "%s takes float tiles, not %s", n,
+                           pto_dtype_name(st->dst.dtype));
+    return PTO_SUCCESS;
+  case PTO_EMIT_STEP_ROWREDUCE: return PTO_SUCCESS;
+  }
+  return PTO_SUCCESS;
+}
+
+/* One step on its own, as a loop nest the loop vectoriser widens. */
+static PtoResult single(PtoEmit *e, const PtoEmitStep *st, EwKind kind,
+                        LLVMValueRef rows, LLVMValueRef cols, PtoError *err) {
+  if (pto_failed(pto_emit_step_check(e, st, err))) return PTO_FAILURE;
+  Ew w = {.kind = kind, .op = st->op, .dst = st->dst, .a = st->a, .b = st->b,
+          .s = st->s};
+  elementwise(e, &w, rows, cols);
+  return PTO_SUCCESS;
 }
 
 PtoResult pto_emit_binary(PtoEmit *e, PtoEmitBinary op, PtoEmitTile dst,
                           PtoEmitTile a, PtoEmitTile b, LLVMValueRef rows,
                           LLVMValueRef cols, PtoError *err) {
-  const char *n = binary_names[op];
-  if (pto_failed(check_pair(dst, a, n, err)) ||
-      pto_failed(check_same(dst, b, n, err)) ||
-      pto_failed(check_binary(op, dst.dtype, err)))
-    return PTO_FAILURE;
-  Ew w = {.kind = EW_BINARY, .op = op, .dst = dst, .a = a, .b = b};
-  elementwise(e, &w, rows, cols);
-  return PTO_SUCCESS;
+  PtoEmitStep st = {.kind = PTO_EMIT_STEP_BINARY, .op = op, .dst = dst, .a = a, .b = b};
+  return single(e, &st, EW_BINARY, rows, cols, err);
 }
 
 PtoResult pto_emit_binary_scalar(PtoEmit *e, PtoEmitBinary op,
                                  PtoEmitTile dst, PtoEmitTile a,
                                  LLVMValueRef s, LLVMValueRef rows,
                                  LLVMValueRef cols, PtoError *err) {
-  const char *n = binary_names[op];
-  if (pto_failed(check_pair(dst, a, n, err)) ||
-      pto_failed(check_binary(op, dst.dtype, err)))
-    return PTO_FAILURE;
-  if (LLVMTypeOf(s) != pto_emit_compute_type(e, dst.dtype))
-    return pto_error_set(err, "%s of a %s tile needs a scalar of its compute "
-                         "type", n, pto_dtype_name(dst.dtype));
-  Ew w = {.kind = EW_SCALAR, .op = op, .dst = dst, .a = a, .s = s};
-  elementwise(e, &w, rows, cols);
-  return PTO_SUCCESS;
+  PtoEmitStep st = {.kind = PTO_EMIT_STEP_SCALAR, .op = op, .dst = dst, .a = a, .s = s};
+  return single(e, &st, EW_SCALAR, rows, cols, err);
 }
 
 PtoResult pto_emit_row_expand(PtoEmit *e, PtoEmitBinary op, PtoEmitTile dst,
                               PtoEmitTile a, PtoEmitTile v, LLVMValueRef rows,
                               LLVMValueRef cols, PtoError *err) {
-  const char *n = binary_names[op];
-  if (pto_failed(check_pair(dst, a, n, err)) ||
-      pto_failed(check_same(dst, v, n, err)) ||
-      pto_failed(check_binary(op, dst.dtype, err)))
-    return PTO_FAILURE;
-  Ew w = {.kind = EW_ROWEXP, .op = op, .dst = dst, .a = a, .b = v};
-  elementwise(e, &w, rows, cols);
-  return PTO_SUCCESS;
+  PtoEmitStep st = {.kind = PTO_EMIT_STEP_ROWEXPAND, .op = op, .dst = dst, .a = a, .b = v};
+  return single(e, &st, EW_ROWEXP, rows, cols, err);
 }
 
 PtoResult pto_emit_unary(PtoEmit *e, PtoEmitUnary op, PtoEmitTile dst,
                          PtoEmitTile src, LLVMValueRef rows,
                          LLVMValueRef cols, PtoError *err) {
-  const char *n = unary_names[op];
-  if (pto_failed(check_pair(dst, src, n, err))) return PTO_FAILURE;
-  if (!is_float(dst.dtype) && !unary_takes_ints(op))
-    return pto_error_set(err, "%s takes float tiles, not %s", n,
-                         pto_dtype_name(dst.dtype));
-  Ew w = {.kind = EW_UNARY, .op = op, .dst = dst, .a = src};
-  elementwise(e, &w, rows, cols);
-  return PTO_SUCCESS;
+  PtoEmitStep st = {.kind = PTO_EMIT_STEP_UNARY, .op = op, .dst = dst, .a = src};
+  return single(e, &st, EW_UNARY, rows, cols, err);
 }
 
 /* Moves take i1 tiles too (one byte each), which compute nothing. */
@@ -348,8 +362,8 @@ PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
 
 /* ---- row reductions ---- */
 
-static LLVMValueRef reduce_init(PtoEmit *e, PtoEmitReduce op, PtoDType dt,
-                                LLVMTypeRef ct) {
+LLVMValueRef pto_emit_reduce_init(PtoEmit *e, PtoEmitReduce op, PtoDType dt,
+                                  LLVMTypeRef ct) {
   if (is_float(dt))
     return LLVMConstReal(ct, op == PTO_EMIT_RED_SUM   ? 0.0
                              : op == PTO_EMIT_RED_MAX ? -INFINITY
@@ -359,39 +373,18 @@ static LLVMValueRef reduce_init(PtoEmit *e, PtoEmitReduce op, PtoDType dt,
   return LLVMConstInt(ct, op == PTO_EMIT_RED_SUM ? 0 : op == PTO_EMIT_RED_MAX ? lo : lo - 1, 0);
 }
 
-static LLVMValueRef reduce2(PtoEmit *e, PtoEmitReduce op, bool fp,
-                            LLVMValueRef a, LLVMValueRef b) {
+LLVMValueRef pto_emit_reduce2(PtoEmit *e, PtoEmitReduce op, bool fp,
+                              LLVMValueRef a, LLVMValueRef b) {
   PtoEmitBinary bop = op == PTO_EMIT_RED_SUM   ? PTO_EMIT_BIN_ADD
                       : op == PTO_EMIT_RED_MAX ? PTO_EMIT_BIN_MAX
                                                : PTO_EMIT_BIN_MIN;
-  return apply_binary(e, bop, fp, a, b);
+  return pto_emit_apply_binary(e, bop, fp, a, b);
 }
 
-PtoResult pto_emit_row_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
-                              PtoEmitTile src, LLVMValueRef rows,
-                              LLVMValueRef cols, PtoError *err) {
-  const char *n = reduce_names[op];
-  if (pto_failed(check_pair(dst, src, n, err))) return PTO_FAILURE;
-  bool fp = is_float(src.dtype);
-  unsigned lanes = e->lanes ? e->lanes : 8;
-  LLVMTypeRef ct = pto_emit_compute_type(e, src.dtype);
-  LLVMValueRef zero = pto_emit_i64(e, 0);
-  LLVMValueRef init = reduce_init(e, op, src.dtype, ct);
-  PtoEmitLoop lr, lv, lt;
-  pto_emit_loop_begin(e, &lr, zero, rows, 1, 0, NULL);
-  LLVMValueRef r = lr.iv;
-  /* whole vectors: `lanes` partial results side by side */
-  LLVMValueRef vend = LLVMBuildAnd(B, cols, pto_emit_i64(e, -(int64_t)lanes), "");
-  LLVMValueRef acc0 = pto_emit_splat(e, init, lanes);
-  pto_emit_loop_begin(e, &lv, zero, vend, lanes, 1, &acc0);
-  LLVMValueRef v = pto_emit_load(e, src.dtype,
-                                 pto_emit_elem_ptr(e, src, r, lv.iv), lanes);
-  lv.next[0] = reduce2(e, op, fp, lv.carry[0], v);
-  pto_emit_loop_end(e, &lv);
-  /* halve the vector until one lane is left: a fixed tree */
-  LLVMValueRef acc = lv.carry[0];
+LLVMValueRef pto_emit_reduce_tree(PtoEmit *e, PtoEmitReduce op, bool fp,
+                                  LLVMValueRef acc) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(e->ctx);
-  for (unsigned w = lanes / 2; w >= 1; w /= 2) {
+  for (unsigned w = pto_emit_lanes_of(acc) / 2; w >= 1; w /= 2) {
     LLVMValueRef lo_idx[32], hi_idx[32];
     for (unsigned i = 0; i < w; i++) {
       lo_idx[i] = LLVMConstInt(i32, i, 0);
@@ -401,17 +394,42 @@ PtoResult pto_emit_row_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
                                              LLVMConstVector(lo_idx, w), "");
     LLVMValueRef hi = LLVMBuildShuffleVector(B, acc, LLVMGetUndef(LLVMTypeOf(acc)),
                                              LLVMConstVector(hi_idx, w), "");
-    acc = reduce2(e, op, fp, lo, hi);
+    acc = pto_emit_reduce2(e, op, fp, lo, hi);
   }
-  LLVMValueRef s = LLVMBuildExtractElement(B, acc, LLVMConstInt(i32, 0, 0), "");
+  return LLVMBuildExtractElement(B, acc, LLVMConstInt(i32, 0, 0), "");
+}
+
+PtoResult pto_emit_row_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
+                              PtoEmitTile src, LLVMValueRef rows,
+                              LLVMValueRef cols, PtoError *err) {
+  PtoEmitStep st = {.kind = PTO_EMIT_STEP_ROWREDUCE, .op = op, .dst = dst, .a = src};
+  if (pto_failed(pto_emit_step_check(e, &st, err))) return PTO_FAILURE;
+  bool fp = is_float(src.dtype);
+  unsigned lanes = e->lanes ? e->lanes : 8;
+  LLVMTypeRef ct = pto_emit_compute_type(e, src.dtype);
+  LLVMValueRef zero = pto_emit_i64(e, 0);
+  LLVMValueRef init = pto_emit_reduce_init(e, op, src.dtype, ct);
+  PtoEmitLoop lr, lv, lt;
+  pto_emit_loop_begin(e, &lr, zero, rows, 1, 0, NULL);
+  LLVMValueRef r = lr.iv;
+  /* whole vectors: `lanes` partial results side by side */
+  LLVMValueRef vend = LLVMBuildAnd(B, cols, pto_emit_i64(e, -(int64_t)lanes), "");
+  LLVMValueRef acc0 = pto_emit_splat(e, init, lanes);
+  pto_emit_loop_begin(e, &lv, zero, vend, lanes, 1, &acc0);
+  LLVMValueRef v = pto_emit_load(e, src.dtype,
+                                 pto_emit_elem_ptr(e, src, r, lv.iv), lanes);
+  lv.next[0] = pto_emit_reduce2(e, op, fp, lv.carry[0], v);
+  pto_emit_loop_end(e, &lv);
+  LLVMValueRef s = pto_emit_reduce_tree(e, op, fp, lv.carry[0]);
   /* the columns after the last whole vector */
   pto_emit_loop_begin(e, &lt, vend, cols, 1, 1, &s);
   LLVMValueRef x = pto_emit_load(e, src.dtype,
                                  pto_emit_elem_ptr(e, src, r, lt.iv), 0);
-  lt.next[0] = reduce2(e, op, fp, lt.carry[0], x);
+  lt.next[0] = pto_emit_reduce2(e, op, fp, lt.carry[0], x);
   pto_emit_loop_end(e, &lt);
   pto_emit_store(e, dst.dtype, pto_emit_elem_ptr(e, dst, r, zero), lt.carry[0]);
   pto_emit_loop_end(e, &lr);
+  pto_emit_loop_keep_rolled(e, &lr);
   return PTO_SUCCESS;
 }
 

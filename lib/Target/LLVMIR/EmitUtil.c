@@ -103,19 +103,28 @@ static LLVMMetadataRef loop_property(PtoEmit *e, const char *name,
   return LLVMMDNodeInContext2(e->ctx, ops, v ? 2 : 1);
 }
 
-void pto_emit_loop_keep_single(PtoEmit *e, PtoEmitLoop *l) {
+static void set_loop_properties(PtoEmit *e, PtoEmitLoop *l, bool single) {
   /* a loop ID is a distinct node whose first operand is itself */
   LLVMMetadataRef self = LLVMTemporaryMDNode(e->ctx, NULL, 0);
-  LLVMMetadataRef ops[3] = {
-      self,
-      loop_property(e, "llvm.loop.interleave.count",
-                    LLVMConstInt(LLVMInt32TypeInContext(e->ctx), 1, 0)),
-      loop_property(e, "llvm.loop.unroll.disable", NULL)};
-  LLVMMetadataRef id = LLVMMDNodeInContext2(e->ctx, ops, 3);
+  LLVMMetadataRef ops[3] = {self, loop_property(e, "llvm.loop.unroll.disable", NULL),
+                            NULL};
+  unsigned n = 2;
+  if (single)
+    ops[n++] = loop_property(e, "llvm.loop.interleave.count",
+                             LLVMConstInt(LLVMInt32TypeInContext(e->ctx), 1, 0));
+  LLVMMetadataRef id = LLVMMDNodeInContext2(e->ctx, ops, n);
   LLVMMetadataReplaceAllUsesWith(self, id);
   unsigned kind = LLVMGetMDKindIDInContext(e->ctx, "llvm.loop", 9);
   LLVMSetMetadata(LLVMGetBasicBlockTerminator(l->latch), kind,
                   LLVMMetadataAsValue(e->ctx, id));
+}
+
+void pto_emit_loop_keep_single(PtoEmit *e, PtoEmitLoop *l) {
+  set_loop_properties(e, l, true);
+}
+
+void pto_emit_loop_keep_rolled(PtoEmit *e, PtoEmitLoop *l) {
+  set_loop_properties(e, l, false);
 }
 
 LLVMTypeRef pto_emit_storage_type(PtoEmit *e, PtoDType dt) {
@@ -146,14 +155,8 @@ LLVMValueRef pto_emit_elem_ptr(PtoEmit *e, PtoEmitTile t, LLVMValueRef r,
   return LLVMBuildInBoundsGEP2(e->b, st, p, &idx, 1, "");
 }
 
-LLVMValueRef pto_emit_load(PtoEmit *e, PtoDType dt, LLVMValueRef p,
-                           unsigned lanes) {
-  LLVMTypeRef st = pto_emit_storage_type(e, dt);
-  LLVMTypeRef vt = pto_emit_vec_type(st, lanes);
-  if (lanes) p = LLVMBuildBitCast(e->b, p, LLVMPointerType(vt, 0), "");
-  LLVMValueRef v = LLVMBuildLoad2(e->b, vt, p, "");
-  /* tiles are element-aligned only */
-  LLVMSetAlignment(v, (unsigned)pto_dtype_size(dt));
+LLVMValueRef pto_emit_from_storage(PtoEmit *e, PtoDType dt, LLVMValueRef v) {
+  unsigned lanes = pto_emit_lanes_of(v);
   LLVMTypeRef f32 = pto_emit_vec_type(LLVMFloatTypeInContext(e->ctx), lanes);
   if (dt == PTO_DT_F16) return LLVMBuildFPExt(e->b, v, f32, "");
   if (dt == PTO_DT_BF16) {
@@ -166,12 +169,11 @@ LLVMValueRef pto_emit_load(PtoEmit *e, PtoDType dt, LLVMValueRef p,
   return v;
 }
 
-void pto_emit_store(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v) {
+LLVMValueRef pto_emit_to_storage(PtoEmit *e, PtoDType dt, LLVMValueRef v) {
   unsigned lanes = pto_emit_lanes_of(v);
   LLVMTypeRef st = pto_emit_vec_type(pto_emit_storage_type(e, dt), lanes);
-  if (dt == PTO_DT_F16) {
-    v = LLVMBuildFPTrunc(e->b, v, st, "");
-  } else if (dt == PTO_DT_BF16) {
+  if (dt == PTO_DT_F16) return LLVMBuildFPTrunc(e->b, v, st, "");
+  if (dt == PTO_DT_BF16) {
     /* round to nearest even on the dropped half; NaN stays a (quiet) NaN */
     LLVMTypeRef i32 = pto_emit_vec_type(LLVMInt32TypeInContext(e->ctx), lanes);
     LLVMValueRef w = LLVMBuildBitCast(e->b, v, i32, "");
@@ -185,8 +187,26 @@ void pto_emit_store(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v) {
     LLVMValueRef qnan = LLVMBuildOr(e->b, w, pto_emit_iconst(e, w, 0x400000), "");
     r = LLVMBuildSelect(e->b, nan, qnan, r, "");
     r = LLVMBuildLShr(e->b, r, pto_emit_iconst(e, w, 16), "");
-    v = LLVMBuildTrunc(e->b, r, st, "");
+    return LLVMBuildTrunc(e->b, r, st, "");
   }
+  return v;
+}
+
+LLVMValueRef pto_emit_load(PtoEmit *e, PtoDType dt, LLVMValueRef p,
+                           unsigned lanes) {
+  LLVMTypeRef st = pto_emit_storage_type(e, dt);
+  LLVMTypeRef vt = pto_emit_vec_type(st, lanes);
+  if (lanes) p = LLVMBuildBitCast(e->b, p, LLVMPointerType(vt, 0), "");
+  LLVMValueRef v = LLVMBuildLoad2(e->b, vt, p, "");
+  /* tiles are element-aligned only */
+  LLVMSetAlignment(v, (unsigned)pto_dtype_size(dt));
+  return pto_emit_from_storage(e, dt, v);
+}
+
+void pto_emit_store(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v) {
+  unsigned lanes = pto_emit_lanes_of(v);
+  LLVMTypeRef st = pto_emit_vec_type(pto_emit_storage_type(e, dt), lanes);
+  v = pto_emit_to_storage(e, dt, v);
   if (lanes) p = LLVMBuildBitCast(e->b, p, LLVMPointerType(st, 0), "");
   LLVMValueRef s = LLVMBuildStore(e->b, v, p);
   LLVMSetAlignment(s, (unsigned)pto_dtype_size(dt));
@@ -222,6 +242,7 @@ void pto_emit_each(PtoEmit *e, LLVMValueRef rows, LLVMValueRef cols,
   fn(e, lr.iv, lc.iv, user);
   pto_emit_loop_end(e, &lc);
   pto_emit_loop_end(e, &lr);
+  pto_emit_loop_keep_rolled(e, &lr);
 }
 
 typedef struct TilesEach {

@@ -51,6 +51,11 @@ void pto_emit_loop_end(PtoEmit *e, PtoEmitLoop *l);
  * unrolling it, for bodies so long (exp, log, tanh) that copies of them
  * run out of vector registers and spill their constants on every trip. */
 void pto_emit_loop_keep_single(PtoEmit *e, PtoEmitLoop *l);
+/* After end: asks LLVM not to unroll the loop (the rows of a tile: with
+ * a constant count LLVM unrolled them whole, a copy of the vectorised
+ * row loop per row, which made compile time grow with the tile's rows
+ * for no speed: a row is hundreds of elements). */
+void pto_emit_loop_keep_rolled(PtoEmit *e, PtoEmitLoop *l);
 
 /* The loop nest over the rows x cols of a tile (no iteration when either
  * is 0): fn(e, r, c, user) emits the body for element (r, c). */
@@ -92,10 +97,33 @@ LLVMValueRef pto_emit_elem_ptr(PtoEmit *e, PtoEmitTile t, LLVMValueRef r,
 LLVMValueRef pto_emit_load(PtoEmit *e, PtoDType dt, LLVMValueRef p,
                            unsigned lanes);
 void pto_emit_store(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v);
+/* The conversions inside them: a compute-type value (scalar or vector) to
+ * the storage type, rounded as a store rounds it, and back. */
+LLVMValueRef pto_emit_to_storage(PtoEmit *e, PtoDType dt, LLVMValueRef v);
+LLVMValueRef pto_emit_from_storage(PtoEmit *e, PtoDType dt, LLVMValueRef v);
 /* One element at p as an integer of its width, and back: the instructions
  * that move values (select, gather, sort) keep every bit, NaN payloads
  * too. */
 LLVMValueRef pto_emit_load_bits(PtoEmit *e, PtoDType dt, LLVMValueRef p);
 void pto_emit_store_bits(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v);
+
+/* The computations of the vector instructions on one value (scalar or
+ * vector) of the compute type, shared by the one-instruction loops and the
+ * fused runs so that both compute the same bits. */
+LLVMValueRef pto_emit_apply_binary(PtoEmit *e, PtoEmitBinary op, bool fp,
+                                   LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef pto_emit_apply_unary(PtoEmit *e, PtoEmitUnary op, bool fp,
+                                  LLVMValueRef x);
+/* A reduction's start (scalar) and its combining step. */
+LLVMValueRef pto_emit_reduce_init(PtoEmit *e, PtoEmitReduce op, PtoDType dt,
+                                  LLVMTypeRef ct);
+LLVMValueRef pto_emit_reduce2(PtoEmit *e, PtoEmitReduce op, bool fp,
+                              LLVMValueRef a, LLVMValueRef b);
+/* The checks of a step's emitter: dtypes it takes, a scalar's type. */
+PtoResult pto_emit_step_check(PtoEmit *e, const PtoEmitStep *st, PtoError *err);
+/* A row reduction's `lanes` partial results folded to one, halving the
+ * vector each time (a fixed tree). */
+LLVMValueRef pto_emit_reduce_tree(PtoEmit *e, PtoEmitReduce op, bool fp,
+                                  LLVMValueRef acc);
 
 #endif

@@ -11,6 +11,7 @@
 #include "Support/Alloc.h"
 #include "Support/Hash.h"
 #include "Target/LLVMIR/EmitUtil.h"
+#include "Target/LLVMIR/Fuse.h"
 #include "Target/LLVMIR/HostFunction.h"
 #include "pto/Dialect/PTO.h"
 #include "pto/Float16.h"
@@ -22,6 +23,7 @@ typedef struct Tr {
   uint64_t cap[PTO_BUF_NUM_SPACES]; /* bytes of each buffer */
   PtoPtrMap values; /* PtoValue * -> LLVMValueRef */
   PtoPtrMap dims;   /* tensor argument PtoValue * -> LLVMValueRef[rank] */
+  bool fuse;        /* runs of vector instructions as one loop nest */
 } Tr;
 
 static LLVMValueRef value_of(Tr *t, PtoValue *v) {
@@ -255,74 +257,105 @@ static PtoEmitUnary unary_of(PtoPtoOp id) {
   }
 }
 
-/* The instructions of the Tile level's elementwise math (Emit.h's
- * pto_emit_math). */
-static bool math_of(PtoPtoOp id, PtoEmitMath *m) {
-  static const struct {
-    PtoPtoOp id;
-    PtoEmitMath m;
-  } rows[] = {{PTO_PTO_TSIGMOID, PTO_EMIT_MATH_SIGMOID}, {PTO_PTO_TTANH, PTO_EMIT_MATH_TANH},
-              {PTO_PTO_TSILU, PTO_EMIT_MATH_SILU},       {PTO_PTO_TFLOOR, PTO_EMIT_MATH_FLOOR},
-              {PTO_PTO_TCEIL, PTO_EMIT_MATH_CEIL},       {PTO_PTO_TROUND, PTO_EMIT_MATH_ROUND},
-              {PTO_PTO_TSIGNBIT, PTO_EMIT_MATH_SIGNBIT}};
-  for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
-    if (rows[i].id == id) return *m = rows[i].m, true;
-  return false;
-}
-
 static PtoEmitReduce reduce_of(PtoPtoOp id) {
   return id == PTO_PTO_TROWMAX || id == PTO_PTO_TCOLMAX   ? PTO_EMIT_RED_MAX
          : id == PTO_PTO_TROWMIN || id == PTO_PTO_TCOLMIN ? PTO_EMIT_RED_MIN
                                                           : PTO_EMIT_RED_SUM;
 }
 
-/* The vector instructions: every tile operand and the result where they
- * live, then the emitter of the kind. */
-static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
-  PtoEmitTile dst, a, b;
-  PtoValue *res = pto_op_result(op, 0), *src = pto_op_operand(op, 0);
-  if (pto_failed(tile_of(t, op, res, &dst)) ||
-      pto_failed(tile_of(t, op, src, &a)))
+/* A vector instruction of a kind a fused run takes as its emitter step:
+ * its tiles where they live, a scalar operand in the compute type. */
+static PtoResult step_of(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind,
+                         PtoEmitStep *st) {
+  memset(st, 0, sizeof *st);
+  st->dst_slot = st->a_slot = st->b_slot = -1;
+  st->store = true;
+  if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &st->dst)) ||
+      pto_failed(tile_of(t, op, pto_op_operand(op, 0), &st->a)))
     return PTO_FAILURE;
-  /* the shape the instruction runs over is its source's */
-  LLVMValueRef rows = rows_of(t, src), cols = cols_of(t, src);
-  PtoError err;
-  PtoResult r;
   switch (kind) {
   case PTO_PTO_KIND_BINARY:
   case PTO_PTO_KIND_ROWEXPAND:
-    if (pto_failed(tile_of(t, op, pto_op_operand(op, 1), &b))) return PTO_FAILURE;
-    r = kind == PTO_PTO_KIND_BINARY
-            ? pto_emit_binary(&t->e, binary_of(id), dst, a, b, rows, cols, &err)
-            : pto_emit_row_expand(&t->e, binary_of(id), dst, a, b, rows, cols, &err);
-    break;
+    st->kind = kind == PTO_PTO_KIND_BINARY ? PTO_EMIT_STEP_BINARY : PTO_EMIT_STEP_ROWEXPAND;
+    st->op = binary_of(id);
+    return tile_of(t, op, pto_op_operand(op, 1), &st->b);
   case PTO_PTO_KIND_SCALAR: {
     LLVMValueRef s = value_of(t, pto_op_operand(op, 1));
-    LLVMTypeRef ct = pto_emit_compute_type(&t->e, a.dtype);
+    LLVMTypeRef ct = pto_emit_compute_type(&t->e, st->a.dtype);
     if (ct && LLVMGetTypeKind(LLVMTypeOf(s)) == LLVMHalfTypeKind)
       s = LLVMBuildFPExt(t->e.b, s, ct, "");
-    else if (ct && a.dtype == PTO_DT_BF16) /* bf16 bits: an f32's top half */
+    else if (ct && st->a.dtype == PTO_DT_BF16) /* bf16 bits: an f32's top half */
       s = LLVMBuildBitCast(
           t->e.b,
           LLVMBuildShl(t->e.b,
                        LLVMBuildZExt(t->e.b, s, LLVMInt32TypeInContext(t->e.ctx), ""),
                        LLVMConstInt(LLVMInt32TypeInContext(t->e.ctx), 16, 0), ""),
           ct, "");
-    r = pto_emit_binary_scalar(&t->e, binary_of(id), dst, a, s, rows, cols, &err);
-    break;
+    st->kind = PTO_EMIT_STEP_SCALAR;
+    st->op = binary_of(id);
+    st->s = s;
+    return PTO_SUCCESS;
   }
-  case PTO_PTO_KIND_UNARY: {
-    PtoEmitMath m;
-    r = math_of(id, &m) ? pto_emit_math(&t->e, m, dst, a, rows, cols, &err)
-                        : pto_emit_unary(&t->e, unary_of(id), dst, a, rows, cols, &err);
-    break;
+  case PTO_PTO_KIND_UNARY:
+    st->kind = PTO_EMIT_STEP_UNARY;
+    st->op = unary_of(id);
+    return PTO_SUCCESS;
+  default:
+    st->kind = PTO_EMIT_STEP_ROWREDUCE;
+    st->op = reduce_of(id);
+    return PTO_SUCCESS;
   }
+}
+
+/* The vector instructions: every tile operand and the result where they
+ * live, then the emitter of the kind. */
+static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
+  PtoEmitTile dst, a;
+  PtoValue *res = pto_op_result(op, 0), *src = pto_op_operand(op, 0);
+  /* the shape the instruction runs over is its source's */
+  LLVMValueRef rows = rows_of(t, src), cols = cols_of(t, src);
+  PtoError err;
+  PtoResult r;
+  PtoEmitStep st;
+  PtoEmitMath m;
+  switch (kind) {
+  case PTO_PTO_KIND_BINARY:
+  case PTO_PTO_KIND_ROWEXPAND:
+  case PTO_PTO_KIND_SCALAR:
+  case PTO_PTO_KIND_UNARY:
   case PTO_PTO_KIND_ROWRED:
-    if (id == PTO_PTO_TROWPROD) {
-      r = pto_emit_prod(&t->e, false, dst, a, rows, cols, &err);
+    if (id == PTO_PTO_TROWPROD) break; /* a product: below */
+    if (kind == PTO_PTO_KIND_UNARY && pto_llvmir_math_of(id, &m)) break; /* below */
+    if (pto_failed(step_of(t, op, id, kind, &st))) return PTO_FAILURE;
+    switch (st.kind) {
+    case PTO_EMIT_STEP_BINARY:
+      r = pto_emit_binary(&t->e, st.op, st.dst, st.a, st.b, rows, cols, &err);
+      break;
+    case PTO_EMIT_STEP_ROWEXPAND:
+      r = pto_emit_row_expand(&t->e, st.op, st.dst, st.a, st.b, rows, cols, &err);
+      break;
+    case PTO_EMIT_STEP_SCALAR:
+      r = pto_emit_binary_scalar(&t->e, st.op, st.dst, st.a, st.s, rows, cols, &err);
+      break;
+    case PTO_EMIT_STEP_UNARY:
+      r = pto_emit_unary(&t->e, st.op, st.dst, st.a, rows, cols, &err);
+      break;
+    default:
+      r = pto_emit_row_reduce(&t->e, st.op, st.dst, st.a, rows, cols, &err);
       break;
     }
-    r = pto_emit_row_reduce(&t->e, reduce_of(id), dst, a, rows, cols, &err);
+    return emitted(op, r, &err);
+  default: break;
+  }
+  if (pto_failed(tile_of(t, op, res, &dst)) ||
+      pto_failed(tile_of(t, op, src, &a)))
+    return PTO_FAILURE;
+  switch (kind) {
+  case PTO_PTO_KIND_UNARY: /* the Tile level's elementwise math */
+    r = pto_emit_math(&t->e, m, dst, a, rows, cols, &err);
+    break;
+  case PTO_PTO_KIND_ROWRED: /* trowprod */
+    r = pto_emit_prod(&t->e, false, dst, a, rows, cols, &err);
     break;
   case PTO_PTO_KIND_COLRED:
     if (id == PTO_PTO_TCOLPROD)
@@ -587,6 +620,37 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
   }
 }
 
+/* A planned run (Fuse.h) as one loop nest: its scalar arith ops first,
+ * which the steps may use. If an emitter refuses a step, the run is
+ * emitted one instruction at a time, which reports it at its op. */
+static PtoResult emit_run(Tr *t, PtoOp *first, const PtoFuseRun *run) {
+  for (PtoOp *op = first;; op = pto_op_next(op)) {
+    if (pto_pto_op_id(op) == PTO_PTO_NONE && pto_failed(emit_arith(t, op)))
+      return PTO_FAILURE;
+    if (op == run->last) break;
+  }
+  PtoEmitStep steps[PTO_EMIT_MAX_STEPS];
+  for (unsigned i = 0; i < run->n; i++) {
+    PtoOp *op = run->step[i].op;
+    PtoPtoOp id = pto_pto_op_id(op);
+    if (pto_failed(step_of(t, op, id, pto_pto_op_kind(id), &steps[i])))
+      return PTO_FAILURE;
+    steps[i].dst_slot = run->step[i].dst_slot;
+    steps[i].a_slot = run->step[i].a_slot;
+    steps[i].b_slot = run->step[i].b_slot;
+    steps[i].store = run->step[i].store || steps[i].kind == PTO_EMIT_STEP_ROWREDUCE;
+  }
+  PtoValue *src = pto_op_operand(first, 0);
+  PtoError err;
+  unsigned bad;
+  if (pto_succeeded(pto_emit_fused(&t->e, steps, run->n, rows_of(t, src),
+                                   cols_of(t, src), &bad, &err)))
+    return PTO_SUCCESS;
+  for (unsigned i = 0; i < run->n; i++)
+    if (pto_failed(emit_op(t, run->step[i].op))) return PTO_FAILURE;
+  return PTO_SUCCESS;
+}
+
 static void release_dims(Tr *t) {
   uint32_t it = 0;
   uint64_t key;
@@ -669,8 +733,17 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
   /* the first error ends the kernel: later ops may use what it did not
    * define */
   for (PtoOp *op = pto_block_first_op(body); op && pto_succeeded(r);
-       op = pto_op_next(op))
-    r = emit_op(t, op);
+       op = pto_op_next(op)) {
+    PtoFuseRun run = {.n = 0};
+    /* the cube's pipes have no vector instructions to fuse */
+    if (t->fuse && !cube) pto_llvmir_fuse_plan(op, &run);
+    if (run.n < 2) {
+      r = emit_op(t, op);
+      continue;
+    }
+    r = emit_run(t, op, &run);
+    op = run.last;
+  }
   LLVMBuildRetVoid(t->e.b);
   return r;
 }
@@ -683,7 +756,7 @@ unsigned pto_llvmir_host_lanes(void) {
 }
 
 PtoResult pto_translate_to_llvmir(PtoOp *module, unsigned lanes, char **out) {
-  PtoTranslateOptions o = {lanes, {0}};
+  PtoTranslateOptions o = {lanes, {0}, false};
   return pto_translate_to_llvmir_with(module, &o, out);
 }
 
@@ -691,7 +764,7 @@ PtoResult pto_translate_to_llvmir_with(PtoOp *module,
                                        const PtoTranslateOptions *opts,
                                        char **out) {
   *out = NULL;
-  static const PtoTranslateOptions defaults = {0, {0}};
+  static const PtoTranslateOptions defaults = {0, {0}, false};
   static const uint64_t a2a3[PTO_BUF_NUM_SPACES] = {192 << 10, 512 << 10, 64 << 10,
                                                     64 << 10, 128 << 10};
   if (!opts) opts = &defaults;
@@ -707,6 +780,7 @@ PtoResult pto_translate_to_llvmir_with(PtoOp *module,
   t.e.mod = LLVMModuleCreateWithNameInContext("pto", t.e.ctx);
   t.e.b = LLVMCreateBuilderInContext(t.e.ctx);
   t.e.lanes = lanes ? lanes : 8;
+  t.fuse = !opts->no_fuse;
   pto_ptrmap_init(&t.values);
   pto_ptrmap_init(&t.dims);
   PtoResult r = PTO_SUCCESS;

@@ -1,0 +1,208 @@
+/* The legality of element-wise fusion (Fuse.h). A run is a sequence of
+ * tbinary, tscalar, trowexpand and tunary instructions over tiles of one
+ * rows x cols shape, optionally ended by a row reduction, with nothing
+ * between them but scalar arith ops: no tload, tstore or tmov (other
+ * pipes), no set_flag, wait_flag or barrier (an order between pipes the
+ * hazard checker relies on). Fused, element (r, c) of every tile is read
+ * and written in one iteration, in the steps' order. That gives each step
+ * the bytes the steps one after the other give it exactly when:
+ *  - the rows x cols tiles are grouped by placement (their uniqued type:
+ *    offset, shape, dtype), and two groups overlap only if the run writes
+ *    neither: then no iteration reads an element that another iteration
+ *    writes;
+ *  - trowexpand's column operand and the reduction's result overlap no
+ *    group the run writes (the column is read by every iteration of its
+ *    row, the result written once per row), nor each other.
+ * A step's result skips its store only if a later step of the run writes
+ * the same group (and so every element, in the same iteration) or no
+ * instruction after the run reads a tile overlapping it that was defined
+ * before the run ended: the bytes are dead. Scalar operands are SSA values
+ * and need no proof. */
+#include "Target/LLVMIR/Fuse.h"
+
+#include <string.h>
+
+#include "Support/Hash.h"
+#include "pto/Dialect/PTO.h"
+
+typedef struct Span {
+  int64_t lo, hi;
+} Span;
+
+static bool overlap(Span a, Span b) { return a.lo < b.hi && b.lo < a.hi; }
+
+/* A planned tile of the vector buffer: its bytes. */
+static bool span_of(PtoValue *v, Span *out) {
+  PtoType *ty = pto_value_type(v);
+  if (!pto_type_is_pto_tile(ty) || pto_pto_tile_space(ty) != PTO_BUF_VEC ||
+      pto_pto_tile_offset(ty) == PTO_PTO_UNPLANNED)
+    return false;
+  out->lo = pto_pto_tile_offset(ty);
+  out->hi = out->lo + pto_pto_tile_bytes(ty);
+  return true;
+}
+
+/* The instructions of the Tile level's elementwise math (Emit.h's
+ * pto_emit_math). */
+bool pto_llvmir_math_of(PtoPtoOp id, PtoEmitMath *m) {
+  static const struct {
+    PtoPtoOp id;
+    PtoEmitMath m;
+  } rows[] = {{PTO_PTO_TSIGMOID, PTO_EMIT_MATH_SIGMOID}, {PTO_PTO_TTANH, PTO_EMIT_MATH_TANH},
+              {PTO_PTO_TSILU, PTO_EMIT_MATH_SILU},       {PTO_PTO_TFLOOR, PTO_EMIT_MATH_FLOOR},
+              {PTO_PTO_TCEIL, PTO_EMIT_MATH_CEIL},       {PTO_PTO_TROUND, PTO_EMIT_MATH_ROUND},
+              {PTO_PTO_TSIGNBIT, PTO_EMIT_MATH_SIGNBIT}};
+  for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    if (rows[i].id == id) return *m = rows[i].m, true;
+  return false;
+}
+
+static bool is_step(PtoPtoOp id) {
+  PtoPtoKind k = pto_pto_op_kind(id);
+  PtoEmitMath m;
+  if (id == PTO_PTO_TROWPROD) return false; /* not among the emitter's reductions */
+  if (pto_llvmir_math_of(id, &m)) return false; /* nor among its steps */
+  return k == PTO_PTO_KIND_BINARY || k == PTO_PTO_KIND_SCALAR ||
+         k == PTO_PTO_KIND_ROWEXPAND || k == PTO_PTO_KIND_UNARY ||
+         k == PTO_PTO_KIND_ROWRED;
+}
+
+static bool is_scalar_arith(PtoOp *op) {
+  if (pto_pto_op_id(op) != PTO_PTO_NONE) return false;
+  const char *n = pto_ident_str(pto_op_name(op));
+  return strncmp(n, "arith.", 6) == 0;
+}
+
+/* The run under construction: its groups and other tiles. */
+typedef struct Plan {
+  PtoType *slot_type[3 * PTO_EMIT_MAX_STEPS];
+  Span slot_span[3 * PTO_EMIT_MAX_STEPS];
+  bool slot_written[3 * PTO_EMIT_MAX_STEPS];
+  unsigned nslots;
+  Span col[PTO_EMIT_MAX_STEPS]; /* trowexpand columns */
+  unsigned ncols;
+  Span red; /* the reduction's result */
+  bool has_red;
+  int64_t rows, cols;
+} Plan;
+
+static int slot(Plan *p, PtoValue *v, bool written) {
+  PtoType *ty = pto_value_type(v);
+  unsigned i = 0;
+  while (i < p->nslots && p->slot_type[i] != ty) i++;
+  if (i == p->nslots) {
+    p->slot_type[i] = ty;
+    span_of(v, &p->slot_span[i]);
+    p->slot_written[i] = false;
+    p->nslots++;
+  }
+  p->slot_written[i] = p->slot_written[i] || written;
+  return (int)i;
+}
+
+static bool full_shape(const Plan *p, PtoValue *v) {
+  PtoType *ty = pto_value_type(v);
+  return pto_pto_tile_rows(ty) == p->rows && pto_pto_tile_cols(ty) == p->cols;
+}
+
+/* Adds op to the plan as step *s; false when it cannot join (the plan
+ * may then hold part of it: the caller restores a copy). */
+static bool add(Plan *p, PtoOp *op, PtoFuseStep *s) {
+  PtoPtoKind k = pto_pto_op_kind(pto_pto_op_id(op));
+  Span sp;
+  PtoValue *a = pto_op_operand(op, 0), *res = pto_op_result(op, 0);
+  if (!span_of(a, &sp) || !span_of(res, &sp) || !full_shape(p, a)) return false;
+  s->op = op;
+  s->a_slot = slot(p, a, false);
+  s->b_slot = -1;
+  s->dst_slot = -1;
+  s->store = true;
+  if (k == PTO_PTO_KIND_BINARY || k == PTO_PTO_KIND_ROWEXPAND) {
+    PtoValue *b = pto_op_operand(op, 1);
+    if (!span_of(b, &sp)) return false;
+    if (k == PTO_PTO_KIND_BINARY) {
+      if (!full_shape(p, b)) return false;
+      s->b_slot = slot(p, b, false);
+    } else {
+      p->col[p->ncols++] = sp;
+    }
+  }
+  if (k == PTO_PTO_KIND_ROWRED) {
+    span_of(res, &p->red);
+    p->has_red = true;
+  } else {
+    if (!full_shape(p, res)) return false;
+    s->dst_slot = slot(p, res, true);
+  }
+  /* the conditions of the file's comment */
+  for (unsigned i = 0; i < p->nslots; i++) {
+    for (unsigned j = i + 1; j < p->nslots; j++)
+      if ((p->slot_written[i] || p->slot_written[j]) &&
+          overlap(p->slot_span[i], p->slot_span[j]))
+        return false;
+    for (unsigned c = 0; c < p->ncols; c++)
+      if (p->slot_written[i] && overlap(p->slot_span[i], p->col[c])) return false;
+    if (p->has_red && overlap(p->slot_span[i], p->red)) return false;
+  }
+  for (unsigned c = 0; p->has_red && c < p->ncols; c++)
+    if (overlap(p->col[c], p->red)) return false;
+  return true;
+}
+
+/* Whether an instruction after `last` reads bytes of sp that were
+ * written before it: a tile operand overlapping sp that no instruction
+ * after `last` defined. */
+static bool read_after(PtoOp *last, Span sp) {
+  PtoPtrMap after;
+  pto_ptrmap_init(&after);
+  bool live = false;
+  for (PtoOp *op = pto_op_next(last); op && !live; op = pto_op_next(op)) {
+    for (unsigned i = 0; i < pto_op_num_operands(op) && !live; i++) {
+      PtoValue *v = pto_op_operand(op, i);
+      PtoOp *def = pto_value_def_op(v);
+      Span o;
+      if (!pto_type_is_pto_tile(pto_value_type(v))) continue;
+      if (def && pto_ptrmap_contains(&after, (uint64_t)(uintptr_t)def)) continue;
+      /* an unplanned or other tile: assume it may be these bytes */
+      live = !span_of(v, &o) || overlap(o, sp);
+    }
+    pto_ptrmap_put(&after, (uint64_t)(uintptr_t)op, op);
+  }
+  pto_ptrmap_release(&after);
+  return live;
+}
+
+void pto_llvmir_fuse_plan(PtoOp *first, PtoFuseRun *run) {
+  run->n = 0;
+  run->last = first;
+  PtoPtoOp id = pto_pto_op_id(first);
+  if (id == PTO_PTO_NONE || !is_step(id)) return;
+  Plan p;
+  memset(&p, 0, sizeof p);
+  PtoType *shape = pto_value_type(pto_op_operand(first, 0));
+  if (!pto_type_is_pto_tile(shape)) return;
+  p.rows = pto_pto_tile_rows(shape);
+  p.cols = pto_pto_tile_cols(shape);
+  for (PtoOp *op = first; op && run->n < PTO_EMIT_MAX_STEPS; op = pto_op_next(op)) {
+    if (is_scalar_arith(op)) continue;
+    id = pto_pto_op_id(op);
+    if (id == PTO_PTO_NONE || !is_step(id)) break;
+    Plan saved = p;
+    if (!add(&p, op, &run->step[run->n])) {
+      p = saved;
+      break;
+    }
+    run->n++;
+    run->last = op;
+    if (p.has_red) break;
+  }
+  /* stores: the last write of each group, when its bytes are read later */
+  for (unsigned i = 0; i < run->n; i++) {
+    PtoFuseStep *s = &run->step[i];
+    if (s->dst_slot < 0) continue;
+    bool rewritten = false;
+    for (unsigned j = i + 1; j < run->n; j++)
+      rewritten = rewritten || run->step[j].dst_slot == s->dst_slot;
+    s->store = !rewritten && read_after(run->last, p.slot_span[s->dst_slot]);
+  }
+}

@@ -1,0 +1,35 @@
+/* Element-wise fusion in the translation: which consecutive vector
+ * instructions of a vector kernel run as one loop nest, and which of their
+ * results must still reach memory (docs/jit.md, "Fusion"). PTO IR only;
+ * Translate.c emits each run through pto_emit_fused. */
+#ifndef PTO_TARGET_LLVMIR_FUSE_H
+#define PTO_TARGET_LLVMIR_FUSE_H
+
+#include "Target/LLVMIR/Emit.h"
+#include "pto/IR.h"
+
+typedef struct PtoFuseStep {
+  PtoOp *op;
+  int dst_slot, a_slot, b_slot; /* as PtoEmitStep's */
+  bool store;
+} PtoFuseStep;
+
+typedef struct PtoFuseRun {
+  PtoFuseStep step[PTO_EMIT_MAX_STEPS];
+  unsigned n;
+  /* the run's last instruction: between the first and it, only the
+   * steps and scalar arith ops, which the translation emits before the
+   * loop nest */
+  PtoOp *last;
+} PtoFuseRun;
+
+/* The longest run that may fuse starting at `first`, an op of a vector
+ * kernel's body; run->n < 2 when no run of two or more starts there. */
+void pto_llvmir_fuse_plan(PtoOp *first, PtoFuseRun *run);
+
+/* Whether a tunary instruction is one of the Tile level's elementwise math
+ * ops (tsigmoid ... tsignbit), emitted by pto_emit_math and so not a fused
+ * step; *m is its emitter's op. */
+bool pto_llvmir_math_of(PtoPtoOp id, PtoEmitMath *m);
+
+#endif
