@@ -202,6 +202,24 @@ PtoResult pto_embed_kernel_run(PtoEmbedKernel *k, const PtoNdArray *args,
  * buffer (a C-contiguous array owned by the kernel until its next run),
  * or NULL. */
 const PtoNdArray *pto_embed_kernel_result(PtoEmbedKernel *k, unsigned i);
+/* A back end that runs a kernel's entry instead of the reference
+ * interpreter (include/pto/EmbedBackend.h installs the compiled ones):
+ * `run` gets the arguments as interpreter values (copies of the caller's
+ * data) and returns *nres results in a pto_calloc'ed array, or fails
+ * after a diagnostic; `destroy` frees `state` with the kernel. Arguments,
+ * results and in-place outputs are checked and written as for the
+ * interpreter. */
+struct PtoInterpValue;
+typedef struct PtoEmbedExecutor {
+  void *state;
+  PtoResult (*run)(void *state, const struct PtoInterpValue *args,
+                   unsigned nargs, struct PtoInterpValue **results,
+                   unsigned *nres);
+  void (*destroy)(void *state);
+} PtoEmbedExecutor;
+/* Installs `x` (replacing, and destroying, an earlier one). */
+void pto_embed_kernel_set_executor(PtoEmbedKernel *k, const PtoEmbedExecutor *x);
+
 /* Runs completed, and ops executed by the interpreter in total. */
 uint64_t pto_embed_kernel_num_runs(PtoEmbedKernel *k);
 uint64_t pto_embed_kernel_num_ops_executed(PtoEmbedKernel *k);

@@ -60,8 +60,10 @@ typedef struct PtoHostEnv {
   const uint64_t *kernel_cycles;
   /* per argument in order: every dim of a tensor, an integer's value */
   const int64_t *dims;
-  /* out: the buffer index of each returned tensor */
+  /* out: the buffer index of each returned tensor, and its dims (result
+   * i's at result_dims[i * PTO_MAX_RANK ...]) */
   int32_t *results;
+  int64_t *result_dims;
 } PtoHostEnv;
 
 typedef struct PtoTranslateOptions {

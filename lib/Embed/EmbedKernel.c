@@ -22,6 +22,7 @@ struct PtoEmbedKernel {
   uint64_t runs;
   /* check_stages */
   PtoEmbedLevelCheck *check;
+  PtoEmbedExecutor exec; /* run: instead of the interpreter */
 };
 
 const char *pto_embed_default_pipeline(PtoEmbed *e) {
@@ -129,8 +130,15 @@ static void release_kept(PtoEmbedKernel *k) {
   for (unsigned i = 0; i < k->nres; i++) pto_interp_value_release(&k->kept[i]);
 }
 
+void pto_embed_kernel_set_executor(PtoEmbedKernel *k, const PtoEmbedExecutor *x) {
+  if (k->exec.destroy) k->exec.destroy(k->exec.state);
+  memset(&k->exec, 0, sizeof k->exec);
+  if (x) k->exec = *x;
+}
+
 void pto_embed_kernel_destroy(PtoEmbedKernel *k) {
   if (!k) return;
+  pto_embed_kernel_set_executor(k, NULL);
   release_kept(k);
   pto_interp_destroy(k->interp);
   pto_embed_level_check_destroy(k->check);
@@ -275,7 +283,9 @@ PtoResult pto_embed_kernel_run(PtoEmbedKernel *k, const PtoNdArray *args,
   unsigned nres = 0;
   if (!r && k->check)
     r = pto_embed_level_check_run(k->check, vals, nargs);
-  if (!r) r = pto_interp_run(k->interp, k->func, vals, nargs, &res, &nres);
+  if (!r)
+    r = k->exec.run ? k->exec.run(k->exec.state, vals, nargs, &res, &nres)
+                    : pto_interp_run(k->interp, k->func, vals, nargs, &res, &nres);
   for (unsigned i = 0; i < nargs; i++) pto_interp_value_release(&vals[i]);
   pto_free(vals);
   if (r) return PTO_FAILURE;

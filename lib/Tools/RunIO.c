@@ -326,19 +326,19 @@ bool run_make_inputs(const RunOptions *o, PtoContext *ctx, PtoOp *func,
 /* Outputs                                                              */
 /* ------------------------------------------------------------------ */
 
-static void print_summary(const RunOptions *o, PtoContext *ctx, unsigned i,
+static void print_summary(const RunOptions *o, PtoContext *ctx, const char *name,
                           const PtoInterpValue *v, const PtoNdArray *arr) {
   if (o->quiet) return;
   if (v->kind == PTO_IVAL_SCALAR) {
     char *s = pto_interp_value_to_string(v);
-    printf("out%u: %s\n", i, s);
+    printf("%s: %s\n", name, s);
     pto_free(s);
     return;
   }
   PtoArrayStats st;
   pto_ndarray_stats(arr, &st);
   char *ts = pto_tensor_type_to_string(ctx, v->tensor);
-  printf("out%u: %s", i, ts);
+  printf("%s: %s", name, ts);
   if (pto_ndarray_numel(arr) == 0)
     printf(" (empty)");
   else if (st.num_nan < pto_ndarray_numel(arr))
@@ -401,13 +401,28 @@ int run_report_outputs(const RunOptions *o, PtoContext *ctx,
     const PtoInterpValue *v = &res[i];
     uint64_t buf;
     PtoNdArray arr = pto_interp_value_array(v, &buf);
-    print_summary(o, ctx, i, v, &arr);
     char name[32];
+    snprintf(name, sizeof name, "out%u", i);
+    print_summary(o, ctx, name, v, &arr);
     snprintf(name, sizeof name, "out%u.npy", i);
     if (o->out_dir && !write_npy(o, ctx, name, &arr)) rc = 1;
     if (i < o->expects.len && !compare(o, ctx, i, &arr, o->expects.data[i]))
       rc = 1;
   }
+  fflush(stdout);
+  return rc;
+}
+
+int run_report_written_arg(const RunOptions *o, PtoContext *ctx, unsigned arg,
+                           const PtoNdArray *a) {
+  if (o->out_dir && !make_out_dir(o)) return 1;
+  PtoInterpValue v = pto_interp_value_tensor(pto_tensor_from_ndarray(a));
+  char name[48];
+  snprintf(name, sizeof name, "arg%u (written in place)", arg);
+  print_summary(o, ctx, name, &v, a);
+  snprintf(name, sizeof name, "arg%u.npy", arg);
+  int rc = o->out_dir && !write_npy(o, ctx, name, a) ? 1 : 0;
+  pto_interp_value_release(&v);
   fflush(stdout);
   return rc;
 }

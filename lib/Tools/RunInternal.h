@@ -70,6 +70,12 @@ bool run_make_inputs(const RunOptions *o, PtoContext *ctx, PtoOp *func,
 int run_report_outputs(const RunOptions *o, PtoContext *ctx,
                        const PtoInterpValue *res, unsigned n);
 
+/* Prints the summary of tensor argument `arg` after a run that wrote it
+ * in place ("arg<i> (written in place): ...") and writes arg<i>.npy to
+ * --out-dir. Returns the exit code. */
+int run_report_written_arg(const RunOptions *o, PtoContext *ctx, unsigned arg,
+                           const PtoNdArray *a);
+
 /* The tolerance for a dtype: --rtol / --atol, else the dtype's default. */
 void run_tolerance(const RunOptions *o, PtoDType dt, double *rtol,
                    double *atol);

@@ -20,9 +20,9 @@ __all__ = ["set_vec_tile_shapes", "get_vec_tile_shapes", "set_cube_tile_shapes",
 
 
 class RunMode:
-    """Where a kernel runs. Both modes compute real outputs today (through
-    the reference interpreter); see docs/python.md for what each becomes
-    once the compiled back ends land."""
+    """Where a kernel runs: NPU, the JIT-compiled kernels on the host
+    runtime's worker threads; SIM, those for the numbers and the runtime's
+    simulator for the timeline (docs/python.md, "Run modes")."""
     NPU = 0
     SIM = 1
 

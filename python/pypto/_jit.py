@@ -3,7 +3,9 @@ call for a shape signature, compiled by the C library, cached, and run on
 numpy arrays or torch CPU tensors with outputs written in place."""
 
 import collections
+import datetime
 import functools
+import itertools
 import inspect
 import struct
 
@@ -96,10 +98,15 @@ class _Compiled:
         self.stage_cache = None
         self.dump_dir = None
         self.verify_tol = None        # (rtol, atol) when enable_pass_verify
+        self.backend = None           # PtoEmbedBackend handle; None: the interpreter runs it
+        self.mode = "interp"          # what runs it: "interp", "host" or "sim"
+        self.fallback = None          # why the compiled path could not take it
+        self.swimlanes = False        # runtime_debug_mode asks for the swimlane files
 
     def close(self):
         session = self.session
         lib = session.lib
+        self.backend = None           # the kernel owns it
         if self.kernel:
             lib.pto_embed_kernel_destroy(self.kernel)
             self.kernel = None
@@ -152,6 +159,7 @@ class JitKernel:
         self._last = None
         self.num_compiles = 0
         self.num_traces = 0
+        self.output_dir = None
 
     def __repr__(self):
         return f"<pypto kernel {self.__qualname__}>"
@@ -464,10 +472,6 @@ class JitKernel:
             with open(os.path.join(dump_dir, "traced.pto"), "w") as f:
                 f.write(text)
             co.dump_dir = dump_dir.encode()
-        if dbg.get("runtime_debug_mode"):
-            warnings.warn("pypto: runtime_debug_mode: swimlane traces come with the task "
-                          "runtime, which this build does not have yet; the kernel runs "
-                          "without a trace", stacklevel=3)
         if ver.get("enable_pass_verify"):
             co.check_stages = True
             tol = ver.get("pass_verify_error_tol") or (1e-3, 1.5e-3)
@@ -483,9 +487,71 @@ class JitKernel:
         if ver.get("enable_pass_verify"):
             ck.verify_tol = (co.rtol, co.atol)
         self.debug_dir = dump_dir
+        self._use_backend(ck, module, opts)
         self._cache[key] = ck
         self._evict()
         return ck
+
+    def _use_backend(self, ck, module, opts):
+        """Puts the compiled back end of the run mode behind the kernel
+        (docs/python.md, "Run modes"): NPU runs the JIT-compiled PTO kernels
+        on the host runtime, SIM those and the simulator. PTO_BACKEND=interp
+        keeps the reference interpreter; a kernel the compiled path cannot
+        take yet runs there too, with a warning (PTO_BACKEND=compiled makes
+        that an error)."""
+        choice = backend_choice()
+        dbg = opts.get("debug_options", {})
+        run_mode = opts.get("runtime_options", {}).get("run_mode", 0)
+        ck.swimlanes = bool(dbg.get("runtime_debug_mode"))
+        if choice == "interp":
+            if ck.swimlanes:
+                warnings.warn(f"pypto: {self.__name__}: runtime_debug_mode writes no swimlane "
+                              "with PTO_BACKEND=interp: the reference interpreter runs no "
+                              "task graph", stacklevel=4)
+            return
+        session = ck.session
+        lib = session.lib
+        eng = _lib.engine()
+        if eng is None:
+            why = f"LLVM cannot compile for this host: {_lib.engine_error()}"
+        else:
+            kind = _lib.BACKEND_SIM if run_mode == 1 else _lib.BACKEND_HOST
+            platform = current_platform()
+            bo = _lib.BackendOptions(kind, self.fn.__name__.encode(), None,
+                                     platform.encode() if platform else None)
+            with _lib.engine_lock:
+                handle = lib.pto_embed_kernel_use_backend(ck.kernel, eng, module, bo)
+            if handle:
+                ck.backend = handle
+                ck.mode = "sim" if kind == _lib.BACKEND_SIM else "host"
+                return
+            why = session.take_diagnostics().strip()
+        if choice == "compiled":
+            raise CompileError(f"{self.__name__}: the compiled back end cannot run this kernel "
+                               f"(PTO_BACKEND=compiled):\n{why}")
+        ck.fallback = why
+        first = why.splitlines()[0] if why else "unknown reason"
+        warnings.warn(f"pypto: {self.__name__} runs in the reference interpreter: the compiled "
+                      f"back end cannot take it yet ({first})", stacklevel=4)
+
+    def _write_swimlanes(self, ck):
+        """The trace, SVG swimlane and health report of the run that just
+        ended, in a new folder under ./output (PyPTO's layout)."""
+        folder = new_output_dir()
+        base = os.path.join(folder, self.fn.__name__)
+        paths = (base + "_swimlane.json", base + "_swimlane.svg",
+                 base + "_health_report.txt", base + "_health_report.json")
+        if ck.session.lib.pto_embed_backend_write_timeline(ck.backend,
+                                                           *(p.encode() for p in paths)):
+            raise RuntimeError(ck.session.take_diagnostics())
+        self.output_dir = folder
+
+    @property
+    def backend(self):
+        """What ran the last compiled version: "host" (the compiled kernels on
+        the host runtime), "sim" (those and the simulator) or "interp"."""
+        ck = self._last
+        return ck.mode if ck is not None else None
 
     def _evict(self):
         """Drops the least recently used specializations beyond cache_limit
@@ -521,6 +587,8 @@ class JitKernel:
             text = ck.session.take_diagnostics()
             cls = VerifyError if "first stage whose" in text else RuntimeError
             raise cls(text)
+        if ck.swimlanes and ck.backend:
+            self._write_swimlanes(ck)
         if not ck.returned:
             return None
         outs = [result_to_numpy(lib.pto_embed_kernel_result(ck.kernel, i), ck.results[i])
@@ -614,6 +682,36 @@ class JitKernel:
             self.clear_cache()
         except Exception:
             pass
+
+
+BACKEND_ENV = "PTO_BACKEND"
+_BACKENDS = ("interp", "compiled", "auto")
+
+
+def backend_choice():
+    """PTO_BACKEND: "interp" (the reference interpreter runs every kernel),
+    "compiled" (the run mode's compiled back end, an error where it cannot
+    take a kernel) or unset/"auto" (the compiled back end, the interpreter
+    where it cannot)."""
+    v = os.environ.get(BACKEND_ENV, "").strip().lower() or "auto"
+    if v not in _BACKENDS:
+        raise CompileError(f"{BACKEND_ENV}={os.environ[BACKEND_ENV]!r}: expected one of "
+                           + ", ".join(_BACKENDS))
+    return v
+
+
+_output_seq = itertools.count()
+
+
+def new_output_dir():
+    """A new folder output/output_<date>_<time>_<microseconds>_<pid>_<n> in
+    the current directory, where a run's swimlane files go."""
+    now = datetime.datetime.now()
+    name = (f"output_{now:%Y%m%d_%H%M%S}_{now.microsecond:06d}_{os.getpid()}_"
+            f"{next(_output_seq)}")
+    folder = os.path.join(os.getcwd(), "output", name)
+    os.makedirs(folder, exist_ok=True)
+    return folder
 
 
 def _freeze(v):

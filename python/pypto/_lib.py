@@ -61,6 +61,16 @@ class CompileOptions(ctypes.Structure):
     ]
 
 
+class BackendOptions(ctypes.Structure):
+    """Mirror of PtoEmbedBackendOptions."""
+    _fields_ = [
+        ("kind", c_int),
+        ("entry", c_char_p),
+        ("pipeline", c_char_p),
+        ("platform", c_char_p),
+    ]
+
+
 # name: (restype, argtypes)
 _PROTOTYPES = {
     "pto_embed_api_version": (c_uint, []),
@@ -101,7 +111,23 @@ _PROTOTYPES = {
     "pto_embed_kernel_num_runs": (c_uint64, [c_void_p]),
     "pto_embed_kernel_num_ops_executed": (c_uint64, [c_void_p]),
     "pto_free": (None, [c_void_p]),
+    # the compiled back ends (include/pto/EmbedBackend.h)
+    "pto_embed_engine_create": (c_void_p, [c_char_p, c_size_t]),
+    "pto_embed_engine_num_compiled": (c_uint64, [c_void_p]),
+    "pto_embed_engine_num_cache_hits": (c_uint64, [c_void_p]),
+    "pto_embed_engine_compile_seconds": (c_double, [c_void_p]),
+    "pto_embed_kernel_use_backend": (c_void_p, [c_void_p, c_void_p, c_void_p,
+                                                ctypes.POINTER(BackendOptions)]),
+    "pto_embed_backend_num_runs": (c_uint64, [c_void_p]),
+    "pto_embed_backend_num_kernels": (c_uint, [c_void_p]),
+    "pto_embed_backend_num_tasks": (c_uint64, [c_void_p]),
+    "pto_embed_backend_write_timeline": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p,
+                                                 c_char_p]),
 }
+
+# PtoEmbedBackendKind
+BACKEND_HOST = 1
+BACKEND_SIM = 3
 
 _lock = threading.Lock()
 _lib = None
@@ -180,6 +206,46 @@ def load():
         _lib_path = found
         _lib = lib
         return lib
+
+
+_engine = None
+_engine_error = None
+# Compiles through the shared engine (its JIT is not for concurrent use).
+engine_lock = threading.Lock()
+
+
+def engine():
+    """The process's JIT engine (one PtoEmbedEngine, whose module cache every
+    kernel shares: a kernel compiled again is not recompiled), or None when
+    LLVM cannot compile for this host (engine_error() says why)."""
+    global _engine, _engine_error
+    if _engine is None and _engine_error is None:
+        lib = load()
+        with _lock:
+            if _engine is None and _engine_error is None:
+                buf = ctypes.create_string_buffer(512)
+                h = lib.pto_embed_engine_create(buf, len(buf))
+                if h:
+                    _engine = h
+                else:
+                    _engine_error = buf.value.decode("utf-8", "replace")
+    return _engine
+
+
+def engine_error():
+    return _engine_error
+
+
+def engine_stats():
+    """(modules compiled, compiles answered from the cache, seconds spent
+    compiling) of the shared engine; zeros before its first compile."""
+    if _engine is None:
+        return (0, 0, 0.0)
+    lib = load()
+    with engine_lock:
+        return (int(lib.pto_embed_engine_num_compiled(_engine)),
+                int(lib.pto_embed_engine_num_cache_hits(_engine)),
+                float(lib.pto_embed_engine_compile_seconds(_engine)))
 
 
 def library_path():

@@ -171,12 +171,16 @@ def test_run_modes_both_compute():
         assert_close(y, np.sqrt(x))
 
 
-def test_runtime_debug_mode_warns():
+def test_runtime_debug_mode_writes_swimlanes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PTO_BACKEND", raising=False)
+
     @pypto.frontend.jit(debug_options={"runtime_debug_mode": 1})
     def k(x: pypto.Tensor([4, 8], pypto.DT_FP32), y: pypto.Tensor([4, 8], pypto.DT_FP32)):
         y[:] = x
-    with pytest.warns(UserWarning, match="swimlane traces come with the task runtime"):
-        k(rand((4, 8)), np.zeros((4, 8), np.float32))
+    k(rand((4, 8)), np.zeros((4, 8), np.float32))
+    assert os.path.dirname(k.output_dir) == str(tmp_path / "output")
+    assert "k_swimlane.json" in os.listdir(k.output_dir)
 
 
 def test_options_decorator_and_subscript_annotation():

@@ -20,7 +20,7 @@ enum { MAX_RANK = 8, RT_MAX_PARAMS = 6, RT_READ = 1, RT_WRITE = 2 };
 /* Fields of the C structs the generated code reads and writes; their LLVM
  * types below follow the C declarations field by field. */
 enum { ENV_USER, ENV_ADD_BUFFER, ENV_SUBMIT, ENV_ALLOC, ENV_KERNEL_IDS,
-       ENV_KERNEL_CYCLES, ENV_DIMS, ENV_RESULTS };
+       ENV_KERNEL_CYCLES, ENV_DIMS, ENV_RESULTS, ENV_RESULT_DIMS };
 enum { DESC_KERNEL, DESC_REGIONS, DESC_NUM_REGIONS, DESC_PREDS,
        DESC_NUM_PREDS, DESC_LABEL, DESC_PARAMS, DESC_USER, DESC_CYCLES,
        DESC_GM_BYTES, DESC_FLOPS };
@@ -75,7 +75,7 @@ static void make_types(Host *h) {
       LLVMPointerType(LLVMFunctionType(h->i32, add_buffer, 3, 0), 0),
       LLVMPointerType(LLVMFunctionType(h->i64, submit, 2, 0), 0),
       LLVMPointerType(LLVMFunctionType(i64p, alloc, 2, 0), 0),
-      i32p, i64p, i64p, i32p};
+      i32p, i64p, i64p, i32p, i64p};
   LLVMStructSetBody(h->env_t, env, PTO_ARRAY_SIZE(env), 0);
   h->region_t = LLVMStructCreateNamed(c, "PtoRtRegion");
   LLVMTypeRef region[] = {h->i32, h->i64, h->i64, h->i32};
@@ -476,10 +476,15 @@ static PtoResult emit_for(Host *h, PtoOp *op) {
 
 static PtoResult emit_return(Host *h, PtoOp *op) {
   LLVMValueRef results = load_field(h, h->env_t, h->env, ENV_RESULTS);
+  LLVMValueRef dims = load_field(h, h->env_t, h->env, ENV_RESULT_DIMS);
   for (unsigned i = 0; i < pto_op_num_operands(op); i++) {
     Tensor *t = tensor_of(h, pto_op_operand(op, i));
     if (!t) return pto_op_emit_error(op, "returns operand #%u, which is not a tensor", i);
     LLVMBuildStore(h->e->b, t->buf, elem_ptr(h, h->i32, results, i64c(h, i)));
+    /* every dim, so that the caller knows the shape of any result */
+    for (unsigned d = 0; d < t->rank; d++)
+      LLVMBuildStore(h->e->b, t->dims[d],
+                     elem_ptr(h, h->i64, dims, i64c(h, (int64_t)i * MAX_RANK + d)));
   }
   LLVMBuildRet(h->e->b, i32c(h, 0));
   return PTO_SUCCESS;

@@ -1,0 +1,85 @@
+/* A PTO-level module made runnable on the MPMD runtime: translated to LLVM
+ * IR, JIT-compiled, its kernels registered with their cost-model cycles,
+ * and its host program run to build the task graph for given arguments.
+ * pto-run --backend and the embedding API's compiled back ends share it. */
+#ifndef PTO_HOSTPROGRAM_H
+#define PTO_HOSTPROGRAM_H
+
+#include "pto/ExecutionEngine.h"
+#include "pto/Interp.h"
+#include "pto/Platform.h"
+#include "pto/Runtime.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct PtoHostProgram PtoHostProgram;
+
+typedef struct PtoHostProgramOptions {
+  /* The machine whose core counts, latencies and cycles the runtime uses
+   * (NULL: the default platform). */
+  const PtoPlatform *platform;
+  /* PTO_RT_HOST, PTO_RT_SIM or PTO_RT_BOTH. */
+  PtoRtBackend backend;
+  /* A JIT to compile with, kept by the caller so that its module cache
+   * serves every program compiled with it (NULL: one of the program's
+   * own). It must outlive the program. */
+  PtoJit *jit;
+} PtoHostProgramOptions;
+
+/* Translates `module` (lowered to PTO: kernels and the host function
+ * `func`), compiles it and starts a runtime with its kernels. NULL after
+ * a diagnostic at `func` (translation errors at the op). */
+PtoHostProgram *pto_host_program_create(PtoContext *ctx, PtoOp *module,
+                                        PtoOp *func,
+                                        const PtoHostProgramOptions *opts);
+void pto_host_program_destroy(PtoHostProgram *p);
+
+/* Runs the host program on `args` (the entry's arguments: tensors, copied
+ * into contiguous buffers the program owns, and scalars) to build a new
+ * task graph, replacing the previous one. Reports and fails when the host
+ * program or the runtime refuses a task (a window outside its tensor). */
+PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
+                                 unsigned nargs);
+/* Runs the graph on `bufs` (one base per buffer; NULL: the program's own,
+ * the arguments' copies then zeroed workspaces). */
+PtoResult pto_host_program_run(PtoHostProgram *p, void *const *bufs);
+/* Result i of the entry after a run on `bufs` (NULL: the program's own):
+ * a new tensor of the result's type, its dynamic dims as the host program
+ * computed them. */
+PtoResult pto_host_program_result(PtoHostProgram *p, unsigned i,
+                                  void *const *bufs, PtoInterpValue *out);
+/* Tensor argument a (counting tensors only) as the last run left it: the
+ * program's copy, written by kernels that store into their arguments. */
+const PtoNdArray *pto_host_program_tensor_arg(PtoHostProgram *p, unsigned a);
+/* Whether some task of the graph writes tensor argument a. */
+bool pto_host_program_writes_arg(PtoHostProgram *p, unsigned a);
+
+PtoGraph *pto_host_program_graph(PtoHostProgram *p);
+PtoRuntime *pto_host_program_runtime(PtoHostProgram *p);
+unsigned pto_host_program_num_results(PtoHostProgram *p);
+unsigned pto_host_program_num_tensor_args(PtoHostProgram *p);
+uint32_t pto_host_program_num_buffers(PtoHostProgram *p);
+int64_t pto_host_program_buffer_size(PtoHostProgram *p, uint32_t i);
+void *const *pto_host_program_buffers(PtoHostProgram *p);
+/* The buffer result i is in (valid after a build). */
+int32_t pto_host_program_result_buffer(PtoHostProgram *p, unsigned i);
+unsigned pto_host_program_num_kernels(PtoHostProgram *p);
+/* Seconds spent translating and compiling, and building the last graph. */
+double pto_host_program_compile_seconds(PtoHostProgram *p);
+double pto_host_program_build_seconds(PtoHostProgram *p);
+/* The timeline the trace, SVG and report show: the simulator's when it
+ * ran, else the host's (NULL before a run). */
+const PtoRtTimeline *pto_host_program_timeline(PtoHostProgram *p);
+/* Writes the shown timeline: a Trace Event JSON file, an SVG swimlane, the
+ * health report as text and as JSON (each path may be NULL). Fails with a
+ * diagnostic naming the file it could not write. */
+PtoResult pto_host_program_write_timeline(PtoHostProgram *p, const char *trace,
+                                          const char *svg, const char *report,
+                                          const char *report_json);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

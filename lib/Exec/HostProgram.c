@@ -1,0 +1,405 @@
+/* A PTO-level module compiled for the MPMD runtime (include/pto/HostProgram.h):
+ * translated to LLVM IR, JIT-compiled, its kernels registered with their
+ * cost-model cycles, its host program run to build the task graph, and
+ * the graph run on the host's worker threads or the simulator. */
+#include "pto/HostProgram.h"
+
+#include "pto/Dialect/Block.h"
+#include "pto/Dialect/PTO.h"
+#include "pto/LLVMIR.h"
+#include "pto/RuntimePlatform.h"
+
+#include "Analysis/CostModel.h"
+#include "Support/Alloc.h"
+#include "Support/Time.h"
+#include "Support/Vec.h"
+#include "Transforms/PtoKernel.h"
+
+#include <stdio.h>
+#include <string.h>
+
+struct PtoHostProgram {
+  PtoHostEnv env; /* first: the host program's callbacks get it */
+  PtoContext *ctx;
+  PtoOp *func;
+  PtoJit *own_jit, *jit;
+  PtoRuntime *rt;
+  PtoRtBackend backend;
+  int (*host)(PtoHostEnv *);
+  unsigned nkernels, nres, ntensors;
+  int32_t *ids;
+  uint64_t *cycles;
+  /* the graph of the last build and what its host program asked for */
+  PtoGraph *g;
+  PTO_VEC(int64_t) sizes;   /* bytes of each buffer */
+  PTO_VEC(int64_t *) packs; /* the tasks' operand arrays */
+  PTO_VEC(uint8_t) written; /* per buffer: some task writes it */
+  PtoNdArray **arrays;      /* the tensor arguments' contiguous copies */
+  int64_t *dims;
+  int32_t *results;
+  int64_t *result_dims;
+  void **bufs;
+  bool refused; /* the runtime refused a task; its diagnostic is out */
+  double t_compile, t_build;
+};
+
+static PtoLoc *loc_of(PtoHostProgram *p) { return pto_op_loc(p->func); }
+
+/* The first launch labelled `label` (or, unlabelled, of the kernel of that
+ * name) in the host function, for the location of an error about one of
+ * its tasks; the function's own when none matches. */
+typedef struct LaunchFind {
+  const char *label;
+  PtoOp *found;
+} LaunchFind;
+
+static PtoWalkResult find_launch(PtoOp *op, void *user) {
+  LaunchFind *f = user;
+  if (!pto_op_is(op, "block.launch")) return PTO_WALK_ADVANCE;
+  const char *label = pto_op_attr_str(op, "label");
+  PtoOp *k = pto_block_launch_kernel(op);
+  if (!label && k) label = pto_ident_str(pto_op_symbol_name(k));
+  if (!label || strcmp(label, f->label)) return PTO_WALK_ADVANCE;
+  f->found = op;
+  return PTO_WALK_INTERRUPT;
+}
+
+static PtoLoc *launch_loc(PtoHostProgram *p, const char *label) {
+  LaunchFind f = {label, NULL};
+  pto_op_walk(p->func, PTO_WALK_PRE, find_launch, &f);
+  return f.found ? pto_op_loc(f.found) : loc_of(p);
+}
+
+static int32_t cb_add_buffer(PtoHostEnv *env, int64_t bytes, const char *name) {
+  PtoHostProgram *p = (PtoHostProgram *)env;
+  int32_t i = pto_graph_add_buffer(p->g, bytes, name);
+  if (i >= 0) {
+    pto_vec_push(&p->sizes, bytes);
+    pto_vec_push(&p->written, 0);
+  }
+  return i;
+}
+
+static int64_t cb_submit(PtoHostEnv *env, const void *task) {
+  PtoHostProgram *p = (PtoHostProgram *)env;
+  const PtoRtTaskDesc *d = task;
+  int64_t id = pto_graph_submit(p->g, d);
+  if (id < 0) {
+    /* the runtime checks every window against its buffer: a dynamic dim
+     * that puts one outside its tensor stops here, before any run */
+    const char *label = d->label && *d->label ? d->label : "?";
+    pto_emit_error(p->ctx, launch_loc(p, label),
+                   "the launch labelled '%s' cannot run: %s", label,
+                   pto_runtime_error(p->rt));
+    p->refused = true;
+    return id;
+  }
+  for (uint32_t i = 0; i < d->num_regions; i++)
+    if (d->regions[i].access != PTO_RT_READ && d->regions[i].buffer < p->written.len)
+      p->written.data[d->regions[i].buffer] = 1;
+  return id;
+}
+
+static int64_t *cb_alloc(PtoHostEnv *env, uint32_t n) {
+  PtoHostProgram *p = (PtoHostProgram *)env;
+  int64_t *a = pto_calloc(n, sizeof *a);
+  pto_vec_push(&p->packs, a);
+  return a;
+}
+
+/* Translates and compiles the module; registers each kernel's task entry
+ * with the runtime and its cost model cycles. */
+static PtoResult compile(PtoHostProgram *p, PtoOp *module, const PtoPlatform *plat) {
+  PtoError err;
+  unsigned lanes = strcmp(pto_jit_get_vector_isa(p->jit), "avx512f") ? 8 : 16;
+  char *ll = NULL;
+  if (pto_translate_to_llvmir(module, lanes, &ll) != PTO_SUCCESS) return PTO_FAILURE;
+  PtoJitModule *mod = pto_jit_compile(p->jit, ll, strlen(ll), &err);
+  pto_free(ll);
+  if (!mod) return pto_emit_error(p->ctx, loc_of(p), "the JIT failed: %s", err.msg);
+  p->host = (int (*)(PtoHostEnv *))(uintptr_t)pto_jit_module_lookup(
+      mod, pto_ident_str(pto_op_symbol_name(p->func)), &err);
+  if (!p->host) return pto_emit_error(p->ctx, loc_of(p), "%s", err.msg);
+  PtoPtoPassState st;
+  memset(&st, 0, sizeof st);
+  st.platform = *plat;
+  PtoBlock *top = pto_region_first_block(pto_op_region(module, 0));
+  unsigned n = 0;
+  for (PtoOp *op = pto_block_first_op(top); op; op = pto_op_next(op))
+    n += pto_pto_op_id(op) == PTO_PTO_KERNEL;
+  p->ids = pto_calloc(n ? n : 1, sizeof *p->ids);
+  p->cycles = pto_calloc(n ? n : 1, sizeof *p->cycles);
+  n = 0;
+  for (PtoOp *op = pto_block_first_op(top); op; op = pto_op_next(op)) {
+    if (pto_pto_op_id(op) != PTO_PTO_KERNEL) continue;
+    const char *name = pto_ident_str(pto_op_symbol_name(op));
+    char entry[256];
+    snprintf(entry, sizeof entry, "%s__task", name);
+    PtoRtKernelFn fn = (PtoRtKernelFn)(uintptr_t)pto_jit_module_lookup(mod, entry, &err);
+    if (!fn) return pto_emit_error(p->ctx, pto_op_loc(op), "%s", err.msg);
+    bool cube = pto_block_kernel_core(op) == PTO_BLOCK_CORE_CUBE;
+    p->ids[n] = pto_runtime_add_kernel(p->rt, fn, cube ? PTO_RT_CORE_AIC : PTO_RT_CORE_AIV, name);
+    if (p->ids[n] < 0) return pto_emit_error(p->ctx, pto_op_loc(op), "%s", pto_runtime_error(p->rt));
+    PtoPipeTimes t;
+    if (pto_pto_kernel_cost(op, "host-program", &st, &t) != PTO_SUCCESS) return PTO_FAILURE;
+    p->cycles[n++] = t.total;
+  }
+  p->nkernels = n;
+  return PTO_SUCCESS;
+}
+
+/* Whether some instruction of the kernel writes its argument `arg`. */
+static bool kernel_writes_arg(PtoOp *kernel, unsigned arg) {
+  PtoBlock *body = pto_region_first_block(pto_op_region(kernel, 0));
+  if (!body || arg >= pto_block_num_args(body)) return false;
+  for (PtoUse *u = pto_value_first_use(pto_block_arg(body, arg)); u; u = pto_use_next(u))
+    if (pto_pto_operand_access(pto_use_owner(u), pto_use_operand_index(u)) ==
+        PTO_PTO_ACCESS_GM_WRITE)
+      return true;
+  return false;
+}
+
+/* A launch that declares a tensor written while its kernel stores nothing
+ * into it means a lowering lost the op that computed it: refused here
+ * rather than run to leave the tensor unchanged. */
+static PtoWalkResult check_launch_writes(PtoOp *op, void *user) {
+  bool *ok = user;
+  if (!pto_op_is(op, "block.launch")) return PTO_WALK_ADVANCE;
+  PtoOp *k = pto_block_launch_kernel(op);
+  if (!k) return PTO_WALK_ADVANCE;
+  for (unsigned i = 0, n = pto_block_launch_num_regions(op, true); i < n; i++) {
+    PtoBlockRegion r;
+    if (!pto_block_launch_region(op, true, i, &r) || kernel_writes_arg(k, r.operand)) continue;
+    const char *label = pto_op_attr_str(op, "label");
+    pto_op_emit_error(op, "the launch%s%s%s declares operand #%u written, but kernel @%s "
+                      "stores nothing into it: an op of it was lost on the way to PTO",
+                      label ? " labelled '" : "", label ? label : "", label ? "'" : "",
+                      r.operand, pto_ident_str(pto_op_symbol_name(k)));
+    *ok = false;
+    return PTO_WALK_INTERRUPT;
+  }
+  return PTO_WALK_ADVANCE;
+}
+
+PtoHostProgram *pto_host_program_create(PtoContext *ctx, PtoOp *module, PtoOp *func,
+                                        const PtoHostProgramOptions *opts) {
+  bool ok = true;
+  pto_op_walk(func, PTO_WALK_PRE, check_launch_writes, &ok);
+  if (!ok) return NULL;
+  PtoHostProgram *p = pto_calloc(1, sizeof *p);
+  p->ctx = ctx;
+  p->func = func;
+  p->backend = opts && opts->backend ? opts->backend : PTO_RT_HOST;
+  PtoPlatform plat;
+  PtoPlatformError perr;
+  if (opts && opts->platform) {
+    plat = *opts->platform;
+  } else if (!pto_platform_load(&plat, PTO_PLATFORM_DEFAULT, &perr)) {
+    pto_emit_error(ctx, loc_of(p), "cannot load the default platform");
+    pto_host_program_destroy(p);
+    return NULL;
+  }
+  PtoError err;
+  p->jit = opts && opts->jit ? opts->jit : (p->own_jit = pto_jit_create(NULL, &err));
+  if (!p->jit) {
+    pto_emit_error(ctx, loc_of(p), "cannot JIT on this host: %s", err.msg);
+    pto_host_program_destroy(p);
+    return NULL;
+  }
+  PtoRtPlatform rplat;
+  pto_rt_platform_convert(&rplat, &plat);
+  PtoRtOptions ropts = {p->backend, 0, 1};
+  char rerr[256];
+  p->rt = pto_runtime_create(&rplat, &ropts, rerr, sizeof rerr);
+  if (!p->rt) {
+    pto_emit_error(ctx, loc_of(p), "cannot start the runtime: %s", rerr);
+    pto_host_program_destroy(p);
+    return NULL;
+  }
+  PtoAttr *fty = pto_op_attr(func, "function_type");
+  p->nres = fty ? pto_type_func_num_results(pto_attr_type_value(fty)) : 0;
+  double t0 = pto_now_seconds();
+  if (compile(p, module, &plat)) {
+    pto_host_program_destroy(p);
+    return NULL;
+  }
+  p->t_compile = pto_now_seconds() - t0;
+  return p;
+}
+
+/* Drops the graph of the last build and everything made for it. */
+static void release_graph(PtoHostProgram *p) {
+  for (uint32_t i = p->ntensors; p->bufs && i < p->sizes.len; i++) pto_free(p->bufs[i]);
+  pto_free(p->bufs);
+  p->bufs = NULL;
+  for (uint32_t i = 0; i < p->packs.len; i++) pto_free(p->packs.data[i]);
+  p->packs.len = 0;
+  p->sizes.len = 0;
+  p->written.len = 0;
+  if (p->g) pto_graph_destroy(p->g);
+  p->g = NULL;
+  for (unsigned i = 0; i < p->ntensors; i++) pto_ndarray_destroy(p->arrays[i]);
+  pto_free(p->arrays);
+  p->arrays = NULL;
+  p->ntensors = 0;
+  pto_free(p->dims);
+  pto_free(p->results);
+  pto_free(p->result_dims);
+  p->dims = NULL;
+  p->results = NULL;
+  p->result_dims = NULL;
+}
+
+void pto_host_program_destroy(PtoHostProgram *p) {
+  if (!p) return;
+  release_graph(p);
+  pto_vec_free(&p->packs);
+  pto_vec_free(&p->sizes);
+  pto_vec_free(&p->written);
+  pto_free(p->ids);
+  pto_free(p->cycles);
+  if (p->rt) pto_runtime_destroy(p->rt);
+  if (p->own_jit) pto_jit_destroy(p->own_jit);
+  pto_free(p);
+}
+
+/* A scalar argument as the host program reads it from PtoHostEnv.dims:
+ * an integer's value, a float's bits in its own type. */
+static int64_t scalar_bits(const PtoInterpValue *v) {
+  if (!pto_dtype_is_float(v->dtype)) return v->i;
+  int64_t bits = 0; /* little-endian: the low bytes hold the value */
+  pto_dtype_store_f64(v->dtype, &bits, 0, v->f);
+  return bits;
+}
+
+PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
+                                 unsigned nargs) {
+  release_graph(p);
+  p->arrays = pto_calloc(nargs ? nargs : 1, sizeof *p->arrays);
+  p->dims = pto_calloc(nargs * PTO_MAX_RANK + 1, sizeof *p->dims);
+  p->results = pto_calloc(p->nres ? p->nres : 1, sizeof *p->results);
+  p->result_dims = pto_calloc((p->nres ? p->nres : 1) * PTO_MAX_RANK, sizeof *p->result_dims);
+  for (unsigned i = 0; i < p->nres; i++) p->results[i] = -1;
+  unsigned nd = 0;
+  for (unsigned i = 0; i < nargs; i++) {
+    if (args[i].kind != PTO_IVAL_TENSOR) {
+      p->dims[nd++] = scalar_bits(&args[i]);
+      continue;
+    }
+    PtoNdArray *a = pto_ndarray_convert(pto_tensor_array(args[i].tensor),
+                                        pto_tensor_dtype(args[i].tensor),
+                                        (PtoCastMode){PTO_ROUND_RINT, PTO_SAT_WRAP});
+    p->arrays[p->ntensors++] = a;
+    for (unsigned d = 0; d < a->rank; d++) p->dims[nd++] = a->shape[d];
+  }
+  p->g = pto_graph_create(p->rt);
+  p->env = (PtoHostEnv){p,        cb_add_buffer, cb_submit,  cb_alloc,         p->ids,
+                        p->cycles, p->dims,      p->results, p->result_dims};
+  p->refused = false;
+  double t0 = pto_now_seconds();
+  int rc = p->host(&p->env);
+  p->t_build = pto_now_seconds() - t0;
+  if (rc != 0 || p->refused) {
+    if (!p->refused)
+      pto_emit_error(p->ctx, loc_of(p), "building the task graph failed: %s",
+                     pto_runtime_error(p->rt));
+    return PTO_FAILURE;
+  }
+  if (p->sizes.len < p->ntensors)
+    return pto_emit_error(p->ctx, loc_of(p), "the host program declared %u buffers for %u "
+                          "tensor arguments", p->sizes.len, p->ntensors);
+  p->bufs = pto_calloc(p->sizes.len + 1, sizeof *p->bufs);
+  for (uint32_t i = 0; i < p->sizes.len; i++)
+    p->bufs[i] = i < p->ntensors ? p->arrays[i]->data
+                                 : pto_calloc((size_t)p->sizes.data[i] + 1, 1);
+  for (unsigned i = 0; i < p->nres; i++)
+    if (p->results[i] < 0 || (uint32_t)p->results[i] >= p->sizes.len)
+      return pto_emit_error(p->ctx, loc_of(p),
+                            "the host program returned no buffer for result #%u", i);
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_host_program_run(PtoHostProgram *p, void *const *bufs) {
+  if (!p->g) return pto_emit_error(p->ctx, loc_of(p), "no task graph was built");
+  if (pto_graph_run(p->g, bufs ? bufs : p->bufs, p->sizes.len) != PTO_RT_OK)
+    return pto_emit_error(p->ctx, loc_of(p), "the run failed: %s", pto_runtime_error(p->rt));
+  return PTO_SUCCESS;
+}
+
+PtoResult pto_host_program_result(PtoHostProgram *p, unsigned i, void *const *bufs,
+                                  PtoInterpValue *out) {
+  PtoAttr *fty = pto_op_attr(p->func, "function_type");
+  PtoType *ty = i < p->nres ? pto_type_func_result(pto_attr_type_value(fty), i) : NULL;
+  PtoDType dt;
+  if (!ty || !pto_type_is_tensor(ty) || !pto_dtype_from_type(pto_type_tensor_elem(ty), &dt))
+    return pto_emit_error(p->ctx, loc_of(p), "the compiled back ends return tensors only");
+  unsigned rank = pto_type_tensor_rank(ty);
+  int64_t shape[PTO_MAX_RANK];
+  for (unsigned d = 0; d < rank; d++) {
+    shape[d] = pto_type_tensor_dim(ty, d);
+    if (shape[d] == PTO_DYN) shape[d] = p->result_dims[i * PTO_MAX_RANK + d];
+  }
+  int32_t b = p->results[i];
+  PtoNdArray *a = pto_ndarray_create(dt, rank, shape, NULL);
+  if (!a || (int64_t)a->nbytes > p->sizes.data[b]) {
+    pto_ndarray_destroy(a);
+    return pto_emit_error(p->ctx, loc_of(p), "result #%u's buffer is smaller than its type", i);
+  }
+  memcpy(a->data, (bufs ? bufs : p->bufs)[b], a->nbytes);
+  *out = pto_interp_value_tensor(pto_tensor_take_ndarray(a));
+  return PTO_SUCCESS;
+}
+
+const PtoNdArray *pto_host_program_tensor_arg(PtoHostProgram *p, unsigned a) {
+  return a < p->ntensors ? p->arrays[a] : NULL;
+}
+bool pto_host_program_writes_arg(PtoHostProgram *p, unsigned a) {
+  return a < p->ntensors && a < p->written.len && p->written.data[a];
+}
+PtoGraph *pto_host_program_graph(PtoHostProgram *p) { return p->g; }
+PtoRuntime *pto_host_program_runtime(PtoHostProgram *p) { return p->rt; }
+unsigned pto_host_program_num_results(PtoHostProgram *p) { return p->nres; }
+unsigned pto_host_program_num_tensor_args(PtoHostProgram *p) { return p->ntensors; }
+uint32_t pto_host_program_num_buffers(PtoHostProgram *p) { return p->sizes.len; }
+int64_t pto_host_program_buffer_size(PtoHostProgram *p, uint32_t i) {
+  return i < p->sizes.len ? p->sizes.data[i] : 0;
+}
+void *const *pto_host_program_buffers(PtoHostProgram *p) { return p->bufs; }
+int32_t pto_host_program_result_buffer(PtoHostProgram *p, unsigned i) {
+  return p->results && i < p->nres ? p->results[i] : -1;
+}
+unsigned pto_host_program_num_kernels(PtoHostProgram *p) { return p->nkernels; }
+double pto_host_program_compile_seconds(PtoHostProgram *p) { return p->t_compile; }
+double pto_host_program_build_seconds(PtoHostProgram *p) { return p->t_build; }
+
+const PtoRtTimeline *pto_host_program_timeline(PtoHostProgram *p) {
+  if (!p->g) return NULL;
+  return pto_graph_get_timeline(p->g, p->backend & PTO_RT_SIM ? PTO_RT_SIM : PTO_RT_HOST);
+}
+
+static PtoResult write_report(PtoHostProgram *p, const PtoRtTimeline *tl,
+                              const char *path, int json) {
+  FILE *f = fopen(path, "w");
+  bool ok = f && pto_timeline_write_report(tl, f, json) == PTO_RT_OK;
+  if (f && fclose(f) != 0) ok = false;
+  return ok ? PTO_SUCCESS
+            : pto_emit_error(p->ctx, loc_of(p), "could not write the health report '%s'", path);
+}
+
+PtoResult pto_host_program_write_timeline(PtoHostProgram *p, const char *trace,
+                                          const char *svg, const char *report,
+                                          const char *report_json) {
+  const PtoRtTimeline *tl = pto_host_program_timeline(p);
+  if (!tl) return pto_emit_error(p->ctx, loc_of(p), "the runtime recorded no timeline to write");
+  if (trace) {
+    FILE *f = fopen(trace, "w");
+    bool ok = f && pto_timeline_write_trace(tl, f) == PTO_RT_OK;
+    if (f && fclose(f) != 0) ok = false;
+    if (!ok) return pto_emit_error(p->ctx, loc_of(p), "could not write the trace '%s'", trace);
+  }
+  if (svg && pto_timeline_write_svg(tl, svg) != PTO_RT_OK)
+    return pto_emit_error(p->ctx, loc_of(p), "could not write the swimlane '%s'", svg);
+  if (report && write_report(p, tl, report, 0)) return PTO_FAILURE;
+  if (report_json && write_report(p, tl, report_json, 1)) return PTO_FAILURE;
+  return PTO_SUCCESS;
+}

@@ -1,0 +1,202 @@
+"""PyPTO's run modes on the compiled path: NPU runs the JIT-compiled PTO
+kernels on the host runtime, SIM those and the simulator; both give the
+numbers (checked against numpy here), runtime_debug_mode writes the trace,
+SVG swimlane and health report under ./output, compiled modules are cached
+by their text, and PTO_BACKEND=interp keeps the reference interpreter."""
+
+import json
+import os
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+import pypto
+from pypto import _lib
+from conftest import ROOT, assert_close, rand
+
+SCHEMA = os.path.join(ROOT, "runtime", "schema", "trace-event.schema.json")
+
+
+def _scaled_exp(mode, debug=None):
+    @pypto.frontend.jit(runtime_options={"run_mode": mode}, debug_options=debug)
+    def scaled_exp(x: pypto.Tensor([64, 64], pypto.DT_FP32),
+                   y: pypto.Tensor([64, 64], pypto.DT_FP32)):
+        pypto.set_vec_tile_shapes(32, 32)
+        pypto.set_semantic_label("scaled_exp")
+        y[:] = pypto.exp(x) * 2.0
+    return scaled_exp
+
+
+def _ffn():
+    @pypto.frontend.jit(runtime_options={"run_mode": pypto.RunMode.SIM},
+                        debug_options={"runtime_debug_mode": 1})
+    def ffn(x: pypto.Tensor([64, 64], pypto.DT_FP32), w: pypto.Tensor([64, 32], pypto.DT_FP32),
+            y: pypto.Tensor([64, 32], pypto.DT_FP32)):
+        pypto.set_vec_tile_shapes(32, 32)
+        pypto.set_semantic_label("relu")
+        h = pypto.relu(x)
+        pypto.set_semantic_label("matmul")
+        y[:] = pypto.matmul(h, w, pypto.DT_FP32)
+    return ffn
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PTO_BACKEND", raising=False)
+    return tmp_path
+
+
+@pytest.mark.parametrize("mode,backend", [(pypto.RunMode.NPU, "host"),
+                                          (pypto.RunMode.SIM, "sim")])
+def test_modes_run_compiled_with_real_numbers(in_tmp, mode, backend):
+    k = _scaled_exp(mode)
+    x = rand((64, 64))
+    y = np.zeros_like(x)
+    k(x, y)
+    assert k.backend == backend
+    assert_close(y, np.exp(x) * 2.0)
+    # no swimlane was asked for: nothing written
+    assert not os.path.exists(in_tmp / "output")
+
+
+def test_a_second_compile_of_the_same_kernel_is_a_cache_hit(in_tmp):
+    x = rand((64, 64), seed=3)
+    first = _scaled_exp(pypto.RunMode.NPU)
+    first(x, np.zeros_like(x))
+    compiled, hits, _ = _lib.engine_stats()
+    # another kernel object traced from the same function: the same module
+    # text, so the JIT answers from its cache
+    again = _scaled_exp(pypto.RunMode.NPU)
+    y = np.zeros_like(x)
+    again(x, y)
+    assert again.num_compiles == 1 and again.backend == "host"
+    assert _lib.engine_stats()[:2] == (compiled, hits + 1)
+    assert_close(y, np.exp(x) * 2.0)
+    # and a second call of a kernel neither traces nor compiles again
+    again(x, y)
+    assert again.num_compiles == 1 and _lib.engine_stats()[:2] == (compiled, hits + 1)
+
+
+def _lanes(svg_path):
+    root = ET.parse(svg_path).getroot()
+    texts = [t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    return [t for t in texts if t.startswith(("AIV ", "AIC "))], texts
+
+
+def test_sim_swimlanes_under_output(in_tmp):
+    jsonschema = pytest.importorskip("jsonschema")
+    k = _ffn()
+    x, w = rand((64, 64), seed=1), rand((64, 32), seed=2)
+    y = np.zeros((64, 32), np.float32)
+    k(x, w, y)
+    assert k.backend == "sim"
+    assert_close(y, np.maximum(x, 0) @ w, rtol=1e-4, atol=1e-4)
+    out = k.output_dir
+    assert os.path.dirname(out) == str(in_tmp / "output")
+    assert os.path.basename(out).startswith("output_")
+    names = sorted(os.listdir(out))
+    assert names == ["ffn_health_report.json", "ffn_health_report.txt",
+                     "ffn_swimlane.json", "ffn_swimlane.svg"]
+    with open(os.path.join(out, "ffn_swimlane.json")) as f:
+        trace = json.load(f)
+    with open(SCHEMA) as f:
+        jsonschema.validate(trace, json.load(f))
+    tasks = [e for e in trace["traceEvents"] if e["ph"] == "X"]
+    labels = {e["args"].get("semanticLabel") for e in tasks}
+    assert {"relu", "matmul"} <= labels, labels
+    lanes, texts = _lanes(os.path.join(out, "ffn_swimlane.svg"))
+    assert any(t.startswith("AIV ") for t in lanes) and any(t.startswith("AIC ") for t in lanes)
+    with open(os.path.join(out, "ffn_health_report.json")) as f:
+        report = json.load(f)
+    assert report["backend"] == "sim" and report["makespan_us"] > 0
+    with open(os.path.join(out, "ffn_health_report.txt")) as f:
+        assert f.read().startswith("health report (sim, platform a2a3)")
+    # every run writes a folder of its own
+    k(x, w, y)
+    assert k.output_dir != out and len(os.listdir(in_tmp / "output")) == 2
+
+
+def test_npu_swimlane_is_the_host_run(in_tmp):
+    k = _scaled_exp(pypto.RunMode.NPU, {"runtime_debug_mode": 1})
+    x = rand((64, 64))
+    y = np.zeros_like(x)
+    k(x, y)
+    assert_close(y, np.exp(x) * 2.0)
+    with open(os.path.join(k.output_dir, "scaled_exp_health_report.json")) as f:
+        assert json.load(f)["backend"] == "host"
+    lanes, _ = _lanes(os.path.join(k.output_dir, "scaled_exp_swimlane.svg"))
+    assert lanes
+
+
+def test_set_debug_options_asks_for_swimlanes(in_tmp, clean_options):
+    pypto.set_debug_options(runtime_debug_mode=1)
+    k = _scaled_exp(pypto.RunMode.SIM)
+    x = rand((64, 64))
+    k(x, np.zeros_like(x))
+    assert os.path.isfile(os.path.join(k.output_dir, "scaled_exp_swimlane.svg"))
+
+
+def test_interp_backend_is_the_oracle(in_tmp, monkeypatch):
+    monkeypatch.setenv("PTO_BACKEND", "interp")
+    k = _scaled_exp(pypto.RunMode.NPU)
+    x = rand((64, 64))
+    y = np.zeros_like(x)
+    k(x, y)
+    assert k.backend == "interp" and k.num_ops_executed > 0
+    assert_close(y, np.exp(x) * 2.0)
+    # swimlanes need a task graph, which the interpreter does not run
+    s = _scaled_exp(pypto.RunMode.SIM, {"runtime_debug_mode": 1})
+    with pytest.warns(UserWarning, match="PTO_BACKEND=interp: the reference interpreter runs "
+                                         "no task graph"):
+        s(x, np.zeros_like(x))
+    assert s.output_dir is None and not os.path.exists(in_tmp / "output")
+
+
+def test_bad_backend_setting(in_tmp, monkeypatch):
+    monkeypatch.setenv("PTO_BACKEND", "gpu")
+    k = _scaled_exp(pypto.RunMode.NPU)
+    x = rand((64, 64))
+    with pytest.raises(pypto.CompileError, match="PTO_BACKEND='gpu': expected one of "
+                                                 "interp, compiled, auto"):
+        k(x, np.zeros_like(x))
+
+
+def test_dynamic_batch_on_the_compiled_path(in_tmp):
+    @pypto.frontend.jit
+    def double_rows(x: pypto.Tensor([pypto.DYNAMIC, 64], pypto.DT_FP32),
+                    y: pypto.Tensor([pypto.DYNAMIC, 64], pypto.DT_FP32)):
+        pypto.set_vec_tile_shapes(1, 64)
+        for i in pypto.loop(0, x.shape[0], 1, name="rows", idx_name="i"):
+            y[i:i + 1, :] = x[i:i + 1, :] * 2.0
+    for n in (3, 10):
+        x = rand((n, 64), seed=n)
+        y = np.zeros_like(x)
+        double_rows(x, y)
+        assert double_rows.backend == "host"
+        assert_close(y, x * 2.0)
+    assert double_rows.num_compiles == 1
+
+
+def test_a_kernel_the_compiled_path_cannot_take(in_tmp, monkeypatch):
+    def make():
+        @pypto.frontend.jit
+        def k(c: pypto.Tensor([8, 4], pypto.DT_FP32), p: pypto.Tensor([2], pypto.DT_INT32),
+              s: pypto.Tensor([2, 4], pypto.DT_FP32)):
+            pypto.scatter_update(c, 0, p, s)
+        return k
+    cache, pos, src = rand((8, 4), seed=44), np.array([6, 1], np.int32), rand((2, 4), seed=45)
+    want = cache.copy()
+    want[pos] = src
+    # auto: the interpreter runs it, and a warning says why
+    k = make()
+    with pytest.warns(UserWarning, match="k runs in the reference interpreter: the compiled "
+                                         "back end cannot take it yet"):
+        k(cache, pos, src)
+    assert k.backend == "interp"
+    assert_close(cache, want)
+    # compiled: an error
+    monkeypatch.setenv("PTO_BACKEND", "compiled")
+    with pytest.raises(pypto.CompileError, match="the compiled back end cannot run this kernel"):
+        make()(cache, pos, src)
