@@ -57,6 +57,13 @@ static int64_t load_int(PtoDType dt, const char *p) {
   }
   case PTO_DT_U8:
     return (uint8_t)*p;
+  case PTO_DT_U16:
+    return rd16(p);
+  case PTO_DT_U32: {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+  }
   case PTO_DT_BOOL:
     return *p != 0;
   default: {

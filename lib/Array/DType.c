@@ -33,6 +33,8 @@ static const DTypeInfo infos[PTO_DT_COUNT] = {
     [PTO_DT_BOOL] = {"bool", "bool", "|b1", "i1", 1, F_INT, 0, 1},
     [PTO_DT_INDEX] = {"index", "int64", "<i8", "index", 8, F_INT | F_SIGNED,
                       INT64_MIN, INT64_MAX},
+    [PTO_DT_U16] = {"u16", "uint16", "<u2", "ui16", 2, F_INT, 0, UINT16_MAX},
+    [PTO_DT_U32] = {"u32", "uint32", "<u4", "ui32", 4, F_INT, 0, UINT32_MAX},
 };
 
 bool pto_dtype_is_valid(int dt) { return dt >= 0 && dt < PTO_DT_COUNT; }

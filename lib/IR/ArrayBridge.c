@@ -27,9 +27,12 @@ bool pto_dtype_from_type(const PtoType *t, PtoDType *out) {
     unsigned w = pto_type_int_width(t);
     PtoSignedness s = pto_type_int_signedness(t);
     if (s == PTO_UNSIGNED) {
-      if (w != 8) return false;
-      *out = PTO_DT_U8;
-      return true;
+      switch (w) {
+      case 8: *out = PTO_DT_U8; return true;
+      case 16: *out = PTO_DT_U16; return true;
+      case 32: *out = PTO_DT_U32; return true;
+      default: return false;
+      }
     }
     switch (w) {
     case 1:
@@ -77,6 +80,10 @@ PtoType *pto_dtype_to_type(PtoContext *ctx, PtoDType dt) {
     return pto_type_int(ctx, 64);
   case PTO_DT_U8:
     return pto_type_int_signed(ctx, 8, PTO_UNSIGNED);
+  case PTO_DT_U16:
+    return pto_type_int_signed(ctx, 16, PTO_UNSIGNED);
+  case PTO_DT_U32:
+    return pto_type_int_signed(ctx, 32, PTO_UNSIGNED);
   case PTO_DT_BOOL:
     return pto_type_int(ctx, 1);
   case PTO_DT_INDEX:

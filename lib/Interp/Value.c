@@ -7,7 +7,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* v reduced to dt's width and read back as signed (bool: 0 or 1). */
+/* v reduced to dt's width and read back as signed, or unsigned for u8..u32
+ * (bool: 0 or 1). */
 static int64_t wrap_to(PtoDType dt, int64_t v) {
   switch (dt) {
   case PTO_DT_BOOL: return v & 1;
@@ -15,6 +16,8 @@ static int64_t wrap_to(PtoDType dt, int64_t v) {
   case PTO_DT_I16: return (int16_t)(uint16_t)(uint64_t)v;
   case PTO_DT_I32: return (int32_t)(uint32_t)(uint64_t)v;
   case PTO_DT_U8: return (uint8_t)(uint64_t)v;
+  case PTO_DT_U16: return (uint16_t)(uint64_t)v;
+  case PTO_DT_U32: return (uint32_t)(uint64_t)v;
   default: return v;
   }
 }

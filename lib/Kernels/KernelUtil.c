@@ -155,6 +155,8 @@ void kernel_load_f64(PtoDType dt, const void *data, int64_t off, int64_t step,
   case PTO_DT_I64:
   case PTO_DT_INDEX: LOAD_ROW(int64_t, (double)); break;
   case PTO_DT_U8: LOAD_ROW(uint8_t, (double)); break;
+  case PTO_DT_U16: LOAD_ROW(uint16_t, (double)); break;
+  case PTO_DT_U32: LOAD_ROW(uint32_t, (double)); break;
   case PTO_DT_BOOL: LOAD_ROW(uint8_t, (double)BOOL_IN); break;
   }
 }
@@ -168,6 +170,8 @@ void kernel_load_i64(PtoDType dt, const void *data, int64_t off, int64_t step,
   case PTO_DT_I64:
   case PTO_DT_INDEX: LOAD_ROW(int64_t, AS_IS); break;
   case PTO_DT_U8: LOAD_ROW(uint8_t, (int64_t)); break;
+  case PTO_DT_U16: LOAD_ROW(uint16_t, (int64_t)); break;
+  case PTO_DT_U32: LOAD_ROW(uint32_t, (int64_t)); break;
   case PTO_DT_BOOL: LOAD_ROW(uint8_t, (int64_t)BOOL_IN); break;
   default: /* floats: toward zero, saturating, NaN 0 */
     for (int64_t i = 0; i < n; i++)
@@ -183,6 +187,8 @@ void kernel_load_i64(PtoDType dt, const void *data, int64_t off, int64_t step,
 #define I16_OUT(x) ((int16_t)(uint16_t)(uint64_t)(x))
 #define I32_OUT(x) ((int32_t)(uint32_t)(uint64_t)(x))
 #define U8_OUT(x) ((uint8_t)(uint64_t)(x))
+#define U16_OUT(x) ((uint16_t)(uint64_t)(x))
+#define U32_OUT(x) ((uint32_t)(uint64_t)(x))
 #define BOOL_OUT(x) ((uint8_t)((x) != 0))
 
 void kernel_store_f64(PtoDType dt, void *data, int64_t off, int64_t step,
@@ -208,6 +214,8 @@ void kernel_store_i64(PtoDType dt, void *data, int64_t off, int64_t step,
   case PTO_DT_I64:
   case PTO_DT_INDEX: STORE_ROW(int64_t, AS_IS); break;
   case PTO_DT_U8: STORE_ROW(uint8_t, U8_OUT); break;
+  case PTO_DT_U16: STORE_ROW(uint16_t, U16_OUT); break;
+  case PTO_DT_U32: STORE_ROW(uint32_t, U32_OUT); break;
   case PTO_DT_BOOL: STORE_ROW(uint8_t, BOOL_OUT); break;
   default: /* floats: nearest even */
     for (int64_t i = 0; i < n; i++)

@@ -24,7 +24,8 @@ from ._enums import (CachePolicy, LogBaseType, OpType, OutType, PrecisionType,
                      ReduceMode, ScatterMode, TopKAlgo, TransMode)
 from ._control import cond, is_loop_begin, is_loop_end, loop, loop_unroll
 from ._dtypes import (DT_BF16, DT_BOOL, DT_FP16, DT_FP32, DT_INT8, DT_INT16,
-                      DT_INT32, DT_INT64, DataType, Element, bytes_of)
+                      DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DataType,
+                      Element, bytes_of)
 from ._errors import (ArgumentError, CompileError, LibraryNotFoundError,
                       PyptoError, RuntimeError, SymbolicValueError, TraceError,
                       UnsupportedError, UnsupportedOpError, VerifyError)
@@ -45,7 +46,7 @@ from ._composite import (arange, argsort, atan2, axpy_, deinterleave, interleave
                          bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
                          cumprod, cumsum, ceil_div, clone, expand_clone, expand_exp_dif,
                          floor_div, fmod, gathermask, gcd, hypot, index_put_, isfinite,
-                         isnan, logical_and,
+                         isnan, logical_and, pack, unpack,
                          logical_not, lrelu, one_hot, pad, prelu, remainder, signbit, tril, triu,
                          unsqueeze, var)
 from ._function import from_torch, function
@@ -63,8 +64,8 @@ __version__ = "0.1.0"
 _NOT_PROVIDED = frozenset("""
 conv copysign
 indexput_
-logical_or pack quant_mx scaled_mm
-sort unpack var_mean
+logical_or quant_mx scaled_mm
+sort var_mean
 """.split())
 
 

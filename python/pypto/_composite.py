@@ -16,7 +16,7 @@ __all__ = ["isnan", "isfinite", "logical_not", "logical_and", "lrelu", "prelu", 
            "triu", "pad", "cumsum", "cumprod", "argsort", "bitwise_and", "bitwise_or",
            "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
            "atan2", "interleave", "deinterleave", "gcd", "signbit", "gathermask",
-           "index_put_"]
+           "index_put_", "pack", "unpack"]
 
 
 def _float_only(x, what):
@@ -620,6 +620,38 @@ def gathermask(self, pattern_mode):
                        f"static last dim that is a multiple of {k}, got "
                        f"{x.shape[-1] if x.shape else 'a rank-0 tensor'!r}")
     return _every(x, n, k, p)
+
+
+def pack(self):
+    """self flattened to 1-D and its bytes read as DT_UINT8 elements (a
+    reshape and a bitcast)."""
+    x = _ops._tensor(self)
+    if x.dtype is DataType.DT_BOOL:
+        raise error_at(TypeError, user_loc(), "pack: DT_BOOL has no byte layout to pack")
+    flat = _ops.reshape(x, [-1])
+    if x.dtype is DataType.DT_UINT8:
+        return flat
+    return _ops._bitcast(flat, DataType.DT_UINT8, user_loc())
+
+
+def unpack(self, dstDataType):
+    """The bytes of a 1-D DT_UINT8 tensor read as elements of dstDataType
+    (its length must be a multiple of their size): pack's inverse."""
+    x = _ops._tensor(self)
+    loc = user_loc()
+    dt = _dtypes.coerce(dstDataType, "dstDataType")
+    if x.dtype is not DataType.DT_UINT8 or len(x.shape) != 1:
+        raise error_at(TypeError, loc, f"unpack: self must be a 1-D DT_UINT8 tensor, got "
+                       f"{list(x.shape)} {x.dtype!r}")
+    if dt is DataType.DT_BOOL:
+        raise error_at(TypeError, loc, "unpack: DT_BOOL has no byte layout to unpack into")
+    if dt is DataType.DT_UINT8:
+        return clone(x)
+    n = concrete(x.shape[0])
+    if n is None or n % dt.itemsize:
+        raise error_at(ValueError, loc, f"unpack: {x.shape[0]!r} bytes do not hold a whole "
+                       f"number of {dt.name} elements ({dt.itemsize} bytes each)")
+    return _ops._bitcast(x, dt, loc)
 
 
 def index_put_(input, indices, values, accumulate=False):

@@ -8,6 +8,7 @@ import numpy as np
 # PtoDType values (stable in the C API)
 _PTO_F32, _PTO_F16, _PTO_BF16, _PTO_I8, _PTO_I16, _PTO_I32, _PTO_I64, _PTO_BOOL = (
     0, 1, 2, 4, 5, 6, 7, 9)
+_PTO_U8, _PTO_U16, _PTO_U32 = 8, 11, 12
 PTO_INDEX = 10
 
 
@@ -23,6 +24,9 @@ class DataType(enum.Enum):
     DT_INT32 = ("i32", _PTO_I32, "int32", 4)
     DT_INT64 = ("i64", _PTO_I64, "int64", 8)
     DT_BOOL = ("i1", _PTO_BOOL, "bool", 1)
+    DT_UINT8 = ("ui8", _PTO_U8, "uint8", 1)
+    DT_UINT16 = ("ui16", _PTO_U16, "uint16", 2)
+    DT_UINT32 = ("ui32", _PTO_U32, "uint32", 4)
 
     def __init__(self, ir, code, np_name, itemsize):
         self.ir = ir
@@ -36,8 +40,21 @@ class DataType(enum.Enum):
 
     @property
     def is_int(self):
+        """Signed or unsigned integers (not DT_BOOL)."""
         return self in (DataType.DT_INT8, DataType.DT_INT16, DataType.DT_INT32,
-                        DataType.DT_INT64)
+                        DataType.DT_INT64) or self.is_unsigned
+
+    @property
+    def is_unsigned(self):
+        return self in (DataType.DT_UINT8, DataType.DT_UINT16, DataType.DT_UINT32)
+
+    @property
+    def int_range(self):
+        """(min, max) of an integer dtype."""
+        bits = self.itemsize * 8
+        if self.is_unsigned:
+            return 0, (1 << bits) - 1
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
     def __repr__(self):
         return f"pypto.{self.name}"
@@ -53,15 +70,20 @@ DT_INT16 = DataType.DT_INT16
 DT_INT32 = DataType.DT_INT32
 DT_INT64 = DataType.DT_INT64
 DT_BOOL = DataType.DT_BOOL
+DT_UINT8 = DataType.DT_UINT8
+DT_UINT16 = DataType.DT_UINT16
+DT_UINT32 = DataType.DT_UINT32
 
 _BY_IR = {d.ir: d for d in DataType}
 _BY_NUMPY = {np.dtype("float32"): DT_FP32, np.dtype("float16"): DT_FP16,
              np.dtype("int8"): DT_INT8, np.dtype("int16"): DT_INT16,
              np.dtype("int32"): DT_INT32, np.dtype("int64"): DT_INT64,
-             np.dtype("bool"): DT_BOOL}
+             np.dtype("bool"): DT_BOOL, np.dtype("uint8"): DT_UINT8,
+             np.dtype("uint16"): DT_UINT16, np.dtype("uint32"): DT_UINT32}
 _TORCH_NAMES = {"float32": DT_FP32, "float16": DT_FP16, "bfloat16": DT_BF16,
                 "int8": DT_INT8, "int16": DT_INT16, "int32": DT_INT32,
-                "int64": DT_INT64, "bool": DT_BOOL}
+                "int64": DT_INT64, "bool": DT_BOOL, "uint8": DT_UINT8,
+                "uint16": DT_UINT16, "uint32": DT_UINT32}
 
 
 def from_ir(ir):
@@ -73,12 +95,9 @@ def from_numpy(dt, annotated=None):
     the parameter is declared DT_BF16 (and ml_dtypes' bfloat16 always)."""
     if not isinstance(dt, np.dtype):
         dt = np.dtype(dt)
-    d = _BY_NUMPY.get(dt)
-    if d is not None:
-        return d
     if dt.name == "bfloat16" or (dt == np.uint16 and annotated is DT_BF16):
         return DT_BF16
-    return None
+    return _BY_NUMPY.get(dt)
 
 
 def from_torch(tdtype):
@@ -101,7 +120,8 @@ def coerce(value, what="dtype"):
     if d is not None:
         return d
     raise TypeError(f"{what} must be a pypto dtype (DT_FP32, DT_FP16, DT_BF16, "
-                    f"DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_BOOL), got {value!r}")
+                    f"DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, "
+                    f"DT_UINT32, DT_BOOL), got {value!r}")
 
 
 def bytes_of(dtype):
@@ -123,8 +143,8 @@ class Element:
             value = bool(value)
         elif d.is_int:
             value = int(value)
-            bits = d.itemsize * 8
-            if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+            lo, hi = d.int_range
+            if not lo <= value <= hi:
                 raise OverflowError(f"{value} does not fit {d!r}")
         else:
             value = float(np.array(value, np.float32 if d is DT_BF16 else d.numpy))

@@ -97,10 +97,49 @@ def _float_text(v, elem):
     return f"0x{bits:04X} : {elem}"
 
 
+def _unsigned(elem):
+    d = _dtypes.from_ir(elem)
+    return d is not None and d.is_unsigned
+
+
+def _unsigned_fill(shape, x, dt, loc):
+    """A tensor of unsigned dt filled with the number x: the IR's scalars
+    are signless, so the fill is the same bits as a signed full, then a
+    bitcast (the unsigned ops take tensors where others take scalars)."""
+    if isinstance(x, _dtypes.Element):
+        x = x.value
+    c = concrete(x) if isinstance(x, SymbolicScalar) else x
+    if c is None or isinstance(c, bool):
+        raise error_at(UnsupportedError, loc, f"a scalar of the unsigned {dt!r} tensor must "
+                       f"be a number, got {x!r}")
+    if isinstance(c, float) and not c.is_integer():
+        raise error_at(TypeError, loc,
+                       f"the float {c!r} cannot be a scalar of an integer tensor ({dt.ir})")
+    v = int(c)
+    lo, hi = dt.int_range
+    if not lo <= v <= hi:
+        raise error_at(OverflowError, loc, f"{v} does not fit the tensor's {dt.ir}")
+    signed = {1: DataType.DT_INT8, 2: DataType.DT_INT16, 4: DataType.DT_INT32}[dt.itemsize]
+    if v > signed.int_range[1]:
+        v -= 1 << (8 * dt.itemsize)
+    return _bitcast(full(shape, v, signed), dt, loc)
+
+
+def _scalar_operand(x, s, loc):
+    """The scalar s as an operand of an op with tensor x: a scalar, or for
+    an unsigned x a broadcasting tensor of its dtype."""
+    if _unsigned(_elem(x)):
+        return _unsigned_fill([1] * len(x._dims), s, x.dtype, loc)
+    return None
+
+
 def _scalar_value(x, elem, loc):
     """A scalar operand of element type `elem` from a Python number or a
     symbolic scalar."""
     t = _t()
+    if _unsigned(elem):
+        raise error_at(UnsupportedError, loc, f"this op takes no scalar for a {elem} tensor; "
+                       "pass a tensor")
     if isinstance(x, _dtypes.Element):
         x = x.value
     if isinstance(x, SymbolicScalar) and x.concrete() is None:
@@ -110,7 +149,7 @@ def _scalar_value(x, elem, loc):
                 return v
             x = _to_index(t, v, loc)
             v = x
-        if elem == "i64" or elem.startswith("i"):
+        if elem.startswith("i"):
             return t.emit("arith.index_cast", [v], [_ty(elem)], "", loc).results[0]
         i64 = t.emit("arith.index_cast", [v], [_ty("i64")], "", loc).results[0]
         return t.emit("arith.sitofp", [i64], [_ty(elem)], "", loc).results[0]
@@ -122,9 +161,8 @@ def _scalar_value(x, elem, loc):
         if isinstance(x, float) and not x.is_integer():
             raise error_at(TypeError, loc,
                            f"the float {x!r} cannot be a scalar of an integer tensor ({elem})")
-        bits = int(elem[1:])
         v = int(x)
-        lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+        lo, hi = _dtypes.from_ir(elem).int_range
         if not lo <= v <= hi:
             raise error_at(OverflowError, loc, f"{v} does not fit the tensor's {elem}")
         return t.constant(elem, f"{v} : {elem}", loc)
@@ -286,6 +324,9 @@ def _binary(mnemonic):
             return _one(mnemonic, [_tensor(input)._value, _tensor(other)._value], loc=loc)
         if a_t and _is_scalar(other):
             x = _tensor(input)
+            u = _scalar_operand(x, other, loc)
+            if u is not None:
+                return _one(mnemonic, [x._value, u._value], loc=loc)
             s = _scalar_value(other, _elem(x), loc)
             form = _SCALAR_FORM.get(mnemonic)
             if form:
@@ -293,6 +334,9 @@ def _binary(mnemonic):
             return _one(mnemonic, [x._value, _fill_like(x, s, loc)._value], loc=loc)
         if b_t and _is_scalar(input):
             y = _tensor(other)
+            u = _scalar_operand(y, input, loc)
+            if u is not None:
+                return _one(mnemonic, [u._value, y._value], loc=loc)
             s = _scalar_value(input, _elem(y), loc)
             if mnemonic in _COMMUTATIVE:
                 return _one(_SCALAR_FORM[mnemonic], [y._value, s], loc=loc)
@@ -340,10 +384,16 @@ def _compare(mnemonic):
         if isinstance(other, Tensor):
             return _one(mnemonic, [x._value, _tensor(other)._value], loc=loc)
         if _is_scalar(other):
+            u = _scalar_operand(x, other, loc)
+            if u is not None:
+                return _one(mnemonic, [x._value, u._value], loc=loc)
             return _one(mnemonic, [x._value, _scalar_value(other, _elem(x), loc)], loc=loc)
         raise error_at(TypeError, loc, f"{mnemonic}: cannot compare a tensor with {other!r}")
 
     def op_flipped(x, s, loc):
+        u = _scalar_operand(x, s, loc)
+        if u is not None:
+            return _one(_FLIP[mnemonic], [x._value, u._value], loc=loc)
         return _one(_FLIP[mnemonic], [x._value, _scalar_value(s, _elem(x), loc)], loc=loc)
 
     op.__name__ = mnemonic
@@ -374,7 +424,12 @@ def where(condition, input, other):
         elem = "i32"
     ops = [c._value]
     for v in (input, other):
-        ops.append(_tensor(v)._value if isinstance(v, Tensor) else _scalar_value(v, elem, loc))
+        if isinstance(v, Tensor):
+            ops.append(_tensor(v)._value)
+        elif _unsigned(elem):
+            ops.append(_unsigned_fill([1] * len(c._dims), v, _dtypes.from_ir(elem), loc)._value)
+        else:
+            ops.append(_scalar_value(v, elem, loc))
     return _keep_valid(_one("where", ops, loc=loc), condition, input, other)
 
 
@@ -926,6 +981,10 @@ def full(size, fill_value, dtype=None, *, valid_shape=None):
         dtype = DataType.DT_FP32 if isinstance(fill_value, float) else \
             DataType.DT_BOOL if isinstance(fill_value, bool) else DataType.DT_INT32
     dt = _dtypes.coerce(dtype)
+    if dt.is_unsigned:
+        if any(concrete(d) is None for d in size):
+            raise error_at(UnsupportedError, loc, f"full: a {dt!r} tensor needs static sizes")
+        return _unsigned_fill(list(size), fill_value, dt, loc)
     s, dyn = _dim_operands(t, list(size), loc)
     v = _scalar_value(fill_value, dt.ir, loc)
     return _one("full", [v] + dyn, {"shape": _ints_attr(s), "dtype": dt.ir}, loc)

@@ -15,7 +15,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Names this package does not provide yet, grouped by why. Shrink it as
 # names land; never add a name that exists.
 _GAPS = {
-    "pack / unpack not written yet": "pack unpack",
     "no convolution, MX or block-scaled matmul op": "conv quant_mx scaled_mm",
     "needs a run-time tensor print/save op": "pass_verify_print pass_verify_save",
 }

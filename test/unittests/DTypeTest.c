@@ -44,6 +44,8 @@ TEST(table) {
       {PTO_DT_U8, 1, "u8", "uint8", "|u1"},
       {PTO_DT_BOOL, 1, "bool", "bool", "|b1"},
       {PTO_DT_INDEX, 8, "index", "int64", "<i8"},
+      {PTO_DT_U16, 2, "u16", "uint16", "<u2"},
+      {PTO_DT_U32, 4, "u32", "uint32", "<u4"},
   };
   CHECK(sizeof rows / sizeof rows[0] == PTO_DT_COUNT);
   for (size_t i = 0; i < PTO_DT_COUNT; i++) {
@@ -69,6 +71,8 @@ TEST(table) {
   CHECK(!pto_dtype_is_signed(PTO_DT_U8) && pto_dtype_is_signed(PTO_DT_F16));
   CHECK(pto_dtype_int_min(PTO_DT_I8) == -128 && pto_dtype_int_max(PTO_DT_I8) == 127);
   CHECK(pto_dtype_int_max(PTO_DT_U8) == 255 && pto_dtype_int_max(PTO_DT_BOOL) == 1);
+  CHECK(pto_dtype_int_max(PTO_DT_U32) == UINT32_MAX && pto_dtype_int_min(PTO_DT_U16) == 0);
+  CHECK(!pto_dtype_is_signed(PTO_DT_U32) && pto_dtype_is_int(PTO_DT_U16));
   CHECK(pto_dtype_int_min(PTO_DT_I64) == INT64_MIN);
 }
 
@@ -79,15 +83,15 @@ TEST(ir_types) {
     PtoDType back;
     CHECK(t && pto_dtype_from_type(t, &back) && back == (PtoDType)i);
   }
-  static const char *const spell[] = {"i1", "ui8", "index", "bf16", "si32"};
-  static const PtoDType want[] = {PTO_DT_BOOL, PTO_DT_U8, PTO_DT_INDEX,
-                                  PTO_DT_BF16, PTO_DT_I32};
-  for (unsigned i = 0; i < 5; i++) {
+  static const char *const spell[] = {"i1", "ui8", "index", "bf16", "si32", "ui16", "ui32"};
+  static const PtoDType want[] = {PTO_DT_BOOL, PTO_DT_U8, PTO_DT_INDEX, PTO_DT_BF16,
+                                  PTO_DT_I32,  PTO_DT_U16, PTO_DT_U32};
+  for (unsigned i = 0; i < 7; i++) {
     PtoDType dt;
     CHECK(pto_dtype_from_type(pto_parse_type_str(ctx, spell[i]), &dt) &&
           dt == want[i]);
   }
-  static const char *const none[] = {"tensor<4xf32>", "i4", "ui16", "si1",
+  static const char *const none[] = {"tensor<4xf32>", "i4", "ui64", "si1",
                                      "none", "() -> ()"};
   for (unsigned i = 0; i < 6; i++) {
     PtoDType dt;
@@ -116,7 +120,7 @@ TEST(load_store_every_dtype) {
   for (int i = 0; i < PTO_DT_COUNT; i++) {
     PtoDType dt = (PtoDType)i;
     unsigned char buf[3 * 8];
-    double vals[3] = {0, 1, dt == PTO_DT_BOOL ? 1 : dt == PTO_DT_U8 ? 200 : -7};
+    double vals[3] = {0, 1, dt == PTO_DT_BOOL ? 1 : pto_dtype_is_signed(dt) ? -7 : 200};
     for (int k = 0; k < 3; k++) pto_dtype_store_f64(dt, buf, k, vals[k]);
     for (int k = 0; k < 3; k++) {
       CHECK(pto_dtype_load_f64(dt, buf, k) == vals[k]);

@@ -63,8 +63,11 @@ TEST(roundtrip_every_dtype_and_shape) {
       PtoNdArray *a = pto_ndarray_create((PtoDType)dt, ranks[s], shapes[s],
                                          NULL);
       fill(a);
-      /* index is stored as int64 and comes back as i64 */
-      PtoDType back = dt == PTO_DT_INDEX ? PTO_DT_I64 : (PtoDType)dt;
+      /* index is stored as int64 and comes back as i64; u16 shares '<u2'
+       * with bf16's bit patterns and comes back as bf16 */
+      PtoDType back = dt == PTO_DT_INDEX ? PTO_DT_I64
+                      : dt == PTO_DT_U16 ? PTO_DT_BF16
+                                         : (PtoDType)dt;
       size_t len;
       void *img = pto_npy_write_buffer(ctx, a, NULL, &len);
       CHECK(img && len % 64 == a->nbytes % 64);
@@ -215,22 +218,22 @@ static const struct {
      "save one plain numeric array per file"},
     {H("'<c8'", "False", "(2,)"),
      "unsupported dtype '<c8' (complex64); PTO reads float16, float32, "
-     "float64, bfloat16 (as '<u2'), int8, int16, int32, int64, uint8 and bool"},
-    {H("'<u4'", "False", "(2,)"),
-     "unsupported dtype '<u4' (uint32); PTO reads float16, float32, float64, "
-     "bfloat16 (as '<u2'), int8, int16, int32, int64, uint8 and bool"},
+     "float64, bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32 and bool"},
+    {H("'<u8'", "False", "(2,)"),
+     "unsupported dtype '<u8' (uint64); PTO reads float16, float32, float64, "
+     "bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32 and bool"},
     {H("'<f16'", "False", "(2,)"),
      "unsupported dtype '<f16' (float128); PTO reads float16, float32, "
-     "float64, bfloat16 (as '<u2'), int8, int16, int32, int64, uint8 and bool"},
+     "float64, bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32 and bool"},
     {H("'<U5'", "False", "(2,)"),
      "unsupported dtype '<U5' (str); PTO reads float16, float32, float64, "
-     "bfloat16 (as '<u2'), int8, int16, int32, int64, uint8 and bool"},
+     "bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32 and bool"},
     {H("'<M8[ns]'", "False", "(2,)"),
      "unsupported dtype '<M8[ns]'; PTO reads float16, float32, float64, "
-     "bfloat16 (as '<u2'), int8, int16, int32, int64, uint8 and bool"},
+     "bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32 and bool"},
     {H("''", "False", "(2,)"),
      "unsupported dtype ''; PTO reads float16, float32, float64, bfloat16 "
-     "(as '<u2'), int8, int16, int32, int64, uint8 and bool"},
+     "(as '<u2'), int8, int16, int32, int64, uint8, uint32 and bool"},
     {H("'<f4'", "False", "(3, -1)"),
      "invalid shape (3, -1): dimensions must be non-negative"},
     {H("'<f4'", "False", "(1, 1, 1, 1, 1, 1, 1, 1, 1)"),

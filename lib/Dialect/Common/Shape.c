@@ -31,6 +31,12 @@ PtoDtypeClass pto_dtype_class(const PtoType *t) {
     return pto_type_float_kind(t) == PTO_F64 ? PTO_DTYPE_UNSUPPORTED
                                               : PTO_DTYPE_FLOAT;
   case PTO_TYPE_INTEGER:
+    /* ui8..ui32 compute as the integers they hold (every value fits the
+     * int64 the kernels work in); ui64 and si* are not supported */
+    if (pto_type_int_signedness(t) == PTO_UNSIGNED) {
+      unsigned w = pto_type_int_width(t);
+      return w == 8 || w == 16 || w == 32 ? PTO_DTYPE_INT : PTO_DTYPE_UNSUPPORTED;
+    }
     if (pto_type_int_signedness(t) != PTO_SIGNLESS) return PTO_DTYPE_UNSUPPORTED;
     switch (pto_type_int_width(t)) {
     case 1: return PTO_DTYPE_BOOL;
