@@ -19,7 +19,7 @@ _GAPS = {
         scatter scatter_ Tensor.scatter Tensor.scatter_ index_put_ gathermask""",
     "the UB-resident variants of index_add are not written": "index_add_ub index_add__ub",
     "pack / unpack not written yet": "pack unpack",
-    "no convolution, MX or block-scaled matmul op": "conv quant_mx scaled_mm",
+    "no MX or block-scaled matmul op (needs the FP8 / E8M0 dtypes)": "quant_mx scaled_mm",
     "needs a run-time tensor print/save op": "pass_verify_print pass_verify_save",
 }
 NOT_YET = {"pypto." + n: why for why, names in _GAPS.items() for n in names.split()}
