@@ -212,6 +212,22 @@ PtoResult pto_kernel_scatter_update(const PtoNdArray *dst,
 PtoResult pto_kernel_index_add(const PtoNdArray *dst, const PtoNdArray *index,
                                const PtoNdArray *src, unsigned dim,
                                PtoKernelError *err);
+/* How scatter_elements combines src with what dst holds. */
+typedef enum PtoScatterReduce {
+  PTO_SCATTER_REPLACE = 0,
+  PTO_SCATTER_ADD = 1,
+  PTO_SCATTER_MULTIPLY = 2,
+} PtoScatterReduce;
+/* torch.scatter in place: for every position i of index (row-major),
+ * dst[i with i[dim] replaced by index[i]] = src[i] (or += / *= with
+ * `reduce`, each result rounded to the dtype, integers wrapping). index has
+ * dst's rank, its dims other than `dim` no larger than dst's, and every dim
+ * no larger than src's. Every index is checked before dst changes. */
+PtoResult pto_kernel_scatter_elements(const PtoNdArray *dst,
+                                      const PtoNdArray *index,
+                                      const PtoNdArray *src, unsigned dim,
+                                      PtoScatterReduce reduce,
+                                      PtoKernelError *err);
 /* The k largest (smallest) values along `dim` and their indices, sorted;
  * ties keep the lower index first; NaN is larger than any number. values
  * and indices have x's shape with dim `dim` = k. */

@@ -114,6 +114,12 @@ static uint64_t instr_cycles(const PtoPlatform *p, PtoOp *op) {
   }
   case PTO_PTO_KIND_PREFETCH:
     return p->gm_read_latency_cycles;
+  case PTO_PTO_KIND_TRANS:
+    if (pto_pto_op_id(op) != PTO_PTO_TMOV_TRANS) return vector_cycles(p, op);
+    /* the transposing L1 -> L0 load moves at the path's bandwidth */
+    return move_cycles((double)pto_pto_tile_bytes(res),
+                       path_rate(p, PTO_MEM_MAT,
+                                 mem_space(pto_pto_tile_space(res))));
   case PTO_PTO_KIND_MATMUL:
     return matmul_cycles(p, op);
   case PTO_PTO_KIND_TOPK: {

@@ -227,9 +227,13 @@ static PtoResult h_store(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoNdArray dst;
   if (!as_tile(&w, pto_value_type(pto_op_operand(op, 0)), &dst))
     return not_a_tile(f, op, &w);
-  /* GM tensors are memory, as at the Block level: written in place */
+  /* GM tensors are memory, as at the Block level: written in place; an
+   * f32 accumulator stored into f16 or bf16 is rounded to nearest even on
+   * the way (FIX) */
   PtoKernelError err;
-  if (pto_kernel_unary(PTO_UNARY_IDENTITY, &a, &dst, &err))
+  PtoCastMode rne = {PTO_ROUND_RINT, PTO_SAT_WRAP};
+  if (a.dtype != dst.dtype ? pto_kernel_cast(&a, &dst, rne, &err)
+                           : pto_kernel_unary(PTO_UNARY_IDENTITY, &a, &dst, &err))
     return interp_kernel_error(f, op, &err, NULL);
   return PTO_SUCCESS;
 }
@@ -270,6 +274,7 @@ static int kernel_kind(PtoPtoOp id) {
   case PTO_PTO_TROWSUM: case PTO_PTO_TCOLSUM: return PTO_REDUCE_SUM;
   case PTO_PTO_TROWMAX: case PTO_PTO_TCOLMAX: return PTO_REDUCE_MAX;
   case PTO_PTO_TROWMIN: case PTO_PTO_TCOLMIN: return PTO_REDUCE_MIN;
+  case PTO_PTO_TROWPROD: case PTO_PTO_TCOLPROD: return PTO_REDUCE_PROD;
   default: return -1;
   }
 }
@@ -447,6 +452,41 @@ static PtoResult h_topk(PtoInterpFrame *f, PtoOp *op, void *user) {
   return finish_pair(f, op, tv, ti, r, &err);
 }
 
+/* trowarg* / tcolarg*: the extreme value of each row (column) and its
+ * first position, NaN winning as the Tile level's arg-reductions do;
+ * targ*_combine: the Tile level's merge of two partials, the first (lower
+ * positions) kept on ties. */
+static PtoResult h_arg(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  PtoPtoOp id = pto_pto_op_id(op);
+  PtoPtoKind kind = pto_pto_op_kind(id);
+  bool max = id == PTO_PTO_TROWARGMAX || id == PTO_PTO_TCOLARGMAX ||
+             id == PTO_PTO_TARGMAX_COMBINE;
+  PtoNdArray in[4];
+  if (read_tiles(f, op, kind == PTO_PTO_KIND_ARGCOMBINE ? 4 : 1, in))
+    return PTO_FAILURE;
+  PtoTensor *tv = tile_result(f, op, 0), *ti = tile_result(f, op, 1);
+  if (!tv || !ti) {
+    pto_tensor_release(tv);
+    pto_tensor_release(ti);
+    return PTO_FAILURE;
+  }
+  const PtoNdArray *v = pto_tensor_array(tv), *i = pto_tensor_array(ti);
+  PtoKernelError err;
+  PtoResult r;
+  if (kind == PTO_PTO_KIND_ARGCOMBINE) {
+    r = pto_kernel_arg_combine(max, &in[0], &in[1], &in[2], &in[3], v, i, &err);
+  } else {
+    unsigned dim = kind == PTO_PTO_KIND_ROWARG ? 1 : 0;
+    r = pto_kernel_reduce(max ? PTO_REDUCE_MAX : PTO_REDUCE_MIN, &in[0], dim, v,
+                          &err);
+    if (!r)
+      r = pto_kernel_reduce(max ? PTO_REDUCE_ARGMAX : PTO_REDUCE_ARGMIN, &in[0],
+                            dim, i, &err);
+  }
+  return finish_pair(f, op, tv, ti, r, &err);
+}
+
 /* ------------------------------------------------------------------ */
 /* Synchronisation                                                      */
 /* ------------------------------------------------------------------ */
@@ -494,6 +534,8 @@ void pto_interp_register_pto(PtoInterp *I) {
     case PTO_PTO_KIND_QUANT: case PTO_PTO_KIND_MATMUL: h = h_compute; break;
     case PTO_PTO_KIND_SORT32: case PTO_PTO_KIND_MRGSORT: h = h_sort; break;
     case PTO_PTO_KIND_TOPK: h = h_topk; break;
+    case PTO_PTO_KIND_ROWARG: case PTO_PTO_KIND_COLARG:
+    case PTO_PTO_KIND_ARGCOMBINE: h = h_arg; break;
     case PTO_PTO_KIND_SETFLAG: case PTO_PTO_KIND_WAITFLAG: h = h_flag; break;
     case PTO_PTO_KIND_BARRIER: h = h_barrier; break;
     case PTO_PTO_KIND_KERNEL: case PTO_PTO_KIND_RETURN: break;

@@ -30,6 +30,7 @@ typedef enum InterpFamily {
   INTERP_DEQUANTIZE,
   INTERP_RANDOM,
   INTERP_INDEX_ADD,
+  INTERP_SCATTER_ELEMENTS,
 } InterpFamily;
 
 typedef struct InterpKernel {
@@ -59,6 +60,7 @@ typedef struct InterpKernel {
 #define INTERP_KERNEL_DEQUANTIZE {INTERP_DEQUANTIZE, 0}
 #define INTERP_KERNEL_RANDOM(K) {INTERP_RANDOM, PTO_RANDOM_##K}
 #define INTERP_KERNEL_INDEX_ADD {INTERP_INDEX_ADD, 0}
+#define INTERP_KERNEL_SCATTER_ELEMENTS {INTERP_SCATTER_ELEMENTS, 0}
 
 /* The handler of the elementwise families every level shares (UNARY,
  * CAST, BINARY, WHERE, DEQUANTIZE), or NULL. */
@@ -108,6 +110,10 @@ PtoNdArray interp_window_of(const PtoNdArray *a, const int64_t *offs,
 PtoResult interp_window_offsets(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *src,
                             unsigned n, int64_t *offs, PtoValue *const *dyn,
                             const int64_t *size, int free);
+
+/* The `reduce` attribute of scatter and tile.scatter_elements (verified:
+ * absent, "add" or "multiply"). */
+PtoScatterReduce interp_scatter_reduce(const PtoOp *op);
 
 void interp_register_shape_ops(PtoInterp *I);
 

@@ -280,6 +280,23 @@ static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
   return interp_finish(f, op, y, r, &err);
 }
 
+PtoScatterReduce interp_scatter_reduce(const PtoOp *op) {
+  PtoAttr *a = pto_op_named_attr(op, PTO_ATTR_ID_REDUCE);
+  if (!a) return PTO_SCATTER_REPLACE;
+  return strcmp(pto_attr_str(a), "add") == 0 ? PTO_SCATTER_ADD : PTO_SCATTER_MULTIPLY;
+}
+
+static PtoResult h_scatter_elements(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *idx = interp_tensor_arg(f, op, 1), *src = interp_tensor_arg(f, op, 2);
+  PtoTensor *y = pto_tensor_make_unique(pto_interp_take_operand_tensor(f, op, 0));
+  PtoKernelError err;
+  PtoResult r = pto_kernel_scatter_elements(pto_tensor_array(y), idx, src,
+                                            pto_pypto_get_dim(op),
+                                            interp_scatter_reduce(op), &err);
+  return interp_finish(f, op, y, r, &err);
+}
+
 static PtoResult h_topk(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   const PtoNdArray *x = interp_tensor_arg(f, op, 0);
@@ -328,6 +345,7 @@ void interp_register_shape_ops(PtoInterp *I) {
       {PTO_PYPTO_INDEX_SELECT, h_index_select},
       {PTO_PYPTO_SCATTER_UPDATE, h_scatter},
       {PTO_PYPTO_INDEX_ADD, h_scatter},
+      {PTO_PYPTO_SCATTER, h_scatter_elements},
       {PTO_PYPTO_TOPK, h_topk},
   };
   for (size_t i = 0; i < PTO_ARRAY_SIZE(ops); i++)

@@ -127,7 +127,7 @@ static PtoResult h_gather(PtoInterpFrame *f, PtoOp *op, void *user) {
 }
 
 static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
-  /* user: the row's kernel, scatter_update or index_add */
+  /* user: the row's kernel, scatter_update, index_add or scatter_elements */
   PtoType *tt = pto_value_type(pto_op_operand(op, 0));
   const PtoNdArray *y0 = arg(f, op, 1);
   unsigned dim = pto_tile_get_dim(op);
@@ -145,9 +145,19 @@ static PtoResult h_scatter(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoNdArray yw = interp_window_of(pto_tensor_array(y), offs, win);
   PtoNdArray sw = relabel(pto_tensor_array(src), rank, swin);
   PtoKernelError err;
-  PtoResult r = ((const InterpKernel *)user)->family == INTERP_INDEX_ADD
-                    ? pto_kernel_index_add(&yw, arg(f, op, 2), &sw, dim, &err)
-                    : pto_kernel_scatter_update(&yw, arg(f, op, 2), &sw, dim, &err);
+  InterpFamily fam = ((const InterpKernel *)user)->family;
+  PtoResult r;
+  if (fam == INTERP_SCATTER_ELEMENTS) {
+    /* the index tile is laid out as the src tile */
+    PtoTensor *idx = contiguous(f, op, 2);
+    PtoNdArray iw = relabel(pto_tensor_array(idx), rank, swin);
+    r = pto_kernel_scatter_elements(&yw, &iw, &sw, dim, interp_scatter_reduce(op), &err);
+    pto_tensor_release(idx);
+  } else {
+    r = fam == INTERP_INDEX_ADD
+            ? pto_kernel_index_add(&yw, arg(f, op, 2), &sw, dim, &err)
+            : pto_kernel_scatter_update(&yw, arg(f, op, 2), &sw, dim, &err);
+  }
   pto_tensor_release(src);
   return finish(f, op, y, r, &err);
 }
@@ -415,7 +425,8 @@ static PtoInterpHandler own_handler(InterpFamily f, PtoTileKind k) {
   case INTERP_GATHER:
   case INTERP_INDEX_SELECT: return h_gather;
   case INTERP_SCATTER_UPDATE:
-  case INTERP_INDEX_ADD: return h_scatter;
+  case INTERP_INDEX_ADD:
+  case INTERP_SCATTER_ELEMENTS: return h_scatter;
   case INTERP_TOPK: return h_topk;
   case INTERP_TOPK_MERGE: return h_topk_merge;
   case INTERP_QUANTIZE: return h_quantize;

@@ -19,7 +19,6 @@
 #include "Support/Vec.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <string.h>
 
 typedef PTO_VEC(PtoInterpValue) ValVec;
@@ -281,17 +280,6 @@ static bool split_pipeline(PtoContext *ctx, const char *pipeline, StrVec *parts,
   return true;
 }
 
-static char *format_str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *format_str(const char *fmt, ...) {
-  PtoStr s;
-  pto_str_init(&s);
-  va_list ap;
-  va_start(ap, fmt);
-  pto_str_vprintf(&s, fmt, ap);
-  va_end(ap);
-  return pto_str_take(&s);
-}
-
 static bool apply_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline) {
   PtoPassManager *pm = pto_pm_create(ctx, "builtin.module");
   bool ok = pto_pm_add_pipeline(pm, pipeline) == PTO_SUCCESS &&
@@ -314,9 +302,9 @@ static bool keep_first_error(const PtoDiagInfo *d, void *user) {
     const char *file;
     unsigned line, col;
     if (d->loc && pto_loc_get_file_line_col(d->loc, &file, &line, &col))
-      fe->message = format_str("%s:%u:%u: %s", file, line, col, d->message);
+      fe->message = pto_str_format("%s:%u:%u: %s", file, line, col, d->message);
     else
-      fe->message = format_str("%s", d->message);
+      fe->message = pto_str_format("%s", d->message);
   }
   return true;
 }
@@ -337,7 +325,7 @@ static char *try_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline) 
     pto_free(fe.message);
     return NULL;
   }
-  return fe.message ? fe.message : format_str("the lowering failed");
+  return fe.message ? fe.message : pto_str_format("the lowering failed");
 }
 
 static PtoWalkResult want_origins(PtoOp *op, void *user) {
@@ -396,7 +384,7 @@ PtoLevelCheck *pto_level_check_create(PtoContext *ctx, PtoOp *module,
     if (implicit && i > 1) {
       char *why = try_pipeline(ctx, s->module, s->pipeline);
       if (why) {
-        c->stopped = format_str("%s level not reached: %s", s->level, why);
+        c->stopped = pto_str_format("%s level not reached: %s", s->level, why);
         pto_free(why);
         pto_op_destroy(s->module);
         pto_ptrmap_release(&s->wanted);

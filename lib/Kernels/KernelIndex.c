@@ -1,4 +1,5 @@
-/* Indexing kernels: gather, index_select, scatter_update and topk. Index
+/* Indexing kernels: gather, index_select, scatter_update, index_add,
+ * scatter (element-wise) and topk. Index
  * arrays are validated in full before anything is written, so that an
  * out-of-range index is reported with its position and leaves the output
  * untouched. */
@@ -70,6 +71,46 @@ static PtoResult check_dim(const char *what, unsigned dim, unsigned rank,
   return PTO_SUCCESS;
 }
 
+/* What walk_indexed does at one position: `x` at element `xo` (the
+ * position with its `dim` coordinate from the index) and `dense` at `dof`
+ * (the position itself). */
+typedef void (*IndexedFn)(const PtoNdArray *x, int64_t xo, const PtoNdArray *dense,
+                          int64_t dof, const void *ctx);
+
+/* Every position of `index` in row-major order, for gather (x -> dense)
+ * and scatter (dense -> x); the indices are checked already. */
+static void walk_indexed(const PtoNdArray *index, const PtoNdArray *dense,
+                         const PtoNdArray *x, unsigned dim, IndexedFn fn,
+                         const void *ctx) {
+  int64_t st[3][PTO_MAX_RANK];
+  memcpy(st[0], index->strides, index->rank * sizeof(int64_t));
+  memcpy(st[1], dense->strides, dense->rank * sizeof(int64_t));
+  memcpy(st[2], x->strides, x->rank * sizeof(int64_t));
+  st[2][dim] = 0; /* the index supplies this coordinate */
+  KernelIter it;
+  kernel_iter_init(&it, index->rank, index->shape, 3, st);
+  if (it.empty) return;
+  int64_t sd = x->strides[dim];
+  do {
+    for (int64_t c = 0; c < it.n; c += KERNEL_CHUNK) {
+      int64_t m = it.n - c < KERNEL_CHUNK ? it.n - c : KERNEL_CHUNK, iv[KERNEL_CHUNK];
+      kernel_load_i64(index->dtype, index->data, it.off[0] + c * it.step[0],
+                      it.step[0], m, iv);
+      for (int64_t i = 0; i < m; i++) {
+        int64_t j = c + i;
+        fn(x, it.off[2] + j * it.step[2] + iv[i] * sd, dense, it.off[1] + j * it.step[1],
+           ctx);
+      }
+    }
+  } while (kernel_iter_next(&it));
+}
+
+static void gather_one(const PtoNdArray *x, int64_t xo, const PtoNdArray *out,
+                       int64_t oo, const void *ctx) {
+  (void)ctx;
+  memcpy(kernel_at(out, oo), kernel_at(x, xo), pto_dtype_size(x->dtype));
+}
+
 PtoResult pto_kernel_gather(const PtoNdArray *x, const PtoNdArray *index,
                             unsigned dim, const PtoNdArray *out,
                             PtoKernelError *err) {
@@ -87,28 +128,54 @@ PtoResult pto_kernel_gather(const PtoNdArray *x, const PtoNdArray *index,
                    pto_dtype_name(out->dtype), kernel_shape_str(b1, out),
                    pto_dtype_name(x->dtype), kernel_shape_str(b2, index));
   if (check_indices(index, x->shape[dim], dim, err)) return PTO_FAILURE;
-  int64_t st[3][PTO_MAX_RANK];
-  memcpy(st[0], index->strides, index->rank * sizeof(int64_t));
-  memcpy(st[1], out->strides, out->rank * sizeof(int64_t));
-  memcpy(st[2], x->strides, x->rank * sizeof(int64_t));
-  st[2][dim] = 0; /* the index supplies this coordinate */
-  KernelIter it;
-  kernel_iter_init(&it, index->rank, index->shape, 3, st);
-  if (it.empty) return PTO_SUCCESS;
-  size_t es = pto_dtype_size(x->dtype);
-  int64_t sd = x->strides[dim];
-  do {
-    for (int64_t c = 0; c < it.n; c += KERNEL_CHUNK) {
-      int64_t m = it.n - c < KERNEL_CHUNK ? it.n - c : KERNEL_CHUNK, iv[KERNEL_CHUNK];
-      kernel_load_i64(index->dtype, index->data, it.off[0] + c * it.step[0],
-                  it.step[0], m, iv);
-      for (int64_t i = 0; i < m; i++) {
-        int64_t j = c + i;
-        memcpy(kernel_at(out, it.off[1] + j * it.step[1]),
-               kernel_at(x, it.off[2] + j * it.step[2] + iv[i] * sd), es);
-      }
-    }
-  } while (kernel_iter_next(&it));
+  walk_indexed(index, out, x, dim, gather_one, NULL);
+  return PTO_SUCCESS;
+}
+
+/* One element of scatter_elements: the value `reduce` leaves at dst[d]
+ * given src[s]. Floats combine in double and round once (exact for the
+ * product or sum of two floats of at most 32 bits); integers combine in
+ * unsigned 64-bit arithmetic and wrap when stored. */
+static void scatter_one(const PtoNdArray *dst, int64_t d, const PtoNdArray *src,
+                        int64_t s, const void *ctx) {
+  PtoScatterReduce reduce = *(const PtoScatterReduce *)ctx;
+  PtoDType dt = dst->dtype;
+  if (reduce == PTO_SCATTER_REPLACE) {
+    size_t es = pto_dtype_size(dt);
+    memcpy(kernel_at(dst, d), kernel_at(src, s), es);
+  } else if (pto_dtype_is_float(dt)) {
+    double a = pto_dtype_load_f64(dt, dst->data, d), b = pto_dtype_load_f64(dt, src->data, s);
+    pto_dtype_store_f64(dt, dst->data, d, reduce == PTO_SCATTER_ADD ? a + b : a * b);
+  } else {
+    uint64_t a = (uint64_t)pto_dtype_load_i64(dt, dst->data, d),
+             b = (uint64_t)pto_dtype_load_i64(dt, src->data, s);
+    uint64_t v = reduce == PTO_SCATTER_ADD ? a + b : a * b;
+    pto_dtype_store_i64(dt, dst->data, d, (int64_t)v);
+  }
+}
+
+PtoResult pto_kernel_scatter_elements(const PtoNdArray *dst,
+                                      const PtoNdArray *index,
+                                      const PtoNdArray *src, unsigned dim,
+                                      PtoScatterReduce reduce,
+                                      PtoKernelError *err) {
+  if (check_dim("scatter", dim, dst->rank, err)) return PTO_FAILURE;
+  if (index->rank != dst->rank || src->rank != dst->rank)
+    return pto_error_set(err, "scatter: index rank %u and src rank %u must equal the "
+                         "input rank %u", index->rank, src->rank, dst->rank);
+  if (src->dtype != dst->dtype)
+    return pto_error_set(err, "scatter: src is %s but the input is %s",
+                         pto_dtype_name(src->dtype), pto_dtype_name(dst->dtype));
+  for (unsigned d = 0; d < dst->rank; d++) {
+    if (d != dim && index->shape[d] > dst->shape[d])
+      return pto_error_set(err, "scatter: index dim %u is %" PRId64 ", larger than the "
+                           "input's %" PRId64, d, index->shape[d], dst->shape[d]);
+    if (index->shape[d] > src->shape[d])
+      return pto_error_set(err, "scatter: index dim %u is %" PRId64 ", larger than "
+                           "src's %" PRId64, d, index->shape[d], src->shape[d]);
+  }
+  if (check_indices(index, dst->shape[dim], dim, err)) return PTO_FAILURE;
+  walk_indexed(index, src, dst, dim, scatter_one, &reduce);
   return PTO_SUCCESS;
 }
 

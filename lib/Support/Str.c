@@ -119,6 +119,16 @@ char *pto_str_take(PtoStr *s) {
   return d;
 }
 
+char *pto_str_format(const char *fmt, ...) {
+  PtoStr s;
+  pto_str_init(&s);
+  va_list ap;
+  va_start(ap, fmt);
+  pto_str_vprintf(&s, fmt, ap);
+  va_end(ap);
+  return pto_str_take(&s);
+}
+
 /* Levenshtein distance, one row at a time. */
 static unsigned edit_distance(const char *a, size_t na, const char *b,
                               size_t nb) {

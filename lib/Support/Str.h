@@ -51,5 +51,7 @@ void pto_suggest_init(PtoSuggest *s, const char *name, size_t len);
 void pto_suggest_offer(PtoSuggest *s, const char *candidate);
 /* Transfers ownership of the buffer (never NULL) and resets s. */
 char *pto_str_take(PtoStr *s);
+/* A newly allocated formatted string (pto_free), never NULL. */
+char *pto_str_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -107,12 +107,8 @@ static const PtoToolArg opt_args[] = {
      "Process chunks separated by '// -----'\nindependently", OPT_SPLIT_INPUT},
     {PTO_TOOL_ARG_FLAG, "--allow-unregistered-dialect", NULL, NULL,
      "Accept ops of unregistered dialects", OPT_ALLOW_UNREGISTERED},
-    {PTO_TOOL_ARG_VALUE, "--max-input-bytes", NULL, "--max-input-bytes=<n>",
-     "Refuse a larger input (default 256 MiB)", OPT_MAX_INPUT_BYTES},
-    {PTO_TOOL_ARG_FLAG, "--help", "-h", NULL, "Print this help",
-     PTO_TOOL_ARG_HELP},
-    {PTO_TOOL_ARG_FLAG, "--version", NULL, NULL, "Print the version",
-     PTO_TOOL_ARG_VERSION},
+    PTO_TOOL_ARG_MAX_INPUT_BYTES_ROW(OPT_MAX_INPUT_BYTES),
+    PTO_TOOL_ARG_HELP_VERSION_ROWS,
     {PTO_TOOL_ARG_SECTION, "PASSES", NULL, NULL, NULL, 0},
     {PTO_TOOL_ARG_VALUE, "--pass-pipeline", NULL, "--pass-pipeline=<pipeline>",
      "Run a textual pipeline, e.g.\n'builtin.module(func.func(cse),symbol-dce)'",
@@ -202,10 +198,7 @@ static int opt_option(void *user, int id, const char *a, const char *v) {
   case OPT_SPLIT_INPUT: o->split_input = true; break;
   case OPT_ALLOW_UNREGISTERED: o->allow_unregistered = true; break;
   case OPT_MAX_INPUT_BYTES:
-    if (!pto_tool_size_value(v, &o->max_input_bytes))
-      return pto_tool_usage_error(tool, "invalid value in '%s': expected a "
-                                        "positive number of bytes", a);
-    break;
+    return pto_tool_max_input_value(tool, v, &o->max_input_bytes);
   case OPT_PASS_PIPELINE:
     if (o->pass_pipeline)
       return pto_tool_usage_error(tool, "%s", "--pass-pipeline is given more than once");

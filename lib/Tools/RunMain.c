@@ -135,15 +135,11 @@ static const PtoToolArg run_args[] = {
      "Largest tensor the interpreter allocates or\n"
      "an --input holds (default 4294967296)",
      RUN_MAX_TENSOR_BYTES},
-    {PTO_TOOL_ARG_VALUE, "--max-input-bytes", NULL, "--max-input-bytes <n>",
-     "Largest program file read (default 256 MiB)", RUN_MAX_INPUT_BYTES},
+    PTO_TOOL_ARG_MAX_INPUT_BYTES_ROW(RUN_MAX_INPUT_BYTES),
     {PTO_TOOL_ARG_FLAG, "--stats", NULL, NULL,
      "Print the executed op count, the run time\nand the peak resident set",
      RUN_STATS},
-    {PTO_TOOL_ARG_FLAG, "--help", "-h", NULL, "Print this help",
-     PTO_TOOL_ARG_HELP},
-    {PTO_TOOL_ARG_FLAG, "--version", NULL, NULL, "Print the version",
-     PTO_TOOL_ARG_VERSION},
+    PTO_TOOL_ARG_HELP_VERSION_ROWS,
 };
 
 static void run_header(const char *tool, FILE *out) {
@@ -334,12 +330,7 @@ static int run_option(void *user, int id, const char *a, const char *v) {
     break;
   case RUN_PLATFORM: {
     PtoPlatform p;
-    PtoPlatformError err;
-    if (!pto_platform_load(&p, v, &err)) {
-      char msg[1024];
-      pto_platform_error_format(&err, msg, sizeof msg);
-      return pto_tool_usage_error(tool, "%s", msg);
-    }
+    if (pto_tool_platform_value(tool, v, &p)) return 1;
     for (unsigned s = 0; s < PTO_MEM_SPACE_COUNT; s++)
       o->interp.buffer_bytes[s] = p.buffers[s].size_bytes;
     o->platform = v;
@@ -373,10 +364,7 @@ static int run_option(void *user, int id, const char *a, const char *v) {
                                         "expected a positive integer", v);
     break;
   case RUN_MAX_INPUT_BYTES:
-    if (!pto_tool_size_value(v, &o->max_input_bytes))
-      return pto_tool_usage_error(tool, "invalid --max-input-bytes '%s': "
-                                        "expected a positive integer", v);
-    break;
+    return pto_tool_max_input_value(tool, v, &o->max_input_bytes);
   case RUN_PERTURB:
     if (!parse_i64(v, &o->perturb) || o->perturb <= 0)
       return pto_tool_usage_error(tool, "invalid --perturb-tile-op '%s': "

@@ -1,4 +1,4 @@
-/* Command-line helpers shared by the tool drivers (pto-opt, pto-run): the
+/* Command-line helpers shared by the tool drivers (pto-opt, pto-run, pto-translate): the
  * table-driven parser and --help, and value checks. */
 #include "Tools/ToolsInternal.h"
 
@@ -35,14 +35,23 @@ int pto_tool_bool_value(const char *v) {
   return -1;
 }
 
-bool pto_tool_size_value(const char *v, size_t *out) {
+int pto_tool_max_input_value(const char *tool, const char *v, size_t *out) {
   char *end;
-  if (!*v || *v == '-') return false;
   errno = 0;
-  unsigned long long n = strtoull(v, &end, 10);
-  if (*end || errno || n == 0 || n > SIZE_MAX) return false;
+  unsigned long long n = *v && *v != '-' ? strtoull(v, &end, 10) : 0;
+  if (!n || *end || errno || n > SIZE_MAX)
+    return pto_tool_usage_error(tool, "invalid --max-input-bytes '%s': "
+                                      "expected a positive number of bytes", v);
   *out = (size_t)n;
-  return true;
+  return 0;
+}
+
+int pto_tool_platform_value(const char *tool, const char *v, PtoPlatform *out) {
+  PtoPlatformError err;
+  if (pto_platform_load(out, v, &err)) return 0;
+  char msg[1024];
+  pto_platform_error_format(&err, msg, sizeof msg);
+  return pto_tool_usage_error(tool, "%s", msg);
 }
 
 int pto_tool_write_stdout(const char *tool, const char *data, size_t len) {

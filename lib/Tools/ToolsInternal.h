@@ -3,6 +3,7 @@
 #define PTO_TOOLS_INTERNAL_H
 
 #include "pto/Pass.h"
+#include "pto/Platform.h"
 
 #include "Support/Str.h"
 
@@ -79,8 +80,23 @@ int pto_tool_finish_stdout(const char *tool);
 /* Writes a whole text to stdout; on failure says why on stderr (once) and
  * returns 1. */
 int pto_tool_write_stdout(const char *tool, const char *data, size_t len);
-/* A positive byte count (--max-input-bytes); false if `v` is not one. */
-bool pto_tool_size_value(const char *v, size_t *out);
+/* --max-input-bytes's value, a positive byte count: 0, or the exit code 1
+ * after a usage error. */
+int pto_tool_max_input_value(const char *tool, const char *v, size_t *out);
+/* --platform's value, a built-in description's name or a file: loads it
+ * into *out; 0, or the exit code 1 after reporting where the description
+ * is wrong. */
+int pto_tool_platform_value(const char *tool, const char *v, PtoPlatform *out);
+
+/* Rows every tool's table has. */
+#define PTO_TOOL_ARG_MAX_INPUT_BYTES_ROW(id)                                    \
+  {PTO_TOOL_ARG_VALUE, "--max-input-bytes", NULL, "--max-input-bytes <n>",     \
+   "Refuse a program file larger than n bytes\n(default 256 MiB)", (id)}
+#define PTO_TOOL_ARG_HELP_VERSION_ROWS                                          \
+  {PTO_TOOL_ARG_FLAG, "--help", "-h", NULL, "Print this help",                 \
+   PTO_TOOL_ARG_HELP},                                                          \
+  {PTO_TOOL_ARG_FLAG, "--version", NULL, NULL, "Print the version",            \
+   PTO_TOOL_ARG_VERSION}
 /* A boolean flag value: absent, true, 1 -> 1; false, 0 -> 0; else -1. */
 int pto_tool_bool_value(const char *v);
 

@@ -31,18 +31,14 @@ static const PtoToolArg tr_args[] = {
     {PTO_TOOL_ARG_SECTION, "OPTIONS", NULL, NULL, NULL, 0},
     {PTO_TOOL_ARG_VALUE, "-o", NULL, "-o <file>", "Output file (default: stdout)",
      TR_OUTPUT},
-    {PTO_TOOL_ARG_VALUE, "--max-input-bytes", NULL, "--max-input-bytes <n>",
-     "Refuse inputs larger than n bytes (default 256 MiB)", TR_MAX_INPUT_BYTES},
+    PTO_TOOL_ARG_MAX_INPUT_BYTES_ROW(TR_MAX_INPUT_BYTES),
     {PTO_TOOL_ARG_VALUE, "--vector-lanes", NULL, "--vector-lanes <8|16|host>",
      "f32 lanes of reductions and matmul (default 8; host: 16 with AVX-512)",
      TR_LANES},
     {PTO_TOOL_ARG_VALUE, "--platform", NULL, "--platform <name|file.xml>",
      "Check every tile against this platform's buffers (default a2a3)",
      TR_PLATFORM},
-    {PTO_TOOL_ARG_FLAG, "--help", "-h", NULL, "Print this help",
-     PTO_TOOL_ARG_HELP},
-    {PTO_TOOL_ARG_FLAG, "--version", NULL, NULL, "Print the version",
-     PTO_TOOL_ARG_VERSION},
+    PTO_TOOL_ARG_HELP_VERSION_ROWS,
 };
 
 static void tr_header(const char *tool, FILE *out) {
@@ -68,21 +64,13 @@ static int tr_option(void *user, int id, const char *a, const char *v) {
     break;
   case TR_PLATFORM: {
     PtoPlatform p;
-    PtoPlatformError err;
-    if (!pto_platform_load(&p, v, &err)) {
-      char msg[1024];
-      pto_platform_error_format(&err, msg, sizeof msg);
-      return pto_tool_usage_error(o->tool, "%s", msg);
-    }
+    if (pto_tool_platform_value(o->tool, v, &p)) return 1;
     for (unsigned sp = 0; sp < PTO_MEM_SPACE_COUNT; sp++)
       o->llvmir.buffer_bytes[sp] = p.buffers[sp].size_bytes;
     break;
   }
   case TR_MAX_INPUT_BYTES:
-    if (!pto_tool_size_value(v, &o->max_input_bytes))
-      return pto_tool_usage_error(o->tool, "invalid value in '%s': expected a "
-                                  "positive byte count", a);
-    break;
+    return pto_tool_max_input_value(o->tool, v, &o->max_input_bytes);
   }
   return 0;
 }

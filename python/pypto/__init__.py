@@ -39,12 +39,14 @@ from ._ops import (CastMode, ReLuType, SaturationMode, abs, acos, acosh, add, am
                    sigmoid, sign, silu, sin, sinh, softmax, sqrt, sub, sum, tan, tanh,
                    tensor, topk, transpose, trunc, view, where, zeros)
 from ._ops import atomic_add, index_add, index_add_, normal, uniform
+from ._ops import index_add__ub, index_add_ub, scatter, scatter_
 from ._ops import fillpad
 from ._conv import conv
 from ._composite import (arange, argsort, atan2, axpy_, deinterleave, interleave, bitwise_and, bitwise_left_shift,
                          bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
                          cumprod, cumsum, ceil_div, clone, expand_clone, expand_exp_dif,
-                         floor_div, fmod, gcd, hypot, isfinite, isnan, logical_and,
+                         floor_div, fmod, gathermask, gcd, hypot, index_put_, isfinite,
+                         isnan, logical_and,
                          logical_not, lrelu, one_hot, pad, prelu, remainder, signbit, tril, triu,
                          unsqueeze, var)
 from ._function import from_torch, function
@@ -61,9 +63,9 @@ __version__ = "0.1.0"
 # UnsupportedOpError at the line that names it, not a confusing failure.
 _NOT_PROVIDED = frozenset("""
 copysign
-gathermask index_put_ indexput_
-logical_or pack quant_mx scaled_mm scatter
-scatter_ sort unpack var_mean
+indexput_
+logical_or pack quant_mx scaled_mm
+sort unpack var_mean
 """.split())
 
 

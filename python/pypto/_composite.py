@@ -15,7 +15,8 @@ __all__ = ["isnan", "isfinite", "logical_not", "logical_and", "lrelu", "prelu", 
            "unsqueeze", "var", "expand_exp_dif", "axpy_", "arange", "one_hot", "tril",
            "triu", "pad", "cumsum", "cumprod", "argsort", "bitwise_and", "bitwise_or",
            "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
-           "atan2", "interleave", "deinterleave", "gcd", "signbit"]
+           "atan2", "interleave", "deinterleave", "gcd", "signbit", "gathermask",
+           "index_put_"]
 
 
 def _float_only(x, what):
@@ -583,9 +584,110 @@ def deinterleave(input, other=None):
         _pairs(x, "deinterleave")
         x = _ops.concat([x, y], -1)
     n = _pairs(x, "deinterleave")
+    return (_every(x, n, 2, 0), _every(x, n, 2, 1))
+
+
+def _every(x, n, k, p):
+    """Element p of every group of k along the last dim (of static size n,
+    a multiple of k): a reshape to [..., n/k, k], a window of column p and
+    a reshape back."""
     head = list(x.shape[:-1])
-    pairs = _ops.reshape(x, head + [n // 2, 2])
+    groups = _ops.reshape(x, head + [n // k, k])
     rank = len(head) + 2
-    even = _ops.view(pairs, head + [n // 2, 1], [0] * rank)
-    odd = _ops.view(pairs, head + [n // 2, 1], [0] * (rank - 1) + [1])
-    return (_ops.reshape(even, head + [n // 2]), _ops.reshape(odd, head + [n // 2]))
+    col = _ops.view(groups, head + [n // k, 1], [0] * (rank - 1) + [p])
+    return _ops.reshape(col, head + [n // k])
+
+
+# PyPTO's pattern modes: (group size, position in the group)
+_GATHERMASK_PATTERNS = {1: (2, 0), 2: (2, 1), 3: (4, 0), 4: (4, 1), 5: (4, 2), 6: (4, 3)}
+
+
+def gathermask(self, pattern_mode):
+    """The elements a built-in mask picks along the last dim: pattern_mode 1
+    and 2 take the first / second of every 2, 3..6 the first..fourth of
+    every 4 (the last dim must be a multiple of 2 or 4), 7 all of them."""
+    x = _ops._tensor(self)
+    loc = user_loc()
+    if isinstance(pattern_mode, bool) or pattern_mode not in range(1, 8):
+        raise error_at(ValueError, loc, f"gathermask: pattern_mode must be an int in 1..7, "
+                       f"got {pattern_mode!r}")
+    if pattern_mode == 7:
+        return clone(x)
+    k, p = _GATHERMASK_PATTERNS[pattern_mode]
+    n = concrete(x.shape[-1]) if x.shape else None
+    if n is None or n % k:
+        raise error_at(ValueError, loc, f"gathermask: pattern_mode {pattern_mode} needs a "
+                       f"static last dim that is a multiple of {k}, got "
+                       f"{x.shape[-1] if x.shape else 'a rank-0 tensor'!r}")
+    return _every(x, n, k, p)
+
+
+def index_put_(input, indices, values, accumulate=False):
+    """input[indices[0][j], ..., indices[k-1][j], ...] = values[j, ...] for
+    every j (or += with accumulate), in place: indices is a tuple of k 1-D
+    integer tensors of one length t, values has shape [t] + input.shape[k:].
+    Traces the linear position of each j over input's first k dims and a
+    scatter_update (index_add with accumulate) along the first dim of
+    input seen as [prod(shape[:k])] + shape[k:]; an index outside its dim
+    is a run-time error (reported on the linear position). Returns None,
+    as PyPTO's does."""
+    x = _ops._tensor(input)
+    loc = user_loc()
+    if not isinstance(indices, (tuple, list)) or not indices:
+        raise error_at(TypeError, loc, f"index_put_: indices must be a non-empty tuple of "
+                       f"1-D tensors, got {indices!r}")
+    idx = [_ops._tensor(i, "an index") for i in indices]
+    v = _ops._tensor(values, "values")
+    shape = list(x.shape)
+    k = len(idx)
+    if k > len(shape):
+        raise error_at(ValueError, loc, f"index_put_: {k} index tensors for a tensor of "
+                       f"rank {len(shape)}")
+    for i in idx:
+        if not i.dtype.is_int:
+            raise error_at(TypeError, loc, f"index_put_: indices must be integer tensors, "
+                           f"got {i.dtype!r}")
+        if len(i.shape) != 1 or concrete(i.shape[0]) != concrete(idx[0].shape[0]):
+            raise error_at(ValueError, loc, f"index_put_: the index tensors must be 1-D of "
+                           f"one length, got {[list(j.shape) for j in idx]}")
+    t = concrete(idx[0].shape[0])
+    want = [t] + shape[k:]
+    if [concrete(d) for d in v.shape] != [concrete(d) for d in want]:
+        raise error_at(ValueError, loc, f"index_put_: values must have shape {want} (the "
+                       f"index length, then input's dims after the {k} indexed), got "
+                       f"{list(v.shape)}")
+    if v.dtype is not x.dtype:
+        raise error_at(TypeError, loc, f"index_put_: values are {v.dtype!r} but input is "
+                       f"{x.dtype!r}")
+    sizes = [concrete(d) for d in shape[:k]]
+    if None in sizes:
+        raise error_at(UnsupportedError, loc, "index_put_: the indexed dims must be static")
+    if k == 1 and idx[0].dtype in (DataType.DT_INT32, DataType.DT_INT64):
+        lin = idx[0]
+    else:
+        total = 1
+        for s in sizes:
+            total *= s
+        lin = None
+        for d, i in enumerate(idx):
+            i = _ops.cast(i, DataType.DT_INT64)
+            stride = 1
+            for s in sizes[d + 1:]:
+                stride *= s
+            term = i if stride == 1 else _ops.mul(i, stride)
+            lin = term if lin is None else _ops.add(lin, term)
+            if d:
+                # keep an out-of-range index out of range once flattened
+                bad = _ops.where(_ops.lt(i, 0), total, lin)
+                lin = _ops.where(_ops.ge(i, sizes[d]), total, bad)
+    op = "index_add" if accumulate else "scatter_update"
+    if k == 1:
+        _ops._update(op, x, [lin._value, v._value], {"dim": "0 : i64"}, loc, True)
+        return None
+    flat = _ops._update(op, _ops.reshape(x, [-1] + shape[k:]), [lin._value, v._value],
+                        {"dim": "0 : i64"}, loc, False)
+    res = _ops.reshape(flat, shape)._value
+    tr = _ops._t()
+    tr.note_mutation(x, x._value)
+    x._value = res
+    return None

@@ -1103,7 +1103,7 @@ def scatter_update(input, dim, index, src):
     return x
 
 
-def _index_add(input, dim, index, source, alpha, loc, inplace):
+def _index_add(input, dim, index, source, alpha, loc, inplace, ub=False):
     x = _tensor(input)
     idx, s = _tensor(index, "index"), _tensor(source, "source")
     if not (x.dtype.is_float or x.dtype.is_int):
@@ -1117,10 +1117,18 @@ def _index_add(input, dim, index, source, alpha, loc, inplace):
                        f"input {x.dtype!r}, got {alpha!r}")
     if alpha != 1:
         s = mul(s, alpha)
+    attrs = {"dim": _dim_attr(dim)}
+    if ub:
+        attrs["ub"] = None
+    return _update("index_add", x, [idx._value, s._value], attrs, loc, inplace)
+
+
+def _update(mnemonic, x, operands, attrs, loc, inplace):
+    """The op that returns x updated (operand #0): in place rebinds x's
+    handle to the result, otherwise the result is a new tensor."""
     t = _t()
     old = x._value
-    (res,) = t.pypto("index_add", [old, idx._value, s._value],
-                     dict({"dim": _dim_attr(dim)}, **_tuning(t)), loc)
+    (res,) = t.pypto(mnemonic, [old] + operands, dict(attrs, **_tuning(t)), loc)
     if not inplace:
         return Tensor._wrap(res, t)
     t.note_mutation(x, old)
@@ -1139,6 +1147,52 @@ def index_add_(input, dim, index, source, *, alpha=1):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add_ on a copy: input itself is unchanged."""
     return _index_add(input, dim, index, source, alpha, user_loc(), False)
+
+
+def index_add__ub(input, dim, index, source, *, alpha=1):
+    """index_add_ whose operands live in UB (PyPTO's variant): the same
+    numbers; pypto.index_add carries the `ub` attribute, which every tile
+    it expands to keeps."""
+    return _index_add(input, dim, index, source, alpha, user_loc(), True, ub=True)
+
+
+def index_add_ub(input, dim, index, source, *, alpha=1):
+    """index_add__ub on a copy: input itself is unchanged."""
+    return _index_add(input, dim, index, source, alpha, user_loc(), False, ub=True)
+
+
+_SCATTER_REDUCE = (None, "add", "multiply")
+
+
+def _scatter(input, dim, index, src, reduce, loc, inplace):
+    x, idx = _tensor(input), _tensor(index, "index")
+    if reduce not in _SCATTER_REDUCE:
+        raise error_at(ValueError, loc, f"scatter: reduce must be None, 'add' or 'multiply', "
+                       f"got {reduce!r}")
+    if _is_scalar(src):
+        if isinstance(src, float) and not math.isfinite(src):
+            raise error_at(ValueError, loc, f"scatter: a scalar src must be finite, got {src!r}")
+        src = full(list(idx._dims), src, x.dtype)
+    s = _tensor(src, "src")
+    attrs = {"dim": _dim_attr(dim)}
+    if reduce:
+        attrs["reduce"] = f'"{reduce}"'
+    return _update("scatter", x, [idx._value, s._value], attrs, loc, inplace)
+
+
+def scatter_(input, dim, index, src, *, reduce=None):
+    """torch.scatter_ (traces pypto.scatter): for every position i of index,
+    input[i with i[dim] replaced by index[i]] = src[i] (src a tensor at
+    least index's size in every dim, or a number); reduce='add' or
+    'multiply' combines with what input holds instead. index (DT_INT32 or
+    DT_INT64) has input's rank. Duplicate positions apply in row-major
+    order of index on every tiling. Updates input in place and returns it."""
+    return _scatter(input, dim, index, src, reduce, user_loc(), True)
+
+
+def scatter(input, dim, index, src, *, reduce=None):
+    """scatter_ on a copy: input itself is unchanged."""
+    return _scatter(input, dim, index, src, reduce, user_loc(), False)
 
 
 def atomic_add(src, offsets, dst):
@@ -1364,7 +1418,7 @@ C_OPS = dict(
      pow eq ne lt le gt ge where sum amax amin prod argmax argmin matmul view
      assemble reshape transpose concat expand full zeros gather index_select
      scatter_update topk quantize dequantize softmax rms_norm layer_norm""".split()},
-    index_add="index_add",
+    index_add="index_add", scatter="scatter",
     adds="add", subs="sub", muls="mul", divs="div", maxs="maximum", mins="minimum",
     dim="Tensor.shape", gcd="gcd", signbit="signbit", uniform="uniform", normal="normal",
     load_scalar="Tensor.__getitem__", bitcast="view")

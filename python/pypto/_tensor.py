@@ -346,6 +346,12 @@ class Tensor:
     def scatter_update(self, dim, index, src):
         return _ops().scatter_update(self, dim, index, src)
 
+    def scatter(self, dim, index, src, *, reduce=None):
+        return _ops().scatter(self, dim, index, src, reduce=reduce)
+
+    def scatter_(self, dim, index, src, *, reduce=None):
+        return _ops().scatter_(self, dim, index, src, reduce=reduce)
+
     def index_add(self, dim, index, source, *, alpha=1):
         return _ops().index_add(self, dim, index, source, alpha=alpha)
 

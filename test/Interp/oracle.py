@@ -648,6 +648,60 @@ def suite_index_add():
                    ["%r0"], ["tensor<4x4xf32>"], "index 4 at position")
 
 
+def scatter_ref(x, dim, idx, src, reduce, dt):
+    """torch.scatter in row-major index order, one rounding per step."""
+    out = np.array(x, dtype=np.float64 if dt in FLOATS else object)
+    src = np.asarray(src, dtype=out.dtype)
+    for pos in np.ndindex(*idx.shape):
+        at = list(pos)
+        at[dim] = idx[pos]
+        at = tuple(at)
+        if reduce is None:
+            out[at] = src[pos]
+        else:
+            out[at] = fit(out[at] + src[pos] if reduce == "add" else out[at] * src[pos], dt)
+    return out
+
+
+def suite_scatter():
+    """scatter over every numeric dtype, each reduce mode, with duplicate
+    indices and a src larger than the index, at the Tensor level and
+    through tile-expand with tiles that split every dim: two index
+    positions can only meet when they differ along dim alone, and every
+    tiling visits those in increasing order, so the results are exact even
+    where a rounding reduce makes the order visible."""
+    cases = [((5, 6), 0, (4, 6), (5, 6), "[3, 4]"),
+             ((4, 9), 1, (3, 5), (3, 5), "[2, 2]"),
+             ((3, 4, 5), 2, (2, 4, 3), (3, 4, 3), "[1, 3, 2]"),
+             ((6,), 0, (8,), (8,), "[3]")]
+    n = 0
+    for dt in NUMERIC:
+        for shape, dim, ishape, sshape, tile in cases:
+            x = rand(shape, dt)
+            src = rand(sshape, dt)
+            idx = RNG.integers(0, shape[dim], size=ishape)
+            idt = ("i32", "i64")[n % 2]
+            n += 1
+            for reduce in (None, "add", "multiply"):
+                want = scatter_ref(x, dim, idx, src, reduce, dt)
+                attr = ', reduce = "%s"' % reduce if reduce else ""
+                for pipe in (None, "tile-expand"):
+                    tiling = ", vec_tile = %s" % tile if pipe else ""
+                    run("scatter-%s-%s-%d-%s-%s" % (dt, "x".join(map(str, shape)), dim,
+                                                     reduce, pipe),
+                        [T(x, dt), T(idx, idt), T(src, dt)],
+                        ["%%r0 = pypto.scatter %%a0, %%a1, %%a2 {dim = %d : i64%s%s} : "
+                         "%s, %s, %s" % (dim, attr, tiling, ttype(shape, dt),
+                                         ttype(ishape, idt), ttype(sshape, dt))],
+                        ["%r0"], [(want, dt)], "exact", pipeline=pipe)
+    expect_failure("scatter-out-of-range",
+                   [T(rand((4, 4), "f32"), "f32"), T(np.array([[1, 4]]), "i32"),
+                    T(rand((1, 2), "f32"), "f32")],
+                   ["%r0 = pypto.scatter %a0, %a1, %a2 {dim = 1 : i64} : "
+                    "tensor<4x4xf32>, tensor<1x2xi32>, tensor<1x2xf32>"],
+                   ["%r0"], ["tensor<4x4xf32>"], "index 4 at position (0, 1)")
+
+
 def suite_compare():
     for op, fn in COMPARE.items():
         dts = NUMERIC + (["i1"] if op in ("eq", "ne") else [])

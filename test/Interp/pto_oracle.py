@@ -234,6 +234,38 @@ def suite_vector():
             for instr, dim in ((row, 1), (col, 0)):
                 want = np.expand_dims(np.asarray(oracle.reduce_ref(op, x, dim, dt)), dim)
                 run("%s-%s" % (instr, dt), [Tile(x, dt)], instr, [(want, dt)], tol)
+    for dt in NUMERIC:
+        # products in double rounded once; arg forms: the first extreme, a
+        # NaN over every number; merges keep (v0, i0) on ties
+        x = rand((8, 24), dt, 0.5, 1.5)
+        wide = x.astype(np.float64) if dt in FLOATS else x.astype(object)
+        for instr, dim in (("trowprod", 1), ("tcolprod", 0)):
+            want = np.expand_dims(np.prod(wide, axis=dim), dim)
+            run("%s-%s" % (instr, dt), [Tile(x, dt)], instr, [(want, dt)],
+                1 if dt in FLOATS else "exact")
+        y = rand((8, 24), dt, -4.0, 4.0)
+        if dt in FLOATS:
+            y[3, 7] = y[3, 20] = np.nan
+            y[5, 2] = np.nan
+        y[6, :] = y[6, 0]
+        for op in ("argmax", "argmin"):
+            for form, dim in (("row", 1), ("col", 0)):
+                idx = np.expand_dims(oracle.reduce_ref(op, y, dim, dt), dim)
+                run("t%s%s-%s" % (form, op, dt), [Tile(y, dt)], "t%s%s" % (form, op),
+                    [(np.take_along_axis(y, idx, axis=dim), dt), (idx, "i32")])
+        v0, v1 = rand((8, 4), dt, -2.0, 2.0), rand((8, 4), dt, -2.0, 2.0)
+        v1[::2] = v0[::2]
+        if dt in FLOATS:
+            v0[1, 1] = v1[2, 2] = v0[3, 3] = v1[3, 3] = np.nan
+        i0, i1 = RNG.integers(0, 99, size=(8, 4)), RNG.integers(0, 99, size=(8, 4))
+        for op, better in (("argmax", np.greater), ("argmin", np.less)):
+            with np.errstate(invalid="ignore"):
+                take = ~np.isnan(v0) & (np.isnan(v1) | better(v1, v0)) \
+                    if dt in FLOATS else better(v1, v0)
+            run("t%s_combine-%s" % (op, dt),
+                [Tile(v0, dt), Tile(i0, "i32"), Tile(v1, dt), Tile(i1, "i32")],
+                "t%s_combine" % op,
+                [(np.where(take, v1, v0), dt), (np.where(take, i1, i0), "i32")])
     for dt in NUMERIC + ["i1"]:
         x = rand((8, 24), dt)
         run("ttrans-%s" % dt, [Tile(x, dt)], "ttrans", [(x.T, dt)])

@@ -70,3 +70,18 @@ def assert_close(got, want, rtol=1e-5, atol=1e-6):
     assert got.shape == want.shape, (got.shape, want.shape)
     np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
                                rtol=rtol, atol=atol)
+
+
+def run_update(fn, *arrays, tiles=None):
+    """fn(x, index, src) traced in a kernel of the three arrays (and an
+    output of the first's shape), optionally under vec tile shapes; returns
+    the output."""
+    out = np.zeros_like(arrays[0])
+
+    @pypto.frontend.jit
+    def k(x: pypto.Tensor(), i: pypto.Tensor(), s: pypto.Tensor(), y: pypto.Tensor()):
+        if tiles:
+            pypto.set_vec_tile_shapes(*tiles)
+        y[...] = fn(x, i, s)
+    k(*arrays, out)
+    return out

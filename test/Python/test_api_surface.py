@@ -15,9 +15,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Names this package does not provide yet, grouped by why. Shrink it as
 # names land; never add a name that exists.
 _GAPS = {
-    "needs element scatter ops": """
-        scatter scatter_ Tensor.scatter Tensor.scatter_ index_put_ gathermask""",
-    "the UB-resident variants of index_add are not written": "index_add_ub index_add__ub",
     "pack / unpack not written yet": "pack unpack",
     "no MX or block-scaled matmul op (needs the FP8 / E8M0 dtypes)": "quant_mx scaled_mm",
     "needs a run-time tensor print/save op": "pass_verify_print pass_verify_save",

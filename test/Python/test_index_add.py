@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pypto
-from conftest import rand
+from conftest import rand, run_update
 
 
 def ref_index_add(x, dim, index, src, alpha=1):
@@ -18,16 +18,7 @@ def ref_index_add(x, dim, index, src, alpha=1):
     return out
 
 
-def run(fn, *arrays, tiles=None):
-    out = np.zeros_like(arrays[0])
-
-    @pypto.frontend.jit
-    def k(x: pypto.Tensor(), i: pypto.Tensor(), s: pypto.Tensor(), y: pypto.Tensor()):
-        if tiles:
-            pypto.set_vec_tile_shapes(*tiles)
-        y[...] = fn(x, i, s)
-    k(*arrays, out)
-    return out
+run = run_update
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.int32, np.int64])
@@ -123,3 +114,29 @@ def test_errors():
         pypto.atomic_add(a, [0], d)
     with pytest.raises(ValueError, match="atomic_add: offsets .1., src .2 dims. and dst"):
         k(s, x)
+
+
+def test_index_add_ub_variants():
+    # PyPTO's UB-resident variants: index_add's numbers, and the op records
+    # that its operands live on chip down to every tile it expands to
+    x = rand((6, 8), seed=10)
+    index = np.array([5, 0, 5, 2], np.int32)
+    src = rand((4, 8), seed=11)
+
+    @pypto.frontend.jit
+    def k(a: pypto.Tensor(), i: pypto.Tensor(), s: pypto.Tensor(), y: pypto.Tensor()):
+        pypto.set_vec_tile_shapes(2, 4)
+        y[...] = pypto.index_add_ub(a, 0, i, s, alpha=2) + 0.0
+        pypto.index_add__ub(a, 0, i, s)
+
+    a, y = x.copy(), np.zeros_like(x)
+    k(a, index, src, y)
+    np.testing.assert_allclose(y, ref_index_add(x, 0, index, src, 2), rtol=1e-6)
+    np.testing.assert_allclose(a, ref_index_add(x, 0, index, src), rtol=1e-6)
+    traced = [ln for ln in k.ir().splitlines() if "pypto.index_add" in ln]
+    assert len(traced) == 2 and all("ub" in ln.split("{")[1] for ln in traced), traced
+    for stage in ("tile-expand", "final"):
+        tiles = [ln for ln in k.ir(stage=stage).splitlines() if "tile.index_add" in ln]
+        assert tiles and all(", ub" in ln or "{ub" in ln for ln in tiles), (stage, tiles)
+    with pytest.raises(TypeError, match="alpha must be an int or a float"):
+        run(lambda t, i, s: pypto.index_add_ub(t, 0, i, s, alpha="2"), x, index, src)

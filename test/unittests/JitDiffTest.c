@@ -175,6 +175,7 @@ typedef struct Case {
   /* result bounds: ulps of the output dtype, or an accumulation bound */
   unsigned ulps;
   int accum; /* 0; 1 row sums; 2 column sums; 3 matmul (in[0] x in[1]) */
+  unsigned trans; /* bit i: input i is stored transposed, moved by tmov_trans */
   int64_t k; /* accumulation length */
 } Case;
 
@@ -260,10 +261,12 @@ static void load_input(Emit *e, unsigned i, PtoBufSpace space) {
 static void moves(Emit *e, unsigned i, PtoBufSpace space) {
   Gm *g = &e->c->in[i];
   if (space != PTO_BUF_LEFT && space != PTO_BUF_RIGHT) return;
+  bool tr = e->c->trans >> i & 1;
   Buf t = {0};
-  tile_type(&t, g->wrows, g->wcols, g->dt, space,
+  tile_type(&t, tr ? g->wcols : g->wrows, tr ? g->wrows : g->wcols, g->dt, space,
             plan(&e->p, space, g->wrows * g->wcols * (int64_t)pto_dtype_size(g->dt)));
-  bprintf(e->b, "  %%m%u = pto.tmov %s : %s -> %s\n", i, e->name[i], e->type[i], t.s);
+  bprintf(e->b, "  %%m%u = pto.%s %s : %s -> %s\n", i, tr ? "tmov_trans" : "tmov",
+          e->name[i], e->type[i], t.s);
   snprintf(e->name[i], sizeof e->name[i], "%%m%u", i);
   snprintf(e->type[i], sizeof e->type[i], "%s", t.s);
   free(t.s);
@@ -351,7 +354,8 @@ static bool is_sum(PtoPtoOp id) {
   return id == PTO_PTO_TROWSUM || id == PTO_PTO_TCOLSUM;
 }
 static bool accumulates(PtoPtoOp id) {
-  return is_sum(id) || pto_pto_op_kind(id) == PTO_PTO_KIND_MATMUL;
+  return is_sum(id) || pto_pto_op_kind(id) == PTO_PTO_KIND_MATMUL ||
+         id == PTO_PTO_TMOV_TRANS;
 }
 
 static PtoDType matmul_c(PtoDType a) {
@@ -453,6 +457,27 @@ static void mov_kernel(Emit *e) {
   free(acc.s), free(mat.s), free(left.s), free(out.s);
 }
 
+/* tstore of an f32 accumulator into an f16 / bf16 tensor, rounded by FIX:
+ * C = A B of A and B in the tensor's type. */
+static void fix_kernel(Emit *e) {
+  Case *c = e->c;
+  Buf *b = e->b;
+  static const PtoBufSpace sp[2] = {PTO_BUF_LEFT, PTO_BUF_RIGHT};
+  for (unsigned i = 0; i < 2; i++) load_input(e, i, sp[i]);
+  vec_flags(b, "MTE2", "MTE1");
+  for (unsigned i = 0; i < 2; i++) moves(e, i, sp[i]);
+  vec_flags(b, "MTE1", "M");
+  Gm acc = c->out[0];
+  acc.dt = PTO_DT_F32;
+  Buf t = {0};
+  result_type(e, &t, &acc, PTO_BUF_ACC);
+  bprintf(b, "  %%r0 = pto.tmatmul %s, %s : %s, %s -> %s\n", e->name[0], e->name[1],
+          e->type[0], e->type[1], t.s);
+  vec_flags(b, "M", "FIX");
+  store_result(e, 0, "%r0", t.s);
+  free(t.s);
+}
+
 typedef struct Variant {
   PtoDType dt2;     /* tcvt: the destination; tsel: the data */
   const char *attr; /* tcvt: the rounding mode; tcmp: the predicate */
@@ -489,6 +514,15 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
   case PTO_PTO_KIND_KERNEL: case PTO_PTO_KIND_RETURN: case PTO_PTO_KIND_LOAD:
   case PTO_PTO_KIND_STORE: case PTO_PTO_KIND_PREFETCH: case PTO_PTO_KIND_SETFLAG:
   case PTO_PTO_KIND_WAITFLAG: case PTO_PTO_KIND_BARRIER:
+    if (v->attr && strcmp(v->attr, "fix") == 0) { /* the converting store */
+      c->cube = true;
+      IN(dt, m, n), IN(dt, n, sh->k), OUT(dt, m, sh->k);
+      c->accum = 3;
+      c->k = n + 1;
+      snprintf(c->name, sizeof c->name, "tstore acc f32->%s %lldx%lld", dt_name(dt),
+               (long long)m, (long long)n);
+      break;
+    }
     IN(dt, m, n);
     OUT(dt, m, n);
     break;
@@ -535,8 +569,35 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
     break;
   case PTO_PTO_KIND_ROWRED: IN(dt, m, n), OUT(dt, m, 1); break;
   case PTO_PTO_KIND_COLRED: IN(dt, m, n), OUT(dt, 1, n); break;
+  case PTO_PTO_KIND_ROWARG: IN(dt, m, n), OUT(dt, m, 1), OUT(PTO_DT_I32, m, 1); break;
+  case PTO_PTO_KIND_COLARG: IN(dt, m, n), OUT(dt, 1, n), OUT(PTO_DT_I32, 1, n); break;
+  case PTO_PTO_KIND_ARGCOMBINE: {
+    /* v1 takes two elements of each three from v0: ties keep (v0, i0) */
+    IN(dt, m, n), IN(PTO_DT_I32, m, n), IN(dt, m, n), IN(PTO_DT_I32, m, n);
+    size_t sz = pto_dtype_size(dt);
+    for (int64_t i = 0; i < c->in[0].rows * c->in[0].cols; i++)
+      if (i % 3) memcpy((char *)c->in[2].data + i * sz, (char *)c->in[0].data + i * sz, sz);
+    OUT(dt, m, n), OUT(PTO_DT_I32, m, n);
+    break;
+  }
   case PTO_PTO_KIND_ROWEXPAND: IN(dt, m, n), IN(dt, m, 1), OUT(dt, m, n); break;
-  case PTO_PTO_KIND_TRANS: IN(dt, m, n), OUT(dt, n, m); break;
+  case PTO_PTO_KIND_TRANS:
+    if (id != PTO_PTO_TMOV_TRANS) {
+      IN(dt, m, n), OUT(dt, n, m);
+      break;
+    }
+    /* seen through a tmatmul of its operand types: A stored K x M and B
+     * N x K, both moved to L0 transposed */
+    if (dt != PTO_DT_F32 && dt != PTO_DT_F16 && dt != PTO_DT_BF16 && dt != PTO_DT_I8)
+      return false;
+    c->cube = true;
+    c->trans = 3;
+    IN(dt, n, m), IN(dt, sh->k, n), OUT(matmul_c(dt), m, sh->k);
+    space[0] = PTO_BUF_LEFT, space[1] = PTO_BUF_RIGHT;
+    rspace = PTO_BUF_ACC;
+    c->accum = 3;
+    c->k = n + 1;
+    break;
   case PTO_PTO_KIND_GATHER: {
     int64_t w = n + 3;
     IN(dt, m, n), IN(PTO_DT_I32, m, w), OUT(dt, m, w);
@@ -632,7 +693,8 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
   case PTO_PTO_KIND_KERNEL: case PTO_PTO_KIND_RETURN: case PTO_PTO_KIND_LOAD:
   case PTO_PTO_KIND_STORE: case PTO_PTO_KIND_PREFETCH: case PTO_PTO_KIND_SETFLAG:
   case PTO_PTO_KIND_WAITFLAG: case PTO_PTO_KIND_BARRIER:
-    copy_kernel(&e, id);
+    if (c->cube) fix_kernel(&e);
+    else copy_kernel(&e, id);
     break;
   case PTO_PTO_KIND_MOV:
     if (dt == PTO_DT_F32) {
@@ -640,6 +702,9 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
       break;
     }
     instruction(&e, PTO_PTO_TMATMUL, "", space, rspace);
+    break;
+  case PTO_PTO_KIND_TRANS:
+    instruction(&e, c->trans ? PTO_PTO_TMATMUL : id, attrs, space, rspace);
     break;
   default: instruction(&e, id, attrs, space, rspace); break;
   }
@@ -802,9 +867,12 @@ static double magnitude(const Case *c, int64_t r, int64_t col) {
     for (int64_t i = 0; i < a->wrows; i++) s += AT(a, i, col);
   else
     for (unsigned p = 0; p + 1 < c->nin && p < 4; p += 2) {
-      if (c->in[p + 1].wrows != a->wcols) break; /* the bias row */
-      for (int64_t k = 0; k < c->in[p].wcols; k++)
-        s += AT(&c->in[p], r, k) * AT(&c->in[p + 1], k, col);
+      bool ta = c->trans >> p & 1, tb = c->trans >> (p + 1) & 1;
+      int64_t kk = ta ? c->in[p].wrows : c->in[p].wcols;
+      if ((tb ? c->in[p + 1].wcols : c->in[p + 1].wrows) != kk) break; /* the bias row */
+      for (int64_t k = 0; k < kk; k++)
+        s += (ta ? AT(&c->in[p], k, r) : AT(&c->in[p], r, k)) *
+             (tb ? AT(&c->in[p + 1], col, k) : AT(&c->in[p + 1], k, col));
     }
   if (c->nin == 3 && c->accum == 3) s += AT(&c->in[2], 0, col);
 #undef AT
@@ -852,10 +920,12 @@ static bool compare(const Case *c, unsigned j, const void *want, const void *got
 
 /* The bound of a float result (ulps), or bit for bit. */
 static bool bit_exact_op(PtoPtoOp id) {
+  if (id == PTO_PTO_TMOV_TRANS) return false; /* seen through a tmatmul */
   switch (pto_pto_op_kind(id)) {
   case PTO_PTO_KIND_BINARY: case PTO_PTO_KIND_SCALAR: case PTO_PTO_KIND_UNARY:
   case PTO_PTO_KIND_CVT: case PTO_PTO_KIND_ROWRED: case PTO_PTO_KIND_COLRED:
   case PTO_PTO_KIND_ROWEXPAND: case PTO_PTO_KIND_MATMUL: case PTO_PTO_KIND_MOV:
+  case PTO_PTO_KIND_ROWARG: case PTO_PTO_KIND_COLARG:
     return false;
   default: return true;
   }
@@ -955,7 +1025,7 @@ static bool run_module(const char *label, PtoPtoOp id, PtoDType dt, Case *cases,
       char what[16];
       snprintf(what, sizeof what, "%u lanes", lanes);
       for (unsigned j = 0; j < c->nout; j++) {
-        ok &= compare(c, j, want[i][j], out[j], bit_exact_op(id) || !dt_float(c->out[j].dt),
+        ok &= compare(c, j, want[i][j], out[j], (bit_exact_op(id) && !c->accum) || !dt_float(c->out[j].dt),
                       ulp_bound(id, c->out[j].dt), row, what);
         if (lanes == 8) {
           got8[i][j] = out[j];
@@ -1017,7 +1087,8 @@ static bool run_row(const char *label, PtoPtoOp id, PtoDType dt, const Variant *
       unsigned nf = 1;
       if (accumulates(id) && dt_float(dt)) fills[0] = FILL_DYADIC, fills[1] = FILL_UNIFORM, nf = 2;
       if (kind == PTO_PTO_KIND_SORT32 || kind == PTO_PTO_KIND_MRGSORT ||
-          kind == PTO_PTO_KIND_TOPK)
+          kind == PTO_PTO_KIND_TOPK || kind == PTO_PTO_KIND_ROWARG ||
+          kind == PTO_PTO_KIND_COLARG)
         fills[0] = s == 1 ? FILL_TIES : FILL_RANDOM;
       for (unsigned f = 0; f < nf; f++) {
         Variant vv = vars[v];
@@ -1094,6 +1165,12 @@ TEST(every_instruction_and_dtype) {
         vars[nv++] = (Variant){dt, NULL, false, base};
       }
       CHECK(run_row(label, (PtoPtoOp)id, dt, vars, nv, row));
+      if (id == PTO_PTO_TSTORE && (dt == PTO_DT_F16 || dt == PTO_DT_BF16)) {
+        /* an f32 accumulator stored into the narrower type */
+        Variant fix = {dt, "fix", false, FILL_UNIFORM};
+        snprintf(label, sizeof label, "tstore acc f32->%s", dt_name(dt));
+        CHECK(run_row(label, (PtoPtoOp)id, dt, &fix, 1, row));
+      }
     }
   }
   /* the coverage table */

@@ -50,6 +50,11 @@
 #define PTO_ATTR_COUNTER "counter"
 #define PTO_ATTR_ORIGIN "origin"
 #define PTO_ATTR_FULL "full"
+/* scatter: how src combines with the input ("add", "multiply"; absent:
+ * replace) */
+#define PTO_ATTR_REDUCE "reduce"
+/* index_add: its operands live in UB (PyPTO's index_add_ub), recorded */
+#define PTO_ATTR_UB "ub"
 /* builder-only attributes (consumed by pto_pypto_create, never on an op) */
 #define PTO_ATTR_SHAPE "shape"
 #define PTO_ATTR_DTYPE "dtype"
@@ -62,6 +67,7 @@
   X(PERM) X(MODE) X(SATMODE) X(APPROXIMATE) X(A_TRANS) X(B_TRANS)           \
   X(ACC_DTYPE) X(K) X(LARGEST) X(EPS) X(KEY) X(COUNTER) X(ORIGIN) X(FULL)   \
   X(SHAPE) X(DTYPE) X(OUT_DTYPE)                                            \
+  X(REDUCE) X(UB)                                                           \
   X(SCALE) X(RELU)
 
 typedef enum PtoAttrNameId {

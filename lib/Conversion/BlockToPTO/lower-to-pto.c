@@ -50,6 +50,14 @@ static const struct {
     {"tile.colsum", "pto.tcolsum"},
     {"tile.colmax", "pto.tcolmax"},
     {"tile.colmin", "pto.tcolmin"},
+    {"tile.rowprod", "pto.trowprod"},
+    {"tile.colprod", "pto.tcolprod"},
+    {"tile.rowargmax", "pto.trowargmax"},
+    {"tile.rowargmin", "pto.trowargmin"},
+    {"tile.colargmax", "pto.tcolargmax"},
+    {"tile.colargmin", "pto.tcolargmin"},
+    {"tile.argmax_combine", "pto.targmax_combine"},
+    {"tile.argmin_combine", "pto.targmin_combine"},
     {"tile.rowexpand_add", "pto.trowexpandadd"},
     {"tile.rowexpand_sub", "pto.trowexpandsub"},
     {"tile.rowexpand_mul", "pto.trowexpandmul"},
@@ -284,10 +292,28 @@ static PtoResult lower_matmul(Lower *L, PtoOp *mm) {
   PtoValue *acc = nops == 3 ? pto_op_operand(mm, 2) : NULL;
   PtoType *ta = pto_value_type(a), *tb = pto_value_type(b);
   PtoType *tc = tile_type(L, pto_value_type(pto_op_result(mm, 0)));
-  if (pto_op_attr(mm, "a_trans") || pto_op_attr(mm, "b_trans"))
-    return pto_op_emit_error(mm, "lower-to-pto: transposed matmul operands "
-                                 "have no PTO form; transpose at the Tile "
-                                 "level");
+  /* the cube accumulates floats in f32 (the only float C of tmatmul);
+   * an f16 or bf16 result is rounded once, when FIX stores it. A narrower
+   * accumulator, rounded after every product, is not what it computes. */
+  PtoAttr *accd = pto_op_attr(mm, "acc_dtype");
+  PtoType *acct = accd ? pto_attr_type_value(accd) : NULL;
+  if (acct && pto_type_is_float(acct) && pto_type_float_kind(acct) != PTO_F32) {
+    char *ts = pto_type_to_string(acct);
+    PtoResult r = pto_op_emit_error(
+        mm, "lower-to-pto: the cube accumulates floats in f32 (tmatmul's C); "
+            "an accumulator of %s, rounded after every product, has no PTO "
+            "form (leave acc_dtype at f32 and round the result)",
+        ts);
+    pto_free(ts);
+    return r;
+  }
+  if (tc && pto_type_is_float(pto_pto_tile_elem(tc)) &&
+      pto_type_float_kind(pto_pto_tile_elem(tc)) != PTO_F32)
+    tc = pto_pto_tile_type(L->ctx, pto_pto_tile_rows(tc), pto_pto_tile_cols(tc),
+                           pto_type_f32(L->ctx), PTO_BUF_ACC, PTO_PTO_UNPLANNED);
+  /* a transposed operand is stored K x M (N x K) in mat and reaches L0
+   * through the transposing move */
+  bool at = pto_op_attr_flag(mm, "a_trans"), bt = pto_op_attr_flag(mm, "b_trans");
   if (!pto_type_is_pto_tile(ta) || !pto_type_is_pto_tile(tb) || !tc ||
       pto_pto_tile_space(ta) != PTO_BUF_MAT ||
       pto_pto_tile_space(tb) != PTO_BUF_MAT ||
@@ -298,8 +324,9 @@ static PtoResult lower_matmul(Lower *L, PtoOp *mm) {
     return pto_op_emit_error(mm, "lower-to-pto: the accumulator must have "
                                  "the result's type: tmatmul_acc updates it "
                                  "in place");
-  int64_t m = pto_pto_tile_rows(ta), k = pto_pto_tile_cols(ta),
-          n = pto_pto_tile_cols(tb);
+  int64_t m = at ? pto_pto_tile_cols(ta) : pto_pto_tile_rows(ta),
+          k = at ? pto_pto_tile_rows(ta) : pto_pto_tile_cols(ta),
+          n = bt ? pto_pto_tile_rows(tb) : pto_pto_tile_cols(tb);
   int64_t step = L->k_step > 0 && L->k_step < k ? L->k_step : k;
   PtoOp *la = pto_value_def_op(a), *lb = pto_value_def_op(b);
   bool split = step < k && la && lb && pto_op_is(la, "pto.tload") &&
@@ -312,14 +339,18 @@ static PtoResult lower_matmul(Lower *L, PtoOp *mm) {
     int64_t kc = k - k0 < step ? k - k0 : step;
     PtoValue *pa = a, *pb = b;
     if (split) {
-      pa = load_part(L, mm, la, 0, k0, in_space(L, ta, PTO_BUF_MAT, m, kc));
-      pb = load_part(L, mm, lb, k0, 0, in_space(L, tb, PTO_BUF_MAT, kc, n));
+      pa = at ? load_part(L, mm, la, k0, 0, in_space(L, ta, PTO_BUF_MAT, kc, m))
+              : load_part(L, mm, la, 0, k0, in_space(L, ta, PTO_BUF_MAT, m, kc));
+      pb = bt ? load_part(L, mm, lb, 0, k0, in_space(L, tb, PTO_BUF_MAT, n, kc))
+              : load_part(L, mm, lb, k0, 0, in_space(L, tb, PTO_BUF_MAT, kc, n));
     }
     PtoValue *l = pto_op_result(
-        build1(L, mm, "pto.tmov", &pa, 1, in_space(L, ta, PTO_BUF_LEFT, m, kc)),
+        build1(L, mm, at ? "pto.tmov_trans" : "pto.tmov", &pa, 1,
+               in_space(L, ta, PTO_BUF_LEFT, m, kc)),
         0);
     PtoValue *r = pto_op_result(
-        build1(L, mm, "pto.tmov", &pb, 1, in_space(L, tb, PTO_BUF_RIGHT, kc, n)),
+        build1(L, mm, bt ? "pto.tmov_trans" : "pto.tmov", &pb, 1,
+               in_space(L, tb, PTO_BUF_RIGHT, kc, n)),
         0);
     if (!acc) {
       PtoValue *ops[2] = {l, r};
@@ -513,7 +544,8 @@ static PtoResult lower_op(Lower *L, PtoOp *op) {
     if (strcmp(name, colexpand[i].tile) == 0)
       return lower_colexpand(L, op, colexpand[i].pto);
   if (pto_op_is(op, "tile.colsum") || pto_op_is(op, "tile.colmax") ||
-      pto_op_is(op, "tile.colmin")) {
+      pto_op_is(op, "tile.colmin") || pto_op_is(op, "tile.colprod") ||
+      pto_op_is(op, "tile.colargmax") || pto_op_is(op, "tile.colargmin")) {
     PtoType *out = pto_value_type(pto_op_result(op, 0));
     if (pto_type_is_block_buf(out) && planes(out) != 1)
       return not_one_plane(op, out, "a reduction");

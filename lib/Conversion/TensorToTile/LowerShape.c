@@ -5,6 +5,7 @@
  * tensors; reshape and bitcast are GM reshapes; transpose permutes tiles; gather,
  * index_select and scatter_update read and write GM per tile of indices. */
 #include "TensorToTile.h"
+#include "pto/Dialect/AttrNames.h"
 
 #include <string.h>
 
@@ -258,16 +259,52 @@ PtoResult lower_shape(Lowering *t, PtoOp *op) {
 /* ---- gather, index_select, scatter_update ---- */
 
 /* A GM-addressing tile op (gather, index_select, scatter) at offsets
- * `offs` of the tensor; the offset along `dim` is 0. */
+ * `offs` of the tensor; the offset along `dim` is 0. `extra` (may be NULL)
+ * is one more attribute the op carries over from the Tensor level. */
 static PtoValue *emit_indexed(Lowering *t, PtoTileOp id, PtoValue *const *lead,
                               unsigned nlead, const int64_t *offs, unsigned R,
-                              unsigned dim, PtoType *res) {
+                              unsigned dim, PtoType *res, const PtoNamedAttr *extra) {
   int64_t o[PTO_MAX_RANK];
   memcpy(o, offs, R * sizeof *o);
   o[dim] = 0;
-  PtoNamedAttr a[2] = {{t->id_offsets, pto_attr_i64_array(t->ctx, o, R)},
+  PtoNamedAttr a[3] = {{t->id_offsets, pto_attr_i64_array(t->ctx, o, R)},
                        {t->id_dim, pto_attr_i64(t->ctx, dim)}};
-  return lower_emit(t, id, lead, nlead, res, a, 2);
+  if (extra) a[2] = *extra;
+  return lower_emit(t, id, lead, nlead, res, a, extra ? 3 : 2);
+}
+
+/* scatter: tiles of the index and the same windows of src, in row-major
+ * tile order, each a tile.scatter_elements into the GM tensor; the input's
+ * `dim` stays whole, since an index may name any position along it. */
+static PtoResult lower_scatter_elements(Lowering *t, PtoOp *op, unsigned dim) {
+  PtoValue *index = pto_op_operand(op, 1), *src = pto_op_operand(op, 2);
+  PtoType *it = pto_value_type(index);
+  unsigned R = pto_type_tensor_rank(it), trank;
+  int64_t tsize[PTO_MAX_RANK], offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
+  if (lower_require_static(t, pto_value_type(src), "operand #2") ||
+      vec_grid(t, it, tsize, &trank))
+    return PTO_FAILURE;
+  PtoValue *gm = lower_gm(t, lower_lookup(t, pto_op_operand(op, 0)));
+  LoweredValue *grid = lower_new_grid(t, it, tsize, trank);
+  LoweredValue *iv = lower_lookup(t, index), *sv = lower_lookup(t, src);
+  PtoAttr *reduce = pto_op_named_attr(op, PTO_ATTR_ID_REDUCE);
+  for (int64_t k = 0; k < grid->grid.ntiles; k++) {
+    lower_cell(&grid->grid, k, offs, sizes);
+    PtoValue *ops[3] = {lower_get_tile_at(t, sv, offs, sizes, trank), gm,
+                        lower_get_tile_at(t, iv, offs, sizes, trank)};
+    int64_t o[PTO_MAX_RANK];
+    memcpy(o, offs, R * sizeof *o);
+    o[dim] = 0;
+    PtoNamedAttr a[3] = {{t->id_offsets, pto_attr_i64_array(t->ctx, o, R)},
+                         {t->id_dim, pto_attr_i64(t->ctx, dim)},
+                         {pto_ident_cstr(t->ctx, PTO_ATTR_REDUCE), reduce}};
+    gm = lower_emit(t, PTO_TILE_SCATTER_ELEMENTS, ops, 3, pto_value_type(gm), a,
+                    reduce ? 3 : 2);
+  }
+  LoweredValue *r = lower_new_val(t, LOWERED_GM, pto_value_type(pto_op_result(op, 0)));
+  r->gm = gm;
+  lower_bind(t, pto_op_result(op, 0), r);
+  return PTO_SUCCESS;
 }
 
 PtoResult lower_index(Lowering *t, PtoOp *op) {
@@ -277,6 +314,7 @@ PtoResult lower_index(Lowering *t, PtoOp *op) {
   unsigned R = pto_type_tensor_rank(pto_value_type(x));
   if (lower_require_static(t, pto_value_type(index), "operand #1"))
     return PTO_FAILURE;
+  if (pto_pypto_op_id(op) == PTO_PYPTO_SCATTER) return lower_scatter_elements(t, op, dim);
   LoweredValue *iv = lower_lookup(t, index);
   PtoValue *gm = lower_gm(t, lower_lookup(t, x));
   int64_t tsize[PTO_MAX_RANK], offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
@@ -290,16 +328,18 @@ PtoResult lower_index(Lowering *t, PtoOp *op) {
     /* Row-major over src: for one region, lower positions along dim come
      * first, so a later duplicate index still wins. */
     LoweredValue *grid = lower_new_grid(t, st, tsize, trank), *sv = lower_lookup(t, src);
+    /* index_add's `ub` (operands on chip) stays on each of its tiles */
+    bool add = pto_pypto_op_id(op) == PTO_PYPTO_INDEX_ADD;
+    PtoAttr *ub = add ? pto_op_named_attr(op, PTO_ATTR_ID_UB) : NULL;
+    PtoNamedAttr ub_attr = {pto_ident_cstr(t->ctx, PTO_ATTR_UB), ub};
     for (int64_t k = 0; k < grid->grid.ntiles; k++) {
       lower_cell(&grid->grid, k, offs, sizes);
       PtoValue *ops[3];
       ops[0] = lower_get_tile_at(t, sv, offs, sizes, trank);
       ops[1] = gm;
       ops[2] = lower_get_tile_at(t, iv, &offs[dim], &sizes[dim], 1);
-      gm = emit_indexed(t, pto_pypto_op_id(op) == PTO_PYPTO_INDEX_ADD ? PTO_TILE_INDEX_ADD
-                                                                        : PTO_TILE_SCATTER,
-                        ops, 3, offs, R, dim,
-                        pto_value_type(gm));
+      gm = emit_indexed(t, add ? PTO_TILE_INDEX_ADD : PTO_TILE_SCATTER, ops, 3, offs, R, dim,
+                        pto_value_type(gm), ub ? &ub_attr : NULL);
     }
     LoweredValue *r = lower_new_val(t, LOWERED_GM, pto_value_type(pto_op_result(op, 0)));
     r->gm = gm;
@@ -319,11 +359,11 @@ PtoResult lower_index(Lowering *t, PtoOp *op) {
     if (kind == PTO_PYPTO_KIND_GATHER) {
       ops[1] = lower_get_tile_at(t, iv, offs, sizes, trank);
       res->grid.tiles[k] =
-          emit_indexed(t, PTO_TILE_GATHER, ops, 2, offs, R, dim, rtile);
+          emit_indexed(t, PTO_TILE_GATHER, ops, 2, offs, R, dim, rtile, NULL);
     } else {
       ops[1] = lower_get_tile_at(t, iv, &offs[dim], &sizes[dim], 1);
       res->grid.tiles[k] =
-          emit_indexed(t, PTO_TILE_INDEX_SELECT, ops, 2, offs, R, dim, rtile);
+          emit_indexed(t, PTO_TILE_INDEX_SELECT, ops, 2, offs, R, dim, rtile, NULL);
     }
   }
   lower_mark_grid(t, res, 0);

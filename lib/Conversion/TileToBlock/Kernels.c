@@ -366,7 +366,7 @@ static void kernel_op(KBuild *k, PtoOp *op) {
   /* data-dependent GM accesses cover their whole tensor */
   if (id == PTO_TILE_GATHER || id == PTO_TILE_INDEX_SELECT)
     k->r = whole_region(k, op, kernel_value(k, pto_tile_get_tensor(op), op, 0), false);
-  if ((id == PTO_TILE_SCATTER || id == PTO_TILE_INDEX_ADD) && !k->r)
+  if (pto_tile_kind(id) == PTO_TILE_KIND_SCATTER && !k->r)
     k->r = whole_region(k, op, kernel_value(k, pto_tile_get_tensor(op), op, 1), true);
   PtoType *res[2];
   unsigned nres = pto_op_num_results(op);

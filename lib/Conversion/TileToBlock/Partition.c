@@ -118,7 +118,7 @@ static PtoValue *version_of(PtoValue *v) {
   PtoOp *d = pto_value_def_op(v);
   if (d) {
     PtoTileOp id = pto_tile_op_id(d);
-    if (id == PTO_TILE_ASSEMBLE || id == PTO_TILE_SCATTER || id == PTO_TILE_INDEX_ADD)
+    if (id == PTO_TILE_ASSEMBLE || pto_tile_kind(id) == PTO_TILE_KIND_SCATTER)
       return pto_tile_get_tensor(d);
     if (pto_op_is(d, "scf.for"))
       return pto_scf_for_init(d, pto_value_index(v));
@@ -231,7 +231,7 @@ static PtoValue *copy_tensor(Partition *p, PtoValue *v, PtoOp *at) {
 
 static bool is_updater(PtoOp *op) {
   PtoTileOp id = pto_tile_op_id(op);
-  return id == PTO_TILE_ASSEMBLE || id == PTO_TILE_SCATTER || id == PTO_TILE_INDEX_ADD ||
+  return id == PTO_TILE_ASSEMBLE || pto_tile_kind(id) == PTO_TILE_KIND_SCATTER ||
          pto_op_is(op, "scf.for");
 }
 
@@ -857,8 +857,7 @@ static PtoResult tile_op(Partition *p, PtoBlock *b, PtoOp *op, U32Vec *ids) {
                    (void *)(uintptr_t)(g + 1));
   account(p, op, g);
   for (uint32_t i = 0; i < preds.len; i++) add_edge(p, preds.data[i], g);
-  PtoValue *dst = id == PTO_TILE_ASSEMBLE || id == PTO_TILE_SCATTER ||
-                          id == PTO_TILE_INDEX_ADD
+  PtoValue *dst = id == PTO_TILE_ASSEMBLE || pto_tile_kind(id) == PTO_TILE_KIND_SCATTER
                       ? pto_tile_get_tensor(op) : NULL;
   PtoResult r = dst ? note_update(p, g, op, dst) : PTO_SUCCESS;
   for (uint32_t i = 0; i < reads.len; i++)

@@ -217,6 +217,15 @@ static PtoResult verify_store(Verifier *v) {
   if (s != PTO_BUF_VEC && s != PTO_BUF_ACC)
     return ERR(v, "operand #0 must be in vec or acc (tstore moves UB or L0C "
                   "to GM), got '%s'", pto_buf_space_name(s));
+  /* FIX converts on the way out: an f32 accumulator into f16 or bf16 */
+  PtoType *te = pto_type_is_tensor(opnd(v, 1)) ? pto_type_tensor_elem(opnd(v, 1))
+                                               : NULL;
+  PtoType *e = pto_pto_tile_elem(t);
+  if (te && te != e && s == PTO_BUF_ACC && is_float(e) &&
+      pto_type_float_kind(e) == PTO_F32 && is_float(te) &&
+      pto_type_float_kind(te) != PTO_F32)
+    t = pto_pto_tile_type(v->c.ctx, pto_pto_tile_rows(t), pto_pto_tile_cols(t),
+                          te, s, pto_pto_tile_offset(t));
   return tile_window(v, t, 1, 2);
 }
 
@@ -315,6 +324,37 @@ static PtoResult verify_reduce(Verifier *v, bool rows) {
          need_elem(v, "result", 0, r, pto_pto_tile_elem(a));
 }
 
+/* trowarg* (Mx1 values and i32 columns) and tcolarg* (1xN values and
+ * i32 rows). */
+static PtoResult verify_arg(Verifier *v, bool rows) {
+  PtoType *a = opnd(v, 0);
+  if (known_attrs(v, no_attrs) || all_tiles(v, 0) || all_vec(v, 0) ||
+      need_dtypes(v, a))
+    return PTO_FAILURE;
+  int64_t m = rows ? pto_pto_tile_rows(a) : 1, n = rows ? 1 : pto_pto_tile_cols(a);
+  return need_shape(v, "result", 0, res(v, 0), m, n) ||
+         need_elem(v, "result", 0, res(v, 0), pto_pto_tile_elem(a)) ||
+         need_shape(v, "result", 1, res(v, 1), m, n) ||
+         need_elem(v, "result", 1, res(v, 1), pto_type_int(v->c.ctx, 32));
+}
+
+/* targ*_combine (v0, i0, v1, i1) -> (v, i): one shape throughout, the
+ * values of one element type, the positions i32. */
+static PtoResult verify_arg_combine(Verifier *v) {
+  PtoType *a = opnd(v, 0), *i32 = pto_type_int(v->c.ctx, 32);
+  if (known_attrs(v, no_attrs) || all_tiles(v, 0) || all_vec(v, 0) ||
+      need_dtypes(v, a))
+    return PTO_FAILURE;
+  for (unsigned i = 1; i < 4; i++)
+    if (need_shape(v, "operand", i, opnd(v, i), pto_pto_tile_rows(a),
+                   pto_pto_tile_cols(a)) ||
+        need_elem(v, "operand", i, opnd(v, i),
+                  i == 2 ? pto_pto_tile_elem(a) : i32))
+      return PTO_FAILURE;
+  return need_like(v, "result", 0, res(v, 0), a) ||
+         need_like(v, "result", 1, res(v, 1), opnd(v, 1));
+}
+
 static PtoResult verify_rowexpand(Verifier *v) {
   PtoType *a = opnd(v, 0), *b = opnd(v, 1);
   if (known_attrs(v, no_attrs) || all_tiles(v, 0) || all_vec(v, 0) ||
@@ -327,8 +367,18 @@ static PtoResult verify_rowexpand(Verifier *v) {
 
 static PtoResult verify_trans(Verifier *v) {
   PtoType *a = opnd(v, 0), *r = res(v, 0);
-  if (known_attrs(v, no_attrs) || all_tiles(v, 0) || all_vec(v, 0))
+  if (known_attrs(v, no_attrs) || all_tiles(v, 0)) return PTO_FAILURE;
+  if (v->id == PTO_PTO_TMOV_TRANS) {
+    PtoBufSpace d = pto_pto_tile_space(r);
+    if (need_space(v, "operand", 0, a, PTO_BUF_MAT,
+                   "tmov_trans moves L1 to L0A or L0B"))
+      return PTO_FAILURE;
+    if (d != PTO_BUF_LEFT && d != PTO_BUF_RIGHT)
+      return ERR(v, "result #0 must be in left or right (tmov_trans moves L1 "
+                    "to L0A or L0B), got '%s'", pto_buf_space_name(d));
+  } else if (all_vec(v, 0)) {
     return PTO_FAILURE;
+  }
   return need_shape(v, "result", 0, r, pto_pto_tile_cols(a),
                     pto_pto_tile_rows(a)) ||
          need_elem(v, "result", 0, r, pto_pto_tile_elem(a));
@@ -604,6 +654,9 @@ static PtoResult verify_kind(Verifier *v, PtoBlockCore core) {
   case PTO_PTO_KIND_SEL: return verify_sel(v);
   case PTO_PTO_KIND_ROWRED: return verify_reduce(v, true);
   case PTO_PTO_KIND_COLRED: return verify_reduce(v, false);
+  case PTO_PTO_KIND_ROWARG: return verify_arg(v, true);
+  case PTO_PTO_KIND_COLARG: return verify_arg(v, false);
+  case PTO_PTO_KIND_ARGCOMBINE: return verify_arg_combine(v);
   case PTO_PTO_KIND_ROWEXPAND: return verify_rowexpand(v);
   case PTO_PTO_KIND_TRANS: return verify_trans(v);
   case PTO_PTO_KIND_GATHER: return verify_gather(v);

@@ -33,6 +33,10 @@ const char *const *pto_pypto_op_attrs(PtoPyptoOp id) {
   static const char *const topk[] = {PTO_ATTR_K, PTO_ATTR_DIM, PTO_ATTR_LARGEST, NULL};
   static const char *const eps[] = {PTO_ATTR_EPS, NULL};
   static const char *const random[] = {PTO_ATTR_KEY, PTO_ATTR_COUNTER, NULL};
+  static const char *const scatter[] = {PTO_ATTR_DIM, PTO_ATTR_REDUCE, NULL};
+  static const char *const index_add[] = {PTO_ATTR_DIM, PTO_ATTR_UB, NULL};
+  if (id == PTO_PYPTO_SCATTER) return scatter;
+  if (id == PTO_PYPTO_INDEX_ADD) return index_add;
   switch (pto_pypto_kind(id)) {
   case PTO_PYPTO_KIND_UNARY: return pto_unary_row_attrs(pto_pypto_unary_row(id));
   case PTO_PYPTO_KIND_CAST: return cast;

@@ -187,6 +187,38 @@ PtoResult pypto_infer_bitcast(PyInfer *in) {
   return PTO_SUCCESS;
 }
 
+/* scatter (torch.scatter): index has the input's rank, no dim larger than
+ * src's, and none but `dim` larger than the input's; src has the input's
+ * element type. The result is the input's type. */
+static PtoResult infer_scatter_elements(PyInfer *in, const PtoShape *s,
+                                        const PtoShape *ix, PtoType *e,
+                                        unsigned dim) {
+  static const char *const reduce[] = {"add", "multiply", NULL};
+  PtoShape src;
+  PtoType *es;
+  if (pypto_opnd_class(in, 0, pto_pypto_dtypes(in->id)) ||
+      pypto_opnd_tensor(in, 2, &src, &es) ||
+      pto_opcheck_enum(&in->c, PTO_ATTR_REDUCE, reduce, "\"add\" or \"multiply\""))
+    return PTO_FAILURE;
+  if (es != e)
+    return ERR("src element type '%s' differs from the input's '%s'",
+               pto_opcheck_tstr(&in->c, es), pto_opcheck_tstr(&in->c, e));
+  if (ix->rank != s->rank || src.rank != s->rank)
+    return ERR("index rank %u and src rank %u must equal the input rank %u", ix->rank,
+               src.rank, s->rank);
+  for (unsigned d = 0; d < s->rank; d++) {
+    if (ix->dims[d] == PTO_DYN) continue;
+    if (d != dim && s->dims[d] != PTO_DYN && ix->dims[d] > s->dims[d])
+      return ERR("index dim %u is %" PRId64 ", larger than the input's %" PRId64, d,
+                 ix->dims[d], s->dims[d]);
+    if (src.dims[d] != PTO_DYN && ix->dims[d] > src.dims[d])
+      return ERR("index dim %u is %" PRId64 ", larger than src's %" PRId64, d,
+                 ix->dims[d], src.dims[d]);
+  }
+  pypto_set_res(in, in->c.opnd[0]);
+  return PTO_SUCCESS;
+}
+
 PtoResult pypto_infer_indexing(PyInfer *in, PtoPyptoKind k) {
   PtoShape s, ix, r;
   PtoType *e;
@@ -194,6 +226,7 @@ PtoResult pypto_infer_indexing(PyInfer *in, PtoPyptoKind k) {
   if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_opnd_indices(in, 1, &ix) ||
       pto_opcheck_dim(&in->c, true, 0, s.rank, &dim))
     return PTO_FAILURE;
+  if (in->id == PTO_PYPTO_SCATTER) return infer_scatter_elements(in, &s, &ix, e, dim);
   if (k == PTO_PYPTO_KIND_GATHER) {
     if (ix.rank != s.rank)
       return ERR("index rank %u differs from the input rank %u", ix.rank, s.rank);
@@ -214,8 +247,9 @@ PtoResult pypto_infer_indexing(PyInfer *in, PtoPyptoKind k) {
   }
   PtoShape src;
   PtoType *es;
+  bool ub;
   if (pypto_opnd_class(in, 0, pto_pypto_dtypes(in->id)) ||
-      pypto_opnd_tensor(in, 2, &src, &es))
+      pypto_opnd_tensor(in, 2, &src, &es) || pto_opcheck_flag(&in->c, PTO_ATTR_UB, &ub))
     return PTO_FAILURE;
   if (es != e || !pypto_compatible(&src, &r))
     return ERR("src must have type '%s', got '%s'",

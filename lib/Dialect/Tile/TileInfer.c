@@ -41,6 +41,12 @@ static const char *const *kind_attrs(PtoTileOp id) {
   static const char *const topk[] = {PTO_ATTR_K, PTO_ATTR_LARGEST, NULL};
   static const char *const random[] = {PTO_ATTR_KEY, PTO_ATTR_COUNTER, PTO_ATTR_ORIGIN,
                                        PTO_ATTR_FULL, NULL};
+  static const char *const scatter[] = {PTO_ATTR_STATIC_OFFSETS, PTO_ATTR_DIM,
+                                        PTO_ATTR_REDUCE, NULL};
+  static const char *const index_add[] = {PTO_ATTR_STATIC_OFFSETS, PTO_ATTR_DIM, PTO_ATTR_UB,
+                                          NULL};
+  if (id == PTO_TILE_SCATTER_ELEMENTS) return scatter;
+  if (id == PTO_TILE_INDEX_ADD) return index_add;
   switch (pto_tile_kind(id)) {
   case PTO_TILE_KIND_UNARY: return pto_unary_row_attrs(pto_tile_unary_row(id));
   case PTO_TILE_KIND_CAST: return cast;
@@ -654,10 +660,31 @@ static PtoResult infer_scatter(TileInfer *in) {
   PtoShape s;
   unsigned dim;
   int64_t win[PTO_MAX_RANK];
+  bool ub;
   if (opnd_tile_of_class(in, 0, &src) || opnd_index_tile(in, 2, true, &idx) ||
       index_window(in, 1, 3, src, "destination", &dim, win, &s) ||
-      index_length(in, idx, win, dim))
+      index_length(in, idx, win, dim) || pto_opcheck_flag(&in->c, PTO_ATTR_UB, &ub))
     return PTO_FAILURE;
+  set_res(in, in->c.opnd[1]);
+  return PTO_SUCCESS;
+}
+
+/* scatter_elements: the index tile has the src tile's shape; each element
+ * goes to the GM position of its own place in the window, along `dim` the
+ * position its index names. */
+static PtoResult infer_scatter_elements(TileInfer *in) {
+  static const char *const reduce[] = {"add", "multiply", NULL};
+  PtoType *src = NULL, *idx = NULL;
+  PtoShape s;
+  unsigned dim;
+  int64_t win[PTO_MAX_RANK];
+  if (opnd_tile_of_class(in, 0, &src) || opnd_index_tile(in, 2, false, &idx) ||
+      index_window(in, 1, 3, src, "destination", &dim, win, &s) ||
+      pto_opcheck_enum(&in->c, PTO_ATTR_REDUCE, reduce, "\"add\" or \"multiply\""))
+    return PTO_FAILURE;
+  if (pto_tile_with_elem(idx, pto_tile_elem(src)) != src)
+    return ERR("index tile '%s' must have the shape of the src tile '%s'", TSTR(idx),
+               TSTR(src));
   set_res(in, in->c.opnd[1]);
   return PTO_SUCCESS;
 }
@@ -780,7 +807,8 @@ PtoResult tile_infer(TileInfer *in) {
   case PTO_TILE_KIND_MATMUL: return infer_matmul(in);
   case PTO_TILE_KIND_GATHER: return infer_gather(in);
   case PTO_TILE_KIND_INDEX_SELECT: return infer_index_select(in);
-  case PTO_TILE_KIND_SCATTER: return infer_scatter(in);
+  case PTO_TILE_KIND_SCATTER:
+    return in->id == PTO_TILE_SCATTER_ELEMENTS ? infer_scatter_elements(in) : infer_scatter(in);
   case PTO_TILE_KIND_TOPK: return infer_topk(in);
   case PTO_TILE_KIND_TOPK_MERGE: return infer_topk_merge(in);
   case PTO_TILE_KIND_QUANTIZE: return infer_quantize(in);

@@ -199,4 +199,26 @@ PtoResult pto_emit_quant(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                          PtoEmitTile scale, LLVMValueRef rows,
                          LLVMValueRef cols, PtoError *err);
 
+/* ---- products and arg-reductions (EmitArgReduce.c) ---- */
+
+/* dst = the product of each row of src (Mx1), or with `col` of each
+ * column (1xN), in index order: floats in double rounded once, integers
+ * wrapping in their width (trowprod, tcolprod). */
+PtoResult pto_emit_prod(PtoEmit *e, bool col, PtoEmitTile dst, PtoEmitTile src,
+                        LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
+/* values, indices (i32) = the max (min) of each row (column) of src and
+ * its first position; the first NaN wins over every number
+ * (trowargmax, trowargmin, tcolargmax, tcolargmin). */
+PtoResult pto_emit_arg(PtoEmit *e, bool col, bool max, PtoEmitTile values,
+                       PtoEmitTile indices, PtoEmitTile src, LLVMValueRef rows,
+                       LLVMValueRef cols, PtoError *err);
+/* (values, indices) = (v1, i1) where v1 is strictly better than v0 or a
+ * NaN over a number, else (v0, i0), bit for bit (targmax_combine,
+ * targmin_combine). */
+PtoResult pto_emit_arg_combine(PtoEmit *e, bool max, PtoEmitTile values,
+                               PtoEmitTile indices, PtoEmitTile v0,
+                               PtoEmitTile i0, PtoEmitTile v1, PtoEmitTile i1,
+                               LLVMValueRef rows, LLVMValueRef cols,
+                               PtoError *err);
+
 #endif

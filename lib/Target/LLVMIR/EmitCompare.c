@@ -29,17 +29,13 @@ static LLVMValueRef compare(PtoEmit *e, PtoEmitCompare op, bool fp,
   return fp ? LLVMBuildFCmp(B, fpred[op], a, b, "") : LLVMBuildICmp(B, ipred[op], a, b, "");
 }
 
-typedef struct Cmp {
-  PtoEmitCompare op;
-  PtoEmitTile dst, a, b;
-} Cmp;
-
-static void cmp_elem(PtoEmit *e, LLVMValueRef r, LLVMValueRef c, const void *user) {
-  const Cmp *k = user;
-  LLVMValueRef x = pto_emit_load(e, k->a.dtype, pto_emit_elem_ptr(e, k->a, r, c), 0);
-  LLVMValueRef y = pto_emit_load(e, k->b.dtype, pto_emit_elem_ptr(e, k->b, r, c), 0);
-  LLVMValueRef m = compare(e, k->op, is_float(k->a.dtype), x, y);
-  pto_emit_store_bits(e, PTO_DT_BOOL, pto_emit_elem_ptr(e, k->dst, r, c),
+static void cmp_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
+                     LLVMValueRef c) {
+  PtoEmitTile a = t->src[0], b = t->src[1];
+  LLVMValueRef x = pto_emit_load(e, a.dtype, pto_emit_elem_ptr(e, a, r, c), 0);
+  LLVMValueRef y = pto_emit_load(e, b.dtype, pto_emit_elem_ptr(e, b, r, c), 0);
+  LLVMValueRef m = compare(e, (PtoEmitCompare)t->op, is_float(a.dtype), x, y);
+  pto_emit_store_bits(e, PTO_DT_BOOL, pto_emit_elem_ptr(e, t->dst, r, c),
                       LLVMBuildZExt(B, m, LLVMInt8TypeInContext(e->ctx), ""));
 }
 
@@ -49,42 +45,32 @@ PtoResult pto_emit_compare(PtoEmit *e, PtoEmitCompare op, PtoEmitTile dst,
   if (!is_float(a.dtype) && !is_int(a.dtype))
     return pto_error_set(err, "a comparison of %s tiles has no LLVM translation yet",
                          pto_dtype_name(a.dtype));
-  if (a.dtype != b.dtype || dst.dtype != PTO_DT_BOOL)
-    return pto_error_set(err, "a comparison needs two tiles of one element type "
-                         "and an i1 result, not %s, %s -> %s",
-                         pto_dtype_name(a.dtype), pto_dtype_name(b.dtype),
-                         pto_dtype_name(dst.dtype));
-  Cmp k = {op, dst, a, b};
-  pto_emit_each(e, rows, cols, cmp_elem, &k);
-  return PTO_SUCCESS;
+  PtoEmitTiles t = {.dst = dst, .src = {a, b}, .op = op};
+  return pto_emit_tiles_each(
+      e, &t, 2, a.dtype == b.dtype && dst.dtype == PTO_DT_BOOL,
+      "a comparison needs two tiles of one element type and an i1 result",
+      rows, cols, cmp_elem, err);
 }
 
-typedef struct Sel {
-  PtoEmitTile dst, mask, a, b;
-} Sel;
-
-static void sel_elem(PtoEmit *e, LLVMValueRef r, LLVMValueRef c, const void *user) {
-  const Sel *k = user;
-  PtoDType dt = k->dst.dtype;
-  LLVMValueRef m = pto_emit_load_bits(e, PTO_DT_BOOL, pto_emit_elem_ptr(e, k->mask, r, c));
-  LLVMValueRef x = pto_emit_load_bits(e, dt, pto_emit_elem_ptr(e, k->a, r, c));
-  LLVMValueRef y = pto_emit_load_bits(e, dt, pto_emit_elem_ptr(e, k->b, r, c));
+static void sel_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
+                     LLVMValueRef c) {
+  PtoDType dt = t->dst.dtype;
+  LLVMValueRef m = pto_emit_load_bits(e, PTO_DT_BOOL, pto_emit_elem_ptr(e, t->src[0], r, c));
+  LLVMValueRef x = pto_emit_load_bits(e, dt, pto_emit_elem_ptr(e, t->src[1], r, c));
+  LLVMValueRef y = pto_emit_load_bits(e, dt, pto_emit_elem_ptr(e, t->src[2], r, c));
   /* any nonzero byte is true, as the interpreter reads a mask */
   LLVMValueRef on = LLVMBuildICmp(B, LLVMIntNE, m, LLVMConstNull(LLVMTypeOf(m)), "");
-  pto_emit_store_bits(e, dt, pto_emit_elem_ptr(e, k->dst, r, c),
+  pto_emit_store_bits(e, dt, pto_emit_elem_ptr(e, t->dst, r, c),
                       LLVMBuildSelect(B, on, x, y, ""));
 }
 
 PtoResult pto_emit_select(PtoEmit *e, PtoEmitTile dst, PtoEmitTile mask,
                           PtoEmitTile a, PtoEmitTile b, LLVMValueRef rows,
                           LLVMValueRef cols, PtoError *err) {
-  if (mask.dtype != PTO_DT_BOOL || a.dtype != dst.dtype || b.dtype != dst.dtype ||
-      !pto_emit_storage_type(e, dst.dtype))
-    return pto_error_set(err, "a selection needs an i1 mask and tiles of one "
-                         "element type, not %s, %s, %s -> %s",
-                         pto_dtype_name(mask.dtype), pto_dtype_name(a.dtype),
-                         pto_dtype_name(b.dtype), pto_dtype_name(dst.dtype));
-  Sel k = {dst, mask, a, b};
-  pto_emit_each(e, rows, cols, sel_elem, &k);
-  return PTO_SUCCESS;
+  PtoEmitTiles t = {.dst = dst, .src = {mask, a, b}};
+  return pto_emit_tiles_each(
+      e, &t, 3,
+      mask.dtype == PTO_DT_BOOL && a.dtype == dst.dtype && b.dtype == dst.dtype,
+      "a selection needs an i1 mask and tiles of one element type", rows,
+      cols, sel_elem, err);
 }

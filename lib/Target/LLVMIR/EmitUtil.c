@@ -1,7 +1,9 @@
 /* Shared builders of the instruction-semantics emitters (EmitUtil.h). */
 #include "Target/LLVMIR/EmitUtil.h"
 
+#include <assert.h>
 #include <llvm-c/DebugInfo.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "Support/Alloc.h"
@@ -220,4 +222,33 @@ void pto_emit_each(PtoEmit *e, LLVMValueRef rows, LLVMValueRef cols,
   fn(e, lr.iv, lc.iv, user);
   pto_emit_loop_end(e, &lc);
   pto_emit_loop_end(e, &lr);
+}
+
+typedef struct TilesEach {
+  const PtoEmitTiles *t;
+  PtoEmitTilesFn fn;
+} TilesEach;
+
+static void tiles_elem(PtoEmit *e, LLVMValueRef r, LLVMValueRef c, const void *user) {
+  const TilesEach *k = user;
+  k->fn(e, k->t, r, c);
+}
+
+PtoResult pto_emit_tiles_each(PtoEmit *e, const PtoEmitTiles *t, unsigned nsrc,
+                              bool ok, const char *needs, LLVMValueRef rows,
+                              LLVMValueRef cols, PtoEmitTilesFn fn,
+                              PtoError *err) {
+  assert(nsrc >= 1 && nsrc <= 3);
+  if (!ok || !pto_emit_storage_type(e, t->dst.dtype)) {
+    char list[96] = "";
+    size_t n = 0;
+    for (unsigned i = 0; i < nsrc; i++)
+      n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "",
+                            pto_dtype_name(t->src[i].dtype));
+    return pto_error_set(err, "%s, not %s -> %s", needs, list,
+                         pto_dtype_name(t->dst.dtype));
+  }
+  TilesEach k = {t, fn};
+  pto_emit_each(e, rows, cols, tiles_elem, &k);
+  return PTO_SUCCESS;
 }

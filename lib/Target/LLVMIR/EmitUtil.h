@@ -51,6 +51,26 @@ typedef void (*PtoEmitElemFn)(PtoEmit *e, LLVMValueRef r, LLVMValueRef c,
 void pto_emit_each(PtoEmit *e, LLVMValueRef rows, LLVMValueRef cols,
                    PtoEmitElemFn fn, const void *user);
 
+/* The operands of a per-element instruction: its result tile, up to three
+ * source tiles, the emitter's own op code and one scalar its body needs
+ * (a row length, a key). */
+typedef struct PtoEmitTiles {
+  PtoEmitTile dst;
+  PtoEmitTile src[3];
+  int op;
+  LLVMValueRef extra;
+} PtoEmitTiles;
+typedef void (*PtoEmitTilesFn)(PtoEmit *e, const PtoEmitTiles *t,
+                               LLVMValueRef r, LLVMValueRef c);
+/* What every per-element emitter does around its body: when the element
+ * types are `ok`, the loop nest over rows x cols with fn per element;
+ * otherwise nothing is emitted and err says "<needs>, not <the nsrc
+ * sources' dtypes> -> <dst's dtype>". */
+PtoResult pto_emit_tiles_each(PtoEmit *e, const PtoEmitTiles *t, unsigned nsrc,
+                              bool ok, const char *needs, LLVMValueRef rows,
+                              LLVMValueRef cols, PtoEmitTilesFn fn,
+                              PtoError *err);
+
 /* The type elements of dtype are stored as, and the type they are
  * computed in (float for f32, f16 and bf16). NULL for the dtypes the
  * emitters do not handle. */

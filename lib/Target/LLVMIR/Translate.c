@@ -207,10 +207,17 @@ static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
   bool load = kind == PTO_PTO_KIND_LOAD;
   PtoValue *tv = load ? pto_op_result(op, 0) : pto_op_operand(op, 0);
   PtoValue *tensor = pto_op_operand(op, load ? 0 : 1);
-  if (pto_failed(tile_of(t, op, tv, &tile)) ||
-      pto_failed(window_of(t, op, tensor, tv, tile.dtype, &gm)))
-    return PTO_FAILURE;
-  PtoResult r = load ? pto_emit_copy(&t->e, tile, gm, rows_of(t, tv),
+  PtoDType gdt;
+  if (pto_failed(tile_of(t, op, tv, &tile))) return PTO_FAILURE;
+  if (!pto_dtype_from_type(pto_type_tensor_elem(pto_value_type(tensor)), &gdt))
+    gdt = tile.dtype;
+  if (pto_failed(window_of(t, op, tensor, tv, gdt, &gm))) return PTO_FAILURE;
+  /* an f32 accumulator stored into f16 / bf16: FIX rounds it on the way */
+  PtoCastMode rne = {PTO_ROUND_RINT, PTO_SAT_WRAP};
+  PtoResult r = !load && gdt != tile.dtype
+                    ? pto_emit_cast(&t->e, rne, gm, tile, rows_of(t, tv),
+                                    cols_of(t, tv), &err)
+                : load ? pto_emit_copy(&t->e, tile, gm, rows_of(t, tv),
                                      cols_of(t, tv), &err)
                 : streams(tensor) ? pto_emit_copy_streaming(&t->e, gm, tile, rows_of(t, tv),
                                                            cols_of(t, tv), &err)
@@ -293,10 +300,16 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
     r = pto_emit_unary(&t->e, unary_of(id), dst, a, rows, cols, &err);
     break;
   case PTO_PTO_KIND_ROWRED:
+    if (id == PTO_PTO_TROWPROD) {
+      r = pto_emit_prod(&t->e, false, dst, a, rows, cols, &err);
+      break;
+    }
     r = pto_emit_row_reduce(&t->e, reduce_of(id), dst, a, rows, cols, &err);
     break;
   case PTO_PTO_KIND_COLRED:
-    if (id == PTO_PTO_TCOLSUM && (a.dtype == PTO_DT_F16 || a.dtype == PTO_DT_BF16))
+    if (id == PTO_PTO_TCOLPROD)
+      r = pto_emit_prod(&t->e, true, dst, a, rows, cols, &err);
+    else if (id == PTO_PTO_TCOLSUM && (a.dtype == PTO_DT_F16 || a.dtype == PTO_DT_BF16))
       r = pto_emit_col_sum_narrow(&t->e, dst, a, rows, cols, &err);
     else
       r = pto_emit_col_reduce(&t->e, reduce_of(id), dst, a, rows, cols, &err);
@@ -375,6 +388,28 @@ static PtoResult emit_topk(Tr *t, PtoOp *op) {
                                pto_op_attr_int(op, "k", 1),
                                !l || pto_attr_int_value(l) != 0, &err),
                  &err);
+}
+
+/* trowarg*, tcolarg* and targ*_combine: two results, one or four tiles. */
+static PtoResult emit_arg(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
+  PtoEmitTile v, i, in[4];
+  unsigned n = kind == PTO_PTO_KIND_ARGCOMBINE ? 4 : 1;
+  if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &v)) ||
+      pto_failed(tile_of(t, op, pto_op_result(op, 1), &i)))
+    return PTO_FAILURE;
+  for (unsigned k = 0; k < n; k++)
+    if (pto_failed(tile_of(t, op, pto_op_operand(op, k), &in[k]))) return PTO_FAILURE;
+  PtoValue *a = pto_op_operand(op, 0);
+  bool max = id == PTO_PTO_TROWARGMAX || id == PTO_PTO_TCOLARGMAX ||
+             id == PTO_PTO_TARGMAX_COMBINE;
+  PtoError err;
+  PtoResult r =
+      kind == PTO_PTO_KIND_ARGCOMBINE
+          ? pto_emit_arg_combine(&t->e, max, v, i, in[0], in[1], in[2], in[3],
+                                 rows_of(t, a), cols_of(t, a), &err)
+          : pto_emit_arg(&t->e, kind == PTO_PTO_KIND_COLARG, max, v, i, in[0],
+                         rows_of(t, a), cols_of(t, a), &err);
+  return emitted(op, r, &err);
 }
 
 static PtoResult emit_matmul(Tr *t, PtoOp *op, PtoPtoOp id) {
@@ -477,6 +512,9 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
   case PTO_PTO_KIND_SORT32:
   case PTO_PTO_KIND_MRGSORT: return emit_select_sort(t, op, kind);
   case PTO_PTO_KIND_TOPK: return emit_topk(t, op);
+  case PTO_PTO_KIND_ROWARG:
+  case PTO_PTO_KIND_COLARG:
+  case PTO_PTO_KIND_ARGCOMBINE: return emit_arg(t, op, id, kind);
   default: return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
   }
 }
