@@ -163,6 +163,16 @@ PtoResult pto_kernel_matmul(const PtoNdArray *a, const PtoNdArray *b,
                             PtoDType acc_dtype, const PtoNdArray *out,
                             PtoKernelError *err);
 
+/* The dequantising matmul (PyPTO's matmul with extend_params scale /
+ * scale_tensor): the i8 product accumulates exactly in i32, then leaves
+ * the accumulator as f32(acc) * scale computed in f32, through relu when
+ * asked, and rounded to out's float dtype. scale broadcasts to out:
+ * rank 0 for one per-tensor scale, [1, N] per output channel. */
+PtoResult pto_kernel_matmul_dequant(const PtoNdArray *a, const PtoNdArray *b,
+                                    bool a_trans, bool b_trans,
+                                    const PtoNdArray *scale, bool relu,
+                                    const PtoNdArray *out, PtoKernelError *err);
+
 /* ---- composites (computed in double, rounded once) ---- */
 
 /* exp(x - max) / sum(exp(x - max)) along `dim`; out has x's shape. */

@@ -290,11 +290,24 @@ static PtoResult h_matmul(PtoInterpFrame *f, PtoOp *op, void *user) {
   shape[rank++] = n;
   PtoTensor *t = interp_new_result(f, op, 0, rank, shape);
   if (!t) return PTO_FAILURE;
-  PtoDType acc;
-  pto_interp_type_dtype(pto_pypto_get_acc_dtype(op), &acc);
   PtoKernelError err;
-  PtoResult r = pto_kernel_matmul(a, b, at, bt, NULL, acc, pto_tensor_array(t),
-                                  &err);
+  PtoResult r;
+  double s;
+  float s32 = 0;
+  PtoNdArray one = {.dtype = PTO_DT_F32, .rank = 0, .data = &s32, .nbytes = sizeof s32};
+  const PtoNdArray *scale = pto_pypto_get_scale_tensor(op) ? interp_tensor_arg(f, op, 2)
+                            : pto_pypto_get_scale(op, &s) ? (s32 = (float)s, &one)
+                                                          : NULL;
+  if (scale) {
+    r = pto_kernel_matmul_dequant(a, b, at, bt, scale, pto_pypto_get_relu(op),
+                                  pto_tensor_array(t), &err);
+  } else {
+    PtoDType acc;
+    pto_interp_type_dtype(pto_pypto_get_acc_dtype(op), &acc);
+    r = pto_kernel_matmul(a, b, at, bt, NULL, acc, pto_tensor_array(t), &err);
+    if (r == PTO_SUCCESS && pto_pypto_get_relu(op))
+      r = pto_kernel_unary(PTO_UNARY_RELU, pto_tensor_array(t), pto_tensor_array(t), &err);
+  }
   return interp_finish(f, op, t, r, &err);
 }
 

@@ -144,3 +144,28 @@ PtoResult pto_kernel_dequantize(const PtoNdArray *q, const PtoNdArray *scale,
   } while (kernel_iter_next(&it));
   return PTO_SUCCESS;
 }
+
+PtoResult pto_kernel_matmul_dequant(const PtoNdArray *a, const PtoNdArray *b,
+                                    bool a_trans, bool b_trans,
+                                    const PtoNdArray *scale, bool relu,
+                                    const PtoNdArray *out, PtoKernelError *err) {
+  if (a->dtype != PTO_DT_I8 || !pto_dtype_is_float(out->dtype))
+    return pto_error_set(err, "a dequantising matmul needs i8 operands and a float "
+                         "output, got %s and %s", pto_dtype_name(a->dtype),
+                         pto_dtype_name(out->dtype));
+  PtoNdArray *acc = pto_ndarray_create(PTO_DT_I32, out->rank, out->shape, err);
+  PtoNdArray *f = out->dtype == PTO_DT_F32 ? NULL
+                  : pto_ndarray_create(PTO_DT_F32, out->rank, out->shape, err);
+  const PtoNdArray *mid = f ? f : out;
+  PtoResult r = acc && (f || out->dtype == PTO_DT_F32) ? PTO_SUCCESS : PTO_FAILURE;
+  if (r == PTO_SUCCESS) r = pto_kernel_matmul(a, b, a_trans, b_trans, NULL, PTO_DT_I32, acc, err);
+  if (r == PTO_SUCCESS) r = pto_kernel_dequantize(acc, scale, mid, err);
+  if (r == PTO_SUCCESS && relu) r = pto_kernel_unary(PTO_UNARY_RELU, mid, mid, err);
+  /* the f32 values rounded once more to a narrower result, as the FIX pipe
+   * (and the Tile level's tile.cast) does */
+  if (r == PTO_SUCCESS && f)
+    r = pto_kernel_cast(f, out, PTO_CAST_DEFAULT, err);
+  pto_ndarray_destroy(acc);
+  pto_ndarray_destroy(f);
+  return r;
+}

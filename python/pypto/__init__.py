@@ -42,6 +42,7 @@ from ._ops import (CastMode, ReLuType, SaturationMode, abs, acos, acosh, add, am
 from ._ops import atomic_add, index_add, index_add_, normal, uniform
 from ._ops import index_add__ub, index_add_ub, scatter, scatter_
 from ._ops import fillpad
+from ._conv import conv
 from ._composite import (arange, argsort, atan2, axpy_, deinterleave, interleave, bitwise_and, bitwise_left_shift,
                          bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
                          cumprod, cumsum, ceil_div, clone, expand_clone, expand_exp_dif,
@@ -62,7 +63,7 @@ __version__ = "0.1.0"
 # PyPTO ops this package does not implement (yet): using one is an
 # UnsupportedOpError at the line that names it, not a confusing failure.
 _NOT_PROVIDED = frozenset("""
-conv copysign
+copysign
 indexput_
 logical_or quant_mx scaled_mm
 sort var_mean

@@ -131,7 +131,8 @@ def _set_tile_fields(obj, vals, what):
 
 def set_conv_tile_shapes(tile_l1_info, tile_l0_info=None):
     """The convolution tiles of the kernel being traced. Recorded only:
-    this compiler has no convolution op (see docs/python.md)."""
+    pypto.conv is a sum of matmuls here, tiled by set_cube_tile_shapes
+    (see docs/python.md)."""
     loc = user_loc()
     if not isinstance(tile_l1_info, TileL1Info) or isinstance(tile_l1_info, TileL0Info):
         raise error_at(TypeError, loc, "set_conv_tile_shapes: tile_l1_info must be a "

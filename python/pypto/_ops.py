@@ -504,7 +504,11 @@ def matmul(input, mat2, out_dtype=None, *, a_trans=False, b_trans=False,
            c_matrix_nz=False, extend_params=None):
     """input @ mat2 with out_dtype results (default: the inputs' float type,
     DT_INT32 for DT_INT8). extend_params may add a bias ({'bias_tensor':
-    t}) and a ReLU ({'relu_type': pypto.ReLuType.RELU})."""
+    t}), a ReLU ({'relu_type': pypto.ReLuType.RELU}) and, for DT_INT8
+    inputs, a dequantisation to DT_FP16 / DT_BF16 / DT_FP32 on the way out
+    of the i32 accumulator: {'scale': float} per tensor or {'scale_tensor':
+    t} per output channel (t of shape [1, N]: DT_FP32, or DT_INT64 holding
+    the f32 bits in its low 32 bits as PyPTO's FIX pipe reads them)."""
     loc = user_loc()
     a, b = _tensor(input), _tensor(mat2, "mat2")
     attrs = {}
@@ -519,10 +523,17 @@ def matmul(input, mat2, out_dtype=None, *, a_trans=False, b_trans=False,
     params = dict(extend_params or {})
     bias = params.pop("bias_tensor", None)
     relu_type = params.pop("relu_type", None)
+    scale = params.pop("scale", None)
+    scale_tensor = params.pop("scale_tensor", None)
     if params:
         raise error_at(UnsupportedError, loc, "matmul extend_params "
-                       + ", ".join(sorted(params)) + " not supported (bias_tensor and "
-                       "relu_type are)")
+                       + ", ".join(sorted(params)) + " not supported (bias_tensor, "
+                       "relu_type, scale and scale_tensor are)")
+    if relu_type is not None and relu_type not in (ReLuType.NO_RELU, ReLuType.RELU):
+        raise error_at(ValueError, loc, f"matmul: relu_type must be a pypto.ReLuType, "
+                       f"got {relu_type!r}")
+    relu = relu_type == ReLuType.RELU
+    operands = _dequant_params(a, scale, scale_tensor, bias, attrs, loc)
     valid = None
     if a._valid is not None or b._valid is not None:
         # zeros beyond the valid shape add nothing along K; the rows and
@@ -534,14 +545,54 @@ def matmul(input, mat2, out_dtype=None, *, a_trans=False, b_trans=False,
         a = _fill_invalid(a, 0, loc) if a._valid is not None else a
         b = _fill_invalid(b, 0, loc) if b._valid is not None else b
         valid = (m, n)
-    out = _one("matmul", [a._value, b._value], attrs, loc, vec=True, cube=True)
+    if relu and bias is None:
+        attrs["relu"] = None     # applied on the way out of the accumulator
+    out = _one("matmul", [a._value, b._value] + operands, attrs, loc, vec=True, cube=True)
     if valid is not None:
         _set_valid(out, list(out._dims[:-2]) + list(valid))
     if bias is not None:
         out = _one("add", [out._value, _tensor(bias, "bias_tensor")._value], loc=loc)
-    if relu_type is not None and relu_type == ReLuType.RELU:
-        out = _one("relu", [out._value], loc=loc)
+        if relu:
+            out = _one("relu", [out._value], loc=loc)
     return out
+
+
+def _dequant_params(a, scale, scale_tensor, bias, attrs, loc):
+    """matmul's dequantisation: sets the `scale` attribute or gives the
+    per-channel scale operand (a [1, N] f32 tensor)."""
+    if scale is None and scale_tensor is None:
+        return []
+    if _elem(a) != "i8":
+        raise error_at(UnsupportedError, loc, "matmul: extend_params scale / scale_tensor "
+                       "dequantise DT_INT8 products; quantising float products to DT_INT8 "
+                       "is not supported")
+    if scale is not None and scale_tensor is not None:
+        raise error_at(ValueError, loc, "matmul: give extend_params scale or scale_tensor, "
+                       "not both")
+    if bias is not None:
+        raise error_at(UnsupportedError, loc, "matmul: bias_tensor together with a "
+                       "dequantising scale is not supported")
+    if scale is not None:
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)):
+            raise error_at(TypeError, loc, f"matmul: extend_params scale must be a float, "
+                           f"got {scale!r}")
+        attrs["scale"] = _float_text(float(struct.unpack("<f", struct.pack("<f", scale))[0]),
+                                     "f32")
+        return []
+    st = _tensor(scale_tensor, "scale_tensor")
+    if _elem(st) == "i64":
+        # PyPTO's per-channel scale: the f32 bits in the low half of each
+        # 64-bit element (little-endian: the first f32 of each pair)
+        dims = [concrete(d) for d in st._dims]
+        if len(dims) != 2 or None in dims:
+            raise error_at(ValueError, loc, "matmul: scale_tensor must have the static "
+                           f"shape [1, N], got {list(st._dims)}")
+        pairs = reshape(_bitcast(st, DataType.DT_FP32, loc), [dims[0], dims[1], 2])
+        st = reshape(view(pairs, [dims[0], dims[1], 1], [0, 0, 0]), dims)
+    elif _elem(st) != "f32":
+        raise error_at(TypeError, loc, "matmul: scale_tensor must be DT_FP32, or DT_INT64 "
+                       f"holding f32 bits, got {_dtypes.from_ir(_elem(st)).name}")
+    return [st._value]
 
 
 class ReLuType:

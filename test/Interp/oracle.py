@@ -837,6 +837,46 @@ def suite_matmul():
                  % (attr, ttype(sa, dt), ttype(sb, dt), ttype(shape, odt))],
                 ["%r0"], [(want, odt)], "exact" if dt == "i8" else 4)
 
+    # the way out of the accumulator (PyPTO's extend_params): i8 sums kept
+    # exactly in i32, then f32(acc) * scale in f32, relu, rounded to the result
+    for sa, sb, at, bt in cases[:4] + cases[6:]:
+        for odt, per_channel, relu in [("f16", False, True), ("bf16", True, False),
+                                       ("f32", True, True), ("f16", True, True),
+                                       ("bf16", False, False)]:
+            a, b = rand(sa, "i8"), rand(sb, "i8")
+            acc = matmul_ref(a.astype(object), b.astype(object), at, bt, None)
+            n = np.shape(acc)[-1]
+            scale = (round_to(RNG.uniform(-0.02, 0.02, size=(1, n)), "f32") if per_channel
+                     else float(np.float32(0.0137)))
+            want = round_to(np.asarray(acc, dtype=np.float64).astype(np.float32)
+                            .astype(np.float64) * scale, "f32")
+            if relu:
+                want = np.maximum(want, 0.0)
+            attrs = (["a_trans"] if at else []) + (["b_trans"] if bt else [])
+            attrs += ["relu"] if relu else []
+            args = [T(a, "i8"), T(b, "i8")]
+            operands, types = "%a0, %a1", [ttype(sa, "i8"), ttype(sb, "i8")]
+            if per_channel:
+                args.append(T(scale, "f32"))
+                operands += ", %a2"
+                types.append(ttype((1, n), "f32"))
+            else:
+                attrs.append("scale = %.9e : f32" % scale)
+            attr = " {%s}" % ", ".join(attrs) if attrs else ""
+            run("matmul-dequant-%s-%s-%s-%s%s%s%s" % (
+                odt, "channel" if per_channel else "tensor", "x".join(map(str, sa)),
+                "x".join(map(str, sb)), "T" if at else "", "T" if bt else "",
+                "-relu" if relu else ""),
+                args, ["%%r0 = pypto.matmul %s%s : %s -> %s"
+                       % (operands, attr, ", ".join(types), ttype(np.shape(acc), odt))],
+                ["%r0"], [(round_to(want, odt), odt)])
+    # relu on the way out of a float product
+    a, b = rand((5, 7), "f32"), rand((7, 3), "f32")
+    run("matmul-relu-f32", [T(a, "f32"), T(b, "f32")],
+        ["%%r0 = pypto.matmul %%a0, %%a1 {relu} : %s, %s -> %s"
+         % (ttype((5, 7), "f32"), ttype((7, 3), "f32"), ttype((5, 3), "f32"))],
+        ["%r0"], [(np.maximum(matmul_ref(a, b, False, False, None), 0.0), "f32")], 4)
+
 
 def suite_shape():
     for dt in NUMERIC + ["i1"]:

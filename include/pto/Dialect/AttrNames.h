@@ -36,6 +36,10 @@
 #define PTO_ATTR_A_TRANS "a_trans"
 #define PTO_ATTR_B_TRANS "b_trans"
 #define PTO_ATTR_ACC_DTYPE "acc_dtype"
+/* matmul's way out of the accumulator (PyPTO's extend_params): the
+ * per-tensor dequantisation scale and the activation */
+#define PTO_ATTR_SCALE "scale"
+#define PTO_ATTR_RELU "relu"
 /* topk */
 #define PTO_ATTR_K "k"
 #define PTO_ATTR_LARGEST "largest"
@@ -63,7 +67,8 @@
   X(PERM) X(MODE) X(SATMODE) X(APPROXIMATE) X(A_TRANS) X(B_TRANS)           \
   X(ACC_DTYPE) X(K) X(LARGEST) X(EPS) X(KEY) X(COUNTER) X(ORIGIN) X(FULL)   \
   X(SHAPE) X(DTYPE) X(OUT_DTYPE)                                            \
-  X(REDUCE) X(UB)
+  X(REDUCE) X(UB)                                                           \
+  X(SCALE) X(RELU)
 
 typedef enum PtoAttrNameId {
 #define PTO_ATTR_ID_(ID) PTO_ATTR_ID_##ID,

@@ -98,6 +98,12 @@ bool pto_pypto_get_gelu_tanh(const PtoOp *op);
 bool pto_pypto_get_a_trans(const PtoOp *op);
 bool pto_pypto_get_b_trans(const PtoOp *op);
 PtoType *pto_pypto_get_acc_dtype(const PtoOp *op); /* defaulted */
+/* The way out of the accumulator: a per-tensor scale (the `scale`
+ * attribute; false without one), a per-channel scale tensor (operand #2,
+ * NULL without one) and `relu`. */
+bool pto_pypto_get_scale(const PtoOp *op, double *scale);
+PtoValue *pto_pypto_get_scale_tensor(const PtoOp *op);
+bool pto_pypto_get_relu(const PtoOp *op);
 /* topk */
 int64_t pto_pypto_get_k(const PtoOp *op);
 bool pto_pypto_get_largest(const PtoOp *op);

@@ -4,7 +4,10 @@
  * operand). Partial products are kept in the accumulation type; the last
  * step produces the result's element type. Batch dims broadcast as in
  * pypto.matmul; transposed operands are read as transposed tiles. The L0
- * sizes are for the passes that move tiles into L0. */
+ * sizes are for the passes that move tiles into L0. A dequantising matmul
+ * keeps its i32 sums to the end and leaves each result tile through vector
+ * ops: cast to f32, times the scale (a constant, or the scale's [1, nL1]
+ * tile broadcast down the rows), relu when asked, cast to the result. */
 #include "TensorToTile.h"
 
 #include <string.h>
@@ -33,6 +36,33 @@ static PtoValue *operand_tile(Lowering *t, LoweredValue *v, const int64_t *boffs
   return lower_get_tile_at(t, v, o, s, 2);
 }
 
+/* The way out of a result tile `sum` (i32 sums when dequantising). */
+static PtoValue *epilogue(Lowering *t, PtoOp *op, PtoValue *sum, int64_t n0, int64_t ns,
+                          PtoType *out) {
+  double s;
+  PtoValue *st = pto_pypto_get_scale_tensor(op);
+  bool scaled = st || pto_pypto_get_scale(op, &s);
+  PtoType *ty = pto_value_type(sum);
+  int64_t shape[2] = {pto_tile_dim(ty, 0), pto_tile_dim(ty, 1)};
+  if (scaled) {
+    PtoType *f32 = pto_type_f32(t->ctx), *tf = pto_tile_type(t->ctx, shape, 2, f32);
+    sum = lower_emit(t, PTO_TILE_CAST, &sum, 1, tf, NULL, 0);
+    if (st) {
+      int64_t o[2] = {0, n0}, z[2] = {1, ns};
+      PtoValue *sc = lower_get_tile_at(t, lower_lookup(t, st), o, z, 2);
+      sum = lower_binary(t, PTO_TILE_MUL, sum, sc, tf);
+    } else {
+      PtoValue *ops[2] = {sum, lower_const_scalar(t, f32, (float)s, 0)};
+      sum = lower_emit(t, PTO_TILE_MULS, ops, 2, tf, NULL, 0);
+    }
+  }
+  if (pto_pypto_get_relu(op))
+    sum = lower_emit(t, PTO_TILE_RELU, &sum, 1, pto_value_type(sum), NULL, 0);
+  if (pto_tile_elem(pto_value_type(sum)) != out)
+    sum = lower_emit(t, PTO_TILE_CAST, &sum, 1, pto_tile_type(t->ctx, shape, 2, out), NULL, 0);
+  return sum;
+}
+
 PtoResult lower_matmul(Lowering *t, PtoOp *op) {
   PtoValue *a = pto_op_operand(op, 0), *b = pto_op_operand(op, 1);
   PtoType *rt = pto_value_type(pto_op_result(op, 0));
@@ -42,6 +72,9 @@ PtoResult lower_matmul(Lowering *t, PtoOp *op) {
     return PTO_FAILURE;
   bool at = pto_pypto_get_a_trans(op), bt = pto_pypto_get_b_trans(op);
   PtoType *acc = pto_pypto_get_acc_dtype(op), *out = pto_type_tensor_elem(rt);
+  double scale;
+  bool dequant = pto_pypto_get_scale_tensor(op) || pto_pypto_get_scale(op, &scale);
+  bool relu = pto_pypto_get_relu(op);
   PtoType *ta = pto_value_type(a);
   unsigned R = pto_type_tensor_rank(rt), Ra = pto_type_tensor_rank(ta), rb = R - 2;
   int64_t K = pto_type_tensor_dim(ta, at ? Ra - 2 : Ra - 1);
@@ -82,10 +115,10 @@ PtoResult lower_matmul(Lowering *t, PtoOp *op) {
       ops[2] = sum;
       bool last = k0 + ks >= K;
       int64_t shape[2] = {ms, ns};
-      PtoType *ty = pto_tile_type(t->ctx, shape, 2, last ? out : acc);
+      PtoType *ty = pto_tile_type(t->ctx, shape, 2, last && !dequant ? out : acc);
       sum = lower_emit(t, PTO_TILE_MATMUL, ops, sum ? 3 : 2, ty, attrs, na);
     }
-    res->grid.tiles[k] = sum;
+    res->grid.tiles[k] = dequant || relu ? epilogue(t, op, sum, n0, ns, out) : sum;
   }
   lower_mark_grid(t, res, 0);
   lower_bind(t, pto_op_result(op, 0), res);

@@ -25,7 +25,8 @@ const char *const *pto_pypto_op_attrs(PtoPyptoOp id) {
   static const char *const none[] = {NULL};
   static const char *const cast[] = {PTO_ATTR_MODE, PTO_ATTR_SATMODE, NULL};
   static const char *const reduce[] = {PTO_ATTR_DIM, PTO_ATTR_KEEPDIM, NULL};
-  static const char *const matmul[] = {PTO_ATTR_A_TRANS, PTO_ATTR_B_TRANS, PTO_ATTR_ACC_DTYPE, NULL};
+  static const char *const matmul[] = {PTO_ATTR_A_TRANS, PTO_ATTR_B_TRANS, PTO_ATTR_ACC_DTYPE,
+                                       PTO_ATTR_SCALE, PTO_ATTR_RELU, NULL};
   static const char *const window[] = {PTO_ATTR_STATIC_OFFSETS, NULL};
   static const char *const perm[] = {PTO_ATTR_PERM, NULL};
   static const char *const dim[] = {PTO_ATTR_DIM, NULL};

@@ -153,6 +153,17 @@ PtoType *pto_pypto_get_acc_dtype(const PtoOp *op) {
   return pto_elem_is_int(e) ? pto_type_int(pto_op_ctx(op), 32) : pto_type_f32(pto_op_ctx(op));
 }
 
+bool pto_pypto_get_scale(const PtoOp *op, double *scale) {
+  PtoAttr *a = pto_op_named_attr(op, PTO_ATTR_ID_SCALE);
+  if (!a || pto_attr_kind(a) != PTO_ATTR_FLOAT) return false;
+  *scale = pto_attr_float_value(a);
+  return true;
+}
+PtoValue *pto_pypto_get_scale_tensor(const PtoOp *op) {
+  return pto_op_num_operands(op) > 2 ? pto_op_operand(op, 2) : NULL;
+}
+bool pto_pypto_get_relu(const PtoOp *op) { return pto_op_named_flag(op, PTO_ATTR_ID_RELU); }
+
 int64_t pto_pypto_get_k(const PtoOp *op) { return pto_op_named_int(op, PTO_ATTR_ID_K, 1); }
 
 bool pto_pypto_get_largest(const PtoOp *op) {

@@ -95,6 +95,44 @@ static PtoResult infer_reduce(PyInfer *in, bool arg) {
   return PTO_SUCCESS;
 }
 
+/* The way out of matmul's accumulator (PyPTO's extend_params): `relu`,
+ * and for i8 operands a dequantisation to f16, bf16 or f32, by the f32
+ * `scale` attribute or by a per-channel f32 scale operand of shape
+ * [1, N]. *out is the result element type chosen so far (NULL: the
+ * default); on return it is the one the epilogue produces. */
+static PtoResult check_epilogue(PyInfer *in, PtoType *ea, const PtoShape *r,
+                                PtoType **out) {
+  bool relu;
+  if (pto_opcheck_flag(&in->c, PTO_ATTR_RELU, &relu)) return PTO_FAILURE;
+  PtoAttr *sa = pto_opcheck_attr(&in->c, PTO_ATTR_SCALE);
+  bool per_channel = in->c.nopnd == 3;
+  if (in->c.nopnd > 3)
+    return ERR("takes 2 operands, or 3 with a per-channel scale, got %u", in->c.nopnd);
+  if (sa && pto_attr_kind(sa) != PTO_ATTR_FLOAT)
+    return ERR("attribute 'scale' must be a float");
+  if (sa && per_channel)
+    return ERR("takes either the attribute 'scale' or a scale operand, not both");
+  if (!sa && !per_channel) return PTO_SUCCESS;
+  if (!pto_elem_is_int(ea))
+    return ERR("dequantisation ('scale' or a scale operand) needs i8 operands, got '%s'",
+               pto_opcheck_tstr(&in->c, in->c.opnd[0]));
+  PtoType *f32 = pto_type_f32(in->c.ctx);
+  if (!*out) *out = pto_type_float(in->c.ctx, PTO_F16);
+  if (!pto_elem_is_float(*out))
+    return ERR("result element type '%s' is not allowed for a dequantising matmul; "
+               "expected 'f16', 'bf16' or 'f32'", pto_opcheck_tstr(&in->c, *out));
+  if (per_channel) {
+    PtoShape s;
+    PtoType *es;
+    if (pypto_opnd_tensor(in, 2, &s, &es)) return PTO_FAILURE;
+    int64_t n = r->dims[r->rank - 1];
+    if (es != f32 || s.rank != 2 || s.dims[0] != 1 || s.dims[1] != n)
+      return ERR("operand #2 (the per-channel scale) must be a tensor<1x%lldxf32>, got '%s'",
+                 (long long)n, pto_opcheck_tstr(&in->c, in->c.opnd[2]));
+  }
+  return PTO_SUCCESS;
+}
+
 static PtoResult infer_matmul(PyInfer *in) {
   PtoShape a, b, r;
   PtoType *ea, *eb;
@@ -103,15 +141,25 @@ static PtoResult infer_matmul(PyInfer *in) {
       pypto_opnd_min_rank(in, 0, &a, 2) || pypto_opnd_min_rank(in, 1, &b, 2) ||
       pto_opcheck_same_elem(&in->c, ea, eb))
     return PTO_FAILURE;
-  PtoType *out, *acc;
+  PtoType *out, *acc, *chosen;
   if (chosen_elem(in, &out) ||
-      pto_opcheck_matmul_dtypes(&in->c, "tensors", ea, &out, &acc) ||
       pto_opcheck_flag(&in->c, PTO_ATTR_A_TRANS, &at) || pto_opcheck_flag(&in->c, PTO_ATTR_B_TRANS, &bt))
     return PTO_FAILURE;
   if (pto_shape_matmul(NULL, &a, "", at, &b, "", bt, &r) &&
       pto_shape_matmul(&in->c.site, &a, pto_opcheck_tstr(&in->c, in->c.opnd[0]), at, &b,
                        pto_opcheck_tstr(&in->c, in->c.opnd[1]), bt, &r))
     return PTO_FAILURE;
+  /* a dequantising epilogue decides the result type itself; the
+   * accumulator rules are those of the plain product */
+  bool dequant = pto_opcheck_attr(&in->c, PTO_ATTR_SCALE) || in->c.nopnd > 2;
+  chosen = dequant ? NULL : out;
+  if (pto_opcheck_matmul_dtypes(&in->c, "tensors", ea, &chosen, &acc)) return PTO_FAILURE;
+  if (dequant) {
+    if (check_epilogue(in, ea, &r, &out)) return PTO_FAILURE;
+  } else {
+    if (check_epilogue(in, ea, &r, &chosen)) return PTO_FAILURE;
+    out = chosen;
+  }
   pypto_set_res(in, pypto_tensor_of(in, &r, out));
   return PTO_SUCCESS;
 }

@@ -4,19 +4,17 @@ Tensor-level IR (DIR/kernel.pto), its inputs (DIR/in0.npy, ...) and the
 numpy reference of its output (DIR/want.npy).
 
 usage: dump_paged_decode.py SRC_ROOT DIR"""
-import importlib.util
 import os
 import sys
 
 import numpy as np
 
+from model_example import load
+
 
 def main():
     root, out_dir = sys.argv[1], sys.argv[2]
-    path = os.path.join(root, "examples", "python", "models", "paged_decode_attention.py")
-    spec = importlib.util.spec_from_file_location("paged_decode_attention", path)
-    ex = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(ex)
+    ex = load(root, "paged_decode_attention")
     kernel, err = ex.run()
     args = ex.inputs()
     with open(os.path.join(out_dir, "kernel.pto"), "w") as f:
