@@ -6,6 +6,7 @@
 #define PTO_TARGET_LLVMIR_FUSE_H
 
 #include "Target/LLVMIR/Emit.h"
+#include "pto/Dialect/PTO.h"
 #include "pto/IR.h"
 
 typedef struct PtoFuseStep {
