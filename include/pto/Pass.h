@@ -116,6 +116,11 @@ unsigned pto_pass_option_list(PtoPass *pass, const char *name, int64_t *out,
 bool pto_pass_option_is_set(PtoPass *pass, const char *name);
 void pto_pass_stat_add(PtoPass *pass, const char *name, int64_t delta);
 int64_t pto_pass_stat_get(PtoPass *pass, const char *name);
+/* Tells the pass manager that this run left the IR exactly as it found
+ * it (MLIR's markAllAnalysesPreserved): the IR verified before the pass,
+ * so the verifier the manager runs after each pass skips this run. Call
+ * it only when nothing was created, erased, moved or modified. */
+void pto_pass_mark_unchanged(PtoPass *pass);
 
 /* ------------------------------------------------------------------ */
 /* Pass manager                                                         */

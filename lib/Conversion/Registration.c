@@ -46,7 +46,10 @@ static const char *const block_passes[] = {"subgraph-dedup", "l1-reuse",
 static void register_lower_to_block(PtoContext *ctx) {
   const char *name = "pto-lower-to-block";
   if (pipeline_registered(ctx, name)) return;
-  char text[256] = "decompose,tile-expand,cv-partition";
+  /* cv-partition launches one kernel for identical subgraphs as it makes
+   * them: what subgraph-dedup would leave, without making and verifying
+   * every copy first */
+  char text[256] = "decompose,tile-expand,cv-partition{dedup=true}";
   for (unsigned i = 0; i < PTO_ARRAY_SIZE(block_passes); i++)
     if (pto_pass_lookup(ctx, block_passes[i])) {
       strcat(text, ",");

@@ -72,6 +72,7 @@ struct PtoPass {
   int64_t *stats;     /* def->num_statistics */
   void *state;
   double seconds;     /* wall time summed over every op it ran on */
+  bool unchanged;     /* the current run left the IR as it was */
   PtoArena arena;
 };
 

@@ -2,8 +2,8 @@
  * name. A nested manager runs on every op of its name directly inside the
  * ops its parent runs on. Passes run pass by pass over all those ops, so
  * that every stage of the pipeline exists as a whole (for dumps and
- * reports); each op is verified after each pass and the run stops at the
- * first failure. */
+ * reports); each op is verified after each pass that changed it and the
+ * run stops at the first failure. */
 #include "Pass/PassInternal.h"
 
 #include <string.h>
@@ -190,9 +190,11 @@ static PtoResult run_pass(RunState *rs, PtoPassManager *pm, PtoPass *pass,
                      : NULL;
   unsigned errors = pto_ctx_num_errors(ctx);
   double t0 = pto_now_seconds();
+  pass->unchanged = false;
   PtoResult r = pass->def->run(pass, op);
   pass->seconds += pto_now_seconds() - t0;
-  if (!r && root->verify_each) {
+  /* IR that verified before a pass that changed nothing still does */
+  if (!r && root->verify_each && !pass->unchanged) {
     t0 = pto_now_seconds();
     r = pto_op_verify(op);
     pm->verify_seconds += pto_now_seconds() - t0;

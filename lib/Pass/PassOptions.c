@@ -409,6 +409,8 @@ PtoContext *pto_pass_ctx(PtoPass *pass) { return pass->ctx; }
 const PtoPassDef *pto_pass_def(PtoPass *pass) { return pass->def; }
 void *pto_pass_state(PtoPass *pass) { return pass->state; }
 
+void pto_pass_mark_unchanged(PtoPass *pass) { pass->unchanged = true; }
+
 int64_t pto_pass_option_int(PtoPass *pass, const char *name) {
   const PassOptValue *v = find_opt(pass, name, PTO_OPT_INT, PTO_OPT_INT);
   return v ? v->i : 0;

@@ -198,6 +198,7 @@ static PtoResult run(PtoPass *pass, PtoOp *op) {
   for (unsigned i = 0; i < pto_op_num_regions(op); i++)
     simplify_region(&c, pto_op_region(op, i), &t);
   table_release(&t);
+  if (!c.to_erase.len && !c.num_cse && !c.num_dce) pto_pass_mark_unchanged(pass);
   pto_vec_foreach(&c.to_erase, o) pto_op_erase(*o);
   pto_vec_free(&c.to_erase);
   pto_pass_stat_add(pass, "num-cse'd", c.num_cse);

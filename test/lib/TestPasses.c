@@ -146,6 +146,21 @@ static const PtoPassDef test_break_ir_pass = {
     "test-break-ir", "Set the value of every ptotest.positive to 0", NULL, NULL,
     0, NULL, 0, run_break_ir, NULL, NULL, NULL, NULL, NULL, NULL};
 
+/* ---- test-break-ir-unchanged: breaks it and says it changed nothing,
+ * to show that the manager skips verifying a run that reports so ---- */
+
+static PtoResult run_break_ir_unchanged(PtoPass *pass, PtoOp *op) {
+  pto_op_walk(op, PTO_WALK_PRE, break_positive, pto_pass_ctx(pass));
+  pto_pass_mark_unchanged(pass);
+  return PTO_SUCCESS;
+}
+
+static const PtoPassDef test_break_ir_unchanged_pass = {
+    "test-break-ir-unchanged",
+    "As test-break-ir, but report the IR unchanged (skips the verifier)",
+    NULL, NULL, 0, NULL, 0, run_break_ir_unchanged, NULL, NULL, NULL, NULL,
+    NULL, NULL};
+
 /* ---- test-module-only: anchored on builtin.module ---- */
 
 static PtoResult run_nothing(PtoPass *pass, PtoOp *op) {
@@ -164,6 +179,7 @@ void pto_register_test_passes(PtoContext *ctx) {
   pto_pass_register(ctx, &test_fail_pass);
   pto_pass_register(ctx, &test_fail_silently_pass);
   pto_pass_register(ctx, &test_break_ir_pass);
+  pto_pass_register(ctx, &test_break_ir_unchanged_pass);
   pto_pass_register(ctx, &test_module_only_pass);
   pto_pipeline_register(ctx, "test-cleanup", "CSE then canonicalize",
                         "cse,canonicalize");

@@ -13,13 +13,14 @@
  * offsets are arguments. */
 #include "Conversion/TileToBlock/TileToBlock.h"
 
+#include "Dialect/Block/Transforms/BlockPasses.h"
+
 #include "pto/DialectImplementation.h"
 #include "pto/Origin.h"
 
 #include "Support/Alloc.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ */
@@ -204,8 +205,16 @@ static PtoResult whole_region(KBuild *k, PtoOp *at, PtoValue *arg, bool write) {
 }
 
 static PtoType *buf_of(KBuild *k, PtoType *tile, PtoBufSpace space) {
-  return pto_block_buf_type(k->p->ctx, pto_tile_shape(tile), pto_tile_rank(tile),
-                            pto_tile_elem(tile), space);
+  Partition *p = k->p;
+  unsigned h = (unsigned)(((uintptr_t)tile >> 4) * 5 + (unsigned)space) % TYPE_CACHE;
+  if (p->bufs[h].tile != tile || p->bufs[h].space != space) {
+    p->bufs[h].tile = tile;
+    p->bufs[h].space = space;
+    p->bufs[h].buf = pto_block_buf_type(p->ctx, pto_tile_shape(tile),
+                                        pto_tile_rank(tile),
+                                        pto_tile_elem(tile), space);
+  }
+  return p->bufs[h].buf;
 }
 
 /* block.load / block.store of buffer type `buf` at a window of `tensor`
@@ -407,11 +416,6 @@ static void kernel_op(KBuild *k, PtoOp *op) {
   }
 }
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* `label` of the group's first op that has one, else its first op's
  * mnemonic; made into a kernel name unique in the module. */
 static PtoIdent *kernel_name(Partition *p, PtoOp *const *ops, unsigned n,
@@ -435,17 +439,29 @@ static PtoIdent *kernel_name(Partition *p, PtoOp *const *ops, unsigned n,
   }
 }
 
+/* A kernel made before that `kernel` is identical to (subgraph-dedup's
+ * hash, then its exact comparison), or NULL after recording `kernel`.
+ * The first of identical kernels is the one kept, as subgraph-dedup
+ * keeps the first in module order. */
+static PtoOp *made_before(Partition *p, PtoOp *kernel) {
+  /* key 0 is the map's empty slot */
+  uint64_t key = pto_block_kernel_hash(kernel) | (uint64_t)1 << 63;
+  uint32_t head = (uint32_t)(uintptr_t)pto_ptrmap_get(&p->heads, key);
+  for (uint32_t i = head; i; i = p->made_next.data[i - 1])
+    if (pto_block_kernels_equal(p->made.data[i - 1], kernel))
+      return p->made.data[i - 1];
+  pto_vec_push(&p->made, kernel);
+  pto_vec_push(&p->made_next, head);
+  pto_ptrmap_put(&p->heads, key, (void *)(uintptr_t)p->made.len);
+  return NULL;
+}
+
 static PtoResult build_kernel(Partition *p, uint32_t g, PtoOp *before) {
   Node *node = &p->nodes.data[g];
   unsigned n = node->ops.len;
-  uint64_t *keys = pto_malloc(n * sizeof *keys);
   PtoOp **ops = pto_malloc(n * sizeof *ops);
-  for (unsigned i = 0; i < n; i++) {
-    keys[i] = (uint64_t)part_op_info(p, node->ops.data[i])->pos << 32 | i;
-  }
-  qsort(keys, n, sizeof *keys, cmp_u64);
-  for (unsigned i = 0; i < n; i++) ops[i] = node->ops.data[(uint32_t)keys[i]];
-  pto_free(keys);
+  memcpy(ops, node->ops.data, n * sizeof *ops);
+  part_sort_ops(p, ops, n);
 
   KBuild k;
   memset(&k, 0, sizeof k);
@@ -484,8 +500,16 @@ static PtoResult build_kernel(Partition *p, uint32_t g, PtoOp *before) {
     pto_builder_init(&mb, ctx);
     pto_builder_set_before(&mb, p->func);
     PtoOp *kernel = pto_builder_create(&mb, &st);
-    pto_symtab_insert(p->symbols, kernel);
     pto_free(types);
+    PtoOp *same = p->dedup ? made_before(p, kernel) : NULL;
+    if (same) {
+      pto_op_erase(kernel);
+      name = pto_op_symbol_name(same);
+      pto_pass_stat_add(p->pass, "kernels-shared", 1);
+    } else {
+      pto_symtab_insert(p->symbols, kernel);
+      pto_pass_stat_add(p->pass, "kernels", 1);
+    }
 
     PtoBuilder hb;
     pto_builder_init(&hb, ctx);
@@ -501,7 +525,6 @@ static PtoResult build_kernel(Partition *p, uint32_t g, PtoOp *before) {
     };
     pto_builder_create_simple(&hb, "block.launch", k.hargs.data, k.hargs.len, NULL,
                               0, attrs, 4);
-    pto_pass_stat_add(p->pass, "kernels", 1);
     pto_pass_stat_add(p->pass, "launches", 1);
     pto_pass_stat_add(p->pass, "tile-ops", n);
   }

@@ -13,7 +13,6 @@
 #include "Support/Alloc.h"
 
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef PTO_VEC(PtoValue *) ValVec;
@@ -371,9 +370,37 @@ static PtoBufSpace result_space(int core, PtoOp *op) {
   return pto_tile_op_id(op) == PTO_TILE_MATMUL ? PTO_BUF_ACC : PTO_BUF_MAT;
 }
 
-static int cmp_pos(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
+void part_sort_ops(Partition *p, PtoOp **ops, uint32_t n) {
+  /* natural merge sort of (position << 32 | index) keys */
+  pto_vec_resize(&p->keys, 2 * (size_t)n);
+  uint64_t *a = p->keys.data, *b = a + n;
+  bool sorted = true;
+  for (uint32_t i = 0; i < n; i++) {
+    a[i] = (uint64_t)part_op_info(p, ops[i])->pos << 32 | i;
+    sorted &= !i || a[i - 1] <= a[i];
+  }
+  if (sorted) return;
+  for (;;) {
+    uint32_t runs = 0;
+    for (uint32_t lo = 0; lo < n; runs++) {
+      uint32_t mid = lo + 1;
+      while (mid < n && a[mid - 1] <= a[mid]) mid++;
+      uint32_t hi = mid;
+      while (hi < n && (hi == mid || a[hi - 1] <= a[hi])) hi++;
+      uint32_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) b[k++] = a[i] <= a[j] ? a[i++] : a[j++];
+      while (i < mid) b[k++] = a[i++];
+      while (j < hi) b[k++] = a[j++];
+      lo = hi;
+    }
+    uint64_t *t = a;
+    a = b;
+    b = t;
+    if (runs <= 1) break;
+  }
+  pto_vec_resize(&p->sorted, n);
+  for (uint32_t i = 0; i < n; i++) p->sorted.data[i] = ops[(uint32_t)a[i]];
+  memcpy(ops, p->sorted.data, n * sizeof *ops);
 }
 
 /* op's results join the live bytes; the peak follows. */
@@ -652,23 +679,16 @@ static PtoResult check_alone(Partition *p, PtoOp *op, int core) {
 static void union_scan(Partition *p, PtoOp *op, int core, const uint32_t *cands,
                        unsigned n, size_t total,
                        uint64_t peak[PTO_BUF_NUM_SPACES]) {
-  uint64_t *keys = pto_malloc(total * sizeof *keys);
-  PtoOp **ops = pto_malloc(total * sizeof *ops);
-  PtoOp **all = pto_malloc(total * sizeof *all);
-  size_t k = 0;
+  OpVec *all = &p->all;
+  pto_vec_clear(all);
+  pto_vec_reserve(all, total);
   for (unsigned i = 0; i < n; i++) {
     Node *g = &p->nodes.data[cands[i]];
-    for (uint32_t j = 0; j < g->ops.len; j++) all[k++] = g->ops.data[j];
+    pto_vec_append(all, g->ops.data, g->ops.len);
   }
-  if (op) all[k++] = op;
-  for (size_t i = 0; i < total; i++)
-    keys[i] = (uint64_t)part_op_info(p, all[i])->pos << 32 | i;
-  qsort(keys, total, sizeof *keys, cmp_pos);
-  for (size_t i = 0; i < total; i++) ops[i] = all[(uint32_t)keys[i]];
-  scan_peak(p, ops, (unsigned)total, core, peak);
-  pto_free(keys);
-  pto_free(ops);
-  pto_free(all);
+  if (op) pto_vec_push(all, op);
+  part_sort_ops(p, all->data, all->len);
+  scan_peak(p, all->data, all->len, core, peak);
 }
 
 static void group_scan(Partition *p, uint32_t g, PtoOp *op,
@@ -763,6 +783,8 @@ static uint32_t merge_into(Partition *p, const uint32_t *cands, unsigned n,
     pto_vec_free(&x->succ);
   }
   pto_vec_push(&p->nodes.data[g].ops, op);
+  /* a group's ops stay in program order */
+  if (n > 1) part_sort_ops(p, p->nodes.data[g].ops.data, p->nodes.data[g].ops.len);
   part_op_info(p, op)->node = g + 1;
   return g;
 }

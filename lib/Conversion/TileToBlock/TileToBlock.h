@@ -73,7 +73,7 @@ typedef struct Partition {
   PtoPass *pass;
   PtoPlatform plat;
   uint64_t cap[PTO_BUF_NUM_SPACES]; /* bytes per core, per space */
-  bool merge, double_buffer, provenance;
+  bool merge, double_buffer, provenance, dedup;
   int64_t max_ops;
   PTO_VEC(Node) nodes;
   PtoPtrMap slot_of;  /* op -> its slot in `opinfo` + 1; a block argument
@@ -89,8 +89,14 @@ typedef struct Partition {
   PtoPtrMap writer;   /* tensor version -> node id + 1 updating it */
   PtoPtrMap origin;   /* op -> number + 1 in the input (provenance) */
   TypeInfo types[TYPE_CACHE];
+  /* Buffer types of the kernels, by tile type and space: building one
+   * interns its names and space each time. */
+  struct { const PtoType *tile; PtoBufSpace space; PtoType *buf; } bufs[TYPE_CACHE];
   uint32_t stamp;
   U32Vec stack;
+  /* Scratch of part_sort_ops and the capacity scans. */
+  PTO_VEC(uint64_t) keys;
+  OpVec sorted, all;
   /* PyPTO's sg_set_scope: the scope of `scope_block` (-1: none), and per
    * block and core type (key: block | core) the group the scope's ops
    * went to (node id + 1). */
@@ -105,6 +111,11 @@ typedef struct Partition {
   PtoPtrMap consts;   /* index constant + 1 -> host arith.constant value */
   PtoBuilder host;    /* where launches go */
   unsigned nkernels;
+  /* With `dedup`: the kernels made so far, chained by structural hash
+   * (heads: hash -> index + 1 in `made`; made_next: the next index + 1). */
+  PtoPtrMap heads;
+  OpVec made;
+  U32Vec made_next;
   bool failed;
   /* Attribute names, interned once. */
   PtoIdent *id_operand, *id_offsets, *id_sizes, *id_offset_operands,
@@ -141,6 +152,10 @@ PtoValue *part_root(Partition *p, PtoValue *v);
 /* Tile values recomputed in every kernel that uses them instead of being
  * passed through GM: views (a load), full, and reshapes of those. */
 bool part_is_remat(PtoOp *def);
+/* Puts `ops` in program order (stable): one pass when they are, linear
+ * in the length for a few sorted runs (a group's ops, or several groups'
+ * one after the other). */
+void part_sort_ops(Partition *p, PtoOp **ops, uint32_t n);
 /* Bytes a tile of type `t` takes in `space`, aligned. */
 uint64_t part_tile_bytes(Partition *p, PtoType *t, PtoBufSpace space);
 /* Copies each tensor version that more than one op updates (or that an

@@ -63,6 +63,7 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   p.double_buffer = pto_pass_option_bool(pass, "double-buffer");
   p.provenance = pto_pass_option_bool(pass, "provenance");
   p.max_ops = pto_pass_option_int(pass, "max-ops");
+  p.dedup = pto_pass_option_bool(pass, "dedup");
   if (load_platform(&p, module)) return PTO_FAILURE;
   PtoContext *ctx = p.ctx;
   p.id_operand = pto_ident_cstr(ctx, "operand");
@@ -82,6 +83,7 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   pto_ptrmap_init(&p.origin);
   pto_ptrmap_init(&p.ws);
   pto_ptrmap_init(&p.consts);
+  pto_ptrmap_init(&p.heads);
   if (p.provenance) {
     PtoOp **ops;
     unsigned n = pto_origin_ops(module, &ops);
@@ -111,6 +113,9 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   pto_symtab_destroy(p.symbols);
   pto_vec_free(&p.nodes);
   pto_vec_free(&p.stack);
+  pto_vec_free(&p.keys);
+  pto_vec_free(&p.sorted);
+  pto_vec_free(&p.all);
   pto_ptrmap_release(&p.slot_of);
   pto_ptrmap_release(&p.scope_groups);
   pto_vec_free(&p.opinfo);
@@ -121,6 +126,9 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   pto_ptrmap_release(&p.origin);
   pto_ptrmap_release(&p.ws);
   pto_ptrmap_release(&p.consts);
+  pto_ptrmap_release(&p.heads);
+  pto_vec_free(&p.made);
+  pto_vec_free(&p.made_next);
   return r;
 }
 
@@ -152,6 +160,11 @@ static const PtoPassOptionDef options[] = {
      0, 0, NULL},
     {"max-ops", PTO_OPT_INT, "256", "most tile ops in one subgraph", 1,
      INT64_MAX, NULL},
+    {"dedup", PTO_OPT_BOOL, "false",
+     "launch one kernel for structurally identical subgraphs as they are "
+     "made, as subgraph-dedup would afterwards (the same kernels and "
+     "names), instead of making and verifying every copy",
+     0, 0, NULL},
     {"provenance", PTO_OPT_BOOL, "false",
      "mark each op in a kernel with the Tile-level op it comes from "
      "(pto.origin, for pto-run --check-levels)",
@@ -163,6 +176,7 @@ static const PtoPassStatDef statistics[] = {
     {"launches", "block.launch ops created"},
     {"workspaces", "GM workspaces created"},
     {"tile-ops", "tile ops placed in kernels"},
+    {"kernels-shared", "subgraphs launched as an identical kernel made before (dedup)"},
 };
 
 const PtoPassDef pto_cv_partition_pass = {

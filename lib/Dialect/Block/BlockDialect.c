@@ -82,8 +82,34 @@ PtoOp *block_enclosing_kernel(PtoOp *op) {
   return NULL;
 }
 
+/* Attribute names the accessors below read for every launch, each time
+ * the verifier or a pass looks at one: interned once per context (the
+ * dialect's attr_names) and compared by pointer. */
+enum {
+  NAME_CALLEE, NAME_READS, NAME_WRITES, NAME_OPERAND, NAME_OFFSETS,
+  NAME_SIZES, NAME_OFFSET_OPERANDS, NUM_NAMES
+};
+static const char *const attr_names[NUM_NAMES] = {
+    "callee", "reads", "writes", "operand", "offsets", "sizes",
+    "offset_operands"};
+
+static const PtoOpDef block_ops[BLOCK_NUM_OPS];
+
+/* The interned names, from a block op; NULL from any other op. */
+static PtoIdent *const *block_names(const PtoOp *op) {
+  return pto_op_def(op) == &block_ops[BLOCK_LAUNCH]
+             ? pto_op_dialect_attr_names(op)
+             : NULL;
+}
+
+static PtoAttr *launch_attr(const PtoOp *launch, unsigned which) {
+  PtoIdent *const *names = block_names(launch);
+  return names ? pto_op_attr_id(launch, names[which])
+               : pto_op_attr(launch, attr_names[which]);
+}
+
 PtoOp *pto_block_launch_kernel(PtoOp *launch) {
-  PtoAttr *callee = pto_op_attr(launch, "callee");
+  PtoAttr *callee = launch_attr(launch, NAME_CALLEE);
   if (!callee || pto_attr_kind(callee) != PTO_ATTR_SYMREF) return NULL;
   PtoOp *k = pto_symbol_lookup_from(launch, callee);
   /* The host function stays as it is when lower-to-pto turns its kernels
@@ -94,7 +120,7 @@ PtoOp *pto_block_launch_kernel(PtoOp *launch) {
 }
 
 static PtoAttr *regions_attr(const PtoOp *launch, bool writes) {
-  PtoAttr *a = pto_op_attr(launch, writes ? "writes" : "reads");
+  PtoAttr *a = launch_attr(launch, writes ? NAME_WRITES : NAME_READS);
   return a && pto_attr_kind(a) == PTO_ATTR_ARRAY ? a : NULL;
 }
 
@@ -103,27 +129,39 @@ unsigned pto_block_launch_num_regions(const PtoOp *launch, bool writes) {
   return a ? pto_attr_array_size(a) : 0;
 }
 
+/* Entry `which` of dictionary d: one pass over its few entries, by
+ * pointer when the names are interned. */
+static PtoAttr *entry(const PtoAttr *d, PtoIdent *const *names,
+                      unsigned which) {
+  if (!names) return pto_attr_dict_get(d, attr_names[which]);
+  const PtoNamedAttr *e = pto_attr_dict_entries(d);
+  for (unsigned i = 0, n = pto_attr_dict_size(d); i < n; i++)
+    if (e[i].name == names[which]) return e[i].value;
+  return NULL;
+}
+
 bool pto_block_launch_region(const PtoOp *launch, bool writes, unsigned i,
                              PtoBlockRegion *out) {
   PtoAttr *a = regions_attr(launch, writes);
   if (!a || i >= pto_attr_array_size(a)) return false;
   PtoAttr *d = pto_attr_array_get(a, i);
   if (pto_attr_kind(d) != PTO_ATTR_DICT) return false;
-  PtoAttr *opnd = pto_attr_dict_get(d, "operand");
+  PtoIdent *const *names = block_names(launch);
+  PtoAttr *opnd = entry(d, names, NAME_OPERAND);
   if (!opnd || pto_attr_kind(opnd) != PTO_ATTR_INTEGER ||
       pto_attr_int_value(opnd) < 0)
     return false;
   memset(out, 0, sizeof *out);
   out->operand = (unsigned)pto_attr_int_value(opnd);
   unsigned n1 = 0, n2 = 0, n3 = 0;
-  if (!pto_attr_get_i64_array(pto_attr_dict_get(d, "offsets"), out->offsets, 8,
+  if (!pto_attr_get_i64_array(entry(d, names, NAME_OFFSETS), out->offsets, 8,
                               &n1) ||
-      !pto_attr_get_i64_array(pto_attr_dict_get(d, "sizes"), out->sizes, 8,
+      !pto_attr_get_i64_array(entry(d, names, NAME_SIZES), out->sizes, 8,
                               &n2) ||
       n1 != n2)
     return false;
   out->rank = n1;
-  PtoAttr *oo = pto_attr_dict_get(d, "offset_operands");
+  PtoAttr *oo = entry(d, names, NAME_OFFSET_OPERANDS);
   if (oo) {
     if (!pto_attr_get_i64_array(oo, out->offset_operand, 8, &n3) || n3 != n1)
       return false;
@@ -148,7 +186,7 @@ static const PtoDialectDef block_dialect = {
     NULL,
     "Block level: kernels on one core type, on-chip buffers, GM workspaces "
     "and the launches of the execution graph",
-    NULL, 0};
+    attr_names, NUM_NAMES};
 
 void pto_register_block_dialect(PtoContext *ctx) {
   pto_ctx_register_dialect(ctx, &block_dialect);

@@ -606,6 +606,10 @@ PtoResult pto_block_merge_launches(PtoPass *pass, PtoOp *module,
                                    const PtoMergeSpec *spec) {
   Merger m = {.pass = pass, .ctx = pto_pass_ctx(pass), .spec = spec,
               .module = module};
+  /* what the statistics say before, to tell whether anything merged */
+  int64_t created = pto_pass_stat_get(pass, "kernels-created"),
+          gone = pto_pass_stat_get(pass, "launches-before") -
+                 pto_pass_stat_get(pass, "launches-after");
   m.option = pto_pass_option_is_set(pass, "factor")
                  ? pto_pass_option_int(pass, "factor")
                  : 0;
@@ -654,6 +658,10 @@ PtoResult pto_block_merge_launches(PtoPass *pass, PtoOp *module,
       pto_op_erase((PtoOp *)(uintptr_t)k);
       pto_pass_stat_add(pass, "kernels-erased", 1);
     }
+  if (!m.failed && pto_pass_stat_get(pass, "kernels-created") == created &&
+      pto_pass_stat_get(pass, "launches-before") -
+              pto_pass_stat_get(pass, "launches-after") == gone)
+    pto_pass_mark_unchanged(pass);
   pto_vec_foreach(&m.keys, k) pto_free(*k);
   pto_vec_free(&m.keys);
   pto_strmap_release(&m.merged);

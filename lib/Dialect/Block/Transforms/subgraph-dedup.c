@@ -221,6 +221,8 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
     pto_op_walk(module, PTO_WALK_PRE, repoint, &rc);
     for (uint32_t i = 0; i < n; i++)
       if (rep[i]) pto_op_erase(kernels.data[i]);
+  } else {
+    pto_pass_mark_unchanged(pass);
   }
   pto_pass_stat_add(pass, "kernels-before", n);
   pto_pass_stat_add(pass, "kernels-after", n - erased);
