@@ -402,10 +402,11 @@ TEST(transcendentals_vectorise) {
                    k_tile(&k, OFF_A, STRIDE, PTO_DT_F32), k.rows, k.cols, &err);
     char *text = k_text(&k);
     /* the long bodies ask not to be interleaved or unrolled (their
-     * constants would spill); sqrt's short one may be */
+     * constants would spill); sqrt's short one may be; the loop over the
+     * rows is never unrolled */
     bool long_body = op != PTO_EMIT_UN_SQRT;
     CHECK((strstr(text, "llvm.loop.interleave.count\", i32 1") != NULL) == long_body);
-    CHECK((strstr(text, "llvm.loop.unroll.disable") != NULL) == long_body);
+    CHECK(strstr(text, "llvm.loop.unroll.disable") != NULL);
     char *asm_text = NULL;
     CHECK(pto_succeeded(pto_jit_emit_assembly(jit_, text, strlen(text),
                                               &asm_text, &err)));
