@@ -290,6 +290,39 @@ static PtoBufSpace load_space(KBuild *k, PtoOp *op, unsigned i) {
 
 static PtoValue *kernel_value(KBuild *k, PtoValue *v, PtoOp *user, unsigned i);
 
+/* A copy of the Tile-level op `op` in the kernel, on `opnds` and with
+ * result types `res`: its attributes without the Tile level's provenance
+ * (which numbers the ops of the level above), and marked as coming from
+ * `op` when cv-partition records provenance, so that --check-levels
+ * compares the copy with the Tile-level value it computes again. */
+static PtoOp *copy_op(KBuild *k, PtoOp *op, PtoValue *const *opnds, unsigned n,
+                      PtoType *const *res, unsigned nres) {
+  Partition *p = k->p;
+  unsigned na = pto_op_num_attrs(op), m = 0;
+  PtoNamedAttr *attrs = pto_malloc((na ? na : 1) * sizeof *attrs);
+  for (unsigned i = 0; i < na; i++)
+    if (strcmp(pto_ident_str(pto_op_attrs(op)[i].name), PTO_ORIGIN_ATTR))
+      attrs[m++] = pto_op_attrs(op)[i];
+  PtoOp *kop = pto_tile_build(&k->kb, pto_tile_op_id(op), opnds, n, res, nres,
+                              attrs, m);
+  pto_free(attrs);
+  pto_op_set_loc(kop, pto_op_loc(op));
+  uintptr_t num = p->provenance
+                      ? (uintptr_t)pto_ptrmap_get(&p->origin, (uintptr_t)op)
+                      : 0;
+  for (unsigned i = 0; num && i < nres; i++) {
+    PtoType *t = pto_value_type(pto_op_result(op, i));
+    if (!pto_type_is_tile(t)) continue;
+    PtoOrigin o;
+    memset(&o, 0, sizeof o);
+    o.op = (int64_t)num - 1;
+    o.result = i;
+    o.rank = pto_tile_rank(t);
+    pto_origin_set(kop, i, &o);
+  }
+  return kop;
+}
+
 /* A view, full or reshape recomputed inside the kernel. */
 static PtoValue *remat(KBuild *k, PtoOp *d, PtoValue *v, PtoOp *user, unsigned i) {
   PtoType *buf = buf_of(k, pto_value_type(v), load_space(k, user, i));
@@ -303,9 +336,7 @@ static PtoValue *remat(KBuild *k, PtoOp *d, PtoValue *v, PtoOp *user, unsigned i
   }
   case PTO_TILE_FULL: {
     PtoValue *s = kernel_value(k, pto_op_operand(d, 0), d, 0);
-    return s ? pto_op_result(pto_tile_build(&k->kb, PTO_TILE_FULL, &s, 1, &buf, 1,
-                                            pto_op_attrs(d), pto_op_num_attrs(d)), 0)
-             : NULL;
+    return s ? pto_op_result(copy_op(k, d, &s, 1, &buf, 1), 0) : NULL;
   }
   default: { /* reshape */
     PtoValue *s = kernel_value(k, pto_op_operand(d, 0), user, i);
@@ -387,29 +418,12 @@ static void kernel_op(KBuild *k, PtoOp *op) {
     PtoType *t = pto_value_type(pto_op_result(op, i));
     res[i] = pto_type_is_tile(t) ? buf_of(k, t, space) : t;
   }
-  /* attributes, without the Tile level's provenance */
-  unsigned na = pto_op_num_attrs(op), m = 0;
-  PtoNamedAttr *attrs = pto_malloc((na ? na : 1) * sizeof *attrs);
-  for (unsigned i = 0; i < na; i++)
-    if (strcmp(pto_ident_str(pto_op_attrs(op)[i].name), PTO_ORIGIN_ATTR))
-      attrs[m++] = pto_op_attrs(op)[i];
-  PtoOp *kop = pto_tile_build(&k->kb, id, opnds, n, res, nres, attrs, m);
-  pto_free(attrs);
+  PtoOp *kop = copy_op(k, op, opnds, n, res, nres);
   pto_free(opnds);
-  pto_op_set_loc(kop, pto_op_loc(op));
-  uintptr_t num = (uintptr_t)pto_ptrmap_get(&p->origin, (uintptr_t)op);
   for (unsigned i = 0; i < nres; i++) {
     PtoValue *hv = pto_op_result(op, i), *kv = pto_op_result(kop, i);
     if (!pto_type_is_tile(pto_value_type(hv))) continue;
     pto_ptrmap_put(&k->bufs, (uintptr_t)hv, kv);
-    if (p->provenance && num) {
-      PtoOrigin o;
-      memset(&o, 0, sizeof o);
-      o.op = (int64_t)num - 1;
-      o.result = i;
-      o.rank = pto_tile_rank(pto_value_type(hv));
-      pto_origin_set(kop, i, &o);
-    }
     if (used_outside(k, hv))
       move(k, kernel_arg(k, workspace_of(p, hv)), NULL, NULL, false,
            pto_value_type(kv), kv);

@@ -720,6 +720,24 @@ static void merged_peak(Partition *p, PtoOp *op, int core, const uint32_t *cands
   union_scan(p, op, core, cands, n, total, peak);
 }
 
+/* Whether matmul `op` reads as its A or B a tile that a matmul of one of
+ * `cands` leaves in L0C: A and B come from L1, and L0C reaches nothing on
+ * the cube but the FIX pipe's way out, so such a matmul needs its operand
+ * back from GM and cannot join that kernel. (Its accumulator, operand #2,
+ * is the K chain and stays in L0C.) */
+static bool reads_acc_tile(Partition *p, PtoOp *op, const uint32_t *cands,
+                           unsigned n) {
+  if (pto_tile_op_id(op) != PTO_TILE_MATMUL) return false;
+  for (unsigned k = 0; k < 2 && k < pto_op_num_operands(op); k++) {
+    PtoValue *v = pto_op_operand(op, k);
+    PtoOp *d = pto_value_def_op(v);
+    if (!d || pto_tile_op_id(d) != PTO_TILE_MATMUL) continue;
+    for (unsigned i = 0; i < n; i++)
+      if (in_group(p, v, cands[i])) return true;
+  }
+  return false;
+}
+
 /* Whether `op` may join the groups `cands` (representatives): the union
  * respects max-ops and the buffers, and no path leaves the union and
  * comes back (through another node) to it or to one of op's other
@@ -729,6 +747,7 @@ static bool can_merge(Partition *p, PtoOp *op, int core, const uint32_t *cands,
   size_t total = 1;
   for (unsigned i = 0; i < n; i++) total += p->nodes.data[cands[i]].ops.len;
   if ((int64_t)total > p->max_ops) return false;
+  if (reads_acc_tile(p, op, cands, n)) return false;
   uint64_t peak[PTO_BUF_NUM_SPACES];
   merged_peak(p, op, core, cands, n, total, peak);
   if (!fits(p, peak)) return false;
