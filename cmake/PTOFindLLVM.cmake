@@ -56,9 +56,19 @@ endif()
 find_program(PTO_MLIR_OPT NAMES mlir-opt HINTS ${_pto_tool_dirs} NO_DEFAULT_PATH)
 find_program(PTO_MLIR_OPT NAMES mlir-opt-${LLVM_VERSION_MAJOR} mlir-opt)
 
-# libLLVM for the layers that call it (the JIT, the LLVM IR translation):
-# the shared library when LLVM ships one, else the components they use.
-if(TARGET LLVM)
+# LLVM for the layers that call it (the JIT, the LLVM IR translation): the
+# static libraries of the components they use, or the shared libLLVM.
+# Static by default: a program linked with libLLVM.so spends about 20 ms of
+# CPU at every start relocating and initialising all of LLVM, which a user
+# running pto-run on a small kernel (and a test suite that runs it thousands
+# of times) pays even when nothing is compiled; the components a PTO tool
+# uses load in a fraction of that.
+option(PTO_LLVM_STATIC "Link LLVM's static component libraries instead of libLLVM.so" ON)
+if(PTO_LLVM_STATIC AND NOT TARGET LLVMOrcJIT)
+  message(STATUS "PTO: LLVM's static libraries are not installed; linking libLLVM.so")
+  set(PTO_LLVM_STATIC OFF)
+endif()
+if(TARGET LLVM AND NOT PTO_LLVM_STATIC)
   set(PTO_LLVM_LIBS LLVM)
   set(PTO_PC_LLVM_LIBS "-L${LLVM_LIBRARY_DIR} -lLLVM-${LLVM_VERSION_MAJOR}")
 else()
@@ -69,6 +79,14 @@ else()
     string(APPEND PTO_PC_LLVM_LIBS " -l${_l}")
   endforeach()
   set(PTO_PC_LLVM_LIBS "-L${LLVM_LIBRARY_DIR}${PTO_PC_LLVM_LIBS}")
+  # LLVM is C++: a C program linking its archives needs the C++ runtime.
+  # --as-needed keeps out the shared libraries LLVMSupport names that no
+  # linked component calls (libz3, for the static analyser's solver).
+  list(APPEND PTO_LLVM_LIBS stdc++)
+  string(APPEND PTO_PC_LLVM_LIBS " -lstdc++")
+  if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    add_link_options(-Wl,--as-needed)
+  endif()
 endif()
 # Compiles target t against the LLVM-C headers (as system headers: their
 # warnings are not ours) and links it with libLLVM. Compile options, not

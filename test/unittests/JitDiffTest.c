@@ -1139,7 +1139,14 @@ static bool run_row(const char *label, PtoPtoOp id, PtoDType dt, const Variant *
 
 TEST(every_instruction_and_dtype) {
   PtoError err;
-  jit_ = pto_jit_create(NULL, &err);
+  /* PTO_JITDIFF_OPT_LEVEL=0 compiles without LLVM's optimisations: the
+   * sanitizer builds set it, since there the test checks the emitters and
+   * the interpreter (instrumented), and LLVM's pipeline (not instrumented,
+   * but slowed by the sanitizer's allocator) is most of its time. */
+  PtoJitOptions opts = {.opt_level = 2};
+  const char *level = getenv("PTO_JITDIFF_OPT_LEVEL");
+  if (level && level[0] >= '0' && level[0] <= '3' && !level[1]) opts.opt_level = level[0] - '0';
+  jit_ = pto_jit_create(&opts, &err);
   CHECK(jit_ != NULL);
   if (!jit_) return;
   for (unsigned s = 0; s < PTO_BUF_NUM_SPACES; s++) image_[s] = malloc(kImageBytes[s]);
