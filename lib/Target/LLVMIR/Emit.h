@@ -146,13 +146,18 @@ PtoResult pto_emit_matmul(PtoEmit *e, PtoEmitTile c, PtoEmitTile a,
 
 /* One instruction of a fused run: dst = a (op) b / a (op) s / a (op)
  * v[r][0] / op(a), or, as the run's last step only, dst[r][0] = the row
- * reduction of a. */
+ * reduction of a; or a copy dst = a between a GM window and a tile of the
+ * run (tload as the first step: a is the window; tstore as the last, in
+ * a run without a reduction: dst is the window), one dtype on both
+ * sides. */
 typedef enum PtoEmitStepKind {
   PTO_EMIT_STEP_BINARY,
   PTO_EMIT_STEP_SCALAR,
   PTO_EMIT_STEP_ROWEXPAND,
   PTO_EMIT_STEP_UNARY,
   PTO_EMIT_STEP_ROWREDUCE,
+  PTO_EMIT_STEP_LOAD,
+  PTO_EMIT_STEP_STORE,
 } PtoEmitStepKind;
 
 typedef struct PtoEmitStep {
@@ -166,8 +171,14 @@ typedef struct PtoEmitStep {
    * ROWREDUCE's dst, and BINARY's absent b) */
   int dst_slot, a_slot, b_slot;
   /* dst reaches memory; otherwise only later steps of the run read it,
-   * from a register (ROWREDUCE always stores) */
+   * from a register (ROWREDUCE and STORE always store) */
   bool store;
+  /* STORE with non-temporal stores (as pto_emit_copy_streaming): the
+   * run's vector loop then starts, per row, at the first column whose
+   * address in dst is vector-aligned, which only a run without a row
+   * reduction may do (the reduction's order depends on where the vectors
+   * start) */
+  bool stream;
 } PtoEmitStep;
 
 /* The n steps as one loop nest over rows x cols: per row, whole vectors

@@ -1,6 +1,7 @@
 /* Fused runs of vector instructions as one loop nest (Emit.h,
  * pto_emit_fused): the values of each step handed to the next in
- * registers, a row reduction at the end accumulated in vector registers.
+ * registers, a row reduction at the end accumulated in vector registers,
+ * a tload before the run and a tstore after it in the same iteration.
  * The caller (Fuse.c for the translation) proves that the run may fuse. */
 #include "Target/LLVMIR/EmitUtil.h"
 
@@ -20,6 +21,23 @@ static LLVMValueRef operand(PtoEmit *e, PtoEmitTile t, int slot,
   return pto_emit_load(e, t.dtype, pto_emit_elem_ptr(e, t, r, c), lanes);
 }
 
+/* A fused tstore of `lanes` elements (one when 0) to GM; whole vectors
+ * of a streaming one go out non-temporal, at the vector-aligned addresses
+ * pto_emit_fused starts the vector loop at. */
+static void store_gm(PtoEmit *e, const PtoEmitStep *s, LLVMValueRef r,
+                     LLVMValueRef c, LLVMValueRef v, unsigned lanes) {
+  LLVMValueRef p = pto_emit_elem_ptr(e, s->dst, r, c);
+  if (!s->stream || !lanes) {
+    pto_emit_store(e, s->dst.dtype, p, v);
+    return;
+  }
+  v = pto_emit_to_storage(e, s->dst.dtype, v);
+  p = LLVMBuildBitCast(B, p, LLVMPointerType(LLVMTypeOf(v), 0), "");
+  LLVMValueRef st = LLVMBuildStore(B, v, p);
+  LLVMSetAlignment(st, 4 * lanes);
+  pto_emit_mark_nontemporal(e, st);
+}
+
 /* The steps on `lanes` consecutive elements of row r from column c (one
  * element when lanes is 0). Returns the input of a final row reduction,
  * NULL when the run has none. */
@@ -29,10 +47,19 @@ static LLVMValueRef body(PtoEmit *e, const PtoEmitStep *st, unsigned n,
   LLVMValueRef cur[MAX_SLOTS] = {0};
   for (unsigned i = 0; i < n; i++) {
     const PtoEmitStep *s = &st[i];
-    LLVMValueRef x = operand(e, s->a, s->a_slot, cur, r, c, lanes), y = NULL;
+    if (s->kind == PTO_EMIT_STEP_STORE) {
+      store_gm(e, s, r, c, operand(e, s->a, s->a_slot, cur, r, c, lanes), lanes);
+      continue;
+    }
+    /* a fused tload reads GM, the other steps their slots or memory */
+    LLVMValueRef x = s->kind == PTO_EMIT_STEP_LOAD
+                         ? pto_emit_load(e, s->a.dtype, pto_emit_elem_ptr(e, s->a, r, c), lanes)
+                         : operand(e, s->a, s->a_slot, cur, r, c, lanes),
+                 y = NULL;
     if (s->kind == PTO_EMIT_STEP_ROWREDUCE) return x;
     bool fp = fp_of(e, s->a.dtype);
     switch (s->kind) {
+    case PTO_EMIT_STEP_LOAD: y = x; break;
     case PTO_EMIT_STEP_BINARY:
       y = pto_emit_apply_binary(e, (PtoEmitBinary)s->op, fp, x,
                                 operand(e, s->b, s->b_slot, cur, r, c, lanes));
@@ -76,6 +103,14 @@ static PtoResult check_run(PtoEmit *e, const PtoEmitStep *st, unsigned n,
     if (pto_failed(pto_emit_step_check(e, s, err))) return PTO_FAILURE;
     if (s->kind == PTO_EMIT_STEP_ROWREDUCE && i + 1 != n)
       return pto_error_set(err, "a row reduction ends a fused run");
+    if (s->kind == PTO_EMIT_STEP_STORE && s->stream &&
+        st[n - 1].kind == PTO_EMIT_STEP_ROWREDUCE)
+      return pto_error_set(err, "a streaming tstore and a row reduction do "
+                           "not fuse: the vectors start at GM's alignment");
+    if (s->kind == PTO_EMIT_STEP_LOAD && (s->a_slot >= 0 || s->dst_slot < 0))
+      return pto_error_set(err, "a fused tload reads GM into a slot of the run");
+    if (s->kind == PTO_EMIT_STEP_STORE && (s->a_slot < 0 || s->dst_slot >= 0))
+      return pto_error_set(err, "a fused tstore writes a slot of the run to GM");
     if (s->dst_slot >= MAX_SLOTS || s->a_slot >= MAX_SLOTS || s->b_slot >= MAX_SLOTS)
       return pto_error_set(err, "a fused run has at most %d slots", MAX_SLOTS);
   }
@@ -109,10 +144,40 @@ PtoResult pto_emit_fused(PtoEmit *e, const PtoEmitStep *st, unsigned n,
       red ? pto_emit_reduce_init(e, (PtoEmitReduce)red->op, red->a.dtype,
                                  pto_emit_compute_type(e, red->a.dtype))
           : NULL;
+  /* a streaming tstore's vectors are aligned in GM: the columns before
+   * the first aligned one of its row go one at a time (all of them when
+   * the row's elements are not even element-aligned) */
+  const PtoEmitStep *nt = NULL;
+  for (unsigned i = 0; i < n; i++)
+    if (st[i].kind == PTO_EMIT_STEP_STORE && st[i].stream) nt = &st[i];
+  LLVMValueRef vlo = zero;
+  if (nt) {
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(e->ctx);
+    int64_t w = 4 * (int64_t)lanes;
+    LLVMValueRef mis = LLVMBuildAnd(
+        B, LLVMBuildPtrToInt(B, pto_emit_elem_ptr(e, nt->dst, r, zero), i64, ""),
+        pto_emit_i64(e, w - 1), "");
+    LLVMValueRef head = LLVMBuildLShr(
+        B, LLVMBuildAnd(B, LLVMBuildSub(B, pto_emit_i64(e, w), mis, ""),
+                        pto_emit_i64(e, w - 1), ""),
+        pto_emit_i64(e, 2), "");
+    LLVMValueRef odd = LLVMBuildICmp(
+        B, LLVMIntNE, LLVMBuildAnd(B, mis, pto_emit_i64(e, 3), ""), zero, "");
+    head = LLVMBuildSelect(B, odd, cols, head, "");
+    vlo = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, head, cols, ""), head,
+                          cols, "");
+    PtoEmitLoop lh;
+    pto_emit_loop_begin(e, &lh, zero, vlo, 1, 0, NULL);
+    body(e, st, n, rowv, r, lh.iv, 0);
+    pto_emit_loop_end(e, &lh);
+  }
   /* whole vectors, with `lanes` partial results of the reduction */
-  LLVMValueRef vend = LLVMBuildAnd(B, cols, pto_emit_i64(e, -(int64_t)lanes), "");
+  LLVMValueRef vend = LLVMBuildAdd(
+      B, vlo,
+      LLVMBuildAnd(B, LLVMBuildSub(B, cols, vlo, ""), pto_emit_i64(e, -(int64_t)lanes), ""),
+      "");
   LLVMValueRef acc0 = red ? pto_emit_splat(e, init, lanes) : NULL;
-  pto_emit_loop_begin(e, &lv, zero, vend, lanes, red ? 1 : 0, &acc0);
+  pto_emit_loop_begin(e, &lv, vlo, vend, lanes, red ? 1 : 0, &acc0);
   LLVMValueRef x = body(e, st, n, rowv, r, lv.iv, lanes);
   if (red) lv.next[0] = pto_emit_reduce2(e, (PtoEmitReduce)red->op, fp, lv.carry[0], x);
   pto_emit_loop_end(e, &lv);
@@ -128,5 +193,7 @@ PtoResult pto_emit_fused(PtoEmit *e, const PtoEmitStep *st, unsigned n,
     pto_emit_store(e, red->dst.dtype, pto_emit_elem_ptr(e, red->dst, r, zero), lt.carry[0]);
   pto_emit_loop_end(e, &lr);
   pto_emit_loop_keep_rolled(e, &lr);
+  /* as after pto_emit_copy_streaming: visible before the kernel is done */
+  if (nt) LLVMBuildFence(B, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
   return PTO_SUCCESS;
 }

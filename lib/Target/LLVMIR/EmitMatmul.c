@@ -7,7 +7,8 @@
  * straight from the tile, a strip's rows lie one tile row apart, which for
  * power-of-two rows maps them all onto a few sets of the L1 cache. The
  * strip is reused by every block of rows before the next one is packed.
- * The edges that do not fill a block take a loop over k whose inner loop
+ * The rows that do not fill a block take one block of fewer rows; the
+ * columns that do not fill a strip take a loop over k whose inner loop
  * runs along a row of C, which the vectoriser widens. Every element of C
  * is accumulated in the same order (k ascending, one fused multiply-add
  * each where the host has FMA; between runs of k the accumulator goes
@@ -78,15 +79,16 @@ static PtoEmitTile pack_buffer(PtoEmit *e, PtoDType acc) {
                        pto_emit_i64(e, (int64_t)(NV * e->lanes)), acc);
 }
 
-/* C[i0..i0+MR) x [j0..j0+NV*lanes) += A[..][k0..k0+kn) * the packed strip;
- * C's old value is the start when load_c, zero otherwise. */
+/* C[i0..i0+mr) x [j0..j0+NV*lanes) += A[..][k0..k0+kn) * the packed strip
+ * (mr <= MR); C's old value is the start when load_c, zero otherwise. */
 static void emit_block(PtoEmit *e, PtoEmitTile c, PtoEmitTile a,
                        PtoEmitTile p, LLVMValueRef i0, LLVMValueRef j0,
-                       LLVMValueRef k0, LLVMValueRef kn, bool load_c) {
+                       LLVMValueRef k0, LLVMValueRef kn, bool load_c,
+                       unsigned mr) {
   unsigned L = e->lanes;
   LLVMValueRef init[MR * NV], row[MR], col[NV];
   for (unsigned v = 0; v < NV; v++) col[v] = add(e, j0, v * L);
-  for (unsigned i = 0; i < MR; i++) {
+  for (unsigned i = 0; i < mr; i++) {
     row[i] = add(e, i0, i);
     for (unsigned v = 0; v < NV; v++)
       init[i * NV + v] =
@@ -94,29 +96,32 @@ static void emit_block(PtoEmit *e, PtoEmitTile c, PtoEmitTile a,
                  : LLVMConstNull(LLVMVectorType(pto_emit_compute_type(e, c.dtype), L));
   }
   PtoEmitLoop lk;
-  pto_emit_loop_begin(e, &lk, pto_emit_i64(e, 0), kn, 1, MR * NV, init);
+  pto_emit_loop_begin(e, &lk, pto_emit_i64(e, 0), kn, 1, mr * NV, init);
   LLVMValueRef bv[NV];
   for (unsigned v = 0; v < NV; v++)
     bv[v] = pto_emit_load(e, p.dtype,
                           pto_emit_elem_ptr(e, p, lk.iv, pto_emit_i64(e, v * L)), L);
   LLVMValueRef k = LLVMBuildNSWAdd(B, k0, lk.iv, "");
-  for (unsigned i = 0; i < MR; i++) {
+  for (unsigned i = 0; i < mr; i++) {
     LLVMValueRef av = pto_emit_splat(e, load_operand(e, a, row[i], k, 0), L);
     for (unsigned v = 0; v < NV; v++)
       lk.next[i * NV + v] = mac(e, av, bv[v], lk.carry[i * NV + v]);
   }
   pto_emit_loop_end(e, &lk);
-  for (unsigned i = 0; i < MR; i++)
+  for (unsigned i = 0; i < mr; i++)
     for (unsigned v = 0; v < NV; v++)
       pto_emit_store(e, c.dtype, pto_emit_elem_ptr(e, c, row[i], col[v]),
                      lk.carry[i * NV + v]);
 }
 
-/* The blocks of C[0..mb) x [0..nb) for the run k0..k0+kn of k: for each
- * strip of columns, pack B's rows of the run, then every block of rows. */
+/* The blocks of C[0..m) x [0..nb) for the run k0..k0+kn of k: for each
+ * strip of columns, pack B's rows of the run, then every block of MR rows
+ * and one of the m % MR rows left (its accumulators in registers too: a
+ * row at a time through C would cost a load and a store of C per k). */
 static void emit_run(PtoEmit *e, PtoEmitTile c, PtoEmitTile a, PtoEmitTile b,
-                     PtoEmitTile p, int64_t mb, int64_t nb, LLVMValueRef k0,
+                     PtoEmitTile p, int64_t m, int64_t nb, LLVMValueRef k0,
                      LLVMValueRef kn, bool load_c) {
+  int64_t mb = m / MR * MR;
   unsigned L = e->lanes;
   PtoEmitLoop lj, lp, li;
   pto_emit_loop_begin(e, &lj, pto_emit_i64(e, 0), pto_emit_i64(e, nb),
@@ -129,8 +134,11 @@ static void emit_run(PtoEmit *e, PtoEmitTile c, PtoEmitTile a, PtoEmitTile b,
   pto_emit_loop_end(e, &lp);
   pto_emit_loop_begin(e, &li, pto_emit_i64(e, 0), pto_emit_i64(e, mb), MR, 0,
                       NULL);
-  emit_block(e, c, a, p, li.iv, lj.iv, k0, kn, load_c);
+  emit_block(e, c, a, p, li.iv, lj.iv, k0, kn, load_c, MR);
   pto_emit_loop_end(e, &li);
+  if (m > mb)
+    emit_block(e, c, a, p, pto_emit_i64(e, mb), lj.iv, k0, kn, load_c,
+               (unsigned)(m - mb));
   pto_emit_loop_end(e, &lj);
 }
 
@@ -181,11 +189,11 @@ PtoResult pto_emit_matmul(PtoEmit *e, PtoEmitTile c, PtoEmitTile a,
                          (long long)m, (long long)k, (long long)n);
   if (!e->lanes) e->lanes = 8;
   int64_t nw = (int64_t)(NV * e->lanes);
-  int64_t mb = m / MR * MR, nb = n / nw * nw;
-  if (mb > 0 && nb > 0) {
+  int64_t nb = m > 0 ? n / nw * nw : 0;
+  if (nb > 0) {
     PtoEmitTile p = pack_buffer(e, fp ? PTO_DT_F32 : PTO_DT_I32);
     /* the first run starts from C or from zero, the others from C */
-    emit_run(e, c, a, b, p, mb, nb, pto_emit_i64(e, 0),
+    emit_run(e, c, a, b, p, m, nb, pto_emit_i64(e, 0),
              pto_emit_i64(e, k < KC ? k : KC), accumulate);
     if (k > KC) {
       PtoEmitLoop lk;
@@ -195,11 +203,10 @@ PtoResult pto_emit_matmul(PtoEmit *e, PtoEmitTile c, PtoEmitTile a,
       LLVMValueRef kn = LLVMBuildSelect(
           B, LLVMBuildICmp(B, LLVMIntSLT, left, pto_emit_i64(e, KC), ""), left,
           pto_emit_i64(e, KC), "");
-      emit_run(e, c, a, b, p, mb, nb, lk.iv, kn, true);
+      emit_run(e, c, a, b, p, m, nb, lk.iv, kn, true);
       pto_emit_loop_end(e, &lk);
     }
   }
-  emit_edge(e, c, a, b, 0, mb, nb, n, k, accumulate); /* right of the blocks */
-  emit_edge(e, c, a, b, mb, m, 0, n, k, accumulate);  /* below them */
+  emit_edge(e, c, a, b, 0, m, nb, n, k, accumulate); /* right of the blocks */
   return PTO_SUCCESS;
 }

@@ -28,6 +28,13 @@ static LLVMValueRef smin(PtoEmit *e, LLVMValueRef a, LLVMValueRef b) {
   return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, a, b, ""), a, b, "");
 }
 
+void pto_emit_mark_nontemporal(PtoEmit *e, LLVMValueRef store) {
+  LLVMValueRef one = LLVMConstInt(LLVMInt32TypeInContext(e->ctx), 1, 0);
+  LLVMMetadataRef one_md = LLVMValueAsMetadata(one);
+  LLVMSetMetadata(store, LLVMGetMDKindIDInContext(e->ctx, "nontemporal", 11),
+                  LLVMMetadataAsValue(e->ctx, LLVMMDNodeInContext2(e->ctx, &one_md, 1)));
+}
+
 PtoResult pto_emit_copy_streaming(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                                   LLVMValueRef rows, LLVMValueRef cols,
                                   PtoError *err) {
@@ -40,11 +47,6 @@ PtoResult pto_emit_copy_streaming(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
   LLVMTypeRef i64 = LLVMInt64TypeInContext(e->ctx);
   LLVMTypeRef vt = LLVMVectorType(LLVMInt32TypeInContext(e->ctx), lanes);
   LLVMValueRef zero = pto_emit_i64(e, 0);
-  LLVMValueRef one = LLVMConstInt(LLVMInt32TypeInContext(e->ctx), 1, 0);
-  LLVMMetadataRef one_md = LLVMValueAsMetadata(one);
-  LLVMValueRef nt =
-      LLVMMetadataAsValue(e->ctx, LLVMMDNodeInContext2(e->ctx, &one_md, 1));
-  unsigned nt_kind = LLVMGetMDKindIDInContext(e->ctx, "nontemporal", 11);
   LLVMValueRef nbytes = LLVMBuildMul(
       B, cols, pto_emit_i64(e, (int64_t)pto_dtype_size(dst.dtype)), "");
   LLVMValueRef hi_r = LLVMBuildSelect(
@@ -74,7 +76,7 @@ PtoResult pto_emit_copy_streaming(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
   LLVMValueRef st = LLVMBuildStore(
       B, v, LLVMBuildBitCast(B, byte_ptr(e, dp, lv.iv), LLVMPointerType(vt, 0), ""));
   LLVMSetAlignment(st, (unsigned)w);
-  LLVMSetMetadata(st, nt_kind, nt);
+  pto_emit_mark_nontemporal(e, st);
   pto_emit_loop_end(e, &lv);
   copy_bytes(e, dp, sp, body_end, nbytes);
   pto_emit_loop_end(e, &lr);

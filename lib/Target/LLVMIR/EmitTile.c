@@ -201,6 +201,12 @@ static void elementwise(PtoEmit *e, const Ew *w, LLVMValueRef rows,
 
 PtoResult pto_emit_step_check(PtoEmit *e, const PtoEmitStep *st,
                               PtoError *err) {
+  if (st->kind == PTO_EMIT_STEP_LOAD || st->kind == PTO_EMIT_STEP_STORE) {
+    const char *n = st->kind == PTO_EMIT_STEP_LOAD ? "a fused tload" : "a fused tstore";
+    if (st->stream && (st->kind == PTO_EMIT_STEP_LOAD || pto_dtype_size(st->dst.dtype) != 4))
+      return pto_error_set(err, "%s streams only 4-byte elements to GM", n);
+    return check_pair(st->dst, st->a, n, err);
+  }
   bool red = st->kind == PTO_EMIT_STEP_ROWREDUCE, un = st->kind == PTO_EMIT_STEP_UNARY;
   const char *n = red  ? reduce_names[st->op]
                   : un ? unary_names[st->op]
@@ -223,7 +229,9 @@ PtoResult pto_emit_step_check(PtoEmit *e, const PtoEmitStep *st,
       return pto_error_set(err, "%s takes float tiles, not %s", n,
                            pto_dtype_name(st->dst.dtype));
     return PTO_SUCCESS;
-  case PTO_EMIT_STEP_ROWREDUCE: return PTO_SUCCESS;
+  case PTO_EMIT_STEP_ROWREDUCE:
+  case PTO_EMIT_STEP_LOAD:
+  case PTO_EMIT_STEP_STORE: return PTO_SUCCESS;
   }
   return PTO_SUCCESS;
 }

@@ -97,6 +97,9 @@ LLVMValueRef pto_emit_elem_ptr(PtoEmit *e, PtoEmitTile t, LLVMValueRef r,
 LLVMValueRef pto_emit_load(PtoEmit *e, PtoDType dt, LLVMValueRef p,
                            unsigned lanes);
 void pto_emit_store(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v);
+/* Marks a vector store, aligned to its width, as non-temporal (a
+ * streaming store: EmitStream.c). */
+void pto_emit_mark_nontemporal(PtoEmit *e, LLVMValueRef store);
 /* The conversions inside them: a compute-type value (scalar or vector) to
  * the storage type, rounded as a store rounds it, and back. */
 LLVMValueRef pto_emit_to_storage(PtoEmit *e, PtoDType dt, LLVMValueRef v);

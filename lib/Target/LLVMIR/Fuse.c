@@ -17,13 +17,34 @@
  * the same group (and so every element, in the same iteration) or no
  * instruction after the run reads a tile overlapping it that was defined
  * before the run ended: the bytes are dead. Scalar operands are SSA values
- * and need no proof. */
+ * and need no proof.
+ *
+ * A tload may join as the run's first step and a tstore as its last, with
+ * only scalar arith ops, set_flag and wait_flag between them and the run
+ * (on a host core flags compile to nothing and instructions run in
+ * program order; the fused iteration keeps every data dependence they
+ * order, which is what follows). Each copies a rows x cols tile of one
+ * dtype (no cast) between GM and the vector buffer, so an element (r, c)
+ * moves in the iteration of (r, c):
+ *  - the tload's tile is a group the run writes: no other group, column
+ *    or reduction result overlaps it, so the run reads its bytes only at
+ *    (r, c) after the load of (r, c); the run writes no GM (a run with a
+ *    fused tload takes no tstore: two GM windows may overlap in ways the
+ *    translation cannot see), so the GM it reads is the GM the tload read;
+ *  - the tstore's tile is a group of the run and the run has no reduction
+ *    (whose result it would otherwise wait for): its element (r, c) is
+ *    final once iteration (r, c) has run all steps, since only that
+ *    iteration writes it, and no step reads GM. A streaming tstore also
+ *    moves the start of each row's vectors to GM's alignment, which is
+ *    why a run with a reduction (whose order it would change) never
+ *    takes one. */
 #include "Target/LLVMIR/Fuse.h"
 
 #include <string.h>
 
 #include "Support/Hash.h"
 #include "pto/Dialect/PTO.h"
+#include "pto/IRArray.h"
 
 typedef struct Span {
   int64_t lo, hi;
@@ -67,6 +88,11 @@ static bool is_step(PtoPtoOp id) {
          k == PTO_PTO_KIND_ROWRED;
 }
 
+static bool is_kind(PtoOp *op, PtoPtoKind k) {
+  PtoPtoOp id = pto_pto_op_id(op);
+  return id != PTO_PTO_NONE && pto_pto_op_kind(id) == k;
+}
+
 static bool is_scalar_arith(PtoOp *op) {
   if (pto_pto_op_id(op) != PTO_PTO_NONE) return false;
   const char *n = pto_ident_str(pto_op_name(op));
@@ -105,6 +131,8 @@ static bool full_shape(const Plan *p, PtoValue *v) {
   return pto_pto_tile_rows(ty) == p->rows && pto_pto_tile_cols(ty) == p->cols;
 }
 
+static bool add_check(const Plan *p);
+
 /* Adds op to the plan as step *s; false when it cannot join (the plan
  * may then hold part of it: the caller restores a copy). */
 static bool add(Plan *p, PtoOp *op, PtoFuseStep *s) {
@@ -134,7 +162,11 @@ static bool add(Plan *p, PtoOp *op, PtoFuseStep *s) {
     if (!full_shape(p, res)) return false;
     s->dst_slot = slot(p, res, true);
   }
-  /* the conditions of the file's comment */
+  return add_check(p);
+}
+
+/* The conditions of the file's comment on the plan so far. */
+static bool add_check(const Plan *p) {
   for (unsigned i = 0; i < p->nslots; i++) {
     for (unsigned j = i + 1; j < p->nslots; j++)
       if ((p->slot_written[i] || p->slot_written[j]) &&
@@ -147,6 +179,53 @@ static bool add(Plan *p, PtoOp *op, PtoFuseStep *s) {
   for (unsigned c = 0; p->has_red && c < p->ncols; c++)
     if (overlap(p->col[c], p->red)) return false;
   return true;
+}
+
+/* The op after `op`, past scalar arith ops and flags: what a tload or
+ * tstore may fuse across. */
+static PtoOp *next_past_flags(PtoOp *op) {
+  for (op = pto_op_next(op);
+       op && (is_scalar_arith(op) || is_kind(op, PTO_PTO_KIND_SETFLAG) ||
+              is_kind(op, PTO_PTO_KIND_WAITFLAG));
+       op = pto_op_next(op))
+    ;
+  return op;
+}
+
+/* A tload or tstore as a step: its tile a planned rows x cols group of
+ * the vector buffer of the GM tensor's dtype; a streaming tstore only of
+ * 4-byte elements (what the fused loop streams). */
+static bool add_copy(Plan *p, PtoOp *op, bool load, PtoFuseStep *s) {
+  PtoValue *tile = load ? pto_op_result(op, 0) : pto_op_operand(op, 0);
+  PtoValue *tensor = pto_op_operand(op, load ? 0 : 1);
+  Span sp;
+  PtoDType gdt, tdt;
+  if (!tile || !tensor || !span_of(tile, &sp) || !full_shape(p, tile) ||
+      !pto_type_is_tensor(pto_value_type(tensor)) ||
+      !pto_dtype_from_type(pto_type_tensor_elem(pto_value_type(tensor)), &gdt) ||
+      !pto_dtype_from_type(pto_pto_tile_elem(pto_value_type(tile)), &tdt) || gdt != tdt)
+    return false;
+  if (!load && pto_llvmir_streams(tensor) && pto_dtype_size(tdt) != 4) return false;
+  s->op = op;
+  s->a_slot = load ? -1 : slot(p, tile, false);
+  s->b_slot = -1;
+  s->dst_slot = load ? slot(p, tile, true) : -1;
+  s->store = true;
+  return true;
+}
+
+bool pto_llvmir_streams(PtoValue *tensor) {
+  PtoType *ty = pto_value_type(tensor);
+  PtoDType dt;
+  if (!pto_dtype_from_type(pto_type_tensor_elem(ty), &dt)) return false;
+  int64_t bytes = (int64_t)pto_dtype_size(dt);
+  for (unsigned d = 0; d < pto_type_tensor_rank(ty); d++) {
+    int64_t n = pto_type_tensor_dim(ty, d);
+    if (n <= 0) return false;
+    if (bytes > INT64_MAX / n) return true; /* and no overflow */
+    bytes *= n;
+  }
+  return bytes >= PTO_STREAM_MIN_BYTES;
 }
 
 /* Whether an instruction after `last` reads bytes of sp that were
@@ -176,14 +255,22 @@ void pto_llvmir_fuse_plan(PtoOp *first, PtoFuseRun *run) {
   run->n = 0;
   run->last = first;
   PtoPtoOp id = pto_pto_op_id(first);
-  if (id == PTO_PTO_NONE || !is_step(id)) return;
+  bool load = is_kind(first, PTO_PTO_KIND_LOAD);
+  if (id == PTO_PTO_NONE || (!is_step(id) && !load)) return;
   Plan p;
   memset(&p, 0, sizeof p);
-  PtoType *shape = pto_value_type(pto_op_operand(first, 0));
-  if (!pto_type_is_pto_tile(shape)) return;
+  run->shape = load ? pto_op_result(first, 0) : pto_op_operand(first, 0);
+  PtoType *shape = run->shape ? pto_value_type(run->shape) : NULL;
+  if (!shape || !pto_type_is_pto_tile(shape)) return;
   p.rows = pto_pto_tile_rows(shape);
   p.cols = pto_pto_tile_cols(shape);
-  for (PtoOp *op = first; op && run->n < PTO_EMIT_MAX_STEPS; op = pto_op_next(op)) {
+  PtoOp *op = first;
+  if (load) {
+    if (!add_copy(&p, first, true, &run->step[0])) return;
+    run->n = 1;
+    op = next_past_flags(first);
+  }
+  for (; op && run->n < PTO_EMIT_MAX_STEPS; op = pto_op_next(op)) {
     if (is_scalar_arith(op)) continue;
     id = pto_pto_op_id(op);
     if (id == PTO_PTO_NONE || !is_step(id)) break;
@@ -195,6 +282,18 @@ void pto_llvmir_fuse_plan(PtoOp *first, PtoFuseRun *run) {
     run->n++;
     run->last = op;
     if (p.has_red) break;
+  }
+  if (load && run->n < 2) return; /* no step took the loaded tile */
+  PtoOp *st = run->n > 0 ? next_past_flags(run->last) : NULL;
+  if (!load && !p.has_red && st && run->n < PTO_EMIT_MAX_STEPS &&
+      is_kind(st, PTO_PTO_KIND_STORE)) {
+    Plan saved = p;
+    if (add_copy(&p, st, false, &run->step[run->n]) && add_check(&p)) {
+      run->n++;
+      run->last = st;
+    } else {
+      p = saved;
+    }
   }
   /* stores: the last write of each group, when its bytes are read later */
   for (unsigned i = 0; i < run->n; i++) {

@@ -22,11 +22,21 @@ typedef struct PtoFuseRun {
    * steps and scalar arith ops, which the translation emits before the
    * loop nest */
   PtoOp *last;
+  /* a tile of the run's rows x cols shape */
+  PtoValue *shape;
 } PtoFuseRun;
 
 /* The longest run that may fuse starting at `first`, an op of a vector
- * kernel's body; run->n < 2 when no run of two or more starts there. */
+ * kernel's body (a tload, or a vector instruction); run->n < 2 when no
+ * run of two or more starts there. */
 void pto_llvmir_fuse_plan(PtoOp *first, PtoFuseRun *run);
+
+/* A tstore into a GM tensor this large streams (non-temporal stores):
+ * the tensor outgrows a core's share of the last-level cache, so its
+ * lines would be evicted before anyone reads them back, and normal stores
+ * would read every line before writing it. */
+#define PTO_STREAM_MIN_BYTES ((int64_t)16 << 20)
+bool pto_llvmir_streams(PtoValue *tensor);
 
 /* Whether a tunary instruction is one of the Tile level's elementwise math
  * ops (tsigmoid ... tsignbit), emitted by pto_emit_math and so not a fused

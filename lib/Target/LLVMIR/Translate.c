@@ -173,25 +173,6 @@ static PtoResult window_of(Tr *t, PtoOp *op, PtoValue *tensor, PtoValue *tile,
   return PTO_SUCCESS;
 }
 
-/* A tstore into a GM tensor this large streams (non-temporal stores):
- * the tensor outgrows a core's share of the last-level cache, so its
- * lines would be evicted before anyone reads them back, and normal stores
- * would read every line before writing it. */
-#define PTO_STREAM_MIN_BYTES ((int64_t)16 << 20)
-static bool streams(PtoValue *tensor) {
-  PtoType *ty = pto_value_type(tensor);
-  PtoDType dt;
-  if (!pto_dtype_from_type(pto_type_tensor_elem(ty), &dt)) return false;
-  int64_t bytes = (int64_t)pto_dtype_size(dt);
-  for (unsigned d = 0; d < pto_type_tensor_rank(ty); d++) {
-    int64_t n = pto_type_tensor_dim(ty, d);
-    if (n <= 0) return false;
-    if (bytes > INT64_MAX / n) return true; /* and no overflow */
-    bytes *= n;
-  }
-  return bytes >= PTO_STREAM_MIN_BYTES;
-}
-
 static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
   PtoError err;
   PtoEmitTile tile, gm;
@@ -221,7 +202,7 @@ static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
                                     cols_of(t, tv), &err)
                 : load ? pto_emit_copy(&t->e, tile, gm, rows_of(t, tv),
                                      cols_of(t, tv), &err)
-                : streams(tensor) ? pto_emit_copy_streaming(&t->e, gm, tile, rows_of(t, tv),
+                : pto_llvmir_streams(tensor) ? pto_emit_copy_streaming(&t->e, gm, tile, rows_of(t, tv),
                                                            cols_of(t, tv), &err)
                                   : pto_emit_copy(&t->e, gm, tile, rows_of(t, tv),
                                                   cols_of(t, tv), &err);
@@ -270,6 +251,17 @@ static PtoResult step_of(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind,
   memset(st, 0, sizeof *st);
   st->dst_slot = st->a_slot = st->b_slot = -1;
   st->store = true;
+  if (kind == PTO_PTO_KIND_LOAD || kind == PTO_PTO_KIND_STORE) {
+    /* a tload or tstore a run took (Fuse.c): the tile and its GM window */
+    bool load = kind == PTO_PTO_KIND_LOAD;
+    PtoValue *tv = load ? pto_op_result(op, 0) : pto_op_operand(op, 0);
+    PtoValue *tensor = pto_op_operand(op, load ? 0 : 1);
+    PtoEmitTile *tile = load ? &st->dst : &st->a, *gm = load ? &st->a : &st->dst;
+    st->kind = load ? PTO_EMIT_STEP_LOAD : PTO_EMIT_STEP_STORE;
+    st->stream = !load && pto_llvmir_streams(tensor);
+    if (pto_failed(tile_of(t, op, tv, tile))) return PTO_FAILURE;
+    return window_of(t, op, tensor, tv, tile->dtype, gm);
+  }
   if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &st->dst)) ||
       pto_failed(tile_of(t, op, pto_op_operand(op, 0), &st->a)))
     return PTO_FAILURE;
@@ -640,11 +632,10 @@ static PtoResult emit_run(Tr *t, PtoOp *first, const PtoFuseRun *run) {
     steps[i].b_slot = run->step[i].b_slot;
     steps[i].store = run->step[i].store || steps[i].kind == PTO_EMIT_STEP_ROWREDUCE;
   }
-  PtoValue *src = pto_op_operand(first, 0);
   PtoError err;
   unsigned bad;
-  if (pto_succeeded(pto_emit_fused(&t->e, steps, run->n, rows_of(t, src),
-                                   cols_of(t, src), &bad, &err)))
+  if (pto_succeeded(pto_emit_fused(&t->e, steps, run->n, rows_of(t, run->shape),
+                                   cols_of(t, run->shape), &bad, &err)))
     return PTO_SUCCESS;
   for (unsigned i = 0; i < run->n; i++)
     if (pto_failed(emit_op(t, run->step[i].op))) return PTO_FAILURE;
