@@ -7,6 +7,7 @@
 
 #include "../unittests/Test.h"
 #include "RandomDag.h"
+#include "RuntimeFixture.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -112,9 +113,8 @@ TEST(random_dags_host_and_sim) {
     k[0] = pto_runtime_add_kernel(rt, k_rand, PTO_RT_CORE_AIC, "cube");
     k[1] = pto_runtime_add_kernel(rt, k_rand, PTO_RT_CORE_AIV, "vec");
     k[2] = pto_runtime_add_kernel(rt, k_rand, PTO_RT_CORE_AICPU, "cpu");
-    PtoGraph *g = pto_graph_create(rt);
-    for (uint32_t b = 0; b < c->nbufs; b++)
-      pto_graph_add_buffer(g, BUF_SIZE, "buf");
+    PtoGraph *g = fx_graph(rt, c->nbufs, BUF_SIZE, "buf");
+    CHECK(g != NULL);
     uint32_t id_of[MAX_TASKS];
     for (uint32_t i = 0; i < c->ntasks; i++) {
       Spec *s = &c->spec[i];

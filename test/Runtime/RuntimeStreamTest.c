@@ -7,6 +7,7 @@
 
 #include "../unittests/Test.h"
 #include "RandomDag.h"
+#include "RuntimeFixture.h"
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -19,13 +20,6 @@ static double now_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static PtoRuntime *make_rt(PtoRtBackend be, uint32_t threads, int record) {
-  PtoRtPlatform p;
-  pto_rt_platform_default(&p);
-  PtoRtOptions o = {be, threads, record};
-  return pto_runtime_create(&p, &o, NULL, 0);
-}
-
 static atomic_int flag, ran;
 static int k_set(const PtoRtTaskArgs *a) {
   atomic_store(&flag, (int)a->params[0]);
@@ -33,19 +27,6 @@ static int k_set(const PtoRtTaskArgs *a) {
   return 0;
 }
 static int k_fail(const PtoRtTaskArgs *a) { return (int)a->params[1]; }
-
-static int64_t submit(PtoGraph *g, int32_t k, int64_t p0, int64_t p1,
-                      const PtoRtRegion *r, uint32_t nr, const char *label) {
-  PtoRtTaskDesc d = {0};
-  d.kernel = k;
-  d.regions = r;
-  d.num_regions = nr;
-  d.params[0] = p0;
-  d.params[1] = p1;
-  d.label = label;
-  d.cycles = 1000;
-  return pto_graph_submit(g, &d);
-}
 
 /* Spins until `flag` is v or 20 s have passed. */
 static bool wait_flag(int v) {
@@ -59,20 +40,20 @@ static bool wait_flag(int v) {
  * the submitter waits for its effect before submitting the next one,
  * which a build-then-run runtime would never show. */
 TEST(tasks_run_while_submitting) {
-  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2, 1);
-  int32_t k = pto_runtime_add_kernel(rt, k_set, PTO_RT_CORE_AIV, "set");
-  PtoGraph *g = pto_graph_create(rt);
-  pto_graph_add_buffer(g, 8, "x");
+  FxRun f = fx_open(PTO_RT_HOST, 2, 1, k_set, PTO_RT_CORE_AIV, "set", 1, 8, "x");
+  PtoGraph *g = f.g;
+  int32_t k = f.k;
+  CHECK(g != NULL);
   char x[8];
   void *bufs[1] = {x};
   PtoRtRegion w = {0, 0, 8, PTO_RT_WRITE};
   atomic_store(&flag, 0);
   atomic_store(&ran, 0);
-  CHECK(submit(g, k, 1, 0, &w, 1, "before start") == 0);
+  CHECK(fx_submit(g, k, 1, 0, &w, 1, "before start") == 0);
   CHECK(pto_graph_start(g, bufs, 1) == PTO_RT_OK);
   CHECK(wait_flag(1));
   for (int i = 2; i <= 5; i++) {
-    CHECK(submit(g, k, i, 0, &w, 1, "streamed") == i - 1);
+    CHECK(fx_submit(g, k, i, 0, &w, 1, "streamed") == i - 1);
     CHECK(wait_flag(i));
   }
   CHECK(pto_graph_wait(g) == PTO_RT_OK);
@@ -89,8 +70,7 @@ TEST(tasks_run_while_submitting) {
   /* Afterwards it is a built graph: a replay runs the five again. */
   CHECK(pto_graph_run(g, bufs, 1) == PTO_RT_OK);
   CHECK(atomic_load(&ran) == 10 && atomic_load(&flag) == 5);
-  pto_graph_destroy(g);
-  pto_runtime_destroy(rt);
+  fx_close(&f);
 }
 
 /* A kernel fails while submission goes on: the submissions after the
@@ -98,11 +78,13 @@ TEST(tasks_run_while_submitting) {
  * start, pto_graph_wait reports the failure, and the runtime runs the
  * next graph. */
 TEST(failure_while_submitting) {
-  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2, 0);
-  int32_t kf = pto_runtime_add_kernel(rt, k_fail, PTO_RT_CORE_AIC, "maybe_fail");
+  FxRun f = fx_open(PTO_RT_HOST, 2, 0, k_fail, PTO_RT_CORE_AIC, "maybe_fail",
+                    1, 16, "a");
+  PtoRuntime *rt = f.rt;
+  PtoGraph *g = f.g;
+  int32_t kf = f.k;
   int32_t ks = pto_runtime_add_kernel(rt, k_set, PTO_RT_CORE_AIV, "set");
-  PtoGraph *g = pto_graph_create(rt);
-  pto_graph_add_buffer(g, 16, "a");
+  CHECK(g != NULL);
   char buf[16];
   void *bufs[1] = {buf};
   PtoRtRegion w0 = {0, 0, 8, PTO_RT_WRITE}, r0 = {0, 0, 8, PTO_RT_READ};
@@ -110,40 +92,38 @@ TEST(failure_while_submitting) {
   atomic_store(&flag, 0);
   atomic_store(&ran, 0);
   CHECK(pto_graph_start(g, bufs, 1) == PTO_RT_OK);
-  CHECK(submit(g, kf, 0, 7, &w0, 1, "softmax.row0") == 0);
-  CHECK(submit(g, ks, 1, 0, &r0, 1, "reader") == 1);
+  CHECK(fx_submit(g, kf, 0, 7, &w0, 1, "softmax.row0") == 0);
+  CHECK(fx_submit(g, ks, 1, 0, &r0, 1, "reader") == 1);
   /* Independent tasks until one is refused: the failure has been seen. */
   int64_t id = 0;
   double t0 = now_s();
-  while (now_s() - t0 < 20 && (id = submit(g, ks, 2, 0, &w1, 1, "other")) >= 0)
+  while (now_s() - t0 < 20 && (id = fx_submit(g, ks, 2, 0, &w1, 1, "other")) >= 0)
     ;
   CHECK(id == -1);
   CHECK_STR(pto_runtime_error(rt),
             "submit: the running graph stopped: task 0 (kernel 'maybe_fail', "
             "label 'softmax.row0') failed with status 7");
-  CHECK(submit(g, ks, 3, 0, &r0, 1, "late reader") == -1);
+  CHECK(fx_submit(g, ks, 3, 0, &r0, 1, "late reader") == -1);
   CHECK(pto_graph_wait(g) == PTO_RT_ERR_KERNEL);
   CHECK_STR(pto_runtime_error(rt),
             "task 0 (kernel 'maybe_fail', label 'softmax.row0') failed with "
             "status 7; its 1 dependent tasks were not started");
   CHECK(atomic_load(&flag) != 1 && atomic_load(&flag) != 3);
   /* The runtime is usable afterwards, streaming or not. */
-  PtoGraph *g2 = pto_graph_create(rt);
-  pto_graph_add_buffer(g2, 8, "x");
+  PtoGraph *g2 = fx_graph(rt, 1, 8, "x");
   CHECK(pto_graph_start(g2, bufs, 1) == PTO_RT_OK);
-  CHECK(submit(g2, ks, 9, 0, NULL, 0, NULL) == 0);
+  CHECK(fx_submit(g2, ks, 9, 0, NULL, 0, NULL) == 0);
   CHECK(pto_graph_wait(g2) == PTO_RT_OK && atomic_load(&flag) == 9);
   pto_graph_destroy(g2);
-  pto_graph_destroy(g);
-  pto_runtime_destroy(rt);
+  fx_close(&f);
 }
 
 TEST(misuse_is_an_error) {
-  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2, 0);
-  int32_t k = pto_runtime_add_kernel(rt, k_set, PTO_RT_CORE_AIV, "set");
-  PtoGraph *g = pto_graph_create(rt), *g2 = pto_graph_create(rt);
-  pto_graph_add_buffer(g, 8, "x");
-  pto_graph_add_buffer(g2, 8, "y");
+  FxRun f = fx_open(PTO_RT_HOST, 2, 0, k_set, PTO_RT_CORE_AIV, "set", 1, 8, "x");
+  PtoRuntime *rt = f.rt;
+  PtoGraph *g = f.g, *g2 = fx_graph(rt, 1, 8, "y");
+  int32_t k = f.k;
+  CHECK(g != NULL && g2 != NULL);
   char x[8];
   void *bufs[1] = {x};
   CHECK(pto_graph_wait(g) == PTO_RT_ERR_MISUSE);
@@ -164,15 +144,14 @@ TEST(misuse_is_an_error) {
   CHECK(pto_graph_add_buffer(g, 8, "late") == -1);
   CHECK_STR(pto_runtime_error(rt), "buffer 'late': the graph is running; "
             "declare its buffers before pto_graph_start");
-  CHECK(submit(g, 99, 0, 0, NULL, 0, NULL) == -1);
+  CHECK(fx_submit(g, 99, 0, 0, NULL, 0, NULL) == -1);
   CHECK_STR(pto_runtime_error(rt), "submit: unknown kernel id 99 (1 registered)");
-  CHECK(submit(g, k, 1, 0, NULL, 0, NULL) == 0);
+  CHECK(fx_submit(g, k, 1, 0, NULL, 0, NULL) == 0);
   CHECK(pto_graph_wait(g) == PTO_RT_OK);
   CHECK(pto_graph_wait(g) == PTO_RT_ERR_MISUSE);
   CHECK(pto_graph_run(g2, bufs, 1) == PTO_RT_OK);
-  pto_graph_destroy(g);
   pto_graph_destroy(g2);
-  pto_runtime_destroy(rt);
+  fx_close(&f);
   CHECK(pto_graph_start(NULL, bufs, 1) == PTO_RT_ERR_MISUSE);
   CHECK(pto_graph_wait(NULL) == PTO_RT_ERR_MISUSE);
 }
@@ -190,20 +169,22 @@ static int k_block(const PtoRtTaskArgs *a) {
  * hangs. */
 TEST(destroy_while_running) {
   for (int whole = 0; whole < 2; whole++) {
-    PtoRuntime *rt = make_rt(PTO_RT_BOTH, 3, 1);
-    int32_t kb = pto_runtime_add_kernel(rt, k_block, PTO_RT_CORE_AIV, "block");
+    FxRun f = fx_open(PTO_RT_BOTH, 3, 1, k_block, PTO_RT_CORE_AIV, "block", 1,
+                      8, "x");
+    PtoRuntime *rt = f.rt;
+    PtoGraph *g = f.g;
+    int32_t kb = f.k;
     int32_t ks = pto_runtime_add_kernel(rt, k_set, PTO_RT_CORE_AIV, "set");
-    PtoGraph *g = pto_graph_create(rt);
-    pto_graph_add_buffer(g, 8, "x");
+    CHECK(g != NULL);
     char x[8];
     void *bufs[1] = {x};
     PtoRtRegion w = {0, 0, 8, PTO_RT_WRITE};
     atomic_store(&flag, 0);
     atomic_store(&ran, 0);
     CHECK(pto_graph_start(g, bufs, 1) == PTO_RT_OK);
-    CHECK(submit(g, kb, 0, 0, &w, 1, NULL) == 0);
+    CHECK(fx_submit(g, kb, 0, 0, &w, 1, NULL) == 0);
     for (int i = 0; i < 100; i++)
-      CHECK(submit(g, ks, 2, 0, &w, 1, NULL) > 0);
+      CHECK(fx_submit(g, ks, 2, 0, &w, 1, NULL) > 0);
     atomic_store(&flag, 1); /* lets the blocking task finish */
     if (whole) {
       pto_runtime_destroy(rt);
@@ -297,14 +278,13 @@ TEST(random_dags_streamed) {
     for (uint32_t i = 0; i < c->ntasks; i++)
       dag_body(c->spec[i].reg, c->spec[i].nreg, i, ref);
 
-    PtoRuntime *rt = make_rt(round % 2 ? PTO_RT_BOTH : PTO_RT_HOST,
-                             2 + round % 3, round % 4 == 1);
-    int32_t k[2];
-    k[0] = pto_runtime_add_kernel(rt, k_rand, PTO_RT_CORE_AIC, "cube");
-    k[1] = pto_runtime_add_kernel(rt, k_rand, PTO_RT_CORE_AIV, "vec");
-    PtoGraph *g = pto_graph_create(rt);
-    for (uint32_t b = 0; b < c->nbufs; b++)
-      pto_graph_add_buffer(g, BUF_SIZE, "buf");
+    FxRun f = fx_open(round % 2 ? PTO_RT_BOTH : PTO_RT_HOST, 2 + round % 3,
+                      round % 4 == 1, k_rand, PTO_RT_CORE_AIC, "cube", c->nbufs,
+                      BUF_SIZE, "buf");
+    PtoGraph *g = f.g;
+    int32_t k[2] = {f.k, pto_runtime_add_kernel(f.rt, k_rand, PTO_RT_CORE_AIV,
+                                                "vec")};
+    CHECK(g != NULL);
     init_bufs(bufs_run, round);
     void *run[MAX_BUFS] = {bufs_run[0], bufs_run[1], bufs_run[2]};
     /* Some tasks submitted before the start, the rest while it runs. */
@@ -345,8 +325,7 @@ TEST(random_dags_streamed) {
     CHECK(pto_graph_run(g, run, c->nbufs) == PTO_RT_OK);
     CHECK(memcmp(bufs_ref, bufs_run, sizeof bufs_ref) == 0);
     CHECK(misordered(c) == 0);
-    pto_graph_destroy(g);
-    pto_runtime_destroy(rt);
+    fx_close(&f);
   }
   /* Tasks started while submission went on (not a build-then-run). */
   CHECK(overlapped > 0);

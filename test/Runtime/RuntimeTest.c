@@ -7,17 +7,10 @@
 #include "pto/Platform.h"
 
 #include "../unittests/Test.h"
+#include "RuntimeFixture.h"
 
 #include <stdatomic.h>
 #include <string.h>
-
-static PtoRuntime *make_rt(PtoRtBackend be, uint32_t threads) {
-  PtoRtPlatform p;
-  pto_rt_platform_default(&p);
-  PtoRtOptions o = {be, threads, 1};
-  char err[128];
-  return pto_runtime_create(&p, &o, err, sizeof err);
-}
 
 /* Appends its task's params[0] to a log in buffer 0 (one writer at a
  * time: every task of these graphs touches word 0). */
@@ -35,16 +28,10 @@ static int k_count(const PtoRtTaskArgs *a) {
   return 0;
 }
 
+/* Every test here records host times. */
 static int64_t submit(PtoGraph *g, int32_t k, int64_t p0, const PtoRtRegion *r,
                       uint32_t nr, const char *label) {
-  PtoRtTaskDesc d = {0};
-  d.kernel = k;
-  d.regions = r;
-  d.num_regions = nr;
-  d.params[0] = p0;
-  d.label = label;
-  d.cycles = 1000;
-  return pto_graph_submit(g, &d);
+  return fx_submit(g, k, p0, 0, r, nr, label);
 }
 
 TEST(platform_default) {
@@ -59,10 +46,11 @@ TEST(platform_default) {
 }
 
 TEST(chain_in_order) {
-  PtoRuntime *rt = make_rt(PTO_RT_HOST, 4);
-  int32_t k = pto_runtime_add_kernel(rt, k_log, PTO_RT_CORE_AIV, "log");
-  PtoGraph *g = pto_graph_create(rt);
-  CHECK(pto_graph_add_buffer(g, 8 * 201, "log") == 0);
+  FxRun f = fx_open(PTO_RT_HOST, 4, 1, k_log, PTO_RT_CORE_AIV, "log", 1,
+                    8 * 201, "log");
+  PtoGraph *g = f.g;
+  int32_t k = f.k;
+  CHECK(g != NULL);
   PtoRtRegion r = {0, 0, 8, PTO_RT_READ_WRITE};
   for (int i = 0; i < 200; i++)
     CHECK(submit(g, k, i, &r, 1, "step") == i);
@@ -80,8 +68,7 @@ TEST(chain_in_order) {
   bufs[0] = log2;
   CHECK(pto_graph_run(g, bufs, 1) == PTO_RT_OK);
   CHECK(log2[0] == 200 && log2[200] == 199);
-  pto_graph_destroy(g);
-  pto_runtime_destroy(rt);
+  fx_close(&f);
 }
 
 static uint32_t preds_of(PtoGraph *g, int64_t id, uint64_t *out) {
@@ -89,11 +76,11 @@ static uint32_t preds_of(PtoGraph *g, int64_t id, uint64_t *out) {
 }
 
 TEST(raw_war_waw) {
-  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2);
-  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIC, "k");
-  PtoGraph *g = pto_graph_create(rt);
-  pto_graph_add_buffer(g, 100, "a");
-  pto_graph_add_buffer(g, 100, "b");
+  FxRun f = fx_open(PTO_RT_HOST, 2, 1, k_count, PTO_RT_CORE_AIC, "k", 2, 100,
+                    "buf");
+  PtoGraph *g = f.g;
+  int32_t k = f.k;
+  CHECK(g != NULL);
   PtoRtRegion w0 = {0, 0, 50, PTO_RT_WRITE};
   PtoRtRegion r1 = {0, 40, 20, PTO_RT_READ};   /* overlaps w0: RAW */
   PtoRtRegion r2 = {0, 60, 10, PTO_RT_READ};   /* no overlap */
@@ -114,15 +101,15 @@ TEST(raw_war_waw) {
   CHECK(p[0] == (uint64_t)t0 && p[1] == (uint64_t)t1 && p[2] == (uint64_t)t2);
   CHECK(preds_of(g, t4, p) == 0);
   CHECK(preds_of(g, t5, p) == 1 && p[0] == (uint64_t)t0);
-  pto_graph_destroy(g);
-  pto_runtime_destroy(rt);
+  fx_close(&f);
 }
 
 TEST(explicit_preds_not_duplicated) {
-  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2);
-  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIC, "k");
-  PtoGraph *g = pto_graph_create(rt);
-  pto_graph_add_buffer(g, 16, "a");
+  FxRun f = fx_open(PTO_RT_HOST, 2, 1, k_count, PTO_RT_CORE_AIC, "k", 1, 16,
+                    "a");
+  PtoGraph *g = f.g;
+  int32_t k = f.k;
+  CHECK(g != NULL);
   PtoRtRegion w = {0, 0, 16, PTO_RT_WRITE}, r = {0, 0, 8, PTO_RT_READ};
   int64_t a = submit(g, k, 0, &w, 1, NULL);
   int64_t b = submit(g, k, 0, NULL, 0, NULL); /* touches no GM */
@@ -139,16 +126,16 @@ TEST(explicit_preds_not_duplicated) {
   PtoRtGraphStats st;
   pto_graph_get_stats(g, &st);
   CHECK(st.edges == 2);
-  pto_graph_destroy(g);
-  pto_runtime_destroy(rt);
+  fx_close(&f);
 }
 
 TEST(wide_fan_in_through_one_barrier) {
-  PtoRuntime *rt = make_rt(PTO_RT_BOTH, 3);
-  int32_t k = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIV, "k");
-  PtoGraph *g = pto_graph_create(rt);
   enum { N = 64, M = 64 };
-  pto_graph_add_buffer(g, N * 64, "a");
+  FxRun f = fx_open(PTO_RT_BOTH, 3, 1, k_count, PTO_RT_CORE_AIV, "k", 1, N * 64,
+                    "a");
+  PtoGraph *g = f.g;
+  int32_t k = f.k;
+  CHECK(g != NULL);
   int64_t producers[N];
   for (int i = 0; i < N; i++) {
     PtoRtRegion w = {0, i * 64, 64, PTO_RT_WRITE};
@@ -198,16 +185,17 @@ TEST(wide_fan_in_through_one_barrier) {
   }
   CHECK(first_consumer > last_producer);
   CHECK(pto_timeline_get_task(tl, last, &a) && a.start > last_consumer);
-  pto_graph_destroy(g);
-  pto_runtime_destroy(rt);
+  fx_close(&f);
 }
 
 TEST(failing_kernel_stops_graph) {
-  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2);
-  int32_t kf = pto_runtime_add_kernel(rt, k_fail, PTO_RT_CORE_AIC, "maybe_fail");
+  FxRun f = fx_open(PTO_RT_HOST, 2, 1, k_fail, PTO_RT_CORE_AIC, "maybe_fail", 1,
+                    64, "a");
+  PtoRuntime *rt = f.rt;
+  PtoGraph *g = f.g;
+  int32_t kf = f.k;
   int32_t kc = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIC, "count");
-  PtoGraph *g = pto_graph_create(rt);
-  pto_graph_add_buffer(g, 64, "a");
+  CHECK(g != NULL);
   PtoRtRegion w = {0, 0, 8, PTO_RT_WRITE}, r = {0, 0, 8, PTO_RT_READ};
   PtoRtTaskDesc d = {0};
   d.kernel = kf;
@@ -228,13 +216,11 @@ TEST(failing_kernel_stops_graph) {
             "status 7; its 10 dependent tasks were not started");
   CHECK(atomic_load(&ran) == 0);
   /* The runtime is usable afterwards. */
-  PtoGraph *g2 = pto_graph_create(rt);
-  pto_graph_add_buffer(g2, 8, "x");
+  PtoGraph *g2 = fx_graph(rt, 1, 8, "x");
   submit(g2, kc, 0, NULL, 0, NULL);
   CHECK(pto_graph_run(g2, bufs, 1) == PTO_RT_OK && atomic_load(&ran) == 1);
   pto_graph_destroy(g2);
-  pto_graph_destroy(g);
-  pto_runtime_destroy(rt);
+  fx_close(&f);
 }
 
 /* Stores params[1] into the word at params[0] of the last buffer, and
@@ -251,10 +237,11 @@ static int k_store_last(const PtoRtTaskArgs *a) {
  * buffer table, also when declaring it moved the table. */
 TEST(buffers_declared_after_tasks) {
   enum { NBUF = 100 };
-  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2);
-  int32_t k = pto_runtime_add_kernel(rt, k_store_last, PTO_RT_CORE_AIV, "store");
-  PtoGraph *g = pto_graph_create(rt);
-  CHECK(pto_graph_add_buffer(g, 8, "first") == 0);
+  FxRun f = fx_open(PTO_RT_HOST, 2, 1, k_store_last, PTO_RT_CORE_AIV, "store",
+                    1, 8, "first");
+  PtoGraph *g = f.g;
+  int32_t k = f.k;
+  CHECK(g != NULL);
   PtoRtTaskDesc d = {0};
   d.kernel = k;
   d.params[1] = 11;
@@ -271,15 +258,14 @@ TEST(buffers_declared_after_tasks) {
     bufs[i] = words[i];
   CHECK(pto_graph_run(g, bufs, NBUF) == PTO_RT_OK);
   CHECK(words[NBUF - 1][0] == 11 && words[NBUF - 1][1] == 22);
-  pto_graph_destroy(g);
-  pto_runtime_destroy(rt);
+  fx_close(&f);
 }
 
 /* Many short runs in a row on four threads, some failing: helpers that
  * slept through a run, or were parked when it ended, join the next one
  * and never touch a finished run. */
 TEST(runs_back_to_back) {
-  PtoRuntime *rt = make_rt(PTO_RT_HOST, 4);
+  PtoRuntime *rt = fx_runtime(PTO_RT_HOST, 4, 1);
   int32_t kc = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIV, "count");
   int32_t kf = pto_runtime_add_kernel(rt, k_fail, PTO_RT_CORE_AIC, "fail");
   PtoGraph *fan = pto_graph_create(rt), *chain = pto_graph_create(rt);
@@ -322,7 +308,7 @@ TEST(runs_back_to_back) {
  * resets only the counters of the few joins (none for a plain chain),
  * which must start every replay at their full count again. */
 TEST(replay_with_few_joins) {
-  PtoRuntime *rt = make_rt(PTO_RT_HOST, 3);
+  PtoRuntime *rt = fx_runtime(PTO_RT_HOST, 3, 1);
   int32_t kl = pto_runtime_add_kernel(rt, k_log, PTO_RT_CORE_AIV, "log");
   int32_t kc = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIC, "side");
   for (int joins = 0; joins <= 1; joins++) {
@@ -360,11 +346,12 @@ TEST(replay_with_few_joins) {
 /* Host lanes are named like the simulator's cores: one per worker and
  * core type that has tasks, each task on a lane of its kernel's type. */
 TEST(host_lanes_named_by_core_type) {
-  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2);
-  int32_t kc = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIC, "cube");
-  int32_t kv = pto_runtime_add_kernel(rt, k_count, PTO_RT_CORE_AIV, "vec");
-  PtoGraph *g = pto_graph_create(rt);
-  pto_graph_add_buffer(g, 64, "a");
+  FxRun f = fx_open(PTO_RT_HOST, 2, 1, k_count, PTO_RT_CORE_AIC, "cube", 1, 64,
+                    "a");
+  PtoGraph *g = f.g;
+  int32_t kc = f.k;
+  int32_t kv = pto_runtime_add_kernel(f.rt, k_count, PTO_RT_CORE_AIV, "vec");
+  CHECK(g != NULL);
   int64_t ids[8];
   for (int i = 0; i < 8; i++) {
     PtoRtRegion w = {0, 8 * i, 8, PTO_RT_WRITE};
@@ -385,8 +372,7 @@ TEST(host_lanes_named_by_core_type) {
     CHECK(strncmp(pto_timeline_get_lane_name(tl, t.lane), i % 2 ? "AIV " : "AIC ",
                   4) == 0);
   }
-  pto_graph_destroy(g);
-  pto_runtime_destroy(rt);
+  fx_close(&f);
 }
 
 TEST(misuse_is_an_error) {
@@ -406,7 +392,7 @@ TEST(misuse_is_an_error) {
   CHECK(pto_runtime_create(&p, &o, err, sizeof err) == NULL);
   CHECK_STR(err, "unknown back end (expected host, sim or both)");
 
-  PtoRuntime *rt = make_rt(PTO_RT_HOST, 2);
+  PtoRuntime *rt = fx_runtime(PTO_RT_HOST, 2, 1);
   CHECK(pto_runtime_add_kernel(rt, NULL, PTO_RT_CORE_AIC, "x") == -1);
   CHECK_STR(pto_runtime_error(rt), "kernel 'x': no function given");
   CHECK(pto_runtime_add_kernel(rt, k_count, (PtoRtCoreType)9, "x") == -1);
