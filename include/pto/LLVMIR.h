@@ -28,9 +28,8 @@ extern "C" {
 PtoResult pto_translate_to_llvmir(PtoOp *module, unsigned lanes, char **out);
 
 /* What the host program returns when its index arithmetic divides by
- * zero, or when it reads a scalar out of a tensor argument at an index
- * outside the tensor (see below). */
-enum { PTO_HOST_DIVISION_BY_ZERO = -2, PTO_HOST_INDEX_OUT_OF_RANGE = -3 };
+ * zero (see below). */
+enum { PTO_HOST_DIVISION_BY_ZERO = -2 };
 
 /* The host program (a func.func of block.workspace / block.launch ops,
  * with scf.for and index arithmetic) becomes `i32 @name(PtoHostEnv *env)`:
@@ -38,8 +37,7 @@ enum { PTO_HOST_DIVISION_BY_ZERO = -2, PTO_HOST_INDEX_OUT_OF_RANGE = -3 };
  * launch through the callbacks below, so that the graph it builds is
  * replayed with new buffers afterwards (pto_graph_run). It returns 0, or
  * -1 as soon as a callback fails, or PTO_HOST_DIVISION_BY_ZERO when its
- * index arithmetic divides by zero (or the smallest integer by -1), or
- * PTO_HOST_INDEX_OUT_OF_RANGE when it reads a scalar outside its tensor. The
+ * index arithmetic divides by zero (or the smallest integer by -1). The
  * generated code calls nothing but these callbacks, so it needs no symbol of the process.
  *
  * Buffers: first one per tensor argument, in order (its bytes from
@@ -72,10 +70,6 @@ typedef struct PtoHostEnv {
    * buffer -1 and its bits (as a launch operand's) in its first dim */
   int32_t *results;
   int64_t *result_dims;
-  /* per tensor argument in order, its elements: the host program reads
-   * scalars out of them (tile.load_scalar: a sequence length, a block
-   * table entry), so the graph it builds holds for those values */
-  const void *const *arg_data;
 } PtoHostEnv;
 
 typedef struct PtoTranslateOptions {

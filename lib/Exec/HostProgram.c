@@ -38,7 +38,6 @@ struct PtoHostProgram {
   int64_t *dims;
   int32_t *results;
   int64_t *result_dims;
-  const void **arg_data; /* the tensor arguments' elements, for the host program */
   void **bufs;
   bool refused; /* the runtime refused a task; its diagnostic is out */
   double t_compile, t_build;
@@ -246,8 +245,6 @@ static void release_graph(PtoHostProgram *p) {
   pto_free(p->dims);
   pto_free(p->results);
   pto_free(p->result_dims);
-  pto_free(p->arg_data);
-  p->arg_data = NULL;
   p->dims = NULL;
   p->results = NULL;
   p->result_dims = NULL;
@@ -306,18 +303,12 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
     for (unsigned d = 0; d < a->rank; d++) p->dims[nd++] = a->shape[d];
   }
   p->g = pto_graph_create(p->rt);
-  p->arg_data = pto_calloc(p->ntensors + 1, sizeof *p->arg_data);
-  for (unsigned i = 0; i < p->ntensors; i++) p->arg_data[i] = p->arrays[i]->data;
   p->env = (PtoHostEnv){p,        cb_add_buffer, cb_submit,  cb_alloc,         p->ids,
-                        p->cycles, p->dims,      p->results, p->result_dims, p->arg_data};
+                        p->cycles, p->dims,      p->results, p->result_dims};
   p->refused = false;
   double t0 = pto_now_seconds();
   int rc = p->host(&p->env);
   p->t_build = pto_now_seconds() - t0;
-  if (rc == PTO_HOST_INDEX_OUT_OF_RANGE)
-    return pto_emit_error(p->ctx, loc_of(p), "building the task graph failed: the host "
-                          "program reads a scalar (tile.load_scalar) at an index outside "
-                          "its tensor for these arguments");
   if (rc == PTO_HOST_DIVISION_BY_ZERO)
     return pto_emit_error(p->ctx, loc_of(p), "building the task graph failed: the host "
                           "program's index arithmetic divides by zero (or the smallest "

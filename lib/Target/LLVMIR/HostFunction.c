@@ -12,7 +12,6 @@
 #include "Target/LLVMIR/EmitUtil.h"
 #include "pto/Dialect/Block.h"
 #include "pto/Dialect/PTO.h"
-#include "pto/Dialect/Tile.h"
 #include "pto/IRArray.h"
 #include "pto/LLVMIR.h"
 
@@ -21,7 +20,7 @@ enum { MAX_RANK = 8, RT_MAX_PARAMS = 6, RT_READ = 1, RT_WRITE = 2 };
 /* Fields of the C structs the generated code reads and writes; their LLVM
  * types below follow the C declarations field by field. */
 enum { ENV_USER, ENV_ADD_BUFFER, ENV_SUBMIT, ENV_ALLOC, ENV_KERNEL_IDS,
-       ENV_KERNEL_CYCLES, ENV_DIMS, ENV_RESULTS, ENV_RESULT_DIMS, ENV_ARG_DATA };
+       ENV_KERNEL_CYCLES, ENV_DIMS, ENV_RESULTS, ENV_RESULT_DIMS };
 enum { DESC_KERNEL, DESC_REGIONS, DESC_NUM_REGIONS, DESC_PREDS,
        DESC_NUM_PREDS, DESC_LABEL, DESC_PARAMS, DESC_USER, DESC_CYCLES,
        DESC_GM_BYTES, DESC_FLOPS };
@@ -32,7 +31,6 @@ typedef struct Tensor {
   LLVMValueRef dims[MAX_RANK];
   unsigned rank;
   PtoDType dt;
-  int arg; /* its position among the tensor arguments (a view keeps it), or -1 */
 } Tensor;
 
 typedef struct Host {
@@ -40,7 +38,7 @@ typedef struct Host {
   LLVMTypeRef i8p, i32, i64, env_t, region_t, desc_t, args_t;
   LLVMValueRef env, regions, desc;
   uint64_t max_regions;
-  LLVMBasicBlockRef fail, div_fail, oob_fail;
+  LLVMBasicBlockRef fail, div_fail;
   PtoPtrMap values;  /* PtoValue * -> LLVMValueRef (index, scalars) */
   PtoPtrMap tensors; /* PtoValue * -> Tensor * */
   PtoPtrMap kernels; /* pto.kernel PtoOp * -> its position + 1 */
@@ -77,7 +75,7 @@ static void make_types(Host *h) {
       LLVMPointerType(LLVMFunctionType(h->i32, add_buffer, 3, 0), 0),
       LLVMPointerType(LLVMFunctionType(h->i64, submit, 2, 0), 0),
       LLVMPointerType(LLVMFunctionType(i64p, alloc, 2, 0), 0),
-      i32p, i64p, i64p, i32p, i64p, LLVMPointerType(h->i8p, 0)};
+      i32p, i64p, i64p, i32p, i64p};
   LLVMStructSetBody(h->env_t, env, PTO_ARRAY_SIZE(env), 0);
   h->region_t = LLVMStructCreateNamed(c, "PtoRtRegion");
   LLVMTypeRef region[] = {h->i32, h->i64, h->i64, h->i32};
@@ -134,7 +132,6 @@ static Tensor *new_tensor(Host *h, PtoValue *v) {
   Tensor *t = pto_calloc(1, sizeof *t);
   PtoType *ty = pto_value_type(v);
   t->rank = pto_type_tensor_rank(ty);
-  t->arg = -1;
   if (!pto_dtype_from_type(pto_type_tensor_elem(ty), &t->dt)) t->dt = PTO_DT_BOOL;
   pto_ptrmap_put(&h->tensors, (uint64_t)(uintptr_t)v, t);
   return t;
@@ -429,8 +426,8 @@ static PtoResult emit_arith(Host *h, PtoOp *op) {
   if (!r)
     return pto_op_emit_error(op, "cannot be translated in a host program: it "
                              "takes block.workspace, block.launch, scf.for, "
-                             "tile.dim, tile.load_scalar, tensor reshapes and "
-                             "bitcasts, and scalar arithmetic");
+                             "tile.dim, tensor reshapes and bitcasts, and "
+                             "scalar arithmetic");
   bind(h, pto_op_result(op, 0), r);
   return PTO_SUCCESS;
 }
@@ -560,7 +557,7 @@ static PtoResult emit_view(Host *h, PtoOp *op) {
   if (!pto_type_is_tensor(ty) || !tensor_rank_ok(ty))
     return pto_op_emit_error(op, "has a result of rank %u; the host program takes ranks "
                              "0 to %d", pto_type_tensor_rank(ty), MAX_RANK);
-  Tensor v = {src->buf, {0}, pto_type_tensor_rank(ty), PTO_DT_BOOL, src->arg};
+  Tensor v = {src->buf, {0}, pto_type_tensor_rank(ty), PTO_DT_BOOL};
   if (!pto_dtype_from_type(pto_type_tensor_elem(ty), &v.dt)) v.dt = PTO_DT_BOOL;
   bool bitcast = pto_op_is(op, "tile.tensor_bitcast");
   LLVMValueRef bytes = i64c(h, (int64_t)pto_dtype_size(src->dt));
@@ -581,44 +578,6 @@ static PtoResult emit_view(Host *h, PtoOp *op) {
   }
   if (unknown >= 0) v.dims[unknown] = LLVMBuildUDiv(b, bytes, known, "");
   *new_tensor(h, pto_op_result(op, 0)) = v;
-  return PTO_SUCCESS;
-}
-
-/* tile.load_scalar: an element of a tensor argument, read while the
- * graph is built (the arguments' data is there; what launches compute is
- * not yet), as an index; an index outside the tensor ends the build. */
-static PtoResult emit_load_scalar(Host *h, PtoOp *op) {
-  LLVMBuilderRef b = h->e->b;
-  Tensor *t = tensor_of(h, pto_op_operand(op, 0));
-  if (!t || t->arg < 0)
-    return pto_op_emit_error(op, "reads a tensor the task graph computes; a host program "
-                             "reads scalars out of its tensor arguments only, before any "
-                             "task runs");
-  int64_t offs[MAX_RANK];
-  PtoValue *dyn[MAX_RANK];
-  if (pto_tile_get_offsets(op, offs, dyn) != t->rank)
-    return pto_op_emit_error(op, "has %u indices for a tensor of rank %u",
-                             pto_tile_get_offsets(op, NULL, NULL), t->rank);
-  LLVMValueRef elem = i64c(h, 0), bad = LLVMConstInt(LLVMInt1TypeInContext(h->e->ctx), 0, 0);
-  for (unsigned d = 0; d < t->rank; d++) {
-    LLVMValueRef ix = dyn[d] ? value_of(h, dyn[d]) : i64c(h, offs[d]);
-    if (!ix) return pto_op_emit_error(op, "has an index the host program does not define");
-    /* unsigned: a negative index is out of range too */
-    bad = LLVMBuildOr(b, bad, LLVMBuildICmp(b, LLVMIntUGE, ix, t->dims[d], ""), "");
-    elem = LLVMBuildAdd(b, LLVMBuildMul(b, elem, t->dims[d], ""), ix, "");
-  }
-  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(h->e->ctx, h->e->fn, "index.ok");
-  LLVMBuildCondBr(b, bad, h->oob_fail, ok);
-  LLVMPositionBuilderAtEnd(b, ok);
-  LLVMValueRef data = load_field(h, h->env_t, h->env, ENV_ARG_DATA);
-  LLVMValueRef base = LLVMBuildLoad2(b, h->i8p, elem_ptr(h, h->i8p, data, i64c(h, t->arg)), "");
-  unsigned bits = (unsigned)pto_dtype_size(t->dt) * 8;
-  LLVMTypeRef et = LLVMIntTypeInContext(h->e->ctx, bits);
-  LLVMValueRef p = LLVMBuildBitCast(b, base, LLVMPointerType(et, 0), "");
-  LLVMValueRef x = LLVMBuildLoad2(b, et, elem_ptr(h, et, p, elem), "");
-  if (bits < 64)
-    x = pto_dtype_is_signed(t->dt) ? LLVMBuildSExt(b, x, h->i64, "") : LLVMBuildZExt(b, x, h->i64, "");
-  bind(h, pto_op_result(op, 0), x);
   return PTO_SUCCESS;
 }
 
@@ -656,7 +615,6 @@ static PtoResult emit_block(Host *h, PtoBlock *blk) {
     else if (pto_op_is(op, "scf.for")) r = emit_for(h, op);
     else if (pto_op_is(op, "tile.tensor_reshape") || pto_op_is(op, "tile.tensor_bitcast"))
       r = emit_view(h, op);
-    else if (pto_op_is(op, "tile.load_scalar")) r = emit_load_scalar(h, op);
     else if (pto_op_is(op, "scf.yield")) r = PTO_SUCCESS;
     else if (pto_op_is(op, "func.return")) r = emit_return(h, op);
     else if (pto_op_is(op, "tile.dim")) {
@@ -774,9 +732,6 @@ PtoResult pto_llvmir_emit_host(PtoEmit *e, PtoOp *module, PtoOp *func) {
   h.div_fail = LLVMAppendBasicBlockInContext(c, fn, "div.fail");
   LLVMPositionBuilderAtEnd(b, h.div_fail);
   LLVMBuildRet(b, i32c(&h, PTO_HOST_DIVISION_BY_ZERO));
-  h.oob_fail = LLVMAppendBasicBlockInContext(c, fn, "oob.fail");
-  LLVMPositionBuilderAtEnd(b, h.oob_fail);
-  LLVMBuildRet(b, i32c(&h, PTO_HOST_INDEX_OUT_OF_RANGE));
   LLVMPositionBuilderAtEnd(b, entry);
   max_regions(&h, body);
   h.regions = LLVMBuildAlloca(b, LLVMArrayType(h.region_t, (unsigned)(h.max_regions ? h.max_regions : 1)), "regions");
@@ -784,7 +739,6 @@ PtoResult pto_llvmir_emit_host(PtoEmit *e, PtoOp *module, PtoOp *func) {
 
   LLVMValueRef dims = load_field(&h, h.env_t, h.env, ENV_DIMS);
   int64_t at = 0;
-  int ntensors = 0;
   for (unsigned i = 0; i < pto_block_num_args(body) && pto_succeeded(r); i++) {
     PtoValue *v = pto_block_arg(body, i);
     PtoType *ty = pto_value_type(v);
@@ -802,7 +756,6 @@ PtoResult pto_llvmir_emit_host(PtoEmit *e, PtoOp *module, PtoOp *func) {
       break;
     }
     Tensor *t = new_tensor(&h, v);
-    t->arg = ntensors++;
     for (unsigned d = 0; d < t->rank; d++, at++) {
       int64_t n = pto_type_tensor_dim(ty, d);
       t->dims[d] = n != PTO_DYN ? i64c(&h, n)
