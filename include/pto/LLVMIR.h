@@ -27,13 +27,18 @@ extern "C" {
  * matmul use (8, or 16 for AVX-512; 0: 8). */
 PtoResult pto_translate_to_llvmir(PtoOp *module, unsigned lanes, char **out);
 
+/* What the host program returns when its index arithmetic divides by
+ * zero (see below). */
+enum { PTO_HOST_DIVISION_BY_ZERO = -2 };
+
 /* The host program (a func.func of block.workspace / block.launch ops,
  * with scf.for and index arithmetic) becomes `i32 @name(PtoHostEnv *env)`:
  * run once per shape, it declares the GM buffers and submits one task per
  * launch through the callbacks below, so that the graph it builds is
  * replayed with new buffers afterwards (pto_graph_run). It returns 0, or
- * -1 as soon as a callback fails. The generated code calls nothing but
- * these callbacks, so it needs no symbol of the process.
+ * -1 as soon as a callback fails, or PTO_HOST_DIVISION_BY_ZERO when its
+ * index arithmetic divides by zero (or the smallest integer by -1). The
+ * generated code calls nothing but these callbacks, so it needs no symbol of the process.
  *
  * Buffers: first one per tensor argument, in order (its bytes from
  * `dims`; integer arguments take no buffer), then one per block.workspace executed. A launch's task carries
@@ -61,7 +66,8 @@ typedef struct PtoHostEnv {
   /* per argument in order: every dim of a tensor, an integer's value */
   const int64_t *dims;
   /* out: the buffer index of each returned tensor, and its dims (result
-   * i's at result_dims[i * PTO_MAX_RANK ...]) */
+   * i's at result_dims[i * PTO_MAX_RANK ...]); a returned scalar has
+   * buffer -1 and its bits (as a launch operand's) in its first dim */
   int32_t *results;
   int64_t *result_dims;
 } PtoHostEnv;

@@ -272,6 +272,16 @@ static int64_t scalar_bits(const PtoInterpValue *v) {
   return bits;
 }
 
+/* The type of result i, or NULL. */
+static PtoType *result_type(PtoHostProgram *p, unsigned i) {
+  PtoAttr *fty = pto_op_attr(p->func, "function_type");
+  return fty && i < p->nres ? pto_type_func_result(pto_attr_type_value(fty), i) : NULL;
+}
+static bool result_is_scalar(PtoHostProgram *p, unsigned i) {
+  PtoType *ty = result_type(p, i);
+  return ty && !pto_type_is_tensor(ty);
+}
+
 PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
                                  unsigned nargs) {
   release_graph(p);
@@ -299,6 +309,10 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
   double t0 = pto_now_seconds();
   int rc = p->host(&p->env);
   p->t_build = pto_now_seconds() - t0;
+  if (rc == PTO_HOST_DIVISION_BY_ZERO)
+    return pto_emit_error(p->ctx, loc_of(p), "building the task graph failed: the host "
+                          "program's index arithmetic divides by zero (or the smallest "
+                          "integer by -1) for these shapes and arguments");
   if (rc != 0 || p->refused) {
     if (!p->refused)
       pto_emit_error(p->ctx, loc_of(p), "building the task graph failed: %s",
@@ -313,7 +327,7 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
     p->bufs[i] = i < p->ntensors ? p->arrays[i]->data
                                  : pto_calloc((size_t)p->sizes.data[i] + 1, 1);
   for (unsigned i = 0; i < p->nres; i++)
-    if (p->results[i] < 0 || (uint32_t)p->results[i] >= p->sizes.len)
+    if (!result_is_scalar(p, i) && (p->results[i] < 0 || (uint32_t)p->results[i] >= p->sizes.len))
       return pto_emit_error(p->ctx, loc_of(p),
                             "the host program returned no buffer for result #%u", i);
   return PTO_SUCCESS;
@@ -328,11 +342,18 @@ PtoResult pto_host_program_run(PtoHostProgram *p, void *const *bufs) {
 
 PtoResult pto_host_program_result(PtoHostProgram *p, unsigned i, void *const *bufs,
                                   PtoInterpValue *out) {
-  PtoAttr *fty = pto_op_attr(p->func, "function_type");
-  PtoType *ty = i < p->nres ? pto_type_func_result(pto_attr_type_value(fty), i) : NULL;
+  PtoType *ty = result_type(p, i);
   PtoDType dt;
+  if (ty && !pto_type_is_tensor(ty) && pto_dtype_from_type(ty, &dt)) {
+    /* a scalar's bits, in its own type (the low bytes: little-endian) */
+    int64_t bits = p->result_dims[i * PTO_MAX_RANK];
+    *out = pto_dtype_is_float(dt) ? pto_interp_value_float(dt, pto_dtype_load_f64(dt, &bits, 0))
+                                  : pto_interp_value_int(dt, bits);
+    return PTO_SUCCESS;
+  }
   if (!ty || !pto_type_is_tensor(ty) || !pto_dtype_from_type(pto_type_tensor_elem(ty), &dt))
-    return pto_emit_error(p->ctx, loc_of(p), "the compiled back ends return tensors only");
+    return pto_emit_error(p->ctx, loc_of(p), "the compiled back ends return tensors and "
+                          "integer, index and float scalars");
   unsigned rank = pto_type_tensor_rank(ty);
   int64_t shape[PTO_MAX_RANK];
   for (unsigned d = 0; d < rank; d++) {

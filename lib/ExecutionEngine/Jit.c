@@ -5,12 +5,14 @@
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/Error.h>
+#include <llvm-c/ErrorHandling.h>
 #include <llvm-c/IRReader.h>
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Orc.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,7 +43,59 @@ struct PtoJit {
   /* An error the execution session reported asynchronously (a symbol that
    * did not resolve while materialising), picked up by the next lookup. */
   char session_error[256];
+  /* LLVM's message after a fatal error inside one of its calls: the JIT's
+   * LLVM state is then abandoned half-way and not used again. */
+  char broken[256];
 };
+
+/* LLVM reports some failures (an instruction its code generator cannot
+ * select, ...) through report_fatal_error, which ends the process once
+ * the installed handler returns. Ours does not return while a call of
+ * this library on the same thread runs LLVM: `fatal_scope` then points
+ * at that call's frame, and the handler jumps back to it with LLVM's
+ * message. The pointer lives only as long as that call; outside one the
+ * handler prints what LLVM would have printed and LLVM exits as before. */
+typedef struct FatalScope {
+  jmp_buf env;
+  char reason[256];
+} FatalScope;
+static _Thread_local FatalScope *fatal_scope;
+
+static void on_llvm_fatal_error(const char *reason) {
+  FatalScope *s = fatal_scope;
+  if (!s) {
+    fprintf(stderr, "LLVM ERROR: %s\n", reason);
+    return;
+  }
+  snprintf(s->reason, sizeof s->reason, "%s", reason);
+  fatal_scope = NULL;
+  longjmp(s->env, 1);
+}
+
+/* Runs fn(arg) with LLVM's fatal errors turned into an error of `jit`:
+ * false, err set and the JIT marked broken when one happened. What LLVM
+ * had allocated in the abandoned frames is lost. */
+static bool guarded(PtoJit *jit, void (*fn)(void *), void *arg, PtoError *err) {
+  FatalScope scope;
+  LLVMInstallFatalErrorHandler(on_llvm_fatal_error); /* the same one every time */
+  fatal_scope = &scope;
+  if (setjmp(scope.env)) {
+    snprintf(jit->broken, sizeof jit->broken, "%s", scope.reason);
+    pto_error_set(err, "LLVM failed: %s (this JIT cannot be used any more: "
+                  "create another)", scope.reason);
+    return false;
+  }
+  fn(arg);
+  fatal_scope = NULL;
+  return true;
+}
+
+static bool refuse_if_broken(const PtoJit *jit, PtoError *err) {
+  if (!jit->broken[0]) return false;
+  pto_error_set(err, "this JIT cannot be used after LLVM failed (%s): create another",
+                jit->broken);
+  return true;
+}
 
 /* Moves an LLVM error's message into err and releases the error. */
 static PtoResult take_error(LLVMErrorRef e, PtoError *err, const char *what) {
@@ -148,11 +202,13 @@ PtoJit *pto_jit_create(const PtoJitOptions *opts, PtoError *err) {
 
 void pto_jit_destroy(PtoJit *jit) {
   if (!jit) return;
-  if (jit->lljit) {
+  /* a broken JIT's LLVM objects were left in the middle of a call: tearing
+   * them down could block or crash, so they are left (a leak, once) */
+  if (jit->lljit && !jit->broken[0]) {
     LLVMErrorRef e = LLVMOrcDisposeLLJIT(jit->lljit);
     if (e) LLVMConsumeError(e); /* nothing left to report it to */
   }
-  if (jit->tm) LLVMDisposeTargetMachine(jit->tm);
+  if (jit->tm && !jit->broken[0]) LLVMDisposeTargetMachine(jit->tm);
   uint64_t key;
   void *val;
   for (uint32_t it = 0; pto_ptrmap_next(&jit->modules, &it, &key, &val);) {
@@ -273,8 +329,8 @@ static void *lookup_mangled(PtoJit *jit, const char *name, PtoError *err) {
   return (void *)(uintptr_t)addr;
 }
 
-PtoJitModule *pto_jit_compile(PtoJit *jit, const char *ll, size_t len,
-                              PtoError *err) {
+static PtoJitModule *compile(PtoJit *jit, const char *ll, size_t len,
+                             PtoError *err) {
   uint64_t key = pto_hash_bytes(ll, len) | 1; /* 0 is the map's empty key */
   PtoJitModule *cached = find_cached(jit, key, ll, len);
   if (cached) {
@@ -334,8 +390,29 @@ PtoJitModule *pto_jit_compile(PtoJit *jit, const char *ll, size_t len,
   return m;
 }
 
+typedef struct CompileCall {
+  PtoJit *jit;
+  const char *ll;
+  size_t len;
+  PtoError *err;
+  PtoJitModule *m;
+} CompileCall;
+
+static void compile_call(void *arg) {
+  CompileCall *c = arg;
+  c->m = compile(c->jit, c->ll, c->len, c->err);
+}
+
+PtoJitModule *pto_jit_compile(PtoJit *jit, const char *ll, size_t len,
+                              PtoError *err) {
+  if (refuse_if_broken(jit, err)) return NULL;
+  CompileCall c = {jit, ll, len, err, NULL};
+  return guarded(jit, compile_call, &c, err) ? c.m : NULL;
+}
+
 void *pto_jit_module_lookup(PtoJitModule *mod, const char *name,
                             PtoError *err) {
+  if (refuse_if_broken(mod->jit, err)) return NULL;
   size_t n = strlen(name), s = strlen(mod->suffix);
   char *mangled = pto_malloc(n + s + 1);
   memcpy(mangled, name, n);
@@ -355,13 +432,12 @@ const char *pto_jit_get_cpu_name(const PtoJit *jit) { return jit->cpu; }
 const char *pto_jit_get_vector_isa(const PtoJit *jit) { return jit->isa; }
 const char *pto_jit_get_triple(const PtoJit *jit) { return jit->triple; }
 
+typedef PtoResult (*EmitFn)(PtoJit *, LLVMModuleRef, char **, PtoError *);
+
 /* Parses and optimises `ll` in a context of its own and hands the module
  * to emit(), which fills *out. */
-static PtoResult with_optimized(PtoJit *jit, const char *ll, size_t len,
-                                char **out, PtoError *err,
-                                PtoResult (*emit)(PtoJit *, LLVMModuleRef,
-                                                  char **, PtoError *)) {
-  *out = NULL;
+static PtoResult with_optimized_unguarded(PtoJit *jit, const char *ll, size_t len,
+                                          char **out, PtoError *err, EmitFn emit) {
   LLVMContextRef ctx = LLVMContextCreate();
   LLVMModuleRef mod = parse_module(jit, ctx, ll, len, err);
   PtoResult r = PTO_FAILURE;
@@ -370,6 +446,29 @@ static PtoResult with_optimized(PtoJit *jit, const char *ll, size_t len,
   if (mod) LLVMDisposeModule(mod);
   LLVMContextDispose(ctx);
   return r;
+}
+
+typedef struct EmitCall {
+  PtoJit *jit;
+  const char *ll;
+  size_t len;
+  char **out;
+  PtoError *err;
+  EmitFn emit;
+  PtoResult r;
+} EmitCall;
+
+static void emit_call(void *arg) {
+  EmitCall *c = arg;
+  c->r = with_optimized_unguarded(c->jit, c->ll, c->len, c->out, c->err, c->emit);
+}
+
+static PtoResult with_optimized(PtoJit *jit, const char *ll, size_t len, char **out,
+                                PtoError *err, EmitFn emit) {
+  *out = NULL;
+  if (refuse_if_broken(jit, err)) return PTO_FAILURE;
+  EmitCall c = {jit, ll, len, out, err, emit, PTO_FAILURE};
+  return guarded(jit, emit_call, &c, err) ? c.r : PTO_FAILURE;
 }
 
 static PtoResult emit_asm(PtoJit *jit, LLVMModuleRef mod, char **out,

@@ -121,6 +121,7 @@ static int backend_run(Backend *B, const RunOptions *o, PtoContext *ctx,
   B->t_run = total / (o->repeat > 1 ? (double)o->repeat : 1.0);
   for (unsigned i = 0; i < nres && !rc && cur != first; i++) {
     int32_t b = pto_host_program_result_buffer(p, i);
+    if (b < 0) continue; /* a scalar, computed by the host program alone */
     if (memcmp(cur[b], first[b], (size_t)pto_host_program_buffer_size(p, b)))
       rc = run_error(o, "result #%u of a replay of the graph differs from the "
                      "first run's", i);

@@ -515,7 +515,10 @@ class JitKernel:
         if eng is None:
             why = f"LLVM cannot compile for this host: {_lib.engine_error()}"
         else:
-            kind = _lib.BACKEND_SIM if run_mode == 1 else _lib.BACKEND_HOST
+            # runtime_debug_mode 2 is PyPTO's simulated core model: here the
+            # simulated machine's timeline, as run mode SIM gives
+            simulate = run_mode == 1 or dbg.get("runtime_debug_mode") == 2
+            kind = _lib.BACKEND_SIM if simulate else _lib.BACKEND_HOST
             platform = current_platform()
             bo = _lib.BackendOptions(kind, self.fn.__name__.encode(), None,
                                      platform.encode() if platform else None)

@@ -130,6 +130,24 @@ def test_npu_swimlane_is_the_host_run(in_tmp):
     assert lanes
 
 
+def test_runtime_debug_mode_2_simulates(in_tmp):
+    # PyPTO's level 2 runs the simulated core model: an NPU kernel then
+    # gets the simulator's timeline, and still the host run's numbers
+    k = _scaled_exp(pypto.RunMode.NPU, {"runtime_debug_mode": 2})
+    x = rand((64, 64))
+    y = np.zeros_like(x)
+    k(x, y)
+    assert k.backend == "sim"
+    assert_close(y, np.exp(x) * 2.0)
+    with open(os.path.join(k.output_dir, "scaled_exp_health_report.json")) as f:
+        assert json.load(f)["backend"] == "sim"
+    for level in (1, 3, 4):
+        k = _scaled_exp(pypto.RunMode.NPU, {"runtime_debug_mode": level})
+        k(x, y)
+        assert k.backend == "host"
+        assert os.path.isfile(os.path.join(k.output_dir, "scaled_exp_swimlane.svg"))
+
+
 def test_set_debug_options_asks_for_swimlanes(in_tmp, clean_options):
     pypto.set_debug_options(runtime_debug_mode=1)
     k = _scaled_exp(pypto.RunMode.SIM)

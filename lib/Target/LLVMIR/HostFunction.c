@@ -12,8 +12,8 @@
 #include "Target/LLVMIR/EmitUtil.h"
 #include "pto/Dialect/Block.h"
 #include "pto/Dialect/PTO.h"
-#include "pto/Float16.h"
 #include "pto/IRArray.h"
+#include "pto/LLVMIR.h"
 
 enum { MAX_RANK = 8, RT_MAX_PARAMS = 6, RT_READ = 1, RT_WRITE = 2 };
 
@@ -38,7 +38,7 @@ typedef struct Host {
   LLVMTypeRef i8p, i32, i64, env_t, region_t, desc_t, args_t;
   LLVMValueRef env, regions, desc;
   uint64_t max_regions;
-  LLVMBasicBlockRef fail;
+  LLVMBasicBlockRef fail, div_fail;
   PtoPtrMap values;  /* PtoValue * -> LLVMValueRef (index, scalars) */
   PtoPtrMap tensors; /* PtoValue * -> Tensor * */
   PtoPtrMap kernels; /* pto.kernel PtoOp * -> its position + 1 */
@@ -153,16 +153,14 @@ unsigned pto_llvmir_dynamic_dims(PtoType *ty) {
   return n;
 }
 
-static bool tensor_rank_ok(PtoType *ty) {
-  return pto_type_tensor_rank(ty) >= 1 && pto_type_tensor_rank(ty) <= MAX_RANK;
-}
+static bool tensor_rank_ok(PtoType *ty) { return pto_type_tensor_rank(ty) <= MAX_RANK; }
 
 static PtoResult emit_workspace(Host *h, PtoOp *op) {
   PtoValue *res = pto_op_result(op, 0);
   PtoType *ty = pto_value_type(res);
   if (!tensor_rank_ok(ty))
     return pto_op_emit_error(op, "has a tensor of rank %u; the host program "
-                             "takes ranks 1 to %d", pto_type_tensor_rank(ty), MAX_RANK);
+                             "takes ranks 0 to %d", pto_type_tensor_rank(ty), MAX_RANK);
   Tensor *t = new_tensor(h, res);
   unsigned next = 0;
   for (unsigned d = 0; d < t->rank; d++) {
@@ -183,9 +181,13 @@ static PtoResult emit_workspace(Host *h, PtoOp *op) {
 
 /* Contiguous runs of a window: dims from `k` on are covered whole (or k
  * is the last dim), so each run is sizes[k] * (the whole inner dims) long
- * and there are prod(sizes[0..k-1]) of them. */
+ * and there are prod(sizes[0..k-1]) of them. A rank-0 window is its
+ * tensor's one element. */
 static unsigned window_split(const PtoBlockRegion *r, PtoType *ty,
                              uint64_t *runs, int64_t *run_elems) {
+  *runs = 1;
+  *run_elems = 1;
+  if (r->rank == 0) return 0;
   unsigned k = r->rank - 1;
   while (k > 0 && r->sizes[k] == pto_type_tensor_dim(ty, k)) k--;
   *runs = 1;
@@ -202,7 +204,7 @@ static bool launch_regions(PtoOp *launch, uint64_t *count, uint64_t *bytes) {
     for (unsigned i = 0; i < pto_block_launch_num_regions(launch, w); i++) {
       PtoBlockRegion r;
       if (!pto_block_launch_region(launch, w, i, &r) ||
-          r.operand >= pto_op_num_operands(launch) || r.rank == 0)
+          r.operand >= pto_op_num_operands(launch))
         return false;
       PtoType *ty = pto_value_type(pto_op_operand(launch, r.operand));
       PtoDType dt;
@@ -241,8 +243,8 @@ static void emit_window(Host *h, PtoOp *launch, const PtoBlockRegion *r,
   int64_t run;
   unsigned k = window_split(r, ty, &runs, &run);
   LLVMValueRef stride[MAX_RANK];
-  stride[r->rank - 1] = i64c(h, 1);
-  for (unsigned j = r->rank - 1; j > 0; j--)
+  if (r->rank) stride[r->rank - 1] = i64c(h, 1);
+  for (unsigned j = r->rank ? r->rank - 1 : 0; j > 0; j--)
     stride[j - 1] = LLVMBuildMul(b, stride[j], t->dims[j], "");
   LLVMValueRef base = i64c(h, 0);
   for (unsigned j = 0; j < r->rank; j++) {
@@ -284,7 +286,8 @@ static LLVMValueRef pack(Host *h, PtoValue *v) {
     x = LLVMBuildBitCast(b, x, LLVMIntTypeInContext(h->e->ctx, bits), "");
     return bits == 64 ? x : LLVMBuildZExt(b, x, h->i64, "");
   }
-  return LLVMGetIntTypeWidth(ty) == 64 ? x : LLVMBuildSExt(b, x, h->i64, "");
+  unsigned w = LLVMGetIntTypeWidth(ty);
+  return w == 64 ? x : w == 1 ? LLVMBuildZExt(b, x, h->i64, "") : LLVMBuildSExt(b, x, h->i64, "");
 }
 
 /* Cube FLOPs of one run of a kernel: 2*M*K*N per matmul. */
@@ -385,71 +388,118 @@ static PtoResult emit_launch(Host *h, PtoOp *op) {
   return PTO_SUCCESS;
 }
 
-/* Index arithmetic of the host program. */
+/* Scalar arithmetic of the host program. A division by a value the
+ * program computes is checked first: by zero (or INT_MIN by -1) it ends
+ * the build with -2 instead of trapping in the caller's process. */
 static PtoResult emit_arith(Host *h, PtoOp *op) {
   LLVMBuilderRef b = h->e->b;
-  PtoValue *res = pto_op_num_results(op) ? pto_op_result(op, 0) : NULL;
-  if (pto_op_is(op, "arith.constant")) {
-    PtoAttr *v = pto_op_attr(op, "value");
-    PtoType *ty = pto_value_type(res);
-    LLVMTypeRef lt = pto_llvmir_scalar_type(h->e->ctx, ty);
-    if (!v || !lt) return pto_op_emit_error(op, "is a constant the host program does not take");
-    /* a bf16 is its bits (pto_llvmir_scalar_type), not an LLVM float */
-    bool bf16 = pto_type_is_float(ty) && pto_type_float_kind(ty) == PTO_BF16;
-    bind(h, res,
-         bf16 ? LLVMConstInt(lt, pto_f32_to_bf16_bits((float)pto_round_to_bf16(
-                                     pto_attr_float_value(v))), 0)
-         : pto_attr_kind(v) == PTO_ATTR_FLOAT
-             ? LLVMConstReal(lt, pto_attr_float_value(v))
-             : LLVMConstInt(lt, (uint64_t)pto_attr_int_value(v), 1));
-    return PTO_SUCCESS;
-  }
-  static const struct {
-    const char *name;
-    LLVMOpcode opc;
-  } ops[] = {{"arith.addi", LLVMAdd},    {"arith.subi", LLVMSub},
-             {"arith.muli", LLVMMul},    {"arith.divsi", LLVMSDiv},
-             {"arith.divui", LLVMUDiv},  {"arith.remsi", LLVMSRem},
-             {"arith.remui", LLVMURem}};
-  if (pto_op_num_operands(op) == 2 && res) {
-    LLVMValueRef x = value_of(h, pto_op_operand(op, 0)), y = value_of(h, pto_op_operand(op, 1));
-    if (x && y) {
-      for (size_t i = 0; i < PTO_ARRAY_SIZE(ops); i++)
-        if (pto_op_is(op, ops[i].name)) {
-          bind(h, res, LLVMBuildBinOp(b, ops[i].opc, x, y, ""));
-          return PTO_SUCCESS;
-        }
-      if (pto_op_is(op, "arith.minsi") || pto_op_is(op, "arith.maxsi")) {
-        bool mn = pto_op_is(op, "arith.minsi");
-        bind(h, res, LLVMBuildSelect(b, LLVMBuildICmp(b, mn ? LLVMIntSLT : LLVMIntSGT, x, y, ""), x, y, ""));
-        return PTO_SUCCESS;
-      }
-      if (pto_op_is(op, "arith.ceildivsi")) { /* (x + y - 1) / y for y > 0 */
-        LLVMValueRef one = LLVMConstInt(LLVMTypeOf(x), 1, 0);
-        bind(h, res, LLVMBuildSDiv(b, LLVMBuildSub(b, LLVMBuildAdd(b, x, y, ""), one, ""), y, ""));
-        return PTO_SUCCESS;
-      }
+  LLVMValueRef in[3] = {NULL, NULL, NULL};
+  unsigned n = pto_op_num_operands(op);
+  for (unsigned i = 0; i < n && i < 3; i++) in[i] = value_of(h, pto_op_operand(op, i));
+  static const char *const divs[] = {"arith.divsi", "arith.divui", "arith.remsi", "arith.remui",
+                                     "arith.floordivsi", "arith.ceildivsi"};
+  bool div = false;
+  for (size_t i = 0; i < PTO_ARRAY_SIZE(divs); i++) div |= pto_op_is(op, divs[i]);
+  if (div && n == 2 && in[0] && in[1] && !LLVMIsAConstantInt(in[1])) {
+    LLVMTypeRef ty = LLVMTypeOf(in[1]);
+    LLVMValueRef bad = LLVMBuildICmp(b, LLVMIntEQ, in[1], LLVMConstNull(ty), "");
+    if (!pto_op_is(op, "arith.divui") && !pto_op_is(op, "arith.remui")) {
+      unsigned w = LLVMGetIntTypeWidth(ty);
+      LLVMValueRef min = LLVMConstShl(LLVMConstInt(ty, 1, 0), LLVMConstInt(ty, w - 1, 0));
+      LLVMValueRef ovf = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntEQ, in[0], min, ""),
+                                      LLVMBuildICmp(b, LLVMIntEQ, in[1], LLVMConstAllOnes(ty), ""), "");
+      bad = LLVMBuildOr(b, bad, ovf, "");
     }
+    LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(h->e->ctx, h->e->fn, "div.ok");
+    LLVMBuildCondBr(b, bad, h->div_fail, ok);
+    LLVMPositionBuilderAtEnd(b, ok);
   }
-  return pto_op_emit_error(op, "cannot be translated in a host program: it "
-                           "takes block.workspace, block.launch, scf.for, "
-                           "tile.dim and index arithmetic");
+  LLVMValueRef r = n <= 3 ? pto_llvmir_emit_scalar(h->e->ctx, b, op, in) : NULL;
+  bool bf16 = false;
+  for (unsigned i = 0; i < n; i++) {
+    PtoType *ty = pto_value_type(pto_op_operand(op, i));
+    bf16 |= pto_type_is_float(ty) && pto_type_float_kind(ty) == PTO_BF16;
+  }
+  if (!r && bf16 && !strncmp(pto_op_name_str(op), "arith.", 6))
+    return pto_op_emit_error(op, "computes on bf16 scalars, which a host program holds as "
+                             "their 16 bits only; compute in f32 and pass bf16 values through");
+  if (!r)
+    return pto_op_emit_error(op, "cannot be translated in a host program: it "
+                             "takes block.workspace, block.launch, scf.for, "
+                             "tile.dim, tensor reshapes and bitcasts, and "
+                             "scalar arithmetic");
+  bind(h, pto_op_result(op, 0), r);
+  return PTO_SUCCESS;
 }
 
 static PtoResult emit_block(Host *h, PtoBlock *blk);
 
-/* scf.for without loop-carried values: a counted loop with the step the
- * program computes. */
+/* A value carried from one iteration to the next, as phis of the loop's
+ * head: a tensor's buffer index and dims (a tensor the loop updates is a
+ * buffer, the same one in place or another per iteration), or a scalar. */
+typedef struct Carried {
+  Tensor *t;        /* the block argument's, for a tensor */
+  LLVMValueRef phi; /* for a scalar */
+} Carried;
+
+static PtoResult carry_begin(Host *h, PtoOp *op, PtoValue *arg, PtoValue *init, Carried *c) {
+  LLVMBuilderRef b = h->e->b;
+  Tensor *t0 = tensor_of(h, init);
+  if (t0) {
+    PtoType *ty = pto_value_type(arg);
+    if (!pto_type_is_tensor(ty) || pto_type_tensor_rank(ty) != t0->rank)
+      return pto_op_emit_error(op, "carries a tensor into an argument of another rank");
+    c->t = new_tensor(h, arg);
+    c->t->buf = LLVMBuildPhi(b, h->i32, "buf");
+    for (unsigned d = 0; d < t0->rank; d++) c->t->dims[d] = LLVMBuildPhi(b, h->i64, "dim");
+    return PTO_SUCCESS;
+  }
+  LLVMValueRef v = value_of(h, init);
+  if (!v) return pto_op_emit_error(op, "carries a value the host program does not define");
+  c->phi = LLVMBuildPhi(b, LLVMTypeOf(v), "carried");
+  bind(h, arg, c->phi);
+  return PTO_SUCCESS;
+}
+
+/* Adds the value from `from` to the phis of c. */
+static PtoResult carry_incoming(Host *h, PtoOp *op, Carried *c, PtoValue *v,
+                                LLVMBasicBlockRef from) {
+  if (c->t) {
+    Tensor *t = tensor_of(h, v);
+    if (!t || t->rank != c->t->rank)
+      return pto_op_emit_error(op, "yields a value that is not a tensor of the carried rank");
+    LLVMAddIncoming(c->t->buf, &t->buf, &from, 1);
+    for (unsigned d = 0; d < t->rank; d++) LLVMAddIncoming(c->t->dims[d], &t->dims[d], &from, 1);
+    return PTO_SUCCESS;
+  }
+  LLVMValueRef x = value_of(h, v);
+  if (!x || LLVMTypeOf(x) != LLVMTypeOf(c->phi))
+    return pto_op_emit_error(op, "yields a value the host program does not define");
+  LLVMAddIncoming(c->phi, &x, &from, 1);
+  return PTO_SUCCESS;
+}
+
+/* scf.for: a counted loop with the step the program computes; its
+ * iter_args are phis of the loop's head, which its results read too
+ * (the exit is reached from the head only). */
 static PtoResult emit_for(Host *h, PtoOp *op) {
-  if (pto_op_num_operands(op) != 3 || pto_op_num_results(op) != 0)
-    return pto_op_emit_error(op, "carries values from one iteration to the "
-                             "next, which a host program may not");
+  unsigned ncarried = pto_op_num_results(op);
+  if (pto_op_num_operands(op) != 3 + ncarried)
+    return pto_op_emit_error(op, "has %u operands for %u results; expected the bounds, "
+                             "the step and one initial value per result",
+                             pto_op_num_operands(op), ncarried);
   LLVMBuilderRef b = h->e->b;
   LLVMContextRef c = h->e->ctx;
   LLVMValueRef lo = value_of(h, pto_op_operand(op, 0)),
                hi = value_of(h, pto_op_operand(op, 1)),
                step = value_of(h, pto_op_operand(op, 2));
   if (!lo || !hi || !step) return pto_op_emit_error(op, "has bounds the host program does not define");
+  PtoBlock *blk = pto_region_first_block(pto_op_region(op, 0));
+  PtoOp *yield = blk ? pto_block_last_op(blk) : NULL;
+  if (!blk || pto_block_num_args(blk) != 1 + ncarried || !yield ||
+      !pto_op_is(yield, "scf.yield") || pto_op_num_operands(yield) != ncarried)
+    return pto_op_emit_error(op, "has a body without one argument and one yielded "
+                             "value per carried value");
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
   LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(c, h->e->fn, "for.head");
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c, h->e->fn, "for.body");
@@ -457,20 +507,77 @@ static PtoResult emit_for(Host *h, PtoOp *op) {
   LLVMBuildBr(b, head);
   LLVMPositionBuilderAtEnd(b, head);
   LLVMValueRef iv = LLVMBuildPhi(b, LLVMTypeOf(lo), "iv");
-  LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, iv, hi, ""), body, exit);
-  LLVMPositionBuilderAtEnd(b, body);
-  PtoBlock *blk = pto_region_first_block(pto_op_region(op, 0));
-  bind(h, pto_block_arg(blk, 0), iv);
-  if (pto_failed(emit_block(h, blk))) return PTO_FAILURE;
-  LLVMValueRef next = LLVMBuildAdd(b, iv, step, "");
-  LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
-  LLVMBuildBr(b, head);
-  /* the code after the loop reads best after the loop's */
-  LLVMMoveBasicBlockAfter(exit, LLVMGetLastBasicBlock(h->e->fn));
-  LLVMValueRef in[] = {lo, next};
-  LLVMBasicBlockRef from[] = {pre, latch};
-  LLVMAddIncoming(iv, in, from, 2);
-  LLVMPositionBuilderAtEnd(b, exit);
+  Carried *cs = pto_calloc(ncarried ? ncarried : 1, sizeof *cs);
+  PtoResult r = PTO_SUCCESS;
+  for (unsigned i = 0; i < ncarried && pto_succeeded(r); i++) {
+    r = carry_begin(h, op, pto_block_arg(blk, 1 + i), pto_op_operand(op, 3 + i), &cs[i]);
+    if (pto_succeeded(r)) r = carry_incoming(h, op, &cs[i], pto_op_operand(op, 3 + i), pre);
+  }
+  if (pto_succeeded(r)) {
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, iv, hi, ""), body, exit);
+    LLVMPositionBuilderAtEnd(b, body);
+    bind(h, pto_block_arg(blk, 0), iv);
+    r = emit_block(h, blk);
+  }
+  if (pto_succeeded(r)) {
+    LLVMValueRef next = LLVMBuildAdd(b, iv, step, "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+    for (unsigned i = 0; i < ncarried && pto_succeeded(r); i++)
+      r = carry_incoming(h, yield, &cs[i], pto_op_operand(yield, i), latch);
+    LLVMBuildBr(b, head);
+    /* the code after the loop reads best after the loop's */
+    LLVMMoveBasicBlockAfter(exit, LLVMGetLastBasicBlock(h->e->fn));
+    LLVMValueRef in[] = {lo, next};
+    LLVMBasicBlockRef from[] = {pre, latch};
+    LLVMAddIncoming(iv, in, from, 2);
+    LLVMPositionBuilderAtEnd(b, exit);
+  }
+  for (unsigned i = 0; i < ncarried && pto_succeeded(r); i++) {
+    PtoValue *res = pto_op_result(op, i);
+    if (cs[i].t) {
+      Tensor *t = new_tensor(h, res);
+      *t = *cs[i].t;
+    } else {
+      bind(h, res, cs[i].phi);
+    }
+  }
+  pto_free(cs);
+  return r;
+}
+
+/* tile.tensor_reshape and tile.tensor_bitcast of a GM tensor: the same
+ * buffer (a tensor here is always contiguous) under the result's dims. A
+ * dynamic dim of the result is the source's (a bitcast keeps every dim
+ * but the last) or, for one dim, what the bytes leave for it. */
+static PtoResult emit_view(Host *h, PtoOp *op) {
+  LLVMBuilderRef b = h->e->b;
+  Tensor *src = tensor_of(h, pto_op_operand(op, 0));
+  PtoType *ty = pto_value_type(pto_op_result(op, 0));
+  if (!src) return pto_op_emit_error(op, "views no tensor of the host program");
+  if (!pto_type_is_tensor(ty) || !tensor_rank_ok(ty))
+    return pto_op_emit_error(op, "has a result of rank %u; the host program takes ranks "
+                             "0 to %d", pto_type_tensor_rank(ty), MAX_RANK);
+  Tensor v = {src->buf, {0}, pto_type_tensor_rank(ty), PTO_DT_BOOL};
+  if (!pto_dtype_from_type(pto_type_tensor_elem(ty), &v.dt)) v.dt = PTO_DT_BOOL;
+  bool bitcast = pto_op_is(op, "tile.tensor_bitcast");
+  LLVMValueRef bytes = i64c(h, (int64_t)pto_dtype_size(src->dt));
+  for (unsigned d = 0; d < src->rank; d++) bytes = LLVMBuildMul(b, bytes, src->dims[d], "");
+  LLVMValueRef known = i64c(h, (int64_t)pto_dtype_size(v.dt));
+  int unknown = -1;
+  for (unsigned d = 0; d < v.rank; d++) {
+    int64_t n = pto_type_tensor_dim(ty, d);
+    if (n != PTO_DYN) v.dims[d] = i64c(h, n);
+    else if (bitcast && v.rank == src->rank && d + 1 < v.rank) v.dims[d] = src->dims[d];
+    else if (unknown < 0) {
+      unknown = (int)d;
+      continue;
+    } else
+      return pto_op_emit_error(op, "has more than one dynamic dim the host program cannot "
+                               "derive from its operand's");
+    known = LLVMBuildMul(b, known, v.dims[d], "");
+  }
+  if (unknown >= 0) v.dims[unknown] = LLVMBuildUDiv(b, bytes, known, "");
+  *new_tensor(h, pto_op_result(op, 0)) = v;
   return PTO_SUCCESS;
 }
 
@@ -478,9 +585,19 @@ static PtoResult emit_return(Host *h, PtoOp *op) {
   LLVMValueRef results = load_field(h, h->env_t, h->env, ENV_RESULTS);
   LLVMValueRef dims = load_field(h, h->env_t, h->env, ENV_RESULT_DIMS);
   for (unsigned i = 0; i < pto_op_num_operands(op); i++) {
-    Tensor *t = tensor_of(h, pto_op_operand(op, i));
-    if (!t) return pto_op_emit_error(op, "returns operand #%u, which is not a tensor", i);
-    LLVMBuildStore(h->e->b, t->buf, elem_ptr(h, h->i32, results, i64c(h, i)));
+    PtoValue *v = pto_op_operand(op, i);
+    Tensor *t = tensor_of(h, v);
+    LLVMValueRef slot = elem_ptr(h, h->i32, results, i64c(h, i));
+    if (!t) { /* a scalar: its bits where a tensor's first dim goes */
+      if (!value_of(h, v))
+        return pto_op_emit_error(op, "returns operand #%u, which the host program does "
+                                 "not define", i);
+      LLVMBuildStore(h->e->b, i32c(h, -1), slot);
+      LLVMBuildStore(h->e->b, pack(h, v),
+                     elem_ptr(h, h->i64, dims, i64c(h, (int64_t)i * MAX_RANK)));
+      continue;
+    }
+    LLVMBuildStore(h->e->b, t->buf, slot);
     /* every dim, so that the caller knows the shape of any result */
     for (unsigned d = 0; d < t->rank; d++)
       LLVMBuildStore(h->e->b, t->dims[d],
@@ -496,6 +613,8 @@ static PtoResult emit_block(Host *h, PtoBlock *blk) {
     if (pto_op_is(op, "block.launch")) r = emit_launch(h, op);
     else if (pto_op_is(op, "block.workspace")) r = emit_workspace(h, op);
     else if (pto_op_is(op, "scf.for")) r = emit_for(h, op);
+    else if (pto_op_is(op, "tile.tensor_reshape") || pto_op_is(op, "tile.tensor_bitcast"))
+      r = emit_view(h, op);
     else if (pto_op_is(op, "scf.yield")) r = PTO_SUCCESS;
     else if (pto_op_is(op, "func.return")) r = emit_return(h, op);
     else if (pto_op_is(op, "tile.dim")) {
@@ -610,6 +729,9 @@ PtoResult pto_llvmir_emit_host(PtoEmit *e, PtoOp *module, PtoOp *func) {
   h.fail = LLVMAppendBasicBlockInContext(c, fn, "fail");
   LLVMPositionBuilderAtEnd(b, h.fail);
   LLVMBuildRet(b, i32c(&h, -1));
+  h.div_fail = LLVMAppendBasicBlockInContext(c, fn, "div.fail");
+  LLVMPositionBuilderAtEnd(b, h.div_fail);
+  LLVMBuildRet(b, i32c(&h, PTO_HOST_DIVISION_BY_ZERO));
   LLVMPositionBuilderAtEnd(b, entry);
   max_regions(&h, body);
   h.regions = LLVMBuildAlloca(b, LLVMArrayType(h.region_t, (unsigned)(h.max_regions ? h.max_regions : 1)), "regions");
@@ -630,7 +752,7 @@ PtoResult pto_llvmir_emit_host(PtoEmit *e, PtoOp *module, PtoOp *func) {
     }
     if (!pto_type_is_tensor(ty) || !tensor_rank_ok(ty)) {
       r = pto_op_emit_error(func, "argument #%u is neither a scalar nor a "
-                            "tensor of rank 1 to %d", i, MAX_RANK);
+                            "tensor of rank 0 to %d", i, MAX_RANK);
       break;
     }
     Tensor *t = new_tensor(&h, v);

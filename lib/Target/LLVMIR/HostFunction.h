@@ -20,4 +20,11 @@ unsigned pto_llvmir_dynamic_dims(PtoType *ty);
  * argument, a constant); NULL for other types. */
 LLVMTypeRef pto_llvmir_scalar_type(LLVMContextRef c, PtoType *ty);
 
+/* Scalar op `op` of the arith dialect (constants, integer and index
+ * arithmetic, float arithmetic, comparisons, select, casts) over the LLVM
+ * values of its operands `in`; NULL for an op or type it does not take
+ * (bf16 arithmetic: a bf16 scalar is its bits). EmitScalar.c. */
+LLVMValueRef pto_llvmir_emit_scalar(LLVMContextRef c, LLVMBuilderRef b, PtoOp *op,
+                                    const LLVMValueRef *in);
+
 #endif

@@ -14,7 +14,6 @@
 #include "Target/LLVMIR/Fuse.h"
 #include "Target/LLVMIR/HostFunction.h"
 #include "pto/Dialect/PTO.h"
-#include "pto/Float16.h"
 #include "pto/IRArray.h"
 
 typedef struct Tr {
@@ -539,36 +538,13 @@ static PtoResult emit_matmul(Tr *t, PtoOp *op, PtoPtoOp id) {
 
 /* Scalar arithmetic inside kernels: constants and index arithmetic. */
 static PtoResult emit_arith(Tr *t, PtoOp *op) {
-  LLVMBuilderRef b = t->e.b;
-  if (pto_op_is(op, "arith.constant")) {
-    PtoAttr *v = pto_op_attr(op, "value");
-    LLVMTypeRef ty = pto_llvmir_scalar_type(t->e.ctx, pto_value_type(pto_op_result(op, 0)));
-    if (!v || !ty) return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
-    PtoType *rt = pto_value_type(pto_op_result(op, 0));
-    bool bf16 = pto_type_is_float(rt) && pto_type_float_kind(rt) == PTO_BF16;
-    bind(t, pto_op_result(op, 0),
-         bf16 ? LLVMConstInt(ty, pto_f32_to_bf16_bits((float)pto_round_to_bf16(
-                                     pto_attr_float_value(v))), 0)
-         : pto_attr_kind(v) == PTO_ATTR_FLOAT
-             ? LLVMConstReal(ty, pto_attr_float_value(v))
-             : LLVMConstInt(ty, (uint64_t)pto_attr_int_value(v), 1));
-    return PTO_SUCCESS;
-  }
-  static const struct {
-    const char *name;
-    LLVMOpcode opc;
-  } ops[] = {{"arith.addi", LLVMAdd}, {"arith.subi", LLVMSub},
-             {"arith.muli", LLVMMul}, {"arith.addf", LLVMFAdd},
-             {"arith.subf", LLVMFSub}, {"arith.mulf", LLVMFMul},
-             {"arith.divf", LLVMFDiv}};
-  for (size_t i = 0; i < PTO_ARRAY_SIZE(ops); i++)
-    if (pto_op_is(op, ops[i].name) && pto_op_num_operands(op) == 2) {
-      bind(t, pto_op_result(op, 0),
-           LLVMBuildBinOp(b, ops[i].opc, value_of(t, pto_op_operand(op, 0)),
-                          value_of(t, pto_op_operand(op, 1)), ""));
-      return PTO_SUCCESS;
-    }
-  return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
+  LLVMValueRef in[3] = {NULL, NULL, NULL};
+  unsigned n = pto_op_num_operands(op);
+  for (unsigned i = 0; i < n && i < 3; i++) in[i] = value_of(t, pto_op_operand(op, i));
+  LLVMValueRef r = n <= 3 ? pto_llvmir_emit_scalar(t->e.ctx, t->e.b, op, in) : NULL;
+  if (!r) return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
+  bind(t, pto_op_result(op, 0), r);
+  return PTO_SUCCESS;
 }
 
 static PtoResult emit_op(Tr *t, PtoOp *op) {
