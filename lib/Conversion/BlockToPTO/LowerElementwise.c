@@ -1,8 +1,8 @@
-/* lower-to-pto for the Tile level's elementwise math, shape and generator
- * ops: each becomes the PTO instruction that computes the same numbers
- * with the same shared kernel in the interpreter (tile.sigmoid ->
- * pto.tsigmoid, ..., tile.expand -> pto.texpand, tile.full ->
- * pto.texpands). */
+/* lower-to-pto for the Tile level's elementwise math, comparisons, shape
+ * and generator ops: each becomes the PTO instructions that compute the
+ * same numbers with the same shared kernels in the interpreter
+ * (tile.sigmoid -> pto.tsigmoid, ..., tile.lt -> pto.tcmp, tile.where ->
+ * pto.tsel, tile.expand -> pto.texpand, tile.full -> pto.texpands). */
 #include "Conversion/BlockToPTO/LowerElementwise.h"
 
 #include <string.h>
@@ -11,6 +11,7 @@
 #include "pto/Dialect/Block.h"
 #include "pto/Dialect/PTO.h"
 #include "pto/Dialect/Tile.h"
+#include "pto/Dialects.h"
 
 /* Tile ops with one PTO instruction of the same operands and no
  * attributes. */
@@ -29,8 +30,37 @@ static const char *unary_instr(PtoOp *op) {
   return NULL;
 }
 
+/* The comparisons, by their tcmp predicate. */
+static const char *const compares[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+
+static const char *compare_of(PtoOp *op) {
+  for (unsigned i = 0; i < PTO_ARRAY_SIZE(compares); i++) {
+    char name[16] = "tile.";
+    strcat(name, compares[i]);
+    if (pto_op_is(op, name)) return compares[i];
+  }
+  return NULL;
+}
+
+static bool is_mask(PtoType *elem) {
+  return pto_type_is_integer(elem) && pto_type_int_width(elem) == 1;
+}
+
+/* tile.cast from or to i1, which tcvt does not convert. */
+static bool mask_cast(PtoOp *op) {
+  if (!pto_op_is(op, "tile.cast") || pto_op_num_operands(op) != 1 ||
+      pto_op_num_results(op) != 1)
+    return false;
+  PtoType *from = pto_value_type(pto_op_operand(op, 0));
+  PtoType *to = pto_value_type(pto_op_result(op, 0));
+  return (pto_type_is_pto_tile(from) && is_mask(pto_pto_tile_elem(from))) ||
+         (pto_type_is_block_buf(to) && is_mask(pto_tile_elem(to)));
+}
+
 bool pto_lower_elementwise_handles(PtoOp *op) {
-  return unary_instr(op) || pto_op_is(op, "tile.expand") || pto_op_is(op, "tile.full");
+  return unary_instr(op) || compare_of(op) || mask_cast(op) ||
+         pto_op_is(op, "tile.where") ||
+         pto_op_is(op, "tile.expand") || pto_op_is(op, "tile.full");
 }
 
 static PtoOp *build(PtoContext *ctx, PtoOp *at, const char *name,
@@ -74,8 +104,104 @@ static PtoOp *lower_expand(PtoContext *ctx, PtoOp *op, PtoType *buffer,
   return build(ctx, op, "pto.texpand", &x, 1, result);
 }
 
+static PtoType *with_elem(PtoContext *ctx, PtoType *tile, PtoType *elem) {
+  return pto_pto_tile_type(ctx, pto_pto_tile_rows(tile), pto_pto_tile_cols(tile),
+                           elem, pto_pto_tile_space(tile), PTO_PTO_UNPLANNED);
+}
+
+/* Operand i of op as a tile of `like`'s shape: itself, or a scalar filled
+ * into one (texpands; the Tile level's scalars have the element type). */
+static PtoValue *as_tile(PtoContext *ctx, PtoOp *op, unsigned i, PtoType *like) {
+  PtoValue *v = pto_op_operand(op, i);
+  PtoType *t = pto_value_type(v);
+  if (pto_type_is_pto_tile(t)) return v;
+  return pto_op_result(build(ctx, op, "pto.texpands", &v, 1, with_elem(ctx, like, t)), 0);
+}
+
+/* Tile `t` filled with v (0 or 1) of its element type. */
+static PtoValue *fill(PtoContext *ctx, PtoOp *at, PtoType *t, int v) {
+  PtoBuilder b;
+  pto_builder_init(&b, ctx);
+  pto_builder_set_before(&b, at);
+  PtoType *e = pto_pto_tile_elem(t);
+  PtoValue *c = pto_type_is_float(e) ? pto_arith_build_constant_float(&b, e, v)
+                                     : pto_arith_build_constant_int(&b, e, v);
+  return pto_op_result(build(ctx, at, "pto.texpands", &c, 1, t), 0);
+}
+
+static PtoValue *bool_fill(PtoContext *ctx, PtoOp *at, PtoType *mask, bool v) {
+  return fill(ctx, at, mask, v);
+}
+
+/* A cast to i1 is x != 0 (NaN too, as numpy's astype(bool)); one from i1
+ * is m ? 1 : 0 in the result's type. */
+static PtoOp *lower_mask_cast(PtoContext *ctx, PtoOp *op, PtoType *result) {
+  PtoValue *x = pto_op_operand(op, 0);
+  PtoType *from = pto_value_type(x);
+  if (!pto_type_is_pto_tile(from)) {
+    pto_op_emit_error(op, "lower-to-pto: the operand is not a PTO tile");
+    return NULL;
+  }
+  /* (i1 to i1 selects too: the copy) */
+  if (!is_mask(pto_pto_tile_elem(from))) {
+    PtoValue *ops[2] = {x, fill(ctx, op, from, 0)};
+    PtoOp *c = build(ctx, op, "pto.tcmp", ops, 2, result);
+    pto_op_set_attr(c, "cmp", pto_attr_string(ctx, "ne", 2));
+    return c;
+  }
+  PtoValue *ops[3] = {x, fill(ctx, op, result, 1), fill(ctx, op, result, 0)};
+  return build(ctx, op, "pto.tsel", ops, 3, result);
+}
+
+/* tile.<cmp> a, b: tcmp {cmp}, a scalar side filled into a tile first.
+ * tcmp compares numbers; masks (i1) are compared by selecting:
+ * a == b is a ? b : !b and a != b is a ? !b : b, with !b = b ? 0 : 1. */
+static PtoOp *lower_compare(PtoContext *ctx, PtoOp *op, const char *cmp,
+                            PtoType *result) {
+  PtoValue *a0 = pto_op_operand(op, 0), *b0 = pto_op_operand(op, 1);
+  PtoType *like = pto_type_is_pto_tile(pto_value_type(a0)) ? pto_value_type(a0)
+                  : pto_type_is_pto_tile(pto_value_type(b0)) ? pto_value_type(b0)
+                                                             : NULL;
+  if (!like) {
+    pto_op_emit_error(op, "lower-to-pto: neither operand is a PTO tile");
+    return NULL;
+  }
+  PtoValue *ops[3] = {as_tile(ctx, op, 0, like), as_tile(ctx, op, 1, like), NULL};
+  PtoType *elem = pto_pto_tile_elem(pto_value_type(ops[0]));
+  if (pto_type_is_integer(elem) && pto_type_int_width(elem) == 1) {
+    bool eq = strcmp(cmp, "eq") == 0;
+    if (!eq && strcmp(cmp, "ne") != 0) {
+      pto_op_emit_error(op, "lower-to-pto: masks (i1) compare by eq and ne only");
+      return NULL;
+    }
+    PtoValue *sel[3] = {ops[1], bool_fill(ctx, op, result, false),
+                        bool_fill(ctx, op, result, true)};
+    PtoValue *nb = pto_op_result(build(ctx, op, "pto.tsel", sel, 3, result), 0);
+    PtoValue *out[3] = {ops[0], eq ? ops[1] : nb, eq ? nb : ops[1]};
+    return build(ctx, op, "pto.tsel", out, 3, result);
+  }
+  PtoOp *c = build(ctx, op, "pto.tcmp", ops, 2, result);
+  pto_op_set_attr(c, "cmp", pto_attr_string(ctx, cmp, strlen(cmp)));
+  return c;
+}
+
+/* tile.where c, x, y: tsel, scalar x or y filled into the result's tile. */
+static PtoOp *lower_where(PtoContext *ctx, PtoOp *op, PtoType *result) {
+  PtoValue *ops[3] = {pto_op_operand(op, 0), as_tile(ctx, op, 1, result),
+                      as_tile(ctx, op, 2, result)};
+  if (!pto_type_is_pto_tile(pto_value_type(ops[0]))) {
+    pto_op_emit_error(op, "lower-to-pto: the condition is not a PTO tile");
+    return NULL;
+  }
+  return build(ctx, op, "pto.tsel", ops, 3, result);
+}
+
 PtoOp *pto_lower_elementwise(PtoContext *ctx, PtoOp *op, PtoType *buffer,
                              PtoType *result) {
+  const char *cmp = compare_of(op);
+  if (cmp) return lower_compare(ctx, op, cmp, result);
+  if (pto_op_is(op, "tile.where")) return lower_where(ctx, op, result);
+  if (mask_cast(op)) return lower_mask_cast(ctx, op, result);
   if (pto_op_is(op, "tile.expand")) return lower_expand(ctx, op, buffer, result);
   if (pto_op_is(op, "tile.full")) {
     PtoValue *v = pto_op_operand(op, 0);

@@ -70,6 +70,7 @@ static const struct {
     {"tile.rowexpand_min", "pto.trowexpandmin"},
     {"tile.cast", "pto.tcvt"},
     {"tile.topk", "pto.ttopk"},
+    {"tile.gcd", "pto.tgcd"},
     {"block.load", "pto.tload"},
     {"block.store", "pto.tstore"},
     {"block.return", "pto.return"},

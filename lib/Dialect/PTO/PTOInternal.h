@@ -15,6 +15,7 @@ typedef enum PtoPtoDtypes {
   PTO_PTO_DT_ANY,     /* every tile element type */
   PTO_PTO_DT_NUMERIC, /* f32 f16 bf16 i32 i16 i8 */
   PTO_PTO_DT_FLOAT,   /* f32 f16 bf16 */
+  PTO_PTO_DT_INT,     /* i32 i16 i8 */
   PTO_PTO_DT_BOOL,    /* i1 (tsel's mask) */
   PTO_PTO_DT_MATMUL,  /* the (C, A, B) combinations of tmatmul */
 } PtoPtoDtypes;

@@ -116,6 +116,11 @@ static PtoResult need_dtypes(Verifier *v, PtoType *t) {
       return ERR(v, "element type '%s' is not supported; %s takes f32, f16 "
                     "or bf16", tstr(v, e), mn(v));
     break;
+  case PTO_PTO_DT_INT:
+    if (is_float(e) || is_i1(e))
+      return ERR(v, "element type '%s' is not supported; %s takes i32, i16 "
+                    "or i8", tstr(v, e), mn(v));
+    break;
   case PTO_PTO_DT_NUMERIC:
     if (is_i1(e))
       return ERR(v, "element type 'i1' is not supported; %s takes f32, f16, "

@@ -65,7 +65,7 @@ const char *pto_emit_reduce_name(PtoEmitReduce op);
 
 /* Element types: f32, f16 and bf16 (computed in f32, rounded once to the
  * destination), i32, i16 and i8 (integer ops in their own width; no
- * transcendental functions, no division). Every tile of one instruction
+ * transcendental functions; division toward zero, x / 0 = 0). Every tile of one instruction
  * has the same dtype, except the cast's. A combination the emitters do not
  * implement fails with err filled and nothing emitted. */
 
@@ -211,6 +211,12 @@ LLVMValueRef pto_emit_tanh_f32(PtoEmit *e, LLVMValueRef x);
  * values clamped to the largest finite one when saturating. */
 LLVMValueRef pto_emit_cast_to_float(PtoEmit *e, PtoSatMode sat, PtoDType from,
                                     PtoDType to, LLVMValueRef x);
+/* x (f32, not yet rounded) rounded to f16 or bf16 (`to`) under the
+ * directed mode (floor, ceil, trunc, round: half away from zero) as the
+ * interpreter does, as the f32 value of the result, which the store then
+ * keeps exactly; NaN unchanged. */
+LLVMValueRef pto_emit_round_directed16(PtoEmit *e, PtoRoundMode mode, PtoDType to,
+                                       LLVMValueRef x);
 
 /* dst[0][c] = sum of src[0..rows)[c] for f16 and bf16 tiles, in f32
  * rounded once (tcolsum, which pto_emit_col_reduce refuses for them). */
@@ -289,6 +295,10 @@ PtoResult pto_emit_expand(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
  * dst's element (texpands). */
 PtoResult pto_emit_fill(PtoEmit *e, PtoEmitTile dst, LLVMValueRef bits,
                         LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
+/* dst = gcd(|a|, |b|) of integer tiles of one dtype, bit for bit (tgcd). */
+PtoResult pto_emit_gcd(PtoEmit *e, PtoEmitTile dst, PtoEmitTile a,
+                       PtoEmitTile b, LLVMValueRef rows, LLVMValueRef cols,
+                       PtoError *err);
 /* 1 / (1 + e^-x) of a float or a vector of floats, without overflow for
  * any x (the exponential of -|x| only). */
 LLVMValueRef pto_emit_sigmoid_f32(PtoEmit *e, LLVMValueRef x);

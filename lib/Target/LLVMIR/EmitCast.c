@@ -45,3 +45,74 @@ LLVMValueRef pto_emit_cast_to_float(PtoEmit *e, PtoSatMode sat, PtoDType from,
   LLVMValueRef args[2] = {pto_emit_fconst(e, x, max), x};
   return LLVMBuildSelect(B, over, pto_emit_intrinsic(e, "llvm.copysign", args, 2), x, "");
 }
+
+/* The 16-bit float next to the one of bits h (an i16) toward +inf when up
+ * (an i1), else toward -inf, as the interpreter steps: sign-magnitude
+ * bits ordered as integers, and a step onto zero keeps h's sign. */
+static LLVMValueRef step16(PtoEmit *e, LLVMValueRef h, LLVMValueRef up) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(e->ctx), i16 = LLVMTypeOf(h);
+  LLVMValueRef w = LLVMBuildSExt(B, h, i32, "");
+  LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, w, LLVMConstNull(i32), "");
+  LLVMValueRef mag = LLVMBuildAnd(B, w, LLVMConstInt(i32, 0x7fff, 0), "");
+  LLVMValueRef ord = LLVMBuildSelect(B, neg, LLVMBuildNeg(B, mag, ""), mag, "");
+  ord = LLVMBuildAdd(B, ord,
+                     LLVMBuildSelect(B, up, LLVMConstInt(i32, 1, 0),
+                                     LLVMConstAllOnes(i32), ""), "");
+  LLVMValueRef back = LLVMBuildSelect(
+      B, LLVMBuildICmp(B, LLVMIntSLT, ord, LLVMConstNull(i32), ""),
+      LLVMBuildOr(B, LLVMBuildNeg(B, ord, ""), LLVMConstInt(i32, 0x8000, 0), ""), ord, "");
+  LLVMValueRef zero = LLVMBuildSelect(B, neg, LLVMConstInt(i32, 0x8000, 0),
+                                      LLVMConstNull(i32), "");
+  back = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntEQ, ord, LLVMConstNull(i32), ""),
+                         zero, back, "");
+  return LLVMBuildTrunc(B, back, i16, "");
+}
+
+static LLVMValueRef bits16(PtoEmit *e, PtoDType to, LLVMValueRef x) {
+  LLVMValueRef s = pto_emit_to_storage(e, to, x);
+  return to == PTO_DT_F16 ? LLVMBuildBitCast(B, s, LLVMInt16TypeInContext(e->ctx), "") : s;
+}
+
+static LLVMValueRef value16(PtoEmit *e, PtoDType to, LLVMValueRef h) {
+  if (to == PTO_DT_F16) h = LLVMBuildBitCast(B, h, LLVMHalfTypeInContext(e->ctx), "");
+  return pto_emit_from_storage(e, to, h);
+}
+
+LLVMValueRef pto_emit_round_directed16(PtoEmit *e, PtoRoundMode mode, PtoDType to,
+                                       LLVMValueRef x) {
+  LLVMValueRef h = bits16(e, to, x), r = value16(e, to, h);
+  LLVMValueRef step, up;
+  switch (mode) {
+  case PTO_ROUND_FLOOR:
+    step = LLVMBuildFCmp(B, LLVMRealOGT, r, x, "");
+    up = LLVMConstInt(LLVMInt1TypeInContext(e->ctx), 0, 0);
+    break;
+  case PTO_ROUND_CEIL:
+    step = LLVMBuildFCmp(B, LLVMRealOLT, r, x, "");
+    up = LLVMConstInt(LLVMInt1TypeInContext(e->ctx), 1, 0);
+    break;
+  case PTO_ROUND_ROUND: {
+    /* a tie (x - r and o - x are exact) goes to the larger magnitude */
+    up = LLVMBuildFCmp(B, LLVMRealOGT, x, r, "");
+    LLVMValueRef o = value16(e, to, step16(e, h, up));
+    LLVMValueRef tie = LLVMBuildFCmp(B, LLVMRealOEQ, LLVMBuildFSub(B, x, r, ""),
+                                     LLVMBuildFSub(B, o, x, ""), "");
+    LLVMValueRef ao = pto_emit_intrinsic(e, "llvm.fabs", &o, 1);
+    LLVMValueRef ar = pto_emit_intrinsic(e, "llvm.fabs", &r, 1);
+    step = LLVMBuildAnd(B, LLVMBuildAnd(B, tie, LLVMBuildFCmp(B, LLVMRealOGT, ao, ar, ""), ""),
+                        LLVMBuildFCmp(B, LLVMRealONE, r, x, ""), "");
+    break;
+  }
+  default: { /* trunc: toward zero */
+    LLVMValueRef ax = pto_emit_intrinsic(e, "llvm.fabs", &x, 1);
+    LLVMValueRef ar = pto_emit_intrinsic(e, "llvm.fabs", &r, 1);
+    step = LLVMBuildFCmp(B, LLVMRealOGT, ar, ax, "");
+    up = LLVMBuildFCmp(B, LLVMRealOLT, r, pto_emit_fconst(e, r, 0.0), "");
+    break;
+  }
+  }
+  LLVMValueRef d = value16(e, to, LLVMBuildSelect(B, step, step16(e, h, up), h, ""));
+  /* NaN goes to the store as it is: its conversion there is the default
+   * one's */
+  return LLVMBuildSelect(B, LLVMBuildFCmp(B, LLVMRealUNO, x, x, ""), x, d, "");
+}

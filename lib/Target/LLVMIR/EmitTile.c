@@ -79,7 +79,8 @@ LLVMValueRef pto_emit_apply_binary(PtoEmit *e, PtoEmitBinary op, bool fp,
     return fp ? LLVMBuildFSub(B, a, b, "") : LLVMBuildSub(B, a, b, "");
   case PTO_EMIT_BIN_MUL:
     return fp ? LLVMBuildFMul(B, a, b, "") : LLVMBuildMul(B, a, b, "");
-  case PTO_EMIT_BIN_DIV: return LLVMBuildFDiv(B, a, b, "");
+  case PTO_EMIT_BIN_DIV:
+    return fp ? LLVMBuildFDiv(B, a, b, "") : pto_emit_int_div(e, a, b);
   case PTO_EMIT_BIN_MAX:
   case PTO_EMIT_BIN_MIN: {
     bool mx = op == PTO_EMIT_BIN_MAX;
@@ -92,7 +93,8 @@ LLVMValueRef pto_emit_apply_binary(PtoEmit *e, PtoEmitBinary op, bool fp,
 }
 
 static PtoResult check_binary(PtoEmitBinary op, PtoDType dt, PtoError *err) {
-  if (op == PTO_EMIT_BIN_DIV && !is_float(dt))
+  /* pto_emit_int_div divides signed integers */
+  if (op == PTO_EMIT_BIN_DIV && !is_float(dt) && !pto_emit_is_int(dt))
     return pto_error_set(err, "div on %s tiles has no LLVM translation yet",
                          pto_dtype_name(dt));
   return PTO_SUCCESS;
@@ -304,11 +306,24 @@ static const char *round_intrinsic(PtoRoundMode m) {
   }
 }
 
+/* A directed rounding into f16 or bf16 from a source whose value f32
+ * holds exactly (all but i32): pto_emit_round_directed16. */
+static bool directed16(PtoRoundMode m, PtoDType from, PtoDType to) {
+  return (to == PTO_DT_F16 || to == PTO_DT_BF16) && from != PTO_DT_I32 && from != to &&
+         (m == PTO_ROUND_FLOOR || m == PTO_ROUND_CEIL || m == PTO_ROUND_TRUNC ||
+          m == PTO_ROUND_ROUND);
+}
+
 static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x) {
   PtoDType from = w->a.dtype, to = w->dst.dtype;
   LLVMTypeRef ct = pto_emit_compute_type(e, to);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(e->ctx);
-  if (is_float(to)) return pto_emit_cast_to_float(e, w->mode.sat, from, to, x);
+  if (is_float(to)) {
+    x = pto_emit_cast_to_float(e, w->mode.sat, from, to, x);
+    return directed16(w->mode.round, from, to)
+               ? pto_emit_round_directed16(e, w->mode.round, to, x)
+               : x;
+  }
   if (is_float(from)) {
     x = pto_emit_intrinsic(e, round_intrinsic(w->mode.round), &x, 1);
     if (w->mode.sat == PTO_SAT_SATURATE) {
@@ -358,7 +373,8 @@ PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
                (dst.dtype == PTO_DT_F32 && src.dtype != PTO_DT_I32) ||
                (src.dtype == PTO_DT_I8 && is_float(dst.dtype));
   if (f2i ? !round_intrinsic(mode.round)
-          : !exact && mode.round != PTO_ROUND_DEFAULT && mode.round != PTO_ROUND_RINT)
+          : !exact && mode.round != PTO_ROUND_DEFAULT && mode.round != PTO_ROUND_RINT &&
+                !directed16(mode.round, src.dtype, dst.dtype))
     return pto_error_set(err, "a cast from %s to %s rounding '%s' has no LLVM "
                          "translation yet", pto_dtype_name(src.dtype),
                          pto_dtype_name(dst.dtype),

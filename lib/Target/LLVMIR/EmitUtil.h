@@ -115,6 +115,9 @@ void pto_emit_store_bits(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v
  * fused runs so that both compute the same bits. */
 LLVMValueRef pto_emit_apply_binary(PtoEmit *e, PtoEmitBinary op, bool fp,
                                    LLVMValueRef a, LLVMValueRef b);
+/* a / b of integers (scalars or vectors) as the interpreter divides:
+ * toward zero, a / 0 = 0, MIN / -1 = MIN. */
+LLVMValueRef pto_emit_int_div(PtoEmit *e, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef pto_emit_apply_unary(PtoEmit *e, PtoEmitUnary op, bool fp,
                                   LLVMValueRef x);
 /* A reduction's start (scalar) and its combining step. */

@@ -83,6 +83,7 @@ static bool is_step(PtoPtoOp id) {
   PtoEmitMath m;
   if (id == PTO_PTO_TROWPROD) return false; /* not among the emitter's reductions */
   if (pto_llvmir_math_of(id, &m)) return false; /* nor among its steps */
+  if (id == PTO_PTO_TGCD) return false;
   return k == PTO_PTO_KIND_BINARY || k == PTO_PTO_KIND_SCALAR ||
          k == PTO_PTO_KIND_ROWEXPAND || k == PTO_PTO_KIND_UNARY ||
          k == PTO_PTO_KIND_ROWRED;
