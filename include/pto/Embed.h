@@ -162,6 +162,13 @@ typedef struct PtoEmbedCompileOptions {
    * 1.5e-3); 0 asks for exact agreement. */
   bool check_stages;
   double rtol, atol;
+  /* Where the Tensor-level run of check_stages sends the text of
+   * pypto.pass_verify_print and the folder pypto.pass_verify_save writes
+   * into (PtoInterpOptions.debug_print / save_dir); NULL: they do
+   * nothing. The callback and the folder must outlive the kernel. */
+  void (*debug_print)(void *user, const char *text);
+  void *debug_user;
+  const char *save_dir;
 } PtoEmbedCompileOptions;
 
 /* The pipeline that prepares Tensor-level IR for execution with the

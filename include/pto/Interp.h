@@ -121,6 +121,14 @@ typedef struct PtoInterpOptions {
    * UB, L1, L0A, L0B, L0C), the image PTO kernels run on (0: the default
    * platform's, a2a3: 192 KiB, 512 KiB, 64 KiB, 64 KiB, 128 KiB). */
   uint64_t buffer_bytes[5];
+  /* Where pypto.pass_verify_print's text goes (one call per executed op,
+   * the text without a trailing newline); NULL: the ops print nothing
+   * (the library itself never writes to stdout). */
+  void (*debug_print)(void *user, const char *text);
+  void *debug_user;
+  /* The folder pypto.pass_verify_save writes its `<fname>.npy` files into
+   * (it must exist); NULL: the ops save nothing. */
+  const char *save_dir;
 } PtoInterpOptions;
 
 /* An interpreter for IR of `ctx`, with the handlers of every registered

@@ -13,17 +13,21 @@ struct PtoEmbedLevelCheck {
   PtoOp *module; /* the input module (a copy) */
   char *entry;
   PtoLevelCheck *lc;
+  PtoInterpOptions iopts; /* of the reference stage's interpreter */
+  unsigned made;          /* interpreters made in the current run */
 };
 
 PtoEmbedLevelCheck *pto_embed_level_check_create(PtoEmbedModule *m,
                                                  const char *pipeline,
                                                  const char *entry, double rtol,
-                                                 double atol) {
+                                                 double atol,
+                                                 const PtoInterpOptions *iopts) {
   PtoEmbed *e = m->e;
   PtoOp *func = pto_embed_find_entry(e, m->op, entry);
   if (!func) return NULL;
   PtoEmbedLevelCheck *c = pto_calloc(1, sizeof *c);
   c->e = e;
+  if (iopts) c->iopts = *iopts;
   c->module = pto_op_clone(m->op, NULL);
   const char *name = pto_ident_str(pto_op_symbol_name(func));
   c->entry = pto_strndup(name, strlen(name));
@@ -82,9 +86,23 @@ static bool report_stage(PtoEmbedLevelCheck *c, unsigned s) {
   return false;
 }
 
+/* Stages run in order, the input module first: only that reference run
+ * executes pass_verify_print/save (the stages after the Tensor-level
+ * passes would repeat them; the Tile level has dropped them). */
+static PtoInterp *new_interp(PtoContext *ctx, void *user) {
+  PtoEmbedLevelCheck *c = user;
+  PtoInterpOptions o = c->iopts;
+  if (c->made++) {
+    o.debug_print = NULL;
+    o.save_dir = NULL;
+  }
+  return pto_interp_create(ctx, &o);
+}
+
 PtoResult pto_embed_level_check_run(PtoEmbedLevelCheck *c,
                                     const PtoInterpValue *args, unsigned nargs) {
-  if (pto_level_check_run(c->lc, c->entry, args, nargs, NULL, NULL)) return PTO_FAILURE;
+  c->made = 0;
+  if (pto_level_check_run(c->lc, c->entry, args, nargs, new_interp, c)) return PTO_FAILURE;
   for (unsigned s = 1; s < pto_level_check_num_stages(c->lc); s++)
     if (report_stage(c, s)) {
       pto_level_check_report_traced(c->lc, s, false);

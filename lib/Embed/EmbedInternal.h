@@ -40,10 +40,12 @@ struct PtoEmbedModule {
  * error. */
 typedef struct PtoEmbedLevelCheck PtoEmbedLevelCheck;
 struct PtoInterpValue;
+struct PtoInterpOptions;
 PtoEmbedLevelCheck *pto_embed_level_check_create(PtoEmbedModule *m,
                                                  const char *pipeline,
                                                  const char *entry, double rtol,
-                                                 double atol);
+                                                 double atol,
+                                                 const struct PtoInterpOptions *iopts);
 PtoResult pto_embed_level_check_run(PtoEmbedLevelCheck *c,
                                     const struct PtoInterpValue *args,
                                     unsigned nargs);

@@ -94,8 +94,13 @@ PtoEmbedKernel *pto_embed_compile(PtoEmbedModule *m,
   PtoEmbedPipelineOptions po = {opts->dump_dir, opts->record_stages, opts->debuginfo};
   PtoEmbedLevelCheck *check = NULL;
   if (opts->check_stages) {
+    PtoInterpOptions io;
+    memset(&io, 0, sizeof io);
+    io.debug_print = opts->debug_print;
+    io.debug_user = opts->debug_user;
+    io.save_dir = opts->save_dir;
     check = pto_embed_level_check_create(m, pipeline, opts->entry, opts->rtol,
-                                         opts->atol);
+                                         opts->atol, &io);
     if (!check) {
       pto_embed_module_destroy(cm);
       return NULL;

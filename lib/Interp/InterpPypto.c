@@ -443,4 +443,5 @@ void pto_interp_register_pypto(PtoInterp *I) {
                           (void *)&kernels[id]);
   }
   interp_register_shape_ops(I);
+  interp_register_debug_ops(I);
 }

@@ -116,5 +116,7 @@ PtoResult interp_window_offsets(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *
 PtoScatterReduce interp_scatter_reduce(const PtoOp *op);
 
 void interp_register_shape_ops(PtoInterp *I);
+/* pass_verify_print / pass_verify_save (InterpDebug.c). */
+void interp_register_debug_ops(PtoInterp *I);
 
 #endif

@@ -84,11 +84,17 @@ static bool perturb(const RunOptions *o, PtoContext *ctx, PtoOp *module) {
 typedef struct InterpMaker {
   const RunOptions *o;
   PtoInterpRegisterFn interp_fn;
+  unsigned made; /* interpreters made: stages run in order */
 } InterpMaker;
 
 static PtoInterp *new_interp(PtoContext *ctx, void *user) {
-  const InterpMaker *m = user;
-  PtoInterp *I = pto_interp_create(ctx, &m->o->interp);
+  InterpMaker *m = user;
+  PtoInterpOptions io = m->o->interp;
+  if (m->made++) { /* the debug ops act in the reference stage only */
+    io.debug_print = NULL;
+    io.save_dir = NULL;
+  }
+  PtoInterp *I = pto_interp_create(ctx, &io);
   if (m->interp_fn) m->interp_fn(I);
   return I;
 }
@@ -171,7 +177,7 @@ int run_check_levels(const RunOptions *o, PtoContext *ctx, PtoOp *module,
   unsigned nargs = pto_block_num_args(pto_region_first_block(pto_op_region(func, 0)));
   PtoInterpValue *args = pto_calloc(nargs ? nargs : 1, sizeof *args);
   int rc = 1;
-  InterpMaker maker = {o, interp_fn};
+  InterpMaker maker = {o, interp_fn, 0};
   const char *name = pto_ident_str(pto_op_symbol_name(func));
   unsigned nstages = pto_level_check_num_stages(c);
   if (!run_make_inputs(o, ctx, func, args)) goto done;

@@ -291,6 +291,8 @@ bool run_make_inputs(const RunOptions *o, PtoContext *ctx, PtoOp *func,
   PtoBlock *entry = pto_region_first_block(pto_op_region(func, 0));
   unsigned nargs = pto_block_num_args(entry);
   const char *fname = pto_ident_str(pto_op_symbol_name(func));
+  /* before the run: pypto.pass_verify_save writes into it */
+  if (o->out_dir && !make_out_dir(o)) return false;
   for (uint32_t k = 0; k < o->inputs.len; k++)
     if (o->inputs.data[k].arg >= nargs) {
       run_error(o, "--input '%s' is for argument #%u, but @%s takes %u "

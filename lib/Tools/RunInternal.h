@@ -60,7 +60,8 @@ int run_error(const RunOptions *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Builds one value per argument of `func` from --input, --random, --shape
- * and --dim; writes generated tensors to --out-dir as in<i>.npy. On error
+ * and --dim; creates --out-dir and writes generated tensors there as
+ * in<i>.npy. On error
  * reports and returns false (the values made so far are released). */
 bool run_make_inputs(const RunOptions *o, PtoContext *ctx, PtoOp *func,
                      PtoInterpValue *args);

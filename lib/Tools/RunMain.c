@@ -385,6 +385,13 @@ static int run_positional(void *user, const char *a) {
   return 0;
 }
 
+/* pypto.pass_verify_print's text, on stderr so that stdout keeps the
+ * result lines. */
+static void print_debug(void *user, const char *text) {
+  (void)user;
+  fprintf(stderr, "%s\n", text);
+}
+
 static int parse_args(RunOptions *o, int argc, char **argv, bool *exit_now) {
   const char *tool = o->tool;
   RunParse p = {o, 0};
@@ -405,6 +412,8 @@ static int parse_args(RunOptions *o, int argc, char **argv, bool *exit_now) {
                                 "--backend host or both");
   if (o->perturb && !o->check_levels)
     return pto_tool_usage_error(tool, "%s", "--perturb-tile-op needs --check-levels");
+  o->interp.debug_print = print_debug;
+  o->interp.save_dir = o->out_dir; /* pass_verify_save's files join the results */
   return 0;
 }
 

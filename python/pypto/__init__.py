@@ -51,6 +51,7 @@ from ._composite import (arange, argsort, atan2, axpy_, deinterleave, interleave
                          logical_not, lrelu, one_hot, pad, prelu, remainder, signbit, tril, triu,
                          unsqueeze, var)
 from ._function import from_torch, function
+from ._debug import pass_verify_print, pass_verify_save
 from ._symbolic import DYN, DYNAMIC, SymbolicScalar, symbolic_scalar
 from ._symbolic import smax as max
 from ._symbolic import smin as min

@@ -98,6 +98,7 @@ class _Compiled:
         self.stage_cache = None
         self.dump_dir = None
         self.verify_tol = None        # (rtol, atol) when enable_pass_verify
+        self.verify_hooks = None      # (print callback, save folder) of enable_pass_verify
         self.backend = None           # PtoEmbedBackend handle; None: the interpreter runs it
         self.mode = "interp"          # what runs it: "interp", "host" or "sim"
         self.fallback = None          # why the compiled path could not take it
@@ -472,10 +473,13 @@ class JitKernel:
             with open(os.path.join(dump_dir, "traced.pto"), "w") as f:
                 f.write(text)
             co.dump_dir = dump_dir.encode()
+        hooks = None
         if ver.get("enable_pass_verify"):
             co.check_stages = True
             tol = ver.get("pass_verify_error_tol") or (1e-3, 1.5e-3)
             co.rtol, co.atol = float(tol[0]), float(tol[1])
+            hooks = _verify_hooks(text, ver)
+            co.debug_print, co.save_dir = hooks
         kernel = session.lib.pto_embed_compile(module, co)
         if not kernel:
             session.lib.pto_embed_module_destroy(module)
@@ -484,6 +488,7 @@ class JitKernel:
         session.live += 1
         ck = _Compiled(session, kernel, module, text, len(infos), rtypes, inplace)
         ck.dump_dir = dump_dir
+        ck.verify_hooks = hooks  # the C kernel keeps pointers to both
         if ver.get("enable_pass_verify"):
             ck.verify_tol = (co.rtol, co.atol)
         self.debug_dir = dump_dir
@@ -704,6 +709,24 @@ def backend_choice():
 
 
 _output_seq = itertools.count()
+
+
+@_lib.DEBUG_PRINT
+def _print_debug(user, text):
+    """pass_verify_print's text, on sys.stdout (where print() writes)."""
+    print(text.decode("utf-8", "replace"), flush=True)
+
+
+def _verify_hooks(text, ver):
+    """The print callback and the save folder of a kernel compiled with
+    enable_pass_verify: pass_verify_save_tensor_dir, else a new
+    output/output_*/tensor/ made only when the kernel saves something."""
+    save_dir = None
+    if "pypto.pass_verify_save" in text:
+        save_dir = ver.get("pass_verify_save_tensor_dir") or os.path.join(new_output_dir(),
+                                                                          "tensor")
+        os.makedirs(save_dir, exist_ok=True)
+    return _print_debug, save_dir.encode() if save_dir else None
 
 
 def new_output_dir():

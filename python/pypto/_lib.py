@@ -47,6 +47,10 @@ class PipelineOptions(ctypes.Structure):
     ]
 
 
+# PtoEmbedCompileOptions.debug_print: pass_verify_print's text.
+DEBUG_PRINT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, c_char_p)
+
+
 class CompileOptions(ctypes.Structure):
     """Mirror of PtoEmbedCompileOptions."""
     _fields_ = [
@@ -58,6 +62,9 @@ class CompileOptions(ctypes.Structure):
         ("check_stages", c_bool),
         ("rtol", c_double),
         ("atol", c_double),
+        ("debug_print", DEBUG_PRINT),
+        ("debug_user", ctypes.c_void_p),
+        ("save_dir", c_char_p),
     ]
 
 

@@ -1480,4 +1480,5 @@ C_OPS = dict(
     index_add="index_add", scatter="scatter",
     adds="add", subs="sub", muls="mul", divs="div", maxs="maximum", mins="minimum",
     dim="Tensor.shape", gcd="gcd", signbit="signbit", uniform="uniform", normal="normal",
-    load_scalar="Tensor.__getitem__", bitcast="view")
+    load_scalar="Tensor.__getitem__", bitcast="view",
+    pass_verify_print="pass_verify_print", pass_verify_save="pass_verify_save")

@@ -86,7 +86,7 @@ OPTIONS = {
     "verify_options": {
         "enable_pass_verify": (("bool",), False, "effect"),
         "pass_verify_save_tensor": (("bool",), False, "recorded"),
-        "pass_verify_save_tensor_dir": (("str",), "", "recorded"),
+        "pass_verify_save_tensor_dir": (("str",), "", "effect"),
         "pass_verify_pass_filter": (("strlist",), [], "recorded"),
         "pass_verify_error_tol": (("tol",), [1e-3, 1.5e-3], "effect"),
     },

@@ -55,6 +55,12 @@
 #define PTO_ATTR_REDUCE "reduce"
 /* index_add: its operands live in UB (PyPTO's index_add_ub), recorded */
 #define PTO_ATTR_UB "ub"
+/* pass_verify_print: the text with one `{}` per printed operand;
+ * pass_verify_save: the file name template and the names of its `$NAME`
+ * operands */
+#define PTO_ATTR_FORMAT "format"
+#define PTO_ATTR_FNAME "fname"
+#define PTO_ATTR_KEYS "keys"
 /* builder-only attributes (consumed by pto_pypto_create, never on an op) */
 #define PTO_ATTR_SHAPE "shape"
 #define PTO_ATTR_DTYPE "dtype"
@@ -68,7 +74,8 @@
   X(ACC_DTYPE) X(K) X(LARGEST) X(EPS) X(KEY) X(COUNTER) X(ORIGIN) X(FULL)   \
   X(SHAPE) X(DTYPE) X(OUT_DTYPE)                                            \
   X(REDUCE) X(UB)                                                           \
-  X(SCALE) X(RELU)
+  X(SCALE) X(RELU)                                                          \
+  X(FORMAT) X(FNAME) X(KEYS)
 
 typedef enum PtoAttrNameId {
 #define PTO_ATTR_ID_(ID) PTO_ATTR_ID_##ID,

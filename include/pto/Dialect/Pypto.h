@@ -54,6 +54,7 @@ typedef enum PtoPyptoKind {
   PTO_PYPTO_KIND_RANDOM,
   PTO_PYPTO_KIND_LOAD_SCALAR,
   PTO_PYPTO_KIND_BITCAST,
+  PTO_PYPTO_KIND_DEBUG,
 } PtoPyptoKind;
 
 /* The op's id, or PTO_PYPTO_NONE when it is not a registered pypto op. */
@@ -109,6 +110,9 @@ int64_t pto_pypto_get_k(const PtoOp *op);
 bool pto_pypto_get_largest(const PtoOp *op);
 /* rms_norm / layer_norm: eps (defaulted). */
 double pto_pypto_get_eps(const PtoOp *op);
+/* pass_verify_print's `format`: the number of `{}` placeholders ("{{" and
+ * "}}" are literal braces), or -1 with *bad at the first lone brace. */
+int pto_pypto_format_count(const char *format, size_t *bad);
 
 /* ---- inference and building ---- */
 

@@ -35,6 +35,10 @@ const char *const *pto_pypto_op_attrs(PtoPyptoOp id) {
   static const char *const random[] = {PTO_ATTR_KEY, PTO_ATTR_COUNTER, NULL};
   static const char *const scatter[] = {PTO_ATTR_DIM, PTO_ATTR_REDUCE, NULL};
   static const char *const index_add[] = {PTO_ATTR_DIM, PTO_ATTR_UB, NULL};
+  static const char *const print[] = {PTO_ATTR_FORMAT, NULL};
+  static const char *const save[] = {PTO_ATTR_FNAME, PTO_ATTR_KEYS, NULL};
+  if (id == PTO_PYPTO_PASS_VERIFY_PRINT) return print;
+  if (id == PTO_PYPTO_PASS_VERIFY_SAVE) return save;
   if (id == PTO_PYPTO_SCATTER) return scatter;
   if (id == PTO_PYPTO_INDEX_ADD) return index_add;
   switch (pto_pypto_kind(id)) {

@@ -270,6 +270,7 @@ PtoResult pypto_infer(PyInfer *in) {
   case PTO_PYPTO_KIND_RANDOM: return pypto_infer_random(in);
   case PTO_PYPTO_KIND_LOAD_SCALAR: return pypto_infer_load_scalar(in);
   case PTO_PYPTO_KIND_BITCAST: return pypto_infer_bitcast(in);
+  case PTO_PYPTO_KIND_DEBUG: return pypto_infer_debug(in);
   }
   return ERR("unknown op kind");
 }

@@ -69,6 +69,9 @@ PtoResult pypto_infer_bitcast(PyInfer *in);
 PtoResult pypto_infer_indexing(PyInfer *in, PtoPyptoKind k);
 PtoResult pypto_infer_topk(PyInfer *in);
 
+/* ---- PyptoDebug.c ---- */
+PtoResult pypto_infer_debug(PyInfer *in);
+
 /* Builder-only attributes: turns `shape` / `dtype` / `out_dtype` into
  * want/want_elem and returns the remaining attributes in `rest` (an array
  * of at least nattrs entries). */

@@ -7,9 +7,41 @@
 
 #include "Dialect/Common/Syntax.h"
 
+/* The debug ops have no result: `%c, %x attr-dict : i1, tensor<...>`, one
+ * type per operand. */
+static PtoResult parse_debug(PtoParser *p, PtoOpState *st) {
+  PtoUnresolvedOperand *ops = NULL;
+  unsigned nops = 0, ntypes = 0;
+  PtoType **types;
+  if (pto_parser_parse_operand_list(p, &ops, &nops) ||
+      pto_parser_parse_optional_attr_dict(p, st) || pto_parser_parse_punct(p, PTO_P_COLON))
+    return PTO_FAILURE;
+  PtoParserPos tpos = pto_parser_pos(p);
+  if (pto_parser_parse_type_list(p, &types, &ntypes)) return PTO_FAILURE;
+  if (ntypes != nops)
+    return pto_parser_error_at(p, pto_parser_pos_loc(p, tpos),
+                               "expected %u operand types, got %u", nops, ntypes);
+  for (unsigned i = 0; i < nops; i++)
+    if (pto_parser_resolve_operand(p, &ops[i], types[i], st)) return PTO_FAILURE;
+  return PTO_SUCCESS;
+}
+
+static void print_debug(PtoPrinter *p, PtoOp *op) {
+  unsigned n = pto_op_num_operands(op);
+  pto_printer_puts(p, " ");
+  pto_printer_print_operands(p, op, 0, n);
+  pto_printer_print_attr_dict(p, op, NULL, 0);
+  pto_printer_puts(p, " : ");
+  for (unsigned i = 0; i < n; i++) {
+    if (i) pto_printer_puts(p, ", ");
+    pto_printer_print_type(p, pto_value_type(pto_op_operand(op, i)));
+  }
+}
+
 PtoResult pypto_parse(PtoParser *p, PtoOpState *st) {
   PtoPyptoOp id = (PtoPyptoOp)(st->def - pypto_op_defs);
   PtoPyptoKind k = pto_pypto_kind(id);
+  if (k == PTO_PYPTO_KIND_DEBUG) return parse_debug(p, st);
   if (k == PTO_PYPTO_KIND_VIEW || k == PTO_PYPTO_KIND_ASSEMBLE ||
       k == PTO_PYPTO_KIND_LOAD_SCALAR)
     return pto_syntax_parse_window(p, st, k == PTO_PYPTO_KIND_ASSEMBLE, false);
@@ -53,6 +85,10 @@ static bool printable(PtoOp *op, PtoPyptoKind k) {
 
 void pypto_print(PtoPrinter *p, PtoOp *op) {
   PtoPyptoKind k = pto_pypto_kind(pto_pypto_op_id(op));
+  if (k == PTO_PYPTO_KIND_DEBUG && pto_op_num_operands(op) && !pto_op_num_results(op)) {
+    print_debug(p, op);
+    return;
+  }
   if (!printable(op, k)) {
     pto_printer_puts(p, " <<invalid pypto op; print with --print-generic>>");
     return;
