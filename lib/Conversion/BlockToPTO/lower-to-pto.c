@@ -8,6 +8,7 @@
 #include "Conversion/Passes.h"
 #include "Conversion/BlockToPTO/LowerCubeIndex.h"
 #include "Conversion/BlockToPTO/LowerElementwise.h"
+#include "Conversion/BlockToPTO/LowerIndexed.h"
 
 #include <string.h>
 
@@ -553,6 +554,8 @@ static PtoResult lower_op(Lower *L, PtoOp *op) {
   const char *name = pto_op_name_str(op);
   bool done = false;
   PtoResult r = pto_lower_cube_index(L, op, &done);
+  if (done || r) return r;
+  r = pto_lower_indexed(L, op, &done);
   if (done || r) return r;
   if (strcmp(name, "tile.matmul") == 0)
     return lower_matmul(L, op);
