@@ -112,6 +112,15 @@ static uint64_t instr_cycles(const PtoPlatform *p, PtoOp *op) {
                        path_rate(p, mem_space(pto_pto_tile_space(t)),
                                  mem_space(pto_pto_tile_space(res))));
   }
+  case PTO_PTO_KIND_GATHERGM: {
+    /* each element its own GM read: MTE2 moves it as a whole 32-byte
+     * block (UB's granule), so a gather costs a block per element, not
+     * its bytes */
+    uint64_t n = (uint64_t)pto_pto_tile_rows(res) * (uint64_t)pto_pto_tile_cols(res);
+    return move_cycles((double)n * (double)pto_pto_space_alignment(PTO_BUF_VEC),
+                       p->gm_read_bytes_per_cycle) +
+           p->gm_read_latency_cycles;
+  }
   case PTO_PTO_KIND_PREFETCH:
     return p->gm_read_latency_cycles;
   case PTO_PTO_KIND_TRANS:

@@ -107,10 +107,30 @@ static int64_t *cb_alloc(PtoHostEnv *env, uint32_t n) {
   return a;
 }
 
+/* A compiled kernel returns nothing the runtime could report: an index
+ * tgather_gm finds outside its tensor would give 0 where the interpreter
+ * stops with the error at the op, so such programs stay with the
+ * interpreter until kernels can report it. */
+static PtoResult check_reportable(PtoOp *module) {
+  PtoBlock *top = pto_region_first_block(pto_op_region(module, 0));
+  for (PtoOp *k = pto_block_first_op(top); k; k = pto_op_next(k)) {
+    if (pto_pto_op_id(k) != PTO_PTO_KERNEL) continue;
+    PtoBlock *body = pto_region_first_block(pto_op_region(k, 0));
+    for (PtoOp *op = body ? pto_block_first_op(body) : NULL; op; op = pto_op_next(op))
+      if (pto_pto_op_id(op) == PTO_PTO_TGATHER_GM)
+        return pto_op_emit_error(op, "the compiled back end cannot run this yet: "
+                                 "a compiled kernel cannot report an index "
+                                 "outside the tensor, which the interpreter "
+                                 "does");
+  }
+  return PTO_SUCCESS;
+}
+
 /* Translates and compiles the module; registers each kernel's task entry
  * with the runtime and its cost model cycles. */
 static PtoResult compile(PtoHostProgram *p, PtoOp *module, const PtoPlatform *plat) {
   PtoError err;
+  if (check_reportable(module)) return PTO_FAILURE;
   unsigned lanes = strcmp(pto_jit_get_vector_isa(p->jit), "avx512f") ? 8 : 16;
   char *ll = NULL;
   if (pto_translate_to_llvmir(module, lanes, &ll) != PTO_SUCCESS) return PTO_FAILURE;

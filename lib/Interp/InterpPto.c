@@ -220,6 +220,33 @@ static PtoResult h_load(PtoInterpFrame *f, PtoOp *op, void *user) {
                 &err);
 }
 
+/* tgather_gm: the GM window spans the result along the other dim and the
+ * whole tensor along `dim`; an index outside the tensor is an error, as
+ * at the Tile level (pto_kernel_gather checks every index). */
+static PtoResult h_gather_gm(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  int64_t offs[PTO_MAX_RANK], size[2];
+  PtoValue *dyn[PTO_MAX_RANK];
+  PtoType *rt = pto_value_type(pto_op_result(op, 0));
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
+  PtoAttr *d = pto_op_attr(op, "dim");
+  if (pto_pto_get_offsets(op, offs, dyn) != 2 || x->rank != 2 || !d)
+    return pto_interp_error(f, op, "malformed gather window");
+  unsigned dim = pto_attr_int_value(d) == 0 ? 0 : 1;
+  size[0] = pto_pto_tile_rows(rt);
+  size[1] = pto_pto_tile_cols(rt);
+  size[dim] = x->shape[dim];
+  if (interp_window_offsets(f, op, x, 2, offs, dyn, size, (int)dim))
+    return PTO_FAILURE;
+  PtoNdArray xw = interp_window_of(x, offs, size), ix;
+  if (tile_read(f, op, 1, &ix)) return PTO_FAILURE;
+  PtoTensor *t = tile_result(f, op, 0);
+  if (!t) return PTO_FAILURE;
+  PtoKernelError err;
+  return finish(f, op, t,
+                pto_kernel_gather(&xw, &ix, dim, pto_tensor_array(t), &err), &err);
+}
+
 static PtoResult h_store(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   PtoNdArray a, w;
@@ -551,6 +578,7 @@ void pto_interp_register_pto(PtoInterp *I) {
     case PTO_PTO_KIND_LOAD: h = h_load; break;
     case PTO_PTO_KIND_STORE: h = h_store; break;
     case PTO_PTO_KIND_PREFETCH: h = h_prefetch; break;
+    case PTO_PTO_KIND_GATHERGM: h = h_gather_gm; break;
     case PTO_PTO_KIND_MOV: case PTO_PTO_KIND_TRANS: case PTO_PTO_KIND_BINARY:
     case PTO_PTO_KIND_SCALAR: case PTO_PTO_KIND_ROWEXPAND: case PTO_PTO_KIND_UNARY:
     case PTO_PTO_KIND_CVT: case PTO_PTO_KIND_CMP: case PTO_PTO_KIND_SEL:

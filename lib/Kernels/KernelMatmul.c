@@ -23,33 +23,28 @@ static bool acc_strides(const PtoNdArray *acc, const PtoNdArray *out,
                           err);
 }
 
+/* Floats accumulate in double and round once, to out's dtype, whatever
+ * the accumulation dtype: the cube keeps every float sum in its f32 L0C
+ * and FIX rounds it once on the way out (PyPTO's f16 matmul result is
+ * that), so an f16 or bf16 accumulator only rounds where its partial sum
+ * is stored (out, or an accumulator operand of that dtype). */
 static void matmul_f64(const PtoNdArray *a, const PtoNdArray *b,
-                       const PtoNdArray *acc, PtoDType acc_dt,
-                       const PtoNdArray *out, const MatDims *d, int64_t ao,
-                       int64_t bo, int64_t co, int64_t oo, double *bd,
-                       double *arow, double *c) {
-  /* 16-bit accumulators round after every step, as the format would */
-  bool narrow = acc_dt == PTO_DT_F16 || acc_dt == PTO_DT_BF16;
+                       const PtoNdArray *acc, const PtoNdArray *out,
+                       const MatDims *d, int64_t ao, int64_t bo, int64_t co,
+                       int64_t oo, double *bd, double *arow, double *c) {
   for (int64_t k = 0; k < d->K; k++)
     kernel_load_f64(b->dtype, b->data, bo + k * d->sbk, d->sbj, d->N,
                 bd + k * d->N);
   for (int64_t i = 0; i < d->M; i++) {
     kernel_load_f64(a->dtype, a->data, ao + i * d->sai, d->sak, d->K, arow);
-    if (acc) {
+    if (acc)
       kernel_load_f64(acc->dtype, acc->data, co + i * d->sci, d->scj, d->N, c);
-      if (narrow)
-        for (int64_t j = 0; j < d->N; j++) c[j] = kernel_round(acc_dt, c[j]);
-    } else {
+    else
       memset(c, 0, (size_t)d->N * sizeof *c);
-    }
     for (int64_t k = 0; k < d->K; k++) {
       double aik = arow[k];
       const double *brow = bd + k * d->N;
-      if (narrow)
-        for (int64_t j = 0; j < d->N; j++)
-          c[j] = kernel_round(acc_dt, c[j] + aik * brow[j]);
-      else
-        for (int64_t j = 0; j < d->N; j++) c[j] += aik * brow[j];
+      for (int64_t j = 0; j < d->N; j++) c[j] += aik * brow[j];
     }
     kernel_store_f64(out->dtype, out->data, oo + i * d->soi, d->soj, d->N, c);
   }
@@ -150,7 +145,7 @@ PtoResult pto_kernel_matmul(const PtoNdArray *a, const PtoNdArray *b,
       if (ints)
         matmul_i64(a, b, acc, out, &d, ao, bo, co, oo, bd, arow, c);
       else
-        matmul_f64(a, b, acc, acc_dtype, out, &d, ao, bo, co, oo, bd, arow, c);
+        matmul_f64(a, b, acc, out, &d, ao, bo, co, oo, bd, arow, c);
     }
   } while (kernel_iter_next(&it));
   pto_free(bd);

@@ -37,6 +37,14 @@ class Tile:
         self.vals, self.dt, self.space = np.asarray(vals), dt, space
 
 
+class Gm:
+    """A GM operand the instruction addresses itself (tgather_gm), at the
+    window offsets `offs`."""
+
+    def __init__(self, vals, dt, offs):
+        self.vals, self.dt, self.offs = np.asarray(vals), dt, offs
+
+
 class Scalar:
     def __init__(self, value, dt):
         self.vals, self.dt = value, dt
@@ -77,6 +85,10 @@ def program(operands, instr, outs, plan, cube=False, attrs=""):
         tt = ttype(o.vals.shape, o.dt)
         kargs.append("%%a%d: %s" % (i, tt))
         hargs.append("%%a%d: %s" % (i, tt))
+        if isinstance(o, Gm):
+            names.append("%%a%d[%s]" % (i, o.offs))
+            types.append(tt)
+            continue
         space = "mat" if o.space in ("left", "right") else o.space
         ty = P.tile(o.vals.shape, o.dt, space)
         loads.append("  %%t%d = pto.tload %%a%d[0, 0] : %s -> %s" % (i, i, tt, ty))
@@ -276,6 +288,21 @@ def suite_vector():
             [(np.take_along_axis(x, idx, axis=1), dt)])
 
 
+def suite_gather_gm():
+    # torch.gather of a GM window: along dim 1 rows 2..7 of the tensor,
+    # along dim 0 columns 3..9; indices cover the whole dim
+    for dt in NUMERIC:
+        x = rand((10, 24), dt, special=dt in FLOATS)
+        idx = RNG.integers(0, 24, size=(6, 5))
+        run("tgather_gm-dim1-%s" % dt, [Gm(x, dt, "2, 0"), Tile(idx, "i32")],
+            "tgather_gm", [(np.take_along_axis(x[2:8], idx, axis=1), dt)],
+            attrs=" {dim = 1 : i64}")
+        idx = RNG.integers(0, 10, size=(4, 7))
+        run("tgather_gm-dim0-%s" % dt, [Gm(x, dt, "0, 3"), Tile(idx, "i32")],
+            "tgather_gm", [(np.take_along_axis(x[:, 3:10], idx, axis=0), dt)],
+            attrs=" {dim = 0 : i64}")
+
+
 def sorted_windows(x, idx, w):
     """Each window of w elements of each row sorted descending, stably,
     with the index carried along."""
@@ -379,7 +406,8 @@ def suite_cube():
 def main():
     oracle.WORK = sys.argv[1]
     os.makedirs(oracle.WORK, exist_ok=True)
-    for suite in (suite_vector, suite_sort, suite_topk, suite_quant, suite_cube):
+    for suite in (suite_vector, suite_gather_gm, suite_sort, suite_topk, suite_quant,
+                  suite_cube):
         suite()
     if FAILURES:
         print("\n\n".join(FAILURES[:20]))

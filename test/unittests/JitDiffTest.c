@@ -487,6 +487,23 @@ static void fix_kernel(Emit *e) {
   free(t.s);
 }
 
+/* tgather_gm: the index tile loaded, the tensor (input 0) read by the
+ * instruction itself on MTE2, in order after the load on the same pipe. */
+static void gather_gm_kernel(Emit *e, const char *attrs) {
+  Case *c = e->c;
+  Gm *x = &c->in[0];
+  load_input(e, 1, PTO_BUF_VEC);
+  Buf rt = {0};
+  result_type(e, &rt, &c->out[0], PTO_BUF_VEC);
+  bprintf(e->b, "  %%r0 = pto.tgather_gm %%a0[%lld, %lld], %s%s : ", (long long)x->r0,
+          (long long)x->c0, e->name[1], attrs);
+  tensor_type(e->b, x);
+  bprintf(e->b, ", %s -> %s\n", e->type[1], rt.s);
+  vec_flags(e->b, "MTE2", "MTE3");
+  store_result(e, 0, "%r0", rt.s);
+  free(rt.s);
+}
+
 typedef struct Variant {
   PtoDType dt2;     /* tcvt: the destination; tsel: the data */
   const char *attr; /* tcvt: the rounding mode; tcmp: the predicate */
@@ -627,6 +644,23 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
       ix[i] = (int32_t)(rnd_u64() % (uint64_t)n);
     break;
   }
+  case PTO_PTO_KIND_GATHERGM: {
+    /* the tensor is read where the indices say, not loaded: a window of
+     * m rows (dim 1) or n columns (dim 0) at 0 along dim, in a tensor
+     * wider than the tile; every index inside the tensor's dim */
+    unsigned dim = (unsigned)variant & 1;
+    IN(dt, m + 3, n + 2), IN(PTO_DT_I32, m, n), OUT(dt, m, n);
+    Gm *x = &c->in[0];
+    if (dim == 1) x->c0 = 0, x->wrows = m, x->wcols = x->cols;
+    else x->r0 = 0, x->wrows = x->rows, x->wcols = n;
+    int32_t *ix = c->in[1].data;
+    for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++)
+      ix[i] = (int32_t)(rnd_u64() % (uint64_t)(dim ? x->cols : x->rows));
+    snprintf(attrs, sizeof attrs, " {dim = %u : i64}", dim);
+    snprintf(c->name, sizeof c->name, "tgather_gm %s dim %u %lldx%lld", dt_name(dt), dim,
+             (long long)m, (long long)n);
+    break;
+  }
   case PTO_PTO_KIND_SORT32:
   case PTO_PTO_KIND_MRGSORT: {
     n = (n + 31) / 32 * 32;
@@ -743,6 +777,8 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
   case PTO_PTO_KIND_TRANS:
     instruction(&e, c->trans ? PTO_PTO_TMATMUL : id, attrs, space, rspace);
     break;
+  case PTO_PTO_KIND_GATHERGM: gather_gm_kernel(&e, attrs); break;
+
   default: instruction(&e, id, attrs, space, rspace); break;
   }
   bprintf(&c->body, "}\n");

@@ -129,6 +129,7 @@ typedef enum PtoPtoKind {
   PTO_PTO_KIND_MATMUL,
   PTO_PTO_KIND_EXPAND,  /* a tile's dims of 1 broadcast to the result */
   PTO_PTO_KIND_EXPANDS, /* a scalar broadcast to the result tile */
+  PTO_PTO_KIND_GATHERGM, /* a tile read from GM at indexed positions */
   PTO_PTO_KIND_SETFLAG,
   PTO_PTO_KIND_WAITFLAG,
   PTO_PTO_KIND_BARRIER,
@@ -159,7 +160,7 @@ PtoPtoAccess pto_pto_operand_access(const PtoOp *op, unsigned i);
  * accumulator, operand 0; memory planning gives both one offset), or -1. */
 int pto_pto_op_tied_operand(const PtoOp *op);
 
-/* tload, tstore, tprefetch: one offset per tensor dim into offs (PTO_DYN
+/* tload, tstore, tprefetch, tgather_gm: one offset per tensor dim into offs (PTO_DYN
  * for dynamic ones) and in dyn the index operand of each dynamic offset
  * (NULL for static ones). Returns the rank (0 if malformed). */
 unsigned pto_pto_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn);

@@ -8,6 +8,7 @@
 #include "Conversion/Passes.h"
 #include "Conversion/BlockToPTO/LowerCubeIndex.h"
 #include "Conversion/BlockToPTO/LowerElementwise.h"
+#include "Conversion/BlockToPTO/LowerIndexed.h"
 
 #include <string.h>
 
@@ -311,20 +312,8 @@ static PtoResult lower_matmul(Lower *L, PtoOp *mm) {
   PtoType *ta = pto_value_type(a), *tb = pto_value_type(b);
   PtoType *tc = tile_type(L, pto_value_type(pto_op_result(mm, 0)));
   /* the cube accumulates floats in f32 (the only float C of tmatmul);
-   * an f16 or bf16 result is rounded once, when FIX stores it. A narrower
-   * accumulator, rounded after every product, is not what it computes. */
-  PtoAttr *accd = pto_op_attr(mm, "acc_dtype");
-  PtoType *acct = accd ? pto_attr_type_value(accd) : NULL;
-  if (acct && pto_type_is_float(acct) && pto_type_float_kind(acct) != PTO_F32) {
-    char *ts = pto_type_to_string(acct);
-    PtoResult r = pto_op_emit_error(
-        mm, "lower-to-pto: the cube accumulates floats in f32 (tmatmul's C); "
-            "an accumulator of %s, rounded after every product, has no PTO "
-            "form (leave acc_dtype at f32 and round the result)",
-        ts);
-    pto_free(ts);
-    return r;
-  }
+   * an f16 or bf16 result, or accumulation dtype, is rounded once, when
+   * FIX stores it, as the Tile level defines it */
   if (tc && pto_type_is_float(pto_pto_tile_elem(tc)) &&
       pto_type_float_kind(pto_pto_tile_elem(tc)) != PTO_F32)
     tc = pto_pto_tile_type(L->ctx, pto_pto_tile_rows(tc), pto_pto_tile_cols(tc),
@@ -554,6 +543,8 @@ static PtoResult lower_op(Lower *L, PtoOp *op) {
   const char *name = pto_op_name_str(op);
   bool done = false;
   PtoResult r = pto_lower_cube_index(L, op, &done);
+  if (done || r) return r;
+  r = pto_lower_indexed(L, op, &done);
   if (done || r) return r;
   if (strcmp(name, "tile.matmul") == 0)
     return lower_matmul(L, op);

@@ -311,9 +311,10 @@ unsigned pto_pto_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn) {
   if (!pto_attr_get_i64_array(pto_op_named_attr(op, PTO_ATTR_ID_STATIC_OFFSETS), offs,
                               PTO_MAX_RANK, &n))
     return 0;
-  /* the dynamic offsets follow the tensor (tload, tprefetch) or the tile
-   * and the tensor (tstore) */
-  unsigned next = pto_pto_op_id(op) == PTO_PTO_TSTORE ? 2 : 1;
+  /* the dynamic offsets follow the tensor (tload, tprefetch), the tile
+   * and the tensor (tstore) or the tensor and the index tile (tgather_gm) */
+  PtoPtoOp id = pto_pto_op_id(op);
+  unsigned next = id == PTO_PTO_TSTORE || id == PTO_PTO_TGATHER_GM ? 2 : 1;
   for (unsigned i = 0; i < n; i++) {
     dyn[i] = NULL;
     if (offs[i] == PTO_DYN && next < pto_op_num_operands(op))

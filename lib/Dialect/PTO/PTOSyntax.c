@@ -3,6 +3,7 @@
  *   %t = pto.tload %A[%i, 0] : tensor<..> -> !pto.tile<..>
  *   pto.tstore %t, %A[%i, 0] : !pto.tile<..> into tensor<..>
  *   pto.tprefetch %A[%i, 0] {sizes = [32, 32]} : tensor<..>
+ *   %g = pto.tgather_gm %A[0, 0], %ix {dim = 1} : tensor<..>, !pto.tile<..> -> !pto.tile<..>
  *   %r = pto.tadd %a, %b : !pto.tile<..>          (the common form)
  *   pto.set_flag MTE2 -> V, 0      pto.pipe_barrier V */
 #include "Dialect/Common/Syntax.h"
@@ -43,6 +44,7 @@ PtoResult pto_pto_parse(PtoParser *p, PtoOpState *st) {
   case PTO_PTO_KIND_LOAD: return pto_syntax_parse_window(p, st, false, false);
   case PTO_PTO_KIND_STORE: return pto_syntax_parse_gm_window(p, st, true);
   case PTO_PTO_KIND_PREFETCH: return pto_syntax_parse_gm_window(p, st, false);
+  case PTO_PTO_KIND_GATHERGM: return pto_syntax_parse_window(p, st, false, true);
   case PTO_PTO_KIND_SETFLAG:
   case PTO_PTO_KIND_WAITFLAG: return parse_flag(p, st);
   case PTO_PTO_KIND_BARRIER:
@@ -70,6 +72,11 @@ static bool printable(PtoOp *op, PtoPtoKind k) {
     for (unsigned i = 0; i < r; i++) ndyn += offs[i] == PTO_DYN;
     if (n < lead || n - lead != ndyn) return false;
     return k == PTO_PTO_KIND_LOAD ? nres == 1 : nres == 0;
+  }
+  case PTO_PTO_KIND_GATHERGM: {
+    unsigned ndyn = 0, r = pto_pto_get_offsets(op, offs, dyn);
+    for (unsigned i = 0; i < r; i++) ndyn += offs[i] == PTO_DYN;
+    return n >= 2 && n - 2 == ndyn && nres == 1;
   }
   case PTO_PTO_KIND_SETFLAG: case PTO_PTO_KIND_WAITFLAG: {
     PtoAttr *e = pto_op_attr(op, "event");
@@ -103,6 +110,11 @@ void pto_pto_print(PtoPrinter *p, PtoOp *op) {
   case PTO_PTO_KIND_PREFETCH: {
     unsigned n = pto_pto_get_offsets(op, offs, dyn);
     pto_syntax_print_gm_window(p, op, k == PTO_PTO_KIND_STORE, offs, dyn, n);
+    return;
+  }
+  case PTO_PTO_KIND_GATHERGM: {
+    unsigned n = pto_pto_get_offsets(op, offs, dyn);
+    pto_syntax_print_window(p, op, false, true, offs, dyn, n);
     return;
   }
   case PTO_PTO_KIND_SETFLAG:

@@ -240,6 +240,43 @@ static PtoResult verify_prefetch(Verifier *v) {
   return known_attrs(v, known) || sized_window(v, 0, 1, &win);
 }
 
+/* tgather_gm: torch.gather of a 2-D GM window into vec, the index tile
+ * (i32, in vec: MTE2 reads it for the addresses) giving the positions
+ * along `dim`, whose offset is therefore 0; the window spans the result's
+ * extent along the other dim and the whole tensor along `dim`. */
+static PtoResult verify_gather_gm(Verifier *v) {
+  static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, "dim", NULL};
+  PtoShape src;
+  PtoType *ix = opnd(v, 1), *r = res(v, 0);
+  if (known_attrs(v, known) ||
+      pto_opcheck_tensor(&v->c, "operand", 0, opnd(v, 0), &src) ||
+      need_tile(v, "operand", 1, ix) || need_tile(v, "result", 0, r) ||
+      all_vec(v, 1) || need_elem(v, "operand", 1, ix, pto_type_int(v->c.ctx, 32)))
+    return PTO_FAILURE;
+  if (src.rank != 2)
+    return ERR(v, "operand #0 must be a 2-D tensor, got rank %u", src.rank);
+  if (need_like(v, "result", 0, r,
+                pto_pto_tile_type(v->c.ctx, pto_pto_tile_rows(ix),
+                                  pto_pto_tile_cols(ix),
+                                  pto_type_tensor_elem(opnd(v, 0)), PTO_BUF_VEC, 0)))
+    return PTO_FAILURE;
+  PtoAttr *d = pto_op_attr(v->op, "dim");
+  if (!d || pto_attr_kind(d) != PTO_ATTR_INTEGER ||
+      (pto_attr_int_value(d) != 0 && pto_attr_int_value(d) != 1))
+    return ERR(v, "requires an integer 'dim' of 0 or 1");
+  unsigned dim = (unsigned)pto_attr_int_value(d), no = 0;
+  int64_t offs[PTO_MAX_RANK];
+  if (pto_opcheck_offsets(&v->c, 2, offs, &no)) return PTO_FAILURE;
+  if (no == 2 && offs[dim] != 0)
+    return ERR(v, "offset #%u must be 0: the index tile gives the positions "
+                  "along dim %u", dim, dim);
+  int64_t win[2] = {pto_pto_tile_rows(r), pto_pto_tile_cols(r)};
+  win[dim] = src.dims[dim];
+  PtoShape w;
+  pto_shape_init(&w, win, 2);
+  return pto_shape_window_check(&v->c.site, &src, offs, no, &w);
+}
+
 static PtoResult verify_mov(Verifier *v) {
   PtoType *a = opnd(v, 0), *r = res(v, 0);
   if (known_attrs(v, no_attrs) || all_tiles(v, 0) ||
@@ -719,6 +756,7 @@ static PtoResult verify_kind(Verifier *v, PtoBlockCore core) {
   case PTO_PTO_KIND_ROWEXPAND: return verify_rowexpand(v);
   case PTO_PTO_KIND_TRANS: return verify_trans(v);
   case PTO_PTO_KIND_GATHER: return verify_gather(v);
+  case PTO_PTO_KIND_GATHERGM: return verify_gather_gm(v);
   case PTO_PTO_KIND_SORT32: return verify_sort32(v);
   case PTO_PTO_KIND_MRGSORT: return verify_mrgsort(v);
   case PTO_PTO_KIND_TOPK: return verify_topk(v);

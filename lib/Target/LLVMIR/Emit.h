@@ -248,6 +248,12 @@ PtoResult pto_emit_gather(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                           PtoEmitTile index, LLVMValueRef rows,
                           LLVMValueRef src_cols, LLVMValueRef cols,
                           PtoError *err);
+/* dst[r][c] = gm[idx[r][c]][c] (dim 0) or gm[r][idx[r][c]] (dim 1), gm a
+ * GM window starting at 0 along dim; an index outside [0, extent) gives 0
+ * and reads nothing outside the tensor (EmitIndexed.c). */
+PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, PtoEmitTile gm,
+                             PtoEmitTile index, unsigned dim, LLVMValueRef extent,
+                             LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
 /* dst[r][c] = row[0][c] for every row: tmatmul_bias's bias, put in the
  * accumulator before the products are added to it. */
 PtoResult pto_emit_broadcast_row(PtoEmit *e, PtoEmitTile dst, PtoEmitTile row,

@@ -8,16 +8,10 @@
 static void gather_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
                         LLVMValueRef c) {
   PtoEmitTile src = t->src[0];
-  LLVMValueRef zero = pto_emit_i64(e, 0);
-  LLVMValueRef ix = LLVMBuildSExt(
-      B, pto_emit_load_bits(e, PTO_DT_I32, pto_emit_elem_ptr(e, t->src[1], r, c)),
-      LLVMInt64TypeInContext(e->ctx), "");
   /* an index outside the row reads column 0 and gives 0: the interpreter
    * reports it, compiled code must not read outside the tile */
-  LLVMValueRef in = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntSGE, ix, zero, ""),
-                                 LLVMBuildICmp(B, LLVMIntSLT, ix, t->extra, ""), "");
-  LLVMValueRef v = pto_emit_load_bits(
-      e, src.dtype, pto_emit_elem_ptr(e, src, r, LLVMBuildSelect(B, in, ix, zero, "")));
+  LLVMValueRef in, at = pto_emit_load_index(e, t->src[1], r, c, t->extra, &in);
+  LLVMValueRef v = pto_emit_load_bits(e, src.dtype, pto_emit_elem_ptr(e, src, r, at));
   pto_emit_store_bits(e, t->dst.dtype, pto_emit_elem_ptr(e, t->dst, r, c),
                       LLVMBuildSelect(B, in, v, LLVMConstNull(LLVMTypeOf(v)), ""));
 }

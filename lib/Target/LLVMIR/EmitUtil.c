@@ -273,3 +273,15 @@ PtoResult pto_emit_tiles_each(PtoEmit *e, const PtoEmitTiles *t, unsigned nsrc,
   pto_emit_each(e, rows, cols, tiles_elem, &k);
   return PTO_SUCCESS;
 }
+
+LLVMValueRef pto_emit_load_index(PtoEmit *e, PtoEmitTile index, LLVMValueRef r,
+                                 LLVMValueRef c, LLVMValueRef extent,
+                                 LLVMValueRef *in) {
+  LLVMValueRef zero = pto_emit_i64(e, 0);
+  LLVMValueRef ix = LLVMBuildSExt(
+      e->b, pto_emit_load_bits(e, PTO_DT_I32, pto_emit_elem_ptr(e, index, r, c)),
+      LLVMInt64TypeInContext(e->ctx), "");
+  *in = LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntSGE, ix, zero, ""),
+                     LLVMBuildICmp(e->b, LLVMIntSLT, ix, extent, ""), "");
+  return LLVMBuildSelect(e->b, *in, ix, zero, "");
+}

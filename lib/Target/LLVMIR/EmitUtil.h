@@ -108,6 +108,12 @@ LLVMValueRef pto_emit_from_storage(PtoEmit *e, PtoDType dt, LLVMValueRef v);
  * that move values (select, gather, sort) keep every bit, NaN payloads
  * too. */
 LLVMValueRef pto_emit_load_bits(PtoEmit *e, PtoDType dt, LLVMValueRef p);
+/* The i32 index at index[r][c], sign-extended to i64, when it lies in
+ * [0, extent), else 0 (*in tells which): gathers address only inside
+ * their source with it, and give 0 where *in is false. */
+LLVMValueRef pto_emit_load_index(PtoEmit *e, PtoEmitTile index, LLVMValueRef r,
+                                 LLVMValueRef c, LLVMValueRef extent,
+                                 LLVMValueRef *in);
 void pto_emit_store_bits(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v);
 
 /* The computations of the vector instructions on one value (scalar or

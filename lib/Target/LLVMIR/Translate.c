@@ -208,6 +208,43 @@ static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
   return emitted(op, r, &err);
 }
 
+/* tgather_gm: the GM window starts at the offset of the other dim and at
+ * 0 along `dim`, its rows the tensor's row stride apart; the tensor's
+ * extent along dim bounds the indices. */
+static PtoResult emit_gather_gm(Tr *t, PtoOp *op) {
+  PtoValue *tensor = pto_op_operand(op, 0);
+  LLVMValueRef *dims = pto_ptrmap_get(&t->dims, (uint64_t)(uintptr_t)tensor);
+  int64_t offs[PTO_MAX_RANK];
+  PtoValue *dyn[PTO_MAX_RANK];
+  PtoAttr *d = pto_op_attr(op, "dim");
+  if (!dims)
+    return pto_op_emit_error(op, "reads a tensor that is not an argument of "
+                             "its kernel");
+  if (pto_pto_get_offsets(op, offs, dyn) != 2 || !d ||
+      pto_type_tensor_rank(pto_value_type(tensor)) != 2)
+    return pto_op_emit_error(op, "has a malformed gather window");
+  unsigned dim = pto_attr_int_value(d) == 0 ? 0 : 1;
+  PtoEmitTile dst, index;
+  if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &dst)) ||
+      pto_failed(tile_of(t, op, pto_op_operand(op, 1), &index)))
+    return PTO_FAILURE;
+  LLVMBuilderRef b = t->e.b;
+  LLVMValueRef at[2];
+  for (unsigned k = 0; k < 2; k++)
+    at[k] = k == dim ? pto_emit_i64(&t->e, 0)
+            : dyn[k] ? value_of(t, dyn[k])
+                     : pto_emit_i64(&t->e, offs[k]);
+  LLVMValueRef elems = LLVMBuildAdd(b, LLVMBuildMul(b, at[0], dims[1], ""), at[1], "");
+  LLVMValueRef bytes = LLVMBuildMul(
+      b, elems, pto_emit_i64(&t->e, (int64_t)pto_dtype_size(dst.dtype)), "");
+  PtoEmitTile gm = pto_emit_tile(&t->e, value_of(t, tensor), bytes, dims[1], dst.dtype);
+  PtoError err;
+  PtoValue *r = pto_op_result(op, 0);
+  return emitted(op, pto_emit_gather_gm(&t->e, dst, gm, index, dim, dims[dim],
+                                        rows_of(t, r), cols_of(t, r), &err),
+                 &err);
+}
+
 static PtoEmitBinary binary_of(PtoPtoOp id) {
   switch (id) {
   case PTO_PTO_TSUB: case PTO_PTO_TSUBS: case PTO_PTO_TROWEXPANDSUB:
@@ -591,6 +628,7 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
   case PTO_PTO_KIND_COLARG:
   case PTO_PTO_KIND_ARGCOMBINE: return emit_arg(t, op, id, kind);
   case PTO_PTO_KIND_TOPKMERGE: return emit_topk_merge(t, op);
+  case PTO_PTO_KIND_GATHERGM: return emit_gather_gm(t, op);
   default: return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
   }
 }

@@ -1,0 +1,12 @@
+/* lower-to-pto for the Tile ops that address GM through an index tile
+ * (LowerIndexed.c): tile.gather becomes pto.tgather_gm, MTE2 reading each
+ * element at the address its index names. */
+#ifndef PTO_CONVERSION_BLOCKTOPTO_LOWERINDEXED_H
+#define PTO_CONVERSION_BLOCKTOPTO_LOWERINDEXED_H
+
+#include "Conversion/BlockToPTO/LowerCubeIndex.h"
+
+/* Lowers `op` when it is one of this file's (*done set), else leaves it. */
+PtoResult pto_lower_indexed(Lower *L, PtoOp *op, bool *done);
+
+#endif
