@@ -15,6 +15,7 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
+#include <threads.h>
 
 #include "Support/Alloc.h"
 #include "Support/Hash.h"
@@ -72,12 +73,17 @@ static void on_llvm_fatal_error(const char *reason) {
   longjmp(s->env, 1);
 }
 
+/* LLVM keeps one handler per process and, when built with assertions,
+ * refuses a second installation: install it once, for every JIT. */
+static once_flag handler_installed = ONCE_FLAG_INIT;
+static void install_handler(void) { LLVMInstallFatalErrorHandler(on_llvm_fatal_error); }
+
 /* Runs fn(arg) with LLVM's fatal errors turned into an error of `jit`:
  * false, err set and the JIT marked broken when one happened. What LLVM
  * had allocated in the abandoned frames is lost. */
 static bool guarded(PtoJit *jit, void (*fn)(void *), void *arg, PtoError *err) {
   FatalScope scope;
-  LLVMInstallFatalErrorHandler(on_llvm_fatal_error); /* the same one every time */
+  call_once(&handler_installed, install_handler);
   fatal_scope = &scope;
   if (setjmp(scope.env)) {
     snprintf(jit->broken, sizeof jit->broken, "%s", scope.reason);
