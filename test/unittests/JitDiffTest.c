@@ -1010,6 +1010,10 @@ static double ulp_bound(PtoPtoOp id, PtoDType dt) {
   if (id == PTO_PTO_TTANH) return dt == PTO_DT_F32 ? 2 : 1;
   if (id == PTO_PTO_TSIGMOID) return dt == PTO_DT_F32 ? 4 : 1;
   if (id == PTO_PTO_TSILU) return dt == PTO_DT_F32 ? 4 : 1;
+  /* computed in f64: the one rounding to the dtype, or the f32 result's
+   * rounding to f16 / bf16 after it */
+  if (id == PTO_PTO_TSIN || id == PTO_PTO_TCOS || id == PTO_PTO_TERF || id == PTO_PTO_TPOW)
+    return 1;
   return 0;
 }
 
