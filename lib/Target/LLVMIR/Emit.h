@@ -111,6 +111,24 @@ PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
 PtoResult pto_emit_copy(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                         LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
 
+/* A GM window of several pieces (pto_pto_window_pieces): piece p starts
+ * at the window's first element plus sum_k idx_k * stride[k] elements, idx
+ * the digits of p in size[] (row-major), and its piece_rows rows follow
+ * those of piece p - 1 in the tile. */
+typedef struct PtoEmitPieces {
+  unsigned n;
+  int64_t size[PTO_MAX_RANK];
+  LLVMValueRef stride[PTO_MAX_RANK]; /* i64 */
+  int64_t piece_rows;
+} PtoEmitPieces;
+/* tload (load) / tstore of `tile` from / to such a window, whose first
+ * piece is `gm`: one loop over the pieces, each a piece_rows x cols copy
+ * (a cast as `cast` says when the dtypes differ: FIX's rounding). */
+PtoResult pto_emit_copy_pieces(PtoEmit *e, bool load, PtoEmitTile tile,
+                               PtoEmitTile gm, const PtoEmitPieces *pieces,
+                               LLVMValueRef cols, const PtoCastMode *cast,
+                               PtoError *err);
+
 /* The same copy with non-temporal stores into dst (a GM window whose
  * lines are written whole, not read first), then a fence that orders them
  * before anything the kernel does next: tstore of outputs too large to be

@@ -84,42 +84,14 @@ static PtoResult emitted(PtoOp *op, PtoResult r, const PtoError *err) {
   return pto_failed(r) ? pto_op_emit_error(op, "%s", err->msg) : PTO_SUCCESS;
 }
 
-/* Which tensor dims hold the tile's rows and columns (-1: that tile dim is
- * 1) in a window of `sizes`, without the tensor's strides: its non-unit
- * sizes are the tile's non-unit dims, or its last size the columns and one
- * leading size the rows (pto_pto_window_as_tile, whose other forms need
- * the strides, which a tensor with dynamic dims only has at run time). */
-static bool window_dims(unsigned rank, const int64_t *sizes, int64_t rows,
-                        int64_t cols, int at[2]) {
-  const int64_t dims[2] = {rows, cols};
-  unsigned d = 0;
-  bool same = true;
-  for (unsigned k = 0; k < 2 && same; k++) {
-    at[k] = -1;
-    if (dims[k] == 1) continue;
-    while (d < rank && sizes[d] == 1) d++;
-    same = d < rank && sizes[d] == dims[k];
-    if (same) at[k] = (int)d++;
-  }
-  while (same && d < rank && sizes[d] == 1) d++;
-  if (same && d == rank) return true;
-  if (rank < 2 || sizes[rank - 1] != cols) return false;
-  at[0] = -1;
-  at[1] = cols == 1 ? -1 : (int)rank - 1;
-  for (unsigned i = 0; i + 1 < rank; i++) {
-    if (sizes[i] == 1) continue;
-    if (at[0] >= 0 || sizes[i] != rows) return false;
-    at[0] = (int)i;
-  }
-  return at[0] >= 0;
-}
-
 /* The window of tload / tstore: the tensor's address advanced to the
- * window's first element, with the distance of its rows as stride. A
- * tensor's dims are constants or, when dynamic, the kernel's arguments
- * after its pointer; its strides are row-major. */
+ * window's first element, with the distance of its rows as stride; a
+ * window of several pieces (pto_pto_window_pieces) fills `pieces` with
+ * their count, sizes and strides (NULL: refused, for the callers that
+ * move one piece only). A tensor's dims are constants or, when dynamic,
+ * the kernel's arguments after its pointer; its strides are row-major. */
 static PtoResult window_of(Tr *t, PtoOp *op, PtoValue *tensor, PtoValue *tile,
-                           PtoDType dt, PtoEmitTile *out) {
+                           PtoDType dt, PtoEmitTile *out, PtoEmitPieces *pieces) {
   PtoType *ty = pto_value_type(tensor), *tt = pto_value_type(tile);
   LLVMValueRef *dims = pto_ptrmap_get(&t->dims, (uint64_t)(uintptr_t)tensor);
   unsigned rank = pto_type_tensor_rank(ty);
@@ -134,33 +106,45 @@ static PtoResult window_of(Tr *t, PtoOp *op, PtoValue *tensor, PtoValue *tile,
   int64_t rows = pto_pto_tile_rows(tt), cols = pto_pto_tile_cols(tt);
   LLVMBuilderRef b = t->e.b;
   LLVMValueRef stride[PTO_MAX_RANK];
-  LLVMValueRef row_stride;
-  int64_t ss[PTO_MAX_RANK], ts[2];
-  bool contiguous;
-  if (pto_pto_tensor_strides(ty, ss)) {
-    /* static strides: every form of window the verifier takes */
-    if (!pto_pto_window_as_tile(rank, sizes, ss, rows, cols, ts))
-      return pto_op_emit_error(op, "has a window that does not hold its tile");
+  int64_t ss[PTO_MAX_RANK];
+  /* static strides let rows of several dims merge into one piece; with
+   * dynamic dims each non-unit leading dim but the innermost is a loop */
+  bool known = pto_pto_tensor_strides(ty, ss);
+  PtoPtoWindowPieces w;
+  if (!pto_pto_window_pieces(rank, sizes, known ? ss : NULL, rows, cols, &w))
+    return pto_op_emit_error(op, "has a window that does not hold its tile");
+  if (w.pieces > 1 && !pieces)
+    return pto_op_emit_error(op, "has a window of %lld pieces where one is "
+                             "expected", (long long)w.pieces);
+  if (known) {
     for (unsigned d = 0; d < rank; d++) stride[d] = pto_emit_i64(&t->e, ss[d]);
-    row_stride = pto_emit_i64(&t->e, ts[0]);
-    contiguous = cols == 1 || ts[1] == 1;
   } else {
-    int at[2];
-    if (!window_dims(rank, sizes, rows, cols, at))
-      return pto_op_emit_error(op, "has a window that does not hold its tile");
     stride[rank - 1] = pto_emit_i64(&t->e, 1);
     for (unsigned d = rank - 1; d > 0; d--)
       stride[d - 1] = LLVMBuildMul(b, stride[d], dims[d], "");
-    row_stride = at[0] >= 0 ? stride[at[0]] : pto_emit_i64(&t->e, 0);
-    /* the columns are consecutive when every dim after theirs is 1 */
-    contiguous = true;
-    for (int d = at[1] + 1; at[1] >= 0 && d < (int)rank; d++)
-      contiguous = contiguous && pto_type_tensor_dim(ty, (unsigned)d) == 1;
   }
+  LLVMValueRef row_stride = w.row_dim >= 0 && w.piece_rows != 1
+                                ? stride[w.row_dim]
+                                : pto_emit_i64(&t->e, 0);
+  /* the columns are consecutive when every dim after theirs is 1 */
+  bool contiguous = true;
+  if (w.col_dim >= 0 && known)
+    contiguous = ss[w.col_dim] == 1;
+  else if (w.col_dim >= 0)
+    for (unsigned d = (unsigned)w.col_dim + 1; d < rank; d++)
+      contiguous = contiguous && pto_type_tensor_dim(ty, d) == 1;
   if (!contiguous)
     return pto_op_emit_error(op, "reads or writes a window whose columns are "
                              "not consecutive elements of the tensor, which "
                              "the LLVM translation does not take yet");
+  if (pieces) {
+    pieces->n = w.num_outer;
+    pieces->piece_rows = w.piece_rows;
+    for (unsigned k = 0; k < w.num_outer; k++) {
+      pieces->size[k] = w.outer_size[k];
+      pieces->stride[k] = stride[w.outer_dim[k]];
+    }
+  }
   LLVMValueRef elems = pto_emit_i64(&t->e, 0);
   for (unsigned d = 0; d < rank; d++) {
     LLVMValueRef at = dyn[d] ? value_of(t, dyn[d]) : pto_emit_i64(&t->e, offs[d]);
@@ -193,9 +177,16 @@ static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
   if (pto_failed(tile_of(t, op, tv, &tile))) return PTO_FAILURE;
   if (!pto_dtype_from_type(pto_type_tensor_elem(pto_value_type(tensor)), &gdt))
     gdt = tile.dtype;
-  if (pto_failed(window_of(t, op, tensor, tv, gdt, &gm))) return PTO_FAILURE;
+  PtoEmitPieces pieces;
+  if (pto_failed(window_of(t, op, tensor, tv, gdt, &gm, &pieces)))
+    return PTO_FAILURE;
   /* an f32 accumulator stored into f16 / bf16: FIX rounds it on the way */
   PtoCastMode rne = {PTO_ROUND_RINT, PTO_SAT_WRAP};
+  if (pieces.n)
+    return emitted(op, pto_emit_copy_pieces(&t->e, load, tile, gm, &pieces,
+                                            cols_of(t, tv),
+                                            gdt != tile.dtype ? &rne : NULL, &err),
+                   &err);
   PtoResult r = !load && gdt != tile.dtype
                     ? pto_emit_cast(&t->e, rne, gm, tile, rows_of(t, tv),
                                     cols_of(t, tv), &err)
@@ -296,7 +287,7 @@ static PtoResult step_of(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind,
     st->kind = load ? PTO_EMIT_STEP_LOAD : PTO_EMIT_STEP_STORE;
     st->stream = !load && pto_llvmir_streams(tensor);
     if (pto_failed(tile_of(t, op, tv, tile))) return PTO_FAILURE;
-    return window_of(t, op, tensor, tv, tile->dtype, gm);
+    return window_of(t, op, tensor, tv, tile->dtype, gm, NULL);
   }
   if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &st->dst)) ||
       pto_failed(tile_of(t, op, pto_op_operand(op, 0), &st->a)))
