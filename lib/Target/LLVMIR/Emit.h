@@ -23,6 +23,12 @@ typedef struct PtoEmit {
   /* f32 lanes of the explicit vectors the reductions and the matmul
    * micro-kernel use: 8 (AVX, AVX2) or 16 (AVX-512). */
   unsigned lanes;
+  /* The kernel's fault record (an i64*, pto/LLVMIR.h) when it has an
+   * instruction that can fail at run time, else NULL: such an emitter
+   * then checks its indices, and on a bad one writes the record, tagged
+   * with `site`, and returns PTO_LLVMIR_FAULT from the kernel. */
+  LLVMValueRef fault;
+  int64_t site;
 } PtoEmit;
 
 /* A tile in memory: element (r, c) is at ptr + (r * row_stride + c)
@@ -267,8 +273,10 @@ PtoResult pto_emit_gather(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                           LLVMValueRef src_cols, LLVMValueRef cols,
                           PtoError *err);
 /* dst[r][c] = gm[idx[r][c]][c] (dim 0) or gm[r][idx[r][c]] (dim 1), gm a
- * GM window starting at 0 along dim; an index outside [0, extent) gives 0
- * and reads nothing outside the tensor (EmitIndexed.c). */
+ * GM window starting at 0 along dim, i32 indices; an index outside
+ * [0, extent) reads nothing outside the tensor: it gives 0, or with
+ * e->fault ends the kernel with the first such index's fault record
+ * (EmitIndexed.c). */
 PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, PtoEmitTile gm,
                              PtoEmitTile index, unsigned dim, LLVMValueRef extent,
                              LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
