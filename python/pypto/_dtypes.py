@@ -156,6 +156,10 @@ class Element:
 
     def __init__(self, dtype, value):
         d = coerce(dtype)
+        if d.is_fp8:
+            raise TypeError(f"pypto.Element: {d.name} is a storage type; give the value as "
+                            "a DT_FP32 Element or a number (pypto.full and pypto.cast "
+                            "round it to the 8-bit float)")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             if not (d is DT_BOOL and isinstance(value, bool)):
                 raise TypeError(f"pypto.Element takes an int or a float, got {value!r}")

@@ -200,6 +200,21 @@ def test_fp8_dtype_enum():
     for dt in (pypto.DT_FP8E4M3, pypto.DT_FP8E5M2, pypto.DT_FP8E8M0):
         assert pypto.bytes_of(dt) == 1 and dt.is_fp8 and not dt.is_float
         assert pypto.DataType[dt.name] is dt
+        with pytest.raises(TypeError, match=f"pypto.Element: {dt.name} is a storage type"):
+            pypto.Element(dt, 1.0)
+
+
+def test_full_rounds_its_value_to_the_format():
+    out = np.zeros((2, 4), np.uint8)
+
+    @pypto.frontend.jit
+    def k(z: pypto.Tensor([], pypto.DT_FP8E4M3)):
+        z[...] = pypto.concat([pypto.full([1, 4], 3.7, pypto.DT_FP8E4M3),
+                               pypto.full([1, 4], 1000.0, pypto.DT_FP8E4M3)], 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        k(out)
+    np.testing.assert_array_equal(out, encode("e4m3", [[3.7] * 4, [1000.0] * 4]))
 
 
 def test_fp8_refuses_arithmetic_with_a_located_error():
