@@ -42,6 +42,7 @@ LLVMTypeRef pto_llvmir_scalar_type(LLVMContextRef c, PtoType *ty) {
     case PTO_BF16: return LLVMInt16TypeInContext(c);
     case PTO_F32: return LLVMFloatTypeInContext(c);
     case PTO_F64: return LLVMDoubleTypeInContext(c);
+    default: break; /* the 8-bit floats do not compile */
     }
   return NULL;
 }
