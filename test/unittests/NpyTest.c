@@ -64,9 +64,12 @@ TEST(roundtrip_every_dtype_and_shape) {
                                          NULL);
       fill(a);
       /* index is stored as int64 and comes back as i64; u16 shares '<u2'
-       * with bf16's bit patterns and comes back as bf16 */
+       * with bf16's bit patterns and comes back as bf16; the 8-bit floats
+       * are written as their uint8 codes and come back as u8 */
+      bool f8 = dt == PTO_DT_F8E4M3 || dt == PTO_DT_F8E5M2 || dt == PTO_DT_F8E8M0;
       PtoDType back = dt == PTO_DT_INDEX ? PTO_DT_I64
                       : dt == PTO_DT_U16 ? PTO_DT_BF16
+                      : f8               ? PTO_DT_U8
                                          : (PtoDType)dt;
       size_t len;
       void *img = pto_npy_write_buffer(ctx, a, NULL, &len);
