@@ -29,13 +29,16 @@ typedef struct NotTranslated {
   const char *reason;
 } NotTranslated;
 
-#define DIRECTED "tcvt from i32 to a float rounding toward zero, -inf, +inf or " \
-                 "away from zero: i32 does not fit f32, and the translation " \
-                 "directs the rounding of an f32 value only"
+#define DIRECTED "tcvt from i32 or ui32 to a float rounding toward zero, -inf, " \
+                 "+inf or away from zero: 32-bit integers do not fit f32, and " \
+                 "the translation directs the rounding of an f32 value only"
 static const NotTranslated kNotTranslated[] = {
     {"tcvt i32->f16 directed", DIRECTED},
     {"tcvt i32->bf16 directed", DIRECTED},
     {"tcvt i32->f32 directed", DIRECTED},
+    {"tcvt ui32->f16 directed", DIRECTED},
+    {"tcvt ui32->bf16 directed", DIRECTED},
+    {"tcvt ui32->f32 directed", DIRECTED},
     {NULL, NULL},
 };
 
@@ -68,8 +71,15 @@ static void bprintf(Buf *b, const char *fmt, ...) {
   }
 }
 
+/* The IR's spelling. */
 static const char *dt_name(PtoDType dt) {
-  return dt == PTO_DT_BOOL ? "i1" : pto_dtype_name(dt);
+  switch (dt) {
+  case PTO_DT_BOOL: return "i1";
+  case PTO_DT_U8: return "ui8";
+  case PTO_DT_U16: return "ui16";
+  case PTO_DT_U32: return "ui32";
+  default: return pto_dtype_name(dt);
+  }
 }
 static bool dt_float(PtoDType dt) {
   return dt == PTO_DT_F32 || dt == PTO_DT_F16 || dt == PTO_DT_BF16;
@@ -105,6 +115,11 @@ static void store_elem(PtoDType dt, void *p, int64_t i, double v) {
   case PTO_DT_I32: ((int32_t *)p)[i] = (int32_t)v; break;
   case PTO_DT_I16: ((int16_t *)p)[i] = (int16_t)v; break;
   case PTO_DT_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+  /* unsigned: modulo 2^bits, so that the signed fills reach past the
+   * signed range (-1 is the largest value) */
+  case PTO_DT_U32: ((uint32_t *)p)[i] = (uint32_t)(int64_t)v; break;
+  case PTO_DT_U16: ((uint16_t *)p)[i] = (uint16_t)(int64_t)v; break;
+  case PTO_DT_U8: ((uint8_t *)p)[i] = (uint8_t)(int64_t)v; break;
   default: ((uint8_t *)p)[i] = v != 0; break;
   }
 }
@@ -116,6 +131,8 @@ static double load_elem(PtoDType dt, const void *p, int64_t i) {
   case PTO_DT_I32: return ((const int32_t *)p)[i];
   case PTO_DT_I16: return ((const int16_t *)p)[i];
   case PTO_DT_I8: return ((const int8_t *)p)[i];
+  case PTO_DT_U32: return ((const uint32_t *)p)[i];
+  case PTO_DT_U16: return ((const uint16_t *)p)[i];
   default: return ((const uint8_t *)p)[i];
   }
 }
@@ -573,6 +590,12 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
       for (int64_t i = 0; i < c->in[0].rows * c->in[0].cols; i += 5)
         ((int32_t *)c->in[0].data)[i] = hard[(i / 5) % 6];
     }
+    if (dt == PTO_DT_U32) { /* the same above 2^31, where signed would be negative */
+      static const uint32_t hard[] = {(1u << 31) + (1u << 23) + 1, (1u << 24) + (1u << 16) + 1,
+                                      0xffffffffu, 65519, 65520, 0x80000000u};
+      for (int64_t i = 0; i < c->in[0].rows * c->in[0].cols; i += 5)
+        ((uint32_t *)c->in[0].data)[i] = hard[(i / 5) % 6];
+    }
     snprintf(attrs, sizeof attrs, " {mode = \"%s\", satmode = \"%s\"}", v->attr,
              v->sat ? "on" : "off");
     snprintf(c->name, sizeof c->name, "tcvt %s->%s %s%s %lldx%lld", dt_name(dt),
@@ -817,8 +840,10 @@ static const char *llvm_type(PtoDType dt) {
   case PTO_DT_F32: return "float";
   case PTO_DT_F16: return "half";
   case PTO_DT_BF16: return "i16"; /* its bits, as the translation passes it */
-  case PTO_DT_I32: return "i32";
-  case PTO_DT_I16: return "i16";
+  case PTO_DT_I32:
+  case PTO_DT_U32: return "i32";
+  case PTO_DT_I16:
+  case PTO_DT_U16: return "i16";
   default: return "i8";
   }
 }
@@ -1164,9 +1189,10 @@ done:
 /* The element types row `id` accepts for its main operand. */
 static unsigned row_dtypes(PtoPtoOp id, PtoDType *out) {
   static const PtoDType all[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I32,
-                                 PTO_DT_I16, PTO_DT_I8, PTO_DT_BOOL};
+                                 PTO_DT_I16, PTO_DT_I8, PTO_DT_U32, PTO_DT_U16,
+                                 PTO_DT_U8, PTO_DT_BOOL};
   unsigned n = 0;
-  for (unsigned i = 0; i < 7; i++) {
+  for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++) {
     PtoDType dt = all[i];
     bool ok;
     switch (pto_pto_op_dtypes(id)) {
@@ -1229,12 +1255,14 @@ TEST(every_instruction_and_dtype) {
   if (!jit_) return;
   for (unsigned s = 0; s < PTO_BUF_NUM_SPACES; s++) image_[s] = malloc(kImageBytes[s]);
   static const PtoDType numeric[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16,
-                                     PTO_DT_I32, PTO_DT_I16, PTO_DT_I8};
+                                     PTO_DT_I32, PTO_DT_I16, PTO_DT_I8,
+                                     PTO_DT_U32, PTO_DT_U16, PTO_DT_U8};
+  const unsigned nnumeric = sizeof numeric / sizeof numeric[0];
   /* PTO_JITDIFF_ONLY=tcvt runs one instruction's rows (while debugging) */
   const char *only = getenv("PTO_JITDIFF_ONLY");
   for (int id = 0; id < PTO_PTO_NUM_OPS; id++) {
     if (only && strcmp(only, pto_pto_op_mnemonic((PtoPtoOp)id)) != 0) continue;
-    PtoDType dts[8];
+    PtoDType dts[PTO_DT_COUNT];
     unsigned ndt = row_dtypes((PtoPtoOp)id, dts);
     PtoPtoKind kind = pto_pto_op_kind((PtoPtoOp)id);
     for (unsigned d = 0; d < ndt; d++) {
@@ -1256,12 +1284,12 @@ TEST(every_instruction_and_dtype) {
          * nearest even into every destination in one module, the
          * directed modes one module per destination */
         nv = 0;
-        for (unsigned t = 0; t < 6; t++)
+        for (unsigned t = 0; t < nnumeric; t++)
           for (int sat = 0; sat < 2; sat++)
             vars[nv++] = (Variant){numeric[t], kRoundModes[0], sat, FILL_RANDOM};
         snprintf(label, sizeof label, "tcvt %s rint", dt_name(dt));
         CHECK(run_row(label, (PtoPtoOp)id, dt, vars, nv, row));
-        for (unsigned t = 0; t < 6; t++) {
+        for (unsigned t = 0; t < nnumeric; t++) {
           nv = 0;
           for (unsigned r = 1; r < 5; r++)
             for (int sat = 0; sat < 2; sat++)
@@ -1275,7 +1303,7 @@ TEST(every_instruction_and_dtype) {
       if (kind == PTO_PTO_KIND_CMP) {
         for (unsigned p = 0; p < 6; p++) vars[nv++] = (Variant){dt, kCmpPreds[p], false, base};
       } else if (kind == PTO_PTO_KIND_SEL) {
-        for (unsigned t = 0; t < 6; t++) {
+        for (unsigned t = 0; t < nnumeric; t++) {
           Variant one = {numeric[t], NULL, false, base};
           snprintf(label, sizeof label, "tsel %s", dt_name(numeric[t]));
           CHECK(run_row(label, (PtoPtoOp)id, dt, &one, 1, row));
@@ -1297,13 +1325,15 @@ TEST(every_instruction_and_dtype) {
   /* the coverage table */
   printf("%-14s", "instruction");
   static const PtoDType cols[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I32,
-                                  PTO_DT_I16, PTO_DT_I8, PTO_DT_BOOL};
-  for (unsigned d = 0; d < 7; d++) printf(" %-12s", dt_name(cols[d]));
+                                  PTO_DT_I16, PTO_DT_I8, PTO_DT_U32, PTO_DT_U16,
+                                  PTO_DT_U8, PTO_DT_BOOL};
+  const unsigned ncols = sizeof cols / sizeof cols[0];
+  for (unsigned d = 0; d < ncols; d++) printf(" %-12s", dt_name(cols[d]));
   printf("\n");
   unsigned total = 0;
   for (int id = 0; id < PTO_PTO_NUM_OPS; id++) {
     printf("%-14s", pto_pto_op_mnemonic((PtoPtoOp)id));
-    for (unsigned d = 0; d < 7; d++) {
+    for (unsigned d = 0; d < ncols; d++) {
       Row *r = &rows_[id][cols[d]];
       char cell[32];
       if (!r->seen) snprintf(cell, sizeof cell, "-");

@@ -118,13 +118,13 @@ static PtoResult need_dtypes(Verifier *v, PtoType *t) {
     break;
   case PTO_PTO_DT_INT:
     if (is_float(e) || is_i1(e))
-      return ERR(v, "element type '%s' is not supported; %s takes i32, i16 "
-                    "or i8", tstr(v, e), mn(v));
+      return ERR(v, "element type '%s' is not supported; %s takes i32, i16, "
+                    "i8, ui32, ui16 or ui8", tstr(v, e), mn(v));
     break;
   case PTO_PTO_DT_NUMERIC:
     if (is_i1(e))
       return ERR(v, "element type 'i1' is not supported; %s takes f32, f16, "
-                    "bf16, i32, i16 or i8", mn(v));
+                    "bf16, i32, i16, i8, ui32, ui16 or ui8", mn(v));
     break;
   case PTO_PTO_DT_BOOL:
     if (!is_i1(e))
@@ -575,6 +575,8 @@ static const char *elem_name(PtoType *t) {
     return k == PTO_F32 ? "f32" : k == PTO_F16 ? "f16" : "bf16";
   }
   unsigned w = pto_type_int_width(e);
+  if (pto_type_int_signedness(e) == PTO_UNSIGNED)
+    return w == 32 ? "ui32" : w == 16 ? "ui16" : "ui8";
   return w == 32 ? "i32" : w == 16 ? "i16" : w == 8 ? "i8" : "i1";
 }
 

@@ -48,9 +48,10 @@ static LLVMValueRef load_terms(PtoEmit *e, const Red *k, LLVMValueRef o,
 
 /* Whether x replaces the best so far: strictly better, or a NaN over a
  * number; a NaN already chosen stays (the first NaN wins). */
-static LLVMValueRef better(PtoEmit *e, bool max, bool fp, LLVMValueRef x,
+static LLVMValueRef better(PtoEmit *e, bool max, PtoEmitNum num, LLVMValueRef x,
                            LLVMValueRef best) {
-  if (!fp) return LLVMBuildICmp(B, max ? LLVMIntSGT : LLVMIntSLT, x, best, "");
+  if (num != PTO_EMIT_NUM_FLOAT)
+    return LLVMBuildICmp(B, pto_emit_int_pred(num, max ? LLVMIntSGT : LLVMIntSLT), x, best, "");
   LLVMValueRef strictly =
       LLVMBuildFCmp(B, max ? LLVMRealOGT : LLVMRealOLT, x, best, "");
   LLVMValueRef xnan = LLVMBuildFCmp(B, LLVMRealUNO, x, x, "");
@@ -110,7 +111,7 @@ static void reduce_outputs(PtoEmit *e, const Red *k, LLVMValueRef o,
   pto_emit_loop_begin(e, &lt, one, nterms, 1, k->arg ? 2 : 1, init);
   LLVMValueRef x = load_terms(e, k, o, lt.iv, lanes);
   if (k->arg) {
-    LLVMValueRef take = better(e, k->max, fp, x, lt.carry[0]);
+    LLVMValueRef take = better(e, k->max, pto_emit_num_of(k->src.dtype), x, lt.carry[0]);
     LLVMValueRef t = pto_emit_splat(
         e, LLVMBuildTrunc(B, lt.iv, LLVMInt32TypeInContext(e->ctx), ""), lanes);
     lt.next[0] = LLVMBuildSelect(B, take, x, lt.carry[0], "");
@@ -167,7 +168,8 @@ PtoResult pto_emit_arg(PtoEmit *e, bool col, bool max, PtoEmitTile values,
 
 typedef struct Combine {
   PtoEmitTile v, i, v0, i0, v1, i1;
-  bool max, fp;
+  bool max;
+  PtoEmitNum num;
 } Combine;
 
 static void combine_elem(PtoEmit *e, LLVMValueRef r, LLVMValueRef c,
@@ -176,7 +178,7 @@ static void combine_elem(PtoEmit *e, LLVMValueRef r, LLVMValueRef c,
   PtoDType dt = k->v0.dtype;
   LLVMValueRef a = pto_emit_load(e, dt, pto_emit_elem_ptr(e, k->v0, r, c), 0);
   LLVMValueRef b = pto_emit_load(e, dt, pto_emit_elem_ptr(e, k->v1, r, c), 0);
-  LLVMValueRef take = better(e, k->max, k->fp, b, a);
+  LLVMValueRef take = better(e, k->max, k->num, b, a);
   /* the chosen value's bits, NaN payloads too */
   pto_emit_store_bits(
       e, dt, pto_emit_elem_ptr(e, k->v, r, c),
@@ -202,7 +204,7 @@ PtoResult pto_emit_arg_combine(PtoEmit *e, bool max, PtoEmitTile values,
     return pto_error_set(err, "an arg merge needs numeric values of one element "
                          "type and i32 positions, not %s, %s",
                          pto_dtype_name(dt), pto_dtype_name(v1.dtype));
-  Combine k = {values, indices, v0, i0, v1, i1, max, is_float(dt)};
+  Combine k = {values, indices, v0, i0, v1, i1, max, pto_emit_num_of(dt)};
   pto_emit_each(e, rows, cols, combine_elem, &k);
   return PTO_SUCCESS;
 }

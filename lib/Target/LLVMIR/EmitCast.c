@@ -7,15 +7,17 @@
 
 #define B (e->b)
 
-/* i32 -> f32 rounded to odd: exact results stay, inexact ones take the
- * neighbour toward zero with its last bit set. Rounding that again to a
- * narrower format (bf16) is the single rounding of the integer. */
-static LLVMValueRef i32_to_f32_odd(PtoEmit *e, LLVMValueRef x) {
+/* i32 or u32 (`from`) -> f32 rounded to odd: exact results stay, inexact
+ * ones take the neighbour toward zero with its last bit set. Rounding that
+ * again to a narrower format (bf16) is the single rounding of the
+ * integer. */
+static LLVMValueRef i32_to_f32_odd(PtoEmit *e, PtoDType from, LLVMValueRef x) {
   LLVMTypeRef f32 = LLVMFloatTypeInContext(e->ctx), i32 = LLVMInt32TypeInContext(e->ctx),
               i64 = LLVMInt64TypeInContext(e->ctx);
-  LLVMValueRef r = LLVMBuildSIToFP(B, x, f32, "");
-  /* |r| <= 2^31 is an integer: its i64 is exact */
-  LLVMValueRef back = LLVMBuildFPToSI(B, r, i64, ""), x64 = LLVMBuildSExt(B, x, i64, "");
+  bool u = pto_emit_is_uint(from);
+  LLVMValueRef r = u ? LLVMBuildUIToFP(B, x, f32, "") : LLVMBuildSIToFP(B, x, f32, "");
+  /* |r| <= 2^32 is an integer: its i64 is exact */
+  LLVMValueRef back = LLVMBuildFPToSI(B, r, i64, ""), x64 = pto_emit_int_widen(e, from, x, i64);
   LLVMValueRef bits = LLVMBuildBitCast(B, r, i32, "");
   /* the magnitude went up: one step down in magnitude is toward zero */
   LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, x64, LLVMConstInt(i64, 0, 0), "");
@@ -31,10 +33,11 @@ static LLVMValueRef i32_to_f32_odd(PtoEmit *e, LLVMValueRef x) {
 LLVMValueRef pto_emit_cast_to_float(PtoEmit *e, PtoSatMode sat, PtoDType from,
                                     PtoDType to, LLVMValueRef x) {
   LLVMTypeRef f32 = LLVMFloatTypeInContext(e->ctx);
-  bool int_src = from == PTO_DT_I32 || from == PTO_DT_I16 || from == PTO_DT_I8;
-  if (int_src)
-    x = from == PTO_DT_I32 && to == PTO_DT_BF16 ? i32_to_f32_odd(e, x)
-                                                : LLVMBuildSIToFP(B, x, f32, "");
+  if (pto_emit_is_int(from))
+    x = (from == PTO_DT_I32 || from == PTO_DT_U32) && to == PTO_DT_BF16
+            ? i32_to_f32_odd(e, from, x)
+        : pto_emit_is_uint(from) ? LLVMBuildUIToFP(B, x, f32, "")
+                                 : LLVMBuildSIToFP(B, x, f32, "");
   if (sat != PTO_SAT_SATURATE || to == PTO_DT_F32) return x; /* f32 holds them all */
   /* a finite value beyond the largest finite one would round to inf:
    * clamping it first gives the largest; inf and NaN pass */

@@ -11,15 +11,17 @@ static const char *const cmp_names[] = {PTO_EMIT_COMPARE_OPS(NAME)};
 const char *pto_emit_compare_name(PtoEmitCompare op) { return cmp_names[op]; }
 
 /* numpy's comparisons: ordered for all but ne, so NaN compares false to
- * everything and unequal to everything; integers signed. */
-static LLVMValueRef compare(PtoEmit *e, PtoEmitCompare op, bool fp,
+ * everything and unequal to everything; integers signed or unsigned as
+ * their dtype. */
+static LLVMValueRef compare(PtoEmit *e, PtoEmitCompare op, PtoEmitNum num,
                             LLVMValueRef a, LLVMValueRef b) {
   static const LLVMRealPredicate fpred[] = {LLVMRealOEQ, LLVMRealUNE,
                                             LLVMRealOLT, LLVMRealOLE,
                                             LLVMRealOGT, LLVMRealOGE};
   static const LLVMIntPredicate ipred[] = {LLVMIntEQ,  LLVMIntNE,  LLVMIntSLT,
                                            LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
-  return fp ? LLVMBuildFCmp(B, fpred[op], a, b, "") : LLVMBuildICmp(B, ipred[op], a, b, "");
+  return num == PTO_EMIT_NUM_FLOAT ? LLVMBuildFCmp(B, fpred[op], a, b, "")
+                                   : LLVMBuildICmp(B, pto_emit_int_pred(num, ipred[op]), a, b, "");
 }
 
 static void cmp_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
@@ -27,7 +29,7 @@ static void cmp_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
   PtoEmitTile a = t->src[0], b = t->src[1];
   LLVMValueRef x = pto_emit_load(e, a.dtype, pto_emit_elem_ptr(e, a, r, c), 0);
   LLVMValueRef y = pto_emit_load(e, b.dtype, pto_emit_elem_ptr(e, b, r, c), 0);
-  LLVMValueRef m = compare(e, (PtoEmitCompare)t->op, pto_emit_is_float(a.dtype), x, y);
+  LLVMValueRef m = compare(e, (PtoEmitCompare)t->op, pto_emit_num_of(a.dtype), x, y);
   pto_emit_store_bits(e, PTO_DT_BOOL, pto_emit_elem_ptr(e, t->dst, r, c),
                       LLVMBuildZExt(B, m, LLVMInt8TypeInContext(e->ctx), ""));
 }

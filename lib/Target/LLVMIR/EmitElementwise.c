@@ -81,8 +81,8 @@ static void math_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
   if (t->op == PTO_EMIT_MATH_SIGNBIT) {
     /* the stored sign bit: -0.0 and NaNs with the sign set count */
     LLVMValueRef bits = pto_emit_load_bits(e, dt, sp);
-    LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, bits,
-                                     LLVMConstNull(LLVMTypeOf(bits)), "");
+    LLVMValueRef neg = LLVMBuildICmp(B, pto_emit_int_pred(pto_emit_num_of(dt), LLVMIntSLT),
+                                     bits, LLVMConstNull(LLVMTypeOf(bits)), "");
     LLVMTypeRef ct = pto_emit_compute_type(e, dt);
     LLVMValueRef one = pto_emit_is_float(dt) ? LLVMConstReal(ct, 1.0) : LLVMConstInt(ct, 1, 0);
     pto_emit_store(e, dt, dp, LLVMBuildSelect(B, neg, one, LLVMConstNull(ct), ""));

@@ -8,8 +8,10 @@
 #define B (e->b)
 #define MAX_SLOTS (3 * PTO_EMIT_MAX_STEPS)
 
-static bool fp_of(PtoEmit *e, PtoDType dt) {
-  return LLVMGetTypeKind(pto_emit_compute_type(e, dt)) == LLVMFloatTypeKind;
+static PtoEmitNum fp_of(PtoEmit *e, PtoDType dt) {
+  return LLVMGetTypeKind(pto_emit_compute_type(e, dt)) == LLVMFloatTypeKind
+             ? PTO_EMIT_NUM_FLOAT
+             : pto_emit_num_of(dt);
 }
 
 /* A tile operand at (r, c..c+lanes): the value a step of this iteration
@@ -57,7 +59,7 @@ static LLVMValueRef body(PtoEmit *e, const PtoEmitStep *st, unsigned n,
                          : operand(e, s->a, s->a_slot, cur, r, c, lanes),
                  y = NULL;
     if (s->kind == PTO_EMIT_STEP_ROWREDUCE) return x;
-    bool fp = fp_of(e, s->a.dtype);
+    PtoEmitNum fp = fp_of(e, s->a.dtype);
     switch (s->kind) {
     case PTO_EMIT_STEP_LOAD: y = x; break;
     case PTO_EMIT_STEP_BINARY:
@@ -122,7 +124,8 @@ PtoResult pto_emit_fused(PtoEmit *e, const PtoEmitStep *st, unsigned n,
                          PtoError *err) {
   if (pto_failed(check_run(e, st, n, bad, err))) return PTO_FAILURE;
   const PtoEmitStep *red = st[n - 1].kind == PTO_EMIT_STEP_ROWREDUCE ? &st[n - 1] : NULL;
-  bool fp = red && fp_of(e, red->a.dtype), keep_single = false;
+  PtoEmitNum fp = red ? fp_of(e, red->a.dtype) : PTO_EMIT_NUM_INT;
+  bool keep_single = false;
   unsigned lanes = e->lanes ? e->lanes : 8;
   LLVMValueRef zero = pto_emit_i64(e, 0);
   /* an empty row still gets its reduction's start value, as in

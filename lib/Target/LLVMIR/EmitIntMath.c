@@ -21,14 +21,15 @@ static LLVMValueRef umin(PtoEmit *e, LLVMValueRef a, LLVMValueRef b) {
  * replaces (u odd, v) by (min(u, v'), |u - v'|) with v' = v without its
  * trailing zeros. Every step with v != 0 at least halves u * v < 2^(2w),
  * so 2w + 1 steps leave v = 0 and u the odd part of the gcd; later steps
- * keep it. */
-static LLVMValueRef gcd(PtoEmit *e, LLVMValueRef a, LLVMValueRef b) {
+ * keep it. Unsigned integers are their own magnitudes. */
+static LLVMValueRef gcd(PtoEmit *e, PtoEmitNum num, LLVMValueRef a, LLVMValueRef b) {
   LLVMTypeRef ty = LLVMTypeOf(a);
   unsigned w = LLVMGetIntTypeWidth(ty);
   LLVMValueRef zero = LLVMConstNull(ty), one = LLVMConstInt(ty, 1, 0);
-  LLVMValueRef ua = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, a, zero, ""),
+  LLVMIntPredicate neg = pto_emit_int_pred(num, LLVMIntSLT); /* never, unsigned */
+  LLVMValueRef ua = LLVMBuildSelect(B, LLVMBuildICmp(B, neg, a, zero, ""),
                                     LLVMBuildSub(B, zero, a, ""), a, "");
-  LLVMValueRef ub = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, b, zero, ""),
+  LLVMValueRef ub = LLVMBuildSelect(B, LLVMBuildICmp(B, neg, b, zero, ""),
                                     LLVMBuildSub(B, zero, b, ""), b, "");
   LLVMValueRef a0 = LLVMBuildICmp(B, LLVMIntEQ, ua, zero, "");
   LLVMValueRef b0 = LLVMBuildICmp(B, LLVMIntEQ, ub, zero, "");
@@ -58,7 +59,7 @@ static void gcd_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
   PtoDType dt = t->dst.dtype;
   LLVMValueRef x = pto_emit_load(e, dt, pto_emit_elem_ptr(e, t->src[0], r, c), 0);
   LLVMValueRef y = pto_emit_load(e, dt, pto_emit_elem_ptr(e, t->src[1], r, c), 0);
-  pto_emit_store(e, dt, pto_emit_elem_ptr(e, t->dst, r, c), gcd(e, x, y));
+  pto_emit_store(e, dt, pto_emit_elem_ptr(e, t->dst, r, c), gcd(e, pto_emit_num_of(dt), x, y));
 }
 
 PtoResult pto_emit_gcd(PtoEmit *e, PtoEmitTile dst, PtoEmitTile a,
@@ -76,8 +77,9 @@ PtoResult pto_emit_gcd(PtoEmit *e, PtoEmitTile dst, PtoEmitTile a,
  * enough there: when a / b is not an integer it lies at least 1 / |b| from
  * the next one, a relative distance of at least 2^-(w-1), above the float's
  * rounding (2^-24 in f32 for w <= 16, 2^-53 in f64 for w = 32), so the
- * rounded quotient truncates to the true one. */
-LLVMValueRef pto_emit_int_div(PtoEmit *e, LLVMValueRef a, LLVMValueRef b) {
+ * rounded quotient truncates to the true one. Unsigned integers (below
+ * 2^w, exact there too) are at least 2^-w apart, the same argument. */
+LLVMValueRef pto_emit_int_div(PtoEmit *e, PtoEmitNum num, LLVMValueRef a, LLVMValueRef b) {
   LLVMTypeRef ty = LLVMTypeOf(a);
   unsigned lanes = pto_emit_lanes_of(a);
   LLVMTypeRef elem = lanes ? LLVMGetElementType(ty) : ty;
@@ -90,6 +92,11 @@ LLVMValueRef pto_emit_int_div(PtoEmit *e, LLVMValueRef a, LLVMValueRef b) {
   LLVMValueRef bs = LLVMBuildSelect(
       B, b0, lanes ? pto_emit_splat(e, LLVMConstInt(elem, 1, 0), lanes) : LLVMConstInt(ty, 1, 0),
       b, "");
+  if (num == PTO_EMIT_NUM_UINT) {
+    LLVMValueRef q = LLVMBuildFDiv(B, LLVMBuildUIToFP(B, a, ft, ""),
+                                   LLVMBuildUIToFP(B, bs, ft, ""), "");
+    return LLVMBuildSelect(B, b0, zero, LLVMBuildFPToUI(B, q, ty, ""), "");
+  }
   LLVMValueRef q = LLVMBuildFDiv(B, LLVMBuildSIToFP(B, a, ft, ""),
                                  LLVMBuildSIToFP(B, bs, ft, ""), "");
   /* 2^(w-1) (MIN / -1) fits the wider integer and wraps back to MIN */

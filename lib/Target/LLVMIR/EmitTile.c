@@ -35,9 +35,7 @@ LLVMValueRef pto_emit_i64(PtoEmit *e, int64_t v) {
 static bool is_float(PtoDType dt) {
   return dt == PTO_DT_F32 || dt == PTO_DT_F16 || dt == PTO_DT_BF16;
 }
-static bool is_int(PtoDType dt) {
-  return dt == PTO_DT_I32 || dt == PTO_DT_I16 || dt == PTO_DT_I8;
-}
+static bool is_int(PtoDType dt) { return pto_emit_is_int(dt); }
 static PtoResult check_dtype(PtoEmitTile t, const char *what, PtoError *err) {
   if (is_float(t.dtype) || is_int(t.dtype)) return PTO_SUCCESS;
   return pto_error_set(err, "%s on %s tiles has no LLVM translation yet", what,
@@ -70,8 +68,9 @@ static LLVMValueRef fmax2(PtoEmit *e, LLVMValueRef a, LLVMValueRef b,
       pick_b, "");
 }
 
-LLVMValueRef pto_emit_apply_binary(PtoEmit *e, PtoEmitBinary op, bool fp,
+LLVMValueRef pto_emit_apply_binary(PtoEmit *e, PtoEmitBinary op, PtoEmitNum num,
                                    LLVMValueRef a, LLVMValueRef b) {
+  bool fp = num == PTO_EMIT_NUM_FLOAT;
   switch (op) {
   case PTO_EMIT_BIN_ADD:
     return fp ? LLVMBuildFAdd(B, a, b, "") : LLVMBuildAdd(B, a, b, "");
@@ -80,28 +79,32 @@ LLVMValueRef pto_emit_apply_binary(PtoEmit *e, PtoEmitBinary op, bool fp,
   case PTO_EMIT_BIN_MUL:
     return fp ? LLVMBuildFMul(B, a, b, "") : LLVMBuildMul(B, a, b, "");
   case PTO_EMIT_BIN_DIV:
-    return fp ? LLVMBuildFDiv(B, a, b, "") : pto_emit_int_div(e, a, b);
+    return fp ? LLVMBuildFDiv(B, a, b, "") : pto_emit_int_div(e, num, a, b);
   case PTO_EMIT_BIN_MAX:
   case PTO_EMIT_BIN_MIN: {
     bool mx = op == PTO_EMIT_BIN_MAX;
     if (fp) return fmax2(e, a, b, mx);
     return LLVMBuildSelect(
-        B, LLVMBuildICmp(B, mx ? LLVMIntSGE : LLVMIntSLE, a, b, ""), a, b, "");
+        B, LLVMBuildICmp(B, pto_emit_int_pred(num, mx ? LLVMIntSGE : LLVMIntSLE), a, b, ""),
+        a, b, "");
   }
   }
   return NULL;
 }
 
 static PtoResult check_binary(PtoEmitBinary op, PtoDType dt, PtoError *err) {
-  /* pto_emit_int_div divides signed integers */
+  /* pto_emit_int_div divides the integers of 8 to 32 bits */
   if (op == PTO_EMIT_BIN_DIV && !is_float(dt) && !pto_emit_is_int(dt))
     return pto_error_set(err, "div on %s tiles has no LLVM translation yet",
                          pto_dtype_name(dt));
   return PTO_SUCCESS;
 }
 
-LLVMValueRef pto_emit_apply_unary(PtoEmit *e, PtoEmitUnary op, bool fp,
+LLVMValueRef pto_emit_apply_unary(PtoEmit *e, PtoEmitUnary op, PtoEmitNum num,
                                   LLVMValueRef x) {
+  bool fp = num == PTO_EMIT_NUM_FLOAT;
+  /* an unsigned value is never below 0: relu and abs keep it */
+  LLVMIntPredicate below = pto_emit_int_pred(num, LLVMIntSLT);
   LLVMValueRef zero = fp ? pto_emit_fconst(e, x, 0.0)
                          : LLVMConstNull(LLVMTypeOf(x));
   switch (op) {
@@ -118,11 +121,11 @@ LLVMValueRef pto_emit_apply_unary(PtoEmit *e, PtoEmitUnary op, bool fp,
     return LLVMBuildSelect(
         B,
         fp ? LLVMBuildFCmp(B, LLVMRealOLT, x, zero, "")
-           : LLVMBuildICmp(B, LLVMIntSLT, x, zero, ""),
+           : LLVMBuildICmp(B, below, x, zero, ""),
         zero, x, "");
   case PTO_EMIT_UN_ABS:
     if (fp) return pto_emit_intrinsic(e, "llvm.fabs", &x, 1);
-    return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, x, zero, ""),
+    return LLVMBuildSelect(B, LLVMBuildICmp(B, below, x, zero, ""),
                            LLVMBuildSub(B, zero, x, ""), x, "");
   case PTO_EMIT_UN_NEG:
     return fp ? LLVMBuildFNeg(B, x, "") : LLVMBuildSub(B, zero, x, "");
@@ -151,7 +154,7 @@ static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x);
 static void elementwise(PtoEmit *e, const Ew *w, LLVMValueRef rows,
                         LLVMValueRef cols) {
   LLVMValueRef zero = pto_emit_i64(e, 0);
-  bool fp = is_float(w->a.dtype);
+  PtoEmitNum fp = pto_emit_num_of(w->a.dtype);
   PtoEmitLoop lr, lc;
   /* an empty tile runs no iteration of either loop */
   LLVMValueRef hi_r = LLVMBuildSelect(
@@ -309,7 +312,8 @@ static const char *round_intrinsic(PtoRoundMode m) {
 /* A directed rounding into f16 or bf16 from a source whose value f32
  * holds exactly (all but i32): pto_emit_round_directed16. */
 static bool directed16(PtoRoundMode m, PtoDType from, PtoDType to) {
-  return (to == PTO_DT_F16 || to == PTO_DT_BF16) && from != PTO_DT_I32 && from != to &&
+  return (to == PTO_DT_F16 || to == PTO_DT_BF16) && from != PTO_DT_I32 &&
+         from != PTO_DT_U32 && from != to &&
          (m == PTO_ROUND_FLOOR || m == PTO_ROUND_CEIL || m == PTO_ROUND_TRUNC ||
           m == PTO_ROUND_ROUND);
 }
@@ -329,7 +333,8 @@ static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x) {
     if (w->mode.sat == PTO_SAT_SATURATE) {
       /* NaN gives 0, the rest clamps to the range */
       LLVMTypeRef tys[2] = {ct, LLVMTypeOf(x)};
-      unsigned id = LLVMLookupIntrinsicID("llvm.fptosi.sat", 15);
+      unsigned id = pto_emit_is_uint(to) ? LLVMLookupIntrinsicID("llvm.fptoui.sat", 15)
+                                         : LLVMLookupIntrinsicID("llvm.fptosi.sat", 15);
       LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, tys, 2);
       return LLVMBuildCall2(B, LLVMIntrinsicGetType(e->ctx, id, tys, 2), fn,
                             &x, 1, "");
@@ -347,17 +352,21 @@ static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x) {
     v = LLVMBuildSelect(B, huge, LLVMConstNull(i64), v, "");
     return LLVMBuildTrunc(B, v, ct, "");
   }
-  /* integer to integer */
+  /* integer to integer: the source's value (sign- or zero-extended)
+   * wraps to the destination, or clamps to its range in i64, which holds
+   * every value of both */
   unsigned fb = LLVMGetIntTypeWidth(LLVMTypeOf(x)), tb = LLVMGetIntTypeWidth(ct);
-  if (w->mode.sat == PTO_SAT_SATURATE && tb < fb) {
-    LLVMValueRef lo = LLVMConstInt(LLVMTypeOf(x),
-                                   (uint64_t)pto_dtype_int_min(to), 1);
-    LLVMValueRef hi = LLVMConstInt(LLVMTypeOf(x),
-                                   (uint64_t)pto_dtype_int_max(to), 1);
+  if (w->mode.sat == PTO_SAT_SATURATE && from != to) {
+    x = pto_emit_int_widen(e, from, x, i64);
+    LLVMValueRef lo = LLVMConstInt(i64, (uint64_t)pto_dtype_int_min(to), 1);
+    LLVMValueRef hi = LLVMConstInt(i64, (uint64_t)pto_dtype_int_max(to), 1);
     x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, x, lo, ""), lo, x, "");
     x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, x, hi, ""), hi, x, "");
+    return LLVMBuildTrunc(B, x, ct, "");
   }
-  return tb < fb ? LLVMBuildTrunc(B, x, ct, "") : LLVMBuildSExt(B, x, ct, "");
+  return tb < fb ? LLVMBuildTrunc(B, x, ct, "")
+         : tb == fb ? x
+                    : pto_emit_int_widen(e, from, x, ct);
 }
 
 PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
@@ -370,8 +379,9 @@ PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
   /* integers wrap or clamp, and some float destinations hold every
    * source value: no rounding for the mode to direct */
   bool exact = (is_int(src.dtype) && is_int(dst.dtype)) || src.dtype == dst.dtype ||
-               (dst.dtype == PTO_DT_F32 && src.dtype != PTO_DT_I32) ||
-               (src.dtype == PTO_DT_I8 && is_float(dst.dtype));
+               (dst.dtype == PTO_DT_F32 && src.dtype != PTO_DT_I32 &&
+                src.dtype != PTO_DT_U32) ||
+               ((src.dtype == PTO_DT_I8 || src.dtype == PTO_DT_U8) && is_float(dst.dtype));
   if (f2i ? !round_intrinsic(mode.round)
           : !exact && mode.round != PTO_ROUND_DEFAULT && mode.round != PTO_ROUND_RINT &&
                 !directed16(mode.round, src.dtype, dst.dtype))
@@ -393,19 +403,21 @@ LLVMValueRef pto_emit_reduce_init(PtoEmit *e, PtoEmitReduce op, PtoDType dt,
                              : op == PTO_EMIT_RED_MAX ? -INFINITY
                                                       : INFINITY);
   unsigned bits = LLVMGetIntTypeWidth(ct);
-  uint64_t lo = (uint64_t)1 << (bits - 1);
-  return LLVMConstInt(ct, op == PTO_EMIT_RED_SUM ? 0 : op == PTO_EMIT_RED_MAX ? lo : lo - 1, 0);
+  /* the smallest and largest values of the type */
+  uint64_t lo = pto_emit_is_uint(dt) ? 0 : (uint64_t)1 << (bits - 1);
+  uint64_t hi = lo - 1;
+  return LLVMConstInt(ct, op == PTO_EMIT_RED_SUM ? 0 : op == PTO_EMIT_RED_MAX ? lo : hi, 0);
 }
 
-LLVMValueRef pto_emit_reduce2(PtoEmit *e, PtoEmitReduce op, bool fp,
+LLVMValueRef pto_emit_reduce2(PtoEmit *e, PtoEmitReduce op, PtoEmitNum num,
                               LLVMValueRef a, LLVMValueRef b) {
   PtoEmitBinary bop = op == PTO_EMIT_RED_SUM   ? PTO_EMIT_BIN_ADD
                       : op == PTO_EMIT_RED_MAX ? PTO_EMIT_BIN_MAX
                                                : PTO_EMIT_BIN_MIN;
-  return pto_emit_apply_binary(e, bop, fp, a, b);
+  return pto_emit_apply_binary(e, bop, num, a, b);
 }
 
-LLVMValueRef pto_emit_reduce_tree(PtoEmit *e, PtoEmitReduce op, bool fp,
+LLVMValueRef pto_emit_reduce_tree(PtoEmit *e, PtoEmitReduce op, PtoEmitNum num,
                                   LLVMValueRef acc) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(e->ctx);
   for (unsigned w = pto_emit_lanes_of(acc) / 2; w >= 1; w /= 2) {
@@ -418,7 +430,7 @@ LLVMValueRef pto_emit_reduce_tree(PtoEmit *e, PtoEmitReduce op, bool fp,
                                              LLVMConstVector(lo_idx, w), "");
     LLVMValueRef hi = LLVMBuildShuffleVector(B, acc, LLVMGetUndef(LLVMTypeOf(acc)),
                                              LLVMConstVector(hi_idx, w), "");
-    acc = pto_emit_reduce2(e, op, fp, lo, hi);
+    acc = pto_emit_reduce2(e, op, num, lo, hi);
   }
   return LLVMBuildExtractElement(B, acc, LLVMConstInt(i32, 0, 0), "");
 }
@@ -428,7 +440,7 @@ PtoResult pto_emit_row_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
                               LLVMValueRef cols, PtoError *err) {
   PtoEmitStep st = {.kind = PTO_EMIT_STEP_ROWREDUCE, .op = op, .dst = dst, .a = src};
   if (pto_failed(pto_emit_step_check(e, &st, err))) return PTO_FAILURE;
-  bool fp = is_float(src.dtype);
+  PtoEmitNum fp = pto_emit_num_of(src.dtype);
   unsigned lanes = e->lanes ? e->lanes : 8;
   LLVMTypeRef ct = pto_emit_compute_type(e, src.dtype);
   LLVMValueRef zero = pto_emit_i64(e, 0);

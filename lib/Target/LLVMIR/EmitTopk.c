@@ -8,18 +8,18 @@
 #define B (e->b)
 
 static bool topk_dtype(PtoDType dt) {
-  return dt == PTO_DT_F32 || dt == PTO_DT_F16 || dt == PTO_DT_BF16 ||
-         dt == PTO_DT_I32 || dt == PTO_DT_I16 || dt == PTO_DT_I8;
+  return pto_emit_is_float(dt) || pto_emit_is_int(dt);
 }
 
 /* Whether (a, ia) comes before (b, ib): for the largest, greater values
  * first and NaN above every number; for the smallest, the reverse order
  * of the values; equal values (and two NaN) by the lower column. */
-static LLVMValueRef before(PtoEmit *e, bool fp, bool largest, LLVMValueRef a,
+static LLVMValueRef before(PtoEmit *e, PtoEmitNum num, bool largest, LLVMValueRef a,
                            LLVMValueRef ia, LLVMValueRef b, LLVMValueRef ib) {
   LLVMValueRef lower = LLVMBuildICmp(B, LLVMIntSLT, ia, ib, "");
-  if (!fp) {
-    LLVMValueRef gt = LLVMBuildICmp(B, largest ? LLVMIntSGT : LLVMIntSLT, a, b, "");
+  if (num != PTO_EMIT_NUM_FLOAT) {
+    LLVMValueRef gt =
+        LLVMBuildICmp(B, pto_emit_int_pred(num, largest ? LLVMIntSGT : LLVMIntSLT), a, b, "");
     LLVMValueRef eq = LLVMBuildICmp(B, LLVMIntEQ, a, b, "");
     return LLVMBuildOr(B, gt, LLVMBuildAnd(B, eq, lower, ""), "");
   }
@@ -66,8 +66,7 @@ static PtoResult select_k(PtoEmit *e, const Lists *l, PtoEmitTile values,
       (l->n0 && (l->i0.dtype != PTO_DT_I32 || l->i1.dtype != PTO_DT_I32)))
     return pto_error_set(err, "topk indices of %s have no LLVM translation yet",
                          pto_dtype_name(indices.dtype));
-  bool fp = src.dtype == PTO_DT_F32 || src.dtype == PTO_DT_F16 ||
-            src.dtype == PTO_DT_BF16;
+  PtoEmitNum fp = pto_emit_num_of(src.dtype);
   LLVMTypeRef ct = pto_emit_compute_type(e, src.dtype);
   LLVMValueRef zero = pto_emit_i64(e, 0), none = pto_emit_i64(e, -1);
   PtoEmitLoop lr, lj, lc;

@@ -132,12 +132,30 @@ LLVMTypeRef pto_emit_storage_type(PtoEmit *e, PtoDType dt) {
   case PTO_DT_F32: return LLVMFloatTypeInContext(e->ctx);
   case PTO_DT_F16: return LLVMHalfTypeInContext(e->ctx);
   case PTO_DT_BF16:
-  case PTO_DT_I16: return LLVMInt16TypeInContext(e->ctx);
-  case PTO_DT_I32: return LLVMInt32TypeInContext(e->ctx);
+  case PTO_DT_I16:
+  case PTO_DT_U16: return LLVMInt16TypeInContext(e->ctx);
+  case PTO_DT_I32:
+  case PTO_DT_U32: return LLVMInt32TypeInContext(e->ctx);
   case PTO_DT_I8:
+  case PTO_DT_U8:
   case PTO_DT_BOOL: return LLVMInt8TypeInContext(e->ctx); /* 0 or 1 */
   default: return NULL;
   }
+}
+
+LLVMIntPredicate pto_emit_int_pred(PtoEmitNum num, LLVMIntPredicate p) {
+  if (num != PTO_EMIT_NUM_UINT) return p;
+  switch (p) {
+  case LLVMIntSLT: return LLVMIntULT;
+  case LLVMIntSLE: return LLVMIntULE;
+  case LLVMIntSGT: return LLVMIntUGT;
+  case LLVMIntSGE: return LLVMIntUGE;
+  default: return p;
+  }
+}
+
+LLVMValueRef pto_emit_int_widen(PtoEmit *e, PtoDType dt, LLVMValueRef v, LLVMTypeRef to) {
+  return pto_emit_is_uint(dt) ? LLVMBuildZExt(e->b, v, to, "") : LLVMBuildSExt(e->b, v, to, "");
 }
 
 LLVMTypeRef pto_emit_compute_type(PtoEmit *e, PtoDType dt) {

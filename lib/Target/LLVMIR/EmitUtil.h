@@ -6,13 +6,36 @@
 
 #include "Target/LLVMIR/Emit.h"
 
-/* The float dtypes the emitters compute in f32, and the integer ones. */
+/* The float dtypes the emitters compute in f32, and the integer ones
+ * (signed or unsigned: one LLVM type of their width for both). */
 static inline bool pto_emit_is_float(PtoDType dt) {
   return dt == PTO_DT_F32 || dt == PTO_DT_F16 || dt == PTO_DT_BF16;
 }
-static inline bool pto_emit_is_int(PtoDType dt) {
-  return dt == PTO_DT_I32 || dt == PTO_DT_I16 || dt == PTO_DT_I8;
+static inline bool pto_emit_is_uint(PtoDType dt) {
+  return dt == PTO_DT_U32 || dt == PTO_DT_U16 || dt == PTO_DT_U8;
 }
+static inline bool pto_emit_is_int(PtoDType dt) {
+  return dt == PTO_DT_I32 || dt == PTO_DT_I16 || dt == PTO_DT_I8 || pto_emit_is_uint(dt);
+}
+
+/* How a dtype's values are computed: floats, or integers of its width
+ * that compare, divide, widen and take maxima signed or unsigned. (0 and
+ * 1 are false and true, for the callers that still pass `fp`.) */
+typedef enum PtoEmitNum {
+  PTO_EMIT_NUM_INT = 0,
+  PTO_EMIT_NUM_FLOAT = 1,
+  PTO_EMIT_NUM_UINT = 2,
+} PtoEmitNum;
+static inline PtoEmitNum pto_emit_num_of(PtoDType dt) {
+  return pto_emit_is_float(dt) ? PTO_EMIT_NUM_FLOAT
+         : pto_emit_is_uint(dt) ? PTO_EMIT_NUM_UINT
+                                : PTO_EMIT_NUM_INT;
+}
+/* The signed integer predicate `p` (SLT, SLE, SGT, SGE), or its unsigned
+ * twin for an unsigned dtype; EQ and NE stay. */
+LLVMIntPredicate pto_emit_int_pred(PtoEmitNum num, LLVMIntPredicate p);
+/* An integer value of dtype dt widened to `to` (sign- or zero-extended). */
+LLVMValueRef pto_emit_int_widen(PtoEmit *e, PtoDType dt, LLVMValueRef v, LLVMTypeRef to);
 
 /* The lanes of a value's type: 0 for a scalar. */
 unsigned pto_emit_lanes_of(LLVMValueRef v);
@@ -119,23 +142,23 @@ void pto_emit_store_bits(PtoEmit *e, PtoDType dt, LLVMValueRef p, LLVMValueRef v
 /* The computations of the vector instructions on one value (scalar or
  * vector) of the compute type, shared by the one-instruction loops and the
  * fused runs so that both compute the same bits. */
-LLVMValueRef pto_emit_apply_binary(PtoEmit *e, PtoEmitBinary op, bool fp,
+LLVMValueRef pto_emit_apply_binary(PtoEmit *e, PtoEmitBinary op, PtoEmitNum num,
                                    LLVMValueRef a, LLVMValueRef b);
 /* a / b of integers (scalars or vectors) as the interpreter divides:
- * toward zero, a / 0 = 0, MIN / -1 = MIN. */
-LLVMValueRef pto_emit_int_div(PtoEmit *e, LLVMValueRef a, LLVMValueRef b);
-LLVMValueRef pto_emit_apply_unary(PtoEmit *e, PtoEmitUnary op, bool fp,
+ * toward zero, a / 0 = 0, MIN / -1 = MIN; unsigned when num says so. */
+LLVMValueRef pto_emit_int_div(PtoEmit *e, PtoEmitNum num, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef pto_emit_apply_unary(PtoEmit *e, PtoEmitUnary op, PtoEmitNum num,
                                   LLVMValueRef x);
 /* A reduction's start (scalar) and its combining step. */
 LLVMValueRef pto_emit_reduce_init(PtoEmit *e, PtoEmitReduce op, PtoDType dt,
                                   LLVMTypeRef ct);
-LLVMValueRef pto_emit_reduce2(PtoEmit *e, PtoEmitReduce op, bool fp,
+LLVMValueRef pto_emit_reduce2(PtoEmit *e, PtoEmitReduce op, PtoEmitNum num,
                               LLVMValueRef a, LLVMValueRef b);
 /* The checks of a step's emitter: dtypes it takes, a scalar's type. */
 PtoResult pto_emit_step_check(PtoEmit *e, const PtoEmitStep *st, PtoError *err);
 /* A row reduction's `lanes` partial results folded to one, halving the
  * vector each time (a fixed tree). */
-LLVMValueRef pto_emit_reduce_tree(PtoEmit *e, PtoEmitReduce op, bool fp,
+LLVMValueRef pto_emit_reduce_tree(PtoEmit *e, PtoEmitReduce op, PtoEmitNum num,
                                   LLVMValueRef acc);
 
 #endif
