@@ -94,17 +94,21 @@ static uint64_t instr_cycles(const PtoPlatform *p, PtoOp *op) {
   PtoType *res = pto_op_num_results(op)
                      ? pto_value_type(pto_op_result(op, 0))
                      : NULL;
+  /* a window whose rows sit at several strides moves as one MTE burst
+   * per 2-D piece, each waiting its own GM latency */
+  PtoPtoWindowPieces w;
+  uint64_t bursts = pto_pto_op_window_pieces(op, &w) ? (uint64_t)w.pieces : 1;
   switch (kind) {
   case PTO_PTO_KIND_LOAD:
     return move_cycles((double)pto_pto_tile_bytes(res),
                        p->gm_read_bytes_per_cycle) +
-           p->gm_read_latency_cycles;
+           bursts * p->gm_read_latency_cycles;
   case PTO_PTO_KIND_STORE: {
     PtoType *t = pto_value_type(pto_op_operand(op, 0));
     return move_cycles((double)pto_pto_tile_bytes(t),
                        path_rate(p, mem_space(pto_pto_tile_space(t)),
                                  PTO_MEM_GM)) +
-           p->gm_write_latency_cycles;
+           bursts * p->gm_write_latency_cycles;
   }
   case PTO_PTO_KIND_MOV: {
     PtoType *t = pto_value_type(pto_op_operand(op, 0));
@@ -220,7 +224,10 @@ const PtoPassDef pto_kernel_cost_pass = {
         "platform:\n"
         "`tload` bytes / GM read bandwidth + GM read latency; `tstore` "
         "bytes /\n"
-        "bandwidth of its path to GM + GM write latency; `tmov` bytes / "
+        "bandwidth of its path to GM + GM write latency (a window whose "
+        "rows sit\n"
+        "at several strides: one latency per 2-D piece, each piece its own "
+        "burst); `tmov` bytes / "
         "bandwidth\n"
         "of its path (a path the platform does not list moves at the GM "
         "read\n"

@@ -178,20 +178,34 @@ static PtoResult gm_window(PtoInterpFrame *f, PtoOp *op, unsigned gm,
   return PTO_SUCCESS;
 }
 
-/* The window `w` seen as tile `t` (pto_pto_window_as_tile); false when
- * the tensor's run-time dims do not let its rows be one stride apart. */
-static bool as_tile(const PtoNdArray *w, PtoType *t, PtoNdArray *v) {
-  int64_t ts[2];
-  if (!pto_pto_window_as_tile(w->rank, w->shape, w->strides,
-                              pto_pto_tile_rows(t), pto_pto_tile_cols(t), ts))
+/* The GM window `w` and the 2-D tile `a` as two arrays of one shape:
+ * the tile's dims where the window's non-unit sizes are them, else the
+ * window's own, the tile's rows then split along its leading sizes
+ * (rows at several strides: the pieces the compiled copy moves one after
+ * the other, here a plain N-D copy to check it against). False when the
+ * window does not hold the tile. */
+static bool as_tile(PtoNdArray *w, PtoNdArray *a) {
+  int64_t ts[2], rows = a->shape[0], cols = a->shape[1];
+  if (pto_pto_window_as_tile(w->rank, w->shape, w->strides, rows, cols, ts)) {
+    w->rank = 2;
+    w->shape[0] = rows;
+    w->shape[1] = cols;
+    w->strides[0] = ts[0];
+    w->strides[1] = ts[1];
+    for (unsigned k = 2; k < PTO_MAX_RANK; k++) w->shape[k] = w->strides[k] = 0;
+    return true;
+  }
+  PtoPtoWindowPieces pieces;
+  if (!pto_pto_window_pieces(w->rank, w->shape, w->strides, rows, cols, &pieces))
     return false;
-  *v = *w;
-  v->rank = 2;
-  v->shape[0] = pto_pto_tile_rows(t);
-  v->shape[1] = pto_pto_tile_cols(t);
-  v->strides[0] = ts[0];
-  v->strides[1] = ts[1];
-  for (unsigned k = 2; k < PTO_MAX_RANK; k++) v->shape[k] = v->strides[k] = 0;
+  int64_t step = a->strides[0];
+  a->rank = w->rank;
+  a->strides[w->rank - 1] = a->strides[1];
+  for (unsigned d = w->rank - 1; d-- > 0;) {
+    a->strides[d] = step;
+    step *= w->shape[d];
+  }
+  memcpy(a->shape, w->shape, sizeof a->shape);
   return true;
 }
 
@@ -200,23 +214,23 @@ static PtoResult not_a_tile(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *w) {
   PtoShape s;
   pto_shape_init(&s, w->shape, w->rank);
   return pto_interp_error(f, op, "the window of sizes %s does not hold the "
-                                 "tile with its rows one stride apart in the "
-                                 "tensor's run-time shape",
+                                 "tile in the tensor's run-time shape",
                           pto_shape_format(&s, buf, sizeof buf));
 }
 
 static PtoResult h_load(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   PtoNdArray w;
-  PtoType *rt = pto_value_type(pto_op_result(op, 0));
-  PtoNdArray src;
   if (gm_window(f, op, 0, &w)) return PTO_FAILURE;
-  if (!as_tile(&w, rt, &src)) return not_a_tile(f, op, &w);
   PtoTensor *t = tile_result(f, op, 0);
   if (!t) return PTO_FAILURE;
+  PtoNdArray dst = *pto_tensor_array(t), src = w;
+  if (!as_tile(&src, &dst)) {
+    pto_tensor_release(t);
+    return not_a_tile(f, op, &w);
+  }
   PtoKernelError err;
-  return finish(f, op, t,
-                pto_kernel_unary(PTO_UNARY_IDENTITY, &src, pto_tensor_array(t), &err),
+  return finish(f, op, t, pto_kernel_unary(PTO_UNARY_IDENTITY, &src, &dst, &err),
                 &err);
 }
 
@@ -278,9 +292,8 @@ static PtoResult h_store(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   PtoNdArray a, w;
   if (tile_read(f, op, 0, &a) || gm_window(f, op, 1, &w)) return PTO_FAILURE;
-  PtoNdArray dst;
-  if (!as_tile(&w, pto_value_type(pto_op_operand(op, 0)), &dst))
-    return not_a_tile(f, op, &w);
+  PtoNdArray dst = w;
+  if (a.rank != 2 || !as_tile(&dst, &a)) return not_a_tile(f, op, &w);
   /* GM tensors are memory, as at the Block level: written in place; an
    * f32 accumulator stored into f16 or bf16 is rounded to nearest even on
    * the way (FIX) */

@@ -10,6 +10,7 @@
 #ifndef PTO_DIALECT_PTO_H
 #define PTO_DIALECT_PTO_H
 
+#include "pto/DType.h"
 #include "pto/Dialect/Block.h"
 #include "pto/IR.h"
 
@@ -189,6 +190,32 @@ unsigned pto_pto_window_sizes(const PtoOp *op, int64_t *sizes);
 bool pto_pto_window_as_tile(unsigned rank, const int64_t *sizes,
                             const int64_t *strides, int64_t rows, int64_t cols,
                             int64_t tile_strides[2]);
+
+/* How a GM window of `rank` sizes holds a rows x cols tile as `pieces`
+ * 2-D pieces of piece_rows x cols, one after the other in the tile: the
+ * tile form of pto_pto_window_as_tile (one piece), or its last size the
+ * columns and its leading sizes, whose product is the rows, at several
+ * strides: the innermost non-unit leading dims whose rows lie one stride
+ * apart (all of them with their strides known, the innermost one without)
+ * make one piece, each further non-unit leading dim is looped over,
+ * outermost first. Element (r, c) of piece p is at
+ *   sum_k idx_k(p) * stride[outer_dim[k]] + r * stride[row_dim]
+ *   + c * stride[col_dim]
+ * with idx_k(p) the digits of p in the outer sizes (row-major) and a dim of
+ * -1 contributing nothing. Each piece is one burst of the MTE. */
+typedef struct PtoPtoWindowPieces {
+  int64_t pieces, piece_rows;
+  int row_dim, col_dim;
+  unsigned num_outer;
+  unsigned outer_dim[PTO_MAX_RANK];
+  int64_t outer_size[PTO_MAX_RANK];
+} PtoPtoWindowPieces;
+bool pto_pto_window_pieces(unsigned rank, const int64_t *sizes,
+                           const int64_t *strides, int64_t rows, int64_t cols,
+                           PtoPtoWindowPieces *out);
+/* The pieces of the window of tload / tstore `op` (its tensor's strides
+ * when its dims are static); false when malformed. */
+bool pto_pto_op_window_pieces(const PtoOp *op, PtoPtoWindowPieces *out);
 
 /* The row-major strides (in elements) of a tensor type with static dims;
  * false for dynamic (or overflowing) ones. */

@@ -407,35 +407,6 @@ static PtoResult not_one_plane(PtoOp *op, PtoType *t, const char *what) {
   return r;
 }
 
-/* A GM window of a load or store that does not hold its flattened tile
- * with the rows one stride apart. */
-static PtoResult check_window(Lower *L, PtoOp *op) {
-  bool store = pto_op_is(op, "block.store");
-  PtoType *tensor = pto_value_type(pto_op_operand(op, store ? 1 : 0));
-  PtoType *buf = moved_buffer(L, op);
-  if (!buf || !pto_type_is_block_buf(buf) || !pto_type_is_tensor(tensor))
-    return PTO_SUCCESS; /* replace() names what is wrong */
-  unsigned rank = pto_type_tensor_rank(tensor);
-  PtoType *tile = tile_type(L, buf);
-  int64_t win[PTO_MAX_RANK], strides[PTO_MAX_RANK], ts[2];
-  pto_tile_window_shape(buf, rank, win);
-  bool known = pto_pto_tensor_strides(tensor, strides);
-  if (!tile || pto_pto_window_as_tile(rank, win, known ? strides : NULL,
-                                      pto_pto_tile_rows(tile),
-                                      pto_pto_tile_cols(tile), ts))
-    return PTO_SUCCESS;
-  char *bs = type_str(buf), *tt = type_str(tensor);
-  PtoResult r = pto_op_emit_error(
-      op, "lower-to-pto: '%s' as a 2-D tile has its rows at more than one "
-          "stride in '%s' (the leading dims inside the outermost one of "
-          "more than 1 must cover their whole tensor dims); tload and "
-          "tstore move rows one stride apart",
-      bs, tt);
-  pto_free(bs);
-  pto_free(tt);
-  return r;
-}
-
 /* The value `op` computes is its operand's, as a 2-D tile: a reshape that
  * keeps the flattened tile, a transpose that moves unit dims only. A
  * column of N that becomes a row of N (a reduction's result without its
@@ -559,9 +530,6 @@ static PtoResult lower_op(Lower *L, PtoOp *op) {
             "cannot be reloaded into L0C)",
         pto_buf_space_name(pto_block_buf_space(
             pto_value_type(pto_op_result(op, 0)))));
-  if ((strcmp(name, "block.load") == 0 || strcmp(name, "block.store") == 0) &&
-      check_window(L, op))
-    return PTO_FAILURE;
   if (strcmp(name, "tile.reshape") == 0)
     return forward(L, op);
   if (strcmp(name, "tile.transpose") == 0)

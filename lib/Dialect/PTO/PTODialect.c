@@ -364,40 +364,98 @@ bool pto_pto_tensor_strides(const PtoType *tensor, int64_t *strides) {
   return true;
 }
 
-bool pto_pto_window_as_tile(unsigned rank, const int64_t *sizes,
-                            const int64_t *strides, int64_t rows, int64_t cols,
-                            int64_t tile_strides[2]) {
+bool pto_pto_window_pieces(unsigned rank, const int64_t *sizes,
+                           const int64_t *strides, int64_t rows, int64_t cols,
+                           PtoPtoWindowPieces *out) {
+  memset(out, 0, sizeof *out);
+  out->pieces = 1;
+  out->piece_rows = rows;
+  out->row_dim = out->col_dim = -1;
   const int64_t dims[2] = {rows, cols};
+  int at[2] = {-1, -1};
   /* the non-unit sizes are the tile's non-unit dims */
   unsigned d = 0;
   bool same = true;
   for (unsigned k = 0; k < 2 && same; k++) {
-    tile_strides[k] = 0;
     if (dims[k] == 1) continue;
     while (d < rank && sizes[d] == 1) d++;
     same = d < rank && sizes[d] == dims[k];
-    if (same) tile_strides[k] = strides ? strides[d] : 0, d++;
+    if (same) at[k] = (int)d++;
   }
   while (same && d < rank && sizes[d] == 1) d++;
-  if (same && d == rank) return true;
+  if (same && d == rank) {
+    out->row_dim = at[0];
+    out->col_dim = at[1];
+    return true;
+  }
   /* the leading sizes flatten into the rows */
   if (rank < 2 || sizes[rank - 1] != cols) return false;
-  int64_t n = 1, span = 0;
-  bool first = true;
-  tile_strides[0] = 0;
-  for (unsigned i = rank - 1; i-- > 0;) {
-    if (sizes[i] == 1) continue;
-    /* the dim outside the rows so far must step over all of them */
-    if (!first && (!strides || strides[i] != span)) return false;
+  int64_t n = 1;
+  for (unsigned i = 0; i + 1 < rank; i++) {
     if (sizes[i] < 1 || n > INT64_MAX / sizes[i]) return false;
-    if (first && strides) tile_strides[0] = strides[i];
-    first = false;
     n *= sizes[i];
-    span = strides ? strides[i] * sizes[i] : 0;
   }
   if (n != rows) return false;
-  tile_strides[1] = cols == 1 || !strides ? 0 : strides[rank - 1];
-  if (rows == 1) tile_strides[0] = 0;
+  out->col_dim = cols == 1 ? -1 : (int)rank - 1;
+  /* the innermost non-unit leading dim, and those outside it whose rows
+   * continue it one stride apart, make a piece */
+  int inner = -1;
+  for (unsigned i = rank - 1; i-- > 0;)
+    if (sizes[i] != 1) { inner = (int)i; break; }
+  if (inner < 0) return true; /* one row */
+  out->row_dim = inner;
+  int64_t prows = sizes[inner];
+  int first = inner; /* the outermost dim of the piece */
+  if (strides) {
+    int64_t span = strides[inner] * sizes[inner];
+    for (int i = inner - 1; i >= 0; i--) {
+      if (sizes[i] == 1) continue;
+      if (strides[i] != span) break;
+      prows *= sizes[i];
+      span = strides[i] * sizes[i];
+      first = i;
+    }
+  }
+  out->piece_rows = prows;
+  for (int i = 0; i < first; i++) {
+    if (sizes[i] == 1) continue;
+    out->outer_dim[out->num_outer] = (unsigned)i;
+    out->outer_size[out->num_outer++] = sizes[i];
+    out->pieces *= sizes[i];
+  }
+  return true;
+}
+
+bool pto_pto_op_window_pieces(const PtoOp *op, PtoPtoWindowPieces *out) {
+  PtoPtoOp id = pto_pto_op_id(op);
+  bool load = id == PTO_PTO_TLOAD;
+  if ((!load && id != PTO_PTO_TSTORE) ||
+      pto_op_num_operands(op) < (load ? 1u : 2u) ||
+      (load && pto_op_num_results(op) != 1))
+    return false;
+  PtoType *tile = load ? pto_value_type(pto_op_result(op, 0))
+                       : pto_value_type(pto_op_operand(op, 0));
+  PtoType *tensor = pto_value_type(pto_op_operand(op, load ? 0 : 1));
+  int64_t sizes[PTO_MAX_RANK], strides[PTO_MAX_RANK];
+  unsigned rank = pto_pto_window_sizes(op, sizes);
+  if (!pto_type_is_pto_tile(tile) || !pto_type_is_tensor(tensor) ||
+      rank != pto_type_tensor_rank(tensor))
+    return false;
+  bool known = pto_pto_tensor_strides(tensor, strides);
+  return pto_pto_window_pieces(rank, sizes, known ? strides : NULL,
+                               pto_pto_tile_rows(tile), pto_pto_tile_cols(tile),
+                               out);
+}
+
+bool pto_pto_window_as_tile(unsigned rank, const int64_t *sizes,
+                            const int64_t *strides, int64_t rows, int64_t cols,
+                            int64_t tile_strides[2]) {
+  PtoPtoWindowPieces w;
+  if (!pto_pto_window_pieces(rank, sizes, strides, rows, cols, &w) ||
+      w.pieces != 1)
+    return false;
+  tile_strides[0] = w.row_dim >= 0 && strides && rows != 1 ? strides[w.row_dim] : 0;
+  tile_strides[1] = w.col_dim >= 0 && strides ? strides[w.col_dim] : 0;
   return true;
 }
 

@@ -176,7 +176,9 @@ static PtoResult sized_window(Verifier *v, unsigned gm, unsigned first_dyn,
 
 /* The window of a tload / tstore: the tile's shape in a 2-D tensor, or
  * given by `sizes` in a tensor of any rank, whose non-unit sizes are the
- * tile's non-unit dims in order (a 4x64 tile in a [1, 4, 1, 64] window). */
+ * tile's non-unit dims in order (a 4x64 tile in a [1, 4, 1, 64] window) or
+ * whose leading sizes flatten into the rows (an 8x64 tile in [2, 4, 64],
+ * its rows at one or several strides). */
 static PtoResult tile_window(Verifier *v, PtoType *t, unsigned gm,
                              unsigned first_dyn) {
   if (!pto_op_attr(v->op, "sizes"))
@@ -187,16 +189,15 @@ static PtoResult tile_window(Verifier *v, PtoType *t, unsigned gm,
   if (pto_pto_tile_elem(t) != te)
     return ERR(v, "the tile has element type '%s' and the tensor '%s'",
                tstr(v, pto_pto_tile_elem(t)), tstr(v, te));
-  /* the tensor's row-major strides, when its dims are known */
-  int64_t strides[PTO_MAX_RANK], ts[2];
-  bool known = pto_pto_tensor_strides(opnd(v, gm), strides);
-  if (!pto_pto_window_as_tile(win.rank, win.dims, known ? strides : NULL,
-                              pto_pto_tile_rows(t), pto_pto_tile_cols(t), ts)) {
+  /* rows at several strides are pieces of the tile, one burst each */
+  PtoPtoWindowPieces pieces;
+  if (!pto_pto_window_pieces(win.rank, win.dims, NULL, pto_pto_tile_rows(t),
+                             pto_pto_tile_cols(t), &pieces)) {
     char buf[PTO_MAX_RANK * 24];
     return ERR(v, "a window of sizes %s does not hold a %lldx%lld tile: its "
                   "sizes other than 1 must be the tile's dims other than 1, "
-                  "or its last size the tile's columns and its leading sizes "
-                  "rows one stride apart",
+                  "or its last size the tile's columns and the product of "
+                  "its leading sizes the tile's rows",
                pto_shape_format(&win, buf, sizeof buf),
                (long long)pto_pto_tile_rows(t), (long long)pto_pto_tile_cols(t));
   }

@@ -23,6 +23,12 @@ typedef struct PtoEmit {
   /* f32 lanes of the explicit vectors the reductions and the matmul
    * micro-kernel use: 8 (AVX, AVX2) or 16 (AVX-512). */
   unsigned lanes;
+  /* The kernel's fault record (an i64*, pto/LLVMIR.h) when it has an
+   * instruction that can fail at run time, else NULL: such an emitter
+   * then checks its indices, and on a bad one writes the record, tagged
+   * with `site`, and returns PTO_LLVMIR_FAULT from the kernel. */
+  LLVMValueRef fault;
+  int64_t site;
 } PtoEmit;
 
 /* A tile in memory: element (r, c) is at ptr + (r * row_stride + c)
@@ -110,6 +116,24 @@ PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
 /* dst = src, bit for bit (tload, tstore, tmov). */
 PtoResult pto_emit_copy(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                         LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
+
+/* A GM window of several pieces (pto_pto_window_pieces): piece p starts
+ * at the window's first element plus sum_k idx_k * stride[k] elements, idx
+ * the digits of p in size[] (row-major), and its piece_rows rows follow
+ * those of piece p - 1 in the tile. */
+typedef struct PtoEmitPieces {
+  unsigned n;
+  int64_t size[PTO_MAX_RANK];
+  LLVMValueRef stride[PTO_MAX_RANK]; /* i64 */
+  int64_t piece_rows;
+} PtoEmitPieces;
+/* tload (load) / tstore of `tile` from / to such a window, whose first
+ * piece is `gm`: one loop over the pieces, each a piece_rows x cols copy
+ * (a cast as `cast` says when the dtypes differ: FIX's rounding). */
+PtoResult pto_emit_copy_pieces(PtoEmit *e, bool load, PtoEmitTile tile,
+                               PtoEmitTile gm, const PtoEmitPieces *pieces,
+                               LLVMValueRef cols, const PtoCastMode *cast,
+                               PtoError *err);
 
 /* The same copy with non-temporal stores into dst (a GM window whose
  * lines are written whole, not read first), then a fence that orders them
@@ -249,8 +273,10 @@ PtoResult pto_emit_gather(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                           LLVMValueRef src_cols, LLVMValueRef cols,
                           PtoError *err);
 /* dst[r][c] = gm[idx[r][c]][c] (dim 0) or gm[r][idx[r][c]] (dim 1), gm a
- * GM window starting at 0 along dim; an index outside [0, extent) gives 0
- * and reads nothing outside the tensor (EmitIndexed.c). */
+ * GM window starting at 0 along dim, i32 indices; an index outside
+ * [0, extent) reads nothing outside the tensor: it gives 0, or with
+ * e->fault ends the kernel with the first such index's fault record
+ * (EmitIndexed.c). */
 PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, PtoEmitTile gm,
                              PtoEmitTile index, unsigned dim, LLVMValueRef extent,
                              LLVMValueRef rows, LLVMValueRef cols, PtoError *err);

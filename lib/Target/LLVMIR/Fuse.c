@@ -208,6 +208,9 @@ static bool add_copy(Plan *p, PtoOp *op, bool load, PtoFuseStep *s) {
       !pto_dtype_from_type(pto_pto_tile_elem(pto_value_type(tile)), &tdt) || gdt != tdt)
     return false;
   if (!load && pto_llvmir_streams(tensor) && pto_dtype_size(tdt) != 4) return false;
+  /* a window of several pieces is a loop of copies of its own */
+  PtoPtoWindowPieces w;
+  if (!pto_pto_op_window_pieces(op, &w) || w.pieces != 1) return false;
   s->op = op;
   s->a_slot = load ? -1 : slot(p, tile, false);
   s->b_slot = -1;

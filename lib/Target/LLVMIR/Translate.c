@@ -42,6 +42,7 @@ LLVMTypeRef pto_llvmir_scalar_type(LLVMContextRef c, PtoType *ty) {
     case PTO_BF16: return LLVMInt16TypeInContext(c);
     case PTO_F32: return LLVMFloatTypeInContext(c);
     case PTO_F64: return LLVMDoubleTypeInContext(c);
+    default: break; /* the 8-bit floats do not compile */
     }
   return NULL;
 }
@@ -84,42 +85,14 @@ static PtoResult emitted(PtoOp *op, PtoResult r, const PtoError *err) {
   return pto_failed(r) ? pto_op_emit_error(op, "%s", err->msg) : PTO_SUCCESS;
 }
 
-/* Which tensor dims hold the tile's rows and columns (-1: that tile dim is
- * 1) in a window of `sizes`, without the tensor's strides: its non-unit
- * sizes are the tile's non-unit dims, or its last size the columns and one
- * leading size the rows (pto_pto_window_as_tile, whose other forms need
- * the strides, which a tensor with dynamic dims only has at run time). */
-static bool window_dims(unsigned rank, const int64_t *sizes, int64_t rows,
-                        int64_t cols, int at[2]) {
-  const int64_t dims[2] = {rows, cols};
-  unsigned d = 0;
-  bool same = true;
-  for (unsigned k = 0; k < 2 && same; k++) {
-    at[k] = -1;
-    if (dims[k] == 1) continue;
-    while (d < rank && sizes[d] == 1) d++;
-    same = d < rank && sizes[d] == dims[k];
-    if (same) at[k] = (int)d++;
-  }
-  while (same && d < rank && sizes[d] == 1) d++;
-  if (same && d == rank) return true;
-  if (rank < 2 || sizes[rank - 1] != cols) return false;
-  at[0] = -1;
-  at[1] = cols == 1 ? -1 : (int)rank - 1;
-  for (unsigned i = 0; i + 1 < rank; i++) {
-    if (sizes[i] == 1) continue;
-    if (at[0] >= 0 || sizes[i] != rows) return false;
-    at[0] = (int)i;
-  }
-  return at[0] >= 0;
-}
-
 /* The window of tload / tstore: the tensor's address advanced to the
- * window's first element, with the distance of its rows as stride. A
- * tensor's dims are constants or, when dynamic, the kernel's arguments
- * after its pointer; its strides are row-major. */
+ * window's first element, with the distance of its rows as stride; a
+ * window of several pieces (pto_pto_window_pieces) fills `pieces` with
+ * their count, sizes and strides (NULL: refused, for the callers that
+ * move one piece only). A tensor's dims are constants or, when dynamic,
+ * the kernel's arguments after its pointer; its strides are row-major. */
 static PtoResult window_of(Tr *t, PtoOp *op, PtoValue *tensor, PtoValue *tile,
-                           PtoDType dt, PtoEmitTile *out) {
+                           PtoDType dt, PtoEmitTile *out, PtoEmitPieces *pieces) {
   PtoType *ty = pto_value_type(tensor), *tt = pto_value_type(tile);
   LLVMValueRef *dims = pto_ptrmap_get(&t->dims, (uint64_t)(uintptr_t)tensor);
   unsigned rank = pto_type_tensor_rank(ty);
@@ -134,33 +107,45 @@ static PtoResult window_of(Tr *t, PtoOp *op, PtoValue *tensor, PtoValue *tile,
   int64_t rows = pto_pto_tile_rows(tt), cols = pto_pto_tile_cols(tt);
   LLVMBuilderRef b = t->e.b;
   LLVMValueRef stride[PTO_MAX_RANK];
-  LLVMValueRef row_stride;
-  int64_t ss[PTO_MAX_RANK], ts[2];
-  bool contiguous;
-  if (pto_pto_tensor_strides(ty, ss)) {
-    /* static strides: every form of window the verifier takes */
-    if (!pto_pto_window_as_tile(rank, sizes, ss, rows, cols, ts))
-      return pto_op_emit_error(op, "has a window that does not hold its tile");
+  int64_t ss[PTO_MAX_RANK];
+  /* static strides let rows of several dims merge into one piece; with
+   * dynamic dims each non-unit leading dim but the innermost is a loop */
+  bool known = pto_pto_tensor_strides(ty, ss);
+  PtoPtoWindowPieces w;
+  if (!pto_pto_window_pieces(rank, sizes, known ? ss : NULL, rows, cols, &w))
+    return pto_op_emit_error(op, "has a window that does not hold its tile");
+  if (w.pieces > 1 && !pieces)
+    return pto_op_emit_error(op, "has a window of %lld pieces where one is "
+                             "expected", (long long)w.pieces);
+  if (known) {
     for (unsigned d = 0; d < rank; d++) stride[d] = pto_emit_i64(&t->e, ss[d]);
-    row_stride = pto_emit_i64(&t->e, ts[0]);
-    contiguous = cols == 1 || ts[1] == 1;
   } else {
-    int at[2];
-    if (!window_dims(rank, sizes, rows, cols, at))
-      return pto_op_emit_error(op, "has a window that does not hold its tile");
     stride[rank - 1] = pto_emit_i64(&t->e, 1);
     for (unsigned d = rank - 1; d > 0; d--)
       stride[d - 1] = LLVMBuildMul(b, stride[d], dims[d], "");
-    row_stride = at[0] >= 0 ? stride[at[0]] : pto_emit_i64(&t->e, 0);
-    /* the columns are consecutive when every dim after theirs is 1 */
-    contiguous = true;
-    for (int d = at[1] + 1; at[1] >= 0 && d < (int)rank; d++)
-      contiguous = contiguous && pto_type_tensor_dim(ty, (unsigned)d) == 1;
   }
+  LLVMValueRef row_stride = w.row_dim >= 0 && w.piece_rows != 1
+                                ? stride[w.row_dim]
+                                : pto_emit_i64(&t->e, 0);
+  /* the columns are consecutive when every dim after theirs is 1 */
+  bool contiguous = true;
+  if (w.col_dim >= 0 && known)
+    contiguous = ss[w.col_dim] == 1;
+  else if (w.col_dim >= 0)
+    for (unsigned d = (unsigned)w.col_dim + 1; d < rank; d++)
+      contiguous = contiguous && pto_type_tensor_dim(ty, d) == 1;
   if (!contiguous)
     return pto_op_emit_error(op, "reads or writes a window whose columns are "
                              "not consecutive elements of the tensor, which "
                              "the LLVM translation does not take yet");
+  if (pieces) {
+    pieces->n = w.num_outer;
+    pieces->piece_rows = w.piece_rows;
+    for (unsigned k = 0; k < w.num_outer; k++) {
+      pieces->size[k] = w.outer_size[k];
+      pieces->stride[k] = stride[w.outer_dim[k]];
+    }
+  }
   LLVMValueRef elems = pto_emit_i64(&t->e, 0);
   for (unsigned d = 0; d < rank; d++) {
     LLVMValueRef at = dyn[d] ? value_of(t, dyn[d]) : pto_emit_i64(&t->e, offs[d]);
@@ -193,9 +178,16 @@ static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
   if (pto_failed(tile_of(t, op, tv, &tile))) return PTO_FAILURE;
   if (!pto_dtype_from_type(pto_type_tensor_elem(pto_value_type(tensor)), &gdt))
     gdt = tile.dtype;
-  if (pto_failed(window_of(t, op, tensor, tv, gdt, &gm))) return PTO_FAILURE;
+  PtoEmitPieces pieces;
+  if (pto_failed(window_of(t, op, tensor, tv, gdt, &gm, &pieces)))
+    return PTO_FAILURE;
   /* an f32 accumulator stored into f16 / bf16: FIX rounds it on the way */
   PtoCastMode rne = {PTO_ROUND_RINT, PTO_SAT_WRAP};
+  if (pieces.n)
+    return emitted(op, pto_emit_copy_pieces(&t->e, load, tile, gm, &pieces,
+                                            cols_of(t, tv),
+                                            gdt != tile.dtype ? &rne : NULL, &err),
+                   &err);
   PtoResult r = !load && gdt != tile.dtype
                     ? pto_emit_cast(&t->e, rne, gm, tile, rows_of(t, tv),
                                     cols_of(t, tv), &err)
@@ -206,6 +198,39 @@ static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
                                   : pto_emit_copy(&t->e, gm, tile, rows_of(t, tv),
                                                   cols_of(t, tv), &err);
   return emitted(op, r, &err);
+}
+
+/* An instruction's site in a fault record: its 1-based position in its
+ * kernel's body (pto/LLVMIR.h). */
+static int64_t op_site(PtoOp *op) {
+  int64_t n = 1;
+  for (PtoOp *o = pto_op_prev(op); o; o = pto_op_prev(o)) n++;
+  return n;
+}
+
+bool pto_llvmir_kernel_can_fault(PtoOp *kernel) {
+  PtoBlock *body = pto_region_first_block(pto_op_region(kernel, 0));
+  for (PtoOp *op = body ? pto_block_first_op(body) : NULL; op; op = pto_op_next(op))
+    if (pto_pto_op_id(op) == PTO_PTO_TGATHER_GM) return true;
+  return false;
+}
+
+int64_t pto_llvmir_kernel_fault_slot(PtoOp *kernel) {
+  if (!pto_llvmir_kernel_can_fault(kernel)) return -1;
+  PtoBlock *body = pto_region_first_block(pto_op_region(kernel, 0));
+  int64_t n = pto_block_num_args(body);
+  for (unsigned i = 0; i < pto_block_num_args(body); i++) {
+    PtoType *ty = pto_value_type(pto_block_arg(body, i));
+    if (pto_type_is_tensor(ty)) n += pto_llvmir_dynamic_dims(ty);
+  }
+  return n;
+}
+
+PtoOp *pto_llvmir_fault_op(PtoOp *kernel, int64_t site) {
+  PtoBlock *body = pto_region_first_block(pto_op_region(kernel, 0));
+  PtoOp *op = body ? pto_block_first_op(body) : NULL;
+  for (int64_t n = 1; op && n < site; n++) op = pto_op_next(op);
+  return site >= 1 ? op : NULL;
 }
 
 /* tgather_gm: the GM window starts at the offset of the other dim and at
@@ -240,6 +265,7 @@ static PtoResult emit_gather_gm(Tr *t, PtoOp *op) {
   PtoEmitTile gm = pto_emit_tile(&t->e, value_of(t, tensor), bytes, dims[1], dst.dtype);
   PtoError err;
   PtoValue *r = pto_op_result(op, 0);
+  t->e.site = op_site(op);
   return emitted(op, pto_emit_gather_gm(&t->e, dst, gm, index, dim, dims[dim],
                                         rows_of(t, r), cols_of(t, r), &err),
                  &err);
@@ -296,7 +322,7 @@ static PtoResult step_of(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind,
     st->kind = load ? PTO_EMIT_STEP_LOAD : PTO_EMIT_STEP_STORE;
     st->stream = !load && pto_llvmir_streams(tensor);
     if (pto_failed(tile_of(t, op, tv, tile))) return PTO_FAILURE;
-    return window_of(t, op, tensor, tv, tile->dtype, gm);
+    return window_of(t, op, tensor, tv, tile->dtype, gm, NULL);
   }
   if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &st->dst)) ||
       pto_failed(tile_of(t, op, pto_op_operand(op, 0), &st->a)))
@@ -708,7 +734,7 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
     nparams += 1 + (pto_type_is_tensor(ty) ? pto_llvmir_dynamic_dims(ty) : 0);
   }
   /* a tensor is its address, then its dynamic dims in order */
-  LLVMTypeRef *params = pto_malloc((nparams + 1) * sizeof *params);
+  LLVMTypeRef *params = pto_malloc((nparams + 2) * sizeof *params);
   unsigned np = 0;
   for (; np < nspaces; np++) params[np] = i8p;
   for (unsigned i = 0; i < nargs; i++) {
@@ -726,11 +752,17 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
     for (unsigned d = 0, n = tensor ? pto_llvmir_dynamic_dims(ty) : 0; d < n; d++)
       params[np++] = i64;
   }
+  /* a kernel that can fail returns its status and takes its fault
+   * record last (pto/LLVMIR.h) */
+  bool can_fault = pto_llvmir_kernel_can_fault(k);
+  if (can_fault) params[nparams++] = LLVMPointerType(i64, 0);
   const char *name = pto_ident_str(pto_op_symbol_name(k));
-  LLVMValueRef fn = LLVMAddFunction(
-      t->e.mod, name,
-      LLVMFunctionType(LLVMVoidTypeInContext(c), params, nparams, 0));
+  LLVMTypeRef ret = can_fault ? LLVMInt32TypeInContext(c) : LLVMVoidTypeInContext(c);
+  LLVMValueRef fn = LLVMAddFunction(t->e.mod, name,
+                                    LLVMFunctionType(ret, params, nparams, 0));
   pto_free(params);
+  t->e.fault = can_fault ? LLVMGetParam(fn, nparams - 1) : NULL;
+  if (can_fault) LLVMSetValueName2(t->e.fault, "fault", 5);
   for (unsigned i = 0; i < nspaces; i++) {
     LLVMValueRef p = LLVMGetParam(fn, i);
     const char *sn = pto_buf_space_name(spaces[i]);
@@ -776,7 +808,9 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
     r = emit_run(t, op, &run);
     op = run.last;
   }
-  LLVMBuildRetVoid(t->e.b);
+  if (can_fault) LLVMBuildRet(t->e.b, LLVMConstInt(LLVMInt32TypeInContext(c), 0, 0));
+  else LLVMBuildRetVoid(t->e.b);
+  t->e.fault = NULL;
   return r;
 }
 
