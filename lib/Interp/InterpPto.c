@@ -261,6 +261,33 @@ static PtoResult h_gather_gm(PtoInterpFrame *f, PtoOp *op, void *user) {
                 pto_kernel_gather(&xw, &ix, dim, pto_tensor_array(t), &err), &err);
 }
 
+/* trandom: the tile seen as its window's dims, filled by the Tile
+ * level's generator */
+static PtoResult h_random(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  int64_t o[PTO_MAX_RANK], full[PTO_MAX_RANK], w[PTO_MAX_RANK];
+  bool normal;
+  unsigned nf = pto_pto_get_random_window(op, o, full, w, &normal);
+  if (!nf) return pto_interp_error(f, op, "malformed random window");
+  PtoTensor *t = tile_result(f, op, 0);
+  if (!t) return PTO_FAILURE;
+  PtoNdArray v = *pto_tensor_array(t);
+  v.rank = nf;
+  int64_t s = 1;
+  for (unsigned d = PTO_MAX_RANK; d-- > 0;) {
+    v.shape[d] = d < nf ? w[d] : 0;
+    v.strides[d] = d < nf ? s : 0;
+    if (d < nf) s *= w[d];
+  }
+  PtoKernelError err;
+  PtoRandomKind k = normal ? PTO_RANDOM_NORMAL : PTO_RANDOM_UNIFORM;
+  return finish(f, op, t,
+                pto_kernel_random(k, (uint64_t)pto_interp_operand(f, op, 0)->i,
+                                  (uint64_t)pto_interp_operand(f, op, 1)->i, nf, full, o, &v,
+                                  &err),
+                &err);
+}
+
 static PtoResult h_store(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
   PtoNdArray a, w;
@@ -596,6 +623,7 @@ void pto_interp_register_pto(PtoInterp *I) {
     case PTO_PTO_KIND_STORE: h = h_store; break;
     case PTO_PTO_KIND_PREFETCH: h = h_prefetch; break;
     case PTO_PTO_KIND_GATHERGM: h = h_gather_gm; break;
+    case PTO_PTO_KIND_RANDOM: h = h_random; break;
     case PTO_PTO_KIND_MOV: case PTO_PTO_KIND_TRANS: case PTO_PTO_KIND_BINARY:
     case PTO_PTO_KIND_SCALAR: case PTO_PTO_KIND_ROWEXPAND: case PTO_PTO_KIND_UNARY:
     case PTO_PTO_KIND_CVT: case PTO_PTO_KIND_CMP: case PTO_PTO_KIND_SEL:

@@ -3,8 +3,11 @@
  * whole tensor), so any tiling, launch order or thread count gives the
  * same numbers. The generator is Philox4x32-10 (Salmon et al., SC'11). */
 #include "Kernels/KernelUtil.h"
+#include "pto/PolyF64.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <string.h>
 
 #define PHILOX_M0 0xD2511F53u
 #define PHILOX_M1 0xCD9E8D57u
@@ -56,6 +59,53 @@ static int precision_bits(PtoDType dt) {
   }
 }
 
+/* log and sine / cosine for Box-Muller, as the operations, in the same
+ * order and with the same fused multiply-adds, that the compiled kernels
+ * emit (lib/Target/LLVMIR/EmitMathF64.c's pto_emit_log_f64 and
+ * pto_emit_sincos_f64, which document the method): libm's functions
+ * differ from those in the last bit now and then, and pto.trandom must
+ * give the interpreter's numbers bit for bit. Arguments: u in (0, 1],
+ * a in [0, 2 pi). */
+static double horner(double x, const double *c, unsigned n) {
+  double y = c[0];
+  for (unsigned i = 1; i < n; i++) y = fma(y, x, c[i]);
+  return y;
+}
+
+static double log_unit(double x) {
+  uint64_t bits;
+  memcpy(&bits, &x, sizeof bits);
+  int64_t ex = (int64_t)(bits >> 52) - 1023;
+  uint64_t mb = (bits & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL;
+  double m;
+  memcpy(&m, &mb, sizeof m);
+  bool big = m > 1.4142135623730951;
+  if (big) m = m * 0.5;
+  ex += big;
+  double f = m - 1.0;
+  double s = f / (f + 2.0);
+  double z = s * s;
+  double s2 = s + s;
+  double lm = fma(s2 * z, horner(z, pto_poly_atanh, 11), s2);
+  double fe = (double)ex;
+  return fma(fe, PTO_LN2_HI, fma(fe, PTO_LN2_LO, lm));
+}
+
+static void sincos_angle(double x, double *sin_out, double *cos_out) {
+  double j = rint(x * PTO_2_OVER_PI);
+  double r = fma(-j, PTO_PIO2_1, x);
+  r = fma(-j, PTO_PIO2_2, r);
+  r = fma(-j, PTO_PIO2_3, r);
+  double z = r * r;
+  double s = fma(r * z, horner(z, pto_poly_sin, 8), r);
+  double c = fma(z, horner(z, pto_poly_cos, 9), 1.0);
+  double q = j - floor(j * 0.25) * 4.0;
+  bool swap = q == 1.0 || q == 3.0;
+  double ss = swap ? c : s, cc = swap ? s : c;
+  *sin_out = q >= 2.0 ? -ss : ss;
+  *cos_out = q >= 1.0 && q <= 2.0 ? -cc : cc;
+}
+
 static double value_at(PtoRandomKind k, uint64_t li, uint64_t key,
                        uint64_t counter, int bits) {
   uint32_t w[4];
@@ -68,9 +118,10 @@ static double value_at(PtoRandomKind k, uint64_t li, uint64_t key,
   unsigned pair = lane & ~1u;
   double u1 = ldexp((double)w[pair] + 1.0, -32);
   double u2 = ldexp((double)w[pair + 1], -32);
-  double r = sqrt(-2.0 * log(u1));
-  double a = 6.283185307179586476925 * u2;
-  return lane & 1u ? r * sin(a) : r * cos(a);
+  double r = sqrt(-2.0 * log_unit(u1));
+  double a = 6.283185307179586476925 * u2, sa, ca;
+  sincos_angle(a, &sa, &ca);
+  return lane & 1u ? r * sa : r * ca;
 }
 
 PtoResult pto_kernel_random(PtoRandomKind k, uint64_t key, uint64_t counter,

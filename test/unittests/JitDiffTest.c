@@ -120,6 +120,7 @@ static void store_elem(PtoDType dt, void *p, int64_t i, double v) {
   case PTO_DT_U32: ((uint32_t *)p)[i] = (uint32_t)(int64_t)v; break;
   case PTO_DT_U16: ((uint16_t *)p)[i] = (uint16_t)(int64_t)v; break;
   case PTO_DT_U8: ((uint8_t *)p)[i] = (uint8_t)(int64_t)v; break;
+  case PTO_DT_I64: ((int64_t *)p)[i] = (int64_t)v; break;
   default: ((uint8_t *)p)[i] = v != 0; break;
   }
 }
@@ -133,6 +134,7 @@ static double load_elem(PtoDType dt, const void *p, int64_t i) {
   case PTO_DT_I8: return ((const int8_t *)p)[i];
   case PTO_DT_U32: return ((const uint32_t *)p)[i];
   case PTO_DT_U16: return ((const uint16_t *)p)[i];
+  case PTO_DT_I64: return (double)((const int64_t *)p)[i];
   default: return ((const uint8_t *)p)[i];
   }
 }
@@ -547,7 +549,7 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
   int64_t m = sh->m, n = sh->n;
   Fill how = v->fill;
   Emit e = {c, {{0}}, &c->body, {{0}}, {{0}}};
-  char attrs[96] = "";
+  char attrs[160] = "";
   PtoBufSpace space[MAX_OPERANDS] = {PTO_BUF_VEC, PTO_BUF_VEC, PTO_BUF_VEC,
                                      PTO_BUF_VEC, PTO_BUF_VEC, PTO_BUF_VEC};
   PtoBufSpace rspace = PTO_BUF_VEC;
@@ -667,6 +669,24 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
     int32_t *ix = c->in[1].data;
     for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++)
       ix[i] = (int32_t)(rnd_u64() % (uint64_t)n);
+    break;
+  }
+  case PTO_PTO_KIND_RANDOM: {
+    /* a key with both 32-bit words in use (exact in the double the
+     * harness carries it in), the window of a 2-D stream, or of a 3-D
+     * one whose leading dims flatten into the tile's rows */
+    c->in[c->nin++] = scalar_make(PTO_DT_I64, (double)0x12345678abcdLL + variant);
+    c->in[c->nin++] = scalar_make(PTO_DT_I64, (double)(variant * 3));
+    OUT(dt, m, n);
+    if (m % 2 == 0 && variant % 2)
+      snprintf(attrs, sizeof attrs,
+               " {dist = \"%s\", origin = [1, 1, 3], full = [3, %lld, %lld], window = [2, %lld, %lld]}",
+               v->attr, (long long)(m / 2 + 2), (long long)(n + 4), (long long)(m / 2), (long long)n);
+    else
+      snprintf(attrs, sizeof attrs, " {dist = \"%s\", origin = [2, 5], full = [%lld, %lld], window = [%lld, %lld]}",
+               v->attr, (long long)(m + 3), (long long)(n + 7), (long long)m, (long long)n);
+    snprintf(c->name, sizeof c->name, "trandom %s %s %lldx%lld", v->attr, dt_name(dt),
+             (long long)m, (long long)n);
     break;
   }
   case PTO_PTO_KIND_GATHERGM: {
@@ -844,6 +864,9 @@ static const char *llvm_type(PtoDType dt) {
   case PTO_DT_U32: return "i32";
   case PTO_DT_I16:
   case PTO_DT_U16: return "i16";
+  case PTO_DT_I32: return "i32";
+  case PTO_DT_I16: return "i16";
+  case PTO_DT_I64: return "i64";
   default: return "i8";
   }
 }
@@ -1310,6 +1333,9 @@ TEST(every_instruction_and_dtype) {
         }
         snprintf(label, sizeof label, "tsel i1");
         vars[nv++] = (Variant){PTO_DT_BOOL, NULL, false, base};
+      } else if (kind == PTO_PTO_KIND_RANDOM) {
+        vars[nv++] = (Variant){dt, "uniform", false, base};
+        vars[nv++] = (Variant){dt, "normal", false, base};
       } else {
         vars[nv++] = (Variant){dt, NULL, false, base};
       }

@@ -131,6 +131,7 @@ typedef enum PtoPtoKind {
   PTO_PTO_KIND_EXPAND,  /* a tile's dims of 1 broadcast to the result */
   PTO_PTO_KIND_EXPANDS, /* a scalar broadcast to the result tile */
   PTO_PTO_KIND_GATHERGM, /* a tile read from GM at indexed positions */
+  PTO_PTO_KIND_RANDOM,   /* a tile of a counter-based random stream */
   PTO_PTO_KIND_SETFLAG,
   PTO_PTO_KIND_WAITFLAG,
   PTO_PTO_KIND_BARRIER,
@@ -165,6 +166,12 @@ int pto_pto_op_tied_operand(const PtoOp *op);
  * for dynamic ones) and in dyn the index operand of each dynamic offset
  * (NULL for static ones). Returns the rank (0 if malformed). */
 unsigned pto_pto_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn);
+
+/* trandom: its `origin`, `full` and `window` (PTO_MAX_RANK entries each
+ * at most) and whether `dist` is "normal". Returns their length (0 if
+ * malformed: the verifier refuses such an op). */
+unsigned pto_pto_get_random_window(const PtoOp *op, int64_t *origin, int64_t *full,
+                                   int64_t *window, bool *normal);
 
 /* tload, tstore, tprefetch: the sizes of the GM window, one per tensor
  * dim (the `sizes` attribute, or for tload / tstore without it the tile's

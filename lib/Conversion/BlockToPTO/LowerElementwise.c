@@ -63,7 +63,8 @@ static bool mask_cast(PtoOp *op) {
 bool pto_lower_elementwise_handles(PtoOp *op) {
   return unary_instr(op) || compare_of(op) || mask_cast(op) ||
          pto_op_is(op, "tile.where") || pto_op_is(op, "tile.pow") ||
-         pto_op_is(op, "tile.gelu") ||
+         pto_op_is(op, "tile.gelu") || pto_op_is(op, "tile.uniform") ||
+         pto_op_is(op, "tile.normal") ||
          pto_op_is(op, "tile.expand") || pto_op_is(op, "tile.full");
 }
 
@@ -240,6 +241,37 @@ static PtoOp *lower_gelu(PtoContext *ctx, PtoOp *op) {
   return pto_value_def_op(with_scalar(ctx, op, "pto.tmuls", u, 0.5));
 }
 
+/* tile.uniform / tile.normal {key, counter, origin, full}: trandom of
+ * the key and counter as i64 values, the window the buffer's dims (the
+ * leading ones of `full` beyond its rank 1). */
+static PtoOp *lower_random(PtoContext *ctx, PtoOp *op, PtoType *buffer,
+                           PtoType *result) {
+  int64_t o[PTO_MAX_RANK], f[PTO_MAX_RANK], w[PTO_MAX_RANK];
+  unsigned no = 0, nf = 0, r = pto_tile_rank(buffer);
+  if (!pto_attr_get_i64_array(pto_op_attr(op, "origin"), o, PTO_MAX_RANK, &no) ||
+      !pto_attr_get_i64_array(pto_op_attr(op, "full"), f, PTO_MAX_RANK, &nf) ||
+      no != nf || nf < r) {
+    pto_op_emit_error(op, "lower-to-pto: needs i64 array attributes 'origin' and 'full' of "
+                          "one length, at least the buffer's rank");
+    return NULL;
+  }
+  for (unsigned d = 0; d < nf; d++) w[d] = d < nf - r ? 1 : pto_tile_shape(buffer)[d - (nf - r)];
+  PtoBuilder b;
+  pto_builder_init(&b, ctx);
+  pto_builder_set_before(&b, op);
+  PtoType *i64 = pto_type_int(ctx, 64);
+  PtoValue *ops[2] = {
+      pto_arith_build_constant_int(&b, i64, pto_op_attr_int(op, "key", 0)),
+      pto_arith_build_constant_int(&b, i64, pto_op_attr_int(op, "counter", 0))};
+  PtoOp *t = build(ctx, op, "pto.trandom", ops, 2, result);
+  const char *dist = pto_op_is(op, "tile.normal") ? "normal" : "uniform";
+  pto_op_set_attr(t, "dist", pto_attr_string(ctx, dist, strlen(dist)));
+  pto_op_set_attr(t, "origin", pto_attr_i64_array(ctx, o, nf));
+  pto_op_set_attr(t, "full", pto_attr_i64_array(ctx, f, nf));
+  pto_op_set_attr(t, "window", pto_attr_i64_array(ctx, w, nf));
+  return t;
+}
+
 PtoOp *pto_lower_elementwise(PtoContext *ctx, PtoOp *op, PtoType *buffer,
                              PtoType *result) {
   const char *cmp = compare_of(op);
@@ -248,6 +280,8 @@ PtoOp *pto_lower_elementwise(PtoContext *ctx, PtoOp *op, PtoType *buffer,
   if (mask_cast(op)) return lower_mask_cast(ctx, op, result);
   if (pto_op_is(op, "tile.expand")) return lower_expand(ctx, op, buffer, result);
   if (pto_op_is(op, "tile.gelu")) return lower_gelu(ctx, op);
+  if (pto_op_is(op, "tile.uniform") || pto_op_is(op, "tile.normal"))
+    return lower_random(ctx, op, buffer, result);
   if (pto_op_is(op, "tile.pow")) {
     PtoValue *ops[2] = {as_tile(ctx, op, 0, result), as_tile(ctx, op, 1, result)};
     return build(ctx, op, "pto.tpow", ops, 2, result);

@@ -313,6 +313,19 @@ int pto_pto_op_tied_operand(const PtoOp *op) {
   return pto_pto_op_id(op) == PTO_PTO_TMATMUL_ACC ? 0 : -1;
 }
 
+unsigned pto_pto_get_random_window(const PtoOp *op, int64_t *origin, int64_t *full,
+                                   int64_t *window, bool *normal) {
+  unsigned no = 0, nf = 0, nw = 0;
+  const char *dist = pto_op_attr_str(op, "dist");
+  *normal = dist && strcmp(dist, "normal") == 0;
+  if (!pto_attr_get_i64_array(pto_op_attr(op, "origin"), origin, PTO_MAX_RANK, &no) ||
+      !pto_attr_get_i64_array(pto_op_attr(op, "full"), full, PTO_MAX_RANK, &nf) ||
+      !pto_attr_get_i64_array(pto_op_attr(op, "window"), window, PTO_MAX_RANK, &nw) ||
+      no != nf || nw != nf)
+    return 0;
+  return nf;
+}
+
 unsigned pto_pto_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn) {
   unsigned n = 0;
   if (!pto_attr_get_i64_array(pto_op_named_attr(op, PTO_ATTR_ID_STATIC_OFFSETS), offs,

@@ -245,6 +245,42 @@ static PtoResult verify_prefetch(Verifier *v) {
  * (i32, in vec: MTE2 reads it for the addresses) giving the positions
  * along `dim`, whose offset is therefore 0; the window spans the result's
  * extent along the other dim and the whole tensor along `dim`. */
+/* trandom %key, %counter {dist, origin, full, window}: i64 scalars, a
+ * float vec tile, and a window of the stream whose dims flatten to the
+ * tile (the leading ones into its rows). */
+static PtoResult verify_random(Verifier *v) {
+  static const char *const known[] = {"dist", "origin", "full", "window", NULL};
+  static const char *const dists[] = {"uniform", "normal", NULL};
+  PtoType *i64 = pto_type_int(v->c.ctx, 64), *r = res(v, 0);
+  if (known_attrs(v, known) || need_tile(v, "result", 0, r) || all_vec(v, 0) ||
+      need_dtypes(v, r))
+    return PTO_FAILURE;
+  for (unsigned i = 0; i < 2; i++)
+    if (opnd(v, i) != i64)
+      return ERR(v, "the %s (operand #%u) must be 'i64', got '%s'", i ? "counter" : "key", i,
+                 tstr(v, opnd(v, i)));
+  if (!pto_op_attr_str(v->op, "dist"))
+    return ERR(v, "requires the attribute 'dist' (\"uniform\" or \"normal\")");
+  if (pto_opcheck_enum(&v->c, "dist", dists, "\"uniform\" or \"normal\""))
+    return PTO_FAILURE;
+  int64_t o[PTO_MAX_RANK], f[PTO_MAX_RANK], w[PTO_MAX_RANK];
+  unsigned no, nf, nw;
+  if (!pto_attr_get_i64_array(pto_op_attr(v->op, "origin"), o, PTO_MAX_RANK, &no) ||
+      !pto_attr_get_i64_array(pto_op_attr(v->op, "full"), f, PTO_MAX_RANK, &nf) ||
+      !pto_attr_get_i64_array(pto_op_attr(v->op, "window"), w, PTO_MAX_RANK, &nw) ||
+      no != nf || nw != nf || nf == 0)
+    return ERR(v, "requires i64 array attributes 'origin', 'full' and 'window' of one "
+                  "length, 1 to %d entries", PTO_MAX_RANK);
+  int64_t rows = 1;
+  for (unsigned d = 0; d < nf; d++) {
+    if (f[d] <= 0 || w[d] < 0 || o[d] < 0 || o[d] > f[d] - w[d])
+      return ERR(v, "window of dim %u (origin %lld, size %lld) is outside 'full' (%lld)", d,
+                 (long long)o[d], (long long)w[d], (long long)f[d]);
+    if (d + 1 < nf) rows *= w[d];
+  }
+  return need_shape(v, "result", 0, r, rows, w[nf - 1]);
+}
+
 static PtoResult verify_gather_gm(Verifier *v) {
   static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, "dim", NULL};
   PtoShape src;
@@ -760,6 +796,7 @@ static PtoResult verify_kind(Verifier *v, PtoBlockCore core) {
   case PTO_PTO_KIND_TRANS: return verify_trans(v);
   case PTO_PTO_KIND_GATHER: return verify_gather(v);
   case PTO_PTO_KIND_GATHERGM: return verify_gather_gm(v);
+  case PTO_PTO_KIND_RANDOM: return verify_random(v);
   case PTO_PTO_KIND_SORT32: return verify_sort32(v);
   case PTO_PTO_KIND_MRGSORT: return verify_mrgsort(v);
   case PTO_PTO_KIND_TOPK: return verify_topk(v);

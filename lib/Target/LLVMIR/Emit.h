@@ -355,6 +355,14 @@ void pto_emit_sincos_f64(PtoEmit *e, LLVMValueRef x, LLVMValueRef *sin_out,
  * function element by element, so every argument gets its value. */
 PtoResult pto_emit_trig(PtoEmit *e, bool cosine, PtoEmitTile dst, PtoEmitTile src,
                         LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
+/* dst = the window of the uniform or normal stream of (key, counter)
+ * (i64 values) that pto_kernel_random fills, bit for bit (trandom): the
+ * stream has `rank` dims `full`, the window starts at `origin` and has
+ * the dims `window`, whose leading ones are flattened into dst's rows. */
+PtoResult pto_emit_random(PtoEmit *e, bool normal, PtoEmitTile dst, LLVMValueRef key,
+                          LLVMValueRef counter, unsigned rank, const int64_t *origin,
+                          const int64_t *full, const int64_t *window, LLVMValueRef rows,
+                          LLVMValueRef cols, PtoError *err);
 /* dst = pow(a, b) of float tiles of one dtype (tpow). */
 PtoResult pto_emit_pow(PtoEmit *e, PtoEmitTile dst, PtoEmitTile a, PtoEmitTile b,
                        LLVMValueRef rows, LLVMValueRef cols, PtoError *err);

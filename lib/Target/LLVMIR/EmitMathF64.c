@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "Target/LLVMIR/EmitUtil.h"
+#include "pto/PolyF64.h"
 
 #define B (e->b)
 
@@ -48,10 +49,6 @@ static LLVMValueRef call1(PtoEmit *e, const char *name, LLVMValueRef x) {
   return pto_emit_intrinsic(e, name, &x, 1);
 }
 
-/* ln 2 split so that n * LN2_HI is exact for |n| < 2^20 */
-static const double LN2_HI = 6.93147180369123816490e-01,
-                    LN2_LO = 1.90821492927058770002e-10;
-
 LLVMValueRef pto_emit_exp_f64(PtoEmit *e, LLVMValueRef y) {
   /* 1/k!, k = 13 down to 0: |r| <= ln2/2 leaves 2^-58 */
   static const double p[] = {1.0 / 6227020800.0, 1.0 / 479001600.0, 1.0 / 39916800.0,
@@ -63,8 +60,8 @@ LLVMValueRef pto_emit_exp_f64(PtoEmit *e, LLVMValueRef y) {
   y = fsel(e, LLVMRealOLT, y, dc(e, y, -700.0), dc(e, y, -700.0), y);
   y = fsel(e, LLVMRealOGT, y, dc(e, y, 700.0), dc(e, y, 700.0), y);
   LLVMValueRef n = call1(e, "llvm.rint", LLVMBuildFMul(B, y, dc(e, y, 1.4426950408889634), ""));
-  LLVMValueRef r = fma3(e, LLVMBuildFNeg(B, n, ""), dc(e, y, LN2_HI), y);
-  r = fma3(e, LLVMBuildFNeg(B, n, ""), dc(e, y, LN2_LO), r);
+  LLVMValueRef r = fma3(e, LLVMBuildFNeg(B, n, ""), dc(e, y, PTO_LN2_HI), y);
+  r = fma3(e, LLVMBuildFNeg(B, n, ""), dc(e, y, PTO_LN2_LO), r);
   LLVMValueRef q = horner(e, r, p, 14);
   /* NaN converts to poison: it scales by 2^0 and stays NaN through q */
   LLVMValueRef nn = fsel(e, LLVMRealUNO, n, n, dc(e, y, 0.0), n);
@@ -75,10 +72,7 @@ LLVMValueRef pto_emit_exp_f64(PtoEmit *e, LLVMValueRef y) {
 }
 
 LLVMValueRef pto_emit_log_f64(PtoEmit *e, LLVMValueRef x) {
-  /* 1/(2k+1), k = 11 down to 1: log(m) = 2 atanh(s) = 2s + 2s z P(z),
-   * z = s^2 <= 0.0295 */
-  static const double p[] = {1.0 / 23, 1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13,
-                             1.0 / 11, 1.0 / 9,  1.0 / 7,  1.0 / 5,  1.0 / 3};
+  /* log(m) = 2 atanh(s) (PolyF64.h) */
   LLVMTypeRef ity = vty(e, LLVMInt64TypeInContext(e->ctx), x);
   LLVMValueRef bits = LLVMBuildBitCast(B, x, ity, "");
   LLVMValueRef ex = LLVMBuildSub(B, LLVMBuildLShr(B, bits, lc(e, x, 52), ""), lc(e, x, 1023), "");
@@ -95,42 +89,27 @@ LLVMValueRef pto_emit_log_f64(PtoEmit *e, LLVMValueRef x) {
   LLVMValueRef s = LLVMBuildFDiv(B, f, LLVMBuildFAdd(B, f, dc(e, x, 2.0), ""), "");
   LLVMValueRef z = LLVMBuildFMul(B, s, s, "");
   LLVMValueRef s2 = LLVMBuildFAdd(B, s, s, "");
-  LLVMValueRef lm = fma3(e, LLVMBuildFMul(B, s2, z, ""), horner(e, z, p, 11), s2);
+  LLVMValueRef lm = fma3(e, LLVMBuildFMul(B, s2, z, ""), horner(e, z, pto_poly_atanh, 11), s2);
   LLVMValueRef fe = LLVMBuildSIToFP(B, ex, LLVMTypeOf(x), "");
-  LLVMValueRef r = fma3(e, fe, dc(e, x, LN2_HI), fma3(e, fe, dc(e, x, LN2_LO), lm));
+  LLVMValueRef r = fma3(e, fe, dc(e, x, PTO_LN2_HI), fma3(e, fe, dc(e, x, PTO_LN2_LO), lm));
   /* log(+inf) = +inf, log(0) = -inf, log(x < 0) and log(NaN) = NaN */
   r = fsel(e, LLVMRealOEQ, x, dc(e, x, INFINITY), x, r);
   r = fsel(e, LLVMRealOEQ, x, dc(e, x, 0.0), dc(e, x, -INFINITY), r);
   return fsel(e, LLVMRealULT, x, dc(e, x, 0.0), dc(e, x, NAN), r);
 }
 
-/* pi/2 as the sum of three doubles */
-static const double PIO2_1 = 1.5707963267948966, PIO2_2 = 6.123233995736766e-17,
-                    PIO2_3 = -1.4973849048591698e-33;
-
 void pto_emit_sincos_f64(PtoEmit *e, LLVMValueRef x, LLVMValueRef *sin_out,
                          LLVMValueRef *cos_out) {
-  /* (-1)^k / (2k+1)!, k = 8 down to 1, and (-1)^k / (2k)!, k = 9 down
-   * to 1: |r| <= pi/4 leaves 2^-54 */
-  static const double sp[] = {1.0 / 355687428096000.0, -1.0 / 1307674368000.0,
-                              1.0 / 6227020800.0,      -1.0 / 39916800.0,
-                              1.0 / 362880.0,          -1.0 / 5040.0,
-                              1.0 / 120.0,             -1.0 / 6.0};
-  static const double cp[] = {-1.0 / 6402373705728000.0, 1.0 / 20922789888000.0,
-                              -1.0 / 87178291200.0,      1.0 / 479001600.0,
-                              -1.0 / 3628800.0,          1.0 / 40320.0,
-                              -1.0 / 720.0,              1.0 / 24.0,
-                              -0.5};
   /* x = j pi/2 + r: with fma the first step is exact and the three parts
    * leave r accurate for |j| < 2^50 */
-  LLVMValueRef j = call1(e, "llvm.rint", LLVMBuildFMul(B, x, dc(e, x, 0.6366197723675814), ""));
+  LLVMValueRef j = call1(e, "llvm.rint", LLVMBuildFMul(B, x, dc(e, x, PTO_2_OVER_PI), ""));
   LLVMValueRef nj = LLVMBuildFNeg(B, j, "");
-  LLVMValueRef r = fma3(e, nj, dc(e, x, PIO2_1), x);
-  r = fma3(e, nj, dc(e, x, PIO2_2), r);
-  r = fma3(e, nj, dc(e, x, PIO2_3), r);
+  LLVMValueRef r = fma3(e, nj, dc(e, x, PTO_PIO2_1), x);
+  r = fma3(e, nj, dc(e, x, PTO_PIO2_2), r);
+  r = fma3(e, nj, dc(e, x, PTO_PIO2_3), r);
   LLVMValueRef z = LLVMBuildFMul(B, r, r, "");
-  LLVMValueRef s = fma3(e, LLVMBuildFMul(B, r, z, ""), horner(e, z, sp, 8), r);
-  LLVMValueRef c = fma3(e, z, horner(e, z, cp, 9), dc(e, x, 1.0));
+  LLVMValueRef s = fma3(e, LLVMBuildFMul(B, r, z, ""), horner(e, z, pto_poly_sin, 8), r);
+  LLVMValueRef c = fma3(e, z, horner(e, z, pto_poly_cos, 9), dc(e, x, 1.0));
   /* the quadrant j mod 4, in f64 (exact, and NaN and inf need no care) */
   LLVMValueRef q = LLVMBuildFSub(
       B, j,

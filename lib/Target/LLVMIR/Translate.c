@@ -473,6 +473,24 @@ static PtoResult emit_expand(Tr *t, PtoOp *op, PtoPtoKind kind) {
   return emitted(op, pto_emit_fill(&t->e, dst, s, rows, cols, &err), &err);
 }
 
+/* trandom: the key and counter values, the window from the attributes
+ * (the verifier checked them) */
+static PtoResult emit_random(Tr *t, PtoOp *op) {
+  PtoEmitTile dst;
+  PtoValue *res = pto_op_result(op, 0);
+  if (pto_failed(tile_of(t, op, res, &dst))) return PTO_FAILURE;
+  int64_t o[PTO_MAX_RANK], f[PTO_MAX_RANK], w[PTO_MAX_RANK];
+  bool normal;
+  unsigned nf = pto_pto_get_random_window(op, o, f, w, &normal);
+  PtoError err;
+  return emitted(op,
+                 pto_emit_random(&t->e, normal, dst,
+                                 value_of(t, pto_op_operand(op, 0)),
+                                 value_of(t, pto_op_operand(op, 1)), nf, o, f, w,
+                                 rows_of(t, res), cols_of(t, res), &err),
+                 &err);
+}
+
 /* tcmp, tsel, tgather, tquant, tsort32, tmrgsort: their tiles, then the
  * emitter of the kind. */
 static PtoResult emit_select_sort(Tr *t, PtoOp *op, PtoPtoKind kind) {
@@ -656,6 +674,7 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
   case PTO_PTO_KIND_ARGCOMBINE: return emit_arg(t, op, id, kind);
   case PTO_PTO_KIND_TOPKMERGE: return emit_topk_merge(t, op);
   case PTO_PTO_KIND_GATHERGM: return emit_gather_gm(t, op);
+  case PTO_PTO_KIND_RANDOM: return emit_random(t, op);
   default: return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
   }
 }
