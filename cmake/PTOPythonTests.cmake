@@ -14,7 +14,9 @@ execute_process(COMMAND ${PTO_PYTHON} -c "import torch"
 set(_py_env
   "PYTHONPATH=${PROJECT_SOURCE_DIR}/python"
   "PTO_LIBRARY=$<TARGET_FILE:pto_shared>"
-  "PYTHONDONTWRITEBYTECODE=1")
+  "PYTHONDONTWRITEBYTECODE=1"
+  # compile counts and times of a fresh process: no JIT objects on disk
+  "PTO_JIT_CACHE=0")
 if(_torch_rc EQUAL 0 OR PTO_REQUIRE_TORCH)
   list(APPEND _py_env "PTO_TEST_TORCH=1")
 endif()

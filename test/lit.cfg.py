@@ -18,6 +18,11 @@ for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME", "TMPDIR"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# Every process compiles its kernels, as the tests that count compiles
+# expect, and nothing is written to the user's cache; the tests of the
+# JIT's disk cache turn it on with a directory of their own.
+config.environment["PTO_JIT_CACHE"] = "0"
+
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%pto_src_root", config.pto_src_root))
 config.substitutions.append(("%pto_obj_root", config.pto_obj_root))

@@ -63,7 +63,7 @@ static void fn_begin(Fn *f, PtoJit *jit, const char *name, unsigned nptr,
   LLVMBuilderRef b = LLVMCreateBuilderInContext(f->ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(f->ctx, fn, "entry"));
   unsigned lanes = strcmp(pto_jit_get_vector_isa(jit), "avx512f") == 0 ? 16 : 8;
-  f->e = (PtoEmit){f->ctx, f->mod, b, fn, lanes};
+  f->e = (PtoEmit){.ctx = f->ctx, .mod = f->mod, .b = b, .fn = fn, .lanes = lanes};
 }
 
 static void *fn_finish(Fn *f, PtoJit *jit, const char *name, double *secs) {

@@ -48,12 +48,14 @@ int main(void) {
   saxpy(100, 2.0f, x, y);
   printf("y[99] = %g\n", y[99]);
 
-  /* the same text again: answered from the cache */
+  /* the same text again: answered from the cache; the next process
+   * loads the object this one left on disk instead of compiling it */
   pto_jit_compile(jit, kSaxpy, strlen(kSaxpy), &err);
   PtoJitStats s = pto_jit_get_stats(jit);
-  printf("compiled %llu module(s), %llu cache hit(s), %.1f ms\n",
-         (unsigned long long)s.compiled, (unsigned long long)s.cache_hits,
-         s.compile_seconds * 1e3);
+  printf("compiled %llu module(s), %llu loaded from disk, %llu cache hit(s), "
+         "%.1f ms\n",
+         (unsigned long long)s.compiled, (unsigned long long)s.disk_hits,
+         (unsigned long long)s.cache_hits, s.compile_seconds * 1e3);
 
   /* errors are values, with LLVM's message */
   const char *bad = "define i32 @f() {\n  ret i32 %nope\n}\n";

@@ -30,9 +30,15 @@ typedef enum PtoDType {
   PTO_DT_BOOL = 9,  /* i1, one byte holding 0 or 1 */
   PTO_DT_INDEX = 10, /* int64 storage */
   PTO_DT_U16 = 11,
-  PTO_DT_U32 = 12
+  PTO_DT_U32 = 12,
+  /* OCP 8-bit floats (MLIR's f8E4M3FN, f8E5M2, f8E8M0FNU), one byte each;
+   * numpy has no dtype for them, so arrays hold their bit patterns as
+   * uint8 (docs/numerics.md). */
+  PTO_DT_F8E4M3 = 13,
+  PTO_DT_F8E5M2 = 14,
+  PTO_DT_F8E8M0 = 15
 } PtoDType;
-#define PTO_DT_COUNT 13
+#define PTO_DT_COUNT 16
 
 /* Largest rank of the host arrays and strided conversions. */
 #define PTO_MAX_RANK 8
@@ -40,24 +46,27 @@ typedef enum PtoDType {
 bool pto_dtype_is_valid(int dt);
 /* Bytes per element. */
 size_t pto_dtype_size(PtoDType dt);
-/* Short name: f32 f16 bf16 f64 i8 i16 i32 i64 u8 bool index u16 u32. */
+/* Short name: f32 f16 bf16 f64 i8 i16 i32 i64 u8 bool index u16 u32
+ * f8e4m3 f8e5m2 f8e8m0. */
 const char *pto_dtype_name(PtoDType dt);
 /* numpy's name: float32 ... uint8 bool; bf16 is "bfloat16" (not a numpy
  * type), index is "int64". */
 const char *pto_dtype_numpy_name(PtoDType dt);
 /* The .npy descr written for the dtype: '<f4', '<f2', '|i1', '|b1', ...
  * bf16 is written as '<u2' (raw bit patterns, see docs/npy.md), so a
- * '<u2' file reads as bf16 and u16 is written so too; index is '<i8'. */
+ * '<u2' file reads as bf16 and u16 is written so too; index is '<i8'; the
+ * 8-bit floats are written as '|u1' (their bit patterns). */
 const char *pto_dtype_npy_descr(PtoDType dt);
 /* Accepts the short names, numpy's names and the IR spellings (i1, ui8,
  * index). */
 bool pto_dtype_from_name(const char *name, PtoDType *out);
 
-/* f16 bf16 f32 f64. */
+/* f16 bf16 f32 f64 and the 8-bit floats. */
 bool pto_dtype_is_float(PtoDType dt);
 /* Integer storage: i8..i64, u8..u32, bool, index. */
 bool pto_dtype_is_int(PtoDType dt);
-/* Can hold negative values: floats, i8..i64 and index (not u8..u32, bool). */
+/* Can hold negative values: floats but f8e8m0, i8..i64 and index (not
+ * u8..u32, bool). */
 bool pto_dtype_is_signed(PtoDType dt);
 /* Range of an integer dtype (bool: 0..1). */
 int64_t pto_dtype_int_min(PtoDType dt);

@@ -20,6 +20,11 @@ typedef struct PtoEmbedEngine PtoEmbedEngine;
 /* NULL when LLVM has no target for this host (`err`, if non-NULL, gets
  * the reason, at most `cap` bytes). */
 PtoEmbedEngine *pto_embed_engine_create(char *err, size_t cap);
+/* The same with LLVM's default<O`opt_level`> pipeline, 0..3 (the default
+ * is 2; 0 compiles several times faster into slower code, for test runs
+ * under a sanitizer). Any other level is an error. */
+PtoEmbedEngine *pto_embed_engine_create_with_opt_level(int opt_level, char *err,
+                                                       size_t cap);
 void pto_embed_engine_destroy(PtoEmbedEngine *eng);
 /* Modules compiled, compiles answered from the cache, seconds spent. */
 uint64_t pto_embed_engine_num_compiled(const PtoEmbedEngine *eng);

@@ -22,19 +22,33 @@ typedef struct PtoJit PtoJit;
 /* A compiled module, owned by its PtoJit. */
 typedef struct PtoJitModule PtoJitModule;
 
+/* Whether compiled objects are kept on disk for the next process
+ * (docs/jit.md, "The cache on disk"). */
+typedef enum PtoJitDiskCache {
+  PTO_JIT_DISK_CACHE_FROM_ENV = 0, /* on unless PTO_JIT_CACHE=0 */
+  PTO_JIT_DISK_CACHE_OFF = 1,
+  PTO_JIT_DISK_CACHE_ON = 2,
+} PtoJitDiskCache;
+
 typedef struct PtoJitOptions {
   /* LLVM's default<On> pipeline, 0..3 (the JIT's default is 2). */
   int opt_level;
+  PtoJitDiskCache disk_cache;
+  /* Where the objects go; NULL: $PTO_CACHE_DIR, else
+   * $XDG_CACHE_HOME/pto/jit, else $HOME/.cache/pto/jit. Created when
+   * missing. */
+  const char *cache_dir;
 } PtoJitOptions;
 
 /* NULL opts means the defaults. Returns NULL and fills err when LLVM has
- * no target for this host. */
+ * no target for this host, or PTO_JIT_CACHE holds neither 0 nor 1. */
 PtoJit *pto_jit_create(const PtoJitOptions *opts, PtoError *err);
 void pto_jit_destroy(PtoJit *jit);
 
 /* Parses, verifies, optimises and compiles the module `ll` (len bytes of
  * textual LLVM IR; need not be NUL-terminated), or returns the module
- * compiled earlier from the same text without doing any work. Errors
+ * compiled earlier from the same text without doing any work, or loads
+ * the object an earlier process compiled from it (the disk cache). Errors
  * (syntax, verifier, unresolved symbols) come back in err with LLVM's
  * message; the JIT stays usable. */
 PtoJitModule *pto_jit_compile(PtoJit *jit, const char *ll, size_t len,
@@ -46,14 +60,20 @@ void *pto_jit_module_lookup(PtoJitModule *mod, const char *name,
 /* Seconds spent compiling the module (parse to machine code). */
 double pto_jit_module_compile_seconds(const PtoJitModule *mod);
 
-/* Counters: modules compiled, compiles answered from the cache, and the
- * seconds spent compiling in all. */
+/* Counters: modules compiled by LLVM, compiles answered from the cache in
+ * memory, and the seconds spent compiling in all (loads from disk
+ * included); modules loaded from the disk cache instead of compiled, and
+ * objects written to it. */
 typedef struct PtoJitStats {
   uint64_t compiled;
   uint64_t cache_hits;
   double compile_seconds;
+  uint64_t disk_hits;
+  uint64_t disk_writes;
 } PtoJitStats;
 PtoJitStats pto_jit_get_stats(const PtoJit *jit);
+/* The directory of the disk cache, or NULL when it is off. Borrowed. */
+const char *pto_jit_get_cache_dir(const PtoJit *jit);
 
 void pto_free(void *p); /* frees memory the API hands to the caller */
 

@@ -110,7 +110,12 @@ typedef enum PtoFloatKind {
   PTO_BF16,
   PTO_F32,
   PTO_F64,
+  /* OCP 8-bit floats, MLIR's spellings (pto/DType.h has their rules) */
+  PTO_F8E4M3FN,
+  PTO_F8E5M2,
+  PTO_F8E8M0FNU,
 } PtoFloatKind;
+#define PTO_FLOAT_KIND_COUNT 7
 
 typedef enum PtoSignedness {
   PTO_SIGNLESS,

@@ -27,6 +27,32 @@ extern "C" {
  * matmul use (8, or 16 for AVX-512; 0: 8). */
 PtoResult pto_translate_to_llvmir(PtoOp *module, unsigned lanes, char **out);
 
+/* A kernel with an instruction that can fail at run time (tgather_gm: an
+ * index outside its tensor) is `i32 @k(..., i64* %fault)` instead: the
+ * same parameters and then its fault record, PTO_LLVMIR_FAULT_SLOTS
+ * int64. It returns 0, or PTO_LLVMIR_FAULT after recording the first bad
+ * index (row-major, the one the interpreter names) in the record: which
+ * instruction (its 1-based position in the kernel's body,
+ * pto_llvmir_fault_op), the index, its row and column in the index tile
+ * and the bound it had to be below. Other kernels stay `void`. */
+enum {
+  PTO_LLVMIR_FAULT_SITE,
+  PTO_LLVMIR_FAULT_INDEX,
+  PTO_LLVMIR_FAULT_ROW,
+  PTO_LLVMIR_FAULT_COL,
+  PTO_LLVMIR_FAULT_BOUND,
+  PTO_LLVMIR_FAULT_SLOTS
+};
+enum { PTO_LLVMIR_FAULT = 1 };
+/* Whether `kernel` (a pto.kernel) has an instruction that can fail. */
+bool pto_llvmir_kernel_can_fault(PtoOp *kernel);
+/* Where the host program puts a task's fault record: the int64 slot after
+ * the kernel's operands and dynamic dims in the task's packed operands
+ * (PtoHostEnv.alloc); -1 when the kernel cannot fail. */
+int64_t pto_llvmir_kernel_fault_slot(PtoOp *kernel);
+/* The instruction of `kernel` a fault record's site names, or NULL. */
+PtoOp *pto_llvmir_fault_op(PtoOp *kernel, int64_t site);
+
 /* What the host program returns when its index arithmetic divides by
  * zero (see below). */
 enum { PTO_HOST_DIVISION_BY_ZERO = -2 };

@@ -125,7 +125,100 @@ static uint16_t nan_f64_to_half(double v) {
   return (uint16_t)(((b >> 48) & 0x8000u) | r);
 }
 
+/* ---- 8-bit floats ---- */
+
+/* The OCP 8-bit formats as MLIR names them. E5M2 is IEEE-like (infinities,
+ * several NaNs); E4M3FN trades its infinities for one more binade (only
+ * S.1111.111 is NaN, max 448); E8M0FNU is an unsigned power of two (a
+ * scale: no sign, no zero, 0xff is NaN, 2^-127 .. 2^127). */
+typedef struct F8Format {
+  int mbits, bias;
+  bool has_inf, has_sign;
+  uint8_t max_code; /* the largest finite magnitude */
+} F8Format;
+
+static bool is_f8(PtoDType dt) {
+  return dt == PTO_DT_F8E4M3 || dt == PTO_DT_F8E5M2 || dt == PTO_DT_F8E8M0;
+}
+
+static const F8Format *f8_format(PtoDType dt) {
+  static const F8Format fmts[3] = {
+      {3, 7, false, true, 0x7e},    /* f8E4M3FN: 448 */
+      {2, 15, true, true, 0x7b},    /* f8E5M2: 57344 */
+      {0, 127, false, false, 0xfe}, /* f8E8M0FNU: 2^127 */
+  };
+  return &fmts[dt - PTO_DT_F8E4M3];
+}
+
+static double f8_to_f64(PtoDType dt, uint8_t c) {
+  const F8Format *f = f8_format(dt);
+  if (!f->has_sign) return c == 0xffu ? NAN : ldexp(1.0, (int)c - f->bias);
+  unsigned mag = c & 0x7fu, e = mag >> f->mbits, m = mag & ((1u << f->mbits) - 1);
+  double v;
+  if (mag > f->max_code)
+    v = f->has_inf && m == 0 ? INFINITY : NAN;
+  else if (e == 0)
+    v = ldexp((double)m, 1 - f->bias - f->mbits); /* subnormal */
+  else
+    v = ldexp((double)((1u << f->mbits) | m), (int)e - f->bias - f->mbits);
+  return c & 0x80u ? -v : v;
+}
+
+/* The code of r, a value of the format or an infinity it has. */
+static uint8_t f8_code(PtoDType dt, double r) {
+  const F8Format *f = f8_format(dt);
+  if (!f->has_sign) return (uint8_t)(ilogb(r) + f->bias);
+  uint8_t s = signbit(r) ? 0x80u : 0;
+  double a = fabs(r);
+  if (isinf(a)) return (uint8_t)(s | (f->max_code + 1));
+  if (a == 0) return s;
+  int e = ilogb(a), emin = 1 - f->bias;
+  if (e < emin) return (uint8_t)(s | (unsigned)ldexp(a, f->mbits - emin));
+  unsigned m = (unsigned)ldexp(a, f->mbits - e) - (1u << f->mbits);
+  return (uint8_t)(s | (unsigned)(e + f->bias) << f->mbits | m);
+}
+
+/* v (finite, and >= 0 for E8M0) to nearest even, +-inf past the largest
+ * finite value: rounding as if the exponent were unbounded, so a value at
+ * or beyond the midpoint above the maximum overflows (IEEE 754's rule).
+ * E8M0's significand is its implicit 1 alone, so no neighbour is even and
+ * a tie rounds up; below 2^-127 everything rounds to 2^-127 (no zero). */
+static double f8_round_nearest(PtoDType dt, double v) {
+  const F8Format *f = f8_format(dt);
+  double a = fabs(v), max = f8_to_f64(dt, f->max_code);
+  if (isinf(a) || a == 0) return f->has_sign || a != 0 ? v : ldexp(1.0, -f->bias);
+  int e = ilogb(a), emin = 1 - f->bias;
+  if (!f->has_sign && e < -f->bias) return ldexp(1.0, -f->bias);
+  if (f->has_sign && e < emin) e = emin; /* subnormals */
+  double q = ldexp(nearbyint(ldexp(a, f->mbits - e)), e - f->mbits);
+  if (q > max) q = INFINITY;
+  return copysign(q, v);
+}
+
+/* The neighbour of r (a value of the format or an infinity standing for
+ * overflow) toward +inf when `up`, else toward -inf, in code order. */
+static double f8_next(PtoDType dt, double r, bool up) {
+  const F8Format *f = f8_format(dt);
+  int top = f->max_code + 1; /* the infinity's place */
+  int ord;
+  if (!f->has_sign) {
+    ord = isinf(r) ? top : f8_code(dt, r);
+    ord += up ? 1 : -1;
+    if (ord < 0) ord = 0; /* nothing below 2^-127 */
+    return ord >= top ? INFINITY : f8_to_f64(dt, (uint8_t)ord);
+  }
+  int mag = isinf(r) ? top : f8_code(dt, r) & 0x7f;
+  ord = signbit(r) ? -mag : mag;
+  ord += up ? 1 : -1;
+  if (ord == 0) return copysign(0.0, r);
+  if (ord >= top) return INFINITY;
+  if (ord <= -top) return -INFINITY;
+  double m = f8_to_f64(dt, (uint8_t)(ord < 0 ? -ord : ord));
+  return ord < 0 ? -m : m;
+}
+
 static double max_finite(PtoDType dt) {
+  if (is_f8(dt)) return f8_to_f64(dt, f8_format(dt)->max_code);
   switch (dt) {
   case PTO_DT_F16:
     return 65504.0;
@@ -140,6 +233,7 @@ static double max_finite(PtoDType dt) {
 
 /* v rounded to nearest even at the precision of float dtype dt. */
 static double round_nearest(PtoDType dt, double v) {
+  if (is_f8(dt)) return f8_round_nearest(dt, v);
   switch (dt) {
   case PTO_DT_F16:
     return pto_round_to_f16(v);
@@ -164,6 +258,7 @@ static double from_bits16(PtoDType dt, uint16_t h) {
 /* The representable neighbour of r (a value of dt, possibly infinite)
  * toward +inf when `up`, else toward -inf. */
 static double next_float(PtoDType dt, double r, bool up) {
+  if (is_f8(dt)) return f8_next(dt, r, up);
   switch (dt) {
   case PTO_DT_F64:
     return nextafter(r, up ? INFINITY : -INFINITY);
@@ -183,6 +278,7 @@ static double next_float(PtoDType dt, double r, bool up) {
 }
 
 static bool last_bit_odd(PtoDType dt, double r) {
+  if (is_f8(dt)) return !isinf(r) && (f8_code(dt, r) & 1u);
   switch (dt) {
   case PTO_DT_F64:
     return f64_bits(r) & 1u;
@@ -231,8 +327,29 @@ static double round_float(PtoDType dt, double v, PtoCastMode mode) {
   return r;
 }
 
+/* An 8-bit float's code for v under `mode`. Formats without infinities
+ * give NaN where IEEE would overflow (MLIR's and ml_dtypes' rule), the
+ * largest finite value when saturating, which also takes their
+ * infinities (OCP's saturating conversion); E8M0 makes a negative value
+ * NaN. */
+static uint8_t f8_from_f64(PtoDType dt, double v, PtoCastMode mode) {
+  const F8Format *f = f8_format(dt);
+  uint8_t nan = f->has_sign && signbit(v) ? 0xffu : f->has_sign ? 0x7fu : 0xffu;
+  if (isnan(v) || (!f->has_sign && v < 0)) return nan;
+  bool sat = mode.sat == PTO_SAT_SATURATE;
+  if (isinf(v) && !f->has_inf)
+    return sat ? f8_code(dt, copysign(max_finite(dt), v)) : nan;
+  double r = round_float(dt, v, mode);
+  if (isinf(r) && !f->has_inf) return nan;
+  return f8_code(dt, r);
+}
+
 /* Stores v (possibly NaN) into a float element. */
 static void store_float(PtoDType dt, char *p, double v, PtoCastMode mode) {
+  if (is_f8(dt)) {
+    *(uint8_t *)p = f8_from_f64(dt, v, mode);
+    return;
+  }
   if (isnan(v)) {
     switch (dt) {
     case PTO_DT_F16:
@@ -382,6 +499,7 @@ static void store_from_i64(PtoDType dt, char *p, int64_t v, PtoCastMode mode) {
 /* ---- public scalar API ---- */
 
 static double load_f64(PtoDType dt, const char *p) {
+  if (is_f8(dt)) return f8_to_f64(dt, (uint8_t)*p);
   switch (dt) {
   case PTO_DT_F16:
     return half_to_f64(rd16(p));

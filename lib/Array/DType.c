@@ -35,6 +35,13 @@ static const DTypeInfo infos[PTO_DT_COUNT] = {
                       INT64_MIN, INT64_MAX},
     [PTO_DT_U16] = {"u16", "uint16", "<u2", "ui16", 2, F_INT, 0, UINT16_MAX},
     [PTO_DT_U32] = {"u32", "uint32", "<u4", "ui32", 4, F_INT, 0, UINT32_MAX},
+    /* numpy names of formats numpy lacks: ml_dtypes' spellings */
+    [PTO_DT_F8E4M3] = {"f8e4m3", "float8_e4m3fn", "|u1", "f8E4M3FN", 1,
+                       F_FLOAT | F_SIGNED, 0, 0},
+    [PTO_DT_F8E5M2] = {"f8e5m2", "float8_e5m2", "|u1", "f8E5M2", 1,
+                       F_FLOAT | F_SIGNED, 0, 0},
+    [PTO_DT_F8E8M0] = {"f8e8m0", "float8_e8m0fnu", "|u1", "f8E8M0FNU", 1,
+                       F_FLOAT, 0, 0},
 };
 
 bool pto_dtype_is_valid(int dt) { return dt >= 0 && dt < PTO_DT_COUNT; }

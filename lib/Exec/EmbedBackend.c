@@ -23,8 +23,14 @@ struct PtoEmbedBackend {
 };
 
 PtoEmbedEngine *pto_embed_engine_create(char *err, size_t cap) {
+  return pto_embed_engine_create_with_opt_level(2, err, cap);
+}
+
+PtoEmbedEngine *pto_embed_engine_create_with_opt_level(int opt_level, char *err,
+                                                       size_t cap) {
   PtoError e;
-  PtoJit *jit = pto_jit_create(NULL, &e);
+  PtoJitOptions opts = {.opt_level = opt_level};
+  PtoJit *jit = pto_jit_create(&opts, &e);
   if (!jit) {
     if (err && cap) snprintf(err, cap, "%s", e.msg);
     return NULL;

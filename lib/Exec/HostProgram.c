@@ -18,6 +18,13 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A task of a kernel that can fail: its fault record (pto/LLVMIR.h) in
+ * the task's packed operands. */
+typedef struct TaskFault {
+  int64_t *rec;
+  unsigned kernel;
+} TaskFault;
+
 struct PtoHostProgram {
   PtoHostEnv env; /* first: the host program's callbacks get it */
   PtoContext *ctx;
@@ -40,6 +47,11 @@ struct PtoHostProgram {
   int64_t *result_dims;
   void **bufs;
   bool refused; /* the runtime refused a task; its diagnostic is out */
+  /* per kernel: the pto.kernel and where its tasks' fault records lie
+   * (-1: it cannot fail); the records of the graph's tasks */
+  PtoOp **kops;
+  int64_t *fault_slot;
+  PTO_VEC(TaskFault) faults;
   double t_compile, t_build;
 };
 
@@ -97,6 +109,11 @@ static int64_t cb_submit(PtoHostEnv *env, const void *task) {
   for (uint32_t i = 0; i < d->num_regions; i++)
     if (d->regions[i].access != PTO_RT_READ && d->regions[i].buffer < p->written.len)
       p->written.data[d->regions[i].buffer] = 1;
+  for (unsigned k = 0; k < p->nkernels; k++)
+    if (p->ids[k] == d->kernel && p->fault_slot[k] >= 0) {
+      TaskFault f = {(int64_t *)d->user + p->fault_slot[k], k};
+      pto_vec_push(&p->faults, f);
+    }
   return id;
 }
 
@@ -107,30 +124,10 @@ static int64_t *cb_alloc(PtoHostEnv *env, uint32_t n) {
   return a;
 }
 
-/* A compiled kernel returns nothing the runtime could report: an index
- * tgather_gm finds outside its tensor would give 0 where the interpreter
- * stops with the error at the op, so such programs stay with the
- * interpreter until kernels can report it. */
-static PtoResult check_reportable(PtoOp *module) {
-  PtoBlock *top = pto_region_first_block(pto_op_region(module, 0));
-  for (PtoOp *k = pto_block_first_op(top); k; k = pto_op_next(k)) {
-    if (pto_pto_op_id(k) != PTO_PTO_KERNEL) continue;
-    PtoBlock *body = pto_region_first_block(pto_op_region(k, 0));
-    for (PtoOp *op = body ? pto_block_first_op(body) : NULL; op; op = pto_op_next(op))
-      if (pto_pto_op_id(op) == PTO_PTO_TGATHER_GM)
-        return pto_op_emit_error(op, "the compiled back end cannot run this yet: "
-                                 "a compiled kernel cannot report an index "
-                                 "outside the tensor, which the interpreter "
-                                 "does");
-  }
-  return PTO_SUCCESS;
-}
-
 /* Translates and compiles the module; registers each kernel's task entry
  * with the runtime and its cost model cycles. */
 static PtoResult compile(PtoHostProgram *p, PtoOp *module, const PtoPlatform *plat) {
   PtoError err;
-  if (check_reportable(module)) return PTO_FAILURE;
   unsigned lanes = strcmp(pto_jit_get_vector_isa(p->jit), "avx512f") ? 8 : 16;
   char *ll = NULL;
   if (pto_translate_to_llvmir(module, lanes, &ll) != PTO_SUCCESS) return PTO_FAILURE;
@@ -149,6 +146,8 @@ static PtoResult compile(PtoHostProgram *p, PtoOp *module, const PtoPlatform *pl
     n += pto_pto_op_id(op) == PTO_PTO_KERNEL;
   p->ids = pto_calloc(n ? n : 1, sizeof *p->ids);
   p->cycles = pto_calloc(n ? n : 1, sizeof *p->cycles);
+  p->kops = pto_calloc(n ? n : 1, sizeof *p->kops);
+  p->fault_slot = pto_calloc(n ? n : 1, sizeof *p->fault_slot);
   n = 0;
   for (PtoOp *op = pto_block_first_op(top); op; op = pto_op_next(op)) {
     if (pto_pto_op_id(op) != PTO_PTO_KERNEL) continue;
@@ -162,6 +161,8 @@ static PtoResult compile(PtoHostProgram *p, PtoOp *module, const PtoPlatform *pl
     if (p->ids[n] < 0) return pto_emit_error(p->ctx, pto_op_loc(op), "%s", pto_runtime_error(p->rt));
     PtoPipeTimes t;
     if (pto_pto_kernel_cost(op, "host-program", &st, &t) != PTO_SUCCESS) return PTO_FAILURE;
+    p->kops[n] = op;
+    p->fault_slot[n] = pto_llvmir_kernel_fault_slot(op);
     p->cycles[n++] = t.total;
   }
   p->nkernels = n;
@@ -254,6 +255,7 @@ static void release_graph(PtoHostProgram *p) {
   p->bufs = NULL;
   for (uint32_t i = 0; i < p->packs.len; i++) pto_free(p->packs.data[i]);
   p->packs.len = 0;
+  p->faults.len = 0;
   p->sizes.len = 0;
   p->written.len = 0;
   if (p->g) pto_graph_destroy(p->g);
@@ -274,6 +276,9 @@ void pto_host_program_destroy(PtoHostProgram *p) {
   if (!p) return;
   release_graph(p);
   pto_vec_free(&p->packs);
+  pto_vec_free(&p->faults);
+  pto_free(p->kops);
+  pto_free(p->fault_slot);
   pto_vec_free(&p->sizes);
   pto_vec_free(&p->written);
   pto_free(p->ids);
@@ -353,11 +358,42 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
   return PTO_SUCCESS;
 }
 
+/* A run a kernel stopped with a fault: the interpreter's error at the
+ * instruction, from the first task (in submission order) that recorded
+ * one, and the runtime's account of the stop as a note. The records are
+ * cleared for the next run of the graph. False when no task recorded a
+ * fault. */
+static bool report_fault(PtoHostProgram *p) {
+  const int64_t *rec = NULL;
+  PtoOp *op = NULL;
+  for (uint32_t i = 0; i < p->faults.len; i++) {
+    TaskFault *f = &p->faults.data[i];
+    if (!f->rec[PTO_LLVMIR_FAULT_SITE]) continue;
+    if (!rec) {
+      rec = f->rec;
+      op = pto_llvmir_fault_op(p->kops[f->kernel], rec[PTO_LLVMIR_FAULT_SITE]);
+    }
+  }
+  if (!rec) return false;
+  PtoDiag *d = pto_diag_begin(p->ctx, PTO_DIAG_ERROR, op ? pto_op_loc(op) : loc_of(p));
+  if (op) pto_diag_printf(d, "'%s' op ", pto_op_name_str(op));
+  pto_diag_printf(d, "index %lld at position (%lld, %lld) is out of range [0, %lld) for dim %lld",
+                  (long long)rec[PTO_LLVMIR_FAULT_INDEX], (long long)rec[PTO_LLVMIR_FAULT_ROW],
+                  (long long)rec[PTO_LLVMIR_FAULT_COL], (long long)rec[PTO_LLVMIR_FAULT_BOUND],
+                  (long long)(op ? pto_op_attr_int(op, "dim", 0) : 0));
+  pto_diag_note(d, loc_of(p), "the compiled run stopped there: %s", pto_runtime_error(p->rt));
+  pto_diag_emit(d);
+  for (uint32_t i = 0; i < p->faults.len; i++)
+    memset(p->faults.data[i].rec, 0, PTO_LLVMIR_FAULT_SLOTS * sizeof(int64_t));
+  return true;
+}
+
 PtoResult pto_host_program_run(PtoHostProgram *p, void *const *bufs) {
   if (!p->g) return pto_emit_error(p->ctx, loc_of(p), "no task graph was built");
-  if (pto_graph_run(p->g, bufs ? bufs : p->bufs, p->sizes.len) != PTO_RT_OK)
-    return pto_emit_error(p->ctx, loc_of(p), "the run failed: %s", pto_runtime_error(p->rt));
-  return PTO_SUCCESS;
+  if (pto_graph_run(p->g, bufs ? bufs : p->bufs, p->sizes.len) == PTO_RT_OK)
+    return PTO_SUCCESS;
+  if (report_fault(p)) return PTO_FAILURE;
+  return pto_emit_error(p->ctx, loc_of(p), "the run failed: %s", pto_runtime_error(p->rt));
 }
 
 PtoResult pto_host_program_result(PtoHostProgram *p, unsigned i, void *const *bufs,

@@ -1,5 +1,6 @@
 /* The JIT (pto/ExecutionEngine.h) over the LLVM-C API: ORC LLJIT for the
- * host CPU, LLVM's default<On> pipeline, a cache keyed by the module text. */
+ * host CPU, LLVM's default<On> pipeline, a cache keyed by the module text
+ * in memory and one of object files on disk for the next process. */
 #include "pto/ExecutionEngine.h"
 
 #include <llvm-c/Analysis.h>
@@ -12,20 +13,34 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#include <llvm/Config/llvm-config.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <threads.h>
 
 #include "Support/Alloc.h"
+#include "Support/File.h"
 #include "Support/Hash.h"
+#include "Support/Str.h"
 #include "Support/Time.h"
+
+/* Part of every disk cache key: bump it whenever what this file does to
+ * a module (the pipeline, its options, the renaming) changes, so that
+ * objects compiled the old way are never loaded. */
+#define CACHE_FORMAT "pto-jit-cache 1"
+#ifndef PTO_PROJECT_VERSION
+#error "the build defines PTO_PROJECT_VERSION (lib/ExecutionEngine/CMakeLists.txt)"
+#endif
 
 struct PtoJitModule {
   PtoJit *jit;
   char *text; /* the source, to tell hash collisions apart */
   size_t len;
-  char suffix[24]; /* appended to every name the module defines */
+  char suffix[40]; /* appended to every name the module defines */
   double seconds;
   PtoJitModule *next_same_hash;
 };
@@ -41,6 +56,10 @@ struct PtoJit {
   PtoPtrMap modules; /* text hash -> PtoJitModule chain */
   uint64_t nmodules;
   PtoJitStats stats;
+  /* The disk cache's directory (NULL: off) and the hashes of everything
+   * besides the module text that the object depends on. */
+  char *cache_dir;
+  uint64_t key_seed, check_seed;
   /* An error the execution session reported asynchronously (a symbol that
    * did not resolve while materialising), picked up by the next lookup. */
   char session_error[256];
@@ -138,6 +157,150 @@ static const char *widest_isa(const char *features) {
   return "none";
 }
 
+/* ---- the cache on disk ---- */
+
+/* A second hash of the key, kept in the entry: a file whose name matches
+ * by a collision of the first is not taken for the module's. */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n) {
+  const unsigned char *s = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+/* An entry: this header, the NUL-terminated names of the functions the
+ * object defines (to link it now, as a compile does), then the object
+ * file. The hash of both makes a damaged or truncated entry a miss. */
+typedef struct EntryHeader {
+  char magic[8];
+  uint64_t check;
+  uint64_t names_len, obj_len;
+  uint64_t payload_hash;
+} EntryHeader;
+static const char kEntryMagic[8] = {'P', 'T', 'O', 'J', 'I', 'T', 0, 1};
+/* Far above any kernel's object: a larger file is not ours. */
+#define MAX_ENTRY_BYTES ((uint64_t)1 << 30)
+
+static uint64_t payload_hash(const char *names, size_t nl, const char *obj,
+                             size_t ol) {
+  return pto_hash_combine(pto_hash_bytes(names, nl), pto_hash_bytes(obj, ol));
+}
+
+/* Where the objects go, from the options and the environment; NULL and
+ * success when the cache is off. */
+static PtoResult cache_dir_of(const PtoJitOptions *opts, char **out, PtoError *err) {
+  *out = NULL;
+  PtoJitDiskCache mode = opts ? opts->disk_cache : PTO_JIT_DISK_CACHE_FROM_ENV;
+  if (mode == PTO_JIT_DISK_CACHE_FROM_ENV) {
+    const char *v = getenv("PTO_JIT_CACHE");
+    if (!v || !*v || strcmp(v, "1") == 0)
+      mode = PTO_JIT_DISK_CACHE_ON;
+    else if (strcmp(v, "0") == 0)
+      mode = PTO_JIT_DISK_CACHE_OFF;
+    else
+      return pto_error_set(err, "PTO_JIT_CACHE=%s: expected 0 (no JIT cache on disk) "
+                           "or 1", v);
+  }
+  if (mode == PTO_JIT_DISK_CACHE_OFF) return PTO_SUCCESS;
+  if (mode != PTO_JIT_DISK_CACHE_ON)
+    return pto_error_set(err, "JIT disk cache mode %d is not one of PtoJitDiskCache's",
+                         (int)mode);
+  PtoStr d;
+  pto_str_init(&d);
+  const char *dir = opts && opts->cache_dir ? opts->cache_dir : getenv("PTO_CACHE_DIR");
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (dir && *dir)
+    pto_str_puts(&d, dir);
+  else if (xdg && xdg[0] == '/') /* the XDG spec ignores relative paths */
+    pto_str_printf(&d, "%s/pto/jit", xdg);
+  else if (home && *home)
+    pto_str_printf(&d, "%s/.cache/pto/jit", home);
+  else
+    return PTO_SUCCESS; /* nowhere to keep it */
+  *out = pto_str_take(&d);
+  return PTO_SUCCESS;
+}
+
+/* The hashes of what besides the module text makes the object what it is:
+ * the target, the optimisation level, LLVM's and PTO's versions. */
+static void cache_seed(PtoJit *jit) {
+  PtoStr k;
+  pto_str_init(&k);
+  pto_str_printf(&k, "%s\n%s\n%s\n%s\nO%d\nLLVM %s\nPTO %s\n", CACHE_FORMAT, jit->triple,
+                 jit->cpu, jit->features, jit->opt_level, LLVM_VERSION_STRING,
+                 PTO_PROJECT_VERSION);
+  jit->key_seed = pto_hash_bytes(k.data, k.len);
+  jit->check_seed = fnv1a(0xcbf29ce484222325ULL, k.data, k.len);
+  pto_str_release(&k);
+}
+
+static char *entry_path(const PtoJit *jit, uint64_t key) {
+  PtoStr p;
+  pto_str_init(&p);
+  pto_str_printf(&p, "%s/%016llx.ptojit", jit->cache_dir, (unsigned long long)key);
+  return pto_str_take(&p);
+}
+
+/* A cache entry read back: the file's bytes, its names and its object. */
+typedef struct Entry {
+  char *bytes;
+  const char *names, *obj;
+  size_t names_len, obj_len;
+} Entry;
+
+/* Reads and checks the entry at path; false for a missing, foreign,
+ * truncated or damaged one. */
+static bool entry_read(const char *path, uint64_t check, Entry *en) {
+  memset(en, 0, sizeof *en);
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  struct stat st;
+  EntryHeader h;
+  bool ok = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+            (uint64_t)st.st_size >= sizeof h && (uint64_t)st.st_size <= MAX_ENTRY_BYTES &&
+            fread(&h, sizeof h, 1, f) == 1 && memcmp(h.magic, kEntryMagic, 8) == 0 &&
+            h.check == check && h.names_len > 0 && h.obj_len > 0 &&
+            h.names_len <= MAX_ENTRY_BYTES && h.obj_len <= MAX_ENTRY_BYTES &&
+            sizeof h + h.names_len + h.obj_len == (uint64_t)st.st_size;
+  if (ok) {
+    en->names_len = (size_t)h.names_len;
+    en->obj_len = (size_t)h.obj_len;
+    en->bytes = pto_malloc(en->names_len + en->obj_len);
+    ok = fread(en->bytes, 1, en->names_len + en->obj_len, f) == en->names_len + en->obj_len &&
+         en->bytes[en->names_len - 1] == 0 &&
+         payload_hash(en->bytes, en->names_len, en->bytes + en->names_len, en->obj_len) ==
+             h.payload_hash;
+  }
+  fclose(f);
+  if (!ok) {
+    pto_free(en->bytes);
+    en->bytes = NULL;
+    return false;
+  }
+  en->names = en->bytes;
+  en->obj = en->bytes + en->names_len;
+  return true;
+}
+
+/* Writes the entry whole or not at all (a temporary file renamed over the
+ * old one): a failure only costs the next process a compile. */
+static void entry_write(PtoJit *jit, const char *path, uint64_t check, char **funcs,
+                        size_t nfuncs, const char *obj, size_t obj_len) {
+  PtoStr names;
+  pto_str_init(&names);
+  for (size_t i = 0; i < nfuncs; i++) pto_str_append(&names, funcs[i], strlen(funcs[i]) + 1);
+  EntryHeader h = {{0}, check, names.len, obj_len, 0};
+  memcpy(h.magic, kEntryMagic, 8);
+  h.payload_hash = payload_hash(names.data, names.len, obj, obj_len);
+  PtoOutFile o;
+  if (names.len && pto_make_dirs(jit->cache_dir) == 0 && pto_out_file_open(&o, path) == 0) {
+    fwrite(&h, sizeof h, 1, o.f);
+    fwrite(names.data, 1, names.len, o.f);
+    fwrite(obj, 1, obj_len, o.f);
+    if (pto_out_file_commit(&o) == 0) jit->stats.disk_writes++;
+  }
+  pto_str_release(&names);
+}
+
 static LLVMTargetMachineRef make_tm(const PtoJit *jit, LLVMTargetRef target) {
   LLVMCodeGenOptLevel lvl = jit->opt_level >= 3   ? LLVMCodeGenLevelAggressive
                             : jit->opt_level == 0 ? LLVMCodeGenLevelNone
@@ -160,13 +323,17 @@ PtoJit *pto_jit_create(const PtoJitOptions *opts, PtoError *err) {
     pto_error_set(err, "LLVM was built without a code generator for this host");
     return NULL;
   }
+  char *cache_dir;
+  if (pto_failed(cache_dir_of(opts, &cache_dir, err))) return NULL;
   PtoJit *jit = pto_calloc(1, sizeof *jit);
   jit->opt_level = level;
+  jit->cache_dir = cache_dir;
   pto_ptrmap_init(&jit->modules);
   jit->triple = dup_llvm_string(LLVMGetDefaultTargetTriple());
   jit->cpu = dup_llvm_string(LLVMGetHostCPUName());
   jit->features = dup_llvm_string(LLVMGetHostCPUFeatures());
   jit->isa = widest_isa(jit->features);
+  cache_seed(jit);
 
   LLVMTargetRef target;
   char *msg = NULL;
@@ -228,6 +395,7 @@ void pto_jit_destroy(PtoJit *jit) {
   pto_free(jit->triple);
   pto_free(jit->cpu);
   pto_free(jit->features);
+  pto_free(jit->cache_dir);
   pto_free(jit);
 }
 
@@ -335,6 +503,73 @@ static void *lookup_mangled(PtoJit *jit, const char *name, PtoError *err) {
   return (void *)(uintptr_t)addr;
 }
 
+/* Parses, optimises and compiles `ll` to an object file, its external
+ * definitions renamed with `suffix`; *funcs gets the new names of its
+ * functions. */
+static LLVMMemoryBufferRef compile_object(PtoJit *jit, const char *ll, size_t len,
+                                          const char *suffix, char ***funcs,
+                                          size_t *nfuncs, PtoError *err) {
+  LLVMContextRef ctx = LLVMContextCreate();
+  LLVMModuleRef mod = parse_module(jit, ctx, ll, len, err);
+  LLVMMemoryBufferRef obj = NULL;
+  if (mod && pto_succeeded(optimize(jit, mod, err))) {
+    *funcs = rename_definitions(mod, suffix, nfuncs);
+    char *msg = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(jit->tm, mod, LLVMObjectFile, &msg, &obj)) {
+      pto_error_set(err, "LLVM's code generator failed: %s", msg);
+      LLVMDisposeMessage(msg);
+      for (size_t i = 0; i < *nfuncs; i++) pto_free((*funcs)[i]);
+      pto_free(*funcs);
+      obj = NULL;
+    }
+  }
+  if (mod) LLVMDisposeModule(mod);
+  LLVMContextDispose(ctx);
+  return obj;
+}
+
+/* Links the object (taking it) into the JIT and resolves every function
+ * now: the time is the module's, and an unresolved symbol is reported
+ * here. On failure nothing of it stays behind. */
+static bool link_object(PtoJit *jit, LLVMMemoryBufferRef obj, char *const *funcs,
+                        size_t nfuncs, PtoError *err) {
+  LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(
+      LLVMOrcLLJITGetMainJITDylib(jit->lljit));
+  LLVMErrorRef e = LLVMOrcLLJITAddObjectFileWithRT(jit->lljit, rt, obj);
+  bool ok = true;
+  if (e) {
+    take_error(e, err, "the JIT rejected the module");
+    ok = false;
+  }
+  for (size_t i = 0; ok && i < nfuncs; i++)
+    if (!lookup_mangled(jit, funcs[i], err)) ok = false;
+  if (!ok) {
+    e = LLVMOrcResourceTrackerRemove(rt);
+    if (e) LLVMConsumeError(e); /* the first error is the one to report */
+  }
+  LLVMOrcReleaseResourceTracker(rt); /* the code lives as long as the JIT */
+  return ok;
+}
+
+/* The module's functions from a cache entry, linked; false (nothing
+ * linked) when there is no usable entry. */
+static bool load_cached(PtoJit *jit, const char *path, uint64_t check) {
+  Entry en;
+  if (!entry_read(path, check, &en)) return false;
+  size_t n = 0;
+  for (size_t i = 0; i < en.names_len; i++) n += en.names[i] == 0;
+  char **funcs = pto_malloc(n * sizeof *funcs);
+  const char *p = en.names;
+  for (size_t i = 0; i < n; i++, p += strlen(p) + 1) funcs[i] = (char *)p;
+  LLVMMemoryBufferRef obj =
+      LLVMCreateMemoryBufferWithMemoryRangeCopy(en.obj, en.obj_len, "cached.o");
+  PtoError ignored;
+  bool ok = link_object(jit, obj, funcs, n, &ignored);
+  pto_free(funcs);
+  pto_free(en.bytes);
+  return ok;
+}
+
 static PtoJitModule *compile(PtoJit *jit, const char *ll, size_t len,
                              PtoError *err) {
   uint64_t key = pto_hash_bytes(ll, len) | 1; /* 0 is the map's empty key */
@@ -344,54 +579,55 @@ static PtoJitModule *compile(PtoJit *jit, const char *ll, size_t len,
     return cached;
   }
   double t0 = pto_now_seconds();
-  LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
-  LLVMModuleRef mod =
-      parse_module(jit, LLVMOrcThreadSafeContextGetContext(tsc), ll, len, err);
-  if (!mod || pto_failed(optimize(jit, mod, err))) {
-    if (mod) LLVMDisposeModule(mod);
-    LLVMOrcDisposeThreadSafeContext(tsc);
-    return NULL;
-  }
   PtoJitModule *m = pto_calloc(1, sizeof *m);
   m->jit = jit;
-  snprintf(m->suffix, sizeof m->suffix, ".pto%llu",
-           (unsigned long long)++jit->nmodules);
-  size_t nfuncs;
-  char **funcs = rename_definitions(mod, m->suffix, &nfuncs);
-
-  LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(mod, tsc);
-  LLVMOrcDisposeThreadSafeContext(tsc); /* the module keeps it alive */
-  /* A tracker of its own, so that a module that fails to link leaves
-   * nothing behind. */
-  LLVMOrcResourceTrackerRef rt = LLVMOrcJITDylibCreateResourceTracker(
-      LLVMOrcLLJITGetMainJITDylib(jit->lljit));
-  LLVMErrorRef e = LLVMOrcLLJITAddLLVMIRModuleWithRT(jit->lljit, rt, tsm);
-  bool ok = true;
-  if (e) { /* the JIT took tsm either way */
-    take_error(e, err, "the JIT rejected the module");
-    ok = false;
+  /* Names from the text's hash, the same in every process: a stored
+   * object defines the names a later process looks up. A second text of
+   * the same hash here gets a counter too and stays off the disk. */
+  bool collided = pto_ptrmap_get(&jit->modules, key) != NULL;
+  if (collided)
+    snprintf(m->suffix, sizeof m->suffix, ".pto%016llx.%llu", (unsigned long long)key,
+             (unsigned long long)++jit->nmodules);
+  else
+    snprintf(m->suffix, sizeof m->suffix, ".pto%016llx", (unsigned long long)key);
+  char *path = NULL;
+  uint64_t check = 0;
+  if (jit->cache_dir && !collided) {
+    path = entry_path(jit, pto_hash_combine(jit->key_seed, pto_hash_bytes(ll, len)));
+    check = fnv1a(jit->check_seed, ll, len);
   }
-  /* Compile now, not at the first call: the time is the module's, and an
-   * unresolved symbol is reported here. The module is one unit, so the
-   * first lookup materialises all of it. */
-  for (size_t i = 0; ok && i < nfuncs; i++)
-    if (!lookup_mangled(jit, funcs[i], err)) ok = false;
-  for (size_t i = 0; i < nfuncs; i++) pto_free(funcs[i]);
-  pto_free(funcs);
+  bool ok;
+  if (path && load_cached(jit, path, check)) {
+    jit->stats.disk_hits++;
+    ok = true;
+  } else {
+    size_t nfuncs = 0;
+    char **funcs = NULL;
+    LLVMMemoryBufferRef obj = compile_object(jit, ll, len, m->suffix, &funcs, &nfuncs, err);
+    ok = obj != NULL;
+    if (ok) {
+      /* linking takes the buffer: what is stored is a copy, written once
+       * the object linked (its symbols resolved) */
+      size_t olen = LLVMGetBufferSize(obj);
+      char *copy = path ? pto_strndup(LLVMGetBufferStart(obj), olen) : NULL;
+      ok = link_object(jit, obj, funcs, nfuncs, err);
+      if (ok) jit->stats.compiled++;
+      if (ok && copy) entry_write(jit, path, check, funcs, nfuncs, copy, olen);
+      pto_free(copy);
+      for (size_t i = 0; i < nfuncs; i++) pto_free(funcs[i]);
+      pto_free(funcs);
+    }
+  }
+  pto_free(path);
   if (!ok) {
-    e = LLVMOrcResourceTrackerRemove(rt);
-    if (e) LLVMConsumeError(e); /* the first error is the one to report */
-    LLVMOrcReleaseResourceTracker(rt);
     pto_free(m);
     return NULL;
   }
-  LLVMOrcReleaseResourceTracker(rt); /* the code lives as long as the JIT */
   m->seconds = pto_now_seconds() - t0;
   m->text = pto_strndup(ll, len);
   m->len = len;
   m->next_same_hash = pto_ptrmap_get(&jit->modules, key);
   pto_ptrmap_put(&jit->modules, key, m);
-  jit->stats.compiled++;
   jit->stats.compile_seconds += m->seconds;
   return m;
 }
@@ -434,6 +670,7 @@ double pto_jit_module_compile_seconds(const PtoJitModule *mod) {
 }
 
 PtoJitStats pto_jit_get_stats(const PtoJit *jit) { return jit->stats; }
+const char *pto_jit_get_cache_dir(const PtoJit *jit) { return jit->cache_dir; }
 const char *pto_jit_get_cpu_name(const PtoJit *jit) { return jit->cpu; }
 const char *pto_jit_get_vector_isa(const PtoJit *jit) { return jit->isa; }
 const char *pto_jit_get_triple(const PtoJit *jit) { return jit->triple; }

@@ -2,6 +2,8 @@
  * lib/Array knows no IR. */
 #include "pto/IRArray.h"
 
+#include "IR/IRInternal.h"
+
 bool pto_dtype_from_type(const PtoType *t, PtoDType *out) {
   switch (pto_type_kind(t)) {
   case PTO_TYPE_INDEX:
@@ -21,8 +23,9 @@ bool pto_dtype_from_type(const PtoType *t, PtoDType *out) {
     case PTO_F64:
       *out = PTO_DT_F64;
       return true;
+    default:
+      return pto_float_kind_f8_dtype(pto_type_float_kind(t), out);
     }
-    return false;
   case PTO_TYPE_INTEGER: {
     unsigned w = pto_type_int_width(t);
     PtoSignedness s = pto_type_int_signedness(t);
@@ -88,6 +91,12 @@ PtoType *pto_dtype_to_type(PtoContext *ctx, PtoDType dt) {
     return pto_type_int(ctx, 1);
   case PTO_DT_INDEX:
     return pto_type_index(ctx);
+  case PTO_DT_F8E4M3:
+    return pto_type_float(ctx, PTO_F8E4M3FN);
+  case PTO_DT_F8E5M2:
+    return pto_type_float(ctx, PTO_F8E5M2);
+  case PTO_DT_F8E8M0:
+    return pto_type_float(ctx, PTO_F8E8M0FNU);
   }
   return NULL;
 }

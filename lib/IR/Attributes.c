@@ -440,6 +440,7 @@ double pto_attr_dense_get_f64(const PtoAttr *a, int64_t i) {
     uint16_t h;
     float f;
     double d;
+    PtoDType f8;
     switch ((PtoFloatKind)et->sub) {
     case PTO_F16:
       memcpy(&h, p, 2);
@@ -453,6 +454,9 @@ double pto_attr_dense_get_f64(const PtoAttr *a, int64_t i) {
     case PTO_F64:
       memcpy(&d, p, 8);
       return d;
+    default:
+      pto_float_kind_f8_dtype((PtoFloatKind)et->sub, &f8);
+      return pto_dtype_load_f64(f8, p, 0);
     }
   }
   return (double)pto_attr_dense_get_i64(a, i);
@@ -485,6 +489,7 @@ PtoAttr *pto_attr_attr_param(const PtoAttr *a, unsigned i) {
 /* ---- float formats ---- */
 
 double pto_round_to_float_kind(double v, PtoFloatKind k) {
+  PtoDType f8;
   switch (k) {
   case PTO_F16:
     return pto_round_to_f16(v);
@@ -494,6 +499,9 @@ double pto_round_to_float_kind(double v, PtoFloatKind k) {
     return (double)(float)v;
   case PTO_F64:
     return v;
+  default:
+    if (pto_float_kind_f8_dtype(k, &f8))
+      return pto_dtype_round_f64(f8, v, PTO_CAST_DEFAULT);
+    return v;
   }
-  return v;
 }

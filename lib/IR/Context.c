@@ -19,7 +19,7 @@ PtoContext *pto_ctx_create(void) {
   for (unsigned i = 0; i < PTO_ARRAY_SIZE(widths); i++)
     ctx->t_int[widths[i]] = pto_type_int(ctx, widths[i]);
   ctx->t_index = pto_type_index(ctx);
-  for (int k = PTO_F16; k <= PTO_F64; k++)
+  for (int k = PTO_F16; k < PTO_FLOAT_KIND_COUNT; k++)
     ctx->t_float[k] = pto_type_float(ctx, (PtoFloatKind)k);
   ctx->t_none = pto_type_none(ctx);
   ctx->a_unit = pto_attr_unit(ctx);

@@ -5,6 +5,7 @@
 
 #include "pto/IR.h"
 #include "pto/DialectImplementation.h"
+#include "pto/DType.h"
 
 #include "Support/Alloc.h"
 #include "Support/Arena.h"
@@ -269,7 +270,7 @@ struct PtoContext {
   void *free_lists[PTO_IR_NUM_CLASSES];
   PtoStrMap idents;
   PtoUniqueTable types, attrs, locs;
-  PtoType *t_int[65], *t_index, *t_float[4], *t_none;
+  PtoType *t_int[65], *t_index, *t_float[PTO_FLOAT_KIND_COUNT], *t_none;
   PtoAttr *a_unit, *a_true, *a_false;
   PtoLoc *l_unknown;
   PTO_VEC(const PtoDialectDef *) dialects;
@@ -361,5 +362,9 @@ void pto_region_clear(PtoRegion *r);
 /* Links a detached op into `b` before `pos`, keeping the block's op order
  * numbering valid when it can. */
 void pto_block_insert_node(PtoBlock *b, PtoListNode *pos, PtoOp *op);
+
+/* The dtype of an 8-bit float kind, whose values lib/Array converts;
+ * false for the other kinds. */
+bool pto_float_kind_f8_dtype(PtoFloatKind k, PtoDType *out);
 
 #endif

@@ -35,8 +35,14 @@ static double bits_to_double(PtoType *t, uint64_t bits) {
     memcpy(&d, &bits, 8);
     return d;
   }
+  default: {
+    PtoDType f8;
+    uint8_t c = (uint8_t)bits;
+    if (pto_float_kind_f8_dtype(pto_type_float_kind(t), &f8))
+      return pto_dtype_load_f64(f8, &c, 0);
+    return 0;
   }
-  return 0;
+  }
 }
 
 /* Whether -mag (neg) or mag is a value of integer type `ty`: signless
@@ -208,6 +214,7 @@ static void store_elem(void *dst, PtoType *et, const DenseLit *l) {
   }
   if (et->kind == PTO_TYPE_FLOAT) {
     double v = l->is_float ? l->f : (l->neg ? -(double)l->mag : (double)l->mag);
+    PtoDType f8;
     switch (pto_type_float_kind(et)) {
     case PTO_F16: {
       uint16_t h = pto_f32_to_f16_bits((float)pto_round_to_float_kind(v, PTO_F16));
@@ -226,6 +233,10 @@ static void store_elem(void *dst, PtoType *et, const DenseLit *l) {
     }
     case PTO_F64:
       memcpy(dst, &v, 8);
+      break;
+    default:
+      if (pto_float_kind_f8_dtype(pto_type_float_kind(et), &f8))
+        pto_dtype_store_f64(f8, dst, 0, v);
       break;
     }
     return;

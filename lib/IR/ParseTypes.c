@@ -471,6 +471,9 @@ static PtoResult parse_type_impl(PtoParser *p, PtoType **out) {
     else if (n == 4 && memcmp(s, "bf16", 4) == 0) t = ctx->t_float[PTO_BF16];
     else if (n == 3 && memcmp(s, "f32", 3) == 0) t = ctx->t_float[PTO_F32];
     else if (n == 3 && memcmp(s, "f64", 3) == 0) t = ctx->t_float[PTO_F64];
+    else if (n == 8 && memcmp(s, "f8E4M3FN", 8) == 0) t = ctx->t_float[PTO_F8E4M3FN];
+    else if (n == 6 && memcmp(s, "f8E5M2", 6) == 0) t = ctx->t_float[PTO_F8E5M2];
+    else if (n == 9 && memcmp(s, "f8E8M0FNU", 9) == 0) t = ctx->t_float[PTO_F8E8M0FNU];
     else if (n == 4 && memcmp(s, "none", 4) == 0) t = ctx->t_none;
     else if (n == 6 && memcmp(s, "tensor", 6) == 0) {
       return cached_type(p, out, parse_tensor_keyword_type);

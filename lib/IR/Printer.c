@@ -205,7 +205,8 @@ static void print_type(PtoPrinter *p, PtoType *t) {
     pto_str_puts(s, "index");
     return;
   case PTO_TYPE_FLOAT: {
-    static const char *names[] = {"f16", "bf16", "f32", "f64"};
+    static const char *names[] = {"f16",      "bf16",   "f32",      "f64",
+                                  "f8E4M3FN", "f8E5M2", "f8E8M0FNU"};
     pto_str_puts(s, names[t->sub]);
     return;
   }
@@ -299,6 +300,8 @@ static void print_float_value(PtoStr *s, double v, PtoType *t) {
   PtoFloatKind k = t ? pto_type_float_kind(t) : PTO_F64;
   if (!isfinite(v)) {
     uint64_t bits = 0;
+    PtoDType f8;
+    uint8_t c;
     switch (k) {
     case PTO_F16:
       bits = pto_f32_to_f16_bits((float)v);
@@ -318,6 +321,11 @@ static void print_float_value(PtoStr *s, double v, PtoType *t) {
     case PTO_F64:
       memcpy(&bits, &v, 8);
       pto_str_printf(s, "0x%016llX", (unsigned long long)bits);
+      return;
+    default:
+      if (!pto_float_kind_f8_dtype(k, &f8)) break;
+      pto_dtype_store_f64(f8, &c, 0, v);
+      pto_str_printf(s, "0x%02X", c);
       return;
     }
   }

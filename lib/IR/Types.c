@@ -217,6 +217,10 @@ unsigned pto_type_bitwidth(const PtoType *t) {
       return 32;
     case PTO_F64:
       return 64;
+    case PTO_F8E4M3FN:
+    case PTO_F8E5M2:
+    case PTO_F8E8M0FNU:
+      return 8;
     }
     return 0;
   default:
@@ -317,4 +321,13 @@ void pto_dialect_storage_own(PtoArena *ar, PtoDialectStorage *d) {
   d->types = pto_arena_memdup(ar, d->types, d->ntypes * sizeof(PtoType *));
   d->attrs = pto_arena_memdup(ar, d->attrs, d->nattrs * sizeof(PtoAttr *));
   d->body = d->body ? pto_arena_strndup(ar, d->body, d->body_len) : NULL;
+}
+
+bool pto_float_kind_f8_dtype(PtoFloatKind k, PtoDType *out) {
+  switch (k) {
+  case PTO_F8E4M3FN: *out = PTO_DT_F8E4M3; return true;
+  case PTO_F8E5M2: *out = PTO_DT_F8E5M2; return true;
+  case PTO_F8E8M0FNU: *out = PTO_DT_F8E8M0; return true;
+  default: return false;
+  }
 }

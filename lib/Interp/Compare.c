@@ -11,6 +11,9 @@ void pto_default_tolerance(PtoDType dt, double *rtol, double *atol) {
   case PTO_DT_F32: *rtol = 1e-5, *atol = 1e-5; break;
   case PTO_DT_F16: *rtol = 1e-3, *atol = 1e-3; break;
   case PTO_DT_BF16: *rtol = 1e-2, *atol = 1e-2; break;
+  /* one unit in the last place of the format */
+  case PTO_DT_F8E4M3: *rtol = 0.125, *atol = 0x1p-9; break;
+  case PTO_DT_F8E5M2: *rtol = 0.25, *atol = 0x1p-16; break;
   default: *rtol = 0, *atol = 0; break;
   }
 }

@@ -319,6 +319,10 @@ static int kernel_kind(PtoPtoOp id) {
   case PTO_PTO_TROUND: return PTO_UNARY_ROUND;
   case PTO_PTO_TSIGNBIT: return PTO_UNARY_SIGNBIT;
   case PTO_PTO_TGCD: return PTO_BINARY_GCD;
+  case PTO_PTO_TSIN: return PTO_UNARY_SIN;
+  case PTO_PTO_TCOS: return PTO_UNARY_COS;
+  case PTO_PTO_TERF: return PTO_UNARY_ERF;
+  case PTO_PTO_TPOW: return PTO_BINARY_POW;
   case PTO_PTO_TROWSUM: case PTO_PTO_TCOLSUM: return PTO_REDUCE_SUM;
   case PTO_PTO_TROWMAX: case PTO_PTO_TCOLMAX: return PTO_REDUCE_MAX;
   case PTO_PTO_TROWMIN: case PTO_PTO_TCOLMIN: return PTO_REDUCE_MIN;

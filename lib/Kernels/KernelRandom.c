@@ -48,6 +48,9 @@ static int precision_bits(PtoDType dt) {
   switch (dt) {
   case PTO_DT_F16: return 11;
   case PTO_DT_BF16: return 8;
+  case PTO_DT_F8E4M3: return 4;
+  case PTO_DT_F8E5M2: return 3;
+  case PTO_DT_F8E8M0: return 1;
   case PTO_DT_F64: return 32;
   default: return 24;
   }

@@ -113,6 +113,10 @@ double kernel_round(PtoDType dt, double v) {
     return pto_round_to_f16(v);
   case PTO_DT_BF16:
     return pto_round_to_bf16(v);
+  case PTO_DT_F8E4M3:
+  case PTO_DT_F8E5M2:
+  case PTO_DT_F8E8M0:
+    return pto_dtype_round_f64(dt, v, PTO_CAST_DEFAULT);
   default:
     return v;
   }
@@ -158,6 +162,10 @@ void kernel_load_f64(PtoDType dt, const void *data, int64_t off, int64_t step,
   case PTO_DT_U16: LOAD_ROW(uint16_t, (double)); break;
   case PTO_DT_U32: LOAD_ROW(uint32_t, (double)); break;
   case PTO_DT_BOOL: LOAD_ROW(uint8_t, (double)BOOL_IN); break;
+  default: /* the 8-bit floats */
+    for (int64_t i = 0; i < n; i++)
+      out[i] = pto_dtype_load_f64(dt, data, off + i * step);
+    break;
   }
 }
 
@@ -198,7 +206,8 @@ void kernel_store_f64(PtoDType dt, void *data, int64_t off, int64_t step,
   case PTO_DT_F64: STORE_ROW(double, AS_IS); break;
   case PTO_DT_F16: STORE_ROW(uint16_t, F16_OUT); break;
   case PTO_DT_BF16: STORE_ROW(uint16_t, BF16_OUT); break;
-  default: /* integers: numpy's astype (toward zero, wrapping) */
+  default: /* integers: numpy's astype (toward zero, wrapping); 8-bit
+              floats: nearest even */
     for (int64_t i = 0; i < n; i++)
       pto_dtype_store_f64(dt, data, off + i * step, in[i]);
     break;

@@ -79,3 +79,21 @@ void pto_out_file_abandon(PtoOutFile *o) {
   pto_free(o->path);
   memset(o, 0, sizeof *o);
 }
+
+int pto_make_dirs(const char *path) {
+  size_t n = strlen(path);
+  char *p = pto_strndup(path, n);
+  int err = 0;
+  /* each prefix ending before a '/', then the whole path */
+  for (size_t i = 1; i <= n && !err; i++) {
+    if (i < n && p[i] != '/') continue;
+    p[i] = 0;
+    struct stat st;
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) err = errno;
+    else if (stat(p, &st) != 0) err = errno;
+    else if (!S_ISDIR(st.st_mode)) err = ENOTDIR;
+    if (i < n) p[i] = '/';
+  }
+  pto_free(p);
+  return err;
+}

@@ -24,6 +24,11 @@ int pto_out_file_commit(PtoOutFile *o);
 /* Closes and removes the temporary file; the destination is untouched. */
 void pto_out_file_abandon(PtoOutFile *o);
 
+/* Creates the directory `path` and its missing parents (mode 0777 less
+ * the umask), as `mkdir -p`. Returns 0 or an errno value (ENOTDIR when a
+ * part of it is a file). */
+int pto_make_dirs(const char *path);
+
 /* Flushes a stream and reports whether anything written to it failed:
  * 0 or an errno value (EIO when the stream does not say why). */
 int pto_stream_finish(FILE *f);

@@ -192,7 +192,7 @@ static unsigned num_results(PtoOp *func) {
 static bool lower(const RunOptions *o, PtoContext *ctx, PtoOp *module,
                   const char *pipeline) {
   if (!pipeline && !has_kernels(module)) pipeline = "pto-lower-to-pto";
-  if (pipeline && !run_apply_pipeline(ctx, module, pipeline)) return false;
+  if (pipeline && !run_apply_pipeline(o, ctx, module, pipeline)) return false;
   if (!has_kernels(module)) {
     run_error(o, "the module has no pto.kernel after %s; the host and sim "
               "back ends run PTO kernels", pipeline ? pipeline : "parsing");
@@ -235,7 +235,7 @@ int run_backend_compare(const RunOptions *o, PtoContext *ctx, PtoOp *module,
   /* the pipeline when it reaches PTO, else PTO's own */
   const char *pipeline = o->pass_pipeline;
   PtoOp *probe = pipeline ? pto_op_clone(module, NULL) : NULL;
-  if (probe && !(run_apply_pipeline(ctx, probe, pipeline) && has_kernels(probe)))
+  if (probe && !(run_apply_pipeline(o, ctx, probe, pipeline) && has_kernels(probe)))
     pipeline = NULL;
   if (probe) pto_op_destroy(probe);
   int rc = 1;

@@ -123,6 +123,12 @@ static bool load_input(const ArgCtx *a, const char *path, PtoInterpValue *out) {
   snprintf(what, sizeof what, "input '%s'", path);
   bool ok;
   if (tensor) {
+    /* .npy has no 8-bit floats: their files hold the bit patterns as
+     * uint8, read here as the argument's type */
+    PtoDType want;
+    if (pto_interp_type_dtype(a->type, &want) && pto_dtype_size(want) == 1 &&
+        pto_dtype_is_float(want) && arr->dtype == PTO_DT_U8)
+      arr->dtype = want;
     ok = check_fits(a, what, arr->dtype, arr->rank, arr->shape);
     if (ok) {
       *out = pto_interp_value_tensor(pto_tensor_take_ndarray(arr));
@@ -363,7 +369,11 @@ static bool compare(const RunOptions *o, PtoContext *ctx, unsigned i,
   if (!e) return false;
   char b1[PTO_SHAPE_STR_MAX], b2[PTO_SHAPE_STR_MAX];
   bool ok = false;
-  /* an index result is written as int64 (.npy has no index type) */
+  /* an index result is written as int64 (.npy has no index type), an
+   * 8-bit float as its uint8 bit patterns */
+  if (e->dtype == PTO_DT_U8 && pto_dtype_size(got->dtype) == 1 &&
+      pto_dtype_is_float(got->dtype))
+    e->dtype = got->dtype;
   bool same = e->dtype == got->dtype ||
               (got->dtype == PTO_DT_INDEX && e->dtype == PTO_DT_I64);
   if (!same) {

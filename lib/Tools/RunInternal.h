@@ -43,6 +43,7 @@ typedef struct RunOptions {
   bool have_rtol, have_atol;
   const char *pass_pipeline;
   bool stats, quiet;
+  bool print_ir_after_failure; /* --print-ir-after-failure */
   /* --check-levels, and its testing knob --perturb-tile-op (0: off) */
   bool check_levels;
   int64_t perturb;
@@ -85,7 +86,8 @@ void run_tolerance(const RunOptions *o, PtoDType dt, double *rtol,
  * NULL after reporting. */
 PtoOp *run_find_entry(const RunOptions *o, PtoOp *module);
 /* Runs a pass pipeline on the module; false after reporting. */
-bool run_apply_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline);
+bool run_apply_pipeline(const RunOptions *o, PtoContext *ctx, PtoOp *module,
+                        const char *pipeline);
 
 /* --check-levels (RunCheck.c, over include/pto/LevelCheck.h): runs the
  * Tensor level, the Tensor level after the Tensor-level part of

@@ -35,7 +35,7 @@ enum RunArg {
   RUN_ATOL, RUN_QUIET, RUN_ENTRY, RUN_PASS_PIPELINE, RUN_CHECK_LEVELS,
   RUN_PERTURB, RUN_MAX_CALL_DEPTH, RUN_MAX_TENSOR_BYTES, RUN_MAX_INPUT_BYTES,
   RUN_STATS, RUN_SHUFFLE_LAUNCHES, RUN_PLATFORM, RUN_BACKEND, RUN_TRACE,
-  RUN_SVG, RUN_REPORT, RUN_REPEAT,
+  RUN_SVG, RUN_REPORT, RUN_REPEAT, RUN_PRINT_IR_AFTER_FAILURE,
 };
 
 static const PtoToolArg run_args[] = {
@@ -79,6 +79,10 @@ static const PtoToolArg run_args[] = {
     {PTO_TOOL_ARG_VALUE, "--pass-pipeline", NULL, "--pass-pipeline=<pipeline>",
      "Transform the IR before running it\n(e.g. 'decompose')",
      RUN_PASS_PIPELINE},
+    {PTO_TOOL_ARG_FLAG, "--print-ir-after-failure", NULL, NULL,
+     "When a pass of --pass-pipeline (or of the\n"
+     "lowering of --backend) fails, print the IR\nit failed on to stderr",
+     RUN_PRINT_IR_AFTER_FAILURE},
     {PTO_TOOL_ARG_FLAG, "--check-levels", NULL, NULL,
      "Run every level the pipeline passes through\n"
      "(cut at its lowerings; with none, the\n"
@@ -373,6 +377,7 @@ static int run_option(void *user, int id, const char *a, const char *v) {
   case RUN_CHECK_LEVELS: o->check_levels = true; break;
   case RUN_STATS: o->stats = true; break;
   case RUN_QUIET: o->quiet = true; break;
+  case RUN_PRINT_IR_AFTER_FAILURE: o->print_ir_after_failure = true; break;
   }
   (void)a;
   return 0;
@@ -464,13 +469,15 @@ static long peak_rss_kib(void) {
   return kib;
 }
 
-bool run_apply_pipeline(PtoContext *ctx, PtoOp *module, const char *pipeline) {
+bool run_apply_pipeline(const RunOptions *o, PtoContext *ctx, PtoOp *module,
+                        const char *pipeline) {
   PtoPassManager *pm = pto_pm_create(ctx, "builtin.module");
   bool ok = pto_pm_add_pipeline(pm, pipeline) == PTO_SUCCESS;
   if (ok) {
     PtoInstrumentation ins;
     memset(&ins, 0, sizeof ins);
-    ins.print_after_failure = true;
+    /* the diagnostic names the op; the IR of a whole kernel would bury it */
+    ins.print_after_failure = o->print_ir_after_failure;
     ins.out = stderr;
     pto_pm_set_instrumentation(pm, &ins);
     ok = pto_pm_run(pm, module) == PTO_SUCCESS;
@@ -483,7 +490,7 @@ static int run_module(const RunOptions *o, PtoContext *ctx, PtoOp *module,
                       PtoInterpRegisterFn interp_fn) {
   if (o->check_levels) return run_check_levels(o, ctx, module, interp_fn);
   if (o->backend) return run_backend(o, ctx, module);
-  if (o->pass_pipeline && !run_apply_pipeline(ctx, module, o->pass_pipeline))
+  if (o->pass_pipeline && !run_apply_pipeline(o, ctx, module, o->pass_pipeline))
     return 1;
   PtoOp *func = run_find_entry(o, module);
   if (!func) return 1;

@@ -25,6 +25,7 @@ from ._enums import (CachePolicy, LogBaseType, OpType, OutType, PrecisionType,
 from ._control import cond, is_loop_begin, is_loop_end, loop, loop_unroll
 from ._dtypes import (DT_BF16, DT_BOOL, DT_FP16, DT_FP32, DT_INT8, DT_INT16,
                       DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DataType,
+                      DT_FP8E4M3, DT_FP8E5M2, DT_FP8E8M0,
                       Element, bytes_of)
 from ._errors import (ArgumentError, CompileError, LibraryNotFoundError,
                       PyptoError, RuntimeError, SymbolicValueError, TraceError,
@@ -43,6 +44,7 @@ from ._ops import atomic_add, index_add, index_add_, normal, uniform
 from ._ops import index_add__ub, index_add_ub, scatter, scatter_
 from ._ops import fillpad
 from ._conv import conv
+from ._mx import DequantScaleRoundingMode, ROUND_DOWN, quant_mx, scaled_mm
 from ._composite import (arange, argsort, atan2, axpy_, deinterleave, interleave, bitwise_and, bitwise_left_shift,
                          bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
                          cumprod, cumsum, ceil_div, clone, expand_clone, expand_exp_dif,
@@ -66,7 +68,7 @@ __version__ = "0.1.0"
 _NOT_PROVIDED = frozenset("""
 copysign
 indexput_
-logical_or quant_mx scaled_mm
+logical_or
 sort var_mean
 """.split())
 

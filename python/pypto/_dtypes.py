@@ -9,12 +9,14 @@ import numpy as np
 _PTO_F32, _PTO_F16, _PTO_BF16, _PTO_I8, _PTO_I16, _PTO_I32, _PTO_I64, _PTO_BOOL = (
     0, 1, 2, 4, 5, 6, 7, 9)
 _PTO_U8, _PTO_U16, _PTO_U32 = 8, 11, 12
+_PTO_F8E4M3, _PTO_F8E5M2, _PTO_F8E8M0 = 13, 14, 15
 PTO_INDEX = 10
 
 
 class DataType(enum.Enum):
     """A tensor element type. ``ir`` is its IR spelling, ``numpy`` the numpy
-    dtype holding it (bf16: uint16 bit patterns, the .npy convention)."""
+    dtype holding it (bf16: uint16 bit patterns, the .npy convention; the
+    8-bit floats: uint8 bit patterns)."""
 
     DT_FP32 = ("f32", _PTO_F32, "float32", 4)
     DT_FP16 = ("f16", _PTO_F16, "float16", 2)
@@ -27,6 +29,9 @@ class DataType(enum.Enum):
     DT_UINT8 = ("ui8", _PTO_U8, "uint8", 1)
     DT_UINT16 = ("ui16", _PTO_U16, "uint16", 2)
     DT_UINT32 = ("ui32", _PTO_U32, "uint32", 4)
+    DT_FP8E4M3 = ("f8E4M3FN", _PTO_F8E4M3, "uint8", 1)
+    DT_FP8E5M2 = ("f8E5M2", _PTO_F8E5M2, "uint8", 1)
+    DT_FP8E8M0 = ("f8E8M0FNU", _PTO_F8E8M0, "uint8", 1)
 
     def __init__(self, ir, code, np_name, itemsize):
         self.ir = ir
@@ -37,6 +42,12 @@ class DataType(enum.Enum):
     @property
     def is_float(self):
         return self in (DataType.DT_FP32, DataType.DT_FP16, DataType.DT_BF16)
+
+    @property
+    def is_fp8(self):
+        """The 8-bit floats: stored and converted (cast, quant_mx,
+        scaled_mm), not computed on."""
+        return self in _FP8
 
     @property
     def is_int(self):
@@ -73,6 +84,10 @@ DT_BOOL = DataType.DT_BOOL
 DT_UINT8 = DataType.DT_UINT8
 DT_UINT16 = DataType.DT_UINT16
 DT_UINT32 = DataType.DT_UINT32
+DT_FP8E4M3 = DataType.DT_FP8E4M3
+DT_FP8E5M2 = DataType.DT_FP8E5M2
+DT_FP8E8M0 = DataType.DT_FP8E8M0
+_FP8 = frozenset((DT_FP8E4M3, DT_FP8E5M2, DT_FP8E8M0))
 
 _BY_IR = {d.ir: d for d in DataType}
 _BY_NUMPY = {np.dtype("float32"): DT_FP32, np.dtype("float16"): DT_FP16,
@@ -83,7 +98,9 @@ _BY_NUMPY = {np.dtype("float32"): DT_FP32, np.dtype("float16"): DT_FP16,
 _TORCH_NAMES = {"float32": DT_FP32, "float16": DT_FP16, "bfloat16": DT_BF16,
                 "int8": DT_INT8, "int16": DT_INT16, "int32": DT_INT32,
                 "int64": DT_INT64, "bool": DT_BOOL, "uint8": DT_UINT8,
-                "uint16": DT_UINT16, "uint32": DT_UINT32}
+                "uint16": DT_UINT16, "uint32": DT_UINT32,
+                "float8_e4m3fn": DT_FP8E4M3, "float8_e5m2": DT_FP8E5M2,
+                "float8_e8m0fnu": DT_FP8E8M0}
 
 
 def from_ir(ir):
@@ -92,11 +109,14 @@ def from_ir(ir):
 
 def from_numpy(dt, annotated=None):
     """The DataType of a numpy dtype; uint16 reads as bf16 bit patterns when
-    the parameter is declared DT_BF16 (and ml_dtypes' bfloat16 always)."""
+    the parameter is declared DT_BF16 (and ml_dtypes' bfloat16 always), and
+    uint8 as the bit patterns of the 8-bit float it is declared as."""
     if not isinstance(dt, np.dtype):
         dt = np.dtype(dt)
     if dt.name == "bfloat16" or (dt == np.uint16 and annotated is DT_BF16):
         return DT_BF16
+    if dt == np.uint8 and annotated in _FP8:
+        return annotated
     return _BY_NUMPY.get(dt)
 
 
@@ -121,7 +141,7 @@ def coerce(value, what="dtype"):
         return d
     raise TypeError(f"{what} must be a pypto dtype (DT_FP32, DT_FP16, DT_BF16, "
                     f"DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, "
-                    f"DT_UINT32, DT_BOOL), got {value!r}")
+                    f"DT_UINT32, DT_BOOL, DT_FP8E4M3, DT_FP8E5M2, DT_FP8E8M0), got {value!r}")
 
 
 def bytes_of(dtype):
@@ -136,6 +156,10 @@ class Element:
 
     def __init__(self, dtype, value):
         d = coerce(dtype)
+        if d.is_fp8:
+            raise TypeError(f"pypto.Element: {d.name} is a storage type; give the value as "
+                            "a DT_FP32 Element or a number (pypto.full and pypto.cast "
+                            "round it to the 8-bit float)")
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             if not (d is DT_BOOL and isinstance(value, bool)):
                 raise TypeError(f"pypto.Element takes an int or a float, got {value!r}")

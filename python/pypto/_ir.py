@@ -57,7 +57,7 @@ class ScalarType:
 
 
 _types = {}
-_TENSOR_RE = re.compile(r"^tensor<((?:(?:\?|\d+)x)*)([a-z0-9]+)>$")
+_TENSOR_RE = re.compile(r"^tensor<((?:(?:\?|\d+)x)*)([a-zA-Z0-9]+)>$")
 
 
 def parse_type(text):

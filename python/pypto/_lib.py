@@ -12,11 +12,14 @@ import ctypes
 import os
 import threading
 
-from ._errors import LibraryNotFoundError
+from ._errors import CompileError, LibraryNotFoundError
 
 API_VERSION = 1
 MAX_RANK = 8
 LIB_ENV = "PTO_LIBRARY"
+# LLVM's optimisation level for compiled kernels (0..3, default 2); 0
+# compiles several times faster, which the sanitizer test runs use.
+JIT_OPT_LEVEL_ENV = "PTO_JIT_OPT_LEVEL"
 
 _LIB_NAMES = ("libpto.so", "libpto.dylib")
 
@@ -119,7 +122,7 @@ _PROTOTYPES = {
     "pto_embed_kernel_num_ops_executed": (c_uint64, [c_void_p]),
     "pto_free": (None, [c_void_p]),
     # the compiled back ends (include/pto/EmbedBackend.h)
-    "pto_embed_engine_create": (c_void_p, [c_char_p, c_size_t]),
+    "pto_embed_engine_create_with_opt_level": (c_void_p, [c_int, c_char_p, c_size_t]),
     "pto_embed_engine_num_compiled": (c_uint64, [c_void_p]),
     "pto_embed_engine_num_cache_hits": (c_uint64, [c_void_p]),
     "pto_embed_engine_compile_seconds": (c_double, [c_void_p]),
@@ -231,7 +234,10 @@ def engine():
         with _lock:
             if _engine is None and _engine_error is None:
                 buf = ctypes.create_string_buffer(512)
-                h = lib.pto_embed_engine_create(buf, len(buf))
+                level = os.environ.get(JIT_OPT_LEVEL_ENV, "").strip() or "2"
+                if level not in ("0", "1", "2", "3"):
+                    raise CompileError(f"{JIT_OPT_LEVEL_ENV}={level!r}: expected 0, 1, 2 or 3")
+                h = lib.pto_embed_engine_create_with_opt_level(int(level), buf, len(buf))
                 if h:
                     _engine = h
                 else:

@@ -639,7 +639,8 @@ def cast(input, dtype, mode=CastMode.CAST_NONE, satmode=None):
     elif satmode is not None:
         raise error_at(TypeError, loc, "cast: satmode must be a pypto.SaturationMode, 'on' "
                        f"or 'off', got {satmode!r}")
-    float_to_int = frm is not None and frm.is_float and (to.is_int or to is DataType.DT_BOOL)
+    float_to_int = (frm is not None and (frm.is_float or frm.is_fp8)
+                    and (to.is_int or to is DataType.DT_BOOL))
     if mode is CastMode.CAST_NONE:
         m = "trunc" if float_to_int else "rint"
         if sat is None and float_to_int:

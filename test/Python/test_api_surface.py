@@ -14,9 +14,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Names this package does not provide yet, grouped by why. Shrink it as
 # names land; never add a name that exists.
-_GAPS = {
-    "no MX or block-scaled matmul op (needs the FP8 / E8M0 dtypes)": "quant_mx scaled_mm",
-}
+_GAPS = {}
 NOT_YET = {"pypto." + n: why for why, names in _GAPS.items() for n in names.split()}
 
 

@@ -123,10 +123,10 @@ def test_unsupported_features():
 
     @pypto.frontend.jit
     def k2(x: pypto.Tensor([4, 32], pypto.DT_FP32)):
-        pypto.quant_mx(x)  # quant_mx
+        pypto.sort(x)  # sort
     with pytest.raises(pypto.UnsupportedOpError) as e:
         k2(rand((4, 32)))
-    assert first_line(e) == (f"{FILE}:{line_of('quant_mx')}:9: error: pypto.quant_mx is a PyPTO "
+    assert first_line(e) == (f"{FILE}:{line_of('sort')}:9: error: pypto.sort is a PyPTO "
                              "op this implementation does not support yet; see docs/python.md "
                              "for the supported ops")
     assert not hasattr(pypto, "no_such_op")

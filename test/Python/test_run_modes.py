@@ -218,3 +218,37 @@ def test_a_kernel_the_compiled_path_cannot_take(in_tmp, monkeypatch):
     monkeypatch.setenv("PTO_BACKEND", "compiled")
     with pytest.raises(pypto.CompileError, match="the compiled back end cannot run this kernel"):
         make()(cache, pos, src)
+
+
+_OPT_LEVEL_SCRIPT = """
+import numpy as np, pypto
+from pypto import _lib
+@pypto.frontend.jit(runtime_options={"run_mode": pypto.RunMode.NPU})
+def k(x: pypto.Tensor([64, 64], pypto.DT_FP32), y: pypto.Tensor([64, 64], pypto.DT_FP32)):
+    pypto.set_vec_tile_shapes(32, 32)
+    y[:] = pypto.exp(x) * 2.0
+x = np.linspace(-2, 2, 64 * 64, dtype=np.float32).reshape(64, 64)
+y = np.zeros_like(x)
+k(x, y)
+assert k.backend == "host", k.backend
+np.testing.assert_allclose(y, np.exp(x) * 2.0, rtol=1e-5)
+print("compiled", _lib.engine_stats()[0])
+"""
+
+
+@pytest.mark.parametrize("level,ok", [("0", True), ("3", True), ("4", False), ("fast", False)])
+def test_jit_opt_level_setting(in_tmp, level, ok):
+    # the engine is made once per process: each level gets its own process
+    import subprocess
+    import sys
+    env = dict(os.environ, PTO_JIT_OPT_LEVEL=level)
+    script = in_tmp / "opt_level.py"
+    script.write_text(_OPT_LEVEL_SCRIPT)
+    r = subprocess.run([sys.executable, str(script)], env=env,
+                       capture_output=True, text=True, timeout=600)
+    if ok:
+        assert r.returncode == 0, r.stderr
+        assert "compiled 1" in r.stdout
+    else:
+        assert r.returncode != 0
+        assert f"PTO_JIT_OPT_LEVEL='{level}': expected 0, 1, 2 or 3" in r.stderr

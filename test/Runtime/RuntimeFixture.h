@@ -32,9 +32,10 @@ static inline PtoGraph *fx_graph(PtoRuntime *rt, uint32_t nbufs, int64_t size,
 
 /* Submits a task of kernel k with params[0] = p0, params[1] = p1, regions
  * r[0..nr) and label, costing 1000 cycles on the simulator; its id or -1. */
-static inline int64_t fx_submit(PtoGraph *g, int32_t k, int64_t p0, int64_t p1,
-                                const PtoRtRegion *r, uint32_t nr,
-                                const char *label) {
+static inline int64_t fx_submit_cycles(PtoGraph *g, int32_t k, int64_t p0,
+                                       int64_t p1, const PtoRtRegion *r,
+                                       uint32_t nr, const char *label,
+                                       uint64_t cycles) {
   PtoRtTaskDesc d = {0};
   d.kernel = k;
   d.regions = r;
@@ -42,8 +43,14 @@ static inline int64_t fx_submit(PtoGraph *g, int32_t k, int64_t p0, int64_t p1,
   d.params[0] = p0;
   d.params[1] = p1;
   d.label = label;
-  d.cycles = 1000;
+  d.cycles = cycles;
   return pto_graph_submit(g, &d);
+}
+
+static inline int64_t fx_submit(PtoGraph *g, int32_t k, int64_t p0, int64_t p1,
+                                const PtoRtRegion *r, uint32_t nr,
+                                const char *label) {
+  return fx_submit_cycles(g, k, p0, p1, r, nr, label, 1000);
 }
 
 /* The set-up most tests begin with: a runtime, one kernel `fn` on core

@@ -37,14 +37,7 @@ TEST(wavefront_million) {
         r[n++] = (PtoRtRegion){0, ((i - 1) * side + j) * cell, cell, PTO_RT_READ};
       if (j)
         r[n++] = (PtoRtRegion){0, (i * side + j - 1) * cell, cell, PTO_RT_READ};
-      PtoRtTaskDesc d = {0};
-      d.kernel = k;
-      d.regions = r;
-      d.num_regions = n;
-      d.params[0] = i;
-      d.params[1] = j;
-      d.cycles = 500;
-      CHECK(pto_graph_submit(g, &d) >= 0);
+      CHECK(fx_submit_cycles(g, k, i, j, r, n, NULL, 500) >= 0);
     }
   PtoRtGraphStats st;
   pto_graph_get_stats(g, &st);

@@ -46,6 +46,9 @@ TEST(table) {
       {PTO_DT_INDEX, 8, "index", "int64", "<i8"},
       {PTO_DT_U16, 2, "u16", "uint16", "<u2"},
       {PTO_DT_U32, 4, "u32", "uint32", "<u4"},
+      {PTO_DT_F8E4M3, 1, "f8e4m3", "float8_e4m3fn", "|u1"},
+      {PTO_DT_F8E5M2, 1, "f8e5m2", "float8_e5m2", "|u1"},
+      {PTO_DT_F8E8M0, 1, "f8e8m0", "float8_e8m0fnu", "|u1"},
   };
   CHECK(sizeof rows / sizeof rows[0] == PTO_DT_COUNT);
   for (size_t i = 0; i < PTO_DT_COUNT; i++) {
@@ -74,6 +77,9 @@ TEST(table) {
   CHECK(pto_dtype_int_max(PTO_DT_U32) == UINT32_MAX && pto_dtype_int_min(PTO_DT_U16) == 0);
   CHECK(!pto_dtype_is_signed(PTO_DT_U32) && pto_dtype_is_int(PTO_DT_U16));
   CHECK(pto_dtype_int_min(PTO_DT_I64) == INT64_MIN);
+  CHECK(pto_dtype_is_float(PTO_DT_F8E5M2) && pto_dtype_is_signed(PTO_DT_F8E4M3));
+  CHECK(!pto_dtype_is_signed(PTO_DT_F8E8M0));
+  CHECK(pto_dtype_from_name("f8E4M3FN", &dt) && dt == PTO_DT_F8E4M3);
 }
 
 TEST(ir_types) {
@@ -83,10 +89,14 @@ TEST(ir_types) {
     PtoDType back;
     CHECK(t && pto_dtype_from_type(t, &back) && back == (PtoDType)i);
   }
-  static const char *const spell[] = {"i1", "ui8", "index", "bf16", "si32", "ui16", "ui32"};
-  static const PtoDType want[] = {PTO_DT_BOOL, PTO_DT_U8, PTO_DT_INDEX, PTO_DT_BF16,
-                                  PTO_DT_I32,  PTO_DT_U16, PTO_DT_U32};
-  for (unsigned i = 0; i < 7; i++) {
+  static const char *const spell[] = {"i1",   "ui8",  "index",    "bf16",
+                                      "si32", "ui16", "ui32",     "f8E4M3FN",
+                                      "f8E5M2", "f8E8M0FNU"};
+  static const PtoDType want[] = {PTO_DT_BOOL, PTO_DT_U8,     PTO_DT_INDEX,
+                                  PTO_DT_BF16, PTO_DT_I32,    PTO_DT_U16,
+                                  PTO_DT_U32,  PTO_DT_F8E4M3, PTO_DT_F8E5M2,
+                                  PTO_DT_F8E8M0};
+  for (unsigned i = 0; i < 10; i++) {
     PtoDType dt;
     CHECK(pto_dtype_from_type(pto_parse_type_str(ctx, spell[i]), &dt) &&
           dt == want[i]);
@@ -99,6 +109,68 @@ TEST(ir_types) {
     CHECK(t && !pto_dtype_from_type(t, &dt));
   }
   pto_ctx_destroy(ctx);
+}
+
+static unsigned f8_of(PtoDType dt, double v, PtoCastMode m) {
+  uint8_t c;
+  pto_dtype_cast_store_f64(dt, &c, 0, v, m);
+  return c;
+}
+
+/* The OCP spec's boundary values of each 8-bit format (the exhaustive
+ * comparison with a numpy oracle is test/Python/test_fp8.py). */
+TEST(fp8_boundaries) {
+  const PtoDType e4 = PTO_DT_F8E4M3, e5 = PTO_DT_F8E5M2, e8 = PTO_DT_F8E8M0;
+  uint8_t c = 0x7e;
+  CHECK(pto_dtype_load_f64(e4, &c, 0) == 448);
+  c = 0x01;
+  CHECK(pto_dtype_load_f64(e4, &c, 0) == 0x1p-9);
+  c = 0x08;
+  CHECK(pto_dtype_load_f64(e4, &c, 0) == 0x1p-6);
+  c = 0x7f;
+  CHECK(isnan(pto_dtype_load_f64(e4, &c, 0)));
+  c = 0x7b;
+  CHECK(pto_dtype_load_f64(e5, &c, 0) == 57344);
+  c = 0x7c;
+  CHECK(isinf(pto_dtype_load_f64(e5, &c, 0)));
+  c = 0x7d;
+  CHECK(isnan(pto_dtype_load_f64(e5, &c, 0)));
+  c = 0x01;
+  CHECK(pto_dtype_load_f64(e5, &c, 0) == 0x1p-16);
+  c = 0;
+  CHECK(pto_dtype_load_f64(e8, &c, 0) == 0x1p-127);
+  c = 0xfe;
+  CHECK(pto_dtype_load_f64(e8, &c, 0) == 0x1p127);
+  c = 0xff;
+  CHECK(isnan(pto_dtype_load_f64(e8, &c, 0)));
+  /* nearest even; the midpoint above the maximum overflows */
+  CHECK(f8_of(e4, 464, WRAP) == 0x7e && f8_of(e4, 465, WRAP) == 0x7f);
+  CHECK(f8_of(e4, -1e9, WRAP) == 0xff && f8_of(e4, -1e9, SAT) == 0xfe);
+  CHECK(f8_of(e4, INFINITY, WRAP) == 0x7f && f8_of(e4, INFINITY, SAT) == 0x7e);
+  CHECK(f8_of(e4, 0x1p-10, WRAP) == 0 && f8_of(e4, 0x1.8p-9, WRAP) == 0x02);
+  CHECK(f8_of(e4, -0.0, WRAP) == 0x80 && f8_of(e4, NAN, WRAP) == 0x7f);
+  CHECK(f8_of(e5, 61440, WRAP) == 0x7c && f8_of(e5, 61439, WRAP) == 0x7b);
+  CHECK(f8_of(e5, 61440, SAT) == 0x7b && f8_of(e5, -INFINITY, SAT) == 0xfc);
+  /* E8M0: a tie rounds up, nothing below 2^-127, negatives are NaN */
+  CHECK(f8_of(e8, 1.5, WRAP) == 128 && f8_of(e8, 3, WRAP) == 129);
+  CHECK(f8_of(e8, 2.9, WRAP) == 128 && f8_of(e8, 0, WRAP) == 0);
+  CHECK(f8_of(e8, -1, WRAP) == 0xff && f8_of(e8, 0x1p128, WRAP) == 0xff);
+  CHECK(f8_of(e8, 0x1p128, SAT) == 0xfe);
+  /* directed modes step between neighbours of the format */
+  PtoCastMode down = {PTO_ROUND_FLOOR, PTO_SAT_WRAP};
+  PtoCastMode up = {PTO_ROUND_CEIL, PTO_SAT_WRAP};
+  CHECK(f8_of(e8, 3.9, down) == 128 && f8_of(e8, 2.1, up) == 129);
+  CHECK(f8_of(e4, 1.01, up) == 0x39 && f8_of(e4, -1.01, down) == 0xb9);
+  CHECK(f8_of(e4, 500, down) == 0x7e);
+  /* casts between the formats and from integers */
+  uint8_t src = 0x7b, dst;
+  pto_dtype_cast_elem(e5, &src, e4, &dst, WRAP);
+  CHECK(dst == 0x7f);
+  pto_dtype_cast_elem(e5, &src, e4, &dst, SAT);
+  CHECK(dst == 0x7e);
+  int32_t i = -3;
+  pto_dtype_cast_elem(PTO_DT_I32, &i, e4, &dst, WRAP);
+  CHECK(dst == 0xc4);
 }
 
 TEST(mode_names) {
@@ -121,6 +193,8 @@ TEST(load_store_every_dtype) {
     PtoDType dt = (PtoDType)i;
     unsigned char buf[3 * 8];
     double vals[3] = {0, 1, dt == PTO_DT_BOOL ? 1 : pto_dtype_is_signed(dt) ? -7 : 200};
+    if (dt == PTO_DT_F8E8M0) /* powers of two only, no zero */
+      vals[0] = 2, vals[2] = 256;
     for (int k = 0; k < 3; k++) pto_dtype_store_f64(dt, buf, k, vals[k]);
     for (int k = 0; k < 3; k++) {
       CHECK(pto_dtype_load_f64(dt, buf, k) == vals[k]);
@@ -424,7 +498,7 @@ TEST(ndarray) {
   pto_ctx_destroy(ctx);
 }
 
-RUN_TESTS(T(table), T(ir_types), T(mode_names), T(load_store_every_dtype),
+RUN_TESTS(T(table), T(ir_types), T(mode_names), T(fp8_boundaries), T(load_store_every_dtype),
           T(f16_rounding), T(nan_bits_follow_numpy), T(float_to_int),
           T(int_to_int_and_float), T(float_rounding_modes),
           T(strided_convert), T(ndarray))

@@ -41,7 +41,7 @@ static void k_begin(K *k) {
       LLVMFunctionType(LLVMVoidTypeInContext(k->ctx), params, 3, 0));
   LLVMBuilderRef b = LLVMCreateBuilderInContext(k->ctx);
   LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(k->ctx, fn, "entry"));
-  k->e = (PtoEmit){k->ctx, k->mod, b, fn, host_lanes()};
+  k->e = (PtoEmit){.ctx = k->ctx, .mod = k->mod, .b = b, .fn = fn, .lanes = host_lanes()};
   k->base = LLVMGetParam(fn, 0);
   k->rows = LLVMGetParam(fn, 1);
   k->cols = LLVMGetParam(fn, 2);

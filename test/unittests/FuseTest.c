@@ -235,6 +235,32 @@ static char *run(PtoOp *m, unsigned lanes, bool fuse, unsigned ty, int64_t r,
   return ll;
 }
 
+/* Two random inputs of r x c elements of kTypes[ty], and per variant
+ * (unfused, fused) the output tile and the per-row results. */
+typedef struct Bufs {
+  void *in[2], *o[2], *p[2];
+} Bufs;
+
+static Bufs bufs_alloc(unsigned ty, int64_t r, int64_t c) {
+  size_t es = kTypes[ty].size, nb = (size_t)(r * c) * es;
+  Bufs b;
+  for (unsigned i = 0; i < 2; i++) {
+    b.in[i] = malloc(nb);
+    fill(ty, b.in[i], r * c);
+    b.o[i] = malloc(nb);
+    b.p[i] = malloc((size_t)r * es);
+  }
+  return b;
+}
+
+static void bufs_free(Bufs *b) {
+  for (unsigned i = 0; i < 2; i++) {
+    free(b->in[i]);
+    free(b->o[i]);
+    free(b->p[i]);
+  }
+}
+
 TEST(fused_and_unfused_write_the_same_bits) {
   PtoError err;
   jit_ = pto_jit_create(NULL, &err);
@@ -258,15 +284,13 @@ TEST(fused_and_unfused_write_the_same_bits) {
                   kTypes[ty].name, diag_capture_take(&dc), text);
         CHECK(ok);
         size_t es = kTypes[ty].size, nb = (size_t)(r * c) * es;
-        void *in[2] = {malloc(nb), malloc(nb)};
-        fill(ty, in[0], r * c);
-        fill(ty, in[1], r * c);
-        void *o[2] = {malloc(nb), malloc(nb)}, *p[2] = {malloc((size_t)r * es), malloc((size_t)r * es)};
+        Bufs b = bufs_alloc(ty, r, c);
+        void **o = b.o, **p = b.p;
         /* 16 lanes (AVX-512's) for f32 alone: the other dtypes' code does
          * not depend on the width but for the row reductions' order */
         for (unsigned lanes = 8; ok && lanes <= (ty == 0 ? 16u : 8u); lanes += 8) {
           char *ll[2];
-          for (unsigned f = 0; f < 2; f++) ll[f] = run(m, lanes, f, ty, r, c, in, o[f], p[f]);
+          for (unsigned f = 0; f < 2; f++) ll[f] = run(m, lanes, f, ty, r, c, b.in, o[f], p[f]);
           CHECK(ll[0] && ll[1]);
           if (!ll[0] || !ll[1]) {
             fprintf(stderr, "%s %s: %s\n", kKernels[k].name, kTypes[ty].name,
@@ -293,11 +317,7 @@ TEST(fused_and_unfused_write_the_same_bits) {
           free(ll[0]);
           free(ll[1]);
         }
-        for (unsigned i = 0; i < 2; i++) {
-          free(in[i]);
-          free(o[i]);
-          free(p[i]);
-        }
+        bufs_free(&b);
         diag_capture_end(&dc);
         if (m) pto_op_destroy(m);
         pto_ctx_destroy(ctx);
@@ -335,13 +355,11 @@ TEST(fused_streaming_tstore_writes_the_same_bits) {
   CHECK(m && pto_succeeded(pto_op_verify(m)));
   int64_t r = 2048, c = 2049;
   size_t nb = (size_t)(r * c) * 4;
-  void *in[2] = {malloc(nb), malloc(nb)};
-  fill(0, in[0], r * c);
-  fill(0, in[1], r * c);
-  void *o[2] = {malloc(nb), malloc(nb)}, *p[2] = {malloc((size_t)r * 4), malloc((size_t)r * 4)};
+  Bufs b = bufs_alloc(0, r, c);
+  void **o = b.o, **p = b.p;
   for (unsigned lanes = 8; m && lanes <= 16; lanes += 8) {
     char *ll[2];
-    for (unsigned f = 0; f < 2; f++) ll[f] = run(m, lanes, f, 0, r, c, in, o[f], p[f]);
+    for (unsigned f = 0; f < 2; f++) ll[f] = run(m, lanes, f, 0, r, c, b.in, o[f], p[f]);
     CHECK(ll[0] && ll[1]);
     if (ll[0] && ll[1]) {
       CHECK(strcmp(ll[0], ll[1]) != 0); /* the tstore fused */
@@ -352,11 +370,7 @@ TEST(fused_streaming_tstore_writes_the_same_bits) {
     free(ll[0]);
     free(ll[1]);
   }
-  for (unsigned i = 0; i < 2; i++) {
-    free(in[i]);
-    free(o[i]);
-    free(p[i]);
-  }
+  bufs_free(&b);
   if (m) pto_op_destroy(m);
   pto_ctx_destroy(ctx);
   pto_jit_destroy(jit_);

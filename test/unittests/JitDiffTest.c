@@ -181,6 +181,8 @@ typedef struct Gm {
 typedef struct Case {
   char name[96];
   bool cube;
+  bool faults; /* the kernel can fail: i32 @k(..., i64* %fault) */
+  bool fails;  /* the interpreter is expected to stop with an error */
   unsigned nin, nout;
   Gm in[MAX_OPERANDS], out[MAX_RESULTS];
   /* the instruction, its operand list and types filled in by the kind */
@@ -714,6 +716,7 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
     for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++)
       ix[i] = (int32_t)(rnd_u64() % (uint64_t)(dim ? x->cols : x->rows));
     snprintf(attrs, sizeof attrs, " {dim = %u : i64}", dim);
+    c->faults = true;
     snprintf(c->name, sizeof c->name, "tgather_gm %s dim %u %lldx%lld", dt_name(dt), dim,
              (long long)m, (long long)n);
     break;
@@ -879,9 +882,12 @@ static const char *llvm_type(PtoDType dt) {
 
 /* @pto_entry<idx>(i8** args): loads each argument of @k<idx> from the
  * array (spaces, inputs, outputs; a scalar through its address). */
+/* i32 pto_entry<idx>(void **argv): the kernel over argv's pointers (its
+ * fault record after them when it can fail), its status (0 for a kernel
+ * that cannot fail). */
 static void entry_wrapper(Buf *b, const Case *c, unsigned idx) {
   unsigned nsp = c->cube ? 4 : 1, n = nsp + c->nin + c->nout;
-  bprintf(b, "define void @pto_entry%u(i8** %%p) {\n", idx);
+  bprintf(b, "define i32 @pto_entry%u(i8** %%p) {\n", idx);
   for (unsigned i = 0; i < n; i++) {
     bprintf(b, "  %%g%u = getelementptr i8*, i8** %%p, i64 %u\n", i, i);
     bprintf(b, "  %%v%u = load i8*, i8** %%g%u\n", i, i);
@@ -892,13 +898,17 @@ static void entry_wrapper(Buf *b, const Case *c, unsigned idx) {
       bprintf(b, "  %%x%u = load %s, %s* %%q%u\n", i, t, t, i);
     }
   }
-  bprintf(b, "  call void @k%u(", idx);
+  if (c->faults) {
+    bprintf(b, "  %%gf = getelementptr i8*, i8** %%p, i64 %u\n", n);
+    bprintf(b, "  %%vf = load i8*, i8** %%gf\n  %%f = bitcast i8* %%vf to i64*\n");
+  }
+  bprintf(b, "  %s@k%u(", c->faults ? "%st = call i32 " : "call void ", idx);
   for (unsigned i = 0; i < n; i++) {
     const Gm *g = i >= nsp && i - nsp < c->nin ? &c->in[i - nsp] : NULL;
     if (g && g->scalar) bprintf(b, "%s%s %%x%u", i ? ", " : "", llvm_type(g->dt), i);
     else bprintf(b, "%si8* %%v%u", i ? ", " : "", i);
   }
-  bprintf(b, ")\n  ret void\n}\n");
+  bprintf(b, "%s)\n  ret i32 %s\n}\n", c->faults ? ", i64* %f" : "", c->faults ? "%st" : "0");
 }
 
 static PtoOp *find_func(PtoOp *module, const char *name) {
@@ -943,7 +953,8 @@ static bool run_interp(PtoInterp *I, PtoOp *module, const Case *c, unsigned idx,
             nres == c->nout;
   for (unsigned i = 0; i < n; i++) pto_interp_value_release(&args[i]);
   if (!ok) {
-    fprintf(stderr, "%s: the interpreter failed:\n%s\n", c->name, diag_capture_take(dc));
+    const char *why = diag_capture_take(dc);
+    if (!c->fails) fprintf(stderr, "%s: the interpreter failed:\n%s\n", c->name, why);
     return false;
   }
   for (unsigned j = 0; j < nres; j++) {
@@ -1072,7 +1083,26 @@ static double ulp_bound(PtoPtoOp id, PtoDType dt) {
   if (id == PTO_PTO_TTANH) return dt == PTO_DT_F32 ? 2 : 1;
   if (id == PTO_PTO_TSIGMOID) return dt == PTO_DT_F32 ? 4 : 1;
   if (id == PTO_PTO_TSILU) return dt == PTO_DT_F32 ? 4 : 1;
+  /* computed in f64: the one rounding to the dtype, or the f32 result's
+   * rounding to f16 / bf16 after it */
+  if (id == PTO_PTO_TSIN || id == PTO_PTO_TCOS || id == PTO_PTO_TERF || id == PTO_PTO_TPOW)
+    return 1;
   return 0;
+}
+
+/* A context of every dialect with its diagnostics captured in dc, and
+ * the module *m parsed from text; false (the reason printed) unless it
+ * verifies. */
+static bool parse_verified(PtoContext **ctx, DiagCapture *dc, const Buf *text,
+                           const char *what, PtoOp **m) {
+  *ctx = pto_ctx_create();
+  pto_register_all_dialects(*ctx);
+  diag_capture_begin(dc, *ctx);
+  *m = pto_parse_module(*ctx, text->s, text->len, NULL);
+  if (*m && pto_succeeded(pto_op_verify(*m))) return true;
+  fprintf(stderr, "%s: the generated kernels do not verify:\n%s\n%s\n", what,
+          diag_capture_take(dc), text->s);
+  return false;
 }
 
 /* Runs the n cases both ways; false on a harness or comparison failure. */
@@ -1081,16 +1111,11 @@ static bool run_module(const char *label, PtoPtoOp id, PtoDType dt, Case *cases,
   Buf text = {0};
   bprintf(&text, "%s", "");
   for (unsigned i = 0; i < n; i++) bprintf(&text, "%s", cases[i].body.s);
-  PtoContext *ctx = pto_ctx_create();
-  pto_register_all_dialects(ctx);
+  PtoContext *ctx;
   DiagCapture dc;
-  diag_capture_begin(&dc, ctx);
-  bool ok = true;
-  PtoOp *m = pto_parse_module(ctx, text.s, text.len, NULL);
-  if (!m || pto_failed(pto_op_verify(m))) {
-    fprintf(stderr, "%s %s: the generated kernels do not verify:\n%s\n%s\n",
-            pto_pto_op_mnemonic(id), dt_name(dt), diag_capture_take(&dc), text.s);
-    ok = false;
+  PtoOp *m;
+  bool ok = parse_verified(&ctx, &dc, &text, label, &m);
+  if (!ok) {
     goto done;
   }
   void *want[64][MAX_RESULTS] = {{0}}, *got8[64][MAX_RESULTS] = {{0}};
@@ -1144,9 +1169,10 @@ static bool run_module(const char *label, PtoPtoOp id, PtoDType dt, Case *cases,
       char name[24];
       snprintf(name, sizeof name, "pto_entry%u", i);
       void *p = pto_jit_module_lookup(jm, name, &err);
-      void (*entry)(void **);
+      int (*entry)(void **);
       memcpy(&entry, &p, sizeof p);
-      void *argv[4 + MAX_OPERANDS + MAX_RESULTS];
+      void *argv[4 + MAX_OPERANDS + MAX_RESULTS + 1];
+      int64_t fault[PTO_LLVMIR_FAULT_SLOTS] = {0};
       unsigned a = 0;
       static const PtoBufSpace cube[4] = {PTO_BUF_MAT, PTO_BUF_LEFT, PTO_BUF_RIGHT, PTO_BUF_ACC};
       if (c->cube) for (unsigned s = 0; s < 4; s++) argv[a++] = image_[cube[s]];
@@ -1159,7 +1185,13 @@ static bool run_module(const char *label, PtoPtoOp id, PtoDType dt, Case *cases,
         memcpy(out[j], c->out[j].data, gm_bytes(&c->out[j]));
         argv[a++] = out[j];
       }
-      entry(argv);
+      argv[a] = fault;
+      int st = entry(argv);
+      if (st != 0 || fault[PTO_LLVMIR_FAULT_SITE] != 0) {
+        fprintf(stderr, "%s: the kernel reported a fault (status %d) on indices in range\n",
+                c->name, st);
+        ok = false;
+      }
       char what[16];
       snprintf(what, sizeof what, "%u lanes", lanes);
       for (unsigned j = 0; j < c->nout; j++) {
@@ -1360,6 +1392,131 @@ TEST(every_instruction_and_dtype) {
   pto_jit_destroy(jit_);
 }
 
+/* The error path of tgather_gm: an index outside the tensor stops the
+ * interpreter with an error at the instruction, and the compiled kernel
+ * returns PTO_LLVMIR_FAULT with the same index, position and bound in its
+ * fault record (the first bad index in row-major order, as the
+ * interpreter names it), for either dim and sign. */
+typedef struct FaultRow {
+  unsigned dim;
+  PtoDType ix;
+  int64_t index[6]; /* the 2x3 index tile */
+  int64_t bad, row, col, bound; /* what both must report */
+} FaultRow;
+
+static bool run_fault_row(const FaultRow *f) {
+  const char *ixs = dt_name(f->ix);
+  Buf text = {0};
+  bprintf(&text,
+          "pto.kernel vector @k0(%%X: tensor<4x40xf32>, %%I: tensor<2x3x%s>, %%Y: tensor<2x3xf32>) {\n"
+          "  %%i = pto.tload %%I[0, 0] : tensor<2x3x%s> -> !pto.tile<2x3x%s, vec, offset = 0>\n"
+          "  %%g = pto.tgather_gm %%X[%u, %u], %%i {dim = %u : i64} : tensor<4x40xf32>, "
+          "!pto.tile<2x3x%s, vec, offset = 0> -> !pto.tile<2x3xf32, vec, offset = 64>\n"
+          "  pto.set_flag MTE2 -> MTE3, 0\n  pto.wait_flag MTE2 -> MTE3, 0\n"
+          "  pto.tstore %%g, %%Y[0, 0] : !pto.tile<2x3xf32, vec, offset = 64> into tensor<2x3xf32>\n}\n"
+          "func.func @f0(%%X: tensor<4x40xf32>, %%I: tensor<2x3x%s>, %%Y: tensor<2x3xf32>) -> tensor<2x3xf32> {\n"
+          "  block.launch @k0(%%X, %%I, %%Y) {label = \"k\", reads = [], writes = []} : "
+          "(tensor<4x40xf32>, tensor<2x3x%s>, tensor<2x3xf32>)\n"
+          "  func.return %%Y : tensor<2x3xf32>\n}\n",
+          ixs, ixs, ixs, f->dim ? 1u : 0u, f->dim ? 0u : 2u, f->dim, ixs, ixs, ixs);
+  Case c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.name, sizeof c.name, "tgather_gm fault %s dim %u", ixs, f->dim);
+  c.faults = c.fails = true;
+  c.nin = 2, c.nout = 1;
+  c.in[0] = (Gm){PTO_DT_F32, 4, 40, 0, 0, 4, 40, calloc(160, 4), false};
+  c.in[1] = (Gm){f->ix, 2, 3, 0, 0, 2, 3, calloc(6, 8), false};
+  c.out[0] = (Gm){PTO_DT_F32, 2, 3, 0, 0, 2, 3, calloc(6, 4), false};
+  for (unsigned i = 0; i < 6; i++) ((int32_t *)c.in[1].data)[i] = (int32_t)f->index[i];
+  char want[160];
+  snprintf(want, sizeof want, "-:3:3: error: 'pto.tgather_gm' op index %lld at position "
+           "(%lld, %lld) is out of range [0, %lld) for dim %u", (long long)f->bad,
+           (long long)f->row, (long long)f->col, (long long)f->bound, f->dim);
+  PtoContext *ctx;
+  DiagCapture dc;
+  PtoOp *m;
+  bool ok = parse_verified(&ctx, &dc, &text, c.name, &m);
+  void *none[MAX_RESULTS] = {NULL};
+  if (ok) {
+    PtoInterp *I = pto_interp_create(ctx, NULL);
+    if (run_interp(I, m, &c, 0, none, &dc)) {
+      fprintf(stderr, "%s: the interpreter ran an index outside the tensor\n", c.name);
+      ok = false;
+    } else if (!strstr(dc.last, want)) {
+      fprintf(stderr, "%s: the interpreter said\n%s\nnot\n%s\n", c.name, dc.last, want);
+      ok = false;
+    }
+    pto_interp_destroy(I);
+    free(none[0]);
+  }
+  char *ll = NULL;
+  if (ok) {
+    pto_op_erase(find_func(m, "f0"));
+    ok = pto_succeeded(pto_translate_to_llvmir(m, 8, &ll));
+    if (!ok) fprintf(stderr, "%s: not translated:\n%s\n", c.name, diag_capture_take(&dc));
+  }
+  if (ok) {
+    Buf full = {0};
+    bprintf(&full, "%s", ll);
+    entry_wrapper(&full, &c, 0);
+    PtoError err;
+    PtoJitModule *jm = pto_jit_compile(jit_, full.s, full.len, &err);
+    void *p = jm ? pto_jit_module_lookup(jm, "pto_entry0", &err) : NULL;
+    free(full.s);
+    if (!p) {
+      fprintf(stderr, "%s: the JIT failed: %s\n", c.name, err.msg);
+      ok = false;
+    } else {
+      int (*entry)(void **);
+      memcpy(&entry, &p, sizeof p);
+      int64_t rec[PTO_LLVMIR_FAULT_SLOTS] = {0};
+      void *argv[5] = {image_[PTO_BUF_VEC], c.in[0].data, c.in[1].data, c.out[0].data, rec};
+      int st = entry(argv);
+      /* the site: the tgather_gm is the body's second op */
+      ok = st == PTO_LLVMIR_FAULT && rec[PTO_LLVMIR_FAULT_SITE] == 2 &&
+           rec[PTO_LLVMIR_FAULT_INDEX] == f->bad && rec[PTO_LLVMIR_FAULT_ROW] == f->row &&
+           rec[PTO_LLVMIR_FAULT_COL] == f->col && rec[PTO_LLVMIR_FAULT_BOUND] == f->bound;
+      if (!ok)
+        fprintf(stderr, "%s: the kernel returned %d with site %lld, index %lld at (%lld, %lld), "
+                "bound %lld\n", c.name, st, (long long)rec[0], (long long)rec[1],
+                (long long)rec[2], (long long)rec[3], (long long)rec[4]);
+    }
+  }
+  pto_free(ll);
+  diag_capture_end(&dc);
+  if (m) pto_op_destroy(m);
+  pto_ctx_destroy(ctx);
+  free(text.s);
+  case_free(&c);
+  return ok;
+}
+
+TEST(gather_gm_faults) {
+  PtoError err;
+  jit_ = pto_jit_create(NULL, &err);
+  CHECK(jit_ != NULL);
+  if (!jit_) return;
+  image_[PTO_BUF_VEC] = malloc(kImageBytes[PTO_BUF_VEC]);
+  static const FaultRow rows[] = {
+      /* the index equal to the bound; a later bad one is not the first */
+      {1, PTO_DT_I32, {1, 2, 3, 4, 40, 99}, 40, 1, 1, 40},
+      {1, PTO_DT_I32, {-1, 0, 0, 0, 0, 0}, -1, 0, 0, 40},
+      {1, PTO_DT_I32, {0, 0, 0, 0, 0, INT32_MIN}, INT32_MIN, 1, 2, 40},
+      /* along dim 0 the bound is the tensor's 4 rows */
+      {0, PTO_DT_I32, {3, 0, 2, 1, 3, 4}, 4, 1, 2, 4},
+      {0, PTO_DT_I32, {0, -7, 0, 5, 0, 0}, -7, 0, 1, 4},
+  };
+  unsigned n = 0;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) n += run_fault_row(&rows[i]);
+  printf("tgather_gm: %u of %zu out-of-range rows report the interpreter's error\n", n,
+         sizeof rows / sizeof rows[0]);
+  CHECK(n == sizeof rows / sizeof rows[0]);
+  free(image_[PTO_BUF_VEC]);
+  image_[PTO_BUF_VEC] = NULL;
+  pto_jit_destroy(jit_);
+  jit_ = NULL;
+}
+
 /* The host's width is the JIT's: 16 lanes exactly where it sees AVX-512;
  * other widths are refused at the module. */
 TEST(lanes_from_the_host) {
@@ -1396,4 +1553,4 @@ TEST(lanes_from_the_host) {
   pto_ctx_destroy(ctx);
 }
 
-RUN_TESTS(T(lanes_from_the_host), T(every_instruction_and_dtype))
+RUN_TESTS(T(lanes_from_the_host), T(gather_gm_faults), T(every_instruction_and_dtype))

@@ -8,6 +8,8 @@
 #include "Test.h"
 #include "pto/ExecutionEngine.h"
 
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,9 +45,11 @@ static const char kSaxpy[] =
     "  ret void\n"
     "}\n";
 
+/* Without the disk cache: the counts below are of this JIT's compiles. */
 static PtoJit *make_jit(void) {
   PtoError err = {{0}};
-  PtoJit *jit = pto_jit_create(NULL, &err);
+  PtoJitOptions o = {.opt_level = 2, .disk_cache = PTO_JIT_DISK_CACHE_OFF};
+  PtoJit *jit = pto_jit_create(&o, &err);
   if (!jit) fprintf(stderr, "pto_jit_create: %s\n", err.msg);
   return jit;
 }
@@ -153,6 +157,188 @@ TEST(errors_are_values) {
   PtoJitOptions o = {.opt_level = 4};
   CHECK(pto_jit_create(&o, &err) == NULL);
   CHECK(strstr(err.msg, "level 4") != NULL);
+}
+
+/* ---- the cache on disk ---- */
+
+static PtoJit *make_cached_jit(const char *dir, int level) {
+  PtoError err = {{0}};
+  PtoJitOptions o = {.opt_level = level, .disk_cache = PTO_JIT_DISK_CACHE_ON,
+                     .cache_dir = dir};
+  PtoJit *jit = pto_jit_create(&o, &err);
+  if (!jit) fprintf(stderr, "pto_jit_create: %s\n", err.msg);
+  return jit;
+}
+
+/* kAdd through a new JIT on `dir`: whether f(40, 2) == 42, and its stats. */
+static bool add_works(const char *dir, int level, PtoJitStats *stats) {
+  PtoJit *jit = make_cached_jit(dir, level);
+  if (!jit) return false;
+  PtoError err = {{0}};
+  PtoJitModule *m = pto_jit_compile(jit, kAdd, strlen(kAdd), &err);
+  void *p = m ? pto_jit_module_lookup(m, "f", &err) : NULL;
+  int32_t (*f)(int32_t, int32_t) = NULL;
+  memcpy(&f, &p, sizeof p);
+  bool ok = f && f(40, 2) == 42 && f(-5, 3) == -2;
+  if (!ok) fprintf(stderr, "kAdd: %s\n", err.msg);
+  *stats = pto_jit_get_stats(jit);
+  pto_jit_destroy(jit);
+  return ok;
+}
+
+/* The path of the one entry in dir (the caller frees it), or NULL. */
+static char *only_entry(const char *dir) {
+  DIR *d = opendir(dir);
+  char *found = NULL;
+  int n = 0;
+  for (struct dirent *de; d && (de = readdir(d));) {
+    if (de->d_name[0] == '.') continue;
+    n++;
+    free(found);
+    found = malloc(strlen(dir) + strlen(de->d_name) + 2);
+    sprintf(found, "%s/%s", dir, de->d_name);
+  }
+  if (d) closedir(d);
+  if (n != 1) {
+    free(found);
+    return NULL;
+  }
+  return found;
+}
+
+static long file_size(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static void remove_tree(const char *dir) {
+  DIR *d = opendir(dir);
+  char path[4096];
+  for (struct dirent *de; d && (de = readdir(d));) {
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+    unlink(path);
+  }
+  if (d) closedir(d);
+  rmdir(dir);
+}
+
+TEST(disk_cache_serves_the_next_jit) {
+  char root[] = "/tmp/pto-jit-cache-XXXXXX";
+  CHECK(mkdtemp(root) != NULL);
+  char dir[64];
+  snprintf(dir, sizeof dir, "%s/a/b", root); /* created on the first write */
+  PtoJitStats s;
+  CHECK(add_works(dir, 2, &s));
+  CHECK(s.compiled == 1 && s.disk_hits == 0 && s.disk_writes == 1);
+  char *entry = only_entry(dir);
+  CHECK(entry != NULL);
+  /* another JIT, as in another process: loaded, not compiled */
+  CHECK(add_works(dir, 2, &s));
+  CHECK(s.compiled == 0 && s.disk_hits == 1 && s.disk_writes == 0);
+  CHECK(s.compile_seconds > 0);
+  /* another optimisation level is another object */
+  CHECK(add_works(dir, 1, &s));
+  CHECK(s.compiled == 1 && s.disk_hits == 0 && s.disk_writes == 1);
+  char sub[80];
+  snprintf(sub, sizeof sub, "%s/a", root);
+  remove_tree(dir);
+  rmdir(sub);
+  rmdir(root);
+  free(entry);
+}
+
+/* A damaged entry (truncated, a byte changed, empty, another file) is a
+ * miss: the module is compiled and the entry replaced. */
+TEST(disk_cache_ignores_damaged_entries) {
+  char dir[] = "/tmp/pto-jit-cache-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  PtoJitStats s;
+  CHECK(add_works(dir, 2, &s) && s.disk_writes == 1);
+  char *entry = only_entry(dir);
+  CHECK(entry != NULL);
+  if (!entry) return;
+  long size = file_size(entry);
+  CHECK(size > 64);
+  for (int damage = 0; damage < 4; damage++) {
+    FILE *f = fopen(entry, "r+b");
+    CHECK(f != NULL);
+    if (!f) break;
+    if (damage == 0) { /* truncated */
+      CHECK(ftruncate(fileno(f), size / 2) == 0);
+    } else if (damage == 1) { /* a byte of the object changed */
+      fseek(f, size - 17, SEEK_SET);
+      int c = fgetc(f);
+      fseek(f, size - 17, SEEK_SET);
+      fputc(c ^ 0x5a, f);
+    } else if (damage == 2) { /* empty */
+      CHECK(ftruncate(fileno(f), 0) == 0);
+    } else { /* not an entry at all */
+      CHECK(ftruncate(fileno(f), 0) == 0);
+      for (long i = 0; i < size; i++) fputc('x', f);
+    }
+    fclose(f);
+    CHECK(add_works(dir, 2, &s));
+    CHECK(s.compiled == 1 && s.disk_hits == 0 && s.disk_writes == 1);
+    CHECK(file_size(entry) == size);
+    /* replaced by a good one */
+    CHECK(add_works(dir, 2, &s));
+    CHECK(s.compiled == 0 && s.disk_hits == 1);
+  }
+  free(entry);
+  remove_tree(dir);
+}
+
+TEST(disk_cache_options) {
+  PtoError err = {{0}};
+  /* a directory that cannot be made: compiles still work */
+  char dir[] = "/tmp/pto-jit-cache-XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char file[64], under[80];
+  snprintf(file, sizeof file, "%s/file", dir);
+  snprintf(under, sizeof under, "%s/sub", file);
+  FILE *f = fopen(file, "w");
+  if (f) fclose(f);
+  PtoJitStats s;
+  CHECK(add_works(under, 2, &s));
+  CHECK(s.compiled == 1 && s.disk_writes == 0);
+  unlink(file);
+  rmdir(dir);
+
+  /* off, and the environment's choices */
+  PtoJitOptions off = {.opt_level = 2, .disk_cache = PTO_JIT_DISK_CACHE_OFF};
+  PtoJit *jit = pto_jit_create(&off, &err);
+  CHECK(jit && pto_jit_get_cache_dir(jit) == NULL);
+  pto_jit_destroy(jit);
+  const char *saved = getenv("PTO_JIT_CACHE");
+  char *keep = saved ? strdup(saved) : NULL;
+  setenv("PTO_JIT_CACHE", "maybe", 1);
+  CHECK(pto_jit_create(NULL, &err) == NULL);
+  CHECK_STR(err.msg, "PTO_JIT_CACHE=maybe: expected 0 (no JIT cache on disk) or 1");
+  setenv("PTO_JIT_CACHE", "1", 1);
+  setenv("PTO_CACHE_DIR", "/nonexistent/pto-cache", 1);
+  jit = pto_jit_create(NULL, &err);
+  CHECK(jit && pto_jit_get_cache_dir(jit) &&
+        strcmp(pto_jit_get_cache_dir(jit), "/nonexistent/pto-cache") == 0);
+  pto_jit_destroy(jit);
+  unsetenv("PTO_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/xdg", 1);
+  jit = pto_jit_create(NULL, &err);
+  CHECK(jit && pto_jit_get_cache_dir(jit) &&
+        strcmp(pto_jit_get_cache_dir(jit), "/xdg/pto/jit") == 0);
+  pto_jit_destroy(jit);
+  unsetenv("XDG_CACHE_HOME");
+  setenv("PTO_JIT_CACHE", "0", 1);
+  jit = pto_jit_create(NULL, &err);
+  CHECK(jit && pto_jit_get_cache_dir(jit) == NULL);
+  pto_jit_destroy(jit);
+  if (keep) setenv("PTO_JIT_CACHE", keep, 1);
+  else unsetenv("PTO_JIT_CACHE");
+  free(keep);
+
+  PtoJitOptions bad = {.opt_level = 2, .disk_cache = (PtoJitDiskCache)7};
+  CHECK(pto_jit_create(&bad, &err) == NULL);
+  CHECK(strstr(err.msg, "disk cache mode 7") != NULL);
 }
 
 /* The body of fatal_error_is_an_error, in a child process: a JIT that
@@ -271,4 +457,5 @@ TEST(vectorises_for_the_host) {
 RUN_TESTS(T(compile_and_call), T(same_text_compiles_once),
           T(modules_define_the_same_name), T(errors_are_values),
           T(calls_the_process), T(vectorises_for_the_host),
-          T(fatal_error_is_an_error))
+          T(fatal_error_is_an_error), T(disk_cache_serves_the_next_jit),
+          T(disk_cache_ignores_damaged_entries), T(disk_cache_options))

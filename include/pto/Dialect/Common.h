@@ -39,6 +39,9 @@ typedef enum PtoDtypeClass {
   PTO_DTYPE_FLOAT, /* f32, f16, bf16 */
   PTO_DTYPE_INT,   /* i8, i16, i32, i64 (signless, read as signed) */
   PTO_DTYPE_BOOL,  /* i1 */
+  /* f8E4M3FN f8E5M2 f8E8M0FNU: stored, moved and converted (cast,
+   * quant_mx, scaled_mm), not computed on */
+  PTO_DTYPE_F8,
 } PtoDtypeClass;
 
 PtoDtypeClass pto_dtype_class(const PtoType *t);

@@ -1,8 +1,9 @@
 /* lower-to-pto for the Tile level's elementwise math, comparisons, shape
  * and generator ops: each becomes the PTO instructions that compute the
  * same numbers with the same shared kernels in the interpreter
- * (tile.sigmoid -> pto.tsigmoid, ..., tile.lt -> pto.tcmp, tile.where ->
- * pto.tsel, tile.expand -> pto.texpand, tile.full -> pto.texpands). */
+ * (tile.sigmoid -> pto.tsigmoid, ..., tile.pow -> pto.tpow, tile.lt ->
+ * pto.tcmp, tile.where -> pto.tsel, tile.expand -> pto.texpand,
+ * tile.full -> pto.texpands), tile.gelu its formula. */
 #include "Conversion/BlockToPTO/LowerElementwise.h"
 
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "Support/Alloc.h"
 #include "pto/Dialect/Block.h"
 #include "pto/Dialect/PTO.h"
+#include "pto/Dialect/Pypto.h"
 #include "pto/Dialect/Tile.h"
 #include "pto/Dialects.h"
 
@@ -21,7 +23,8 @@ static const struct {
     {"tile.sigmoid", "pto.tsigmoid"}, {"tile.tanh", "pto.ttanh"},
     {"tile.silu", "pto.tsilu"},       {"tile.floor", "pto.tfloor"},
     {"tile.ceil", "pto.tceil"},       {"tile.round", "pto.tround"},
-    {"tile.signbit", "pto.tsignbit"},
+    {"tile.signbit", "pto.tsignbit"}, {"tile.sin", "pto.tsin"},
+    {"tile.cos", "pto.tcos"},         {"tile.erf", "pto.terf"},
 };
 
 static const char *unary_instr(PtoOp *op) {
@@ -59,7 +62,8 @@ static bool mask_cast(PtoOp *op) {
 
 bool pto_lower_elementwise_handles(PtoOp *op) {
   return unary_instr(op) || compare_of(op) || mask_cast(op) ||
-         pto_op_is(op, "tile.where") ||
+         pto_op_is(op, "tile.where") || pto_op_is(op, "tile.pow") ||
+         pto_op_is(op, "tile.gelu") ||
          pto_op_is(op, "tile.expand") || pto_op_is(op, "tile.full");
 }
 
@@ -196,6 +200,46 @@ static PtoOp *lower_where(PtoContext *ctx, PtoOp *op, PtoType *result) {
   return build(ctx, op, "pto.tsel", ops, 3, result);
 }
 
+/* x (op) s of x's tile type, s a float constant of its element type. */
+static PtoValue *with_scalar(PtoContext *ctx, PtoOp *at, const char *name,
+                             PtoValue *x, double s) {
+  PtoBuilder b;
+  pto_builder_init(&b, ctx);
+  pto_builder_set_before(&b, at);
+  PtoType *t = pto_value_type(x);
+  PtoValue *ops[2] = {x, pto_arith_build_constant_float(&b, pto_pto_tile_elem(t), s)};
+  return pto_op_result(build(ctx, at, name, ops, 2, t), 0);
+}
+static PtoValue *step2(PtoContext *ctx, PtoOp *at, const char *name, PtoValue *a,
+                       PtoValue *b) {
+  PtoValue *ops[2] = {a, b};
+  return pto_op_result(build(ctx, at, name, ops, 2, pto_value_type(a)), 0);
+}
+
+/* tile.gelu: no vector instruction computes it, so its formula, the one
+ * the Tile level's kernel computes in one step, as instructions each
+ * rounded to the tile's type: 0.5 x (1 + erf(x / sqrt(2))), or with
+ * approximate = "tanh" 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))). */
+static PtoOp *lower_gelu(PtoContext *ctx, PtoOp *op) {
+  PtoValue *x = pto_op_operand(op, 0);
+  if (!pto_type_is_pto_tile(pto_value_type(x))) {
+    pto_op_emit_error(op, "lower-to-pto: the operand is not a PTO tile");
+    return NULL;
+  }
+  PtoValue *u;
+  if (pto_pypto_get_gelu_tanh(op)) {
+    PtoValue *x3 = step2(ctx, op, "pto.tmul", step2(ctx, op, "pto.tmul", x, x), x);
+    u = step2(ctx, op, "pto.tadd", x, with_scalar(ctx, op, "pto.tmuls", x3, 0.044715));
+    u = with_scalar(ctx, op, "pto.tmuls", u, 0.79788456080286535588);
+    u = pto_op_result(build(ctx, op, "pto.ttanh", &u, 1, pto_value_type(u)), 0);
+  } else {
+    u = with_scalar(ctx, op, "pto.tmuls", x, 0.70710678118654752440);
+    u = pto_op_result(build(ctx, op, "pto.terf", &u, 1, pto_value_type(u)), 0);
+  }
+  u = step2(ctx, op, "pto.tmul", x, with_scalar(ctx, op, "pto.tadds", u, 1.0));
+  return pto_value_def_op(with_scalar(ctx, op, "pto.tmuls", u, 0.5));
+}
+
 PtoOp *pto_lower_elementwise(PtoContext *ctx, PtoOp *op, PtoType *buffer,
                              PtoType *result) {
   const char *cmp = compare_of(op);
@@ -203,6 +247,11 @@ PtoOp *pto_lower_elementwise(PtoContext *ctx, PtoOp *op, PtoType *buffer,
   if (pto_op_is(op, "tile.where")) return lower_where(ctx, op, result);
   if (mask_cast(op)) return lower_mask_cast(ctx, op, result);
   if (pto_op_is(op, "tile.expand")) return lower_expand(ctx, op, buffer, result);
+  if (pto_op_is(op, "tile.gelu")) return lower_gelu(ctx, op);
+  if (pto_op_is(op, "tile.pow")) {
+    PtoValue *ops[2] = {as_tile(ctx, op, 0, result), as_tile(ctx, op, 1, result)};
+    return build(ctx, op, "pto.tpow", ops, 2, result);
+  }
   if (pto_op_is(op, "tile.full")) {
     PtoValue *v = pto_op_operand(op, 0);
     return build(ctx, op, "pto.texpands", &v, 1, result);

@@ -165,24 +165,41 @@ static unsigned launch_operand(KBuild *k, PtoValue *arg) {
   return pto_value_index(arg);
 }
 
+PtoAttr *part_i64(Partition *p, int64_t v) {
+  if (v < 0 || v >= SMALL_I64) return pto_attr_i64(p->ctx, v);
+  if (!p->small_i64[v]) p->small_i64[v] = pto_attr_i64(p->ctx, v);
+  return p->small_i64[v];
+}
+
+PtoAttr *part_i64_array(Partition *p, const int64_t *v, unsigned n) {
+  if (n > PTO_MAX_RANK) return pto_attr_i64_array(p->ctx, v, n);
+  uint64_t h = n;
+  for (unsigned i = 0; i < n; i++)
+    h = (h ^ (uint64_t)v[i]) * 0x9E3779B97F4A7C15u;
+  struct I64ArrayCache *e = &p->arrays[h >> (64 - ARRAY_CACHE_BITS)];
+  if (e->a && e->n == n && !memcmp(e->v, v, n * sizeof *v)) return e->a;
+  e->n = n;
+  memcpy(e->v, v, n * sizeof *v);
+  e->a = pto_attr_i64_array(p->ctx, v, n);
+  return e->a;
+}
+
 static PtoAttr *region_attr(KBuild *k, PtoValue *tensor_arg, unsigned rank,
                             const int64_t *offs, const int64_t *oper,
                             const int64_t *sizes) {
-  PtoContext *ctx = k->p->ctx;
+  Partition *p = k->p;
   bool dyn = false;
   for (unsigned d = 0; d < rank; d++) dyn |= oper[d] >= 0;
   PtoNamedAttr e[4];
   unsigned n = 0;
-  e[n++] = (PtoNamedAttr){k->p->id_operand,
-                          pto_attr_i64(ctx, launch_operand(k, tensor_arg))};
-  e[n++] = (PtoNamedAttr){k->p->id_offsets,
-                          pto_attr_i64_array(ctx, offs, rank)};
-  e[n++] = (PtoNamedAttr){k->p->id_sizes,
-                          pto_attr_i64_array(ctx, sizes, rank)};
+  e[n++] = (PtoNamedAttr){p->id_operand,
+                          part_i64(p, launch_operand(k, tensor_arg))};
+  e[n++] = (PtoNamedAttr){p->id_offsets, part_i64_array(p, offs, rank)};
+  e[n++] = (PtoNamedAttr){p->id_sizes, part_i64_array(p, sizes, rank)};
   if (dyn)
-    e[n++] = (PtoNamedAttr){k->p->id_offset_operands,
-                            pto_attr_i64_array(ctx, oper, rank)};
-  return pto_attr_dict(ctx, e, n);
+    e[n++] = (PtoNamedAttr){p->id_offset_operands,
+                            part_i64_array(p, oper, rank)};
+  return pto_attr_dict(p->ctx, e, n);
 }
 
 /* A whole tensor as a region (static dims only). */
@@ -249,8 +266,7 @@ static PtoValue *move(KBuild *k, PtoValue *tensor_arg, const int64_t *offs,
       soffs[d] = PTO_DYN;
     }
   }
-  PtoNamedAttr attr = {p->id_static_offsets,
-                       pto_attr_i64_array(p->ctx, soffs, rank)};
+  PtoNamedAttr attr = {p->id_static_offsets, part_i64_array(p, soffs, rank)};
   /* a rank-0 tensor's window is its one element */
   PtoAttr *region = region_attr(k, tensor_arg, rank, roffs, oper, win);
   if (stored) {
@@ -299,13 +315,14 @@ static PtoOp *copy_op(KBuild *k, PtoOp *op, PtoValue *const *opnds, unsigned n,
                       PtoType *const *res, unsigned nres) {
   Partition *p = k->p;
   unsigned na = pto_op_num_attrs(op), m = 0;
-  PtoNamedAttr *attrs = pto_malloc((na ? na : 1) * sizeof *attrs);
+  PtoNamedAttr local[8];
+  PtoNamedAttr *attrs = na <= 8 ? local : pto_malloc(na * sizeof *attrs);
   for (unsigned i = 0; i < na; i++)
     if (strcmp(pto_ident_str(pto_op_attrs(op)[i].name), PTO_ORIGIN_ATTR))
       attrs[m++] = pto_op_attrs(op)[i];
   PtoOp *kop = pto_tile_build(&k->kb, pto_tile_op_id(op), opnds, n, res, nres,
                               attrs, m);
-  pto_free(attrs);
+  if (attrs != local) pto_free(attrs);
   pto_op_set_loc(kop, pto_op_loc(op));
   uintptr_t num = p->provenance
                       ? (uintptr_t)pto_ptrmap_get(&p->origin, (uintptr_t)op)
@@ -393,14 +410,15 @@ static void kernel_op(KBuild *k, PtoOp *op) {
     return;
   }
   unsigned n = pto_op_num_operands(op);
-  PtoValue **opnds = pto_malloc((n ? n : 1) * sizeof *opnds);
+  PtoValue *local[8];
+  PtoValue **opnds = n <= 8 ? local : pto_malloc(n * sizeof *opnds);
   for (unsigned i = 0; i < n && !k->r; i++) {
     opnds[i] = kernel_value(k, pto_op_operand(op, i), op, i);
     if (!opnds[i] && !k->r)
       k->r = pto_op_emit_error(op, "operand #%u has no value in its kernel", i);
   }
   if (k->r) {
-    pto_free(opnds);
+    if (opnds != local) pto_free(opnds);
     return;
   }
   /* data-dependent GM accesses cover their whole tensor */
@@ -419,7 +437,7 @@ static void kernel_op(KBuild *k, PtoOp *op) {
     res[i] = pto_type_is_tile(t) ? buf_of(k, t, space) : t;
   }
   PtoOp *kop = copy_op(k, op, opnds, n, res, nres);
-  pto_free(opnds);
+  if (opnds != local) pto_free(opnds);
   for (unsigned i = 0; i < nres; i++) {
     PtoValue *hv = pto_op_result(op, i), *kv = pto_op_result(kop, i);
     if (!pto_type_is_tile(pto_value_type(hv))) continue;

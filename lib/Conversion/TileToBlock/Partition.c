@@ -44,7 +44,9 @@ void part_number_ops(Partition *p, PtoOp *func) {
 uint32_t part_op_slot(Partition *p, PtoOp *op) {
   /* ops are not freed before the function is done (reset_func clears the
    * cache), so a cached pointer is the op it was */
-  uint32_t h = (uint32_t)(((uintptr_t)op >> 4) % SLOT_CACHE);
+  /* multiplicative: ops sit at a fixed stride in their arena */
+  uint32_t h = (uint32_t)(((uint64_t)(uintptr_t)op * 0x9E3779B97F4A7C15u) >>
+                          (64 - SLOT_CACHE_BITS));
   if (p->slot_cache[h].op == op) return p->slot_cache[h].slot;
   uintptr_t s = (uintptr_t)pto_ptrmap_get(&p->slot_of, (uintptr_t)op);
   uint32_t slot = s ? (uint32_t)(s - 1) : new_op_slot(p, op, 0);
@@ -422,23 +424,10 @@ static void add_results(Partition *p, PtoOp *op, int core,
     if (cur[sp] > peak[sp]) peak[sp] = cur[sp];
 }
 
-/* Scratch entries are (scan stamp << 32 | payload): no clearing between
- * scans. Payload of an op: 1 (in the scanned set); of a value: its last
- * use + 1, LOADED when it was loaded, FREED once released. */
+/* A value's scan scratch (ValInfo.payload, valid while its stamp is the
+ * scan's: no clearing between scans): its last use + 1, LOADED when it
+ * was loaded, FREED once released. */
 enum { LOADED = 1u << 30, FREED = 1u << 29, PAYLOAD = (1u << 29) - 1 };
-
-static bool op_scanned(Partition *p, PtoOp *op) {
-  return part_op_info(p, op)->stamp == p->stamp;
-}
-static uint32_t scratch_get(Partition *p, PtoValue *v) {
-  ValInfo *x = val_info(p, v);
-  return x->stamp == p->stamp ? x->payload : 0;
-}
-static void scratch_set(Partition *p, PtoValue *v, uint32_t payload) {
-  uint32_t slot = val_slot(p, v);
-  p->valinfo.data[slot].stamp = p->stamp;
-  p->valinfo.data[slot].payload = payload;
-}
 
 /* Peak live bytes per space of `ops` (sorted by position) on `core`: a
  * loaded operand is live from its first use to its last one in the set
@@ -450,44 +439,74 @@ static void scan_peak(Partition *p, PtoOp **ops, unsigned n, int core,
                       uint64_t peak[PTO_BUF_NUM_SPACES]) {
   uint64_t cur[PTO_BUF_NUM_SPACES] = {0};
   memset(peak, 0, sizeof cur);
-  p->stamp++;
+  uint32_t st = ++p->stamp;
+  pto_vec_resize(&p->scan_vbase, n);
+  for (unsigned i = 0; i < n; i++) {
+    OpInfo *o = part_op_info(p, ops[i]);
+    o->stamp = st;
+    p->scan_vbase.data[i] = o->vbase;
+  }
+  /* Each tile operand's value slot, looked up once (NO_SLOT: not a tile),
+   * with DEF_INSIDE when an op of the set defines it. */
+  const uint32_t NO_SLOT = UINT32_MAX, DEF_INSIDE = 1u << 31;
+  U32Vec *slots = &p->scan_slots;
+  pto_vec_clear(slots);
   for (unsigned i = 0; i < n; i++)
-    part_op_info(p, ops[i])->stamp = p->stamp;
-  for (unsigned i = 0; i < n; i++)
-    for (unsigned k = 0; k < pto_op_num_operands(ops[i]); k++)
-      if (is_tile(p, pto_op_operand(ops[i], k)))
-        scratch_set(p, pto_op_operand(ops[i], k), i + 1);
+    for (unsigned k = 0; k < pto_op_num_operands(ops[i]); k++) {
+      PtoValue *v = pto_op_operand(ops[i], k);
+      if (!is_tile(p, v)) {
+        pto_vec_push(slots, NO_SLOT);
+        continue;
+      }
+      PtoOp *d = pto_value_def_op(v);
+      uint32_t slot, inside = 0;
+      if (d) {
+        OpInfo *o = part_op_info(p, d);
+        slot = o->vbase + pto_value_index(v);
+        inside = o->stamp == st ? DEF_INSIDE : 0;
+      } else {
+        slot = val_slot(p, v);
+      }
+      p->valinfo.data[slot].stamp = st;
+      p->valinfo.data[slot].payload = i + 1;
+      pto_vec_push(slots, slot | inside);
+    }
   unsigned dbl = p->double_buffer ? 2 : 1;
+  ValInfo *vi = p->valinfo.data; /* no slots are made from here on */
+  uint32_t at = 0;
   for (unsigned i = 0; i < n; i++) {
     PtoOp *op = ops[i];
-    for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
-      PtoValue *v = pto_op_operand(op, k);
-      if (!is_tile(p, v)) continue;
-      PtoOp *d = pto_value_def_op(v);
-      uint32_t s = scratch_get(p, v);
-      if ((d && op_scanned(p, d)) || (s & LOADED)) continue;
+    unsigned nops = pto_op_num_operands(op);
+    const uint32_t *os = slots->data + at;
+    at += nops;
+    for (unsigned k = 0; k < nops; k++) {
+      if (os[k] == NO_SLOT || (os[k] & DEF_INSIDE)) continue;
+      ValInfo *x = &vi[os[k]];
+      if (x->payload & LOADED) continue;
       PtoBufSpace sp = load_space(core, op, k);
-      cur[sp] += dbl * part_tile_bytes(p, pto_value_type(v), sp);
-      scratch_set(p, v, s | LOADED);
+      cur[sp] += dbl * part_tile_bytes(p, pto_value_type(pto_op_operand(op, k)), sp);
+      x->payload |= LOADED;
     }
     add_results(p, op, core, cur, peak);
     PtoBufSpace rs = result_space(core, op);
     /* release what this op used last, and results nobody here reads */
-    for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
-      PtoValue *v = pto_op_operand(op, k);
-      if (!is_tile(p, v)) continue;
-      uint32_t s = scratch_get(p, v);
+    for (unsigned k = 0; k < nops; k++) {
+      if (os[k] == NO_SLOT) continue;
+      ValInfo *x = &vi[os[k] & ~DEF_INSIDE];
+      uint32_t s = x->payload;
       if ((s & PAYLOAD) != i + 1 || (s & FREED)) continue;
-      PtoOp *d = pto_value_def_op(v);
+      PtoValue *v = pto_op_operand(op, k);
       PtoBufSpace sp = (s & LOADED) ? load_space(core, op, k)
-                                    : result_space(core, d);
+                                    : result_space(core, pto_value_def_op(v));
       uint64_t bytes = part_tile_bytes(p, pto_value_type(v), sp);
       cur[sp] -= (s & LOADED) ? dbl * bytes : bytes;
-      scratch_set(p, v, s | FREED);
+      x->payload = s | FREED;
     }
     for (unsigned k = 0; k < pto_op_num_results(op); k++) {
       PtoValue *r = pto_op_result(op, k);
-      if (is_tile(p, r) && !scratch_get(p, r))
+      if (!is_tile(p, r)) continue;
+      const ValInfo *x = &vi[p->scan_vbase.data[i] + k];
+      if (x->stamp != st || !x->payload)
         cur[rs] -= part_tile_bytes(p, pto_value_type(r), rs);
     }
   }

@@ -50,7 +50,7 @@ typedef struct TypeInfo {
   bool tile;
   uint64_t bytes; /* unaligned */
 } TypeInfo;
-enum { TYPE_CACHE = 256, SLOT_CACHE = 4096 };
+enum { TYPE_CACHE = 256, SLOT_CACHE_BITS = 14, ARRAY_CACHE_BITS = 12, SMALL_I64 = 1024 };
 
 /* Per op of the function, by its slot (see part_op_slot): dense arrays
  * instead of maps keyed by pointers, which dominated the pass's time. */
@@ -83,7 +83,7 @@ typedef struct Partition {
   PTO_VEC(ValInfo) valinfo;
   /* Recently looked-up ops and their slots: most lookups are of ops near
    * the one being placed, and the map itself misses the CPU caches. */
-  struct { const PtoOp *op; uint32_t slot; } slot_cache[SLOT_CACHE];
+  struct SlotCache { const PtoOp *op; uint32_t slot; } *slot_cache;
   PtoPtrMap root;     /* tensor value -> the GM tensor it is a version of */
   PtoPtrMap readers;  /* tensor version -> U32Vec* of nodes reading it */
   PtoPtrMap writer;   /* tensor version -> node id + 1 updating it */
@@ -94,6 +94,8 @@ typedef struct Partition {
   struct { const PtoType *tile; PtoBufSpace space; PtoType *buf; } bufs[TYPE_CACHE];
   uint32_t stamp;
   U32Vec stack;
+  /* scan_peak's per-op result slots and per-operand value slots. */
+  U32Vec scan_vbase, scan_slots;
   /* Scratch of part_sort_ops and the capacity scans. */
   PTO_VEC(uint64_t) keys;
   OpVec sorted, all;
@@ -117,6 +119,10 @@ typedef struct Partition {
   OpVec made;
   U32Vec made_next;
   bool failed;
+  /* The i64 and i64-array attributes of launch regions and offsets,
+   * by value: uniquing them in the context hashes every element. */
+  struct I64ArrayCache { uint32_t n; int64_t v[PTO_MAX_RANK]; PtoAttr *a; } *arrays;
+  PtoAttr *small_i64[SMALL_I64];
   /* Attribute names, interned once. */
   PtoIdent *id_operand, *id_offsets, *id_sizes, *id_offset_operands,
       *id_static_offsets, *id_callee, *id_label, *id_reads, *id_writes;
@@ -171,6 +177,9 @@ PtoResult part_block(Partition *p, PtoBlock *b);
  * topologically, moves the host ops into that order and puts a launch of
  * a new kernel at the place of each group. */
 PtoResult part_emit_block(Partition *p, PtoBlock *b, const U32Vec *ids);
+/* pto_attr_i64 and pto_attr_i64_array through p's caches. */
+PtoAttr *part_i64(Partition *p, int64_t v);
+PtoAttr *part_i64_array(Partition *p, const int64_t *v, unsigned n);
 /* Replaces every tensor version by its root, tile.empty by
  * block.workspace, and erases the tile ops now in kernels. */
 void part_finish_func(Partition *p, PtoOp *func);

@@ -31,7 +31,7 @@ static void reset_func(Partition *p) {
   pto_ptrmap_clear(&p->slot_of);
   pto_vec_clear(&p->opinfo);
   pto_vec_clear(&p->valinfo);
-  memset(p->slot_cache, 0, sizeof p->slot_cache);
+  memset(p->slot_cache, 0, sizeof *p->slot_cache << SLOT_CACHE_BITS);
   pto_ptrmap_clear(&p->scope_groups);
   p->scope_block = NULL;
   pto_ptrmap_clear(&p->root);
@@ -75,6 +75,8 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   p.id_label = pto_ident_cstr(ctx, "label");
   p.id_reads = pto_ident_cstr(ctx, "reads");
   p.id_writes = pto_ident_cstr(ctx, "writes");
+  p.slot_cache = pto_calloc((size_t)1 << SLOT_CACHE_BITS, sizeof *p.slot_cache);
+  p.arrays = pto_calloc((size_t)1 << ARRAY_CACHE_BITS, sizeof *p.arrays);
   pto_ptrmap_init(&p.slot_of);
   pto_ptrmap_init(&p.scope_groups);
   pto_ptrmap_init(&p.root);
@@ -113,10 +115,14 @@ static PtoResult run(PtoPass *pass, PtoOp *module) {
   pto_symtab_destroy(p.symbols);
   pto_vec_free(&p.nodes);
   pto_vec_free(&p.stack);
+  pto_vec_free(&p.scan_vbase);
+  pto_vec_free(&p.scan_slots);
   pto_vec_free(&p.keys);
   pto_vec_free(&p.sorted);
   pto_vec_free(&p.all);
   pto_ptrmap_release(&p.slot_of);
+  pto_free(p.slot_cache);
+  pto_free(p.arrays);
   pto_ptrmap_release(&p.scope_groups);
   pto_vec_free(&p.opinfo);
   pto_vec_free(&p.valinfo);

@@ -28,8 +28,13 @@ PtoDtypeClass pto_dtype_class(const PtoType *t) {
   if (!t) return PTO_DTYPE_UNSUPPORTED;
   switch (pto_type_kind(t)) {
   case PTO_TYPE_FLOAT:
-    return pto_type_float_kind(t) == PTO_F64 ? PTO_DTYPE_UNSUPPORTED
-                                              : PTO_DTYPE_FLOAT;
+    switch (pto_type_float_kind(t)) {
+    case PTO_F64: return PTO_DTYPE_UNSUPPORTED;
+    case PTO_F8E4M3FN:
+    case PTO_F8E5M2:
+    case PTO_F8E8M0FNU: return PTO_DTYPE_F8;
+    default: return PTO_DTYPE_FLOAT;
+    }
   case PTO_TYPE_INTEGER:
     /* ui8..ui32 compute as the integers they hold (every value fits the
      * int64 the kernels work in); ui64 and si* are not supported */

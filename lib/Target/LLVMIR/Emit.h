@@ -23,6 +23,12 @@ typedef struct PtoEmit {
   /* f32 lanes of the explicit vectors the reductions and the matmul
    * micro-kernel use: 8 (AVX, AVX2) or 16 (AVX-512). */
   unsigned lanes;
+  /* The kernel's fault record (an i64*, pto/LLVMIR.h) when it has an
+   * instruction that can fail at run time, else NULL: such an emitter
+   * then checks its indices, and on a bad one writes the record, tagged
+   * with `site`, and returns PTO_LLVMIR_FAULT from the kernel. */
+  LLVMValueRef fault;
+  int64_t site;
 } PtoEmit;
 
 /* A tile in memory: element (r, c) is at ptr + (r * row_stride + c)
@@ -274,8 +280,10 @@ PtoResult pto_emit_gather(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                           LLVMValueRef src_cols, LLVMValueRef cols,
                           PtoError *err);
 /* dst[r][c] = gm[idx[r][c]][c] (dim 0) or gm[r][idx[r][c]] (dim 1), gm a
- * GM window starting at 0 along dim; an index outside [0, extent) gives 0
- * and reads nothing outside the tensor (EmitIndexed.c). */
+ * GM window starting at 0 along dim, i32 indices; an index outside
+ * [0, extent) reads nothing outside the tensor: it gives 0, or with
+ * e->fault ends the kernel with the first such index's fault record
+ * (EmitIndexed.c). */
 PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, PtoEmitTile gm,
                              PtoEmitTile index, unsigned dim, LLVMValueRef extent,
                              LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
@@ -302,7 +310,8 @@ PtoResult pto_emit_quant(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
 
 #define PTO_EMIT_MATH_OPS(X) \
   X(SIGMOID, "sigmoid") X(TANH, "tanh") X(SILU, "silu") X(FLOOR, "floor") \
-  X(CEIL, "ceil") X(ROUND, "round") X(SIGNBIT, "signbit")
+  X(CEIL, "ceil") X(ROUND, "round") X(SIGNBIT, "signbit") X(SIN, "sin")    \
+  X(COS, "cos") X(ERF, "erf")
 #define PTO_EMIT_ENUM(id, name) PTO_EMIT_MATH_##id,
 typedef enum PtoEmitMath { PTO_EMIT_MATH_OPS(PTO_EMIT_ENUM) } PtoEmitMath;
 #undef PTO_EMIT_ENUM
@@ -330,6 +339,32 @@ PtoResult pto_emit_fill(PtoEmit *e, PtoEmitTile dst, LLVMValueRef bits,
 PtoResult pto_emit_gcd(PtoEmit *e, PtoEmitTile dst, PtoEmitTile a,
                        PtoEmitTile b, LLVMValueRef rows, LLVMValueRef cols,
                        PtoError *err);
+/* sin, cos and erf of a float or a vector of floats, and pow (C's powf:
+ * pow(x, 0) = pow(1, y) = 1, a negative base takes integer exponents
+ * only), computed in f64 (EmitMathF64.c): within 1 ulp of the correctly
+ * rounded f32 result (sin, cos: for |x| <= 2^50, NaN beyond). */
+LLVMValueRef pto_emit_sin_f32(PtoEmit *e, LLVMValueRef x);
+LLVMValueRef pto_emit_cos_f32(PtoEmit *e, LLVMValueRef x);
+LLVMValueRef pto_emit_erf_f32(PtoEmit *e, LLVMValueRef x);
+LLVMValueRef pto_emit_pow_f32(PtoEmit *e, LLVMValueRef a, LLVMValueRef b);
+/* The f64 functions they use, on a double or a vector of doubles:
+ * exp (results below 2^-1000 or above 2^1000 are clamped there, which
+ * every f32 rounding turns into 0 or inf), log (of normal, zero, inf or
+ * NaN arguments), sine and cosine together (|x| < 2^50 * pi/2), each
+ * within a few ulp of f64, with llvm.fma so that C code calling fma() in
+ * the same order computes the same bits. */
+LLVMValueRef pto_emit_exp_f64(PtoEmit *e, LLVMValueRef y);
+LLVMValueRef pto_emit_log_f64(PtoEmit *e, LLVMValueRef x);
+void pto_emit_sincos_f64(PtoEmit *e, LLVMValueRef x, LLVMValueRef *sin_out,
+                         LLVMValueRef *cos_out);
+/* dst = sin(src) or cos(src) of float tiles of one dtype (tsin, tcos):
+ * the polynomial above, or, in a tile holding an |x| > 2^50, libm's
+ * function element by element, so every argument gets its value. */
+PtoResult pto_emit_trig(PtoEmit *e, bool cosine, PtoEmitTile dst, PtoEmitTile src,
+                        LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
+/* dst = pow(a, b) of float tiles of one dtype (tpow). */
+PtoResult pto_emit_pow(PtoEmit *e, PtoEmitTile dst, PtoEmitTile a, PtoEmitTile b,
+                       LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
 /* 1 / (1 + e^-x) of a float or a vector of floats, without overflow for
  * any x (the exponential of -|x| only). */
 LLVMValueRef pto_emit_sigmoid_f32(PtoEmit *e, LLVMValueRef x);

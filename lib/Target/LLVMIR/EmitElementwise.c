@@ -64,6 +64,9 @@ static LLVMValueRef float_math(PtoEmit *e, PtoEmitMath op, LLVMValueRef x) {
   case PTO_EMIT_MATH_CEIL: return pto_emit_intrinsic(e, "llvm.ceil", &x, 1);
   /* the default environment rounds ties to even, as nearbyint does */
   case PTO_EMIT_MATH_ROUND: return pto_emit_intrinsic(e, "llvm.rint", &x, 1);
+  case PTO_EMIT_MATH_SIN: return pto_emit_sin_f32(e, x);
+  case PTO_EMIT_MATH_COS: return pto_emit_cos_f32(e, x);
+  case PTO_EMIT_MATH_ERF: return pto_emit_erf_f32(e, x);
   case PTO_EMIT_MATH_SIGNBIT: break;
   }
   return x;
@@ -91,6 +94,8 @@ static void math_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
 PtoResult pto_emit_math(PtoEmit *e, PtoEmitMath op, PtoEmitTile dst,
                         PtoEmitTile src, LLVMValueRef rows, LLVMValueRef cols,
                         PtoError *err) {
+  if (op == PTO_EMIT_MATH_SIN || op == PTO_EMIT_MATH_COS)
+    return pto_emit_trig(e, op == PTO_EMIT_MATH_COS, dst, src, rows, cols, err);
   bool fp = pto_emit_is_float(src.dtype);
   bool ints = pto_emit_is_int(src.dtype);
   if (!fp && !(op == PTO_EMIT_MATH_SIGNBIT && ints))

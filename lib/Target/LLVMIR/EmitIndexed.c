@@ -1,18 +1,95 @@
 /* The instructions that address GM through an index tile as LLVM IR
  * (Emit.h): tgather_gm, one load per element at the position its index
- * names, bit for bit. */
+ * names, bit for bit; an index outside the tensor a run-time fault of the
+ * kernel (pto/LLVMIR.h). */
 #include "Target/LLVMIR/EmitUtil.h"
 
+#include "pto/LLVMIR.h"
+
 #define B (e->b)
+
+/* The i32 index at index[r][c], sign-extended, whatever it lies in. */
+static LLVMValueRef index_at(PtoEmit *e, PtoEmitTile index, LLVMValueRef r,
+                             LLVMValueRef c) {
+  LLVMValueRef v = pto_emit_load_bits(e, PTO_DT_I32, pto_emit_elem_ptr(e, index, r, c));
+  return LLVMBuildSExt(B, v, LLVMInt64TypeInContext(e->ctx), "");
+}
+
+/* Whether some index of the rows x cols index tile lies outside [0,
+ * extent), as an i1: a pass of its own over the index tile before the
+ * moves, an unsigned compare per index OR-ed into a value carried
+ * through the loops, which the vectoriser turns into a few vector
+ * instructions per 8 or 16 indices; the moves keep their loop as it was. */
+static LLVMValueRef any_out_of_range(PtoEmit *e, PtoEmitTile index, LLVMValueRef rows,
+                                     LLVMValueRef cols, LLVMValueRef extent) {
+  LLVMValueRef zero = pto_emit_i64(e, 0);
+  LLVMValueRef none = LLVMConstInt(LLVMInt8TypeInContext(e->ctx), 0, 0);
+  LLVMValueRef hi_r = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, cols, zero, ""),
+                                      rows, zero, "");
+  PtoEmitLoop lr, lc;
+  pto_emit_loop_begin(e, &lr, zero, hi_r, 1, 1, &none);
+  pto_emit_loop_begin(e, &lc, zero, cols, 1, 1, &lr.carry[0]);
+  /* a negative index is a large unsigned one */
+  LLVMValueRef out = LLVMBuildICmp(B, LLVMIntUGE, index_at(e, index, lr.iv, lc.iv), extent, "");
+  lc.next[0] = LLVMBuildOr(B, lc.carry[0],
+                           LLVMBuildZExt(B, out, LLVMInt8TypeInContext(e->ctx), ""), "");
+  pto_emit_loop_end(e, &lc);
+  lr.next[0] = lc.carry[0];
+  pto_emit_loop_end(e, &lr);
+  pto_emit_loop_keep_rolled(e, &lr);
+  return LLVMBuildICmp(B, LLVMIntNE, lr.carry[0], none, "");
+}
+
+/* When `bad`: off the fast path, a second pass over the index tile finds
+ * the first index outside [0, extent) in row-major order, the kernel's
+ * fault record gets it, and the kernel returns PTO_LLVMIR_FAULT. */
+static void fault_if(PtoEmit *e, LLVMValueRef bad, PtoEmitTile index, LLVMValueRef rows,
+                     LLVMValueRef cols, LLVMValueRef extent) {
+  LLVMTypeRef i64 = LLVMInt64TypeInContext(e->ctx);
+  LLVMValueRef expect[2] = {bad, LLVMConstInt(LLVMInt1TypeInContext(e->ctx), 0, 0)};
+  bad = pto_emit_intrinsic(e, "llvm.expect", expect, 2);
+  LLVMBasicBlockRef fb = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "fault");
+  LLVMBasicBlockRef ok = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "fault.none");
+  LLVMBuildCondBr(B, bad, fb, ok);
+  LLVMPositionBuilderAtEnd(B, fb);
+  LLVMValueRef zero = pto_emit_i64(e, 0), none = pto_emit_i64(e, INT64_MAX);
+  PtoEmitLoop lr, lc;
+  pto_emit_loop_begin(e, &lr, zero, rows, 1, 1, &none);
+  pto_emit_loop_begin(e, &lc, zero, cols, 1, 1, &lr.carry[0]);
+  LLVMValueRef ix = index_at(e, index, lr.iv, lc.iv);
+  LLVMValueRef out = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSLT, ix, zero, ""),
+                                 LLVMBuildICmp(B, LLVMIntSGE, ix, extent, ""), "");
+  LLVMValueRef first = LLVMBuildAnd(
+      B, out, LLVMBuildICmp(B, LLVMIntEQ, lc.carry[0], none, ""), "");
+  LLVMValueRef here = LLVMBuildAdd(B, LLVMBuildMul(B, lr.iv, cols, ""), lc.iv, "");
+  lc.next[0] = LLVMBuildSelect(B, first, here, lc.carry[0], "");
+  pto_emit_loop_end(e, &lc);
+  lr.next[0] = lc.carry[0];
+  pto_emit_loop_end(e, &lr);
+  LLVMValueRef at = lr.carry[0];
+  LLVMValueRef r = LLVMBuildSDiv(B, at, cols, ""), c = LLVMBuildSRem(B, at, cols, "");
+  LLVMValueRef rec[PTO_LLVMIR_FAULT_SLOTS] = {
+      [PTO_LLVMIR_FAULT_SITE] = pto_emit_i64(e, e->site),
+      [PTO_LLVMIR_FAULT_INDEX] = index_at(e, index, r, c),
+      [PTO_LLVMIR_FAULT_ROW] = r,
+      [PTO_LLVMIR_FAULT_COL] = c,
+      [PTO_LLVMIR_FAULT_BOUND] = extent};
+  for (unsigned i = 0; i < PTO_LLVMIR_FAULT_SLOTS; i++) {
+    LLVMValueRef slot = pto_emit_i64(e, i);
+    LLVMBuildStore(B, rec[i], LLVMBuildGEP2(B, i64, e->fault, &slot, 1, ""));
+  }
+  LLVMBuildRet(B, LLVMConstInt(LLVMInt32TypeInContext(e->ctx), PTO_LLVMIR_FAULT, 0));
+  LLVMPositionBuilderAtEnd(B, ok);
+}
 
 /* t->src[0] is the GM window (its first element at the window's offset
  * along the other dim and 0 along dim), src[1] the index tile; t->op the
  * dim and t->extra the tensor's extent along it. */
 static void gather_gm_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
                            LLVMValueRef c) {
-  /* an index outside the tensor reads its first element and gives 0: the
-   * interpreter reports it, the compiled kernel must not read outside
-   * the tensor */
+  /* an index outside the tensor reads its first element and gives 0: a
+   * kernel that reports faults has stopped before, one that does not must
+   * not read outside the tensor either */
   LLVMValueRef in, at = pto_emit_load_index(e, t->src[1], r, c, t->extra, &in);
   LLVMValueRef v = pto_emit_load_bits(
       e, t->src[0].dtype,
@@ -25,8 +102,11 @@ PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, PtoEmitTile gm,
                              PtoEmitTile index, unsigned dim, LLVMValueRef extent,
                              LLVMValueRef rows, LLVMValueRef cols, PtoError *err) {
   PtoEmitTiles t = {.dst = dst, .src = {gm, index}, .op = (int)dim, .extra = extent};
+  bool ok = gm.dtype == dst.dtype && dim < 2 && index.dtype == PTO_DT_I32;
+  if (ok && e->fault && pto_emit_storage_type(e, dst.dtype))
+    fault_if(e, any_out_of_range(e, index, rows, cols, extent), index, rows, cols, extent);
   return pto_emit_tiles_each(
-      e, &t, 2, gm.dtype == dst.dtype && index.dtype == PTO_DT_I32 && dim < 2,
+      e, &t, 2, ok,
       "a GM gather needs i32 indices, dim 0 or 1 and a result of the tensor's "
       "element type",
       rows, cols, gather_gm_elem, err);

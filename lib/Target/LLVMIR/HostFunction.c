@@ -336,8 +336,10 @@ static PtoResult emit_launch(Host *h, PtoOp *op) {
     PtoType *kt = pto_value_type(pto_block_arg(kbody, i));
     if (pto_type_is_tensor(kt)) extra += pto_llvmir_dynamic_dims(kt);
   }
+  /* and after them, for a kernel that can fail, its fault record */
+  unsigned nslots = n + extra + (pto_llvmir_kernel_can_fault(k) ? PTO_LLVMIR_FAULT_SLOTS : 0);
   LLVMValueRef packed = call_env(
-      h, ENV_ALLOC, (LLVMValueRef[]){i32c(h, n + extra ? n + extra : 1)}, 1, true);
+      h, ENV_ALLOC, (LLVMValueRef[]){i32c(h, nslots ? nslots : 1)}, 1, true);
   unsigned slot = n;
   for (unsigned i = 0; i < n; i++) {
     LLVMBuildStore(b, pack(h, pto_op_operand(op, i)),
@@ -661,7 +663,7 @@ static void emit_task_entry(Host *h, PtoOp *k) {
   static const PtoBufSpace cube_spaces[] = {PTO_BUF_MAT, PTO_BUF_LEFT, PTO_BUF_RIGHT, PTO_BUF_ACC};
   const PtoBufSpace *spaces = cube ? cube_spaces : vector_spaces;
   unsigned nspaces = cube ? 4 : 1, nargs = pto_block_num_args(body);
-  LLVMValueRef *args = pto_malloc((LLVMCountParamTypes(kty) + 1) * sizeof *args);
+  LLVMValueRef *args = pto_malloc((LLVMCountParamTypes(kty) + 2) * sizeof *args);
   for (unsigned i = 0; i < nspaces; i++) {
     LLVMTypeRef img = LLVMArrayType(LLVMInt8TypeInContext(c),
                                     (unsigned)(reach[spaces[i]] ? reach[spaces[i]] : 1));
@@ -693,8 +695,13 @@ static void emit_task_entry(Host *h, PtoOp *k) {
     for (unsigned d = 0, n = pto_type_is_tensor(ty) ? pto_llvmir_dynamic_dims(ty) : 0; d < n; d++)
       args[np++] = LLVMBuildLoad2(b, h->i64, elem_ptr(h, h->i64, packed, i64c(h, slot++)), "");
   }
-  LLVMBuildCall2(b, kty, kfn, args, np, "");
-  LLVMBuildRet(b, i32c(h, 0));
+  /* a kernel that can fail writes its fault record into the task's own
+   * slots after its operands (pto_llvmir_kernel_fault_slot), and its
+   * status is the task's */
+  bool can_fault = LLVMGetTypeKind(LLVMGetReturnType(kty)) != LLVMVoidTypeKind;
+  if (can_fault) args[np++] = elem_ptr(h, h->i64, packed, i64c(h, slot));
+  LLVMValueRef st = LLVMBuildCall2(b, kty, kfn, args, np, "");
+  LLVMBuildRet(b, can_fault ? st : i32c(h, 0));
   pto_free(ptys);
   pto_free(args);
 }

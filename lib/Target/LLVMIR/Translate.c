@@ -42,6 +42,7 @@ LLVMTypeRef pto_llvmir_scalar_type(LLVMContextRef c, PtoType *ty) {
     case PTO_BF16: return LLVMInt16TypeInContext(c);
     case PTO_F32: return LLVMFloatTypeInContext(c);
     case PTO_F64: return LLVMDoubleTypeInContext(c);
+    default: break; /* the 8-bit floats do not compile */
     }
   return NULL;
 }
@@ -199,6 +200,39 @@ static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
   return emitted(op, r, &err);
 }
 
+/* An instruction's site in a fault record: its 1-based position in its
+ * kernel's body (pto/LLVMIR.h). */
+static int64_t op_site(PtoOp *op) {
+  int64_t n = 1;
+  for (PtoOp *o = pto_op_prev(op); o; o = pto_op_prev(o)) n++;
+  return n;
+}
+
+bool pto_llvmir_kernel_can_fault(PtoOp *kernel) {
+  PtoBlock *body = pto_region_first_block(pto_op_region(kernel, 0));
+  for (PtoOp *op = body ? pto_block_first_op(body) : NULL; op; op = pto_op_next(op))
+    if (pto_pto_op_id(op) == PTO_PTO_TGATHER_GM) return true;
+  return false;
+}
+
+int64_t pto_llvmir_kernel_fault_slot(PtoOp *kernel) {
+  if (!pto_llvmir_kernel_can_fault(kernel)) return -1;
+  PtoBlock *body = pto_region_first_block(pto_op_region(kernel, 0));
+  int64_t n = pto_block_num_args(body);
+  for (unsigned i = 0; i < pto_block_num_args(body); i++) {
+    PtoType *ty = pto_value_type(pto_block_arg(body, i));
+    if (pto_type_is_tensor(ty)) n += pto_llvmir_dynamic_dims(ty);
+  }
+  return n;
+}
+
+PtoOp *pto_llvmir_fault_op(PtoOp *kernel, int64_t site) {
+  PtoBlock *body = pto_region_first_block(pto_op_region(kernel, 0));
+  PtoOp *op = body ? pto_block_first_op(body) : NULL;
+  for (int64_t n = 1; op && n < site; n++) op = pto_op_next(op);
+  return site >= 1 ? op : NULL;
+}
+
 /* tgather_gm: the GM window starts at the offset of the other dim and at
  * 0 along `dim`, its rows the tensor's row stride apart; the tensor's
  * extent along dim bounds the indices. */
@@ -231,6 +265,7 @@ static PtoResult emit_gather_gm(Tr *t, PtoOp *op) {
   PtoEmitTile gm = pto_emit_tile(&t->e, value_of(t, tensor), bytes, dims[1], dst.dtype);
   PtoError err;
   PtoValue *r = pto_op_result(op, 0);
+  t->e.site = op_site(op);
   return emitted(op, pto_emit_gather_gm(&t->e, dst, gm, index, dim, dims[dim],
                                         rows_of(t, r), cols_of(t, r), &err),
                  &err);
@@ -345,7 +380,7 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
   case PTO_PTO_KIND_ROWRED:
     if (id == PTO_PTO_TROWPROD) break; /* a product: below */
     if (kind == PTO_PTO_KIND_UNARY && pto_llvmir_math_of(id, &m)) break; /* below */
-    if (id == PTO_PTO_TGCD) break; /* below */
+    if (id == PTO_PTO_TGCD || id == PTO_PTO_TPOW) break; /* below */
     if (pto_failed(step_of(t, op, id, kind, &st))) return PTO_FAILURE;
     switch (st.kind) {
     case PTO_EMIT_STEP_BINARY:
@@ -374,10 +409,11 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
   case PTO_PTO_KIND_UNARY: /* the Tile level's elementwise math */
     r = pto_emit_math(&t->e, m, dst, a, rows, cols, &err);
     break;
-  case PTO_PTO_KIND_BINARY: { /* tgcd */
+  case PTO_PTO_KIND_BINARY: { /* tgcd, tpow */
     PtoEmitTile b;
     if (pto_failed(tile_of(t, op, pto_op_operand(op, 1), &b))) return PTO_FAILURE;
-    r = pto_emit_gcd(&t->e, dst, a, b, rows, cols, &err);
+    r = id == PTO_PTO_TPOW ? pto_emit_pow(&t->e, dst, a, b, rows, cols, &err)
+                           : pto_emit_gcd(&t->e, dst, a, b, rows, cols, &err);
     break;
   }
   case PTO_PTO_KIND_ROWRED: /* trowprod */
@@ -694,7 +730,7 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
     nparams += 1 + (pto_type_is_tensor(ty) ? pto_llvmir_dynamic_dims(ty) : 0);
   }
   /* a tensor is its address, then its dynamic dims in order */
-  LLVMTypeRef *params = pto_malloc((nparams + 1) * sizeof *params);
+  LLVMTypeRef *params = pto_malloc((nparams + 2) * sizeof *params);
   unsigned np = 0;
   for (; np < nspaces; np++) params[np] = i8p;
   for (unsigned i = 0; i < nargs; i++) {
@@ -712,11 +748,17 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
     for (unsigned d = 0, n = tensor ? pto_llvmir_dynamic_dims(ty) : 0; d < n; d++)
       params[np++] = i64;
   }
+  /* a kernel that can fail returns its status and takes its fault
+   * record last (pto/LLVMIR.h) */
+  bool can_fault = pto_llvmir_kernel_can_fault(k);
+  if (can_fault) params[nparams++] = LLVMPointerType(i64, 0);
   const char *name = pto_ident_str(pto_op_symbol_name(k));
-  LLVMValueRef fn = LLVMAddFunction(
-      t->e.mod, name,
-      LLVMFunctionType(LLVMVoidTypeInContext(c), params, nparams, 0));
+  LLVMTypeRef ret = can_fault ? LLVMInt32TypeInContext(c) : LLVMVoidTypeInContext(c);
+  LLVMValueRef fn = LLVMAddFunction(t->e.mod, name,
+                                    LLVMFunctionType(ret, params, nparams, 0));
   pto_free(params);
+  t->e.fault = can_fault ? LLVMGetParam(fn, nparams - 1) : NULL;
+  if (can_fault) LLVMSetValueName2(t->e.fault, "fault", 5);
   for (unsigned i = 0; i < nspaces; i++) {
     LLVMValueRef p = LLVMGetParam(fn, i);
     const char *sn = pto_buf_space_name(spaces[i]);
@@ -762,7 +804,9 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
     r = emit_run(t, op, &run);
     op = run.last;
   }
-  LLVMBuildRetVoid(t->e.b);
+  if (can_fault) LLVMBuildRet(t->e.b, LLVMConstInt(LLVMInt32TypeInContext(c), 0, 0));
+  else LLVMBuildRetVoid(t->e.b);
+  t->e.fault = NULL;
   return r;
 }
 
