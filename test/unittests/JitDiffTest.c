@@ -1424,9 +1424,9 @@ static bool run_fault_row(const FaultRow *f) {
   snprintf(c.name, sizeof c.name, "tgather_gm fault %s dim %u", ixs, f->dim);
   c.faults = c.fails = true;
   c.nin = 2, c.nout = 1;
-  c.in[0] = (Gm){PTO_DT_F32, 4, 40, 0, 0, 4, 40, calloc(160, 4), false};
-  c.in[1] = (Gm){f->ix, 2, 3, 0, 0, 2, 3, calloc(6, 8), false};
-  c.out[0] = (Gm){PTO_DT_F32, 2, 3, 0, 0, 2, 3, calloc(6, 4), false};
+  c.in[0] = (Gm){PTO_DT_F32, 4, 40, 0, 0, 4, 40, calloc(160, 4), false, 0};
+  c.in[1] = (Gm){f->ix, 2, 3, 0, 0, 2, 3, calloc(6, 8), false, 0};
+  c.out[0] = (Gm){PTO_DT_F32, 2, 3, 0, 0, 2, 3, calloc(6, 4), false, 0};
   for (unsigned i = 0; i < 6; i++) ((int32_t *)c.in[1].data)[i] = (int32_t)f->index[i];
   char want[160];
   snprintf(want, sizeof want, "-:3:3: error: 'pto.tgather_gm' op index %lld at position "
