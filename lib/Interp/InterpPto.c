@@ -396,6 +396,29 @@ static PtoResult h_compute(PtoInterpFrame *f, PtoOp *op, void *user) {
   case PTO_PTO_KIND_MOV: case PTO_PTO_KIND_EXPAND: case PTO_PTO_KIND_EXPANDS:
     r = pto_kernel_unary(PTO_UNARY_IDENTITY, &a[0], out, &err);
     break;
+  case PTO_PTO_KIND_PERMUTE: case PTO_PTO_KIND_REPEAT: {
+    /* a copy from the operand seen through the permuted (repeated) view
+     * into the result seen as the row-major array of its view's shape */
+    int64_t shape[PTO_MAX_RANK], stride[PTO_MAX_RANK];
+    unsigned rank = pto_pto_layout_map(op, shape, stride);
+    if (!rank || a[0].rank != 2 || a[0].strides[1] != 1 ||
+        a[0].strides[0] != a[0].shape[1] || out->strides[1] != 1 ||
+        out->strides[0] != out->shape[1]) {
+      pto_tensor_release(t);
+      return pto_interp_error(f, op, "malformed layout instruction");
+    }
+    PtoNdArray src = a[0], dst = *out;
+    src.rank = dst.rank = rank;
+    int64_t step = 1;
+    for (unsigned d = rank; d-- > 0;) {
+      src.shape[d] = dst.shape[d] = shape[d];
+      src.strides[d] = stride[d];
+      dst.strides[d] = step;
+      step *= shape[d];
+    }
+    r = pto_kernel_unary(PTO_UNARY_IDENTITY, &src, &dst, &err);
+    break;
+  }
   case PTO_PTO_KIND_TRANS: {
     /* a copy through the transposed view */
     PtoNdArray v = a[0];
@@ -629,7 +652,8 @@ void pto_interp_register_pto(PtoInterp *I) {
     case PTO_PTO_KIND_CVT: case PTO_PTO_KIND_CMP: case PTO_PTO_KIND_SEL:
     case PTO_PTO_KIND_ROWRED: case PTO_PTO_KIND_COLRED: case PTO_PTO_KIND_GATHER:
     case PTO_PTO_KIND_QUANT: case PTO_PTO_KIND_MATMUL: case PTO_PTO_KIND_EXPAND:
-    case PTO_PTO_KIND_EXPANDS: h = h_compute; break;
+    case PTO_PTO_KIND_EXPANDS: case PTO_PTO_KIND_PERMUTE:
+    case PTO_PTO_KIND_REPEAT: h = h_compute; break;
     case PTO_PTO_KIND_SORT32: case PTO_PTO_KIND_MRGSORT: h = h_sort; break;
     case PTO_PTO_KIND_TOPK: h = h_topk; break;
     case PTO_PTO_KIND_ROWARG: case PTO_PTO_KIND_COLARG:

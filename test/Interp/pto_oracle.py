@@ -281,6 +281,15 @@ def suite_vector():
     for dt in NUMERIC + ["i1"]:
         x = rand((8, 24), dt)
         run("ttrans-%s" % dt, [Tile(x, dt)], "ttrans", [(x.T, dt)])
+        # the 30x4 tile seen as [2, 3, 5, 4], and a 2x4 one as [2, 1, 4]
+        v = rand((30, 4), dt)
+        run("tpermute-%s" % dt, [Tile(v, dt)], "tpermute",
+            [(v.reshape(2, 3, 5, 4).transpose(3, 0, 2, 1).reshape(40, 3), dt)],
+            attrs=" {shape = [2, 3, 5, 4], perm = [3, 0, 2, 1]}")
+        r = rand((2, 4), dt)
+        run("trepeat-%s" % dt, [Tile(r, dt)], "trepeat",
+            [(np.broadcast_to(r.reshape(2, 1, 4), (2, 3, 4)).reshape(6, 4), dt)],
+            attrs=" {shape = [2, 1, 4], repeats = [1, 3, 1]}")
     for dt in NUMERIC:
         x = rand((8, 24), dt)
         idx = RNG.integers(0, 24, size=(8, 5))

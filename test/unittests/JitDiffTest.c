@@ -191,6 +191,10 @@ typedef struct Gm {
   int64_t wrows, wcols; /* the window (the tile) */
   void *data;
   bool scalar; /* a scalar kernel argument, value in data[0] */
+  /* > 0: the tensor is planes x (rows / planes) x cols, the window two
+   * planes from plane 1 on, r0 the row inside a plane: its rows at two
+   * strides, a tload / tstore of two pieces */
+  int64_t planes;
 } Gm;
 
 typedef struct Case {
@@ -227,15 +231,28 @@ static void tile_type(Buf *b, int64_t r, int64_t c, PtoDType dt, PtoBufSpace s,
 }
 
 static void tensor_type(Buf *b, const Gm *g) {
-  bprintf(b, "tensor<%lldx%lldx%s>", (long long)g->rows, (long long)g->cols,
-          dt_name(g->dt));
+  if (g->planes)
+    bprintf(b, "tensor<%lldx", (long long)g->planes);
+  bprintf(b, "%s%lldx%lldx%s>", g->planes ? "" : "tensor<",
+          (long long)(g->planes ? g->rows / g->planes : g->rows),
+          (long long)g->cols, dt_name(g->dt));
+}
+
+/* The window of g in a tload / tstore: its offsets, and its sizes when
+ * the tensor has planes. */
+static void window_text(Buf *b, const Gm *g) {
+  if (g->planes)
+    bprintf(b, "[1, %lld, %lld] {sizes = [2, %lld, %lld]}", (long long)g->r0,
+            (long long)g->c0, (long long)g->wrows / 2, (long long)g->wcols);
+  else
+    bprintf(b, "[%lld, %lld]", (long long)g->r0, (long long)g->c0);
 }
 
 /* A GM operand of rows x cols for a tile: for variant > 0 a window at
  * (1, 2) of a wider tensor, so that the GM row stride is not the tile's. */
 static Gm gm_make(PtoDType dt, int64_t rows, int64_t cols, int variant,
                   Fill how, bool output) {
-  Gm g = {dt, rows, cols, 0, 0, rows, cols, NULL, false};
+  Gm g = {dt, rows, cols, 0, 0, rows, cols, NULL, false, 0};
   if (variant > 0) {
     g.rows += output ? 1 : 2;
     g.cols += output ? 2 : 3;
@@ -251,8 +268,20 @@ static Gm gm_make(PtoDType dt, int64_t rows, int64_t cols, int variant,
   return g;
 }
 
+/* g (a window of an even number of rows) in a tensor of 3 planes of
+ * rows / 2 + 2 rows each instead. */
+static void gm_planes(Gm *g, Fill how, bool output) {
+  g->planes = 3;
+  g->rows = 3 * (g->wrows / 2 + 2);
+  free(g->data);
+  size_t n = (size_t)(g->rows * g->cols);
+  g->data = calloc(n, pto_dtype_size(g->dt));
+  if (output) memset(g->data, g->dt == PTO_DT_BOOL ? 0 : 0x5a, n * pto_dtype_size(g->dt));
+  else fill(g->dt, g->data, (int64_t)n, how);
+}
+
 static Gm scalar_make(PtoDType dt, double v) {
-  Gm g = {dt, 1, 1, 0, 0, 1, 1, calloc(1, 8), true};
+  Gm g = {dt, 1, 1, 0, 0, 1, 1, calloc(1, 8), true, 0};
   store_elem(dt, g.data, 0, v);
   return g;
 }
@@ -279,8 +308,9 @@ static void load_input(Emit *e, unsigned i, PtoBufSpace space) {
   Buf t = {0};
   tile_type(&t, g->wrows, g->wcols, g->dt, ls,
             plan(&e->p, ls, g->wrows * g->wcols * (int64_t)pto_dtype_size(g->dt)));
-  bprintf(e->b, "  %%t%u = pto.tload %%a%u[%lld, %lld] : ", i, i,
-          (long long)g->r0, (long long)g->c0);
+  bprintf(e->b, "  %%t%u = pto.tload %%a%u", i, i);
+  window_text(e->b, g);
+  bprintf(e->b, " : ");
   tensor_type(e->b, g);
   bprintf(e->b, " -> %s\n", t.s);
   snprintf(e->name[i], sizeof e->name[i], "%%t%u", i);
@@ -310,8 +340,9 @@ static void result_type(Emit *e, Buf *t, const Gm *g, PtoBufSpace space) {
 
 static void store_result(Emit *e, unsigned j, const char *val, const char *ty) {
   Gm *g = &e->c->out[j];
-  bprintf(e->b, "  pto.tstore %s, %%o%u[%lld, %lld] : %s into ", val, j,
-          (long long)g->r0, (long long)g->c0, ty);
+  bprintf(e->b, "  pto.tstore %s, %%o%u", val, j);
+  window_text(e->b, g);
+  bprintf(e->b, " : %s into ", ty);
   tensor_type(e->b, g);
   bprintf(e->b, "\n");
 }
@@ -572,6 +603,11 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
     }
     IN(dt, m, n);
     OUT(dt, m, n);
+    if (variant == 3 && id != PTO_PTO_TPREFETCH) {
+      gm_planes(&c->in[0], how, false), gm_planes(&c->out[0], how, true);
+      snprintf(c->name, sizeof c->name, "%s %s %lldx%lld in planes",
+               pto_pto_op_mnemonic(id), dt_name(dt), (long long)m, (long long)n);
+    }
     break;
   case PTO_PTO_KIND_BINARY:
     IN(dt, m, n), IN(dt, m, n), OUT(dt, m, n);
@@ -654,6 +690,27 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
   /* by the shape: a column (Mx1), a row (1xN) or one element broadcast */
   case PTO_PTO_KIND_EXPAND:
     IN(dt, variant % 3 == 2 ? m : 1, variant % 3 == 1 ? n : 1), OUT(dt, m, n);
+    break;
+  /* the tile seen as [2, m, n] with its dims rotated or its two leading
+   * ones swapped; a [2, 1, n] view repeated m times along its dim of 1, or
+   * a [1, n] one m + 1 times */
+  case PTO_PTO_KIND_PERMUTE:
+    IN(dt, 2 * m, n);
+    if (variant & 1) OUT(dt, 2 * n, m);
+    else OUT(dt, 2 * m, n);
+    snprintf(attrs, sizeof attrs, " {perm = [%s], shape = [2, %lld, %lld]}",
+             variant & 1 ? "2, 0, 1" : "1, 0, 2", (long long)m, (long long)n);
+    break;
+  case PTO_PTO_KIND_REPEAT:
+    if (variant & 1) {
+      IN(dt, 2, n), OUT(dt, 2 * m, n);
+      snprintf(attrs, sizeof attrs, " {repeats = [1, %lld, 1], shape = [2, 1, %lld]}",
+               (long long)m, (long long)n);
+    } else {
+      IN(dt, 1, n), OUT(dt, m + 1, n);
+      snprintf(attrs, sizeof attrs, " {repeats = [%lld, 1], shape = [1, %lld]}",
+               (long long)m + 1, (long long)n);
+    }
     break;
   case PTO_PTO_KIND_EXPANDS: {
     double s = dt == PTO_DT_BOOL ? (double)(rnd_u64() & 1)
@@ -932,8 +989,9 @@ static bool run_interp(PtoInterp *I, PtoOp *module, const Case *c, unsigned idx,
                                   : pto_interp_value_int(g->dt, (int64_t)load_elem(g->dt, g->data, 0));
       continue;
     }
-    int64_t shape[2] = {g->rows, g->cols};
-    PtoNdArray *a = pto_ndarray_wrap(g->dt, 2, shape, NULL, g->data, &err);
+    int64_t shape[3] = {g->rows, g->cols, 0};
+    if (g->planes) shape[0] = g->planes, shape[1] = g->rows / g->planes, shape[2] = g->cols;
+    PtoNdArray *a = pto_ndarray_wrap(g->dt, g->planes ? 3 : 2, shape, NULL, g->data, &err);
     args[n++] = pto_interp_value_tensor(pto_tensor_from_ndarray(a));
     pto_ndarray_destroy(a);
   }
@@ -954,7 +1012,11 @@ static bool run_interp(PtoInterp *I, PtoOp *module, const Case *c, unsigned idx,
     want[j] = malloc(gm_bytes(g) + 1);
     for (int64_t r = 0; r < g->rows; r++)
       for (int64_t col = 0; col < g->cols; col++) {
-        int64_t ix[2] = {r, col};
+        int64_t ix[3] = {r, col, 0};
+        if (g->planes) {
+          int64_t per = g->rows / g->planes;
+          ix[0] = r / per, ix[1] = r % per, ix[2] = col;
+        }
         memcpy((char *)want[j] + (r * g->cols + col) * sz, pto_ndarray_elem_ptr(a, ix), sz);
       }
     pto_interp_value_release(&res[j]);
@@ -1418,9 +1480,9 @@ static bool run_fault_row(const FaultRow *f) {
   snprintf(c.name, sizeof c.name, "tgather_gm fault %s dim %u", ixs, f->dim);
   c.faults = c.fails = true;
   c.nin = 2, c.nout = 1;
-  c.in[0] = (Gm){PTO_DT_F32, 4, 40, 0, 0, 4, 40, calloc(160, 4), false};
-  c.in[1] = (Gm){f->ix, 2, 3, 0, 0, 2, 3, calloc(6, 8), false};
-  c.out[0] = (Gm){PTO_DT_F32, 2, 3, 0, 0, 2, 3, calloc(6, 4), false};
+  c.in[0] = (Gm){PTO_DT_F32, 4, 40, 0, 0, 4, 40, calloc(160, 4), false, 0};
+  c.in[1] = (Gm){f->ix, 2, 3, 0, 0, 2, 3, calloc(6, 8), false, 0};
+  c.out[0] = (Gm){PTO_DT_F32, 2, 3, 0, 0, 2, 3, calloc(6, 4), false, 0};
   for (unsigned i = 0; i < 6; i++) ((int32_t *)c.in[1].data)[i] = (int32_t)f->index[i];
   char want[160];
   snprintf(want, sizeof want, "-:3:3: error: 'pto.tgather_gm' op index %lld at position "

@@ -132,6 +132,8 @@ typedef enum PtoPtoKind {
   PTO_PTO_KIND_EXPANDS, /* a scalar broadcast to the result tile */
   PTO_PTO_KIND_GATHERGM, /* a tile read from GM at indexed positions */
   PTO_PTO_KIND_RANDOM,   /* a tile of a counter-based random stream */
+  PTO_PTO_KIND_PERMUTE,  /* the tile's N-D view with its dims permuted */
+  PTO_PTO_KIND_REPEAT,   /* the tile's N-D view repeated along dims of 1 */
   PTO_PTO_KIND_SETFLAG,
   PTO_PTO_KIND_WAITFLAG,
   PTO_PTO_KIND_BARRIER,
@@ -216,6 +218,14 @@ bool pto_pto_window_pieces(unsigned rank, const int64_t *sizes,
 /* The pieces of the window of tload / tstore `op` (its tensor's strides
  * when its dims are static); false when malformed. */
 bool pto_pto_op_window_pieces(const PtoOp *op, PtoPtoWindowPieces *out);
+
+/* tpermute / trepeat: the result's elements in row-major order as the
+ * array of out_shape and, per dim of it, the distance between neighbours
+ * of the operand's elements (in row-major order) read for it (0 along a
+ * repeated dim). Returns the rank, 0 when the attributes do not describe
+ * the tiles (the verifier says why). */
+unsigned pto_pto_layout_map(const PtoOp *op, int64_t *out_shape,
+                            int64_t *src_stride);
 
 /* The row-major strides (in elements) of a tensor type with static dims;
  * false for dynamic (or overflowing) ones. */

@@ -9,6 +9,7 @@
 #include "Conversion/BlockToPTO/LowerCubeIndex.h"
 #include "Conversion/BlockToPTO/LowerElementwise.h"
 #include "Conversion/BlockToPTO/LowerIndexed.h"
+#include "Conversion/BlockToPTO/LowerLayout.h"
 
 #include <string.h>
 
@@ -97,8 +98,9 @@ struct Lower {
   int64_t k_step;
   const PtoPlatform *platform;
   PtoPtrMap numbers; /* input op -> its pto_origin_ops number + 1 */
-  /* block.store -> the buffer type it stores, taken before its operand is
-   * rewritten: the GM window has the buffer's shape, not the tile's */
+  /* block.store, tile.expand -> the buffer type of operand 0, taken before
+   * the operand is rewritten: the GM window, or the view a broadcast
+   * repeats, has the buffer's shape, not the tile's */
   PtoPtrMap stored;
 };
 
@@ -245,6 +247,24 @@ PtoType *pto_lower_tile_type(Lower *L, PtoType *buf) { return tile_type(L, buf);
 PtoOp *pto_lower_build(Lower *L, PtoOp *at, const char *name,
                        PtoValue *const *operands, unsigned n, PtoType *result) {
   return build1(L, at, name, operands, n, result);
+}
+
+PtoType *pto_lower_operand_buffer(Lower *L, PtoOp *op) {
+  return pto_ptrmap_get(&L->stored, (uint64_t)(uintptr_t)op);
+}
+
+void pto_lower_finish_results(Lower *L, PtoOp *op, PtoOp *const *lasts) {
+  uintptr_t n = L->provenance ? (uintptr_t)pto_ptrmap_get(
+                                    &L->numbers, (uint64_t)(uintptr_t)op)
+                              : 0;
+  for (unsigned r = 0; r < pto_op_num_results(op); r++) {
+    PtoType *t = pto_value_type(pto_op_result(op, r));
+    PtoOrigin o = {(int64_t)n - 1, r,
+                   pto_type_is_block_buf(t) ? pto_tile_rank(t) : 2, {0}};
+    if (n) pto_origin_set(lasts[r], 0, &o);
+    pto_value_replace_all_uses(pto_op_result(op, r), pto_op_result(lasts[r], 0));
+  }
+  pto_op_erase(op);
 }
 
 void pto_lower_finish(Lower *L, PtoOp *op, PtoOp *last) {
@@ -410,7 +430,8 @@ static PtoResult not_one_plane(PtoOp *op, PtoType *t, const char *what) {
 /* The value `op` computes is its operand's, as a 2-D tile: a reshape that
  * keeps the flattened tile, a transpose that moves unit dims only. A
  * column of N that becomes a row of N (a reduction's result without its
- * kept dim) or back is the same elements in the same order: ttrans. */
+ * kept dim) or back is the same elements in the same order: ttrans; into
+ * a tile of another shape, a tpermute by the identity. */
 static PtoResult forward(Lower *L, PtoOp *op) {
   PtoValue *v = pto_op_operand(op, 0);
   PtoType *want = tile_type(L, pto_value_type(pto_op_result(op, 0)));
@@ -420,6 +441,12 @@ static PtoResult forward(Lower *L, PtoOp *op) {
       pto_pto_tile_cols(have) == pto_pto_tile_rows(want) &&
       (pto_pto_tile_rows(have) == 1 || pto_pto_tile_cols(have) == 1))
     return replace(L, op, "pto.ttrans");
+  if (want && pto_type_is_pto_tile(have) && have != want &&
+      pto_pto_tile_space(have) == PTO_BUF_VEC &&
+      pto_pto_tile_space(want) == PTO_BUF_VEC &&
+      pto_pto_tile_rows(have) * pto_pto_tile_cols(have) ==
+          pto_pto_tile_rows(want) * pto_pto_tile_cols(want))
+    return pto_lower_reshape(L, op, want);
   if (!want || have != want) {
     char *from = type_str(pto_value_type(v)), *to = type_str(want);
     PtoResult r = pto_op_emit_error(
@@ -458,13 +485,7 @@ static PtoResult lower_transpose(Lower *L, PtoOp *op) {
       pto_pto_tile_rows(in) == pto_pto_tile_cols(want) &&
       pto_pto_tile_cols(in) == pto_pto_tile_rows(want))
     return replace(L, op, "pto.ttrans");
-  char *ts = type_str(out);
-  PtoResult res = pto_op_emit_error(
-      op, "lower-to-pto: this transpose into '%s' moves more than the two "
-          "dims of a 2-D tile; ttrans swaps rows and columns only",
-      ts);
-  pto_free(ts);
-  return res;
+  return pto_lower_permute(L, op, perm, r);
 }
 
 /* tile.colexpand_*: a op b with b (one row) broadcast down the columns.
@@ -517,6 +538,8 @@ static PtoResult lower_op(Lower *L, PtoOp *op) {
   if (done || r) return r;
   r = pto_lower_indexed(L, op, &done);
   if (done || r) return r;
+  r = pto_lower_layout(L, op, &done);
+  if (done || r) return r;
   if (strcmp(name, "tile.matmul") == 0)
     return lower_matmul(L, op);
   if (strcmp(name, "block.load") == 0 &&
@@ -542,7 +565,7 @@ static PtoResult lower_op(Lower *L, PtoOp *op) {
       pto_op_is(op, "tile.colargmax") || pto_op_is(op, "tile.colargmin")) {
     PtoType *out = pto_value_type(pto_op_result(op, 0));
     if (pto_type_is_block_buf(out) && planes(out) != 1)
-      return not_one_plane(op, out, "a reduction");
+      return pto_lower_plane_reduce(L, op);
   }
   if (pto_lower_elementwise_handles(op)) return lower_elementwise(L, op);
   for (unsigned i = 0; i < PTO_ARRAY_SIZE(direct); i++)
@@ -628,7 +651,8 @@ static PtoResult lower_kernel(Lower *L, PtoOp *bk) {
   for (PtoBlock *b = pto_region_first_block(pto_op_region(pk, 0)); b;
        b = pto_block_next(b))
     for (PtoOp *op = pto_block_first_op(b); op; op = pto_op_next(op))
-      if (pto_op_is(op, "block.store") && pto_op_num_operands(op) >= 2)
+      if ((pto_op_is(op, "block.store") && pto_op_num_operands(op) >= 2) ||
+          (pto_op_is(op, "tile.expand") && pto_op_num_operands(op) >= 1))
         pto_ptrmap_put(&L->stored, (uint64_t)(uintptr_t)op,
                        pto_value_type(pto_op_operand(op, 0)));
   for (PtoBlock *b = pto_region_first_block(pto_op_region(pk, 0)); b && !r;
@@ -756,9 +780,14 @@ const PtoPassDef pto_lower_to_pto_pass = {
         "than 2 is\n"
         "the tile of (the product of its leading dims) x (its last dim), "
         "its\n"
-        "tload / tstore window given by `sizes`; a column broadcast is a "
-        "row\n"
-        "broadcast between `pto.ttrans`. Tile ops without a PTO "
-        "instruction are\n"
+        "tload / tstore window given by `sizes` (its rows at one or "
+        "several\n"
+        "strides of the tensor); a column broadcast is a row\n"
+        "broadcast between `pto.ttrans`; a transpose of more than two "
+        "dims, a\n"
+        "reshape into another tile and a column reduction of several "
+        "planes go\n"
+        "through `pto.tpermute`, a broadcast inside the rows through\n"
+        "`pto.trepeat`. Tile ops without a PTO instruction are\n"
         "errors at the op.",
 };

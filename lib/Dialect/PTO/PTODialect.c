@@ -466,6 +466,91 @@ bool pto_pto_window_as_tile(unsigned rank, const int64_t *sizes,
   return true;
 }
 
+/* Whether tile t holds as many elements as the array of shape[0..n). */
+static bool is_view(PtoType *t, const int64_t *shape, unsigned n) {
+  int64_t count = 1;
+  for (unsigned d = 0; d < n; d++) count *= shape[d];
+  return pto_pto_tile_rows(t) * pto_pto_tile_cols(t) == count;
+}
+
+static void shape_str(char *buf, size_t cap, const int64_t *shape, unsigned n) {
+  size_t at = 0;
+  buf[0] = 0;
+  for (unsigned d = 0; d < n && at < cap; d++)
+    at += (size_t)snprintf(buf + at, cap - at, "%s%lld", d ? "x" : "",
+                           (long long)shape[d]);
+}
+
+#define WHY(...) (why ? (void)snprintf(why, cap, __VA_ARGS__) : (void)0, 0u)
+
+unsigned pto_pto_layout_explain(const PtoOp *op, int64_t *out_shape,
+                                int64_t *src_stride, char *why, size_t cap) {
+  PtoPtoOp id = pto_pto_op_id(op);
+  bool permute = id == PTO_PTO_TPERMUTE;
+  if ((!permute && id != PTO_PTO_TREPEAT) || pto_op_num_operands(op) != 1 ||
+      pto_op_num_results(op) != 1)
+    return WHY("takes one tile and gives one tile");
+  PtoType *a = pto_value_type(pto_op_operand(op, 0));
+  PtoType *r = pto_value_type(pto_op_result(op, 0));
+  if (!pto_type_is_pto_tile(a) || !pto_type_is_pto_tile(r))
+    return WHY("takes one tile and gives one tile");
+  const char *second = permute ? "perm" : "repeats";
+  int64_t shape[PTO_MAX_RANK], k[PTO_MAX_RANK], in_stride[PTO_MAX_RANK];
+  unsigned n = 0, nk = 0;
+  PtoAttr *sa = pto_op_attr(op, "shape"), *ka = pto_op_attr(op, second);
+  if (!sa || !pto_attr_get_i64_array(sa, shape, PTO_MAX_RANK, &n) || n < 1)
+    return WHY("requires 'shape', the tile's view, with 1 to %d dims",
+               PTO_MAX_RANK);
+  if (!ka || !pto_attr_get_i64_array(ka, k, PTO_MAX_RANK, &nk) || nk != n)
+    return WHY("requires '%s' with one entry per dim of 'shape' (%u)", second, n);
+  for (unsigned d = 0; d < n; d++)
+    if (shape[d] < 1 || shape[d] > INT32_MAX)
+      return WHY("dim %u of 'shape' must be positive, got %lld", d,
+                 (long long)shape[d]);
+  char vs[PTO_MAX_RANK * 24];
+  shape_str(vs, sizeof vs, shape, n);
+  if (!is_view(a, shape, n))
+    return WHY("operand #0 is %lldx%lld, whose elements are not an array of "
+               "shape %s",
+               (long long)pto_pto_tile_rows(a), (long long)pto_pto_tile_cols(a), vs);
+  in_stride[n - 1] = 1;
+  for (unsigned d = n - 1; d-- > 0;) in_stride[d] = in_stride[d + 1] * shape[d + 1];
+  if (permute) {
+    bool seen[PTO_MAX_RANK] = {false};
+    for (unsigned d = 0; d < n; d++) {
+      if (k[d] < 0 || k[d] >= (int64_t)n || seen[k[d]])
+        return WHY("'perm' must order the %u dims of 'shape', each once", n);
+      seen[k[d]] = true;
+      out_shape[d] = shape[k[d]];
+      src_stride[d] = in_stride[k[d]];
+    }
+  } else {
+    for (unsigned d = 0; d < n; d++) {
+      if (k[d] < 1 || (k[d] > 1 && shape[d] != 1) || k[d] > INT32_MAX)
+        return WHY("repeat %lld of dim %u must be 1, or positive on a dim of "
+                   "1 (got a dim of %lld)",
+                   (long long)k[d], d, (long long)shape[d]);
+      out_shape[d] = shape[d] * k[d];
+      src_stride[d] = k[d] > 1 ? 0 : in_stride[d];
+    }
+  }
+  if (!is_view(r, out_shape, n)) {
+    shape_str(vs, sizeof vs, out_shape, n);
+    return WHY("result #0 must hold the %s array of shape %s, got %lldx%lld",
+               permute ? "permuted" : "repeated", vs,
+               (long long)pto_pto_tile_rows(r), (long long)pto_pto_tile_cols(r));
+  }
+  if (pto_pto_tile_elem(r) != pto_pto_tile_elem(a))
+    return WHY("result #0 must have the operand's element type");
+  return n;
+}
+#undef WHY
+
+unsigned pto_pto_layout_map(const PtoOp *op, int64_t *out_shape,
+                            int64_t *src_stride) {
+  return pto_pto_layout_explain(op, out_shape, src_stride, NULL, 0);
+}
+
 bool pto_pto_flag(const PtoOp *op, PtoPipe *src, PtoPipe *dst, int *event) {
   PtoPtoOp id = pto_pto_op_id(op);
   if (id != PTO_PTO_SET_FLAG && id != PTO_PTO_WAIT_FLAG) return false;

@@ -28,6 +28,10 @@ void pto_pto_print(PtoPrinter *p, PtoOp *op);
 PtoType *pto_pto_parse_type(PtoParser *p, const char *mnemonic);
 void pto_pto_print_type(PtoPrinter *p, PtoType *t);
 
+/* pto_pto_layout_map, saying in why (when not NULL) what is wrong. */
+unsigned pto_pto_layout_explain(const PtoOp *op, int64_t *out_shape,
+                                int64_t *src_stride, char *why, size_t cap);
+
 /* The pto.kernel enclosing `op`, or NULL. */
 PtoOp *pto_pto_enclosing_kernel(PtoOp *op);
 

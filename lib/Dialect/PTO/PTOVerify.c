@@ -463,6 +463,21 @@ static PtoResult verify_trans(Verifier *v) {
          need_elem(v, "result", 0, r, pto_pto_tile_elem(a));
 }
 
+/* tpermute / trepeat: in vec, the operand a view of `shape`, the result
+ * the view permuted (repeated) (pto_pto_layout_map). */
+static PtoResult verify_layout(Verifier *v) {
+  static const char *const permute[] = {"shape", "perm", NULL};
+  static const char *const repeat[] = {"shape", "repeats", NULL};
+  if (known_attrs(v, v->id == PTO_PTO_TPERMUTE ? permute : repeat) ||
+      all_tiles(v, 0) || all_vec(v, 0))
+    return PTO_FAILURE;
+  int64_t shape[PTO_MAX_RANK], stride[PTO_MAX_RANK];
+  char why[256];
+  if (!pto_pto_layout_explain(v->op, shape, stride, why, sizeof why))
+    return ERR(v, "%s", why);
+  return PTO_SUCCESS;
+}
+
 static PtoResult verify_expand(Verifier *v) {
   PtoType *a = opnd(v, 0), *r = res(v, 0);
   if (known_attrs(v, no_attrs) || all_tiles(v, 0) || all_vec(v, 0) ||
@@ -803,6 +818,8 @@ static PtoResult verify_kind(Verifier *v, PtoBlockCore core) {
   case PTO_PTO_KIND_QUANT: return verify_quant(v);
   case PTO_PTO_KIND_MATMUL: return verify_matmul(v);
   case PTO_PTO_KIND_EXPAND: return verify_expand(v);
+  case PTO_PTO_KIND_PERMUTE:
+  case PTO_PTO_KIND_REPEAT: return verify_layout(v);
   case PTO_PTO_KIND_EXPANDS: return verify_expands(v);
   case PTO_PTO_KIND_SETFLAG:
   case PTO_PTO_KIND_WAITFLAG: return verify_flag(v, core);

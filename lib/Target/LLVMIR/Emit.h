@@ -135,6 +135,13 @@ PtoResult pto_emit_copy_pieces(PtoEmit *e, bool load, PtoEmitTile tile,
                                LLVMValueRef cols, const PtoCastMode *cast,
                                PtoError *err);
 
+/* tpermute / trepeat: dst seen as the row-major array of shape[0..rank)
+ * (its leading dims its rows) gets, at each index, the element of src at
+ * sum_d index[d] * src_stride[d] elements from its start, bit for bit. */
+PtoResult pto_emit_layout(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
+                          unsigned rank, const int64_t *shape,
+                          const int64_t *src_stride, PtoError *err);
+
 /* The same copy with non-temporal stores into dst (a GM window whose
  * lines are written whole, not read first), then a fence that orders them
  * before anything the kernel does next: tstore of outputs too large to be

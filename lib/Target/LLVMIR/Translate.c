@@ -491,6 +491,19 @@ static PtoResult emit_random(Tr *t, PtoOp *op) {
                  &err);
 }
 
+/* tpermute, trepeat: the copy through the view their attributes give. */
+static PtoResult emit_layout(Tr *t, PtoOp *op) {
+  PtoEmitTile dst, src;
+  int64_t shape[PTO_MAX_RANK], stride[PTO_MAX_RANK];
+  unsigned rank = pto_pto_layout_map(op, shape, stride);
+  if (!rank) return pto_op_emit_error(op, "has a malformed view");
+  if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &dst)) ||
+      pto_failed(tile_of(t, op, pto_op_operand(op, 0), &src)))
+    return PTO_FAILURE;
+  PtoError err;
+  return emitted(op, pto_emit_layout(&t->e, dst, src, rank, shape, stride, &err), &err);
+}
+
 /* tcmp, tsel, tgather, tquant, tsort32, tmrgsort: their tiles, then the
  * emitter of the kind. */
 static PtoResult emit_select_sort(Tr *t, PtoOp *op, PtoPtoKind kind) {
@@ -675,6 +688,8 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
   case PTO_PTO_KIND_TOPKMERGE: return emit_topk_merge(t, op);
   case PTO_PTO_KIND_GATHERGM: return emit_gather_gm(t, op);
   case PTO_PTO_KIND_RANDOM: return emit_random(t, op);
+  case PTO_PTO_KIND_PERMUTE:
+  case PTO_PTO_KIND_REPEAT: return emit_layout(t, op);
   default: return pto_op_emit_error(op, "cannot be translated to LLVM IR yet");
   }
 }
