@@ -921,15 +921,11 @@ static const char *llvm_type(PtoDType dt) {
   case PTO_DT_U32: return "i32";
   case PTO_DT_I16:
   case PTO_DT_U16: return "i16";
-  case PTO_DT_I32: return "i32";
-  case PTO_DT_I16: return "i16";
   case PTO_DT_I64: return "i64";
   default: return "i8";
   }
 }
 
-/* @pto_entry<idx>(i8** args): loads each argument of @k<idx> from the
- * array (spaces, inputs, outputs; a scalar through its address). */
 /* i32 pto_entry<idx>(void **argv): the kernel over argv's pointers (its
  * fault record after them when it can fail), its status (0 for a kernel
  * that cannot fail). */
