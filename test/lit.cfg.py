@@ -14,7 +14,8 @@ config.test_exec_root = os.path.join(config.pto_obj_root, "test")
 config.environment["PATH"] = os.pathsep.join(
     [config.pto_tools_dir, config.pto_test_tools_dir, config.llvm_tools_dir,
      config.environment.get("PATH", os.environ.get("PATH", ""))])
-for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME", "TMPDIR"]:
+for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME", "TMPDIR",
+            "PTO_JIT_OPT_LEVEL"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 

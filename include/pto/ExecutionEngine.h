@@ -40,8 +40,10 @@ typedef struct PtoJitOptions {
   const char *cache_dir;
 } PtoJitOptions;
 
-/* NULL opts means the defaults. Returns NULL and fills err when LLVM has
- * no target for this host, or PTO_JIT_CACHE holds neither 0 nor 1. */
+/* NULL opts means the defaults: level 2 unless the environment's
+ * PTO_JIT_OPT_LEVEL (0..3) says otherwise, the disk cache as
+ * PTO_JIT_CACHE says. Returns NULL and fills err when LLVM has no target
+ * for this host, or either variable holds something else. */
 PtoJit *pto_jit_create(const PtoJitOptions *opts, PtoError *err);
 void pto_jit_destroy(PtoJit *jit);
 

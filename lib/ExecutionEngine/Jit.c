@@ -312,6 +312,19 @@ static LLVMTargetMachineRef make_tm(const PtoJit *jit, LLVMTargetRef target) {
 
 PtoJit *pto_jit_create(const PtoJitOptions *opts, PtoError *err) {
   int level = opts ? opts->opt_level : 2;
+  if (!opts) {
+    /* the tools' default, which a sanitizer test run lowers to 0: there
+     * LLVM's pipeline (uninstrumented, on the sanitizer's allocator) is
+     * most of the time */
+    const char *v = getenv("PTO_JIT_OPT_LEVEL");
+    if (v && *v) {
+      if (v[0] < '0' || v[0] > '3' || v[1]) {
+        pto_error_set(err, "PTO_JIT_OPT_LEVEL=%s: expected 0, 1, 2 or 3", v);
+        return NULL;
+      }
+      level = v[0] - '0';
+    }
+  }
   if (level < 0 || level > 3) {
     pto_error_set(err, "JIT optimisation level %d is not one of 0, 1, 2, 3",
                   level);
