@@ -264,6 +264,29 @@ PtoResult pto_kernel_quantize_scaled(const PtoNdArray *x,
 PtoResult pto_kernel_dequantize(const PtoNdArray *q, const PtoNdArray *scale,
                                 const PtoNdArray *out, PtoKernelError *err);
 
+/* ---- MX (microscaling) 8-bit floats (pypto.quant_mx, pypto.scaled_mm) ---- */
+
+/* MX quantisation of x's last dim (N, a multiple of 64; x f32, f16 or bf16)
+ * in blocks of 32: with amax the block's largest |f32(x)| (NaN wins),
+ * scale = E8M0(f32(amax * 2^-emax)) rounded toward -inf (emax 8 for
+ * f8E4M3FN, 15 for f8E5M2) and q = f8(f32(f32(x) / f32(scale))) to nearest
+ * even, saturating: exactly the steps pypto.quant_mx's decomposition takes
+ * (docs/dialects/pypto.md). q has x's shape and an MX dtype; scale is
+ * f8E8M0 of shape [..., N/64, 2]. */
+PtoResult pto_kernel_quant_mx(const PtoNdArray *x, const PtoNdArray *q,
+                              const PtoNdArray *scale, PtoKernelError *err);
+/* out[M, N] = (a * scale_a) @ (b * scale_b): a [M, K] ([K, M] when
+ * a_trans) and b [K, N] ([N, K] when b_trans) of f8E4M3FN or f8E5M2, each
+ * element times its 32-element block's E8M0 scale in f32; scale_a is [M,
+ * K/64, 2] ([K/64, M, 2] when sa_trans), scale_b [K/64, N, 2] ([N, K/64,
+ * 2] when sb_trans). The scaled f32 products accumulate as
+ * pto_kernel_matmul's f32 accumulator does, then relu when asked, rounded
+ * to out's float dtype. */
+PtoResult pto_kernel_scaled_mm(const PtoNdArray *a, const PtoNdArray *b,
+                               const PtoNdArray *scale_a, const PtoNdArray *scale_b,
+                               bool a_trans, bool b_trans, bool sa_trans, bool sb_trans,
+                               bool relu, const PtoNdArray *out, PtoKernelError *err);
+
 /* ---- random numbers (pypto.uniform, pypto.normal) ---- */
 
 typedef enum PtoRandomKind { PTO_RANDOM_UNIFORM, PTO_RANDOM_NORMAL } PtoRandomKind;

@@ -334,26 +334,36 @@ static PtoResult h_norm(PtoInterpFrame *f, PtoOp *op, void *user) {
   return interp_finish(f, op, t, r, &err);
 }
 
-static PtoResult h_quantize(PtoInterpFrame *f, PtoOp *op, void *user) {
-  (void)user;
+/* Runs a kernel that fills two new results: q of x's shape and s of
+ * `sshape` (rank `srank`), set as results 0 and 1. */
+typedef PtoResult (*TwoResultKernel)(const PtoNdArray *x, const PtoNdArray *q,
+                                     const PtoNdArray *s, PtoKernelError *err);
+static PtoResult run_two_results(PtoInterpFrame *f, PtoOp *op, TwoResultKernel k,
+                                 unsigned srank, const int64_t *sshape) {
   const PtoNdArray *x = interp_tensor_arg(f, op, 0);
-  int64_t sshape[PTO_MAX_RANK];
-  memcpy(sshape, x->shape, x->rank * sizeof *sshape);
-  sshape[x->rank - 1] = 1;
   PtoTensor *q = interp_new_result(f, op, 0, x->rank, x->shape);
-  PtoTensor *s = q ? interp_new_result(f, op, 1, x->rank, sshape) : NULL;
+  PtoTensor *s = q ? interp_new_result(f, op, 1, srank, sshape) : NULL;
   if (!s) {
     pto_tensor_release(q);
     return PTO_FAILURE;
   }
   PtoKernelError err;
-  if (pto_kernel_quantize(x, pto_tensor_array(q), pto_tensor_array(s), &err)) {
+  if (k(x, pto_tensor_array(q), pto_tensor_array(s), &err)) {
     pto_tensor_release(s);
     return interp_kernel_error(f, op, &err, q);
   }
   interp_set_tensor(f, op, 0, q);
   interp_set_tensor(f, op, 1, s);
   return PTO_SUCCESS;
+}
+
+static PtoResult h_quantize(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
+  int64_t sshape[PTO_MAX_RANK];
+  memcpy(sshape, x->shape, x->rank * sizeof *sshape);
+  sshape[x->rank - 1] = 1;
+  return run_two_results(f, op, pto_kernel_quantize, x->rank, sshape);
 }
 
 static PtoResult h_dequantize(PtoInterpFrame *f, PtoOp *op, void *user) {
@@ -371,6 +381,33 @@ static PtoResult h_dequantize(PtoInterpFrame *f, PtoOp *op, void *user) {
   PtoKernelError err;
   return interp_finish(f, op, t, pto_kernel_dequantize(q, s, pto_tensor_array(t), &err),
                 &err);
+}
+
+static PtoResult h_quant_mx(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
+  if (x->rank == 0 || x->rank >= PTO_MAX_RANK)
+    return pto_interp_error(f, op, "operand #0 has rank %u at run time", x->rank);
+  int64_t sshape[PTO_MAX_RANK];
+  memcpy(sshape, x->shape, x->rank * sizeof *sshape);
+  sshape[x->rank - 1] /= 64;
+  sshape[x->rank] = 2;
+  return run_two_results(f, op, pto_kernel_quant_mx, x->rank + 1, sshape);
+}
+
+static PtoResult h_scaled_mm(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  const PtoNdArray *a = interp_tensor_arg(f, op, 0), *b = interp_tensor_arg(f, op, 1);
+  bool at = pto_pypto_get_a_trans(op), bt = pto_pypto_get_b_trans(op);
+  int64_t shape[2] = {a->shape[at ? 1 : 0], b->shape[bt ? 0 : 1]};
+  PtoTensor *t = interp_new_result(f, op, 0, 2, shape);
+  if (!t) return PTO_FAILURE;
+  PtoKernelError err;
+  PtoResult r = pto_kernel_scaled_mm(
+      a, b, interp_tensor_arg(f, op, 2), interp_tensor_arg(f, op, 3), at, bt,
+      pto_pypto_get_scale_a_trans(op), pto_pypto_get_scale_b_trans(op),
+      pto_pypto_get_relu(op), pto_tensor_array(t), &err);
+  return interp_finish(f, op, t, r, &err);
 }
 
 /* uniform / normal at both levels: a tensor result is the whole stream, a
@@ -431,6 +468,8 @@ static PtoInterpHandler compute_handler(InterpFamily f) {
   case INTERP_RMS_NORM:
   case INTERP_LAYER_NORM: return h_norm;
   case INTERP_QUANTIZE: return h_quantize;
+  case INTERP_QUANT_MX: return h_quant_mx;
+  case INTERP_SCALED_MM: return h_scaled_mm;
   default: return interp_elementwise_handler(f);
   }
 }

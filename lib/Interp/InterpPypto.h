@@ -31,6 +31,8 @@ typedef enum InterpFamily {
   INTERP_RANDOM,
   INTERP_INDEX_ADD,
   INTERP_SCATTER_ELEMENTS,
+  INTERP_QUANT_MX,
+  INTERP_SCALED_MM,
 } InterpFamily;
 
 typedef struct InterpKernel {
@@ -61,6 +63,8 @@ typedef struct InterpKernel {
 #define INTERP_KERNEL_RANDOM(K) {INTERP_RANDOM, PTO_RANDOM_##K}
 #define INTERP_KERNEL_INDEX_ADD {INTERP_INDEX_ADD, 0}
 #define INTERP_KERNEL_SCATTER_ELEMENTS {INTERP_SCATTER_ELEMENTS, 0}
+#define INTERP_KERNEL_QUANT_MX {INTERP_QUANT_MX, 0}
+#define INTERP_KERNEL_SCALED_MM {INTERP_SCALED_MM, 0}
 
 /* The handler of the elementwise families every level shares (UNARY,
  * CAST, BINARY, WHERE, DEQUANTIZE), or NULL. */

@@ -1,9 +1,9 @@
 """MX (microscaling) quantisation as PyPTO documents it: quant_mx turns the
 last dim of a float tensor into 8-bit floats with one power-of-two scale
 (DT_FP8E8M0) per 32 elements, and scaled_mm multiplies two such matrices.
-Both trace Tensor-level ops (amax, casts to and from the 8-bit floats,
-reshapes, matmul), so the IR shows what is computed and every level that
-runs those ops runs these."""
+Each traces one Tensor-level op (pypto.quant_mx, pypto.scaled_mm), which
+the interpreter runs as is and tile-expand splits into amax, casts to and
+from the 8-bit floats, reshapes and a matmul."""
 
 import enum
 
@@ -75,20 +75,10 @@ def quant_mx(input, quant_dtype=DataType.DT_FP8E4M3, mode=ROUND_DOWN, axis=-1,
     if n % (2 * _BLOCK):
         raise error_at(ValueError, loc, f"quant_mx: the last dim ({n}) must be a multiple "
                        f"of {2 * _BLOCK} (two {_BLOCK}-element blocks per scale pair)")
-    lead = [_static(x, d, "quant_mx", loc) for d in range(rank - 1)]
-    xf = x if x.dtype is DataType.DT_FP32 else _ops.cast(x, DataType.DT_FP32)
-    blocks = _ops.reshape(xf, lead + [n // _BLOCK, _BLOCK])
-    amax = _ops.amax(_ops.abs(blocks), -1, keepdim=True)
-    # E8M0 holds only powers of two: rounding amax / 2^emax toward -inf is
-    # 2^(floor(log2(amax)) - emax), exactly, clamped to [2^-127, 2^127]
-    # (an all-zero block gets 2^-127); the product is exact in f32 down to
-    # where the clamp takes over anyway
-    scale = _ops.cast(_ops.mul(amax, 2.0 ** -_EMAX[q]), DataType.DT_FP8E8M0,
-                      _ops.CastMode.CAST_FLOOR)
-    ratio = _ops.div(blocks, _ops.cast(scale, DataType.DT_FP32))
-    quant = _ops.cast(ratio, q, _ops.CastMode.CAST_RINT, _ops.SaturationMode.ON)
-    return (_ops.reshape(quant, lead + [n]),
-            _ops.reshape(scale, lead + [n // (2 * _BLOCK), 2]))
+    for d in range(rank - 1):
+        _static(x, d, "quant_mx", loc)
+    q, scale = _ops._emit("quant_mx", [x._value], {"dtype": q.ir}, loc)
+    return q, scale
 
 
 def _check_mx_operand(t, what, loc):
@@ -100,9 +90,8 @@ def _check_mx_operand(t, what, loc):
                        f"{len(t.shape)}")
 
 
-def _scale_blocks(scale, rows, kb, trans, what, loc):
-    """A [rows, K/64, 2] scale ([K/64, rows, 2] when trans) as [rows, K/32, 1]
-    f32, after checking its shape."""
+def _check_scale(scale, rows, kb, trans, what, loc):
+    """A [rows, K/64, 2] scale ([K/64, rows, 2] when trans)."""
     want = [kb, rows, 2] if trans else [rows, kb, 2]
     got = [concrete(d) for d in scale.shape]
     if scale.dtype is not DataType.DT_FP8E8M0:
@@ -111,10 +100,6 @@ def _scale_blocks(scale, rows, kb, trans, what, loc):
     if got != want:
         raise error_at(ValueError, loc, f"scaled_mm: {what} must have shape {want}, got "
                        f"{got}")
-    s = _ops.cast(scale, DataType.DT_FP32)
-    if trans:
-        s = _ops.transpose(s, 0, 1)
-    return _ops.reshape(s, [rows, 2 * kb, 1])
 
 
 def scaled_mm(mat_a, mat_b, out_dtype, scale_a, scale_b, *, a_trans=False, b_trans=False,
@@ -144,24 +129,34 @@ def scaled_mm(mat_a, mat_b, out_dtype, scale_a, scale_b, *, a_trans=False, b_tra
     if extra:
         raise error_at(UnsupportedError, loc, "scaled_mm extend_params " + ", ".join(extra)
                        + " not supported (bias_tensor and relu_type are)")
-    # the products are formed along K in rows: A as [M, K], B as [N, K]
-    if a_trans:
-        a = _ops.transpose(a, 0, 1)
-    if not b_trans:
-        b = _ops.transpose(b, 0, 1)
-    m, k = (_static(a, d, "scaled_mm", loc) for d in (0, 1))
-    n, k2 = (_static(b, d, "scaled_mm", loc) for d in (0, 1))
+    if params.get("relu_type") not in (None, _ops.ReLuType.NO_RELU, _ops.ReLuType.RELU):
+        raise error_at(ValueError, loc, "scaled_mm: relu_type must be a pypto.ReLuType, "
+                       f"got {params['relu_type']!r}")
+    m, k = (_static(a, d, "scaled_mm", loc) for d in ((1, 0) if a_trans else (0, 1)))
+    k2, n = (_static(b, d, "scaled_mm", loc) for d in ((1, 0) if b_trans else (0, 1)))
     if k != k2:
         raise error_at(ValueError, loc, f"scaled_mm: mat_a has K = {k} but mat_b has K = {k2}")
     if k % (2 * _BLOCK):
         raise error_at(ValueError, loc, f"scaled_mm: K ({k}) must be a multiple of "
                        f"{2 * _BLOCK}")
     kb = k // (2 * _BLOCK)
-    fa = _scale_blocks(sa, m, kb, scale_a_trans, "scale_a", loc)
+    _check_scale(sa, m, kb, scale_a_trans, "scale_a", loc)
     # scale_b is laid out [K/64, N, 2]: scale_a's layout transposed
-    fb = _scale_blocks(sb, n, kb, not scale_b_trans, "scale_b", loc)
-    af = _ops.mul(_ops.reshape(_ops.cast(a, DataType.DT_FP32), [m, 2 * kb, _BLOCK]), fa)
-    bf = _ops.mul(_ops.reshape(_ops.cast(b, DataType.DT_FP32), [n, 2 * kb, _BLOCK]), fb)
-    return _ops.matmul(_ops.reshape(af, [m, k]), _ops.reshape(bf, [n, k]), out,
-                       b_trans=True, extend_params=params or None)
-
+    _check_scale(sb, n, kb, not scale_b_trans, "scale_b", loc)
+    attrs = {"out_dtype": out.ir}
+    for name, flag in (("a_trans", a_trans), ("b_trans", b_trans),
+                       ("scale_a_trans", scale_a_trans), ("scale_b_trans", scale_b_trans)):
+        if flag:
+            attrs[name] = None
+    relu = params.get("relu_type") == _ops.ReLuType.RELU
+    bias = params.get("bias_tensor")
+    if relu and bias is None:
+        attrs["relu"] = None     # applied on the way out of the accumulator
+    out_t = _ops._one("scaled_mm", [a._value, b._value, sa._value, sb._value], attrs, loc,
+                      vec=True, cube=True)
+    if bias is not None:
+        out_t = _ops._one("add", [out_t._value, _ops._tensor(bias, "bias_tensor")._value],
+                          loc=loc)
+        if relu:
+            out_t = _ops._one("relu", [out_t._value], loc=loc)
+    return out_t

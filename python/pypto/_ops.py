@@ -1477,7 +1477,8 @@ C_OPS = dict(
      bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift
      pow eq ne lt le gt ge where sum amax amin prod argmax argmin matmul view
      assemble reshape transpose concat expand full zeros gather index_select
-     scatter_update topk quantize dequantize softmax rms_norm layer_norm""".split()},
+     scatter_update topk quantize dequantize softmax rms_norm layer_norm quant_mx
+     scaled_mm""".split()},
     index_add="index_add", scatter="scatter",
     adds="add", subs="sub", muls="mul", divs="div", maxs="maximum", mins="minimum",
     dim="Tensor.shape", gcd="gcd", signbit="signbit", uniform="uniform", normal="normal",

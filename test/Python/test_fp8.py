@@ -441,3 +441,100 @@ def test_misuse_is_a_located_error(body, exc, msg):
     x = np.zeros((4, 128), np.float32)
     with pytest.raises(exc, match=r"test_fp8.py:\d+:\d+: error: " + msg):
         k(x, np.zeros_like(x))
+
+
+# ------------------------------------- the ops against their decomposition --
+
+def _composed_quant_mx(x, q_dt, emax):
+    """quant_mx spelled in the primitive ops the decompose pass emits."""
+    lead, n = list(x.shape[:-1]), x.shape[-1]
+    xf = x if x.dtype is pypto.DT_FP32 else pypto.cast(x, pypto.DT_FP32)
+    blocks = pypto.reshape(xf, lead + [n // 32, 32])
+    amax = pypto.amax(pypto.abs(blocks), -1, keepdim=True)
+    scale = pypto.cast(pypto.mul(amax, 2.0 ** -emax), pypto.DT_FP8E8M0, pypto.CastMode.CAST_FLOOR)
+    ratio = pypto.div(blocks, pypto.cast(scale, pypto.DT_FP32))
+    quant = pypto.cast(ratio, q_dt, pypto.CastMode.CAST_RINT, pypto.SaturationMode.ON)
+    return pypto.reshape(quant, lead + [n]), pypto.reshape(scale, lead + [n // 64, 2])
+
+
+@pytest.mark.parametrize("fmt,emax", [("e4m3", 8), ("e5m2", 15)])
+@pytest.mark.parametrize("in_dt,np_dt,shape", [(pypto.DT_FP32, np.float32, (3, 2, 128)),
+                                               (pypto.DT_FP16, np.float16, (192,)),
+                                               (pypto.DT_BF16, np.uint16, (2, 64))])
+def test_quant_mx_op_matches_its_decomposition_bit_for_bit(fmt, emax, in_dt, np_dt, shape):
+    r = np.random.default_rng(11)
+    v = (r.standard_normal(shape) * np.exp2(r.integers(-30, 30, shape))).astype(np.float32)
+    flat = v.reshape(-1)
+    flat[:32] = 0                                    # an all-zero block
+    flat[33], flat[34], flat[70] = np.inf, -np.inf, np.nan
+    flat[100:110] = 1e-42                            # f32 subnormals
+    x = (v.view(np.uint32) >> 16).astype(np.uint16) if np_dt is np.uint16 else v.astype(np_dt)
+    outs = [np.zeros(shape, np.uint8) for _ in range(2)] + \
+        [np.zeros(shape[:-1] + (shape[-1] // 64, 2), np.uint8) for _ in range(2)]
+
+    def k(a, q1, q2, s1, s2):
+        q, s = pypto.quant_mx(a, DT[fmt])
+        cq, cs = _composed_quant_mx(a, DT[fmt], emax)
+        q1[...], q2[...], s1[...], s2[...] = q, cq, s, cs
+    k.__annotations__ = {"a": pypto.Tensor(list(shape), in_dt),
+                         **{n: pypto.Tensor([], DT[fmt]) for n in ("q1", "q2")},
+                         **{n: pypto.Tensor([], pypto.DT_FP8E8M0) for n in ("s1", "s2")}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pypto.frontend.jit(k)(x, *outs)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[2], outs[3])
+    if np_dt is np.float32:
+        wq, ws = quant_mx_oracle(v, fmt)
+        finite = np.isfinite(v).reshape(shape[:-1] + (-1, 32)).all(-1).reshape(-1)
+        np.testing.assert_array_equal(outs[2].reshape(-1)[finite], ws.reshape(-1)[finite])
+
+
+@pytest.mark.parametrize("trans", [(False, False, False, False), (True, True, True, True)])
+def test_scaled_mm_op_matches_its_decomposition_bit_for_bit(trans):
+    a_t, b_t, sa_t, sb_t = trans
+    m, k, n = 8, 128, 16
+    a, b = fp8_rand("e4m3", (m, k), 21), fp8_rand("e5m2", (k, n), 22)
+    r = np.random.default_rng(23)
+    sa = r.integers(100, 150, (m, k // 64, 2)).astype(np.uint8)
+    sb = r.integers(100, 150, (k // 64, n, 2)).astype(np.uint8)
+    sa[0, 0, 0] = 254                                # products that overflow f32
+    args = (a.T.copy() if a_t else a, b.T.copy() if b_t else b,
+            sa.transpose(1, 0, 2).copy() if sa_t else sa,
+            sb.transpose(1, 0, 2).copy() if sb_t else sb)
+    outs = [np.zeros((m, n), np.float16) for _ in range(2)]
+
+    def blocks(t, sc, rows, t_in, s_in):
+        t = pypto.transpose(t, 0, 1) if t_in else t
+        sf = pypto.cast(sc, pypto.DT_FP32)
+        sf = pypto.transpose(sf, 0, 1) if s_in else sf
+        prod = pypto.mul(pypto.reshape(pypto.cast(t, pypto.DT_FP32), [rows, k // 32, 32]),
+                         pypto.reshape(sf, [rows, k // 32, 1]))
+        return pypto.reshape(prod, [rows, k])
+
+    def kern(x, y, s1, s2, z1, z2):
+        relu = {"relu_type": pypto.ReLuType.RELU}
+        z1[...] = pypto.scaled_mm(x, y, pypto.DT_FP16, s1, s2, a_trans=a_t, b_trans=b_t,
+                                  scale_a_trans=sa_t, scale_b_trans=sb_t, extend_params=relu)
+        z2[...] = pypto.matmul(blocks(x, s1, m, a_t, sa_t), blocks(y, s2, n, not b_t, not sb_t),
+                               pypto.DT_FP16, b_trans=True, extend_params=relu)
+    kern.__annotations__ = {"x": pypto.Tensor([], pypto.DT_FP8E4M3),
+                            "y": pypto.Tensor([], pypto.DT_FP8E5M2),
+                            "s1": pypto.Tensor([], pypto.DT_FP8E8M0),
+                            "s2": pypto.Tensor([], pypto.DT_FP8E8M0),
+                            "z1": pypto.Tensor(), "z2": pypto.Tensor()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pypto.frontend.jit(kern)(*args, *outs)
+    np.testing.assert_array_equal(outs[0].view(np.uint16), outs[1].view(np.uint16))
+    assert not np.isfinite(outs[0][0]).all()         # the overflow went through both
+
+
+def test_mx_functions_trace_one_op_each():
+    @pypto.frontend.jit
+    def kern(a: pypto.Tensor([4, 128], pypto.DT_FP32), z: pypto.Tensor()):
+        q, s = pypto.quant_mx(a)
+        z[...] = pypto.scaled_mm(q, q, pypto.DT_FP32, s, s, b_trans=True, scale_b_trans=True)
+    text = kern.ir(np.zeros((4, 128), np.float32), np.zeros((4, 4), np.float32))
+    assert text.count("pypto.quant_mx") == 1 and text.count("pypto.scaled_mm") == 1
+    assert "pypto.amax" not in text

@@ -40,6 +40,9 @@
  * per-tensor dequantisation scale and the activation */
 #define PTO_ATTR_SCALE "scale"
 #define PTO_ATTR_RELU "relu"
+/* scaled_mm: the scales' layouts transposed */
+#define PTO_ATTR_SCALE_A_TRANS "scale_a_trans"
+#define PTO_ATTR_SCALE_B_TRANS "scale_b_trans"
 /* topk */
 #define PTO_ATTR_K "k"
 #define PTO_ATTR_LARGEST "largest"
@@ -75,6 +78,7 @@
   X(SHAPE) X(DTYPE) X(OUT_DTYPE)                                            \
   X(REDUCE) X(UB)                                                           \
   X(SCALE) X(RELU)                                                          \
+  X(SCALE_A_TRANS) X(SCALE_B_TRANS)                                         \
   X(FORMAT) X(FNAME) X(KEYS)
 
 typedef enum PtoAttrNameId {

@@ -48,6 +48,8 @@ typedef enum PtoPyptoKind {
   PTO_PYPTO_KIND_TOPK,
   PTO_PYPTO_KIND_QUANTIZE,
   PTO_PYPTO_KIND_DEQUANTIZE,
+  PTO_PYPTO_KIND_QUANT_MX,
+  PTO_PYPTO_KIND_SCALED_MM,
   PTO_PYPTO_KIND_SOFTMAX,
   PTO_PYPTO_KIND_RMS_NORM,
   PTO_PYPTO_KIND_LAYER_NORM,
@@ -105,6 +107,9 @@ PtoType *pto_pypto_get_acc_dtype(const PtoOp *op); /* defaulted */
 bool pto_pypto_get_scale(const PtoOp *op, double *scale);
 PtoValue *pto_pypto_get_scale_tensor(const PtoOp *op);
 bool pto_pypto_get_relu(const PtoOp *op);
+/* scaled_mm: scale_a given as [K/64, M, 2], scale_b as [N, K/64, 2]. */
+bool pto_pypto_get_scale_a_trans(const PtoOp *op);
+bool pto_pypto_get_scale_b_trans(const PtoOp *op);
 /* topk */
 int64_t pto_pypto_get_k(const PtoOp *op);
 bool pto_pypto_get_largest(const PtoOp *op);

@@ -49,7 +49,9 @@ static PtoResult expand_op(Lowering *t, PtoOp *op) {
   case PTO_PYPTO_KIND_SCATTER: return lower_index(t, op);
   case PTO_PYPTO_KIND_SOFTMAX:
   case PTO_PYPTO_KIND_RMS_NORM:
-  case PTO_PYPTO_KIND_LAYER_NORM: break; /* decomposed before */
+  case PTO_PYPTO_KIND_LAYER_NORM:
+  case PTO_PYPTO_KIND_QUANT_MX:
+  case PTO_PYPTO_KIND_SCALED_MM: break; /* decomposed before */
   /* pass_verify_print/save act in the Tensor-level run of pass
    * verification only (docs/dialects/pypto.md): the Tile level drops them */
   case PTO_PYPTO_KIND_DEBUG: return PTO_SUCCESS;
@@ -102,10 +104,7 @@ static PtoResult expand_block(Lowering *t, PtoBlock *b, OpVec *done) {
 }
 
 static PtoWalkResult collect_composites(PtoOp *op, void *user) {
-  PtoPyptoOp id = pto_pypto_op_id(op);
-  if (id == PTO_PYPTO_SOFTMAX || id == PTO_PYPTO_RMS_NORM ||
-      id == PTO_PYPTO_LAYER_NORM)
-    pto_vec_push((OpVec *)user, op);
+  if (pto_pypto_is_composite(pto_pypto_op_id(op))) pto_vec_push((OpVec *)user, op);
   return PTO_WALK_ADVANCE;
 }
 

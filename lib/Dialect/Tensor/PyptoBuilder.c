@@ -53,7 +53,8 @@ PtoResult pypto_builder_attrs(PyInfer *in, const PtoNamedAttr *attrs,
   bool takes_dtype = k == PTO_PYPTO_KIND_FULL || k == PTO_PYPTO_KIND_ZEROS ||
                      k == PTO_PYPTO_KIND_RANDOM ||
                      k == PTO_PYPTO_KIND_CAST || k == PTO_PYPTO_KIND_MATMUL ||
-                     k == PTO_PYPTO_KIND_DEQUANTIZE || k == PTO_PYPTO_KIND_BITCAST;
+                     k == PTO_PYPTO_KIND_DEQUANTIZE || k == PTO_PYPTO_KIND_BITCAST ||
+                     k == PTO_PYPTO_KIND_QUANT_MX || k == PTO_PYPTO_KIND_SCALED_MM;
   PtoAttr *shape_attr = NULL;
   PtoType *dtype = NULL;
   *nrest = 0;
@@ -61,7 +62,7 @@ PtoResult pypto_builder_attrs(PyInfer *in, const PtoNamedAttr *attrs,
     if (takes_shape && is_named(&attrs[i], PTO_ATTR_SHAPE)) {
       shape_attr = attrs[i].value;
     } else if (takes_dtype && (is_named(&attrs[i], PTO_ATTR_DTYPE) ||
-                               (k == PTO_PYPTO_KIND_MATMUL &&
+                               ((k == PTO_PYPTO_KIND_MATMUL || k == PTO_PYPTO_KIND_SCALED_MM) &&
                                 is_named(&attrs[i], PTO_ATTR_OUT_DTYPE)))) {
       if (read_dtype(in, attrs[i].value, pto_ident_str(attrs[i].name), &dtype))
         return PTO_FAILURE;
@@ -75,6 +76,8 @@ PtoResult pypto_builder_attrs(PyInfer *in, const PtoNamedAttr *attrs,
   switch (k) {
   case PTO_PYPTO_KIND_MATMUL:
   case PTO_PYPTO_KIND_DEQUANTIZE:
+  case PTO_PYPTO_KIND_QUANT_MX:
+  case PTO_PYPTO_KIND_SCALED_MM:
     in->want_elem = dtype;
     return PTO_SUCCESS;
   case PTO_PYPTO_KIND_CAST:

@@ -35,6 +35,9 @@ const char *const *pto_pypto_op_attrs(PtoPyptoOp id) {
   static const char *const random[] = {PTO_ATTR_KEY, PTO_ATTR_COUNTER, NULL};
   static const char *const scatter[] = {PTO_ATTR_DIM, PTO_ATTR_REDUCE, NULL};
   static const char *const index_add[] = {PTO_ATTR_DIM, PTO_ATTR_UB, NULL};
+  static const char *const scaled_mm[] = {PTO_ATTR_A_TRANS, PTO_ATTR_B_TRANS,
+                                          PTO_ATTR_SCALE_A_TRANS, PTO_ATTR_SCALE_B_TRANS,
+                                          PTO_ATTR_RELU, NULL};
   static const char *const print[] = {PTO_ATTR_FORMAT, NULL};
   static const char *const save[] = {PTO_ATTR_FNAME, PTO_ATTR_KEYS, NULL};
   if (id == PTO_PYPTO_PASS_VERIFY_PRINT) return print;
@@ -61,6 +64,7 @@ const char *const *pto_pypto_op_attrs(PtoPyptoOp id) {
   case PTO_PYPTO_KIND_RMS_NORM:
   case PTO_PYPTO_KIND_LAYER_NORM: return eps;
   case PTO_PYPTO_KIND_RANDOM: return random;
+  case PTO_PYPTO_KIND_SCALED_MM: return scaled_mm;
   default: return none;
   }
 }

@@ -163,6 +163,12 @@ PtoValue *pto_pypto_get_scale_tensor(const PtoOp *op) {
   return pto_op_num_operands(op) > 2 ? pto_op_operand(op, 2) : NULL;
 }
 bool pto_pypto_get_relu(const PtoOp *op) { return pto_op_named_flag(op, PTO_ATTR_ID_RELU); }
+bool pto_pypto_get_scale_a_trans(const PtoOp *op) {
+  return pto_op_named_flag(op, PTO_ATTR_ID_SCALE_A_TRANS);
+}
+bool pto_pypto_get_scale_b_trans(const PtoOp *op) {
+  return pto_op_named_flag(op, PTO_ATTR_ID_SCALE_B_TRANS);
+}
 
 int64_t pto_pypto_get_k(const PtoOp *op) { return pto_op_named_int(op, PTO_ATTR_ID_K, 1); }
 

@@ -194,6 +194,105 @@ static PtoResult infer_quant(PyInfer *in, bool quant) {
   return PTO_SUCCESS;
 }
 
+/* MX blocks: 32 elements share one E8M0 scale, and scales come in pairs
+ * ([..., K/64, 2]), as PyPTO lays them out. */
+#define MX_PAIR 64
+
+static bool is_mx_elem(PtoType *e) {
+  return e == pto_type_float(pto_type_ctx(e), PTO_F8E4M3FN) ||
+         e == pto_type_float(pto_type_ctx(e), PTO_F8E5M2);
+}
+
+/* quant_mx: x [..., N] (f32, f16 or bf16, rank 1 to 4, N a static multiple
+ * of 64) -> (q [..., N] of f8E4M3FN (default) or f8E5M2, scale [..., N/64,
+ * 2] of f8E8M0FNU). */
+static PtoResult infer_quant_mx(PyInfer *in) {
+  PtoShape s, sc;
+  PtoType *e, *q;
+  if (pypto_opnd_tensor(in, 0, &s, &e) || pypto_opnd_class(in, 0, PTO_DTYPES_FLOAT) ||
+      chosen_elem(in, &q))
+    return PTO_FAILURE;
+  if (s.rank < 1 || s.rank > 4)
+    return ERR("operand #0 must have rank 1 to 4, got %u", s.rank);
+  int64_t n = s.dims[s.rank - 1];
+  if (n == PTO_DYN || n % MX_PAIR)
+    return ERR("the last dim of operand #0 must be a static multiple of %d, got '%s'",
+               MX_PAIR, pto_opcheck_tstr(&in->c, in->c.opnd[0]));
+  if (!q) q = pto_type_float(in->c.ctx, PTO_F8E4M3FN);
+  if (!is_mx_elem(q))
+    return ERR("result #0 must be a tensor of f8E4M3FN or f8E5M2 values, got '%s'",
+               pto_opcheck_tstr(&in->c, q));
+  pypto_set_res(in, pypto_tensor_of(in, &s, q));
+  pto_shape_replace_dim(&s, s.rank - 1, n / MX_PAIR, &sc);
+  sc.dims[sc.rank++] = 2;
+  pypto_set_res(in, pypto_tensor_of(in, &sc, pto_type_float(in->c.ctx, PTO_F8E8M0FNU)));
+  return PTO_SUCCESS;
+}
+
+/* scaled_mm's scale operand `i` for a matrix of `rows` rows (M or N) and K
+ * = 64 kb: [rows, kb, 2], or [kb, rows, 2] when `trans`. */
+static PtoResult check_mx_scale(PyInfer *in, unsigned i, int64_t rows, int64_t kb,
+                                bool trans) {
+  PtoShape s;
+  PtoType *e;
+  if (pypto_opnd_tensor(in, i, &s, &e)) return PTO_FAILURE;
+  int64_t want[3] = {trans ? kb : rows, trans ? rows : kb, 2};
+  PtoShape w;
+  pto_shape_init(&w, want, 3);
+  if (e != pto_type_float(in->c.ctx, PTO_F8E8M0FNU) || !pto_shape_equal(&s, &w))
+    return ERR("operand #%u must have type '%s', got '%s'", i,
+               pto_opcheck_tstr(&in->c, pypto_tensor_of(in, &w, pto_type_float(
+                                                                in->c.ctx, PTO_F8E8M0FNU))),
+               pto_opcheck_tstr(&in->c, in->c.opnd[i]));
+  return PTO_SUCCESS;
+}
+
+/* scaled_mm: a [M, K] ([K, M] with a_trans), b [K, N] ([N, K] with
+ * b_trans), both f8E4M3FN or f8E5M2 with static shapes and K a multiple of
+ * 64; scale_a [M, K/64, 2] ([K/64, M, 2] with scale_a_trans), scale_b [K/64,
+ * N, 2] ([N, K/64, 2] with scale_b_trans), f8E8M0FNU; result [M, N] of f32
+ * (default), f16 or bf16. */
+static PtoResult infer_scaled_mm(PyInfer *in) {
+  PtoShape a, b;
+  PtoType *ea, *eb, *out;
+  bool at, bt, sat, sbt, relu;
+  if (pypto_opnd_tensor(in, 0, &a, &ea) || pypto_opnd_tensor(in, 1, &b, &eb) ||
+      chosen_elem(in, &out) || pto_opcheck_flag(&in->c, PTO_ATTR_A_TRANS, &at) ||
+      pto_opcheck_flag(&in->c, PTO_ATTR_B_TRANS, &bt) ||
+      pto_opcheck_flag(&in->c, PTO_ATTR_SCALE_A_TRANS, &sat) ||
+      pto_opcheck_flag(&in->c, PTO_ATTR_SCALE_B_TRANS, &sbt) ||
+      pto_opcheck_flag(&in->c, PTO_ATTR_RELU, &relu))
+    return PTO_FAILURE;
+  for (unsigned i = 0; i < 2; i++) {
+    const PtoShape *s = i ? &b : &a;
+    if (!is_mx_elem(i ? eb : ea) || s->rank != 2 || s->dims[0] == PTO_DYN ||
+        s->dims[1] == PTO_DYN)
+      return ERR("operand #%u must be a static 2-d tensor of f8E4M3FN or f8E5M2 "
+                 "values, got '%s'", i, pto_opcheck_tstr(&in->c, in->c.opnd[i]));
+  }
+  int64_t m = a.dims[at ? 1 : 0], k = a.dims[at ? 0 : 1];
+  int64_t k2 = b.dims[bt ? 1 : 0], n = b.dims[bt ? 0 : 1];
+  if (k != k2)
+    return ERR("contracting dims differ: '%s' has K = %lld, '%s' has K = %lld",
+               pto_opcheck_tstr(&in->c, in->c.opnd[0]), (long long)k,
+               pto_opcheck_tstr(&in->c, in->c.opnd[1]), (long long)k2);
+  if (k % MX_PAIR)
+    return ERR("K (%lld) must be a multiple of %d", (long long)k, MX_PAIR);
+  /* scale_b's plain layout is [K/64, N, 2]: scale_a's transposed */
+  if (check_mx_scale(in, 2, m, k / MX_PAIR, sat) ||
+      check_mx_scale(in, 3, n, k / MX_PAIR, !sbt))
+    return PTO_FAILURE;
+  if (!out) out = pto_type_f32(in->c.ctx);
+  if (!pto_dtype_in_set(out, PTO_DTYPES_FLOAT))
+    return ERR("result element type '%s' is not allowed; expected 'f32', 'f16' or 'bf16'",
+               pto_opcheck_tstr(&in->c, out));
+  int64_t r[2] = {m, n};
+  PtoShape rs;
+  pto_shape_init(&rs, r, 2);
+  pypto_set_res(in, pypto_tensor_of(in, &rs, out));
+  return PTO_SUCCESS;
+}
+
 static PtoResult infer_norm(PyInfer *in, PtoPyptoKind k) {
   PtoShape s;
   PtoType *e;
@@ -264,6 +363,8 @@ PtoResult pypto_infer(PyInfer *in) {
   case PTO_PYPTO_KIND_TOPK: return pypto_infer_topk(in);
   case PTO_PYPTO_KIND_QUANTIZE: return infer_quant(in, true);
   case PTO_PYPTO_KIND_DEQUANTIZE: return infer_quant(in, false);
+  case PTO_PYPTO_KIND_QUANT_MX: return infer_quant_mx(in);
+  case PTO_PYPTO_KIND_SCALED_MM: return infer_scaled_mm(in);
   case PTO_PYPTO_KIND_SOFTMAX:
   case PTO_PYPTO_KIND_RMS_NORM:
   case PTO_PYPTO_KIND_LAYER_NORM: return infer_norm(in, k);

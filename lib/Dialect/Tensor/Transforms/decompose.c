@@ -1,7 +1,7 @@
-/* decompose: splits the composite pypto ops (softmax, rms_norm, layer_norm)
- * into primitive pypto ops, numerically stable, each carrying the
- * composite's tuning attributes (vec_tile, cube_tile, label) and location.
- * Everything else is left alone. */
+/* decompose: splits the composite pypto ops (softmax, rms_norm, layer_norm,
+ * quant_mx, scaled_mm) into primitive pypto ops, numerically stable, each
+ * carrying the composite's tuning attributes (vec_tile, cube_tile, label)
+ * and location. Everything else is left alone. */
 #include "pto/Dialect/Pypto.h"
 #include "pto/Dialect/PyptoTransforms.h"
 #include "pto/Dialects.h"
@@ -9,11 +9,14 @@
 #include "Support/Alloc.h"
 #include "Support/Vec.h"
 
+#include <math.h>
+#include <string.h>
+
 typedef struct Decomp {
   PtoBuilder b;
   PtoOp *src;          /* the composite being split */
   PtoValue *in[3];     /* its operands, in the type the split computes in */
-  PtoNamedAttr attrs[5]; /* its tuning attributes, then per-op ones */
+  PtoNamedAttr attrs[8]; /* its tuning attributes, then per-op ones */
   unsigned ntuning;
   bool failed;
 } Decomp;
@@ -115,6 +118,108 @@ static PtoValue *layer_norm(Decomp *d) {
   return emit(d, "add", y, beta, NULL, 0);
 }
 
+/* ---- MX: the steps pypto.quant_mx and pypto.scaled_mm stand for ---- */
+
+enum { MX_BLOCK = 32 };
+
+static PtoNamedAttr named(Decomp *d, const char *name, PtoAttr *v) {
+  return (PtoNamedAttr){pto_ident_cstr(d->b.ctx, name), v};
+}
+
+static PtoValue *reshape(Decomp *d, PtoValue *x, const int64_t *shape, unsigned rank) {
+  PtoNamedAttr a = named(d, "shape", pto_attr_i64_array(d->b.ctx, shape, rank));
+  return emit(d, "reshape", x, NULL, &a, 1);
+}
+
+/* pypto.cast to `elem` with rounding `mode` (NULL: the default), saturating
+ * when `sat`. */
+static PtoValue *cast_mode(Decomp *d, PtoValue *x, PtoType *elem, const char *mode,
+                           bool sat) {
+  PtoContext *ctx = d->b.ctx;
+  PtoNamedAttr a[3] = {named(d, "dtype", pto_attr_type(ctx, elem))};
+  unsigned n = 1;
+  if (mode) a[n++] = named(d, "mode", pto_attr_cstr(ctx, mode));
+  if (sat) a[n++] = named(d, "satmode", pto_attr_cstr(ctx, "on"));
+  return emit(d, "cast", x, NULL, a, n);
+}
+
+/* Swaps dims 0 and 1. */
+static PtoValue *transpose01(Decomp *d, PtoValue *x) {
+  int64_t perm[PTO_MAX_RANK];
+  unsigned rank = pto_type_tensor_rank(pto_value_type(x));
+  for (unsigned i = 0; i < rank; i++) perm[i] = i;
+  perm[0] = 1;
+  perm[1] = 0;
+  PtoNamedAttr a = named(d, "perm", pto_attr_i64_array(d->b.ctx, perm, rank));
+  return emit(d, "transpose", x, NULL, &a, 1);
+}
+
+/* quant_mx: x in f32 as [..., N/32, 32] blocks; scale = E8M0(amax(|x|) *
+ * 2^-emax) toward -inf; q = f8(x / f32(scale)) to nearest even,
+ * saturating; then both in their result shapes. */
+static PtoValue *quant_mx(Decomp *d, PtoValue **scale_out) {
+  PtoContext *ctx = d->b.ctx;
+  PtoOp *op = d->src;
+  PtoType *f32 = pto_type_f32(ctx);
+  PtoValue *x = d->in[0];
+  PtoType *qt = pto_value_type(pto_op_result(op, 0));
+  PtoType *st = pto_value_type(pto_op_result(op, 1));
+  PtoType *qe = pto_type_tensor_elem(qt);
+  unsigned rank = pto_type_tensor_rank(qt);
+  int64_t shape[PTO_MAX_RANK];
+  memcpy(shape, pto_type_tensor_shape(qt), rank * sizeof *shape);
+  int64_t n = shape[rank - 1];
+  shape[rank - 1] = n / MX_BLOCK;
+  shape[rank] = MX_BLOCK;
+  int emax = qe == pto_type_float(ctx, PTO_F8E4M3FN) ? 8 : 15;
+  PtoValue *xf = elem_of(x) == f32 ? x : cast_mode(d, x, f32, NULL, false);
+  PtoValue *blocks = reshape(d, xf, shape, rank + 1);
+  PtoValue *amax = reduce(d, "amax", emit(d, "abs", blocks, NULL, NULL, 0),
+                          pto_attr_i64(ctx, -1));
+  PtoValue *p = emit(d, "muls", amax, scalar(d, f32, ldexp(1.0, -emax)), NULL, 0);
+  PtoValue *sc = cast_mode(d, p, pto_type_tensor_elem(st), "floor", false);
+  PtoValue *ratio = emit(d, "div", blocks, cast_mode(d, sc, f32, NULL, false), NULL, 0);
+  PtoValue *q = cast_mode(d, ratio, qe, "rint", true);
+  *scale_out = reshape(d, sc, pto_type_tensor_shape(st), rank + 1);
+  return reshape(d, q, pto_type_tensor_shape(qt), rank);
+}
+
+/* One scaled_mm operand as [rows, K] f32 with each 32-element block times
+ * its scale: m given as [rows, K] (as [K, rows] when `trans`), s as
+ * [rows, K/64, 2] ([K/64, rows, 2] when `s_trans`). */
+static PtoValue *mx_scaled(Decomp *d, PtoValue *m, bool trans, PtoValue *s, bool s_trans) {
+  PtoType *f32 = pto_type_f32(d->b.ctx);
+  if (trans) m = transpose01(d, m);
+  if (!m) return NULL;
+  const int64_t *ms = pto_type_tensor_shape(pto_value_type(m));
+  int64_t rows = ms[0], k = ms[1];
+  PtoValue *sf = cast_mode(d, s, f32, NULL, false);
+  if (s_trans) sf = transpose01(d, sf);
+  int64_t sshape[3] = {rows, k / MX_BLOCK, 1}, bshape[3] = {rows, k / MX_BLOCK, MX_BLOCK};
+  PtoValue *prod = emit(d, "mul", reshape(d, cast_mode(d, m, f32, NULL, false), bshape, 3),
+                        reshape(d, sf, sshape, 3), NULL, 0);
+  int64_t flat[2] = {rows, k};
+  return reshape(d, prod, flat, 2);
+}
+
+/* scaled_mm: (a * scale_a) @ (b * scale_b)^T in f32 rows along K, as
+ * pypto.matmul with b_trans, the op's result type and relu. */
+static PtoValue *scaled_mm(Decomp *d) {
+  PtoContext *ctx = d->b.ctx;
+  PtoOp *op = d->src;
+  /* scale_b's plain layout is [K/64, N, 2]: scale_a's transposed */
+  PtoValue *a = mx_scaled(d, d->in[0], pto_pypto_get_a_trans(op), pto_op_operand(op, 2),
+                          pto_pypto_get_scale_a_trans(op));
+  PtoValue *b = mx_scaled(d, d->in[1], !pto_pypto_get_b_trans(op), pto_op_operand(op, 3),
+                          !pto_pypto_get_scale_b_trans(op));
+  PtoType *out = pto_type_tensor_elem(pto_value_type(pto_op_result(op, 0)));
+  PtoNamedAttr attrs[3] = {named(d, "b_trans", pto_attr_unit(ctx)),
+                           named(d, "out_dtype", pto_attr_type(ctx, out))};
+  unsigned n = 2;
+  if (pto_pypto_get_relu(op)) attrs[n++] = named(d, "relu", pto_attr_unit(ctx));
+  return emit(d, "matmul", a, b, attrs, n);
+}
+
 /* `v` as a tensor of `elem` (pypto.cast unless it already is one). The
  * cast of an operand of lower rank (gamma, beta) tiles it by the trailing
  * entries of the composite's vec_tile. */
@@ -142,9 +247,34 @@ static PtoValue *cast_to(Decomp *d, PtoValue *v, PtoType *elem) {
 static PtoWalkResult collect(PtoOp *op, void *user) {
   PTO_VEC(PtoOp *) *v = user;
   PtoPyptoOp id = pto_pypto_op_id(op);
-  if (id == PTO_PYPTO_SOFTMAX || id == PTO_PYPTO_RMS_NORM || id == PTO_PYPTO_LAYER_NORM)
-    pto_vec_push(v, op);
+  if (pto_pypto_is_composite(id)) pto_vec_push(v, op);
   return PTO_WALK_ADVANCE;
+}
+
+bool pto_pypto_is_composite(PtoPyptoOp id) {
+  return id == PTO_PYPTO_SOFTMAX || id == PTO_PYPTO_RMS_NORM ||
+         id == PTO_PYPTO_LAYER_NORM || id == PTO_PYPTO_QUANT_MX ||
+         id == PTO_PYPTO_SCALED_MM;
+}
+
+/* quant_mx and scaled_mm: their inputs are split as they are (the 8-bit
+ * floats are only converted, never computed on). */
+static PtoValue *decompose_mx(Decomp *d) {
+  PtoOp *op = d->src;
+  unsigned nres = pto_op_num_results(op);
+  PtoValue *ys[2] = {NULL, NULL};
+  for (unsigned i = 0; i < pto_op_num_operands(op) && i < 3; i++) d->in[i] = pto_op_operand(op, i);
+  if (pto_pypto_op_id(op) == PTO_PYPTO_QUANT_MX) ys[0] = quant_mx(d, &ys[1]);
+  else ys[0] = scaled_mm(d);
+  for (unsigned i = 0; i < nres; i++)
+    if (!ys[i]) d->failed = true;
+  if (d->failed) {
+    pto_op_emit_error(op, "could not be decomposed");
+    return NULL;
+  }
+  for (unsigned i = 0; i < nres; i++) pto_value_replace_all_uses(pto_op_result(op, i), ys[i]);
+  pto_op_erase(op);
+  return ys[0];
 }
 
 PtoValue *pto_pypto_decompose(PtoOp *op) {
@@ -155,6 +285,8 @@ PtoValue *pto_pypto_decompose(PtoOp *op) {
   }
   Decomp d;
   init(&d, op);
+  PtoPyptoOp id = pto_pypto_op_id(op);
+  if (id == PTO_PYPTO_QUANT_MX || id == PTO_PYPTO_SCALED_MM) return decompose_mx(&d);
   /* Below f32 the split computes in f32 and casts the result back, as the
    * Tensor level's kernels and PyPTO do: rounding every step to 16 bits
    * would make the levels disagree. */
@@ -199,7 +331,8 @@ static const PtoPassStatDef statistics[] = {
 
 static const PtoPassDef decompose_pass = {
     .argument = "decompose",
-    .summary = "Split softmax, rms_norm and layer_norm into primitive pypto ops",
+    .summary = "Split softmax, rms_norm, layer_norm, quant_mx and scaled_mm into primitive "
+               "pypto ops",
     .statistics = statistics,
     .num_statistics = PTO_ARRAY_SIZE(statistics),
     .run = run,
@@ -214,8 +347,13 @@ static const PtoPassDef decompose_pass = {
         "type. Below f32 (f16, bf16) the split casts its operands to f32,\n"
         "computes in f32 and casts the result back, as the Tensor level does.\n"
         "Every produced op carries the composite's `vec_tile`,\n"
-        "`cube_tile` and `label` and its location. All other ops are left\n"
-        "alone. Needs the arith dialect.",
+        "`cube_tile` and `label` and its location. `quant_mx` becomes its\n"
+        "block steps on [..., N/32, 32]: abs, amax, muls by 2^-emax, a cast\n"
+        "to f8E8M0FNU toward -inf, div by that scale in f32 and a saturating\n"
+        "cast to the 8-bit result, reshaped back; `scaled_mm` casts both\n"
+        "matrices to f32 in [rows, K] form, multiplies each 32-element block\n"
+        "by its scale and ends in pypto.matmul with b_trans (and relu). All\n"
+        "other ops are left alone. Needs the arith dialect.",
 };
 
 void pto_pypto_register_passes(PtoContext *ctx) {
