@@ -87,6 +87,20 @@ TEST(every_op_is_documented_tested_and_interpreted) {
         snprintf(path, sizeof path, "%s/test/Dialect/%s/ops.pto", PTO_SOURCE_DIR,
                  test_dirs[k].dir);
         ops = slurp(path);
+        /* ops on the 8-bit floats round-trip in ops-f8.pto: ops.pto's
+         * generic form goes through MLIR 14, which has no such types */
+        snprintf(path, sizeof path, "%s/test/Dialect/%s/ops-f8.pto", PTO_SOURCE_DIR,
+                 test_dirs[k].dir);
+        char *f8 = slurp(path);
+        if (ops && f8) {
+          size_t n = strlen(ops), m = strlen(f8);
+          char *both = malloc(n + m + 1);
+          memcpy(both, ops, n);
+          memcpy(both + n, f8, m + 1);
+          free(ops);
+          ops = both;
+        }
+        free(f8);
       }
     if (!ops) fprintf(stderr, "no round-trip test for dialect %s\n", dd->name);
     CHECK(ops != NULL);

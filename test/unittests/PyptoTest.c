@@ -66,7 +66,7 @@ static bool type_is(Fixture *f, PtoType *t, const char *expected) {
 }
 
 TEST(op_table) {
-  CHECK(PTO_PYPTO_NUM_OPS == 101);
+  CHECK(PTO_PYPTO_NUM_OPS == 103);
   for (int i = 0; i < PTO_PYPTO_NUM_OPS; i++) {
     CHECK(pto_pypto_lookup(pto_pypto_mnemonic((PtoPyptoOp)i)) == i);
     CHECK(pto_pypto_lookup(pto_pypto_op_name((PtoPyptoOp)i)) == i);
