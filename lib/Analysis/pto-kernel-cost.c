@@ -125,6 +125,19 @@ static uint64_t instr_cycles(const PtoPlatform *p, PtoOp *op) {
                        p->gm_read_bytes_per_cycle) +
            p->gm_read_latency_cycles;
   }
+  case PTO_PTO_KIND_SCATTERGM: {
+    /* each element its own GM write of a 32-byte block, as a gather's
+     * reads; add and multiply read the block first (read-modify-write) */
+    PtoType *t = pto_value_type(pto_op_operand(op, 0));
+    uint64_t n = (uint64_t)pto_pto_tile_rows(t) * (uint64_t)pto_pto_tile_cols(t);
+    double bytes = (double)n * (double)pto_pto_space_alignment(PTO_BUF_VEC);
+    const char *m = pto_op_attr_str(op, "mode");
+    uint64_t c = move_cycles(bytes, path_rate(p, PTO_MEM_VEC, PTO_MEM_GM)) +
+                 p->gm_write_latency_cycles;
+    if (m && strcmp(m, "overwrite") != 0)
+      c += move_cycles(bytes, p->gm_read_bytes_per_cycle) + p->gm_read_latency_cycles;
+    return c;
+  }
   case PTO_PTO_KIND_PREFETCH:
     return p->gm_read_latency_cycles;
   case PTO_PTO_KIND_TRANS:

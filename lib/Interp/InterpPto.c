@@ -261,6 +261,62 @@ static PtoResult h_gather_gm(PtoInterpFrame *f, PtoOp *op, void *user) {
                 pto_kernel_gather(&xw, &ix, dim, pto_tensor_array(t), &err), &err);
 }
 
+/* tscatter_gm's mode as the Tile level's scatter_elements reduce. */
+static PtoScatterReduce scatter_mode(PtoOp *op) {
+  const char *m = pto_op_attr_str(op, "mode");
+  if (m && strcmp(m, "add") == 0) return PTO_SCATTER_ADD;
+  if (m && strcmp(m, "multiply") == 0) return PTO_SCATTER_MULTIPLY;
+  return PTO_SCATTER_REPLACE;
+}
+
+/* tscatter_gm: written into the tensor in place (GM is memory, as for
+ * tstore), each element in row-major order of the tile, so duplicate
+ * indices apply in index order: the last overwrite wins, sums and
+ * products accumulate in that order. The Tile level's scatter_elements
+ * does the writing, with a slice index row broadcast along the other
+ * dim (stride 0); the indices are checked first, over the index tile
+ * itself, so that the position named is the one in that tile and
+ * nothing is written when one is bad. */
+static PtoResult h_scatter_gm(PtoInterpFrame *f, PtoOp *op, void *user) {
+  (void)user;
+  int64_t offs[PTO_MAX_RANK], size[2];
+  PtoValue *dyn[PTO_MAX_RANK];
+  const PtoNdArray *x = interp_tensor_arg(f, op, 1);
+  PtoAttr *d = pto_op_attr(op, "dim");
+  if (pto_pto_get_offsets(op, offs, dyn) != 2 || x->rank != 2 || !d)
+    return pto_interp_error(f, op, "malformed scatter window");
+  unsigned dim = pto_attr_int_value(d) == 0 ? 0 : 1;
+  PtoNdArray src, ix;
+  if (tile_read(f, op, 0, &src) || tile_read(f, op, 2, &ix)) return PTO_FAILURE;
+  size[0] = src.shape[0];
+  size[1] = src.shape[1];
+  size[dim] = x->shape[dim];
+  if (interp_window_offsets(f, op, x, 2, offs, dyn, size, (int)dim))
+    return PTO_FAILURE;
+  for (int64_t r = 0; r < ix.shape[0]; r++)
+    for (int64_t c = 0; c < ix.shape[1]; c++) {
+      int64_t v = pto_dtype_load_i64(ix.dtype, ix.data, r * ix.strides[0] + c * ix.strides[1]);
+      if (v < 0 || v >= x->shape[dim])
+        return pto_interp_error(f, op, "index %lld at position (%lld, %lld) is out of "
+                                       "range [0, %lld) for dim %u",
+                                (long long)v, (long long)r, (long long)c,
+                                (long long)x->shape[dim], dim);
+    }
+  if (ix.shape[0] != src.shape[0] || ix.shape[1] != src.shape[1]) {
+    /* one index per slice: index (0, j) serves row j (dim 0) or column j */
+    int64_t step = ix.strides[1];
+    ix.shape[0] = src.shape[0];
+    ix.shape[1] = src.shape[1];
+    ix.strides[0] = dim == 0 ? step : 0;
+    ix.strides[1] = dim == 0 ? 0 : step;
+  }
+  PtoNdArray xw = interp_window_of(x, offs, size);
+  PtoKernelError err;
+  if (pto_kernel_scatter_elements(&xw, &ix, &src, dim, scatter_mode(op), &err))
+    return interp_kernel_error(f, op, &err, NULL);
+  return PTO_SUCCESS;
+}
+
 /* trandom: the tile seen as its window's dims, filled by the Tile
  * level's generator */
 static PtoResult h_random(PtoInterpFrame *f, PtoOp *op, void *user) {
@@ -646,6 +702,7 @@ void pto_interp_register_pto(PtoInterp *I) {
     case PTO_PTO_KIND_STORE: h = h_store; break;
     case PTO_PTO_KIND_PREFETCH: h = h_prefetch; break;
     case PTO_PTO_KIND_GATHERGM: h = h_gather_gm; break;
+    case PTO_PTO_KIND_SCATTERGM: h = h_scatter_gm; break;
     case PTO_PTO_KIND_RANDOM: h = h_random; break;
     case PTO_PTO_KIND_MOV: case PTO_PTO_KIND_TRANS: case PTO_PTO_KIND_BINARY:
     case PTO_PTO_KIND_SCALAR: case PTO_PTO_KIND_ROWEXPAND: case PTO_PTO_KIND_UNARY:

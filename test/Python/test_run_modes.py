@@ -198,13 +198,14 @@ def test_dynamic_batch_on_the_compiled_path(in_tmp):
 
 
 def test_a_kernel_the_compiled_path_cannot_take(in_tmp, monkeypatch):
+    # a scatter into a 3-D tensor: the compiled path scatters into 2-D ones
     def make():
         @pypto.frontend.jit
-        def k(c: pypto.Tensor([8, 4], pypto.DT_FP32), p: pypto.Tensor([2], pypto.DT_INT32),
-              s: pypto.Tensor([2, 4], pypto.DT_FP32)):
+        def k(c: pypto.Tensor([8, 2, 4], pypto.DT_FP32), p: pypto.Tensor([2], pypto.DT_INT32),
+              s: pypto.Tensor([2, 2, 4], pypto.DT_FP32)):
             pypto.scatter_update(c, 0, p, s)
         return k
-    cache, pos, src = rand((8, 4), seed=44), np.array([6, 1], np.int32), rand((2, 4), seed=45)
+    cache, pos, src = rand((8, 2, 4), seed=44), np.array([6, 1], np.int32), rand((2, 2, 4), seed=45)
     want = cache.copy()
     want[pos] = src
     # auto: the interpreter runs it, and a warning says why

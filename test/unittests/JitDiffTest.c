@@ -556,10 +556,25 @@ static void gather_gm_kernel(Emit *e, const char *attrs) {
   free(rt.s);
 }
 
+/* tscatter_gm: the tile and the index tile loaded, the tensor (output 0,
+ * a kernel argument) written by the instruction itself on MTE3, after the
+ * loads' flag. */
+static void scatter_gm_kernel(Emit *e, const char *attrs) {
+  Gm *y = &e->c->out[0];
+  load_input(e, 0, PTO_BUF_VEC);
+  load_input(e, 1, PTO_BUF_VEC);
+  vec_flags(e->b, "MTE2", "MTE3");
+  bprintf(e->b, "  pto.tscatter_gm %s, %%o0[%lld, %lld], %s%s : %s, %s into ", e->name[0],
+          (long long)y->r0, (long long)y->c0, e->name[1], attrs, e->type[0], e->type[1]);
+  tensor_type(e->b, y);
+  bprintf(e->b, "\n");
+}
+
 typedef struct Variant {
   PtoDType dt2;     /* tcvt: the destination; tsel: the data */
-  const char *attr; /* tcvt: the rounding mode; tcmp: the predicate */
-  bool sat;         /* tcvt */
+  const char *attr; /* tcvt: the rounding mode; tcmp: the predicate;
+                     * tscatter_gm: the mode */
+  bool sat;         /* tcvt; tscatter_gm: one index per slice */
   Fill fill;
 } Variant;
 
@@ -764,6 +779,32 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
              (long long)m, (long long)n);
     break;
   }
+  case PTO_PTO_KIND_SCATTERGM: {
+    /* the tile written where the indices say into a window of m rows
+     * (dim 1) or n columns (dim 0) at 0 along dim of a tensor wider than
+     * the tile, which holds values before (add and multiply combine with
+     * them); indices of the odd shape all 0 or 1, the others random, so
+     * duplicates apply in order everywhere */
+    unsigned dim = (unsigned)variant & 1;
+    bool slices = v->sat;
+    if (strcmp(v->attr, "overwrite") != 0) how = FILL_UNIFORM; /* no NaN payloads */
+    IN(dt, m, n);
+    IN(PTO_DT_I32, slices ? 1 : m, slices ? (dim ? n : m) : n);
+    OUT(dt, m + 3, n + 2);
+    Gm *y = &c->out[0];
+    fill(dt, y->data, y->rows * y->cols, how);
+    if (dim == 1) y->c0 = 0, y->wrows = m, y->wcols = y->cols;
+    else y->r0 = 0, y->wrows = y->rows, y->wcols = n;
+    int32_t *ix = c->in[1].data;
+    for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++)
+      ix[i] = variant == 1 ? (int32_t)(i % 2)
+                           : (int32_t)(rnd_u64() % (uint64_t)(dim ? y->cols : y->rows));
+    snprintf(attrs, sizeof attrs, " {dim = %u : i64, mode = \"%s\"}", dim, v->attr);
+    c->faults = true;
+    snprintf(c->name, sizeof c->name, "tscatter_gm %s %s%s dim %u %lldx%lld", dt_name(dt),
+             v->attr, slices ? " slices" : "", dim, (long long)m, (long long)n);
+    break;
+  }
   case PTO_PTO_KIND_SORT32:
   case PTO_PTO_KIND_MRGSORT: {
     n = (n + 31) / 32 * 32;
@@ -881,6 +922,7 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
     instruction(&e, c->trans ? PTO_PTO_TMATMUL : id, attrs, space, rspace);
     break;
   case PTO_PTO_KIND_GATHERGM: gather_gm_kernel(&e, attrs); break;
+  case PTO_PTO_KIND_SCATTERGM: scatter_gm_kernel(&e, attrs); break;
 
   default: instruction(&e, id, attrs, space, rspace); break;
   }
@@ -1391,6 +1433,11 @@ TEST(every_instruction_and_dtype) {
         }
         snprintf(label, sizeof label, "tsel i1");
         vars[nv++] = (Variant){PTO_DT_BOOL, NULL, false, base};
+      } else if (kind == PTO_PTO_KIND_SCATTERGM) {
+        /* each mode (i1 only overwrites), one index per element or per slice */
+        static const char *const modes[] = {"overwrite", "add", "multiply"};
+        for (unsigned k = 0; k < (dt == PTO_DT_BOOL ? 1u : 3u); k++)
+          for (int sl = 0; sl < 2; sl++) vars[nv++] = (Variant){dt, modes[k], sl, base};
       } else if (kind == PTO_PTO_KIND_RANDOM) {
         vars[nv++] = (Variant){dt, "uniform", false, base};
         vars[nv++] = (Variant){dt, "normal", false, base};
@@ -1444,45 +1491,60 @@ TEST(every_instruction_and_dtype) {
   pto_jit_destroy(jit_);
 }
 
-/* The error path of tgather_gm: an index outside the tensor stops the
- * interpreter with an error at the instruction, and the compiled kernel
- * returns PTO_LLVMIR_FAULT with the same index, position and bound in its
- * fault record (the first bad index in row-major order, as the
- * interpreter names it), for either dim and sign. */
+/* The error path of tgather_gm and tscatter_gm: an index outside the
+ * tensor stops the interpreter with an error at the instruction, and the
+ * compiled kernel returns PTO_LLVMIR_FAULT with the same index, position
+ * and bound in its fault record (the first bad index in row-major order,
+ * as the interpreter names it), for either dim and sign; a scatter that
+ * faults has written nothing. */
 typedef struct FaultRow {
   unsigned dim;
   PtoDType ix;
   int64_t index[6]; /* the 2x3 index tile */
   int64_t bad, row, col, bound; /* what both must report */
+  bool scatter; /* tscatter_gm of the index tile into X (then i32) */
 } FaultRow;
 
 static bool run_fault_row(const FaultRow *f) {
-  const char *ixs = dt_name(f->ix);
+  const char *ixs = dt_name(f->ix), *xs = f->scatter ? "i32" : "f32";
+  const char *mn = f->scatter ? "tscatter_gm" : "tgather_gm";
   Buf text = {0};
   bprintf(&text,
-          "pto.kernel vector @k0(%%X: tensor<4x40xf32>, %%I: tensor<2x3x%s>, %%Y: tensor<2x3xf32>) {\n"
-          "  %%i = pto.tload %%I[0, 0] : tensor<2x3x%s> -> !pto.tile<2x3x%s, vec, offset = 0>\n"
-          "  %%g = pto.tgather_gm %%X[%u, %u], %%i {dim = %u : i64} : tensor<4x40xf32>, "
-          "!pto.tile<2x3x%s, vec, offset = 0> -> !pto.tile<2x3xf32, vec, offset = 64>\n"
-          "  pto.set_flag MTE2 -> MTE3, 0\n  pto.wait_flag MTE2 -> MTE3, 0\n"
-          "  pto.tstore %%g, %%Y[0, 0] : !pto.tile<2x3xf32, vec, offset = 64> into tensor<2x3xf32>\n}\n"
-          "func.func @f0(%%X: tensor<4x40xf32>, %%I: tensor<2x3x%s>, %%Y: tensor<2x3xf32>) -> tensor<2x3xf32> {\n"
+          "pto.kernel vector @k0(%%X: tensor<4x40x%s>, %%I: tensor<2x3x%s>, %%Y: tensor<2x3xf32>) {\n"
+          "  %%i = pto.tload %%I[0, 0] : tensor<2x3x%s> -> !pto.tile<2x3x%s, vec, offset = 0>\n",
+          xs, ixs, ixs, ixs);
+  if (f->scatter)
+    bprintf(&text,
+            "  pto.tscatter_gm %%i, %%X[%u, %u], %%i {dim = %u : i64} : !pto.tile<2x3x%s, vec, "
+            "offset = 0>, !pto.tile<2x3x%s, vec, offset = 0> into tensor<4x40xi32>\n}\n",
+            f->dim ? 1u : 0u, f->dim ? 0u : 2u, f->dim, ixs, ixs);
+  else
+    bprintf(&text,
+            "  %%g = pto.tgather_gm %%X[%u, %u], %%i {dim = %u : i64} : tensor<4x40xf32>, "
+            "!pto.tile<2x3x%s, vec, offset = 0> -> !pto.tile<2x3xf32, vec, offset = 64>\n"
+            "  pto.set_flag MTE2 -> MTE3, 0\n  pto.wait_flag MTE2 -> MTE3, 0\n"
+            "  pto.tstore %%g, %%Y[0, 0] : !pto.tile<2x3xf32, vec, offset = 64> into "
+            "tensor<2x3xf32>\n}\n",
+            f->dim ? 1u : 0u, f->dim ? 0u : 2u, f->dim, ixs);
+  bprintf(&text,
+          "func.func @f0(%%X: tensor<4x40x%s>, %%I: tensor<2x3x%s>, %%Y: tensor<2x3xf32>) -> tensor<2x3xf32> {\n"
           "  block.launch @k0(%%X, %%I, %%Y) {label = \"k\", reads = [], writes = []} : "
-          "(tensor<4x40xf32>, tensor<2x3x%s>, tensor<2x3xf32>)\n"
+          "(tensor<4x40x%s>, tensor<2x3x%s>, tensor<2x3xf32>)\n"
           "  func.return %%Y : tensor<2x3xf32>\n}\n",
-          ixs, ixs, ixs, f->dim ? 1u : 0u, f->dim ? 0u : 2u, f->dim, ixs, ixs, ixs);
+          xs, ixs, xs, ixs);
   Case c;
   memset(&c, 0, sizeof c);
-  snprintf(c.name, sizeof c.name, "tgather_gm fault %s dim %u", ixs, f->dim);
+  snprintf(c.name, sizeof c.name, "%s fault %s dim %u", mn, ixs, f->dim);
   c.faults = c.fails = true;
   c.nin = 2, c.nout = 1;
-  c.in[0] = (Gm){PTO_DT_F32, 4, 40, 0, 0, 4, 40, calloc(160, 4), false, 0};
+  c.in[0] = (Gm){f->scatter ? PTO_DT_I32 : PTO_DT_F32, 4, 40, 0, 0, 4, 40, calloc(160, 4),
+                 false, 0};
   c.in[1] = (Gm){f->ix, 2, 3, 0, 0, 2, 3, calloc(6, 8), false, 0};
   c.out[0] = (Gm){PTO_DT_F32, 2, 3, 0, 0, 2, 3, calloc(6, 4), false, 0};
   for (unsigned i = 0; i < 6; i++) ((int32_t *)c.in[1].data)[i] = (int32_t)f->index[i];
   char want[160];
-  snprintf(want, sizeof want, "-:3:3: error: 'pto.tgather_gm' op index %lld at position "
-           "(%lld, %lld) is out of range [0, %lld) for dim %u", (long long)f->bad,
+  snprintf(want, sizeof want, "-:3:3: error: 'pto.%s' op index %lld at position "
+           "(%lld, %lld) is out of range [0, %lld) for dim %u", mn, (long long)f->bad,
            (long long)f->row, (long long)f->col, (long long)f->bound, f->dim);
   PtoContext *ctx;
   DiagCapture dc;
@@ -1524,10 +1586,15 @@ static bool run_fault_row(const FaultRow *f) {
       int64_t rec[PTO_LLVMIR_FAULT_SLOTS] = {0};
       void *argv[5] = {image_[PTO_BUF_VEC], c.in[0].data, c.in[1].data, c.out[0].data, rec};
       int st = entry(argv);
-      /* the site: the tgather_gm is the body's second op */
+      /* the site: the instruction is the body's second op */
       ok = st == PTO_LLVMIR_FAULT && rec[PTO_LLVMIR_FAULT_SITE] == 2 &&
            rec[PTO_LLVMIR_FAULT_INDEX] == f->bad && rec[PTO_LLVMIR_FAULT_ROW] == f->row &&
            rec[PTO_LLVMIR_FAULT_COL] == f->col && rec[PTO_LLVMIR_FAULT_BOUND] == f->bound;
+      for (unsigned i = 0; ok && i < 160; i++)
+        if (((int32_t *)c.in[0].data)[i] != 0) {
+          fprintf(stderr, "%s: the kernel wrote X[%u] before it faulted\n", c.name, i);
+          ok = false;
+        }
       if (!ok)
         fprintf(stderr, "%s: the kernel returned %d with site %lld, index %lld at (%lld, %lld), "
                 "bound %lld\n", c.name, st, (long long)rec[0], (long long)rec[1],
@@ -1551,16 +1618,22 @@ TEST(gather_gm_faults) {
   image_[PTO_BUF_VEC] = malloc(kImageBytes[PTO_BUF_VEC]);
   static const FaultRow rows[] = {
       /* the index equal to the bound; a later bad one is not the first */
-      {1, PTO_DT_I32, {1, 2, 3, 4, 40, 99}, 40, 1, 1, 40},
-      {1, PTO_DT_I32, {-1, 0, 0, 0, 0, 0}, -1, 0, 0, 40},
-      {1, PTO_DT_I32, {0, 0, 0, 0, 0, INT32_MIN}, INT32_MIN, 1, 2, 40},
+      {1, PTO_DT_I32, {1, 2, 3, 4, 40, 99}, 40, 1, 1, 40, false},
+      {1, PTO_DT_I32, {-1, 0, 0, 0, 0, 0}, -1, 0, 0, 40, false},
+      {1, PTO_DT_I32, {0, 0, 0, 0, 0, INT32_MIN}, INT32_MIN, 1, 2, 40, false},
       /* along dim 0 the bound is the tensor's 4 rows */
-      {0, PTO_DT_I32, {3, 0, 2, 1, 3, 4}, 4, 1, 2, 4},
-      {0, PTO_DT_I32, {0, -7, 0, 5, 0, 0}, -7, 0, 1, 4},
+      {0, PTO_DT_I32, {3, 0, 2, 1, 3, 4}, 4, 1, 2, 4, false},
+      {0, PTO_DT_I32, {0, -7, 0, 5, 0, 0}, -7, 0, 1, 4, false},
+      /* the same for tscatter_gm, its good indices written nowhere */
+      {1, PTO_DT_I32, {1, 2, 3, 4, 40, 99}, 40, 1, 1, 40, true},
+      {1, PTO_DT_I32, {0, 0, 0, 0, 0, INT32_MIN}, INT32_MIN, 1, 2, 40, true},
+      {0, PTO_DT_I32, {3, 0, 2, 1, 3, 4}, 4, 1, 2, 4, true},
+      {0, PTO_DT_I32, {0, -7, 0, 5, 0, 0}, -7, 0, 1, 4, true},
   };
   unsigned n = 0;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) n += run_fault_row(&rows[i]);
-  printf("tgather_gm: %u of %zu out-of-range rows report the interpreter's error\n", n,
+  printf("tgather_gm, tscatter_gm: %u of %zu out-of-range rows report the interpreter's "
+         "error\n", n,
          sizeof rows / sizeof rows[0]);
   CHECK(n == sizeof rows / sizeof rows[0]);
   free(image_[PTO_BUF_VEC]);

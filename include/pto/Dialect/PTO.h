@@ -131,6 +131,7 @@ typedef enum PtoPtoKind {
   PTO_PTO_KIND_EXPAND,  /* a tile's dims of 1 broadcast to the result */
   PTO_PTO_KIND_EXPANDS, /* a scalar broadcast to the result tile */
   PTO_PTO_KIND_GATHERGM, /* a tile read from GM at indexed positions */
+  PTO_PTO_KIND_SCATTERGM, /* a tile written to GM at indexed positions */
   PTO_PTO_KIND_RANDOM,   /* a tile of a counter-based random stream */
   PTO_PTO_KIND_PERMUTE,  /* the tile's N-D view with its dims permuted */
   PTO_PTO_KIND_REPEAT,   /* the tile's N-D view repeated along dims of 1 */
@@ -157,14 +158,14 @@ typedef enum PtoPtoAccess {
   PTO_PTO_ACCESS_NONE,      /* an index or scalar operand */
   PTO_PTO_ACCESS_TILE_READ, /* a tile it reads */
   PTO_PTO_ACCESS_GM_READ,   /* the GM tensor tload / tprefetch reads */
-  PTO_PTO_ACCESS_GM_WRITE,  /* the GM tensor tstore writes */
+  PTO_PTO_ACCESS_GM_WRITE,  /* the GM tensor tstore / tscatter_gm writes */
 } PtoPtoAccess;
 PtoPtoAccess pto_pto_operand_access(const PtoOp *op, unsigned i);
 /* The operand whose buffer the result updates in place (tmatmul_acc: its
  * accumulator, operand 0; memory planning gives both one offset), or -1. */
 int pto_pto_op_tied_operand(const PtoOp *op);
 
-/* tload, tstore, tprefetch, tgather_gm: one offset per tensor dim into offs (PTO_DYN
+/* tload, tstore, tprefetch, tgather_gm, tscatter_gm: one offset per tensor dim into offs (PTO_DYN
  * for dynamic ones) and in dyn the index operand of each dynamic offset
  * (NULL for static ones). Returns the rank (0 if malformed). */
 unsigned pto_pto_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn);

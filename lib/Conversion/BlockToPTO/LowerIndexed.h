@@ -1,6 +1,7 @@
 /* lower-to-pto for the Tile ops that address GM through an index tile
  * (LowerIndexed.c): tile.gather becomes pto.tgather_gm, MTE2 reading each
- * element at the address its index names. */
+ * element at the address its index names, and the scatters pto.tscatter_gm,
+ * MTE3 writing each at the address its index names. */
 #ifndef PTO_CONVERSION_BLOCKTOPTO_LOWERINDEXED_H
 #define PTO_CONVERSION_BLOCKTOPTO_LOWERINDEXED_H
 

@@ -305,8 +305,9 @@ PtoPtoAccess pto_pto_operand_access(const PtoOp *op, unsigned i) {
   PtoType *t = pto_value_type(pto_op_operand(op, i));
   if (pto_type_is_pto_tile(t)) return PTO_PTO_ACCESS_TILE_READ;
   if (!pto_type_is_tensor(t)) return PTO_PTO_ACCESS_NONE;
-  return kinds[id] == PTO_PTO_KIND_STORE ? PTO_PTO_ACCESS_GM_WRITE
-                                         : PTO_PTO_ACCESS_GM_READ;
+  return kinds[id] == PTO_PTO_KIND_STORE || kinds[id] == PTO_PTO_KIND_SCATTERGM
+             ? PTO_PTO_ACCESS_GM_WRITE
+             : PTO_PTO_ACCESS_GM_READ;
 }
 
 int pto_pto_op_tied_operand(const PtoOp *op) {
@@ -332,9 +333,12 @@ unsigned pto_pto_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn) {
                               PTO_MAX_RANK, &n))
     return 0;
   /* the dynamic offsets follow the tensor (tload, tprefetch), the tile
-   * and the tensor (tstore) or the tensor and the index tile (tgather_gm) */
+   * and the tensor (tstore), the tensor and the index tile (tgather_gm)
+   * or the tile, the tensor and the index tile (tscatter_gm) */
   PtoPtoOp id = pto_pto_op_id(op);
-  unsigned next = id == PTO_PTO_TSTORE || id == PTO_PTO_TGATHER_GM ? 2 : 1;
+  unsigned next = id == PTO_PTO_TSCATTER_GM                          ? 3
+                  : id == PTO_PTO_TSTORE || id == PTO_PTO_TGATHER_GM ? 2
+                                                                     : 1;
   for (unsigned i = 0; i < n; i++) {
     dyn[i] = NULL;
     if (offs[i] == PTO_DYN && next < pto_op_num_operands(op))

@@ -4,6 +4,7 @@
  *   pto.tstore %t, %A[%i, 0] : !pto.tile<..> into tensor<..>
  *   pto.tprefetch %A[%i, 0] {sizes = [32, 32]} : tensor<..>
  *   %g = pto.tgather_gm %A[0, 0], %ix {dim = 1} : tensor<..>, !pto.tile<..> -> !pto.tile<..>
+ *   pto.tscatter_gm %t, %A[0, 0], %ix {dim = 1} : !pto.tile<..>, !pto.tile<..> into tensor<..>
  *   %r = pto.tadd %a, %b : !pto.tile<..>          (the common form)
  *   pto.set_flag MTE2 -> V, 0      pto.pipe_barrier V */
 #include "Dialect/Common/Syntax.h"
@@ -37,6 +38,48 @@ static PtoResult parse_flag(PtoParser *p, PtoOpState *st) {
   return pto_parser_parse_optional_attr_dict(p, st);
 }
 
+/* tscatter_gm: `%t, %A[offsets], %ix {attrs} : tile, index tile into
+ * tensor`, the operands in that order and then the dynamic offsets. */
+static PtoResult parse_scatter_gm(PtoParser *p, PtoOpState *st) {
+  PtoUnresolvedOperand src, gm, ix, dyn[PTO_MAX_RANK];
+  int64_t offs[PTO_MAX_RANK];
+  unsigned n, ndyn;
+  PtoType *ts, *ti, *tg;
+  if (pto_parser_parse_operand(p, &src) || pto_parser_parse_punct(p, PTO_P_COMMA) ||
+      pto_parser_parse_operand(p, &gm) ||
+      pto_syntax_parse_offsets(p, offs, &n, dyn, &ndyn) ||
+      pto_parser_parse_punct(p, PTO_P_COMMA) || pto_parser_parse_operand(p, &ix) ||
+      pto_parser_parse_optional_attr_dict(p, st) || pto_parser_parse_colon_type(p, &ts) ||
+      pto_parser_parse_punct(p, PTO_P_COMMA) || pto_parser_parse_type(p, &ti) ||
+      pto_parser_parse_keyword(p, "into") || pto_parser_parse_type(p, &tg) ||
+      pto_parser_resolve_operand(p, &src, ts, st) ||
+      pto_parser_resolve_operand(p, &gm, tg, st) ||
+      pto_parser_resolve_operand(p, &ix, ti, st) ||
+      pto_syntax_resolve_index(p, dyn, ndyn, st))
+    return PTO_FAILURE;
+  pto_op_state_add_attr(st, PTO_ATTR_STATIC_OFFSETS, pto_attr_i64_array(st->ctx, offs, n));
+  return PTO_SUCCESS;
+}
+
+static void print_scatter_gm(PtoPrinter *p, PtoOp *op, const int64_t *offs,
+                             PtoValue *const *dyn, unsigned n) {
+  static const char *const elided[] = {PTO_ATTR_STATIC_OFFSETS};
+  pto_printer_puts(p, " ");
+  pto_printer_print_operand(p, pto_op_operand(op, 0));
+  pto_printer_puts(p, ", ");
+  pto_printer_print_operand(p, pto_op_operand(op, 1));
+  pto_syntax_print_offsets(p, offs, n, dyn);
+  pto_printer_puts(p, ", ");
+  pto_printer_print_operand(p, pto_op_operand(op, 2));
+  pto_printer_print_attr_dict(p, op, elided, 1);
+  pto_printer_puts(p, " : ");
+  pto_printer_print_type(p, pto_value_type(pto_op_operand(op, 0)));
+  pto_printer_puts(p, ", ");
+  pto_printer_print_type(p, pto_value_type(pto_op_operand(op, 2)));
+  pto_printer_puts(p, " into ");
+  pto_printer_print_type(p, pto_value_type(pto_op_operand(op, 1)));
+}
+
 PtoResult pto_pto_parse(PtoParser *p, PtoOpState *st) {
   switch (state_kind(st)) {
   case PTO_PTO_KIND_KERNEL: return pto_dialect_parse_kernel(p, st, "pto.return");
@@ -45,6 +88,7 @@ PtoResult pto_pto_parse(PtoParser *p, PtoOpState *st) {
   case PTO_PTO_KIND_STORE: return pto_syntax_parse_gm_window(p, st, true);
   case PTO_PTO_KIND_PREFETCH: return pto_syntax_parse_gm_window(p, st, false);
   case PTO_PTO_KIND_GATHERGM: return pto_syntax_parse_window(p, st, false, true);
+  case PTO_PTO_KIND_SCATTERGM: return parse_scatter_gm(p, st);
   case PTO_PTO_KIND_SETFLAG:
   case PTO_PTO_KIND_WAITFLAG: return parse_flag(p, st);
   case PTO_PTO_KIND_BARRIER:
@@ -77,6 +121,11 @@ static bool printable(PtoOp *op, PtoPtoKind k) {
     unsigned ndyn = 0, r = pto_pto_get_offsets(op, offs, dyn);
     for (unsigned i = 0; i < r; i++) ndyn += offs[i] == PTO_DYN;
     return n >= 2 && n - 2 == ndyn && nres == 1;
+  }
+  case PTO_PTO_KIND_SCATTERGM: {
+    unsigned ndyn = 0, r = pto_pto_get_offsets(op, offs, dyn);
+    for (unsigned i = 0; i < r; i++) ndyn += offs[i] == PTO_DYN;
+    return n >= 3 && n - 3 == ndyn && nres == 0;
   }
   case PTO_PTO_KIND_SETFLAG: case PTO_PTO_KIND_WAITFLAG: {
     PtoAttr *e = pto_op_attr(op, "event");
@@ -115,6 +164,11 @@ void pto_pto_print(PtoPrinter *p, PtoOp *op) {
   case PTO_PTO_KIND_GATHERGM: {
     unsigned n = pto_pto_get_offsets(op, offs, dyn);
     pto_syntax_print_window(p, op, false, true, offs, dyn, n);
+    return;
+  }
+  case PTO_PTO_KIND_SCATTERGM: {
+    unsigned n = pto_pto_get_offsets(op, offs, dyn);
+    print_scatter_gm(p, op, offs, dyn, n);
     return;
   }
   case PTO_PTO_KIND_SETFLAG:

@@ -314,6 +314,58 @@ static PtoResult verify_gather_gm(Verifier *v) {
   return pto_shape_window_check(&v->c.site, &src, offs, no, &w);
 }
 
+/* tscatter_gm %t, %A[offsets], %ix {dim, mode}: the vec tile written
+ * into a 2-D GM window along `dim`, its offset there 0 (the indices give
+ * the positions), the window spanning the tile along the other dim. The
+ * index tile (i32, in vec: MTE3 reads the addresses from it) is the
+ * tile's shape, one index per element, or a single row of one index per
+ * slice along dim (a row of the tile for dim 0, a column for dim 1).
+ * add and multiply combine with what GM holds, so they need numbers. */
+static PtoResult verify_scatter_gm(Verifier *v) {
+  static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, "dim", "mode", NULL};
+  static const char *const modes[] = {"overwrite", "add", "multiply", NULL};
+  PtoShape dst;
+  PtoType *t = opnd(v, 0), *ix = opnd(v, 2);
+  if (known_attrs(v, known) || need_tile(v, "operand", 0, t) ||
+      pto_opcheck_tensor(&v->c, "operand", 1, opnd(v, 1), &dst) ||
+      need_tile(v, "operand", 2, ix) ||
+      need_space(v, "operand", 0, t, PTO_BUF_VEC, "MTE3 scatters from UB") ||
+      all_vec(v, 2) || need_elem(v, "operand", 2, ix, pto_type_int(v->c.ctx, 32)))
+    return PTO_FAILURE;
+  if (dst.rank != 2)
+    return ERR(v, "operand #1 must be a 2-D tensor, got rank %u", dst.rank);
+  if (need_elem(v, "operand", 0, t, pto_type_tensor_elem(opnd(v, 1)))) return PTO_FAILURE;
+  PtoAttr *d = pto_op_attr(v->op, "dim");
+  if (!d || pto_attr_kind(d) != PTO_ATTR_INTEGER ||
+      (pto_attr_int_value(d) != 0 && pto_attr_int_value(d) != 1))
+    return ERR(v, "requires an integer 'dim' of 0 or 1");
+  if (pto_opcheck_enum(&v->c, "mode", modes, "\"overwrite\", \"add\" or \"multiply\""))
+    return PTO_FAILURE;
+  const char *mode = pto_op_attr_str(v->op, "mode");
+  if (mode && strcmp(mode, "overwrite") != 0 && is_i1(pto_pto_tile_elem(t)))
+    return ERR(v, "mode \"%s\" combines numbers; element type 'i1' can only be "
+                  "overwritten", mode);
+  unsigned dim = (unsigned)pto_attr_int_value(d), no = 0;
+  int64_t rows = pto_pto_tile_rows(t), cols = pto_pto_tile_cols(t);
+  int64_t slices = dim == 0 ? rows : cols;
+  bool each = pto_pto_tile_rows(ix) == rows && pto_pto_tile_cols(ix) == cols;
+  if (!each && (pto_pto_tile_rows(ix) != 1 || pto_pto_tile_cols(ix) != slices))
+    return ERR(v, "index tile (operand #2) is %lldx%lld; expected %lldx%lld (one index "
+                  "per element) or 1x%lld (one per slice along dim %u)",
+               (long long)pto_pto_tile_rows(ix), (long long)pto_pto_tile_cols(ix),
+               (long long)rows, (long long)cols, (long long)slices, dim);
+  int64_t offs[PTO_MAX_RANK];
+  if (pto_opcheck_offsets(&v->c, 3, offs, &no)) return PTO_FAILURE;
+  if (no == 2 && offs[dim] != 0)
+    return ERR(v, "offset #%u must be 0: the index tile gives the positions "
+                  "along dim %u", dim, dim);
+  int64_t win[2] = {rows, cols};
+  win[dim] = dst.dims[dim];
+  PtoShape w;
+  pto_shape_init(&w, win, 2);
+  return pto_shape_window_check(&v->c.site, &dst, offs, no, &w);
+}
+
 static PtoResult verify_mov(Verifier *v) {
   PtoType *a = opnd(v, 0), *r = res(v, 0);
   if (known_attrs(v, no_attrs) || all_tiles(v, 0) ||
@@ -811,6 +863,7 @@ static PtoResult verify_kind(Verifier *v, PtoBlockCore core) {
   case PTO_PTO_KIND_TRANS: return verify_trans(v);
   case PTO_PTO_KIND_GATHER: return verify_gather(v);
   case PTO_PTO_KIND_GATHERGM: return verify_gather_gm(v);
+  case PTO_PTO_KIND_SCATTERGM: return verify_scatter_gm(v);
   case PTO_PTO_KIND_RANDOM: return verify_random(v);
   case PTO_PTO_KIND_SORT32: return verify_sort32(v);
   case PTO_PTO_KIND_MRGSORT: return verify_mrgsort(v);

@@ -287,6 +287,24 @@ PtoResult pto_emit_gather(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
 PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, PtoEmitTile gm,
                              PtoEmitTile index, unsigned dim, LLVMValueRef extent,
                              LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
+/* How tscatter_gm combines a tile's element with what GM holds. */
+typedef enum PtoEmitScatter {
+  PTO_EMIT_SCATTER_OVERWRITE,
+  PTO_EMIT_SCATTER_ADD,
+  PTO_EMIT_SCATTER_MUL
+} PtoEmitScatter;
+/* gm[idx][c] (dim 0) or gm[r][idx] (dim 1) overwritten with, or combined
+ * with, src[r][c] for the rows x cols of src, in row-major order (so
+ * duplicate indices apply in index order), idx = index[r][c], or with
+ * `slices` index[0][r] (dim 0) or index[0][c] (dim 1); gm a GM window
+ * starting at 0 along dim, i32 indices. Overwrite keeps every bit; add
+ * and multiply compute as the vector instructions do. An index outside
+ * [0, extent) writes nothing: with e->fault the kernel ends, before any
+ * write, with the first such index's fault record (EmitIndexed.c). */
+PtoResult pto_emit_scatter_gm(PtoEmit *e, PtoEmitTile gm, PtoEmitTile src,
+                              PtoEmitTile index, unsigned dim, PtoEmitScatter mode,
+                              bool slices, LLVMValueRef extent, LLVMValueRef rows,
+                              LLVMValueRef cols, PtoError *err);
 /* dst[r][c] = row[0][c] for every row: tmatmul_bias's bias, put in the
  * accumulator before the products are added to it. */
 PtoResult pto_emit_broadcast_row(PtoEmit *e, PtoEmitTile dst, PtoEmitTile row,

@@ -1,6 +1,7 @@
 /* The instructions that address GM through an index tile as LLVM IR
  * (Emit.h): tgather_gm, one load per element at the position its index
- * names, bit for bit; an index outside the tensor a run-time fault of the
+ * names, bit for bit, and tscatter_gm, one store (or read-modify-write)
+ * per element; an index outside the tensor a run-time fault of the
  * kernel (pto/LLVMIR.h). */
 #include "Target/LLVMIR/EmitUtil.h"
 
@@ -82,6 +83,15 @@ static void fault_if(PtoEmit *e, LLVMValueRef bad, PtoEmitTile index, LLVMValueR
   LLVMPositionBuilderAtEnd(B, ok);
 }
 
+/* With a fault record: ends the kernel when an index of the rows x cols
+ * index tile lies outside [0, extent), before the instruction moves
+ * anything. */
+static void fault_unless_in_range(PtoEmit *e, PtoEmitTile index, LLVMValueRef rows,
+                                  LLVMValueRef cols, LLVMValueRef extent) {
+  if (e->fault)
+    fault_if(e, any_out_of_range(e, index, rows, cols, extent), index, rows, cols, extent);
+}
+
 /* t->src[0] is the GM window (its first element at the window's offset
  * along the other dim and 0 along dim), src[1] the index tile; t->op the
  * dim and t->extra the tensor's extent along it. */
@@ -103,11 +113,59 @@ PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, PtoEmitTile gm,
                              LLVMValueRef rows, LLVMValueRef cols, PtoError *err) {
   PtoEmitTiles t = {.dst = dst, .src = {gm, index}, .op = (int)dim, .extra = extent};
   bool ok = gm.dtype == dst.dtype && dim < 2 && index.dtype == PTO_DT_I32;
-  if (ok && e->fault && pto_emit_storage_type(e, dst.dtype))
-    fault_if(e, any_out_of_range(e, index, rows, cols, extent), index, rows, cols, extent);
+  if (ok && pto_emit_storage_type(e, dst.dtype))
+    fault_unless_in_range(e, index, rows, cols, extent);
   return pto_emit_tiles_each(
       e, &t, 2, ok,
       "a GM gather needs i32 indices, dim 0 or 1 and a result of the tensor's "
       "element type",
       rows, cols, gather_gm_elem, err);
+}
+
+/* t->dst is the GM window, src[0] the tile, src[1] the index tile, t->op
+ * packs dim (bit 0), slices (bit 1) and the mode (the bits above), t->extra
+ * the tensor's extent along dim. */
+static void scatter_gm_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
+                            LLVMValueRef c) {
+  unsigned dim = (unsigned)t->op & 1;
+  bool slices = t->op & 2;
+  PtoEmitScatter mode = (PtoEmitScatter)(t->op >> 2);
+  LLVMValueRef ir = slices ? pto_emit_i64(e, 0) : r, ic = slices && dim == 0 ? r : c;
+  /* an index outside the tensor rewrites the tensor's first element with
+   * what it holds: a kernel that reports faults has stopped before, one
+   * that does not must not write outside the tensor either */
+  LLVMValueRef in, at = pto_emit_load_index(e, t->src[1], ir, ic, t->extra, &in);
+  PtoDType dt = t->dst.dtype;
+  LLVMValueRef p = pto_emit_elem_ptr(e, t->dst, dim == 0 ? at : r, dim == 0 ? c : at);
+  LLVMValueRef sp = pto_emit_elem_ptr(e, t->src[0], r, c);
+  if (mode == PTO_EMIT_SCATTER_OVERWRITE) {
+    LLVMValueRef old = pto_emit_load_bits(e, dt, p);
+    pto_emit_store_bits(e, dt, p, LLVMBuildSelect(B, in, pto_emit_load_bits(e, dt, sp), old, ""));
+    return;
+  }
+  LLVMValueRef old = pto_emit_load(e, dt, p, 0);
+  LLVMValueRef v = pto_emit_apply_binary(
+      e, mode == PTO_EMIT_SCATTER_ADD ? PTO_EMIT_BIN_ADD : PTO_EMIT_BIN_MUL,
+      pto_emit_num_of(dt), old, pto_emit_load(e, dt, sp, 0));
+  pto_emit_store(e, dt, p, LLVMBuildSelect(B, in, v, old, ""));
+}
+
+PtoResult pto_emit_scatter_gm(PtoEmit *e, PtoEmitTile gm, PtoEmitTile src,
+                              PtoEmitTile index, unsigned dim, PtoEmitScatter mode,
+                              bool slices, LLVMValueRef extent, LLVMValueRef rows,
+                              LLVMValueRef cols, PtoError *err) {
+  PtoEmitTiles t = {.dst = gm, .src = {src, index},
+                    .op = (int)((dim & 1) | (slices ? 2u : 0u) | ((unsigned)mode << 2)),
+                    .extra = extent};
+  bool ok = gm.dtype == src.dtype && dim < 2 && index.dtype == PTO_DT_I32 &&
+            (mode == PTO_EMIT_SCATTER_OVERWRITE ||
+             (gm.dtype != PTO_DT_BOOL && pto_emit_compute_type(e, gm.dtype)));
+  if (ok && pto_emit_storage_type(e, src.dtype))
+    fault_unless_in_range(e, index, slices ? pto_emit_i64(e, 1) : rows,
+                          slices && dim == 0 ? rows : cols, extent);
+  return pto_emit_tiles_each(
+      e, &t, 2, ok,
+      "a GM scatter needs i32 indices, dim 0 or 1, a tile of the tensor's element "
+      "type and, to add or multiply, a numeric one",
+      rows, cols, scatter_gm_elem, err);
 }

@@ -211,7 +211,8 @@ static int64_t op_site(PtoOp *op) {
 bool pto_llvmir_kernel_can_fault(PtoOp *kernel) {
   PtoBlock *body = pto_region_first_block(pto_op_region(kernel, 0));
   for (PtoOp *op = body ? pto_block_first_op(body) : NULL; op; op = pto_op_next(op))
-    if (pto_pto_op_id(op) == PTO_PTO_TGATHER_GM) return true;
+    if (pto_pto_op_id(op) == PTO_PTO_TGATHER_GM || pto_pto_op_id(op) == PTO_PTO_TSCATTER_GM)
+      return true;
   return false;
 }
 
@@ -233,41 +234,73 @@ PtoOp *pto_llvmir_fault_op(PtoOp *kernel, int64_t site) {
   return site >= 1 ? op : NULL;
 }
 
-/* tgather_gm: the GM window starts at the offset of the other dim and at
- * 0 along `dim`, its rows the tensor's row stride apart; the tensor's
- * extent along dim bounds the indices. */
-static PtoResult emit_gather_gm(Tr *t, PtoOp *op) {
-  PtoValue *tensor = pto_op_operand(op, 0);
+/* The GM window of tgather_gm / tscatter_gm (tensor operand `gi`): it
+ * starts at the offset of the other dim and at 0 along `dim`, its rows the
+ * tensor's row stride apart; *extent, the tensor's extent along dim,
+ * bounds the indices. */
+static PtoResult indexed_window(Tr *t, PtoOp *op, unsigned gi, PtoDType dt,
+                                unsigned *dim, PtoEmitTile *gm, LLVMValueRef *extent) {
+  PtoValue *tensor = pto_op_operand(op, gi);
   LLVMValueRef *dims = pto_ptrmap_get(&t->dims, (uint64_t)(uintptr_t)tensor);
   int64_t offs[PTO_MAX_RANK];
   PtoValue *dyn[PTO_MAX_RANK];
   PtoAttr *d = pto_op_attr(op, "dim");
   if (!dims)
-    return pto_op_emit_error(op, "reads a tensor that is not an argument of "
+    return pto_op_emit_error(op, "addresses a tensor that is not an argument of "
                              "its kernel");
   if (pto_pto_get_offsets(op, offs, dyn) != 2 || !d ||
       pto_type_tensor_rank(pto_value_type(tensor)) != 2)
-    return pto_op_emit_error(op, "has a malformed gather window");
-  unsigned dim = pto_attr_int_value(d) == 0 ? 0 : 1;
-  PtoEmitTile dst, index;
-  if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &dst)) ||
-      pto_failed(tile_of(t, op, pto_op_operand(op, 1), &index)))
-    return PTO_FAILURE;
+    return pto_op_emit_error(op, "has a malformed indexed window");
+  *dim = pto_attr_int_value(d) == 0 ? 0 : 1;
   LLVMBuilderRef b = t->e.b;
   LLVMValueRef at[2];
   for (unsigned k = 0; k < 2; k++)
-    at[k] = k == dim ? pto_emit_i64(&t->e, 0)
+    at[k] = k == *dim ? pto_emit_i64(&t->e, 0)
             : dyn[k] ? value_of(t, dyn[k])
                      : pto_emit_i64(&t->e, offs[k]);
   LLVMValueRef elems = LLVMBuildAdd(b, LLVMBuildMul(b, at[0], dims[1], ""), at[1], "");
-  LLVMValueRef bytes = LLVMBuildMul(
-      b, elems, pto_emit_i64(&t->e, (int64_t)pto_dtype_size(dst.dtype)), "");
-  PtoEmitTile gm = pto_emit_tile(&t->e, value_of(t, tensor), bytes, dims[1], dst.dtype);
+  LLVMValueRef bytes = LLVMBuildMul(b, elems, pto_emit_i64(&t->e, (int64_t)pto_dtype_size(dt)), "");
+  *gm = pto_emit_tile(&t->e, value_of(t, tensor), bytes, dims[1], dt);
+  *extent = dims[*dim];
+  t->e.site = op_site(op);
+  return PTO_SUCCESS;
+}
+
+static PtoResult emit_gather_gm(Tr *t, PtoOp *op) {
+  PtoEmitTile dst, index, gm;
+  unsigned dim;
+  LLVMValueRef extent;
+  if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &dst)) ||
+      pto_failed(tile_of(t, op, pto_op_operand(op, 1), &index)) ||
+      pto_failed(indexed_window(t, op, 0, dst.dtype, &dim, &gm, &extent)))
+    return PTO_FAILURE;
   PtoError err;
   PtoValue *r = pto_op_result(op, 0);
-  t->e.site = op_site(op);
-  return emitted(op, pto_emit_gather_gm(&t->e, dst, gm, index, dim, dims[dim],
+  return emitted(op, pto_emit_gather_gm(&t->e, dst, gm, index, dim, extent,
                                         rows_of(t, r), cols_of(t, r), &err),
+                 &err);
+}
+
+/* tscatter_gm: the tile (operand 0) into the window of operand 1 at the
+ * indices of operand 2, a full tile or one row of slice indices. */
+static PtoResult emit_scatter_gm(Tr *t, PtoOp *op) {
+  PtoEmitTile src, index, gm;
+  unsigned dim;
+  LLVMValueRef extent;
+  PtoValue *sv = pto_op_operand(op, 0), *iv = pto_op_operand(op, 2);
+  if (pto_failed(tile_of(t, op, sv, &src)) || pto_failed(tile_of(t, op, iv, &index)) ||
+      pto_failed(indexed_window(t, op, 1, src.dtype, &dim, &gm, &extent)))
+    return PTO_FAILURE;
+  const char *m = pto_op_attr_str(op, "mode");
+  PtoEmitScatter mode = m && strcmp(m, "add") == 0        ? PTO_EMIT_SCATTER_ADD
+                        : m && strcmp(m, "multiply") == 0 ? PTO_EMIT_SCATTER_MUL
+                                                          : PTO_EMIT_SCATTER_OVERWRITE;
+  PtoType *it = pto_value_type(iv), *tt = pto_value_type(sv);
+  bool slices = pto_pto_tile_rows(it) != pto_pto_tile_rows(tt) ||
+                pto_pto_tile_cols(it) != pto_pto_tile_cols(tt);
+  PtoError err;
+  return emitted(op, pto_emit_scatter_gm(&t->e, gm, src, index, dim, mode, slices, extent,
+                                         rows_of(t, sv), cols_of(t, sv), &err),
                  &err);
 }
 
@@ -687,6 +720,7 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
   case PTO_PTO_KIND_ARGCOMBINE: return emit_arg(t, op, id, kind);
   case PTO_PTO_KIND_TOPKMERGE: return emit_topk_merge(t, op);
   case PTO_PTO_KIND_GATHERGM: return emit_gather_gm(t, op);
+  case PTO_PTO_KIND_SCATTERGM: return emit_scatter_gm(t, op);
   case PTO_PTO_KIND_RANDOM: return emit_random(t, op);
   case PTO_PTO_KIND_PERMUTE:
   case PTO_PTO_KIND_REPEAT: return emit_layout(t, op);
