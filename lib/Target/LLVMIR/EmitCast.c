@@ -30,12 +30,36 @@ static LLVMValueRef i32_to_f32_odd(PtoEmit *e, PtoDType from, LLVMValueRef x) {
   return LLVMBuildBitCast(B, bits, f32, "");
 }
 
+/* i64 -> f32 rounded to odd, in integers (f32 -> i64 cannot check the
+ * rounding: 2^63 does not fit): the magnitude keeps its leading 24 bits,
+ * the last of them set when a dropped bit was, and that converts
+ * exactly. */
+static LLVMValueRef i64_to_f32_odd(PtoEmit *e, LLVMValueRef x) {
+  LLVMTypeRef f32 = pto_emit_vec_type(LLVMFloatTypeInContext(e->ctx), pto_emit_lanes_of(x));
+  LLVMValueRef zero = LLVMConstNull(LLVMTypeOf(x)), one = pto_emit_iconst_like(x, 1);
+  LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, x, zero, "");
+  LLVMValueRef mag = LLVMBuildSelect(B, neg, LLVMBuildSub(B, zero, x, ""), x, "");
+  LLVMValueRef args[2] = {mag, LLVMConstInt(LLVMInt1TypeInContext(e->ctx), 0, 0)};
+  /* bits dropped: 40 - leading zeros, at least 0 (ctlz(0) = 64) */
+  LLVMValueRef drop = LLVMBuildSub(B, pto_emit_iconst_like(x, 40),
+                                   pto_emit_intrinsic(e, "llvm.ctlz", args, 2), "");
+  drop = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, drop, zero, ""), zero, drop, "");
+  LLVMValueRef unit = LLVMBuildShl(B, one, drop, "");
+  LLVMValueRef low = LLVMBuildAnd(B, mag, LLVMBuildSub(B, unit, one, ""), "");
+  LLVMValueRef kept = LLVMBuildSub(B, mag, low, "");
+  kept = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntNE, low, zero, ""),
+                         LLVMBuildOr(B, kept, unit, ""), kept, "");
+  LLVMValueRef r = LLVMBuildUIToFP(B, kept, f32, "");
+  return LLVMBuildSelect(B, neg, LLVMBuildFNeg(B, r, ""), r, "");
+}
+
 LLVMValueRef pto_emit_cast_to_float(PtoEmit *e, PtoSatMode sat, PtoDType from,
                                     PtoDType to, LLVMValueRef x) {
   LLVMTypeRef f32 = LLVMFloatTypeInContext(e->ctx);
   if (pto_emit_is_int(from))
     x = (from == PTO_DT_I32 || from == PTO_DT_U32) && to == PTO_DT_BF16
             ? i32_to_f32_odd(e, from, x)
+        : from == PTO_DT_I64 && to == PTO_DT_BF16 ? i64_to_f32_odd(e, x)
         : pto_emit_is_uint(from) ? LLVMBuildUIToFP(B, x, f32, "")
                                  : LLVMBuildSIToFP(B, x, f32, "");
   if (sat != PTO_SAT_SATURATE || to == PTO_DT_F32) return x; /* f32 holds them all */
