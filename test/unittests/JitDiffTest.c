@@ -29,19 +29,7 @@ typedef struct NotTranslated {
   const char *reason;
 } NotTranslated;
 
-#define DIRECTED "tcvt from i32, ui32 or i64 to a float rounding toward zero, -inf, " \
-                 "+inf or away from zero: 32- and 64-bit integers do not fit f32, and " \
-                 "the translation directs the rounding of an f32 value only"
 static const NotTranslated kNotTranslated[] = {
-    {"tcvt i32->f16 directed", DIRECTED},
-    {"tcvt i32->bf16 directed", DIRECTED},
-    {"tcvt i32->f32 directed", DIRECTED},
-    {"tcvt ui32->f16 directed", DIRECTED},
-    {"tcvt ui32->bf16 directed", DIRECTED},
-    {"tcvt ui32->f32 directed", DIRECTED},
-    {"tcvt i64->f16 directed", DIRECTED},
-    {"tcvt i64->bf16 directed", DIRECTED},
-    {"tcvt i64->f32 directed", DIRECTED},
     {NULL, NULL},
 };
 

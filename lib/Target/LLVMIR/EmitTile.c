@@ -309,13 +309,25 @@ static const char *round_intrinsic(PtoRoundMode m) {
   }
 }
 
-/* A directed rounding into f16 or bf16 from a source whose value f32
- * holds exactly (all but i32): pto_emit_round_directed16. */
+static bool directed(PtoRoundMode m) {
+  return m == PTO_ROUND_FLOOR || m == PTO_ROUND_CEIL || m == PTO_ROUND_TRUNC ||
+         m == PTO_ROUND_ROUND;
+}
+
+/* A directed rounding into f16 or bf16: pto_emit_round_directed16 of
+ * pto_emit_cast_to_float's f32, which is the source exactly or, for the
+ * integers f32 does not hold, a value in the same interval between f16 or
+ * bf16 neighbours (at the same one when exact): beyond f16's range, or
+ * rounded to odd for bf16. */
 static bool directed16(PtoRoundMode m, PtoDType from, PtoDType to) {
-  return (to == PTO_DT_F16 || to == PTO_DT_BF16) && from != PTO_DT_I32 &&
-         from != PTO_DT_U32 && from != PTO_DT_I64 && from != to &&
-         (m == PTO_ROUND_FLOOR || m == PTO_ROUND_CEIL || m == PTO_ROUND_TRUNC ||
-          m == PTO_ROUND_ROUND);
+  return (to == PTO_DT_F16 || to == PTO_DT_BF16) && from != to && directed(m);
+}
+
+/* A directed rounding into f32 of an integer f32 does not hold:
+ * pto_emit_int_to_f32_round. */
+static bool directed_int32(PtoRoundMode m, PtoDType from, PtoDType to) {
+  return to == PTO_DT_F32 && (from == PTO_DT_I32 || from == PTO_DT_U32 || from == PTO_DT_I64) &&
+         directed(m);
 }
 
 /* An f32 of magnitude >= 2^63 modulo 2^64, for an i64 that wraps: its
@@ -344,6 +356,8 @@ static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x) {
   PtoDType from = w->a.dtype, to = w->dst.dtype;
   LLVMTypeRef ct = pto_emit_compute_type(e, to);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(e->ctx);
+  if (directed_int32(w->mode.round, from, to))
+    return pto_emit_int_to_f32_round(e, w->mode.round, from, x);
   if (is_float(to)) {
     x = pto_emit_cast_to_float(e, w->mode.sat, from, to, x);
     return directed16(w->mode.round, from, to)
@@ -406,7 +420,8 @@ PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
                ((src.dtype == PTO_DT_I8 || src.dtype == PTO_DT_U8) && is_float(dst.dtype));
   if (f2i ? !round_intrinsic(mode.round)
           : !exact && mode.round != PTO_ROUND_DEFAULT && mode.round != PTO_ROUND_RINT &&
-                !directed16(mode.round, src.dtype, dst.dtype))
+                !directed16(mode.round, src.dtype, dst.dtype) &&
+                !directed_int32(mode.round, src.dtype, dst.dtype))
     return pto_error_set(err, "a cast from %s to %s rounding '%s' has no LLVM "
                          "translation yet", pto_dtype_name(src.dtype),
                          pto_dtype_name(dst.dtype),
