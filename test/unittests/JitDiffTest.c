@@ -29,16 +29,7 @@ typedef struct NotTranslated {
   const char *reason;
 } NotTranslated;
 
-#define DIRECTED "tcvt from i32 or ui32 to a float rounding toward zero, -inf, " \
-                 "+inf or away from zero: 32-bit integers do not fit f32, and " \
-                 "the translation directs the rounding of an f32 value only"
 static const NotTranslated kNotTranslated[] = {
-    {"tcvt i32->f16 directed", DIRECTED},
-    {"tcvt i32->bf16 directed", DIRECTED},
-    {"tcvt i32->f32 directed", DIRECTED},
-    {"tcvt ui32->f16 directed", DIRECTED},
-    {"tcvt ui32->bf16 directed", DIRECTED},
-    {"tcvt ui32->f32 directed", DIRECTED},
     {NULL, NULL},
 };
 
@@ -145,9 +136,29 @@ static double special(void) {
   return s[rnd_u64() % (sizeof s / sizeof s[0])];
 }
 
+/* i64 element i, drawn as fill() draws the narrower integers but in
+ * integers (a double does not hold every i64): any 64 bits; with
+ * FILL_INT_EDGES also 0, +-1, MIN, MAX and small multiples of powers of
+ * two; small ones for the other fills. */
+static void fill_i64(void *p, int64_t i, Fill how) {
+  int64_t v = (int64_t)rnd_u64();
+  if (how == FILL_INT_EDGES && rnd_u64() % 4 == 0) {
+    static const int64_t edge[] = {0, 1, -1, INT64_MIN, INT64_MAX};
+    v = rnd_u64() % 2 ? edge[rnd_u64() % 5]
+                      : (int64_t)((int)(rnd_u64() % 21) - 10) * ((int64_t)1 << (rnd_u64() % 60));
+  } else if (how != FILL_RANDOM && how != FILL_POSITIVE && how != FILL_INT_EDGES) {
+    v = (int64_t)(rnd_u64() % 9) - 4;
+  }
+  ((int64_t *)p)[i] = v;
+}
+
 static void fill(PtoDType dt, void *p, int64_t n, Fill how) {
   for (int64_t i = 0; i < n; i++) {
     double v;
+    if (dt == PTO_DT_I64) {
+      fill_i64(p, i, how);
+      continue;
+    }
     if (dt == PTO_DT_BOOL) {
       v = (double)(rnd_u64() & 1);
     } else if (!dt_float(dt)) {
@@ -643,6 +654,19 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
       for (int64_t i = 0; i < c->in[0].rows * c->in[0].cols; i += 5)
         ((int32_t *)c->in[0].data)[i] = hard[(i / 5) % 6];
     }
+    if (dt == PTO_DT_I64) { /* bf16 ties after an f32 rounding; 2^63 - 1 rounds up to 2^63 */
+      static const int64_t hard[] = {((int64_t)1 << 40) + ((int64_t)1 << 32) + 1,
+                                     -(((int64_t)1 << 56) + ((int64_t)1 << 48) + 1),
+                                     INT64_MAX, INT64_MIN, 65520, ((int64_t)1 << 24) + 1};
+      for (int64_t i = 0; i < c->in[0].rows * c->in[0].cols; i += 5)
+        ((int64_t *)c->in[0].data)[i] = hard[(i / 5) % 6];
+    }
+    if (dt == PTO_DT_F32 && v->dt2 == PTO_DT_I64) { /* at and past 2^63: wraps modulo 2^64 */
+      static const float hard[] = {0x1p63f, -0x1p63f, 0x1.000002p64f, -0x1.8p66f,
+                                   0x1.fffffep87f, 0x1p88f, 0x1.fffffep62f};
+      for (int64_t i = 0; i < c->in[0].rows * c->in[0].cols; i += 3)
+        ((float *)c->in[0].data)[i] = hard[(i / 3) % 7];
+    }
     if (dt == PTO_DT_U32) { /* the same above 2^31, where signed would be negative */
       static const uint32_t hard[] = {(1u << 31) + (1u << 23) + 1, (1u << 24) + (1u << 16) + 1,
                                       0xffffffffu, 65519, 65520, 0x80000000u};
@@ -764,18 +788,23 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
   case PTO_PTO_KIND_GATHERGM: {
     /* the tensor is read where the indices say, not loaded: a window of
      * m rows (dim 1) or n columns (dim 0) at 0 along dim, in a tensor
-     * wider than the tile; every index inside the tensor's dim */
+     * wider than the tile; every index inside the tensor's dim; i32
+     * indices at the first two shapes, i64 ones at the others */
     unsigned dim = (unsigned)variant & 1;
-    IN(dt, m + 3, n + 2), IN(PTO_DT_I32, m, n), OUT(dt, m, n);
+    PtoDType ixt = variant & 2 ? PTO_DT_I64 : PTO_DT_I32;
+    IN(dt, m + 3, n + 2), IN(ixt, m, n), OUT(dt, m, n);
     Gm *x = &c->in[0];
     if (dim == 1) x->c0 = 0, x->wrows = m, x->wcols = x->cols;
     else x->r0 = 0, x->wrows = x->rows, x->wcols = n;
-    int32_t *ix = c->in[1].data;
-    for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++)
-      ix[i] = (int32_t)(rnd_u64() % (uint64_t)(dim ? x->cols : x->rows));
+    for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++) {
+      int64_t at = (int64_t)(rnd_u64() % (uint64_t)(dim ? x->cols : x->rows));
+      if (ixt == PTO_DT_I64) ((int64_t *)c->in[1].data)[i] = at;
+      else ((int32_t *)c->in[1].data)[i] = (int32_t)at;
+    }
     snprintf(attrs, sizeof attrs, " {dim = %u : i64}", dim);
     c->faults = true;
-    snprintf(c->name, sizeof c->name, "tgather_gm %s dim %u %lldx%lld", dt_name(dt), dim,
+    snprintf(c->name, sizeof c->name, "tgather_gm %s dim %u %s indices %lldx%lld", dt_name(dt), dim,
+             dt_name(ixt),
              (long long)m, (long long)n);
     break;
   }
@@ -1311,9 +1340,9 @@ done:
 
 /* The element types row `id` accepts for its main operand. */
 static unsigned row_dtypes(PtoPtoOp id, PtoDType *out) {
-  static const PtoDType all[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I32,
-                                 PTO_DT_I16, PTO_DT_I8, PTO_DT_U32, PTO_DT_U16,
-                                 PTO_DT_U8, PTO_DT_BOOL};
+  static const PtoDType all[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I64,
+                                 PTO_DT_I32, PTO_DT_I16, PTO_DT_I8, PTO_DT_U32,
+                                 PTO_DT_U16, PTO_DT_U8, PTO_DT_BOOL};
   unsigned n = 0;
   for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++) {
     PtoDType dt = all[i];
@@ -1378,8 +1407,9 @@ TEST(every_instruction_and_dtype) {
   if (!jit_) return;
   for (unsigned s = 0; s < PTO_BUF_NUM_SPACES; s++) image_[s] = malloc(kImageBytes[s]);
   static const PtoDType numeric[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16,
-                                     PTO_DT_I32, PTO_DT_I16, PTO_DT_I8,
-                                     PTO_DT_U32, PTO_DT_U16, PTO_DT_U8};
+                                     PTO_DT_I64, PTO_DT_I32, PTO_DT_I16,
+                                     PTO_DT_I8, PTO_DT_U32, PTO_DT_U16,
+                                     PTO_DT_U8};
   const unsigned nnumeric = sizeof numeric / sizeof numeric[0];
   /* PTO_JITDIFF_ONLY=tcvt runs one instruction's rows (while debugging) */
   const char *only = getenv("PTO_JITDIFF_ONLY");
@@ -1455,9 +1485,9 @@ TEST(every_instruction_and_dtype) {
   }
   /* the coverage table */
   printf("%-14s", "instruction");
-  static const PtoDType cols[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I32,
-                                  PTO_DT_I16, PTO_DT_I8, PTO_DT_U32, PTO_DT_U16,
-                                  PTO_DT_U8, PTO_DT_BOOL};
+  static const PtoDType cols[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I64,
+                                  PTO_DT_I32, PTO_DT_I16, PTO_DT_I8, PTO_DT_U32,
+                                  PTO_DT_U16, PTO_DT_U8, PTO_DT_BOOL};
   const unsigned ncols = sizeof cols / sizeof cols[0];
   for (unsigned d = 0; d < ncols; d++) printf(" %-12s", dt_name(cols[d]));
   printf("\n");
@@ -1541,7 +1571,10 @@ static bool run_fault_row(const FaultRow *f) {
                  false, 0};
   c.in[1] = (Gm){f->ix, 2, 3, 0, 0, 2, 3, calloc(6, 8), false, 0};
   c.out[0] = (Gm){PTO_DT_F32, 2, 3, 0, 0, 2, 3, calloc(6, 4), false, 0};
-  for (unsigned i = 0; i < 6; i++) ((int32_t *)c.in[1].data)[i] = (int32_t)f->index[i];
+  for (unsigned i = 0; i < 6; i++) {
+    if (f->ix == PTO_DT_I64) ((int64_t *)c.in[1].data)[i] = f->index[i];
+    else ((int32_t *)c.in[1].data)[i] = (int32_t)f->index[i];
+  }
   char want[160];
   snprintf(want, sizeof want, "-:3:3: error: 'pto.%s' op index %lld at position "
            "(%lld, %lld) is out of range [0, %lld) for dim %u", mn, (long long)f->bad,
@@ -1629,6 +1662,10 @@ TEST(gather_gm_faults) {
       {1, PTO_DT_I32, {0, 0, 0, 0, 0, INT32_MIN}, INT32_MIN, 1, 2, 40, true},
       {0, PTO_DT_I32, {3, 0, 2, 1, 3, 4}, 4, 1, 2, 4, true},
       {0, PTO_DT_I32, {0, -7, 0, 5, 0, 0}, -7, 0, 1, 4, true},
+      /* i64 indices: checked in 64 bits, not truncated to 32 first */
+      {1, PTO_DT_I64, {0, 0, ((int64_t)1 << 32) + 3, 0, 0, 0}, ((int64_t)1 << 32) + 3, 0, 2, 40, false},
+      {0, PTO_DT_I64, {0, 1, 2, 3, INT64_MIN, 0}, INT64_MIN, 1, 1, 4, false},
+      {1, PTO_DT_I64, {39, 0, 0, 40, 0, 0}, 40, 1, 0, 40, false},
   };
   unsigned n = 0;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) n += run_fault_row(&rows[i]);

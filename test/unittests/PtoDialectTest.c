@@ -118,8 +118,11 @@ TEST(tile_type) {
   CHECK(pto_pto_space_alignment(PTO_BUF_ACC) == 1024);
   /* shapes and element types */
   CHECK(pto_pto_tile_type(ctx, 0, 32, f16, PTO_BUF_VEC, PTO_PTO_UNPLANNED) == NULL);
-  CHECK(pto_pto_tile_type(ctx, 4, 4, pto_type_int(ctx, 64), PTO_BUF_VEC,
+  CHECK(pto_pto_tile_type(ctx, 4, 4, pto_type_float(ctx, PTO_F64), PTO_BUF_VEC,
                           PTO_PTO_UNPLANNED) == NULL);
+  PtoType *i64 = pto_pto_tile_type(ctx, 4, 4, pto_type_int(ctx, 64), PTO_BUF_VEC,
+                                   PTO_PTO_UNPLANNED);
+  CHECK(i64 && pto_pto_tile_bytes(i64) == 128);
   CHECK(pto_pto_elem_bytes(pto_type_int(ctx, 1)) == 1);
   CHECK(pto_pto_elem_bytes(pto_type_f32(ctx)) == 4);
   CHECK(!pto_type_is_pto_tile(pto_type_f32(ctx)));

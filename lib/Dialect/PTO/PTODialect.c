@@ -48,10 +48,11 @@ unsigned pto_pto_elem_bytes(const PtoType *elem) {
   if (pto_type_is_integer(elem) &&
       pto_type_int_signedness(elem) == PTO_SIGNLESS) {
     unsigned w = pto_type_int_width(elem);
-    return w == 1 || w == 8 ? 1 : w == 16 ? 2 : w == 32 ? 4 : 0;
+    return w == 1 || w == 8 ? 1 : w == 16 ? 2 : w == 32 ? 4 : w == 64 ? 8 : 0;
   }
   /* ui8, ui16, ui32: integers the instructions compare, divide and
-   * widen unsigned (ui1, ui64 and si* have no tile) */
+   * widen unsigned (ui1, ui64 and si* have no tile: the element types of
+   * the host arrays, PtoDType, have no u64) */
   if (pto_type_is_integer(elem) &&
       pto_type_int_signedness(elem) == PTO_UNSIGNED) {
     unsigned w = pto_type_int_width(elem);
@@ -84,7 +85,7 @@ static const char *tile_problem(char *buf, size_t cap, int64_t rows,
   }
   unsigned eb = pto_pto_elem_bytes(elem);
   if (!eb)
-    return "tile element type must be f32, f16, bf16, i32, i16, i8, ui32, ui16, ui8 or i1";
+    return "tile element type must be f32, f16, bf16, i64, i32, i16, i8, ui32, ui16, ui8 or i1";
   if (rows > MAX_TILE_BYTES / cols / eb) {
     snprintf(buf, cap, "tile of %lldx%lld elements is larger than 1 GiB",
              (long long)rows, (long long)cols);

@@ -13,9 +13,9 @@ extern const PtoOpDef pto_pto_op_defs[PTO_PTO_NUM_OPS];
 /* The element types a row accepts for its main operand (DTYPES column). */
 typedef enum PtoPtoDtypes {
   PTO_PTO_DT_ANY,     /* every tile element type */
-  PTO_PTO_DT_NUMERIC, /* f32 f16 bf16 i32 i16 i8 */
+  PTO_PTO_DT_NUMERIC, /* f32 f16 bf16 i64 i32 i16 i8 ui32 ui16 ui8 */
   PTO_PTO_DT_FLOAT,   /* f32 f16 bf16 */
-  PTO_PTO_DT_INT,     /* i32 i16 i8 */
+  PTO_PTO_DT_INT,     /* i64 i32 i16 i8 ui32 ui16 ui8 */
   PTO_PTO_DT_BOOL,    /* i1 (tsel's mask) */
   PTO_PTO_DT_MATMUL,  /* the (C, A, B) combinations of tmatmul */
 } PtoPtoDtypes;

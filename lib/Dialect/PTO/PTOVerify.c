@@ -118,13 +118,13 @@ static PtoResult need_dtypes(Verifier *v, PtoType *t) {
     break;
   case PTO_PTO_DT_INT:
     if (is_float(e) || is_i1(e))
-      return ERR(v, "element type '%s' is not supported; %s takes i32, i16, "
-                    "i8, ui32, ui16 or ui8", tstr(v, e), mn(v));
+      return ERR(v, "element type '%s' is not supported; %s takes i64, i32, "
+                    "i16, i8, ui32, ui16 or ui8", tstr(v, e), mn(v));
     break;
   case PTO_PTO_DT_NUMERIC:
     if (is_i1(e))
       return ERR(v, "element type 'i1' is not supported; %s takes f32, f16, "
-                    "bf16, i32, i16, i8, ui32, ui16 or ui8", mn(v));
+                    "bf16, i64, i32, i16, i8, ui32, ui16 or ui8", mn(v));
     break;
   case PTO_PTO_DT_BOOL:
     if (!is_i1(e))
@@ -242,7 +242,7 @@ static PtoResult verify_prefetch(Verifier *v) {
 }
 
 /* tgather_gm: torch.gather of a 2-D GM window into vec, the index tile
- * (i32, in vec: MTE2 reads it for the addresses) giving the positions
+ * (i32 or i64, in vec: MTE2 reads it for the addresses) giving the positions
  * along `dim`, whose offset is therefore 0; the window spans the result's
  * extent along the other dim and the whole tensor along `dim`. */
 /* trandom %key, %counter {dist, origin, full, window}: i64 scalars, a
@@ -288,8 +288,12 @@ static PtoResult verify_gather_gm(Verifier *v) {
   if (known_attrs(v, known) ||
       pto_opcheck_tensor(&v->c, "operand", 0, opnd(v, 0), &src) ||
       need_tile(v, "operand", 1, ix) || need_tile(v, "result", 0, r) ||
-      all_vec(v, 1) || need_elem(v, "operand", 1, ix, pto_type_int(v->c.ctx, 32)))
+      all_vec(v, 1))
     return PTO_FAILURE;
+  PtoType *ie = pto_pto_tile_elem(ix);
+  if (ie != pto_type_int(v->c.ctx, 32) && ie != pto_type_int(v->c.ctx, 64))
+    return ERR(v, "operand #1 has element type '%s'; expected 'i32' or 'i64'",
+               tstr(v, ie));
   if (src.rank != 2)
     return ERR(v, "operand #0 must be a 2-D tensor, got rank %u", src.rank);
   if (need_like(v, "result", 0, r,
@@ -680,7 +684,7 @@ static const char *elem_name(PtoType *t) {
   unsigned w = pto_type_int_width(e);
   if (pto_type_int_signedness(e) == PTO_UNSIGNED)
     return w == 32 ? "ui32" : w == 16 ? "ui16" : "ui8";
-  return w == 32 ? "i32" : w == 16 ? "i16" : w == 8 ? "i8" : "i1";
+  return w == 64 ? "i64" : w == 32 ? "i32" : w == 16 ? "i16" : w == 8 ? "i8" : "i1";
 }
 
 static PtoResult verify_matmul(Verifier *v) {

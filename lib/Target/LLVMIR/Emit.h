@@ -242,6 +242,13 @@ LLVMValueRef pto_emit_tanh_f32(PtoEmit *e, LLVMValueRef x);
  * values clamped to the largest finite one when saturating. */
 LLVMValueRef pto_emit_cast_to_float(PtoEmit *e, PtoSatMode sat, PtoDType from,
                                     PtoDType to, LLVMValueRef x);
+/* x, an integer of dtype `from` (i32, ui32 or i64: f32 does not hold
+ * them all), rounded to f32 under the directed mode (floor, ceil, trunc,
+ * round: half away from zero; or odd, for a later rounding to bf16) as
+ * the interpreter does: in integers, its leading 24 bits rounded by the
+ * mode, which then convert exactly. */
+LLVMValueRef pto_emit_int_to_f32_round(PtoEmit *e, PtoRoundMode mode, PtoDType from,
+                                       LLVMValueRef x);
 /* x (f32, not yet rounded) rounded to f16 or bf16 (`to`) under the
  * directed mode (floor, ceil, trunc, round: half away from zero) as the
  * interpreter does, as the f32 value of the result, which the store then

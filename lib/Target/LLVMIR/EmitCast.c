@@ -7,35 +7,49 @@
 
 #define B (e->b)
 
-/* i32 or u32 (`from`) -> f32 rounded to odd: exact results stay, inexact
- * ones take the neighbour toward zero with its last bit set. Rounding that
- * again to a narrower format (bf16) is the single rounding of the
- * integer. */
-static LLVMValueRef i32_to_f32_odd(PtoEmit *e, PtoDType from, LLVMValueRef x) {
-  LLVMTypeRef f32 = LLVMFloatTypeInContext(e->ctx), i32 = LLVMInt32TypeInContext(e->ctx),
-              i64 = LLVMInt64TypeInContext(e->ctx);
-  bool u = pto_emit_is_uint(from);
-  LLVMValueRef r = u ? LLVMBuildUIToFP(B, x, f32, "") : LLVMBuildSIToFP(B, x, f32, "");
-  /* |r| <= 2^32 is an integer: its i64 is exact */
-  LLVMValueRef back = LLVMBuildFPToSI(B, r, i64, ""), x64 = pto_emit_int_widen(e, from, x, i64);
-  LLVMValueRef bits = LLVMBuildBitCast(B, r, i32, "");
-  /* the magnitude went up: one step down in magnitude is toward zero */
-  LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, x64, LLVMConstInt(i64, 0, 0), "");
-  LLVMValueRef up = LLVMBuildSelect(B, neg, LLVMBuildICmp(B, LLVMIntSLT, back, x64, ""),
-                                    LLVMBuildICmp(B, LLVMIntSGT, back, x64, ""), "");
-  bits = LLVMBuildSelect(B, up, LLVMBuildSub(B, bits, LLVMConstInt(i32, 1, 0), ""), bits, "");
-  LLVMValueRef inexact = LLVMBuildICmp(B, LLVMIntNE, back, x64, "");
-  bits = LLVMBuildSelect(B, inexact, LLVMBuildOr(B, bits, LLVMConstInt(i32, 1, 0), ""),
-                         bits, "");
-  return LLVMBuildBitCast(B, bits, f32, "");
+LLVMValueRef pto_emit_int_to_f32_round(PtoEmit *e, PtoRoundMode mode, PtoDType from,
+                                       LLVMValueRef x) {
+  LLVMTypeRef i64 = pto_emit_vec_type(LLVMInt64TypeInContext(e->ctx), pto_emit_lanes_of(x));
+  LLVMTypeRef f32 = pto_emit_vec_type(LLVMFloatTypeInContext(e->ctx), pto_emit_lanes_of(x));
+  if (from != PTO_DT_I64) x = pto_emit_int_widen(e, from, x, i64);
+  LLVMValueRef zero = LLVMConstNull(i64), one = pto_emit_iconst_like(x, 1);
+  LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, x, zero, "");
+  /* |MIN| = 2^63 is right as an unsigned magnitude */
+  LLVMValueRef mag = LLVMBuildSelect(B, neg, LLVMBuildSub(B, zero, x, ""), x, "");
+  LLVMValueRef args[2] = {mag, LLVMConstInt(LLVMInt1TypeInContext(e->ctx), 0, 0)};
+  LLVMValueRef drop = LLVMBuildSub(B, pto_emit_iconst_like(x, 40),
+                                   pto_emit_intrinsic(e, "llvm.ctlz", args, 2), "");
+  drop = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, drop, zero, ""), zero, drop, "");
+  LLVMValueRef unit = LLVMBuildShl(B, one, drop, "");
+  LLVMValueRef low = LLVMBuildAnd(B, mag, LLVMBuildSub(B, unit, one, ""), "");
+  LLVMValueRef inexact = LLVMBuildICmp(B, LLVMIntNE, low, zero, "");
+  LLVMValueRef up; /* the magnitude goes up to the next multiple of unit */
+  switch (mode) {
+  case PTO_ROUND_FLOOR: up = LLVMBuildAnd(B, neg, inexact, ""); break;
+  case PTO_ROUND_CEIL: up = LLVMBuildAnd(B, LLVMBuildNot(B, neg, ""), inexact, ""); break;
+  case PTO_ROUND_ROUND: /* half away from zero: low >= unit / 2 */
+    up = LLVMBuildAnd(B, inexact,
+                      LLVMBuildICmp(B, LLVMIntUGE, low, LLVMBuildLShr(B, unit, one, ""), ""), "");
+    break;
+  default: up = LLVMConstNull(LLVMTypeOf(neg)); break; /* trunc; odd below */
+  }
+  /* below 2^63 + 2^40: no wrap, and 24 significant bits convert exactly */
+  LLVMValueRef kept = LLVMBuildAdd(B, LLVMBuildSub(B, mag, low, ""),
+                                   LLVMBuildSelect(B, up, unit, zero, ""), "");
+  if (mode == PTO_ROUND_ODD) /* an inexact one keeps its last bit set */
+    kept = LLVMBuildOr(B, kept, LLVMBuildSelect(B, inexact, unit, zero, ""), "");
+  LLVMValueRef r = LLVMBuildUIToFP(B, kept, f32, "");
+  return LLVMBuildSelect(B, neg, LLVMBuildFNeg(B, r, ""), r, "");
 }
 
 LLVMValueRef pto_emit_cast_to_float(PtoEmit *e, PtoSatMode sat, PtoDType from,
                                     PtoDType to, LLVMValueRef x) {
   LLVMTypeRef f32 = LLVMFloatTypeInContext(e->ctx);
   if (pto_emit_is_int(from))
-    x = (from == PTO_DT_I32 || from == PTO_DT_U32) && to == PTO_DT_BF16
-            ? i32_to_f32_odd(e, from, x)
+    /* rounded to odd, rounding that again to bf16 is the single rounding
+     * of the integer */
+    x = (from == PTO_DT_I32 || from == PTO_DT_U32 || from == PTO_DT_I64) && to == PTO_DT_BF16
+            ? pto_emit_int_to_f32_round(e, PTO_ROUND_ODD, from, x)
         : pto_emit_is_uint(from) ? LLVMBuildUIToFP(B, x, f32, "")
                                  : LLVMBuildSIToFP(B, x, f32, "");
   if (sat != PTO_SAT_SATURATE || to == PTO_DT_F32) return x; /* f32 holds them all */

@@ -9,12 +9,6 @@
 
 #define B (e->b)
 
-/* The i32 index at index[r][c], sign-extended, whatever it lies in. */
-static LLVMValueRef index_at(PtoEmit *e, PtoEmitTile index, LLVMValueRef r,
-                             LLVMValueRef c) {
-  LLVMValueRef v = pto_emit_load_bits(e, PTO_DT_I32, pto_emit_elem_ptr(e, index, r, c));
-  return LLVMBuildSExt(B, v, LLVMInt64TypeInContext(e->ctx), "");
-}
 
 /* Whether some index of the rows x cols index tile lies outside [0,
  * extent), as an i1: a pass of its own over the index tile before the
@@ -31,7 +25,7 @@ static LLVMValueRef any_out_of_range(PtoEmit *e, PtoEmitTile index, LLVMValueRef
   pto_emit_loop_begin(e, &lr, zero, hi_r, 1, 1, &none);
   pto_emit_loop_begin(e, &lc, zero, cols, 1, 1, &lr.carry[0]);
   /* a negative index is a large unsigned one */
-  LLVMValueRef out = LLVMBuildICmp(B, LLVMIntUGE, index_at(e, index, lr.iv, lc.iv), extent, "");
+  LLVMValueRef out = LLVMBuildICmp(B, LLVMIntUGE, pto_emit_index_at(e, index, lr.iv, lc.iv), extent, "");
   lc.next[0] = LLVMBuildOr(B, lc.carry[0],
                            LLVMBuildZExt(B, out, LLVMInt8TypeInContext(e->ctx), ""), "");
   pto_emit_loop_end(e, &lc);
@@ -57,7 +51,7 @@ static void fault_if(PtoEmit *e, LLVMValueRef bad, PtoEmitTile index, LLVMValueR
   PtoEmitLoop lr, lc;
   pto_emit_loop_begin(e, &lr, zero, rows, 1, 1, &none);
   pto_emit_loop_begin(e, &lc, zero, cols, 1, 1, &lr.carry[0]);
-  LLVMValueRef ix = index_at(e, index, lr.iv, lc.iv);
+  LLVMValueRef ix = pto_emit_index_at(e, index, lr.iv, lc.iv);
   LLVMValueRef out = LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntSLT, ix, zero, ""),
                                  LLVMBuildICmp(B, LLVMIntSGE, ix, extent, ""), "");
   LLVMValueRef first = LLVMBuildAnd(
@@ -71,7 +65,7 @@ static void fault_if(PtoEmit *e, LLVMValueRef bad, PtoEmitTile index, LLVMValueR
   LLVMValueRef r = LLVMBuildSDiv(B, at, cols, ""), c = LLVMBuildSRem(B, at, cols, "");
   LLVMValueRef rec[PTO_LLVMIR_FAULT_SLOTS] = {
       [PTO_LLVMIR_FAULT_SITE] = pto_emit_i64(e, e->site),
-      [PTO_LLVMIR_FAULT_INDEX] = index_at(e, index, r, c),
+      [PTO_LLVMIR_FAULT_INDEX] = pto_emit_index_at(e, index, r, c),
       [PTO_LLVMIR_FAULT_ROW] = r,
       [PTO_LLVMIR_FAULT_COL] = c,
       [PTO_LLVMIR_FAULT_BOUND] = extent};
@@ -112,12 +106,12 @@ PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, PtoEmitTile gm,
                              PtoEmitTile index, unsigned dim, LLVMValueRef extent,
                              LLVMValueRef rows, LLVMValueRef cols, PtoError *err) {
   PtoEmitTiles t = {.dst = dst, .src = {gm, index}, .op = (int)dim, .extra = extent};
-  bool ok = gm.dtype == dst.dtype && dim < 2 && index.dtype == PTO_DT_I32;
+  bool ok = gm.dtype == dst.dtype && dim < 2 && (index.dtype == PTO_DT_I32 || index.dtype == PTO_DT_I64);
   if (ok && pto_emit_storage_type(e, dst.dtype))
     fault_unless_in_range(e, index, rows, cols, extent);
   return pto_emit_tiles_each(
       e, &t, 2, ok,
-      "a GM gather needs i32 indices, dim 0 or 1 and a result of the tensor's "
+      "a GM gather needs i32 or i64 indices, dim 0 or 1 and a result of the tensor's "
       "element type",
       rows, cols, gather_gm_elem, err);
 }

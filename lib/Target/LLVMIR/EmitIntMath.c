@@ -71,6 +71,24 @@ PtoResult pto_emit_gcd(PtoEmit *e, PtoEmitTile dst, PtoEmitTile a,
                              rows, cols, gcd_elem, err);
 }
 
+/* 64-bit a / b: no float holds every i64 exactly, so LLVM's own integer
+ * division on a divisor made safe (0 and -1 become 1; a / -1 is -a, which
+ * wraps MIN to itself). x86 has no vector form: the vectoriser
+ * scalarises it to one idiv per lane, still no library call. */
+static LLVMValueRef int_div64(PtoEmit *e, PtoEmitNum num, LLVMValueRef a, LLVMValueRef b) {
+  LLVMTypeRef ty = LLVMTypeOf(a);
+  LLVMValueRef zero = LLVMConstNull(ty), one = pto_emit_iconst_like(a, 1);
+  LLVMValueRef b0 = LLVMBuildICmp(B, LLVMIntEQ, b, zero, "");
+  if (num == PTO_EMIT_NUM_UINT)
+    return LLVMBuildSelect(B, b0, zero,
+                           LLVMBuildUDiv(B, a, LLVMBuildSelect(B, b0, one, b, ""), ""), "");
+  LLVMValueRef bm1 = LLVMBuildICmp(B, LLVMIntEQ, b, pto_emit_iconst_like(a, -1), "");
+  LLVMValueRef bs = LLVMBuildSelect(B, LLVMBuildOr(B, b0, bm1, ""), one, b, "");
+  LLVMValueRef q = LLVMBuildSelect(B, bm1, LLVMBuildSub(B, zero, a, ""),
+                                   LLVMBuildSDiv(B, a, bs, ""), "");
+  return LLVMBuildSelect(B, b0, zero, q, "");
+}
+
 /* a / b toward zero, a / 0 = 0 and MIN / -1 = MIN (wrapping), as the
  * interpreter's integer division: through floats, which vectorise where
  * integer division does not. The quotient of two w-bit integers is exact
@@ -84,6 +102,7 @@ LLVMValueRef pto_emit_int_div(PtoEmit *e, PtoEmitNum num, LLVMValueRef a, LLVMVa
   unsigned lanes = pto_emit_lanes_of(a);
   LLVMTypeRef elem = lanes ? LLVMGetElementType(ty) : ty;
   unsigned w = LLVMGetIntTypeWidth(elem);
+  if (w == 64) return int_div64(e, num, a, b);
   LLVMTypeRef ft = pto_emit_vec_type(
       w > 16 ? LLVMDoubleTypeInContext(e->ctx) : LLVMFloatTypeInContext(e->ctx), lanes);
   LLVMTypeRef wide = pto_emit_vec_type(LLVMIntTypeInContext(e->ctx, 2 * w), lanes);

@@ -93,7 +93,7 @@ LLVMValueRef pto_emit_apply_binary(PtoEmit *e, PtoEmitBinary op, PtoEmitNum num,
 }
 
 static PtoResult check_binary(PtoEmitBinary op, PtoDType dt, PtoError *err) {
-  /* pto_emit_int_div divides the integers of 8 to 32 bits */
+  /* pto_emit_int_div divides the integers of 8 to 64 bits */
   if (op == PTO_EMIT_BIN_DIV && !is_float(dt) && !pto_emit_is_int(dt))
     return pto_error_set(err, "div on %s tiles has no LLVM translation yet",
                          pto_dtype_name(dt));
@@ -309,19 +309,55 @@ static const char *round_intrinsic(PtoRoundMode m) {
   }
 }
 
-/* A directed rounding into f16 or bf16 from a source whose value f32
- * holds exactly (all but i32): pto_emit_round_directed16. */
+static bool directed(PtoRoundMode m) {
+  return m == PTO_ROUND_FLOOR || m == PTO_ROUND_CEIL || m == PTO_ROUND_TRUNC ||
+         m == PTO_ROUND_ROUND;
+}
+
+/* A directed rounding into f16 or bf16: pto_emit_round_directed16 of
+ * pto_emit_cast_to_float's f32, which is the source exactly or, for the
+ * integers f32 does not hold, a value in the same interval between f16 or
+ * bf16 neighbours (at the same one when exact): beyond f16's range, or
+ * rounded to odd for bf16. */
 static bool directed16(PtoRoundMode m, PtoDType from, PtoDType to) {
-  return (to == PTO_DT_F16 || to == PTO_DT_BF16) && from != PTO_DT_I32 &&
-         from != PTO_DT_U32 && from != to &&
-         (m == PTO_ROUND_FLOOR || m == PTO_ROUND_CEIL || m == PTO_ROUND_TRUNC ||
-          m == PTO_ROUND_ROUND);
+  return (to == PTO_DT_F16 || to == PTO_DT_BF16) && from != to && directed(m);
+}
+
+/* A directed rounding into f32 of an integer f32 does not hold:
+ * pto_emit_int_to_f32_round. */
+static bool directed_int32(PtoRoundMode m, PtoDType from, PtoDType to) {
+  return to == PTO_DT_F32 && (from == PTO_DT_I32 || from == PTO_DT_U32 || from == PTO_DT_I64) &&
+         directed(m);
+}
+
+/* An f32 of magnitude >= 2^63 modulo 2^64, for an i64 that wraps: its
+ * significand shifted to its exponent in i64 arithmetic, which drops the
+ * multiples of 2^64 (all of them from 2^88 on, and inf and NaN give 0). */
+static LLVMValueRef wrap_huge_i64(PtoEmit *e, LLVMValueRef x) {
+  unsigned lanes = pto_emit_lanes_of(x);
+  LLVMTypeRef i32 = pto_emit_vec_type(LLVMInt32TypeInContext(e->ctx), lanes),
+              i64 = pto_emit_vec_type(LLVMInt64TypeInContext(e->ctx), lanes);
+  LLVMValueRef bits = LLVMBuildBitCast(B, x, i32, "");
+  LLVMValueRef exp = LLVMBuildAnd(B, LLVMBuildLShr(B, bits, pto_emit_iconst(e, x, 23), ""),
+                                  pto_emit_iconst(e, x, 0xff), "");
+  LLVMValueRef sig = LLVMBuildOr(B, LLVMBuildAnd(B, bits, pto_emit_iconst(e, x, 0x7fffff), ""),
+                                 pto_emit_iconst(e, x, 0x800000), "");
+  /* value = sig * 2^(exp - 150), exp - 150 >= 40 here */
+  LLVMValueRef sh = LLVMBuildZExt(B, LLVMBuildSub(B, exp, pto_emit_iconst(e, x, 150), ""), i64, "");
+  LLVMValueRef big = LLVMBuildICmp(B, LLVMIntUGE, sh, pto_emit_iconst_like(sh, 64), "");
+  LLVMValueRef m = LLVMBuildShl(B, LLVMBuildZExt(B, sig, i64, ""),
+                                LLVMBuildSelect(B, big, LLVMConstNull(i64), sh, ""), "");
+  m = LLVMBuildSelect(B, big, LLVMConstNull(i64), m, "");
+  LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, bits, LLVMConstNull(i32), "");
+  return LLVMBuildSelect(B, neg, LLVMBuildSub(B, LLVMConstNull(i64), m, ""), m, "");
 }
 
 static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x) {
   PtoDType from = w->a.dtype, to = w->dst.dtype;
   LLVMTypeRef ct = pto_emit_compute_type(e, to);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(e->ctx);
+  if (directed_int32(w->mode.round, from, to))
+    return pto_emit_int_to_f32_round(e, w->mode.round, from, x);
   if (is_float(to)) {
     x = pto_emit_cast_to_float(e, w->mode.sat, from, to, x);
     return directed16(w->mode.round, from, to)
@@ -349,7 +385,7 @@ static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x) {
     LLVMValueRef ax = pto_emit_intrinsic(e, "llvm.fabs", &x, 1);
     LLVMValueRef huge = LLVMBuildFCmp(B, LLVMRealUGE, ax,
                                       pto_emit_fconst(e, x, 0x1p63), "");
-    v = LLVMBuildSelect(B, huge, LLVMConstNull(i64), v, "");
+    v = LLVMBuildSelect(B, huge, to == PTO_DT_I64 ? wrap_huge_i64(e, x) : LLVMConstNull(LLVMTypeOf(v)), v, "");
     return LLVMBuildTrunc(B, v, ct, "");
   }
   /* integer to integer: the source's value (sign- or zero-extended)
@@ -380,11 +416,12 @@ PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
    * source value: no rounding for the mode to direct */
   bool exact = (is_int(src.dtype) && is_int(dst.dtype)) || src.dtype == dst.dtype ||
                (dst.dtype == PTO_DT_F32 && src.dtype != PTO_DT_I32 &&
-                src.dtype != PTO_DT_U32) ||
+                src.dtype != PTO_DT_U32 && src.dtype != PTO_DT_I64) ||
                ((src.dtype == PTO_DT_I8 || src.dtype == PTO_DT_U8) && is_float(dst.dtype));
   if (f2i ? !round_intrinsic(mode.round)
           : !exact && mode.round != PTO_ROUND_DEFAULT && mode.round != PTO_ROUND_RINT &&
-                !directed16(mode.round, src.dtype, dst.dtype))
+                !directed16(mode.round, src.dtype, dst.dtype) &&
+                !directed_int32(mode.round, src.dtype, dst.dtype))
     return pto_error_set(err, "a cast from %s to %s rounding '%s' has no LLVM "
                          "translation yet", pto_dtype_name(src.dtype),
                          pto_dtype_name(dst.dtype),

@@ -35,6 +35,12 @@ LLVMValueRef pto_emit_iconst(PtoEmit *e, LLVMValueRef like, int64_t v) {
       pto_emit_lanes_of(like));
 }
 
+LLVMValueRef pto_emit_iconst_like(LLVMValueRef like, int64_t v) {
+  LLVMTypeRef t = LLVMTypeOf(like);
+  unsigned lanes = pto_emit_lanes_of(like);
+  return splat_const(LLVMConstInt(lanes ? LLVMGetElementType(t) : t, (uint64_t)v, 1), lanes);
+}
+
 LLVMValueRef pto_emit_splat(PtoEmit *e, LLVMValueRef s, unsigned lanes) {
   if (!lanes) return s;
   LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), lanes);
@@ -136,6 +142,7 @@ LLVMTypeRef pto_emit_storage_type(PtoEmit *e, PtoDType dt) {
   case PTO_DT_U16: return LLVMInt16TypeInContext(e->ctx);
   case PTO_DT_I32:
   case PTO_DT_U32: return LLVMInt32TypeInContext(e->ctx);
+  case PTO_DT_I64: return LLVMInt64TypeInContext(e->ctx);
   case PTO_DT_I8:
   case PTO_DT_U8:
   case PTO_DT_BOOL: return LLVMInt8TypeInContext(e->ctx); /* 0 or 1 */
@@ -292,13 +299,17 @@ PtoResult pto_emit_tiles_each(PtoEmit *e, const PtoEmitTiles *t, unsigned nsrc,
   return PTO_SUCCESS;
 }
 
+LLVMValueRef pto_emit_index_at(PtoEmit *e, PtoEmitTile index, LLVMValueRef r,
+                               LLVMValueRef c) {
+  LLVMValueRef v = pto_emit_load_bits(e, index.dtype, pto_emit_elem_ptr(e, index, r, c));
+  return index.dtype == PTO_DT_I64 ? v : LLVMBuildSExt(e->b, v, LLVMInt64TypeInContext(e->ctx), "");
+}
+
 LLVMValueRef pto_emit_load_index(PtoEmit *e, PtoEmitTile index, LLVMValueRef r,
                                  LLVMValueRef c, LLVMValueRef extent,
                                  LLVMValueRef *in) {
   LLVMValueRef zero = pto_emit_i64(e, 0);
-  LLVMValueRef ix = LLVMBuildSExt(
-      e->b, pto_emit_load_bits(e, PTO_DT_I32, pto_emit_elem_ptr(e, index, r, c)),
-      LLVMInt64TypeInContext(e->ctx), "");
+  LLVMValueRef ix = pto_emit_index_at(e, index, r, c);
   *in = LLVMBuildAnd(e->b, LLVMBuildICmp(e->b, LLVMIntSGE, ix, zero, ""),
                      LLVMBuildICmp(e->b, LLVMIntSLT, ix, extent, ""), "");
   return LLVMBuildSelect(e->b, *in, ix, zero, "");

@@ -15,7 +15,8 @@ static inline bool pto_emit_is_uint(PtoDType dt) {
   return dt == PTO_DT_U32 || dt == PTO_DT_U16 || dt == PTO_DT_U8;
 }
 static inline bool pto_emit_is_int(PtoDType dt) {
-  return dt == PTO_DT_I32 || dt == PTO_DT_I16 || dt == PTO_DT_I8 || pto_emit_is_uint(dt);
+  return dt == PTO_DT_I64 || dt == PTO_DT_I32 || dt == PTO_DT_I16 || dt == PTO_DT_I8 ||
+         pto_emit_is_uint(dt);
 }
 
 /* How a dtype's values are computed: floats, or integers of its width
@@ -44,6 +45,8 @@ LLVMTypeRef pto_emit_vec_type(LLVMTypeRef ty, unsigned lanes);
 /* A float constant / an i32 constant with as many lanes as `like`. */
 LLVMValueRef pto_emit_fconst(PtoEmit *e, LLVMValueRef like, double v);
 LLVMValueRef pto_emit_iconst(PtoEmit *e, LLVMValueRef like, int64_t v);
+/* An integer constant of the type of `like` (its element type, splat). */
+LLVMValueRef pto_emit_iconst_like(LLVMValueRef like, int64_t v);
 /* A scalar value broadcast to `lanes` lanes (itself when lanes == 0). */
 LLVMValueRef pto_emit_splat(PtoEmit *e, LLVMValueRef s, unsigned lanes);
 /* A call of the overloaded intrinsic `name` (llvm.fmuladd, llvm.rint...)
@@ -131,7 +134,11 @@ LLVMValueRef pto_emit_from_storage(PtoEmit *e, PtoDType dt, LLVMValueRef v);
  * that move values (select, gather, sort) keep every bit, NaN payloads
  * too. */
 LLVMValueRef pto_emit_load_bits(PtoEmit *e, PtoDType dt, LLVMValueRef p);
-/* The i32 index at index[r][c], sign-extended to i64, when it lies in
+/* The index (an i32 or i64 tile) at index[r][c] as an i64, whatever it
+ * lies in. */
+LLVMValueRef pto_emit_index_at(PtoEmit *e, PtoEmitTile index, LLVMValueRef r,
+                               LLVMValueRef c);
+/* The index at index[r][c] as an i64 (pto_emit_index_at) when it lies in
  * [0, extent), else 0 (*in tells which): gathers address only inside
  * their source with it, and give 0 where *in is false. */
 LLVMValueRef pto_emit_load_index(PtoEmit *e, PtoEmitTile index, LLVMValueRef r,
