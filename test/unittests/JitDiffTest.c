@@ -813,25 +813,29 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
      * (dim 1) or n columns (dim 0) at 0 along dim of a tensor wider than
      * the tile, which holds values before (add and multiply combine with
      * them); indices of the odd shape all 0 or 1, the others random, so
-     * duplicates apply in order everywhere */
+     * duplicates apply in order everywhere; i32 indices at the first two
+     * shapes, i64 ones at the others */
     unsigned dim = (unsigned)variant & 1;
     bool slices = v->sat;
+    PtoDType ixt = variant & 2 ? PTO_DT_I64 : PTO_DT_I32;
     if (strcmp(v->attr, "overwrite") != 0) how = FILL_UNIFORM; /* no NaN payloads */
     IN(dt, m, n);
-    IN(PTO_DT_I32, slices ? 1 : m, slices ? (dim ? n : m) : n);
+    IN(ixt, slices ? 1 : m, slices ? (dim ? n : m) : n);
     OUT(dt, m + 3, n + 2);
     Gm *y = &c->out[0];
     fill(dt, y->data, y->rows * y->cols, how);
     if (dim == 1) y->c0 = 0, y->wrows = m, y->wcols = y->cols;
     else y->r0 = 0, y->wrows = y->rows, y->wcols = n;
-    int32_t *ix = c->in[1].data;
-    for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++)
-      ix[i] = variant == 1 ? (int32_t)(i % 2)
-                           : (int32_t)(rnd_u64() % (uint64_t)(dim ? y->cols : y->rows));
+    for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++) {
+      int64_t at = variant == 1 ? i % 2 : (int64_t)(rnd_u64() % (uint64_t)(dim ? y->cols : y->rows));
+      if (ixt == PTO_DT_I64) ((int64_t *)c->in[1].data)[i] = at;
+      else ((int32_t *)c->in[1].data)[i] = (int32_t)at;
+    }
     snprintf(attrs, sizeof attrs, " {dim = %u : i64, mode = \"%s\"}", dim, v->attr);
     c->faults = true;
-    snprintf(c->name, sizeof c->name, "tscatter_gm %s %s%s dim %u %lldx%lld", dt_name(dt),
-             v->attr, slices ? " slices" : "", dim, (long long)m, (long long)n);
+    snprintf(c->name, sizeof c->name, "tscatter_gm %s %s%s dim %u %s indices %lldx%lld",
+             dt_name(dt), v->attr, slices ? " slices" : "", dim, dt_name(ixt), (long long)m,
+             (long long)n);
     break;
   }
   case PTO_PTO_KIND_SORT32:
@@ -1532,11 +1536,11 @@ typedef struct FaultRow {
   PtoDType ix;
   int64_t index[6]; /* the 2x3 index tile */
   int64_t bad, row, col, bound; /* what both must report */
-  bool scatter; /* tscatter_gm of the index tile into X (then i32) */
+  bool scatter; /* tscatter_gm of the index tile into X (then of its type) */
 } FaultRow;
 
 static bool run_fault_row(const FaultRow *f) {
-  const char *ixs = dt_name(f->ix), *xs = f->scatter ? "i32" : "f32";
+  const char *ixs = dt_name(f->ix), *xs = f->scatter ? ixs : "f32";
   const char *mn = f->scatter ? "tscatter_gm" : "tgather_gm";
   Buf text = {0};
   bprintf(&text,
@@ -1546,8 +1550,8 @@ static bool run_fault_row(const FaultRow *f) {
   if (f->scatter)
     bprintf(&text,
             "  pto.tscatter_gm %%i, %%X[%u, %u], %%i {dim = %u : i64} : !pto.tile<2x3x%s, vec, "
-            "offset = 0>, !pto.tile<2x3x%s, vec, offset = 0> into tensor<4x40xi32>\n}\n",
-            f->dim ? 1u : 0u, f->dim ? 0u : 2u, f->dim, ixs, ixs);
+            "offset = 0>, !pto.tile<2x3x%s, vec, offset = 0> into tensor<4x40x%s>\n}\n",
+            f->dim ? 1u : 0u, f->dim ? 0u : 2u, f->dim, ixs, ixs, ixs);
   else
     bprintf(&text,
             "  %%g = pto.tgather_gm %%X[%u, %u], %%i {dim = %u : i64} : tensor<4x40xf32>, "
@@ -1567,7 +1571,7 @@ static bool run_fault_row(const FaultRow *f) {
   snprintf(c.name, sizeof c.name, "%s fault %s dim %u", mn, ixs, f->dim);
   c.faults = c.fails = true;
   c.nin = 2, c.nout = 1;
-  c.in[0] = (Gm){f->scatter ? PTO_DT_I32 : PTO_DT_F32, 4, 40, 0, 0, 4, 40, calloc(160, 4),
+  c.in[0] = (Gm){f->scatter ? f->ix : PTO_DT_F32, 4, 40, 0, 0, 4, 40, calloc(160, 8),
                  false, 0};
   c.in[1] = (Gm){f->ix, 2, 3, 0, 0, 2, 3, calloc(6, 8), false, 0};
   c.out[0] = (Gm){PTO_DT_F32, 2, 3, 0, 0, 2, 3, calloc(6, 4), false, 0};
@@ -1623,7 +1627,7 @@ static bool run_fault_row(const FaultRow *f) {
       ok = st == PTO_LLVMIR_FAULT && rec[PTO_LLVMIR_FAULT_SITE] == 2 &&
            rec[PTO_LLVMIR_FAULT_INDEX] == f->bad && rec[PTO_LLVMIR_FAULT_ROW] == f->row &&
            rec[PTO_LLVMIR_FAULT_COL] == f->col && rec[PTO_LLVMIR_FAULT_BOUND] == f->bound;
-      for (unsigned i = 0; ok && i < 160; i++)
+      for (unsigned i = 0; ok && i < 160 * 2; i++)
         if (((int32_t *)c.in[0].data)[i] != 0) {
           fprintf(stderr, "%s: the kernel wrote X[%u] before it faulted\n", c.name, i);
           ok = false;
@@ -1666,6 +1670,8 @@ TEST(gather_gm_faults) {
       {1, PTO_DT_I64, {0, 0, ((int64_t)1 << 32) + 3, 0, 0, 0}, ((int64_t)1 << 32) + 3, 0, 2, 40, false},
       {0, PTO_DT_I64, {0, 1, 2, 3, INT64_MIN, 0}, INT64_MIN, 1, 1, 4, false},
       {1, PTO_DT_I64, {39, 0, 0, 40, 0, 0}, 40, 1, 0, 40, false},
+      {1, PTO_DT_I64, {0, 0, ((int64_t)1 << 32) + 3, 0, 0, 0}, ((int64_t)1 << 32) + 3, 0, 2, 40, true},
+      {0, PTO_DT_I64, {0, 1, 2, 3, INT64_MIN, 0}, INT64_MIN, 1, 1, 4, true},
   };
   unsigned n = 0;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) n += run_fault_row(&rows[i]);

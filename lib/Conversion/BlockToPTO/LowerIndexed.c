@@ -80,6 +80,7 @@ static PtoResult lower_scatter(Lower *L, PtoOp *op) {
   pto_value_replace_all_uses(pto_op_result(op, 0), ops[1]);
   pto_op_erase(op);
   return PTO_SUCCESS;
+}
 
 static PtoResult lower_gather(Lower *L, PtoOp *op) {
   PtoType *out = gm_result(L, op, "gather");

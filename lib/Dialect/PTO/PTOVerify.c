@@ -241,10 +241,6 @@ static PtoResult verify_prefetch(Verifier *v) {
   return known_attrs(v, known) || sized_window(v, 0, 1, &win);
 }
 
-/* tgather_gm: torch.gather of a 2-D GM window into vec, the index tile
- * (i32 or i64, in vec: MTE2 reads it for the addresses) giving the positions
- * along `dim`, whose offset is therefore 0; the window spans the result's
- * extent along the other dim and the whole tensor along `dim`. */
 /* trandom %key, %counter {dist, origin, full, window}: i64 scalars, a
  * float vec tile, and a window of the stream whose dims flatten to the
  * tile (the leading ones into its rows). */
@@ -281,6 +277,19 @@ static PtoResult verify_random(Verifier *v) {
   return need_shape(v, "result", 0, r, rows, w[nf - 1]);
 }
 
+/* tgather_gm: torch.gather of a 2-D GM window into vec, the index tile
+ * (i32 or i64, in vec: MTE2 reads it for the addresses) giving the positions
+ * along `dim`, whose offset is therefore 0; the window spans the result's
+ * extent along the other dim and the whole tensor along `dim`. */
+/* An index tile's element type: i32 or i64. */
+static PtoResult need_index_elem(Verifier *v, unsigned i) {
+  PtoType *ie = pto_pto_tile_elem(opnd(v, i));
+  if (ie == pto_type_int(v->c.ctx, 32) || ie == pto_type_int(v->c.ctx, 64))
+    return PTO_SUCCESS;
+  return ERR(v, "operand #%u has element type '%s'; expected 'i32' or 'i64'", i,
+             tstr(v, ie));
+}
+
 static PtoResult verify_gather_gm(Verifier *v) {
   static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, "dim", NULL};
   PtoShape src;
@@ -288,12 +297,8 @@ static PtoResult verify_gather_gm(Verifier *v) {
   if (known_attrs(v, known) ||
       pto_opcheck_tensor(&v->c, "operand", 0, opnd(v, 0), &src) ||
       need_tile(v, "operand", 1, ix) || need_tile(v, "result", 0, r) ||
-      all_vec(v, 1))
+      all_vec(v, 1) || need_index_elem(v, 1))
     return PTO_FAILURE;
-  PtoType *ie = pto_pto_tile_elem(ix);
-  if (ie != pto_type_int(v->c.ctx, 32) && ie != pto_type_int(v->c.ctx, 64))
-    return ERR(v, "operand #1 has element type '%s'; expected 'i32' or 'i64'",
-               tstr(v, ie));
   if (src.rank != 2)
     return ERR(v, "operand #0 must be a 2-D tensor, got rank %u", src.rank);
   if (need_like(v, "result", 0, r,
@@ -321,7 +326,7 @@ static PtoResult verify_gather_gm(Verifier *v) {
 /* tscatter_gm %t, %A[offsets], %ix {dim, mode}: the vec tile written
  * into a 2-D GM window along `dim`, its offset there 0 (the indices give
  * the positions), the window spanning the tile along the other dim. The
- * index tile (i32, in vec: MTE3 reads the addresses from it) is the
+ * index tile (i32 or i64, in vec: MTE3 reads the addresses from it) is the
  * tile's shape, one index per element, or a single row of one index per
  * slice along dim (a row of the tile for dim 0, a column for dim 1).
  * add and multiply combine with what GM holds, so they need numbers. */
@@ -334,7 +339,7 @@ static PtoResult verify_scatter_gm(Verifier *v) {
       pto_opcheck_tensor(&v->c, "operand", 1, opnd(v, 1), &dst) ||
       need_tile(v, "operand", 2, ix) ||
       need_space(v, "operand", 0, t, PTO_BUF_VEC, "MTE3 scatters from UB") ||
-      all_vec(v, 2) || need_elem(v, "operand", 2, ix, pto_type_int(v->c.ctx, 32)))
+      all_vec(v, 2) || need_index_elem(v, 2))
     return PTO_FAILURE;
   if (dst.rank != 2)
     return ERR(v, "operand #1 must be a 2-D tensor, got rank %u", dst.rank);

@@ -151,7 +151,8 @@ PtoResult pto_emit_scatter_gm(PtoEmit *e, PtoEmitTile gm, PtoEmitTile src,
   PtoEmitTiles t = {.dst = gm, .src = {src, index},
                     .op = (int)((dim & 1) | (slices ? 2u : 0u) | ((unsigned)mode << 2)),
                     .extra = extent};
-  bool ok = gm.dtype == src.dtype && dim < 2 && index.dtype == PTO_DT_I32 &&
+  bool ok = gm.dtype == src.dtype && dim < 2 &&
+            (index.dtype == PTO_DT_I32 || index.dtype == PTO_DT_I64) &&
             (mode == PTO_EMIT_SCATTER_OVERWRITE ||
              (gm.dtype != PTO_DT_BOOL && pto_emit_compute_type(e, gm.dtype)));
   if (ok && pto_emit_storage_type(e, src.dtype))
@@ -159,7 +160,7 @@ PtoResult pto_emit_scatter_gm(PtoEmit *e, PtoEmitTile gm, PtoEmitTile src,
                           slices && dim == 0 ? rows : cols, extent);
   return pto_emit_tiles_each(
       e, &t, 2, ok,
-      "a GM scatter needs i32 indices, dim 0 or 1, a tile of the tensor's element "
+      "a GM scatter needs i32 or i64 indices, dim 0 or 1, a tile of the tensor's element "
       "type and, to add or multiply, a numeric one",
       rows, cols, scatter_gm_elem, err);
 }
