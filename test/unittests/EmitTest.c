@@ -425,6 +425,44 @@ TEST(transcendentals_vectorise) {
   }
 }
 
+/* The 8-bit float conversions (tcvt to and from f8E4M3FN, f8E5M2 and
+ * f8E8M0FNU under every rounding mode, saturating or not) are integer
+ * code the loop vectoriser widens: no call per element. Their values are
+ * JitDiffTest's, bit for bit against the interpreter. */
+TEST(f8_casts_vectorise) {
+  const char *isa = pto_jit_get_vector_isa(jit_);
+  static const PtoDType f8[] = {PTO_DT_F8E4M3, PTO_DT_F8E5M2, PTO_DT_F8E8M0};
+  static const PtoRoundMode modes[] = {PTO_ROUND_RINT, PTO_ROUND_TRUNC, PTO_ROUND_FLOOR,
+                                       PTO_ROUND_CEIL, PTO_ROUND_ROUND};
+  for (unsigned f = 0; f < 3; f++)
+    for (unsigned m = 0; m < 6; m++) { /* m == 5: from the 8-bit float */
+      bool from = m == 5;
+      PtoCastMode mode = {from ? PTO_ROUND_RINT : modes[m],
+                          m % 2 ? PTO_SAT_SATURATE : PTO_SAT_WRAP};
+      K k;
+      k_begin(&k);
+      PtoError err = {{0}};
+      CHECK(pto_succeeded(pto_emit_cast(&k.e, mode,
+                                        k_tile(&k, OFF_D, STRIDE, from ? PTO_DT_F32 : f8[f]),
+                                        k_tile(&k, OFF_A, STRIDE, from ? f8[f] : PTO_DT_F32),
+                                        k.rows, k.cols, &err)));
+      char *text = k_text(&k);
+      char *asm_text = NULL;
+      CHECK(pto_succeeded(pto_jit_emit_assembly(jit_, text, strlen(text), &asm_text, &err)));
+      LLVMDisposeMessage(text);
+      if (!asm_text) continue;
+      CHECK(strstr(asm_text, "call") == NULL);
+      if (strcmp(isa, "avx512f") == 0 || strcmp(isa, "avx2") == 0) {
+        bool wide = strstr(asm_text, "ymm") || strstr(asm_text, "zmm");
+        if (!wide)
+          fprintf(stderr, "tcvt %s %s %s not vectorised\n", from ? "from" : "to",
+                  pto_dtype_name(f8[f]), pto_round_mode_name(mode.round));
+        CHECK(wide);
+      }
+      pto_free(asm_text);
+    }
+}
+
 /* ---- reductions ---- */
 
 TEST(row_reduce) {
@@ -825,7 +863,7 @@ TEST(teardown) { teardown(failures_); }
 
 RUN_TESTS(T(setup), T(binary_bit_exact), T(binary_scalar_bit_exact),
           T(row_expand_bit_exact), T(unary_exact_ops),
-          T(transcendental_ulp_bounds), T(transcendentals_vectorise),
+          T(transcendental_ulp_bounds), T(transcendentals_vectorise), T(f8_casts_vectorise),
           T(row_reduce), T(col_reduce), T(transpose_keeps_every_bit), T(casts), T(copy_keeps_every_bit),
           T(streaming_copy_keeps_every_bit), T(matmul), T(matmuls_share_one_pack_buffer),
           T(matmul_uses_vector_fma), T(unsupported_is_an_error), T(teardown))

@@ -69,11 +69,17 @@ static const char *dt_name(PtoDType dt) {
   case PTO_DT_U8: return "ui8";
   case PTO_DT_U16: return "ui16";
   case PTO_DT_U32: return "ui32";
+  case PTO_DT_F8E4M3: return "f8E4M3FN";
+  case PTO_DT_F8E5M2: return "f8E5M2";
+  case PTO_DT_F8E8M0: return "f8E8M0FNU";
   default: return pto_dtype_name(dt);
   }
 }
 static bool dt_float(PtoDType dt) {
   return dt == PTO_DT_F32 || dt == PTO_DT_F16 || dt == PTO_DT_BF16;
+}
+static bool dt_f8(PtoDType dt) {
+  return dt == PTO_DT_F8E4M3 || dt == PTO_DT_F8E5M2 || dt == PTO_DT_F8E8M0;
 }
 
 /* ---- random inputs ---- */
@@ -96,6 +102,7 @@ typedef enum Fill {
   FILL_SMALLINT, /* integers in [-4, 4]: products of products are exact */
   FILL_INT_EDGES, /* FILL_RANDOM, integers with 0, +-1, MIN, MAX and small
                    * multiples of powers of two among them: division, gcd */
+  FILL_F8,        /* floats about the 8-bit floats' codes (f8_edge) */
 } Fill;
 
 static void store_elem(PtoDType dt, void *p, int64_t i, double v) {
@@ -152,11 +159,37 @@ static void fill_i64(void *p, int64_t i, Fill how) {
   ((int64_t *)p)[i] = v;
 }
 
+/* A value about the codes of a random 8-bit format: a code's value, the
+ * midpoint to the next magnitude (a tie; past the largest finite value
+ * too), or just off either, with a random sign; now and then a special. */
+static double f8_edge(void) {
+  static const PtoDType fmts[] = {PTO_DT_F8E4M3, PTO_DT_F8E5M2, PTO_DT_F8E8M0};
+  PtoDType f = fmts[rnd_u64() % 3];
+  unsigned max = f == PTO_DT_F8E4M3 ? 0x7e : f == PTO_DT_F8E5M2 ? 0x7b : 0xfe;
+  uint8_t k = (uint8_t)(rnd_u64() % (max + 1)), k1 = (uint8_t)(k + 1), k0 = (uint8_t)(k - 1);
+  double lo = pto_dtype_load_f64(f, &k, 0);
+  double hi = f == PTO_DT_F8E8M0 ? 2 * lo
+              : k < max          ? pto_dtype_load_f64(f, &k1, 0)
+                                 : 2 * lo - pto_dtype_load_f64(f, &k0, 0);
+  double mid = (lo + hi) / 2;
+  const double pick[] = {lo, mid, mid * (1 + 0x1p-14), mid * (1 - 0x1p-14),
+                         lo * (1 + 0x1p-14), hi};
+  double v = rnd_u64() % 8 == 0 ? special() : pick[rnd_u64() % 6];
+  return rnd_u64() % (f == PTO_DT_F8E8M0 ? 8 : 2) == 0 ? -v : v;
+}
+
 static void fill(PtoDType dt, void *p, int64_t n, Fill how) {
+  /* an 8-bit float: every code in turn from a random one (NaNs,
+   * infinities, subnormals, both zeros) */
+  uint8_t start = (uint8_t)rnd_u64();
   for (int64_t i = 0; i < n; i++) {
     double v;
     if (dt == PTO_DT_I64) {
       fill_i64(p, i, how);
+      continue;
+    }
+    if (dt_f8(dt)) {
+      ((uint8_t *)p)[i] = (uint8_t)(start + i);
       continue;
     }
     if (dt == PTO_DT_BOOL) {
@@ -180,6 +213,8 @@ static void fill(PtoDType dt, void *p, int64_t n, Fill how) {
       v = 2 * rnd_unit() - 1;
     } else if (how == FILL_DYADIC) {
       v = ((double)(rnd_u64() % 65) - 32) / 8;
+    } else if (how == FILL_F8) {
+      v = f8_edge();
     } else if (how == FILL_TIES) {
       v = i % 7 == 3 ? -0.0 : (double)(rnd_u64() % 5) - 2;
       if (i == 5) v = NAN;
@@ -1344,13 +1379,24 @@ done:
 
 /* The element types row `id` accepts for its main operand. */
 static unsigned row_dtypes(PtoPtoOp id, PtoDType *out) {
-  static const PtoDType all[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I64,
-                                 PTO_DT_I32, PTO_DT_I16, PTO_DT_I8, PTO_DT_U32,
-                                 PTO_DT_U16, PTO_DT_U8, PTO_DT_BOOL};
+  static const PtoDType all[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I64, PTO_DT_I32,
+                                 PTO_DT_I16, PTO_DT_I8, PTO_DT_U32, PTO_DT_U16,
+                                 PTO_DT_U8, PTO_DT_BOOL, PTO_DT_F8E4M3,
+                                 PTO_DT_F8E5M2, PTO_DT_F8E8M0};
   unsigned n = 0;
+  PtoPtoKind kind = pto_pto_op_kind(id);
   for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++) {
     PtoDType dt = all[i];
     bool ok;
+    /* the 8-bit floats are storage: moved and converted */
+    if (dt_f8(dt)) {
+      ok = kind == PTO_PTO_KIND_CVT || kind == PTO_PTO_KIND_LOAD ||
+           kind == PTO_PTO_KIND_STORE || kind == PTO_PTO_KIND_MOV ||
+           id == PTO_PTO_TTRANS || kind == PTO_PTO_KIND_EXPAND ||
+           kind == PTO_PTO_KIND_PERMUTE || kind == PTO_PTO_KIND_REPEAT;
+      if (ok) out[n++] = dt;
+      continue;
+    }
     switch (pto_pto_op_dtypes(id)) {
     case PTO_PTO_DT_FLOAT: ok = dt_float(dt); break;
     case PTO_PTO_DT_NUMERIC: ok = dt != PTO_DT_BOOL; break;
@@ -1373,7 +1419,7 @@ static bool run_row(const char *label, PtoPtoOp id, PtoDType dt, const Variant *
     for (int s = 0; s < NUM_SHAPES; s++) {
       /* tcvt's many variants: at the odd shape in a wider tensor only, to
        * keep the JIT's compile time in bounds */
-      if (kind == PTO_PTO_KIND_CVT && s != 1) continue;
+      if (kind == PTO_PTO_KIND_CVT && s != (dt_f8(dt) ? 2 : 1)) continue;
       Fill fills[2] = {vars[v].fill, vars[v].fill};
       unsigned nf = 1;
       if (accumulates(id) && dt_float(dt)) fills[0] = FILL_DYADIC, fills[1] = FILL_UNIFORM, nf = 2;
@@ -1415,6 +1461,7 @@ TEST(every_instruction_and_dtype) {
                                      PTO_DT_I8, PTO_DT_U32, PTO_DT_U16,
                                      PTO_DT_U8};
   const unsigned nnumeric = sizeof numeric / sizeof numeric[0];
+  static const PtoDType kF8[] = {PTO_DT_F8E4M3, PTO_DT_F8E5M2, PTO_DT_F8E8M0};
   /* PTO_JITDIFF_ONLY=tcvt runs one instruction's rows (while debugging) */
   const char *only = getenv("PTO_JITDIFF_ONLY");
   for (int id = 0; id < PTO_PTO_NUM_OPS; id++) {
@@ -1436,7 +1483,34 @@ TEST(every_instruction_and_dtype) {
                       : FILL_RANDOM;
       char label[64];
       snprintf(label, sizeof label, "%s %s", pto_pto_op_mnemonic((PtoPtoOp)id), dt_name(dt));
+      if (kind == PTO_PTO_KIND_CVT && dt_f8(dt)) {
+        /* from an 8-bit float (every code, at 32x32) to every dtype and
+         * 8-bit float, every rounding mode, saturating or not */
+        for (unsigned t = 0; t < nnumeric + 3; t++) {
+          PtoDType to = t < nnumeric ? numeric[t] : kF8[t - nnumeric];
+          nv = 0;
+          for (unsigned r = 0; r < 5; r++)
+            for (int sat = 0; sat < 2; sat++)
+              vars[nv++] = (Variant){to, kRoundModes[r], sat, FILL_RANDOM};
+          snprintf(label, sizeof label, "tcvt %s->%s", dt_name(dt), dt_name(to));
+          CHECK(run_row(label, (PtoPtoOp)id, dt, vars, nv, row));
+        }
+        continue;
+      }
       if (kind == PTO_PTO_KIND_CVT) {
+        /* into each 8-bit float, every rounding mode, saturating or
+         * not, from values about its codes: ties, the
+         * largest finite value and past it, subnormals, specials (integers:
+         * their edges and multiples of powers of two) */
+        for (unsigned t = 0; t < 3; t++) {
+          nv = 0;
+          for (unsigned r = 0; r < 5; r++)
+            for (int sat = 0; sat < 2; sat++)
+              vars[nv++] = (Variant){kF8[t], kRoundModes[r], sat,
+                                     dt_float(dt) ? FILL_F8 : FILL_INT_EDGES};
+          snprintf(label, sizeof label, "tcvt %s->%s", dt_name(dt), dt_name(kF8[t]));
+          CHECK(run_row(label, (PtoPtoOp)id, dt, vars, nv, row));
+        }
         /* every destination and rounding mode, saturating or not: to
          * nearest even into every destination in one module, the
          * directed modes one module per destination */
@@ -1460,9 +1534,10 @@ TEST(every_instruction_and_dtype) {
       if (kind == PTO_PTO_KIND_CMP) {
         for (unsigned p = 0; p < 6; p++) vars[nv++] = (Variant){dt, kCmpPreds[p], false, base};
       } else if (kind == PTO_PTO_KIND_SEL) {
-        for (unsigned t = 0; t < nnumeric; t++) {
-          Variant one = {numeric[t], NULL, false, base};
-          snprintf(label, sizeof label, "tsel %s", dt_name(numeric[t]));
+        for (unsigned t = 0; t < nnumeric + 3; t++) { /* the 8-bit floats too */
+          PtoDType data = t < nnumeric ? numeric[t] : kF8[t - nnumeric];
+          Variant one = {data, NULL, false, base};
+          snprintf(label, sizeof label, "tsel %s", dt_name(data));
           CHECK(run_row(label, (PtoPtoOp)id, dt, &one, 1, row));
         }
         snprintf(label, sizeof label, "tsel i1");
@@ -1489,9 +1564,10 @@ TEST(every_instruction_and_dtype) {
   }
   /* the coverage table */
   printf("%-14s", "instruction");
-  static const PtoDType cols[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I64,
-                                  PTO_DT_I32, PTO_DT_I16, PTO_DT_I8, PTO_DT_U32,
-                                  PTO_DT_U16, PTO_DT_U8, PTO_DT_BOOL};
+  static const PtoDType cols[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I64, PTO_DT_I32,
+                                  PTO_DT_I16, PTO_DT_I8, PTO_DT_U32, PTO_DT_U16,
+                                  PTO_DT_U8, PTO_DT_BOOL, PTO_DT_F8E4M3,
+                                  PTO_DT_F8E5M2, PTO_DT_F8E8M0};
   const unsigned ncols = sizeof cols / sizeof cols[0];
   for (unsigned d = 0; d < ncols; d++) printf(" %-12s", dt_name(cols[d]));
   printf("\n");

@@ -140,6 +140,25 @@ static PtoResult lower_expand(Lower *L, PtoOp *op, bool *done) {
   return PTO_SUCCESS;
 }
 
+PtoResult pto_lower_plane_colexpand(Lower *L, PtoOp *op, const char *binary) {
+  PtoType *out = pto_value_type(pto_op_result(op, 0));
+  PtoType *t = pto_lower_tile_type(L, out);
+  PtoValue *a = pto_op_operand(op, 0), *b = pto_op_operand(op, 1);
+  if (!t || !pto_type_is_block_buf(out) || !vec_tile(a) || !vec_tile(b))
+    return not_a_tile(op);
+  /* b is a's shape with the second-to-last dim 1: P planes of one row,
+   * each repeated down its plane's m rows */
+  unsigned k = pto_tile_rank(out);
+  int64_t m = pto_tile_dim(out, k - 2), n = pto_tile_dim(out, k - 1);
+  const int64_t shape[3] = {pto_pto_tile_rows(t) / m, 1, n}, repeats[3] = {1, m, 1};
+  PtoOp *rep = pto_lower_build(L, op, "pto.trepeat", &b, 1, t);
+  pto_op_set_attr(rep, "shape", ints(op, shape, 3));
+  pto_op_set_attr(rep, "repeats", ints(op, repeats, 3));
+  PtoValue *ops[2] = {a, pto_op_result(rep, 0)};
+  pto_lower_finish(L, op, pto_lower_build(L, op, binary, ops, 2, t));
+  return PTO_SUCCESS;
+}
+
 PtoResult pto_lower_layout(Lower *L, PtoOp *op, bool *done) {
   *done = false;
   if (pto_op_is(op, "tile.expand")) return lower_expand(L, op, done);

@@ -25,6 +25,10 @@ PtoResult pto_lower_reshape(Lower *L, PtoOp *op, PtoType *want);
 /* A column reduction (tile.col*) of a buffer of several planes: the row
  * reduction of the tile with each plane transposed, transposed back. */
 PtoResult pto_lower_plane_reduce(Lower *L, PtoOp *op);
+/* tile.colexpand_* of a buffer of several planes: b's row of each plane
+ * repeated down the plane (trepeat), then the elementwise `binary`
+ * instruction (pto.tadd, ...) of the whole tiles. */
+PtoResult pto_lower_plane_colexpand(Lower *L, PtoOp *op, const char *binary);
 /* Lowers `op` when it is one of this file's (*done set: a tile.expand
  * repeating its operand inside the rows of the result), else leaves it. */
 PtoResult pto_lower_layout(Lower *L, PtoOp *op, bool *done);

@@ -11,6 +11,7 @@
 #include "Conversion/BlockToPTO/LowerIndexed.h"
 #include "Conversion/BlockToPTO/LowerLayout.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "Support/Alloc.h"
@@ -416,17 +417,6 @@ static int64_t planes(PtoType *t) {
   return n;
 }
 
-static PtoResult not_one_plane(PtoOp *op, PtoType *t, const char *what) {
-  char *ts = type_str(t);
-  PtoResult r = pto_op_emit_error(
-      op, "lower-to-pto: %s along the second-to-last dim of '%s' would mix "
-          "its %lld planes as one 2-D tile (the dims before the last two must "
-          "be 1)",
-      what, ts, (long long)planes(t));
-  pto_free(ts);
-  return r;
-}
-
 /* The value `op` computes is its operand's, as a 2-D tile: a reshape that
  * keeps the flattened tile, a transpose that moves unit dims only. A
  * column of N that becomes a row of N (a reduction's result without its
@@ -490,11 +480,16 @@ static PtoResult lower_transpose(Lower *L, PtoOp *op) {
 
 /* tile.colexpand_*: a op b with b (one row) broadcast down the columns.
  * PTO broadcasts along rows only: the same through transposes,
- * ttrans(trowexpand*(ttrans(a), ttrans(b))). */
+ * ttrans(trowexpand*(ttrans(a), ttrans(b))); over several planes, whose
+ * transposes the 2-D tile would mix, b repeated down each plane and the
+ * elementwise form (LowerLayout.c). */
 static PtoResult lower_colexpand(Lower *L, PtoOp *op, const char *rowform) {
   PtoType *out = pto_value_type(pto_op_result(op, 0));
-  if (pto_type_is_block_buf(out) && planes(out) != 1)
-    return not_one_plane(op, out, "a broadcast");
+  if (pto_type_is_block_buf(out) && planes(out) != 1) {
+    char binary[32]; /* pto.trowexpandadd -> pto.tadd */
+    snprintf(binary, sizeof binary, "pto.t%s", rowform + strlen("pto.trowexpand"));
+    return pto_lower_plane_colexpand(L, op, binary);
+  }
   PtoValue *a = pto_op_operand(op, 0), *b = pto_op_operand(op, 1);
   PtoType *ta = pto_value_type(a), *tb = pto_value_type(b);
   PtoType *tc = tile_type(L, out);

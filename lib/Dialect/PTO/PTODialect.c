@@ -43,6 +43,8 @@ unsigned pto_pto_elem_bytes(const PtoType *elem) {
   if (!elem) return 0;
   if (pto_type_is_float(elem)) {
     PtoFloatKind k = pto_type_float_kind(elem);
+    /* the 8-bit floats are storage: moved and converted, not computed */
+    if (k == PTO_F8E4M3FN || k == PTO_F8E5M2 || k == PTO_F8E8M0FNU) return 1;
     return k == PTO_F32 ? 4 : k == PTO_F16 || k == PTO_BF16 ? 2 : 0;
   }
   if (pto_type_is_integer(elem) &&
@@ -85,7 +87,8 @@ static const char *tile_problem(char *buf, size_t cap, int64_t rows,
   }
   unsigned eb = pto_pto_elem_bytes(elem);
   if (!eb)
-    return "tile element type must be f32, f16, bf16, i64, i32, i16, i8, ui32, ui16, ui8 or i1";
+    return "tile element type must be f32, f16, bf16, i64, i32, i16, i8, ui32, ui16, ui8, i1, "
+           "f8E4M3FN, f8E5M2 or f8E8M0FNU";
   if (rows > MAX_TILE_BYTES / cols / eb) {
     snprintf(buf, cap, "tile of %lldx%lld elements is larger than 1 GiB",
              (long long)rows, (long long)cols);

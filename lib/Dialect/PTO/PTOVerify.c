@@ -107,10 +107,22 @@ static bool is_i1(PtoType *e) {
   return pto_type_is_integer(e) && pto_type_int_width(e) == 1;
 }
 
-/* The DTYPES column for the element type of tile `t`. */
+static bool is_f8(PtoType *e) {
+  if (!is_float(e)) return false;
+  PtoFloatKind k = pto_type_float_kind(e);
+  return k == PTO_F8E4M3FN || k == PTO_F8E5M2 || k == PTO_F8E8M0FNU;
+}
+
+/* The DTYPES column for the element type of tile `t`. The 8-bit floats
+ * are storage types: the rows that move data (ANY) and tcvt take them,
+ * every instruction that computes on its elements refuses them. */
 static PtoResult need_dtypes(Verifier *v, PtoType *t) {
   PtoType *e = pto_pto_tile_elem(t);
-  switch (pto_pto_op_dtypes(v->id)) {
+  PtoPtoDtypes dts = pto_pto_op_dtypes(v->id);
+  if (is_f8(e) && dts != PTO_PTO_DT_ANY && pto_pto_op_kind(v->id) != PTO_PTO_KIND_CVT)
+    return ERR(v, "element type '%s' is a storage type: %s does not compute on "
+                  "it (tcvt converts it to f32, f16 or bf16 first)", tstr(v, e), mn(v));
+  switch (dts) {
   case PTO_PTO_DT_FLOAT:
     if (!is_float(e))
       return ERR(v, "element type '%s' is not supported; %s takes f32, f16 "
@@ -684,7 +696,8 @@ static const char *elem_name(PtoType *t) {
   PtoType *e = pto_pto_tile_elem(t);
   if (is_float(e)) {
     PtoFloatKind k = pto_type_float_kind(e);
-    return k == PTO_F32 ? "f32" : k == PTO_F16 ? "f16" : "bf16";
+    return k == PTO_F32 ? "f32" : k == PTO_F16 ? "f16" : k == PTO_BF16 ? "bf16"
+         : k == PTO_F8E4M3FN ? "f8E4M3FN" : k == PTO_F8E5M2 ? "f8E5M2" : "f8E8M0FNU";
   }
   unsigned w = pto_type_int_width(e);
   if (pto_type_int_signedness(e) == PTO_UNSIGNED)

@@ -249,6 +249,13 @@ LLVMValueRef pto_emit_cast_to_float(PtoEmit *e, PtoSatMode sat, PtoDType from,
  * mode, which then convert exactly. */
 LLVMValueRef pto_emit_int_to_f32_round(PtoEmit *e, PtoRoundMode mode, PtoDType from,
                                        LLVMValueRef x);
+/* The 8-bit floats (f8E4M3FN, f8E5M2, f8E8M0FNU; stored as i8): x, an
+ * i8 code of `from`, as its f32 value (exact; NaN quiet, its sign kept),
+ * and x of the integer or float dtype `from` in its compute type as the
+ * code of `to` under `mode`, bit for bit as lib/Array/Cast.c converts. */
+LLVMValueRef pto_emit_f8_to_f32(PtoEmit *e, PtoDType from, LLVMValueRef x);
+LLVMValueRef pto_emit_cast_to_f8(PtoEmit *e, PtoCastMode mode, PtoDType from,
+                                 PtoDType to, LLVMValueRef x);
 /* x (f32, not yet rounded) rounded to f16 or bf16 (`to`) under the
  * directed mode (floor, ceil, trunc, round: half away from zero) as the
  * interpreter does, as the f32 value of the result, which the store then

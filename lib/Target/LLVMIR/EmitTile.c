@@ -283,7 +283,8 @@ PtoResult pto_emit_unary(PtoEmit *e, PtoEmitUnary op, PtoEmitTile dst,
 /* Moves take i1 tiles too (one byte each), which compute nothing. */
 static PtoResult check_move(PtoEmitTile dst, PtoEmitTile src, const char *what,
                             PtoError *err) {
-  if (dst.dtype == PTO_DT_BOOL) return check_same(dst, src, what, err);
+  if (dst.dtype == PTO_DT_BOOL || pto_emit_is_f8(dst.dtype))
+    return check_same(dst, src, what, err);
   return check_pair(dst, src, what, err);
 }
 
@@ -354,6 +355,14 @@ static LLVMValueRef wrap_huge_i64(PtoEmit *e, LLVMValueRef x) {
 
 static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x) {
   PtoDType from = w->a.dtype, to = w->dst.dtype;
+  /* an 8-bit float source is exact in f32, and converts on from there;
+   * into its own type it is a copy (E5M2's NaN payloads stay) */
+  if (pto_emit_is_f8(from) && from == to) return x;
+  if (pto_emit_is_f8(from)) {
+    x = pto_emit_f8_to_f32(e, from, x);
+    from = PTO_DT_F32;
+  }
+  if (pto_emit_is_f8(to)) return pto_emit_cast_to_f8(e, w->mode, from, to, x);
   LLVMTypeRef ct = pto_emit_compute_type(e, to);
   LLVMTypeRef i64 = LLVMInt64TypeInContext(e->ctx);
   if (directed_int32(w->mode.round, from, to))
@@ -408,19 +417,25 @@ static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x) {
 PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
                         PtoEmitTile src, LLVMValueRef rows, LLVMValueRef cols,
                         PtoError *err) {
-  if (pto_failed(check_dtype(dst, "cast", err)) ||
-      pto_failed(check_dtype(src, "cast", err)))
+  if ((!pto_emit_is_f8(dst.dtype) && pto_failed(check_dtype(dst, "cast", err))) ||
+      (!pto_emit_is_f8(src.dtype) && pto_failed(check_dtype(src, "cast", err))))
     return PTO_FAILURE;
-  bool f2i = is_float(src.dtype) && is_int(dst.dtype);
+  bool f8_in = pto_emit_is_f8(src.dtype);
+  bool f2i = (is_float(src.dtype) || f8_in) && is_int(dst.dtype);
   /* integers wrap or clamp, and some float destinations hold every
    * source value: no rounding for the mode to direct */
   bool exact = (is_int(src.dtype) && is_int(dst.dtype)) || src.dtype == dst.dtype ||
                (dst.dtype == PTO_DT_F32 && src.dtype != PTO_DT_I32 &&
                 src.dtype != PTO_DT_U32 && src.dtype != PTO_DT_I64) ||
-               ((src.dtype == PTO_DT_I8 || src.dtype == PTO_DT_U8) && is_float(dst.dtype));
+               ((src.dtype == PTO_DT_I8 || src.dtype == PTO_DT_U8) && is_float(dst.dtype)) ||
+               /* into an 8-bit float every mode is translated; out of one,
+                * E4M3 and E5M2 fit f16 and bf16, E8M0 bf16 */
+               pto_emit_is_f8(dst.dtype) ||
+               (f8_in && (dst.dtype == PTO_DT_BF16 || dst.dtype == PTO_DT_F32 ||
+                          src.dtype != PTO_DT_F8E8M0));
   if (f2i ? !round_intrinsic(mode.round)
           : !exact && mode.round != PTO_ROUND_DEFAULT && mode.round != PTO_ROUND_RINT &&
-                !directed16(mode.round, src.dtype, dst.dtype) &&
+                !directed16(mode.round, f8_in ? PTO_DT_F32 : src.dtype, dst.dtype) &&
                 !directed_int32(mode.round, src.dtype, dst.dtype))
     return pto_error_set(err, "a cast from %s to %s rounding '%s' has no LLVM "
                          "translation yet", pto_dtype_name(src.dtype),

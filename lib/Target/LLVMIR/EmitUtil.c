@@ -146,6 +146,9 @@ LLVMTypeRef pto_emit_storage_type(PtoEmit *e, PtoDType dt) {
   case PTO_DT_I8:
   case PTO_DT_U8:
   case PTO_DT_BOOL: return LLVMInt8TypeInContext(e->ctx); /* 0 or 1 */
+  case PTO_DT_F8E4M3:
+  case PTO_DT_F8E5M2:
+  case PTO_DT_F8E8M0: return LLVMInt8TypeInContext(e->ctx); /* the code */
   default: return NULL;
   }
 }

@@ -11,6 +11,10 @@
 static inline bool pto_emit_is_float(PtoDType dt) {
   return dt == PTO_DT_F32 || dt == PTO_DT_F16 || dt == PTO_DT_BF16;
 }
+/* The 8-bit floats: storage only, moved as i8 and converted by tcvt. */
+static inline bool pto_emit_is_f8(PtoDType dt) {
+  return dt == PTO_DT_F8E4M3 || dt == PTO_DT_F8E5M2 || dt == PTO_DT_F8E8M0;
+}
 static inline bool pto_emit_is_uint(PtoDType dt) {
   return dt == PTO_DT_U32 || dt == PTO_DT_U16 || dt == PTO_DT_U8;
 }
