@@ -32,6 +32,7 @@ typedef struct TaskRec {
   int32_t kernel;
   uint32_t region0, nregions;
   const char *label; /* a constant of the compiled host program */
+  PtoRtTaskDesc desc; /* for a run ahead of the build (its regions: region0) */
 } TaskRec;
 
 /* Bytes of the guard zones around every buffer in a checked run. */
@@ -67,6 +68,11 @@ struct PtoHostProgram {
   PTO_VEC(TaskRec) tasks;
   PTO_VEC(PtoRtRegion) regions;
   PTO_VEC(const char *) buf_names; /* constants of the host program */
+  /* The state of the buffers after the first `ahead_done` tasks, run
+   * while the graph is built so that tile.load_scalar reads what the
+   * tasks before it wrote; NULL until a read needs it. */
+  void **ahead;
+  uint32_t ahead_bufs, ahead_done;
   bool guard;       /* runs check the guard zones around every buffer */
   bool guard_ran;   /* the last run was checked and found clean */
   double t_compile, t_build;
@@ -124,7 +130,7 @@ static int64_t cb_submit(PtoHostEnv *env, const void *task) {
     p->refused = true;
     return id;
   }
-  TaskRec rec = {(uint64_t)id, d->kernel, p->regions.len, d->num_regions, d->label};
+  TaskRec rec = {(uint64_t)id, d->kernel, p->regions.len, d->num_regions, d->label, *d};
   pto_vec_push(&p->tasks, rec);
   for (uint32_t i = 0; i < d->num_regions; i++) {
     pto_vec_push(&p->regions, d->regions[i]);
@@ -144,6 +150,83 @@ static int64_t *cb_alloc(PtoHostEnv *env, uint32_t n) {
   int64_t *a = pto_calloc(n, sizeof *a);
   pto_vec_push(&p->packs, a);
   return a;
+}
+
+static bool report_fault(PtoHostProgram *p);
+
+/* Runs the tasks submitted since the last run ahead on the buffers' state
+ * after it (the arguments' copies and zeroed workspaces at first), in a
+ * graph of their own: the graph being built runs later, from the start. */
+static PtoResult run_ahead(PtoHostProgram *p) {
+  uint32_t n = p->sizes.len;
+  if (n > p->ahead_bufs) {
+    p->ahead = pto_realloc(p->ahead, n * sizeof *p->ahead);
+    for (uint32_t i = p->ahead_bufs; i < n; i++) {
+      p->ahead[i] = pto_calloc((size_t)p->sizes.data[i] + 1, 1);
+      if (i < p->ntensors) memcpy(p->ahead[i], p->arrays[i]->data, p->arrays[i]->nbytes);
+    }
+    p->ahead_bufs = n;
+  }
+  if (p->ahead_done == p->tasks.len) return PTO_SUCCESS;
+  PtoGraph *g = pto_graph_create(p->rt);
+  bool ok = g != NULL;
+  for (uint32_t i = 0; ok && i < n; i++)
+    ok = pto_graph_add_buffer(g, p->sizes.data[i], p->buf_names.data[i]) == (int32_t)i;
+  for (uint32_t t = p->ahead_done; ok && t < p->tasks.len; t++) {
+    PtoRtTaskDesc d = p->tasks.data[t].desc;
+    d.regions = p->regions.data + p->tasks.data[t].region0;
+    ok = pto_graph_submit(g, &d) >= 0;
+  }
+  ok = ok && pto_graph_run(g, p->ahead, n) == PTO_RT_OK;
+  if (g) pto_graph_destroy(g);
+  if (!ok && !report_fault(p))
+    pto_emit_error(p->ctx, loc_of(p), "running the tasks a load_scalar waits for failed: %s",
+                   pto_runtime_error(p->rt));
+  p->ahead_done = p->tasks.len;
+  return ok ? PTO_SUCCESS : PTO_FAILURE;
+}
+
+/* PtoHostEnv.read_scalar: an element of a GM tensor for the host program's
+ * control flow. A tensor some task of the graph writes is read after the
+ * tasks submitted so far have run (ahead of the graph); an argument no
+ * task writes, from its copy. */
+static int64_t cb_read_scalar(PtoHostEnv *env, int64_t *req) {
+  PtoHostProgram *p = (PtoHostProgram *)env;
+  int64_t buf = req[0], rank = req[3];
+  PtoDType dt = (PtoDType)req[1];
+  PtoOp *op = pto_llvmir_load_scalar_op(p->func, (unsigned)req[2]);
+  PtoLoc *loc = op ? pto_op_loc(op) : loc_of(p);
+  const int64_t *idx = req + 4, *dims = req + 4 + rank;
+  int64_t at = 0;
+  for (int64_t d = 0; d < rank; d++) {
+    if (idx[d] < 0 || idx[d] >= dims[d]) {
+      pto_emit_error(p->ctx, loc, "'tile.load_scalar' op index %lld is out of range for dim "
+                     "%lld of size %lld at run time", (long long)idx[d], (long long)d,
+                     (long long)dims[d]);
+      p->refused = true;
+      return -1;
+    }
+    at = at * dims[d] + idx[d];
+  }
+  size_t esize = pto_dtype_size(dt);
+  if (buf < 0 || (uint64_t)buf >= p->sizes.len ||
+      (at + 1) * (int64_t)esize > p->sizes.data[buf]) {
+    pto_emit_error(p->ctx, loc, "'tile.load_scalar' op reads past its buffer");
+    p->refused = true;
+    return -1;
+  }
+  const void *data;
+  if (p->written.data[buf] || (uint64_t)buf >= p->ntensors) {
+    if (run_ahead(p)) {
+      p->refused = true;
+      return -1;
+    }
+    data = p->ahead[buf];
+  } else {
+    data = p->arrays[buf]->data;
+  }
+  req[4 + 2 * rank] = pto_dtype_load_i64(dt, data, at);
+  return 0;
 }
 
 /* Translates and compiles the module; registers each kernel's task entry
@@ -275,6 +358,10 @@ static void release_graph(PtoHostProgram *p) {
   for (uint32_t i = p->ntensors; p->bufs && i < p->sizes.len; i++) pto_free(p->bufs[i]);
   pto_free(p->bufs);
   p->bufs = NULL;
+  for (uint32_t i = 0; i < p->ahead_bufs; i++) pto_free(p->ahead[i]);
+  pto_free(p->ahead);
+  p->ahead = NULL;
+  p->ahead_bufs = p->ahead_done = 0;
   for (uint32_t i = 0; i < p->packs.len; i++) pto_free(p->packs.data[i]);
   p->packs.len = 0;
   p->faults.len = 0;
@@ -358,7 +445,7 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
   }
   p->g = pto_graph_create(p->rt);
   p->env = (PtoHostEnv){p,        cb_add_buffer, cb_submit,  cb_alloc,         p->ids,
-                        p->cycles, p->dims,      p->results, p->result_dims};
+                        p->cycles, p->dims,      p->results, p->result_dims, cb_read_scalar};
   p->refused = false;
   double t0 = pto_now_seconds();
   int rc = p->host(&p->env);

@@ -309,3 +309,33 @@ def test_jit_opt_level_setting(in_tmp, level, ok):
     else:
         assert r.returncode != 0
         assert f"PTO_JIT_OPT_LEVEL='{level}': expected 0, 1, 2 or 3" in r.stderr
+
+
+def test_npu_runs_scalar_reads_compiled(in_tmp, monkeypatch):
+    # a sequence length read from an input bounds a loop; a row index read
+    # from a tensor an earlier kernel computes offsets a view: the host
+    # program reads it after that kernel ran
+    monkeypatch.setenv("PTO_BACKEND", "compiled")
+
+    @pypto.frontend.jit
+    def k(x: pypto.Tensor([4, 8, 16], pypto.DT_FP32),
+          lens: pypto.Tensor([1, 4], pypto.DT_INT32),
+          y: pypto.Tensor([4, 16], pypto.DT_FP32)):
+        pypto.set_vec_tile_shapes(1, 16)
+        rows = lens * 2
+        for b in pypto.loop(4):
+            n = lens[0, b]
+            r = rows[0, b]
+            y[b:b + 1, :] = pypto.reshape(x[b:b + 1, r:r + 1, :], [1, 16])
+            for j in pypto.loop(n):
+                y[b:b + 1, :] = y[b:b + 1, :] + pypto.reshape(x[b:b + 1, j:j + 1, :], [1, 16])
+
+    x = rand((4, 8, 16), seed=9)
+    for lens in ([[3, 0, 2, 1]], [[1, 2, 0, 3]]):
+        lens = np.array(lens, np.int32)
+        y = np.zeros((4, 16), np.float32)
+        k(x, lens, y)
+        assert k.backend == "host"
+        want = np.stack([x[b, 2 * lens[0, b]] + x[b, :lens[0, b]].sum(0) for b in range(4)])
+        assert_close(y, want)
+    assert k.num_compiles == 1
