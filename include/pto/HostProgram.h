@@ -47,7 +47,7 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
 PtoResult pto_host_program_run(PtoHostProgram *p, void *const *bufs);
 /* With `on`, each run works on copies of the buffers between guard zones
  * and fails, naming the buffer and the launches that write it, when a
- * kernel changed a byte of a zone (a GM store outside its window). */
+ * kernel changed a byte of a zone (a GM store past its buffer). */
 void pto_host_program_set_gm_check(PtoHostProgram *p, bool on);
 /* Writes the last run's task graph as JSON: the buffers, per task its
  * kernel, label, GM regions, the tasks it waits for (barrier nodes

@@ -521,7 +521,9 @@ static int64_t guard_hit(const uint8_t *data, int64_t size) {
 }
 
 /* The run on copies of the buffers with guard zones on both sides, which
- * a kernel's GM access past its window would change: the copies go back
+ * a kernel's GM store past either end of its buffer changes (a store
+ * inside the buffer but outside the launch's window goes unseen: it is
+ * the windows the runtime orders by): the copies go back
  * to `bufs` after the run, whatever it found. */
 static PtoResult run_guarded(PtoHostProgram *p, void *const *bufs) {
   uint32_t n = p->sizes.len;
@@ -539,8 +541,8 @@ static PtoResult run_guarded(PtoHostProgram *p, void *const *bufs) {
     int64_t at = guard_hit(cp[i], p->sizes.data[i]);
     if (at && r == PTO_SUCCESS) {
       PtoDiag *d = pto_diag_begin(p->ctx, PTO_DIAG_ERROR, loc_of(p));
-      pto_diag_printf(d, "the GM check (runtime_debug_mode 4) found byte %lld of buffer '%s' "
-                      "(%lld bytes) written: a kernel stored outside its launch's window",
+      pto_diag_printf(d, "the GM check found byte %lld of buffer '%s' (%lld bytes) written: "
+                      "a kernel stored outside its buffer",
                       (long long)at, p->buf_names.data[i] ? p->buf_names.data[i] : "?",
                       (long long)p->sizes.data[i]);
       for (uint32_t t = 0; t < p->tasks.len; t++) {
