@@ -60,10 +60,15 @@ static double dispatch_share(PtoGraph *g, double wall_us, uint32_t threads) {
 /* One compiled run: the program and the times of its runs. */
 typedef struct Backend {
   PtoHostProgram *p;
+  /* The tool's, so that --stats can say where the kernels came from. */
+  PtoJit *jit;
   double t_run, t_last; /* t_run: mean per run */
 } Backend;
 
-static void backend_release(Backend *B) { pto_host_program_destroy(B->p); }
+static void backend_release(Backend *B) {
+  pto_host_program_destroy(B->p);
+  if (B->jit) pto_jit_destroy(B->jit);
+}
 
 /* Frees a buffer set of a replay (all of it ours), not the first run's. */
 static void free_set(void **set, void *const *first, uint32_t n) {
@@ -83,7 +88,13 @@ static int backend_run(Backend *B, const RunOptions *o, PtoContext *ctx,
   PtoPlatformError perr;
   if (!pto_platform_load(&plat, o->platform ? o->platform : PTO_PLATFORM_DEFAULT, &perr))
     return run_error(o, "cannot load the platform");
-  PtoHostProgramOptions hopts = {&plat, (PtoRtBackend)o->backend, NULL};
+  PtoError jerr;
+  B->jit = pto_jit_create(NULL, &jerr);
+  if (!B->jit) {
+    pto_emit_error(ctx, pto_op_loc(func), "cannot JIT on this host: %s", jerr.msg);
+    return 1;
+  }
+  PtoHostProgramOptions hopts = {&plat, (PtoRtBackend)o->backend, B->jit};
   B->p = pto_host_program_create(ctx, module, func, &hopts);
   if (B->p) pto_host_program_set_gm_check(B->p, o->gm_check);
   if (!B->p || pto_host_program_build(B->p, args, nargs)) return 1;
@@ -169,9 +180,11 @@ static int backend_finish(Backend *B, const RunOptions *o) {
     unsigned nk = pto_host_program_num_kernels(p);
     double tc = pto_host_program_compile_seconds(p);
     PtoRuntime *rt = pto_host_program_runtime(p);
-    fprintf(stderr, "%s: JIT compile %.1f ms for %u kernels (%.1f ms per kernel); "
+    PtoJitStats js = pto_jit_get_stats(B->jit);
+    fprintf(stderr, "%s: JIT compile %.1f ms for %u kernel%s (%.1f ms per kernel%s); "
             "graph of %llu tasks built in %.3f ms, run in %.3f ms%s",
-            o->tool, tc * 1e3, nk, nk ? tc * 1e3 / nk : 0.0,
+            o->tool, tc * 1e3, nk, nk == 1 ? "" : "s", nk ? tc * 1e3 / nk : 0.0,
+            js.disk_hits ? ", loaded from the disk cache" : "",
             (unsigned long long)gs.tasks, pto_host_program_build_seconds(p) * 1e3,
             B->t_run * 1e3, o->repeat > 1 ? " per run" : "");
     if (o->backend & PTO_RT_HOST)

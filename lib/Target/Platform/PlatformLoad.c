@@ -92,7 +92,15 @@ static xmlDocPtr parse_xml(Loader *L, const char *xml, size_t len) {
   c->sax->serror = on_parser_error;
   xmlCtxtUseOptions(c, XML_PARSE_NONET | XML_PARSE_NOWARNING |
                            XML_PARSE_NOCDATA | XML_PARSE_NOBLANKS);
+  /* libxml2 raises its encoding and I/O errors without the parser
+   * context, through its per-thread handler, whose default prints to
+   * stderr: for the length of the parse that handler is ours, so that
+   * they become this file's error and the library prints nothing. */
+  xmlStructuredErrorFunc saved = xmlStructuredError;
+  void *saved_data = xmlStructuredErrorContext;
+  xmlSetStructuredErrorFunc(L, on_xml_error);
   xmlParseDocument(c);
+  xmlSetStructuredErrorFunc(saved_data, saved);
   xmlDocPtr doc = c->myDoc;
   bool ok = c->wellFormed && !L->failed;
   xmlFreeParserCtxt(c);
