@@ -70,6 +70,10 @@ uint64_t pto_embed_backend_num_tasks(const PtoEmbedBackend *b);
 PtoResult pto_embed_backend_write_timeline(PtoEmbedBackend *b, const char *trace,
                                            const char *svg, const char *report,
                                            const char *report_json);
+/* pto_host_program_set_gm_check and _write_dependencies of the kernel's
+ * compiled program (pto/HostProgram.h). */
+void pto_embed_backend_set_gm_check(PtoEmbedBackend *b, bool on);
+PtoResult pto_embed_backend_write_dependencies(PtoEmbedBackend *b, const char *path);
 
 #ifdef __cplusplus
 }

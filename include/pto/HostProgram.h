@@ -45,6 +45,15 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
 /* Runs the graph on `bufs` (one base per buffer; NULL: the program's own,
  * the arguments' copies then zeroed workspaces). */
 PtoResult pto_host_program_run(PtoHostProgram *p, void *const *bufs);
+/* With `on`, each run works on copies of the buffers between guard zones
+ * and fails, naming the buffer and the launches that write it, when a
+ * kernel changed a byte of a zone (a GM store past its buffer). */
+void pto_host_program_set_gm_check(PtoHostProgram *p, bool on);
+/* Writes the last run's task graph as JSON: the buffers, per task its
+ * kernel, label, GM regions, the tasks it waits for (barrier nodes
+ * resolved) and its times, and whether any task started before one it
+ * waits for had ended (docs/python.md, "Dependency dump and GM check"). */
+PtoResult pto_host_program_write_dependencies(PtoHostProgram *p, const char *path);
 /* Result i of the entry after a run on `bufs` (NULL: the program's own):
  * a new tensor of the result's type, its dynamic dims as the host program
  * computed them. */

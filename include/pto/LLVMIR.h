@@ -96,7 +96,17 @@ typedef struct PtoHostEnv {
    * buffer -1 and its bits (as a launch operand's) in its first dim */
   int32_t *results;
   int64_t *result_dims;
+  /* tile.load_scalar: `req` holds the buffer, the tensor's PtoDType, the
+   * op's site (pto_llvmir_load_scalar_op), the rank, the indices, the
+   * dims, and a slot where the element goes (sign-extended). Returns 0,
+   * or -1 after a diagnostic (an index out of range, a failed task). */
+  int64_t (*read_scalar)(struct PtoHostEnv *env, int64_t *req);
 } PtoHostEnv;
+
+/* The tile.load_scalar ops of a host function, numbered in walk order:
+ * the site of `op`, and the op of a site (NULL past the last). */
+unsigned pto_llvmir_load_scalar_site(PtoOp *func, PtoOp *op);
+PtoOp *pto_llvmir_load_scalar_op(PtoOp *func, unsigned site);
 
 typedef struct PtoTranslateOptions {
   /* f32 lanes of the reductions and the matmul: 8 or 16 (0: 8); results

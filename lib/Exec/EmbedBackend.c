@@ -157,3 +157,10 @@ PtoResult pto_embed_backend_write_timeline(PtoEmbedBackend *b, const char *trace
                                            const char *report_json) {
   return pto_host_program_write_timeline(b->prog, trace, svg, report, report_json);
 }
+
+void pto_embed_backend_set_gm_check(PtoEmbedBackend *b, bool on) {
+  pto_host_program_set_gm_check(b->prog, on);
+}
+PtoResult pto_embed_backend_write_dependencies(PtoEmbedBackend *b, const char *path) {
+  return pto_host_program_write_dependencies(b->prog, path);
+}

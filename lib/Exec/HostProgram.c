@@ -25,6 +25,19 @@ typedef struct TaskFault {
   unsigned kernel;
 } TaskFault;
 
+/* A task as its launch submitted it, for the dependency dump: the
+ * runtime keeps its edges, not the windows they came from. */
+typedef struct TaskRec {
+  uint64_t id; /* the graph's, which numbers barrier nodes too */
+  int32_t kernel;
+  uint32_t region0, nregions;
+  const char *label; /* a constant of the compiled host program */
+  PtoRtTaskDesc desc; /* for a run ahead of the build (its regions: region0) */
+} TaskRec;
+
+/* Bytes of the guard zones around every buffer in a checked run. */
+enum { GUARD_BYTES = 64, GUARD_FILL = 0xa5 };
+
 struct PtoHostProgram {
   PtoHostEnv env; /* first: the host program's callbacks get it */
   PtoContext *ctx;
@@ -52,6 +65,16 @@ struct PtoHostProgram {
   PtoOp **kops;
   int64_t *fault_slot;
   PTO_VEC(TaskFault) faults;
+  PTO_VEC(TaskRec) tasks;
+  PTO_VEC(PtoRtRegion) regions;
+  PTO_VEC(const char *) buf_names; /* constants of the host program */
+  /* The state of the buffers after the first `ahead_done` tasks, run
+   * while the graph is built so that tile.load_scalar reads what the
+   * tasks before it wrote; NULL until a read needs it. */
+  void **ahead;
+  uint32_t ahead_bufs, ahead_done;
+  bool guard;       /* runs check the guard zones around every buffer */
+  bool guard_ran;   /* the last run was checked and found clean */
   double t_compile, t_build;
 };
 
@@ -88,6 +111,7 @@ static int32_t cb_add_buffer(PtoHostEnv *env, int64_t bytes, const char *name) {
   if (i >= 0) {
     pto_vec_push(&p->sizes, bytes);
     pto_vec_push(&p->written, 0);
+    pto_vec_push(&p->buf_names, name);
   }
   return i;
 }
@@ -106,9 +130,13 @@ static int64_t cb_submit(PtoHostEnv *env, const void *task) {
     p->refused = true;
     return id;
   }
-  for (uint32_t i = 0; i < d->num_regions; i++)
+  TaskRec rec = {(uint64_t)id, d->kernel, p->regions.len, d->num_regions, d->label, *d};
+  pto_vec_push(&p->tasks, rec);
+  for (uint32_t i = 0; i < d->num_regions; i++) {
+    pto_vec_push(&p->regions, d->regions[i]);
     if (d->regions[i].access != PTO_RT_READ && d->regions[i].buffer < p->written.len)
       p->written.data[d->regions[i].buffer] = 1;
+  }
   for (unsigned k = 0; k < p->nkernels; k++)
     if (p->ids[k] == d->kernel && p->fault_slot[k] >= 0) {
       TaskFault f = {(int64_t *)d->user + p->fault_slot[k], k};
@@ -122,6 +150,83 @@ static int64_t *cb_alloc(PtoHostEnv *env, uint32_t n) {
   int64_t *a = pto_calloc(n, sizeof *a);
   pto_vec_push(&p->packs, a);
   return a;
+}
+
+static bool report_fault(PtoHostProgram *p);
+
+/* Runs the tasks submitted since the last run ahead on the buffers' state
+ * after it (the arguments' copies and zeroed workspaces at first), in a
+ * graph of their own: the graph being built runs later, from the start. */
+static PtoResult run_ahead(PtoHostProgram *p) {
+  uint32_t n = p->sizes.len;
+  if (n > p->ahead_bufs) {
+    p->ahead = pto_realloc(p->ahead, n * sizeof *p->ahead);
+    for (uint32_t i = p->ahead_bufs; i < n; i++) {
+      p->ahead[i] = pto_calloc((size_t)p->sizes.data[i] + 1, 1);
+      if (i < p->ntensors) memcpy(p->ahead[i], p->arrays[i]->data, p->arrays[i]->nbytes);
+    }
+    p->ahead_bufs = n;
+  }
+  if (p->ahead_done == p->tasks.len) return PTO_SUCCESS;
+  PtoGraph *g = pto_graph_create(p->rt);
+  bool ok = g != NULL;
+  for (uint32_t i = 0; ok && i < n; i++)
+    ok = pto_graph_add_buffer(g, p->sizes.data[i], p->buf_names.data[i]) == (int32_t)i;
+  for (uint32_t t = p->ahead_done; ok && t < p->tasks.len; t++) {
+    PtoRtTaskDesc d = p->tasks.data[t].desc;
+    d.regions = p->regions.data + p->tasks.data[t].region0;
+    ok = pto_graph_submit(g, &d) >= 0;
+  }
+  ok = ok && pto_graph_run(g, p->ahead, n) == PTO_RT_OK;
+  if (g) pto_graph_destroy(g);
+  if (!ok && !report_fault(p))
+    pto_emit_error(p->ctx, loc_of(p), "running the tasks a load_scalar waits for failed: %s",
+                   pto_runtime_error(p->rt));
+  p->ahead_done = p->tasks.len;
+  return ok ? PTO_SUCCESS : PTO_FAILURE;
+}
+
+/* PtoHostEnv.read_scalar: an element of a GM tensor for the host program's
+ * control flow. A tensor some task of the graph writes is read after the
+ * tasks submitted so far have run (ahead of the graph); an argument no
+ * task writes, from its copy. */
+static int64_t cb_read_scalar(PtoHostEnv *env, int64_t *req) {
+  PtoHostProgram *p = (PtoHostProgram *)env;
+  int64_t buf = req[0], rank = req[3];
+  PtoDType dt = (PtoDType)req[1];
+  PtoOp *op = pto_llvmir_load_scalar_op(p->func, (unsigned)req[2]);
+  PtoLoc *loc = op ? pto_op_loc(op) : loc_of(p);
+  const int64_t *idx = req + 4, *dims = req + 4 + rank;
+  int64_t at = 0;
+  for (int64_t d = 0; d < rank; d++) {
+    if (idx[d] < 0 || idx[d] >= dims[d]) {
+      pto_emit_error(p->ctx, loc, "'tile.load_scalar' op index %lld is out of range for dim "
+                     "%lld of size %lld at run time", (long long)idx[d], (long long)d,
+                     (long long)dims[d]);
+      p->refused = true;
+      return -1;
+    }
+    at = at * dims[d] + idx[d];
+  }
+  size_t esize = pto_dtype_size(dt);
+  if (buf < 0 || (uint64_t)buf >= p->sizes.len ||
+      (at + 1) * (int64_t)esize > p->sizes.data[buf]) {
+    pto_emit_error(p->ctx, loc, "'tile.load_scalar' op reads past its buffer");
+    p->refused = true;
+    return -1;
+  }
+  const void *data;
+  if (p->written.data[buf] || (uint64_t)buf >= p->ntensors) {
+    if (run_ahead(p)) {
+      p->refused = true;
+      return -1;
+    }
+    data = p->ahead[buf];
+  } else {
+    data = p->arrays[buf]->data;
+  }
+  req[4 + 2 * rank] = pto_dtype_load_i64(dt, data, at);
+  return 0;
 }
 
 /* Translates and compiles the module; registers each kernel's task entry
@@ -253,9 +358,17 @@ static void release_graph(PtoHostProgram *p) {
   for (uint32_t i = p->ntensors; p->bufs && i < p->sizes.len; i++) pto_free(p->bufs[i]);
   pto_free(p->bufs);
   p->bufs = NULL;
+  for (uint32_t i = 0; i < p->ahead_bufs; i++) pto_free(p->ahead[i]);
+  pto_free(p->ahead);
+  p->ahead = NULL;
+  p->ahead_bufs = p->ahead_done = 0;
   for (uint32_t i = 0; i < p->packs.len; i++) pto_free(p->packs.data[i]);
   p->packs.len = 0;
   p->faults.len = 0;
+  p->tasks.len = 0;
+  p->regions.len = 0;
+  p->buf_names.len = 0;
+  p->guard_ran = false;
   p->sizes.len = 0;
   p->written.len = 0;
   if (p->g) pto_graph_destroy(p->g);
@@ -277,6 +390,9 @@ void pto_host_program_destroy(PtoHostProgram *p) {
   release_graph(p);
   pto_vec_free(&p->packs);
   pto_vec_free(&p->faults);
+  pto_vec_free(&p->tasks);
+  pto_vec_free(&p->regions);
+  pto_vec_free(&p->buf_names);
   pto_free(p->kops);
   pto_free(p->fault_slot);
   pto_vec_free(&p->sizes);
@@ -329,7 +445,7 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
   }
   p->g = pto_graph_create(p->rt);
   p->env = (PtoHostEnv){p,        cb_add_buffer, cb_submit,  cb_alloc,         p->ids,
-                        p->cycles, p->dims,      p->results, p->result_dims};
+                        p->cycles, p->dims,      p->results, p->result_dims, cb_read_scalar};
   p->refused = false;
   double t0 = pto_now_seconds();
   int rc = p->host(&p->env);
@@ -388,12 +504,179 @@ static bool report_fault(PtoHostProgram *p) {
   return true;
 }
 
-PtoResult pto_host_program_run(PtoHostProgram *p, void *const *bufs) {
-  if (!p->g) return pto_emit_error(p->ctx, loc_of(p), "no task graph was built");
-  if (pto_graph_run(p->g, bufs ? bufs : p->bufs, p->sizes.len) == PTO_RT_OK)
-    return PTO_SUCCESS;
+static PtoResult run_graph(PtoHostProgram *p, void *const *bufs) {
+  if (pto_graph_run(p->g, bufs, p->sizes.len) == PTO_RT_OK) return PTO_SUCCESS;
   if (report_fault(p)) return PTO_FAILURE;
   return pto_emit_error(p->ctx, loc_of(p), "the run failed: %s", pto_runtime_error(p->rt));
+}
+
+/* The first byte of a guard zone a run changed: its distance before the
+ * buffer (negative) or from its start (>= size); 0 when both are intact. */
+static int64_t guard_hit(const uint8_t *data, int64_t size) {
+  for (int64_t i = 0; i < GUARD_BYTES; i++)
+    if (data[i - GUARD_BYTES] != GUARD_FILL) return i - GUARD_BYTES;
+  for (int64_t i = 0; i < GUARD_BYTES; i++)
+    if (data[size + i] != GUARD_FILL) return size + i;
+  return 0;
+}
+
+/* The run on copies of the buffers with guard zones on both sides, which
+ * a kernel's GM store past either end of its buffer changes (a store
+ * inside the buffer but outside the launch's window goes unseen: it is
+ * the windows the runtime orders by): the copies go back
+ * to `bufs` after the run, whatever it found. */
+static PtoResult run_guarded(PtoHostProgram *p, void *const *bufs) {
+  uint32_t n = p->sizes.len;
+  uint8_t **raw = pto_calloc(n + 1, sizeof *raw);
+  void **cp = pto_calloc(n + 1, sizeof *cp);
+  for (uint32_t i = 0; i < n; i++) {
+    size_t size = (size_t)p->sizes.data[i];
+    raw[i] = pto_malloc(size + 2 * GUARD_BYTES);
+    memset(raw[i], GUARD_FILL, size + 2 * GUARD_BYTES);
+    cp[i] = raw[i] + GUARD_BYTES;
+    memcpy(cp[i], bufs[i], size);
+  }
+  PtoResult r = run_graph(p, cp);
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t at = guard_hit(cp[i], p->sizes.data[i]);
+    if (at && r == PTO_SUCCESS) {
+      PtoDiag *d = pto_diag_begin(p->ctx, PTO_DIAG_ERROR, loc_of(p));
+      pto_diag_printf(d, "the GM check found byte %lld of buffer '%s' (%lld bytes) written: "
+                      "a kernel stored outside its buffer",
+                      (long long)at, p->buf_names.data[i] ? p->buf_names.data[i] : "?",
+                      (long long)p->sizes.data[i]);
+      for (uint32_t t = 0; t < p->tasks.len; t++) {
+        const TaskRec *tr = &p->tasks.data[t];
+        for (uint32_t k = 0; k < tr->nregions; k++) {
+          const PtoRtRegion *rg = &p->regions.data[tr->region0 + k];
+          if (rg->buffer == i && rg->access != PTO_RT_READ) {
+            pto_diag_note(d, launch_loc(p, tr->label ? tr->label : ""),
+                          "task %u (launch '%s') writes that buffer", t,
+                          tr->label ? tr->label : "?");
+            break;
+          }
+        }
+      }
+      pto_diag_emit(d);
+      r = PTO_FAILURE;
+    }
+    memcpy(bufs[i], cp[i], (size_t)p->sizes.data[i]);
+    pto_free(raw[i]);
+  }
+  pto_free(raw);
+  pto_free(cp);
+  p->guard_ran = r == PTO_SUCCESS;
+  return r;
+}
+
+PtoResult pto_host_program_run(PtoHostProgram *p, void *const *bufs) {
+  if (!p->g) return pto_emit_error(p->ctx, loc_of(p), "no task graph was built");
+  if (!bufs) bufs = p->bufs;
+  return p->guard ? run_guarded(p, bufs) : run_graph(p, bufs);
+}
+
+void pto_host_program_set_gm_check(PtoHostProgram *p, bool on) { p->guard = on; }
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static const char *kernel_name(PtoHostProgram *p, int32_t id) {
+  for (unsigned k = 0; k < p->nkernels; k++)
+    if (p->ids[k] == id) return pto_ident_str(pto_op_symbol_name(p->kops[k]));
+  return "?";
+}
+
+/* The tasks (not barrier nodes) a task waits for: its direct
+ * predecessors, with each barrier node replaced by the tasks it stands
+ * for. */
+typedef PTO_VEC(uint64_t) IdVec;
+
+static void task_preds(PtoHostProgram *p, uint64_t id, IdVec *out, IdVec *stack) {
+  out->len = 0;
+  stack->len = 0;
+  pto_vec_push(stack, id);
+  while (stack->len) {
+    uint64_t t = pto_vec_pop(stack);
+    uint32_t n = pto_graph_get_preds(p->g, t, NULL, 0);
+    pto_vec_reserve(stack, stack->len + n);
+    uint64_t *at = stack->data + stack->len;
+    pto_graph_get_preds(p->g, t, at, n);
+    for (uint32_t i = 0; i < n; i++) {
+      uint64_t q = at[i];
+      if (pto_graph_is_barrier(p->g, q)) pto_vec_push(stack, q);
+      else pto_vec_push(out, q);
+    }
+  }
+}
+
+PtoResult pto_host_program_write_dependencies(PtoHostProgram *p, const char *path) {
+  const PtoRtTimeline *tl = p->g ? pto_graph_get_timeline(p->g, PTO_RT_HOST) : NULL;
+  if (!tl) tl = pto_host_program_timeline(p);
+  if (!tl) return pto_emit_error(p->ctx, loc_of(p), "the runtime recorded no run to dump");
+  FILE *f = fopen(path, "w");
+  if (!f) return pto_emit_error(p->ctx, loc_of(p), "could not write the dependency dump '%s'", path);
+  static const char *const access[] = {"", "read", "write", "read_write"};
+  PtoRtGraphStats st;
+  pto_graph_get_stats(p->g, &st);
+  fprintf(f, "{\n  \"timeline\": \"%s\",\n  \"gm_check\": %s,\n  \"buffers\": [",
+          tl == pto_graph_get_timeline(p->g, PTO_RT_HOST) ? "host" : "sim",
+          p->guard_ran ? "\"clean\"" : "null");
+  for (uint32_t i = 0; i < p->sizes.len; i++) {
+    fprintf(f, "%s\n    {\"index\": %u, \"name\": ", i ? "," : "", i);
+    json_str(f, p->buf_names.data[i]);
+    fprintf(f, ", \"bytes\": %lld}", (long long)p->sizes.data[i]);
+  }
+  fprintf(f, "\n  ],\n  \"barriers\": %llu,\n  \"edges\": %llu,\n  \"tasks\": [",
+          (unsigned long long)st.barriers, (unsigned long long)st.edges);
+  IdVec preds = {0}, stack = {0};
+  uint64_t violations = 0;
+  /* graph id -> position in submission order */
+  uint64_t nids = p->tasks.len ? p->tasks.data[p->tasks.len - 1].id + 1 : 1;
+  uint32_t *pos = pto_calloc(nids, sizeof *pos);
+  for (uint32_t t = 0; t < p->tasks.len; t++) pos[p->tasks.data[t].id] = t;
+  for (uint32_t t = 0; t < p->tasks.len; t++) {
+    const TaskRec *tr = &p->tasks.data[t];
+    PtoRtTaskTimes me;
+    bool ran = pto_timeline_get_task(tl, tr->id, &me);
+    fprintf(f, "%s\n    {\"id\": %u, \"kernel\": ", t ? "," : "", t);
+    json_str(f, kernel_name(p, tr->kernel));
+    fputs(", \"label\": ", f);
+    json_str(f, tr->label);
+    fputs(", \"regions\": [", f);
+    for (uint32_t k = 0; k < tr->nregions; k++) {
+      const PtoRtRegion *rg = &p->regions.data[tr->region0 + k];
+      fprintf(f, "%s{\"buffer\": %u, \"offset\": %lld, \"bytes\": %lld, \"access\": \"%s\"}",
+              k ? ", " : "", rg->buffer, (long long)rg->offset, (long long)rg->size,
+              access[rg->access & 3]);
+    }
+    fputs("], \"waits_for\": [", f);
+    task_preds(p, tr->id, &preds, &stack);
+    uint64_t late = 0;
+    for (uint32_t k = 0; k < preds.len; k++) {
+      PtoRtTaskTimes pt;
+      fprintf(f, "%s%u", k ? ", " : "", preds.data[k] < nids ? pos[preds.data[k]] : 0);
+      if (ran && pto_timeline_get_task(tl, preds.data[k], &pt) && pt.end > me.start) late++;
+    }
+    fputc(']', f);
+    if (ran) fprintf(f, ", \"start_us\": %.3f, \"end_us\": %.3f", me.start, me.end);
+    fprintf(f, ", \"started_before_a_predecessor_ended\": %s}", late ? "true" : "false");
+    violations += late != 0;
+  }
+  fprintf(f, "\n  ],\n  \"order_violations\": %llu\n}\n", (unsigned long long)violations);
+  pto_vec_free(&preds);
+  pto_vec_free(&stack);
+  pto_free(pos);
+  if (fclose(f) != 0)
+    return pto_emit_error(p->ctx, loc_of(p), "could not write the dependency dump '%s'", path);
+  return PTO_SUCCESS;
 }
 
 PtoResult pto_host_program_result(PtoHostProgram *p, unsigned i, void *const *bufs,

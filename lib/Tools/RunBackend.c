@@ -38,6 +38,7 @@ static int write_outputs(const RunOptions *o, PtoHostProgram *p) {
     return run_error(o, "could not write the swimlane '%s'", o->svg);
   if (o->report && pto_timeline_write_report(tl, stdout, !strcmp(o->report, "json")) != PTO_RT_OK)
     return run_error(o, "could not write the health report");
+  if (o->deps && pto_host_program_write_dependencies(p, o->deps)) return 1;
   return 0;
 }
 
@@ -95,6 +96,7 @@ static int backend_run(Backend *B, const RunOptions *o, PtoContext *ctx,
   }
   PtoHostProgramOptions hopts = {&plat, (PtoRtBackend)o->backend, B->jit};
   B->p = pto_host_program_create(ctx, module, func, &hopts);
+  if (B->p) pto_host_program_set_gm_check(B->p, o->gm_check);
   if (!B->p || pto_host_program_build(B->p, args, nargs)) return 1;
   PtoHostProgram *p = B->p;
   /* --repeat: later runs replay the graph with new buffers (fresh copies

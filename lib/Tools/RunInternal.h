@@ -54,6 +54,8 @@ typedef struct RunOptions {
   int backend;
   const char *trace, *svg, *report;
   int64_t repeat; /* --repeat: runs of the built graph (0: one) */
+  const char *deps; /* --deps: the dependency dump */
+  bool gm_check;    /* --gm-check */
 } RunOptions;
 
 /* Prints "<tool>: error: <message>" to stderr; returns 1. */

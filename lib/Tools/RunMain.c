@@ -36,6 +36,7 @@ enum RunArg {
   RUN_PERTURB, RUN_MAX_CALL_DEPTH, RUN_MAX_TENSOR_BYTES, RUN_MAX_INPUT_BYTES,
   RUN_STATS, RUN_SHUFFLE_LAUNCHES, RUN_PLATFORM, RUN_BACKEND, RUN_TRACE,
   RUN_SVG, RUN_REPORT, RUN_REPEAT, RUN_PRINT_IR_AFTER_FAILURE,
+  RUN_DEPS, RUN_GM_CHECK,
 };
 
 static const PtoToolArg run_args[] = {
@@ -121,6 +122,17 @@ static const PtoToolArg run_args[] = {
      "Like --trace: print the health report of the\n"
      "run after the result lines",
      RUN_REPORT},
+    {PTO_TOOL_ARG_VALUE, "--deps", NULL, "--deps <file.json>",
+     "With --backend host|both: write the task graph\n"
+     "the host ran as JSON: per task its kernel,\n"
+     "label, GM regions, the tasks it waits for and\n"
+     "its times, and the tasks that started early",
+     RUN_DEPS},
+    {PTO_TOOL_ARG_FLAG, "--gm-check", NULL, NULL,
+     "With --backend host|both: run on copies of the\n"
+     "GM buffers between guard zones; a kernel that\n"
+     "stores past its buffer is an error naming it",
+     RUN_GM_CHECK},
     {PTO_TOOL_ARG_VALUE, "--repeat", NULL, "--repeat <n>",
      "With --backend host|sim|both: run the graph\n"
      "built once n times, each time with new buffers\n"
@@ -356,6 +368,7 @@ static int run_option(void *user, int id, const char *a, const char *v) {
     break;
   case RUN_TRACE: o->trace = v; break;
   case RUN_SVG: o->svg = v; break;
+  case RUN_DEPS: o->deps = v; break;
   case RUN_REPORT:
     if (strcmp(v, "text") && strcmp(v, "json"))
       return pto_tool_usage_error(tool, "invalid --report '%s': expected text "
@@ -376,6 +389,7 @@ static int run_option(void *user, int id, const char *a, const char *v) {
     break;
   case RUN_CHECK_LEVELS: o->check_levels = true; break;
   case RUN_STATS: o->stats = true; break;
+  case RUN_GM_CHECK: o->gm_check = true; break;
   case RUN_QUIET: o->quiet = true; break;
   case RUN_PRINT_IR_AFTER_FAILURE: o->print_ir_after_failure = true; break;
   }
@@ -411,6 +425,9 @@ static int parse_args(RunOptions *o, int argc, char **argv, bool *exit_now) {
   if ((o->trace || o->svg || o->report || o->repeat) && !o->backend)
     return pto_tool_usage_error(tool, "%s", "--trace, --svg, --report and "
                                 "--repeat need --backend host, sim or both");
+  if ((o->deps || o->gm_check) && !(o->backend & PTO_RT_HOST))
+    return pto_tool_usage_error(tool, "%s", "--deps and --gm-check need --backend host "
+                                "or both");
   if (o->check_levels && o->backend == PTO_RT_SIM)
     return pto_tool_usage_error(tool, "%s", "--check-levels compares numbers, "
                                 "which the simulator does not compute: use "

@@ -103,6 +103,8 @@ class _Compiled:
         self.mode = "interp"          # what runs it: "interp", "host" or "sim"
         self.fallback = None          # why the compiled path could not take it
         self.swimlanes = False        # runtime_debug_mode asks for the swimlane files
+        self.debug_level = 0          # runtime_debug_mode: 3 adds the dependency dump,
+                                      # 4 also the GM check of every run
 
     def close(self):
         session = self.session
@@ -507,7 +509,8 @@ class JitKernel:
         choice = backend_choice()
         dbg = opts.get("debug_options", {})
         run_mode = opts.get("runtime_options", {}).get("run_mode", 0)
-        ck.swimlanes = bool(dbg.get("runtime_debug_mode"))
+        ck.debug_level = int(dbg.get("runtime_debug_mode") or 0)
+        ck.swimlanes = ck.debug_level > 0
         if choice == "interp":
             if ck.swimlanes:
                 warnings.warn(f"pypto: {self.__name__}: runtime_debug_mode writes no swimlane "
@@ -531,6 +534,7 @@ class JitKernel:
                 handle = lib.pto_embed_kernel_use_backend(ck.kernel, eng, module, bo)
             if handle:
                 ck.backend = handle
+                lib.pto_embed_backend_set_gm_check(handle, ck.debug_level >= 4)
                 ck.mode = "sim" if kind == _lib.BACKEND_SIM else "host"
                 return
             why = session.take_diagnostics().strip()
@@ -544,13 +548,17 @@ class JitKernel:
 
     def _write_swimlanes(self, ck):
         """The trace, SVG swimlane and health report of the run that just
-        ended, in a new folder under ./output (PyPTO's layout)."""
+        ended, in a new folder under ./output (PyPTO's layout); from
+        runtime_debug_mode 3 on, the dependency dump too."""
         folder = new_output_dir()
         base = os.path.join(folder, self.fn.__name__)
         paths = (base + "_swimlane.json", base + "_swimlane.svg",
                  base + "_health_report.txt", base + "_health_report.json")
-        if ck.session.lib.pto_embed_backend_write_timeline(ck.backend,
-                                                           *(p.encode() for p in paths)):
+        lib = ck.session.lib
+        if lib.pto_embed_backend_write_timeline(ck.backend, *(p.encode() for p in paths)):
+            raise RuntimeError(ck.session.take_diagnostics())
+        if ck.debug_level >= 3 and lib.pto_embed_backend_write_dependencies(
+                ck.backend, (base + "_dependencies.json").encode()):
             raise RuntimeError(ck.session.take_diagnostics())
         self.output_dir = folder
 

@@ -133,6 +133,8 @@ _PROTOTYPES = {
     "pto_embed_backend_num_tasks": (c_uint64, [c_void_p]),
     "pto_embed_backend_write_timeline": (c_int, [c_void_p, c_char_p, c_char_p, c_char_p,
                                                  c_char_p]),
+    "pto_embed_backend_set_gm_check": (None, [c_void_p, ctypes.c_bool]),
+    "pto_embed_backend_write_dependencies": (c_int, [c_void_p, c_char_p]),
 }
 
 # PtoEmbedBackendKind

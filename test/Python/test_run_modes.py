@@ -28,9 +28,9 @@ def _scaled_exp(mode, debug=None):
     return scaled_exp
 
 
-def _ffn():
-    @pypto.frontend.jit(runtime_options={"run_mode": pypto.RunMode.SIM},
-                        debug_options={"runtime_debug_mode": 1})
+def _ffn(run_mode=pypto.RunMode.SIM, level=1):
+    @pypto.frontend.jit(runtime_options={"run_mode": run_mode},
+                        debug_options={"runtime_debug_mode": level})
     def ffn(x: pypto.Tensor([64, 64], pypto.DT_FP32), w: pypto.Tensor([64, 32], pypto.DT_FP32),
             y: pypto.Tensor([64, 32], pypto.DT_FP32)):
         pypto.set_vec_tile_shapes(32, 32)
@@ -148,6 +148,63 @@ def test_runtime_debug_mode_2_simulates(in_tmp):
         assert os.path.isfile(os.path.join(k.output_dir, "scaled_exp_swimlane.svg"))
 
 
+def _run_ffn(level):
+    k = _ffn(pypto.RunMode.NPU, level)
+    x, w = rand((64, 64), seed=5), rand((64, 32), seed=6)
+    y = np.zeros((64, 32), np.float32)
+    k(x, w, y)
+    assert k.backend == "host"
+    assert_close(y, np.maximum(x, 0) @ w, rtol=1e-4, atol=1e-4)
+    return k
+
+
+def test_runtime_debug_mode_3_dumps_the_dependencies(in_tmp):
+    k = _run_ffn(3)
+    with open(os.path.join(k.output_dir, "ffn_dependencies.json")) as f:
+        dump = json.load(f)
+    assert os.path.isfile(os.path.join(k.output_dir, "ffn_swimlane.json"))
+    assert dump["timeline"] == "host" and dump["gm_check"] is None
+    assert dump["order_violations"] == 0
+    tasks = dump["tasks"]
+    assert [t["id"] for t in tasks] == list(range(len(tasks)))
+    nbuf = len(dump["buffers"])
+    assert [b["bytes"] for b in dump["buffers"][:3]] == [64 * 64 * 4, 64 * 32 * 4, 64 * 32 * 4]
+    relu = [t for t in tasks if t["label"] == "relu"]
+    mm = [t for t in tasks if t["label"] == "matmul"]
+    assert relu and mm and len(relu) + len(mm) == len(tasks)
+    # relu reads x (buffer 0) and waits for nothing; every matmul waits
+    # for the relu tasks that wrote the rows of h it reads, and started
+    # after they ended
+    for t in relu:
+        assert t["waits_for"] == []
+        assert any(r["buffer"] == 0 and r["access"] == "read" for r in t["regions"])
+    by_id = {t["id"]: t for t in tasks}
+    for t in mm:
+        assert t["waits_for"] and all(by_id[p]["label"] == "relu" for p in t["waits_for"])
+        assert all(by_id[p]["end_us"] <= t["start_us"] for p in t["waits_for"])
+        assert not t["started_before_a_predecessor_ended"]
+        written = {(r["buffer"], r["offset"]) for p in t["waits_for"]
+                   for r in by_id[p]["regions"] if r["access"] != "read"}
+        assert any((r["buffer"], r["offset"]) in written for r in t["regions"]
+                   if r["access"] == "read")
+        assert all(0 <= r["buffer"] < nbuf for r in t["regions"])
+    # level 1 writes no dump
+    k1 = _run_ffn(1)
+    assert not os.path.exists(os.path.join(k1.output_dir, "ffn_dependencies.json"))
+
+
+def test_runtime_debug_mode_4_checks_gm(in_tmp):
+    k = _run_ffn(4)
+    with open(os.path.join(k.output_dir, "ffn_dependencies.json")) as f:
+        dump = json.load(f)
+    assert dump["gm_check"] == "clean" and dump["order_violations"] == 0
+    # the checked run works on guarded copies: the outputs come back
+    x, w = rand((64, 64), seed=7), rand((64, 32), seed=8)
+    y = np.full((64, 32), 3.0, np.float32)
+    k(x, w, y)
+    assert_close(y, np.maximum(x, 0) @ w, rtol=1e-4, atol=1e-4)
+
+
 def test_set_debug_options_asks_for_swimlanes(in_tmp, clean_options):
     pypto.set_debug_options(runtime_debug_mode=1)
     k = _scaled_exp(pypto.RunMode.SIM)
@@ -253,3 +310,33 @@ def test_jit_opt_level_setting(in_tmp, level, ok):
     else:
         assert r.returncode != 0
         assert f"PTO_JIT_OPT_LEVEL='{level}': expected 0, 1, 2 or 3" in r.stderr
+
+
+def test_npu_runs_scalar_reads_compiled(in_tmp, monkeypatch):
+    # a sequence length read from an input bounds a loop; a row index read
+    # from a tensor an earlier kernel computes offsets a view: the host
+    # program reads it after that kernel ran
+    monkeypatch.setenv("PTO_BACKEND", "compiled")
+
+    @pypto.frontend.jit
+    def k(x: pypto.Tensor([4, 8, 16], pypto.DT_FP32),
+          lens: pypto.Tensor([1, 4], pypto.DT_INT32),
+          y: pypto.Tensor([4, 16], pypto.DT_FP32)):
+        pypto.set_vec_tile_shapes(1, 16)
+        rows = lens * 2
+        for b in pypto.loop(4):
+            n = lens[0, b]
+            r = rows[0, b]
+            y[b:b + 1, :] = pypto.reshape(x[b:b + 1, r:r + 1, :], [1, 16])
+            for j in pypto.loop(n):
+                y[b:b + 1, :] = y[b:b + 1, :] + pypto.reshape(x[b:b + 1, j:j + 1, :], [1, 16])
+
+    x = rand((4, 8, 16), seed=9)
+    for lens in ([[3, 0, 2, 1]], [[1, 2, 0, 3]]):
+        lens = np.array(lens, np.int32)
+        y = np.zeros((4, 16), np.float32)
+        k(x, lens, y)
+        assert k.backend == "host"
+        want = np.stack([x[b, 2 * lens[0, b]] + x[b, :lens[0, b]].sum(0) for b in range(4)])
+        assert_close(y, want)
+    assert k.num_compiles == 1

@@ -10,6 +10,7 @@
 #include "Support/Alloc.h"
 #include "Support/Hash.h"
 #include "Target/LLVMIR/EmitUtil.h"
+#include "pto/Dialect/AttrNames.h"
 #include "pto/Dialect/Block.h"
 #include "pto/Dialect/PTO.h"
 #include "pto/IRArray.h"
@@ -20,7 +21,7 @@ enum { MAX_RANK = 8, RT_MAX_PARAMS = 6, RT_READ = 1, RT_WRITE = 2 };
 /* Fields of the C structs the generated code reads and writes; their LLVM
  * types below follow the C declarations field by field. */
 enum { ENV_USER, ENV_ADD_BUFFER, ENV_SUBMIT, ENV_ALLOC, ENV_KERNEL_IDS,
-       ENV_KERNEL_CYCLES, ENV_DIMS, ENV_RESULTS, ENV_RESULT_DIMS };
+       ENV_KERNEL_CYCLES, ENV_DIMS, ENV_RESULTS, ENV_RESULT_DIMS, ENV_READ_SCALAR };
 enum { DESC_KERNEL, DESC_REGIONS, DESC_NUM_REGIONS, DESC_PREDS,
        DESC_NUM_PREDS, DESC_LABEL, DESC_PARAMS, DESC_USER, DESC_CYCLES,
        DESC_GM_BYTES, DESC_FLOPS };
@@ -37,6 +38,8 @@ typedef struct Host {
   PtoEmit *e;
   LLVMTypeRef i8p, i32, i64, env_t, region_t, desc_t, args_t;
   LLVMValueRef env, regions, desc;
+  LLVMValueRef scalar_req; /* the request of a tile.load_scalar (PtoHostEnv) */
+  PtoOp *func;
   uint64_t max_regions;
   LLVMBasicBlockRef fail, div_fail;
   PtoPtrMap values;  /* PtoValue * -> LLVMValueRef (index, scalars) */
@@ -70,12 +73,14 @@ static void make_types(Host *h) {
   LLVMTypeRef add_buffer[] = {envp, h->i64, h->i8p};
   LLVMTypeRef submit[] = {envp, h->i8p};
   LLVMTypeRef alloc[] = {envp, h->i32};
+  LLVMTypeRef read_scalar[] = {envp, i64p};
   LLVMTypeRef env[] = {
       h->i8p,
       LLVMPointerType(LLVMFunctionType(h->i32, add_buffer, 3, 0), 0),
       LLVMPointerType(LLVMFunctionType(h->i64, submit, 2, 0), 0),
       LLVMPointerType(LLVMFunctionType(i64p, alloc, 2, 0), 0),
-      i32p, i64p, i64p, i32p, i64p};
+      i32p, i64p, i64p, i32p, i64p,
+      LLVMPointerType(LLVMFunctionType(h->i64, read_scalar, 2, 0), 0)};
   LLVMStructSetBody(h->env_t, env, PTO_ARRAY_SIZE(env), 0);
   h->region_t = LLVMStructCreateNamed(c, "PtoRtRegion");
   LLVMTypeRef region[] = {h->i32, h->i64, h->i64, h->i32};
@@ -428,8 +433,8 @@ static PtoResult emit_arith(Host *h, PtoOp *op) {
   if (!r)
     return pto_op_emit_error(op, "cannot be translated in a host program: it "
                              "takes block.workspace, block.launch, scf.for, "
-                             "tile.dim, tensor reshapes and bitcasts, and "
-                             "scalar arithmetic");
+                             "tile.dim, tile.load_scalar, tensor reshapes and "
+                             "bitcasts, and scalar arithmetic");
   bind(h, pto_op_result(op, 0), r);
   return PTO_SUCCESS;
 }
@@ -609,6 +614,82 @@ static PtoResult emit_return(Host *h, PtoOp *op) {
   return PTO_SUCCESS;
 }
 
+/* tile.load_scalar: the element is read at run time of the host program
+ * through PtoHostEnv.read_scalar, which checks the indices and waits for
+ * the tasks that write the tensor before it reads. */
+static PtoResult emit_load_scalar(Host *h, PtoOp *op) {
+  LLVMBuilderRef b = h->e->b;
+  Tensor *t = pto_op_num_operands(op) ? tensor_of(h, pto_op_operand(op, 0)) : NULL;
+  int64_t idx[MAX_RANK];
+  unsigned n = 0;
+  if (!t || !pto_attr_get_i64_array(pto_op_attr(op, PTO_ATTR_STATIC_OFFSETS), idx, MAX_RANK, &n) ||
+      n != t->rank)
+    return pto_op_emit_error(op, "reads no tensor of the host program at one index per dim");
+  if (pto_dtype_is_float(t->dt))
+    return pto_op_emit_error(op, "reads a float tensor; load_scalar reads integers");
+  LLVMValueRef req = h->scalar_req;
+  unsigned next = 1;
+  LLVMValueRef head[] = {LLVMBuildSExt(b, t->buf, h->i64, ""), i64c(h, (int64_t)t->dt),
+                         i64c(h, (int64_t)pto_llvmir_load_scalar_site(h->func, op)),
+                         i64c(h, (int64_t)n)};
+  for (unsigned i = 0; i < 4; i++) LLVMBuildStore(b, head[i], elem_ptr(h, h->i64, req, i64c(h, i)));
+  for (unsigned d = 0; d < n; d++) {
+    LLVMValueRef v;
+    if (idx[d] != PTO_DYN) v = i64c(h, idx[d]);
+    else if (next < pto_op_num_operands(op) && (v = value_of(h, pto_op_operand(op, next++))))
+      v = LLVMGetIntTypeWidth(LLVMTypeOf(v)) == 64 ? v : LLVMBuildSExt(b, v, h->i64, "");
+    else return pto_op_emit_error(op, "has an index the host program does not define");
+    LLVMBuildStore(b, v, elem_ptr(h, h->i64, req, i64c(h, 4 + d)));
+    LLVMBuildStore(b, t->dims[d], elem_ptr(h, h->i64, req, i64c(h, 4 + n + d)));
+  }
+  call_env(h, ENV_READ_SCALAR, &req, 1, false);
+  LLVMValueRef v = LLVMBuildLoad2(b, h->i64, elem_ptr(h, h->i64, req, i64c(h, 4 + 2 * n)), "");
+  PtoType *rty = pto_value_type(pto_op_result(op, 0));
+  unsigned w = pto_type_is_integer(rty) ? pto_type_bitwidth(rty) : 64;
+  if (w && w < 64) v = LLVMBuildTrunc(b, v, LLVMIntTypeInContext(h->e->ctx, w), "");
+  bind(h, pto_op_result(op, 0), v);
+  return PTO_SUCCESS;
+}
+
+typedef struct SiteFind {
+  PtoOp *op;
+  unsigned n;
+  bool found;
+} SiteFind;
+
+static PtoWalkResult count_sites(PtoOp *op, void *user) {
+  SiteFind *f = user;
+  if (!pto_op_is(op, "tile.load_scalar")) return PTO_WALK_ADVANCE;
+  if (op == f->op) {
+    f->found = true;
+    return PTO_WALK_INTERRUPT;
+  }
+  f->n++;
+  return PTO_WALK_ADVANCE;
+}
+
+unsigned pto_llvmir_load_scalar_site(PtoOp *func, PtoOp *op) {
+  SiteFind f = {op, 0, false};
+  pto_op_walk(func, PTO_WALK_PRE, count_sites, &f);
+  return f.n;
+}
+
+static PtoWalkResult find_site(PtoOp *op, void *user) {
+  SiteFind *f = user;
+  if (!pto_op_is(op, "tile.load_scalar")) return PTO_WALK_ADVANCE;
+  if (f->n-- == 0) {
+    f->op = op;
+    return PTO_WALK_INTERRUPT;
+  }
+  return PTO_WALK_ADVANCE;
+}
+
+PtoOp *pto_llvmir_load_scalar_op(PtoOp *func, unsigned site) {
+  SiteFind f = {NULL, site, false};
+  pto_op_walk(func, PTO_WALK_PRE, find_site, &f);
+  return f.op;
+}
+
 static PtoResult emit_block(Host *h, PtoBlock *blk) {
   for (PtoOp *op = pto_block_first_op(blk); op; op = pto_op_next(op)) {
     PtoResult r;
@@ -617,6 +698,7 @@ static PtoResult emit_block(Host *h, PtoBlock *blk) {
     else if (pto_op_is(op, "scf.for")) r = emit_for(h, op);
     else if (pto_op_is(op, "tile.tensor_reshape") || pto_op_is(op, "tile.tensor_bitcast"))
       r = emit_view(h, op);
+    else if (pto_op_is(op, "tile.load_scalar")) r = emit_load_scalar(h, op);
     else if (pto_op_is(op, "scf.yield")) r = PTO_SUCCESS;
     else if (pto_op_is(op, "func.return")) r = emit_return(h, op);
     else if (pto_op_is(op, "tile.dim")) {
@@ -743,6 +825,9 @@ PtoResult pto_llvmir_emit_host(PtoEmit *e, PtoOp *module, PtoOp *func) {
   max_regions(&h, body);
   h.regions = LLVMBuildAlloca(b, LLVMArrayType(h.region_t, (unsigned)(h.max_regions ? h.max_regions : 1)), "regions");
   h.desc = LLVMBuildAlloca(b, h.desc_t, "task");
+  h.scalar_req = LLVMBuildAlloca(b, LLVMArrayType(h.i64, 5 + 2 * MAX_RANK), "scalar.req");
+  h.scalar_req = LLVMBuildBitCast(b, h.scalar_req, LLVMPointerType(h.i64, 0), "");
+  h.func = func;
 
   LLVMValueRef dims = load_field(&h, h.env_t, h.env, ENV_DIMS);
   int64_t at = 0;
