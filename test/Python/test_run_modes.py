@@ -296,10 +296,12 @@ print("compiled", _lib.engine_stats()[0])
 
 @pytest.mark.parametrize("level,ok", [("0", True), ("3", True), ("4", False), ("fast", False)])
 def test_jit_opt_level_setting(in_tmp, level, ok):
-    # the engine is made once per process: each level gets its own process
+    # the engine is made once per process: each level gets its own process,
+    # which must compile (not load an earlier run's object from the disk
+    # cache) for the count to be 1
     import subprocess
     import sys
-    env = dict(os.environ, PTO_JIT_OPT_LEVEL=level)
+    env = dict(os.environ, PTO_JIT_OPT_LEVEL=level, PTO_JIT_CACHE="0")
     script = in_tmp / "opt_level.py"
     script.write_text(_OPT_LEVEL_SCRIPT)
     r = subprocess.run([sys.executable, str(script)], env=env,
