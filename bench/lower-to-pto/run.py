@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Times the whole lowering to the PTO level on the two workloads of issue
-#13, the sources of bench/tile-expand: softmax over the rows of a 4096x4096
+"""Times the whole lowering to the PTO level on two workloads, the sources
+of bench/tile-expand: softmax over the rows of a 4096x4096
 f32 matrix with 32x32 vec tiles and a 2048x2048x2048 f32 matmul with
 128x128x128 cube tiles.
 
