@@ -196,8 +196,11 @@ static PtoValue *mx_scaled(Decomp *d, PtoValue *m, bool trans, PtoValue *s, bool
   PtoValue *sf = cast_mode(d, s, f32, NULL, false);
   if (s_trans) sf = transpose01(d, sf);
   int64_t sshape[3] = {rows, k / MX_BLOCK, 1}, bshape[3] = {rows, k / MX_BLOCK, MX_BLOCK};
-  PtoValue *prod = emit(d, "mul", reshape(d, cast_mode(d, m, f32, NULL, false), bshape, 3),
-                        reshape(d, sf, sshape, 3), NULL, 0);
+  /* one statement each: the order of the ops must not be the order in
+   * which a compiler evaluates a call's arguments */
+  PtoValue *sr = reshape(d, sf, sshape, 3);
+  PtoValue *mr = reshape(d, cast_mode(d, m, f32, NULL, false), bshape, 3);
+  PtoValue *prod = emit(d, "mul", mr, sr, NULL, 0);
   int64_t flat[2] = {rows, k};
   return reshape(d, prod, flat, 2);
 }
