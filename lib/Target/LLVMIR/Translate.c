@@ -42,7 +42,11 @@ LLVMTypeRef pto_llvmir_scalar_type(LLVMContextRef c, PtoType *ty) {
     case PTO_BF16: return LLVMInt16TypeInContext(c);
     case PTO_F32: return LLVMFloatTypeInContext(c);
     case PTO_F64: return LLVMDoubleTypeInContext(c);
-    default: break; /* the 8-bit floats do not compile */
+    /* their bits too: the kernels only move and convert them */
+    case PTO_F8E4M3FN:
+    case PTO_F8E5M2:
+    case PTO_F8E8M0FNU: return LLVMInt8TypeInContext(c);
+    default: break;
     }
   return NULL;
 }
