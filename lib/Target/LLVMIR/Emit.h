@@ -384,6 +384,35 @@ PtoResult pto_emit_fill(PtoEmit *e, PtoEmitTile dst, LLVMValueRef bits,
 PtoResult pto_emit_gcd(PtoEmit *e, PtoEmitTile dst, PtoEmitTile a,
                        PtoEmitTile b, LLVMValueRef rows, LLVMValueRef cols,
                        PtoError *err);
+
+/* ---- the Tile level's bitwise ops (EmitBitwise.c) and piecewise-linear
+ * functions (EmitPiecewise.c) ---- */
+
+#define PTO_EMIT_BITWISE_OPS(X) \
+  X(AND, "and") X(OR, "or") X(XOR, "xor") X(SHL, "shl") X(SHR, "shr")
+#define PTO_EMIT_ENUM(id, name) PTO_EMIT_BITWISE_##id,
+typedef enum PtoEmitBitwise { PTO_EMIT_BITWISE_OPS(PTO_EMIT_ENUM) } PtoEmitBitwise;
+#undef PTO_EMIT_ENUM
+/* dst = a (op) b of integer tiles of one dtype, bit for bit (tand tor
+ * txor tshl tshr): shifts by a count outside [0, width) give 0 (left, and
+ * right of unsigned types) or the sign fill (right, arithmetic). */
+PtoResult pto_emit_bitwise(PtoEmit *e, PtoEmitBitwise op, PtoEmitTile dst,
+                           PtoEmitTile a, PtoEmitTile b, LLVMValueRef rows,
+                           LLVMValueRef cols, PtoError *err);
+
+#define PTO_EMIT_PIECEWISE_OPS(X) \
+  X(SIGN, "sign") X(TRUNC, "trunc") X(HARDSIGMOID, "hardsigmoid") \
+  X(LRELU, "lrelu") X(CLIP, "clip")
+#define PTO_EMIT_ENUM(id, name) PTO_EMIT_PIECEWISE_##id,
+typedef enum PtoEmitPiecewise { PTO_EMIT_PIECEWISE_OPS(PTO_EMIT_ENUM) } PtoEmitPiecewise;
+#undef PTO_EMIT_ENUM
+/* dst = op(src) with the parameters p (lrelu: slope; clip: min, max),
+ * bit for bit with the interpreter (tsign ttrunc thardsigmoid tlrelu
+ * tclip): floats in f64, rounded once to dst, NaN and -0 as the Tile
+ * level keeps them; sign and trunc of integers too. */
+PtoResult pto_emit_piecewise(PtoEmit *e, PtoEmitPiecewise op, const double p[2],
+                             PtoEmitTile dst, PtoEmitTile src, LLVMValueRef rows,
+                             LLVMValueRef cols, PtoError *err);
 /* sin, cos and erf of a float or a vector of floats, and pow (C's powf:
  * pow(x, 0) = pow(1, y) = 1, a negative base takes integer exponents
  * only), computed in f64 (EmitMathF64.c): within 1 ulp of the correctly
