@@ -7,6 +7,7 @@
 #include "pto/Dialect/Block.h"
 #include "pto/Dialect/PTO.h"
 #include "pto/LLVMIR.h"
+#include "pto/NdArray.h"
 #include "pto/RuntimePlatform.h"
 
 #include "Analysis/CostModel.h"
@@ -660,9 +661,13 @@ static bool report_fault(PtoHostProgram *p) {
   if (!rec) return report_host_op_error(p);
   PtoDiag *d = pto_diag_begin(p->ctx, PTO_DIAG_ERROR, op ? pto_op_loc(op) : loc_of(p));
   if (op) pto_diag_printf(d, "'%s' op ", pto_op_name_str(op));
-  pto_diag_printf(d, "index %lld at position (%lld, %lld) is out of range [0, %lld) for dim %lld",
-                  (long long)rec[PTO_LLVMIR_FAULT_INDEX], (long long)rec[PTO_LLVMIR_FAULT_ROW],
-                  (long long)rec[PTO_LLVMIR_FAULT_COL], (long long)rec[PTO_LLVMIR_FAULT_BOUND],
+  /* the position as the interpreter names it: in the tile's N-D shape */
+  int64_t pos[PTO_MAX_RANK] = {rec[PTO_LLVMIR_FAULT_ROW], rec[PTO_LLVMIR_FAULT_COL]};
+  unsigned npos = op ? pto_pto_index_position(op, pos[0], pos[1], pos) : 2;
+  char at[PTO_SHAPE_STR_MAX];
+  pto_diag_printf(d, "index %lld at position %s is out of range [0, %lld) for dim %lld",
+                  (long long)rec[PTO_LLVMIR_FAULT_INDEX], pto_shape_str(at, npos, pos),
+                  (long long)rec[PTO_LLVMIR_FAULT_BOUND],
                   (long long)(op ? pto_op_attr_int(op, "dim", 0) : 0));
   pto_diag_note(d, loc_of(p), "the compiled run stopped there: %s", pto_runtime_error(p->rt));
   pto_diag_emit(d);

@@ -293,32 +293,45 @@ PtoResult pto_emit_gather(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                           PtoEmitTile index, LLVMValueRef rows,
                           LLVMValueRef src_cols, LLVMValueRef cols,
                           PtoError *err);
-/* dst[r][c] = gm[idx[r][c]][c] (dim 0) or gm[r][idx[r][c]] (dim 1), gm a
- * GM window starting at 0 along dim, i32 indices; an index outside
- * [0, extent) reads nothing outside the tensor: it gives 0, or with
- * e->fault ends the kernel with the first such index's fault record
- * (EmitIndexed.c). */
-PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, PtoEmitTile gm,
-                             PtoEmitTile index, unsigned dim, LLVMValueRef extent,
-                             LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
+/* The GM window of tgather_gm / tscatter_gm: its first element at ptr
+ * (an i8*: the tensor at the window's offsets, 0 along dim), the tile
+ * seen as `shape` (rank dims, the leading ones flattened into the tile's
+ * rows, the last its columns), the tensor's dims `stride` elements apart
+ * (i64 values) and its extent along dim, which bounds the indices. */
+typedef struct PtoEmitGmWindow {
+  LLVMValueRef ptr;
+  PtoDType dtype;
+  unsigned rank, dim;
+  int64_t shape[PTO_MAX_RANK];
+  LLVMValueRef stride[PTO_MAX_RANK];
+  LLVMValueRef extent;
+} PtoEmitGmWindow;
+/* dst[p] = gm[p with its coordinate along dim replaced by index[p]] for
+ * each position p of dst (its rows x cols, seen as gm's shape), bit for
+ * bit, i32 or i64 indices; an index outside [0, extent) reads nothing
+ * outside the tensor: it gives 0, or with e->fault ends the kernel with
+ * the first such index's fault record (EmitIndexed.c). */
+PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, const PtoEmitGmWindow *gm,
+                             PtoEmitTile index, LLVMValueRef rows, LLVMValueRef cols,
+                             PtoError *err);
 /* How tscatter_gm combines a tile's element with what GM holds. */
 typedef enum PtoEmitScatter {
   PTO_EMIT_SCATTER_OVERWRITE,
   PTO_EMIT_SCATTER_ADD,
   PTO_EMIT_SCATTER_MUL
 } PtoEmitScatter;
-/* gm[idx][c] (dim 0) or gm[r][idx] (dim 1) overwritten with, or combined
- * with, src[r][c] for the rows x cols of src, in row-major order (so
- * duplicate indices apply in index order), idx = index[r][c], or with
- * `slices` index[0][r] (dim 0) or index[0][c] (dim 1); gm a GM window
- * starting at 0 along dim, i32 indices. Overwrite keeps every bit; add
- * and multiply compute as the vector instructions do. An index outside
- * [0, extent) writes nothing: with e->fault the kernel ends, before any
- * write, with the first such index's fault record (EmitIndexed.c). */
-PtoResult pto_emit_scatter_gm(PtoEmit *e, PtoEmitTile gm, PtoEmitTile src,
-                              PtoEmitTile index, unsigned dim, PtoEmitScatter mode,
-                              bool slices, LLVMValueRef extent, LLVMValueRef rows,
-                              LLVMValueRef cols, PtoError *err);
+/* gm[p with its coordinate along dim replaced by idx] overwritten with,
+ * or combined with, src[p] for each position p of src (its rows x cols,
+ * seen as gm's shape), in row-major order (so duplicate indices apply in
+ * index order), idx = index at p, or with `slices` index[0][j], j being
+ * p's coordinate along dim; i32 or i64 indices. Overwrite keeps every
+ * bit; add and multiply compute as the vector instructions do. An index
+ * outside [0, extent) writes nothing: with e->fault the kernel ends,
+ * before any write, with the first such index's fault record
+ * (EmitIndexed.c). */
+PtoResult pto_emit_scatter_gm(PtoEmit *e, const PtoEmitGmWindow *gm, PtoEmitTile src,
+                              PtoEmitTile index, PtoEmitScatter mode, bool slices,
+                              LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
 /* dst[r][c] = row[0][c] for every row: tmatmul_bias's bias, put in the
  * accumulator before the products are added to it. */
 PtoResult pto_emit_broadcast_row(PtoEmit *e, PtoEmitTile dst, PtoEmitTile row,

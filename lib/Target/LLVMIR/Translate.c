@@ -239,11 +239,11 @@ PtoOp *pto_llvmir_fault_op(PtoOp *kernel, int64_t site) {
 }
 
 /* The GM window of tgather_gm / tscatter_gm (tensor operand `gi`): it
- * starts at the offset of the other dim and at 0 along `dim`, its rows the
- * tensor's row stride apart; *extent, the tensor's extent along dim,
- * bounds the indices. */
+ * starts at the offsets (0 along `dim`), the tile seen in the tensor's
+ * rank, the tensor's dims their run-time strides apart; its extent along
+ * dim bounds the indices. */
 static PtoResult indexed_window(Tr *t, PtoOp *op, unsigned gi, PtoDType dt,
-                                unsigned *dim, PtoEmitTile *gm, LLVMValueRef *extent) {
+                                PtoEmitGmWindow *w) {
   PtoValue *tensor = pto_op_operand(op, gi);
   LLVMValueRef *dims = pto_ptrmap_get(&t->dims, (uint64_t)(uintptr_t)tensor);
   int64_t offs[PTO_MAX_RANK];
@@ -252,48 +252,50 @@ static PtoResult indexed_window(Tr *t, PtoOp *op, unsigned gi, PtoDType dt,
   if (!dims)
     return pto_op_emit_error(op, "addresses a tensor that is not an argument of "
                              "its kernel");
-  if (pto_pto_get_offsets(op, offs, dyn) != 2 || !d ||
-      pto_type_tensor_rank(pto_value_type(tensor)) != 2)
+  unsigned n = pto_pto_indexed_shape(op, w->shape);
+  if (!n || pto_pto_get_offsets(op, offs, dyn) != n || !d || pto_attr_int_value(d) < 0 ||
+      pto_attr_int_value(d) >= (int64_t)n)
     return pto_op_emit_error(op, "has a malformed indexed window");
-  *dim = pto_attr_int_value(d) == 0 ? 0 : 1;
+  w->rank = n;
+  w->dim = (unsigned)pto_attr_int_value(d);
+  w->dtype = dt;
   LLVMBuilderRef b = t->e.b;
-  LLVMValueRef at[2];
-  for (unsigned k = 0; k < 2; k++)
-    at[k] = k == *dim ? pto_emit_i64(&t->e, 0)
-            : dyn[k] ? value_of(t, dyn[k])
-                     : pto_emit_i64(&t->e, offs[k]);
-  LLVMValueRef elems = LLVMBuildAdd(b, LLVMBuildMul(b, at[0], dims[1], ""), at[1], "");
+  w->stride[n - 1] = pto_emit_i64(&t->e, 1);
+  for (unsigned k = n - 1; k > 0; k--) w->stride[k - 1] = LLVMBuildMul(b, w->stride[k], dims[k], "");
+  LLVMValueRef elems = pto_emit_i64(&t->e, 0);
+  for (unsigned k = 0; k < n; k++) {
+    if (k == w->dim) continue;
+    LLVMValueRef at = dyn[k] ? value_of(t, dyn[k]) : pto_emit_i64(&t->e, offs[k]);
+    elems = LLVMBuildAdd(b, elems, LLVMBuildMul(b, at, w->stride[k], ""), "");
+  }
   LLVMValueRef bytes = LLVMBuildMul(b, elems, pto_emit_i64(&t->e, (int64_t)pto_dtype_size(dt)), "");
-  *gm = pto_emit_tile(&t->e, value_of(t, tensor), bytes, dims[1], dt);
-  *extent = dims[*dim];
+  w->ptr = pto_emit_tile(&t->e, value_of(t, tensor), bytes, w->stride[0], dt).ptr;
+  w->extent = dims[w->dim];
   t->e.site = op_site(op);
   return PTO_SUCCESS;
 }
 
 static PtoResult emit_gather_gm(Tr *t, PtoOp *op) {
-  PtoEmitTile dst, index, gm;
-  unsigned dim;
-  LLVMValueRef extent;
+  PtoEmitTile dst, index;
+  PtoEmitGmWindow gm;
   if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &dst)) ||
       pto_failed(tile_of(t, op, pto_op_operand(op, 1), &index)) ||
-      pto_failed(indexed_window(t, op, 0, dst.dtype, &dim, &gm, &extent)))
+      pto_failed(indexed_window(t, op, 0, dst.dtype, &gm)))
     return PTO_FAILURE;
   PtoError err;
   PtoValue *r = pto_op_result(op, 0);
-  return emitted(op, pto_emit_gather_gm(&t->e, dst, gm, index, dim, extent,
-                                        rows_of(t, r), cols_of(t, r), &err),
+  return emitted(op, pto_emit_gather_gm(&t->e, dst, &gm, index, rows_of(t, r), cols_of(t, r), &err),
                  &err);
 }
 
 /* tscatter_gm: the tile (operand 0) into the window of operand 1 at the
  * indices of operand 2, a full tile or one row of slice indices. */
 static PtoResult emit_scatter_gm(Tr *t, PtoOp *op) {
-  PtoEmitTile src, index, gm;
-  unsigned dim;
-  LLVMValueRef extent;
+  PtoEmitTile src, index;
+  PtoEmitGmWindow gm;
   PtoValue *sv = pto_op_operand(op, 0), *iv = pto_op_operand(op, 2);
   if (pto_failed(tile_of(t, op, sv, &src)) || pto_failed(tile_of(t, op, iv, &index)) ||
-      pto_failed(indexed_window(t, op, 1, src.dtype, &dim, &gm, &extent)))
+      pto_failed(indexed_window(t, op, 1, src.dtype, &gm)))
     return PTO_FAILURE;
   const char *m = pto_op_attr_str(op, "mode");
   PtoEmitScatter mode = m && strcmp(m, "add") == 0        ? PTO_EMIT_SCATTER_ADD
@@ -303,8 +305,8 @@ static PtoResult emit_scatter_gm(Tr *t, PtoOp *op) {
   bool slices = pto_pto_tile_rows(it) != pto_pto_tile_rows(tt) ||
                 pto_pto_tile_cols(it) != pto_pto_tile_cols(tt);
   PtoError err;
-  return emitted(op, pto_emit_scatter_gm(&t->e, gm, src, index, dim, mode, slices, extent,
-                                         rows_of(t, sv), cols_of(t, sv), &err),
+  return emitted(op, pto_emit_scatter_gm(&t->e, &gm, src, index, mode, slices, rows_of(t, sv),
+                                         cols_of(t, sv), &err),
                  &err);
 }
 
