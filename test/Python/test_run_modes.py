@@ -307,7 +307,12 @@ def test_jit_opt_level_setting(in_tmp, level, ok):
     # cache) for the count to be 1
     import subprocess
     import sys
-    env = dict(os.environ, PTO_JIT_OPT_LEVEL=level, PTO_JIT_CACHE="0")
+    # the child imports the pypto this process runs, from any directory
+    # (a relative PYTHONPATH would not reach it from in_tmp)
+    path = os.path.dirname(os.path.dirname(os.path.abspath(pypto.__file__)))
+    env = dict(os.environ, PTO_JIT_OPT_LEVEL=level, PTO_JIT_CACHE="0",
+               PYTHONPATH=os.pathsep.join(
+                   [path] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
     script = in_tmp / "opt_level.py"
     script.write_text(_OPT_LEVEL_SCRIPT)
     r = subprocess.run([sys.executable, str(script)], env=env,
