@@ -25,6 +25,9 @@ static const struct {
     {"tile.ceil", "pto.tceil"},       {"tile.round", "pto.tround"},
     {"tile.signbit", "pto.tsignbit"}, {"tile.sin", "pto.tsin"},
     {"tile.cos", "pto.tcos"},         {"tile.erf", "pto.terf"},
+    {"tile.tan", "pto.ttan"},         {"tile.atan", "pto.tatan"},
+    {"tile.asin", "pto.tasin"},       {"tile.acos", "pto.tacos"},
+    {"tile.erfc", "pto.terfc"},
 };
 
 static const char *unary_instr(PtoOp *op) {
@@ -64,7 +67,7 @@ bool pto_lower_elementwise_handles(PtoOp *op) {
   return unary_instr(op) || compare_of(op) || mask_cast(op) ||
          pto_op_is(op, "tile.where") || pto_op_is(op, "tile.pow") ||
          pto_op_is(op, "tile.gelu") || pto_op_is(op, "tile.uniform") ||
-         pto_op_is(op, "tile.normal") ||
+         pto_op_is(op, "tile.normal") || pto_op_is(op, "tile.atan2") ||
          pto_op_is(op, "tile.expand") || pto_op_is(op, "tile.full");
 }
 
@@ -282,9 +285,10 @@ PtoOp *pto_lower_elementwise(PtoContext *ctx, PtoOp *op, PtoType *buffer,
   if (pto_op_is(op, "tile.gelu")) return lower_gelu(ctx, op);
   if (pto_op_is(op, "tile.uniform") || pto_op_is(op, "tile.normal"))
     return lower_random(ctx, op, buffer, result);
-  if (pto_op_is(op, "tile.pow")) {
+  if (pto_op_is(op, "tile.pow") || pto_op_is(op, "tile.atan2")) {
     PtoValue *ops[2] = {as_tile(ctx, op, 0, result), as_tile(ctx, op, 1, result)};
-    return build(ctx, op, "pto.tpow", ops, 2, result);
+    return build(ctx, op, pto_op_is(op, "tile.pow") ? "pto.tpow" : "pto.tatan2", ops, 2,
+                 result);
   }
   if (pto_op_is(op, "tile.full")) {
     PtoValue *v = pto_op_operand(op, 0);
