@@ -402,6 +402,16 @@ static int kernel_kind(PtoPtoOp id) {
   case PTO_PTO_TROUND: return PTO_UNARY_ROUND;
   case PTO_PTO_TSIGNBIT: return PTO_UNARY_SIGNBIT;
   case PTO_PTO_TGCD: return PTO_BINARY_GCD;
+  case PTO_PTO_TAND: return PTO_BINARY_AND;
+  case PTO_PTO_TOR: return PTO_BINARY_OR;
+  case PTO_PTO_TXOR: return PTO_BINARY_XOR;
+  case PTO_PTO_TSHL: return PTO_BINARY_SHL;
+  case PTO_PTO_TSHR: return PTO_BINARY_SHR;
+  case PTO_PTO_TSIGN: return PTO_UNARY_SIGN;
+  case PTO_PTO_TTRUNC: return PTO_UNARY_TRUNC;
+  case PTO_PTO_THARDSIGMOID: return PTO_UNARY_HARDSIGMOID;
+  case PTO_PTO_TLRELU: return PTO_UNARY_LEAKY_RELU;
+  case PTO_PTO_TCLIP: return PTO_UNARY_CLIP;
   case PTO_PTO_TSIN: return PTO_UNARY_SIN;
   case PTO_PTO_TCOS: return PTO_UNARY_COS;
   case PTO_PTO_TERF: return PTO_UNARY_ERF;
@@ -493,9 +503,13 @@ static PtoResult h_compute(PtoInterpFrame *f, PtoOp *op, void *user) {
   case PTO_PTO_KIND_BINARY: case PTO_PTO_KIND_SCALAR: case PTO_PTO_KIND_ROWEXPAND:
     r = pto_kernel_binary((PtoBinaryKind)k, &a[0], &a[1], out, &err);
     break;
-  case PTO_PTO_KIND_UNARY:
-    r = pto_kernel_unary((PtoUnaryKind)k, &a[0], out, &err);
+  case PTO_PTO_KIND_UNARY: {
+    double params[2] = {0, 0};
+    PtoUnaryRow row = pto_pto_unary_row(id);
+    if (row != PTO_UNARY_ROW_NONE) pto_unary_row_params(op, row, params);
+    r = pto_kernel_unary_params((PtoUnaryKind)k, params, &a[0], out, &err);
     break;
+  }
   case PTO_PTO_KIND_CVT: {
     PtoCastMode mode = {pto_pypto_get_cast_mode(op), pto_pypto_get_saturate(op)
                                                          ? PTO_SAT_SATURATE

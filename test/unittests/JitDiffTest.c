@@ -672,6 +672,15 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
     break;
   case PTO_PTO_KIND_BINARY:
     IN(dt, m, n), IN(dt, m, n), OUT(dt, m, n);
+    if (id == PTO_PTO_TSHL || id == PTO_PTO_TSHR) {
+      /* counts: half inside [0, width), half in [-70, 70] (negative, and
+       * past the width and past 63) */
+      int64_t w = 8 * (int64_t)pto_dtype_size(dt);
+      for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++)
+        store_elem(dt, c->in[1].data, i,
+                   (double)(rnd_u64() % 2 ? (int64_t)(rnd_u64() % (uint64_t)w)
+                                          : (int64_t)(rnd_u64() % 141) - 70));
+    }
     break;
   case PTO_PTO_KIND_SCALAR: {
     IN(dt, m, n);
@@ -680,7 +689,10 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
     OUT(dt, m, n);
     break;
   }
-  case PTO_PTO_KIND_UNARY: IN(dt, m, n), OUT(dt, m, n); break;
+  case PTO_PTO_KIND_UNARY:
+    IN(dt, m, n), OUT(dt, m, n);
+    if (v->attr) snprintf(attrs, sizeof attrs, " %s", v->attr); /* tlrelu, tclip */
+    break;
   case PTO_PTO_KIND_CVT:
     IN(dt, m, n), OUT(v->dt2, m, n);
     if (dt == PTO_DT_I32) { /* integers whose f32 rounding makes a bf16 tie */
@@ -1221,6 +1233,10 @@ static bool compare(const Case *c, unsigned j, const void *want, const void *got
 /* The bound of a float result (ulps), or bit for bit. */
 static bool bit_exact_op(PtoPtoOp id) {
   if (id == PTO_PTO_TMOV_TRANS) return false; /* seen through a tmatmul */
+  /* computed as the interpreter computes them, NaN payloads kept */
+  if (id == PTO_PTO_TSIGN || id == PTO_PTO_TTRUNC || id == PTO_PTO_THARDSIGMOID ||
+      id == PTO_PTO_TLRELU || id == PTO_PTO_TCLIP)
+    return true;
   switch (pto_pto_op_kind(id)) {
   case PTO_PTO_KIND_BINARY: case PTO_PTO_KIND_SCALAR: case PTO_PTO_KIND_UNARY:
   case PTO_PTO_KIND_CVT: case PTO_PTO_KIND_ROWRED: case PTO_PTO_KIND_COLRED:
@@ -1559,6 +1575,24 @@ TEST(every_instruction_and_dtype) {
       } else if (kind == PTO_PTO_KIND_RANDOM) {
         vars[nv++] = (Variant){dt, "uniform", false, base};
         vars[nv++] = (Variant){dt, "normal", false, base};
+      } else if (id == PTO_PTO_TLRELU || id == PTO_PTO_TCLIP) {
+        /* parameters exact and inexact in the dtype, the defaults, a
+         * bound at 0 (where -0 must stay) */
+        static const char *const lrelu[] = {NULL, "{slope = 0.2 : f64}", "{slope = 3.0 : f64}",
+                                            "{slope = 0.0 : f64}"};
+        static const char *const clip[] = {
+            NULL, "{min = -0.5 : f64, max = 2.0 : f64}",
+            "{min = -0.1 : f64, max = 0.3 : f64}", "{min = 0.0 : f64, max = 0.0 : f64}",
+            "{min = -1.0e30 : f64, max = 70000.5 : f64}", "{max = 1.0e-40 : f64}"};
+        const char *const *ps = id == PTO_PTO_TLRELU ? lrelu : clip;
+        unsigned np = id == PTO_PTO_TLRELU ? 4 : 6;
+        for (unsigned i = 0; i < np; i++) {
+          vars[nv++] = (Variant){dt, ps[i], false, FILL_RANDOM};
+          vars[nv++] = (Variant){dt, ps[i], false, FILL_UNIFORM};
+        }
+      } else if (id == PTO_PTO_TSIGN || id == PTO_PTO_TTRUNC || id == PTO_PTO_THARDSIGMOID) {
+        vars[nv++] = (Variant){dt, NULL, false, base};
+        vars[nv++] = (Variant){dt, NULL, false, FILL_DYADIC}; /* halves, -3 and 3 exactly */
       } else {
         vars[nv++] = (Variant){dt, NULL, false, base};
       }

@@ -11,6 +11,7 @@
 #define PTO_DIALECT_PTO_H
 
 #include "pto/DType.h"
+#include "pto/Dialect/Common.h"
 #include "pto/Dialect/Block.h"
 #include "pto/IR.h"
 
@@ -146,6 +147,10 @@ PtoPtoOp pto_pto_op_id(const PtoOp *op);
 PtoPtoOp pto_pto_op_lookup(const char *name);
 PtoPtoKind pto_pto_op_kind(PtoPtoOp id);
 const char *pto_pto_op_mnemonic(PtoPtoOp id);
+/* The row of pto/UnaryOps.def whose float parameters (slope, min, max)
+ * instruction `id` takes as attributes, named and checked as the Tile
+ * level's (tlrelu, tclip), or PTO_UNARY_ROW_NONE. */
+PtoUnaryRow pto_pto_unary_row(PtoPtoOp id);
 /* The pipe an instruction issues on: its row's pipe, for tmov and tstore
  * the pipe of the path it moves along (mat -> left/right: MTE1, acc ->
  * mat/GM: FIX, vec -> GM: MTE3), for set_flag its source pipe, for

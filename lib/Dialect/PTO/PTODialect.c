@@ -267,6 +267,12 @@ PtoPtoKind pto_pto_op_kind(PtoPtoOp id) { return kinds[id]; }
 const char *pto_pto_op_mnemonic(PtoPtoOp id) { return mnemonics[id]; }
 PtoPtoDtypes pto_pto_op_dtypes(PtoPtoOp id) { return dtypes[id]; }
 
+PtoUnaryRow pto_pto_unary_row(PtoPtoOp id) {
+  return id == PTO_PTO_TLRELU  ? PTO_UNARY_ROW_LEAKY_RELU
+         : id == PTO_PTO_TCLIP ? PTO_UNARY_ROW_CLIP
+                               : PTO_UNARY_ROW_NONE;
+}
+
 /* ------------------------------------------------------------------ */
 /* Queries                                                              */
 /* ------------------------------------------------------------------ */

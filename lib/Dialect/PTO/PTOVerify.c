@@ -408,7 +408,11 @@ static PtoResult verify_mov(Verifier *v) {
  * type: binary, unary, and the tile part of the scalar forms. */
 static PtoResult verify_elementwise(Verifier *v, unsigned ntiles) {
   PtoType *a = opnd(v, 0);
-  if (known_attrs(v, no_attrs)) return PTO_FAILURE;
+  /* tlrelu's slope, tclip's min and max: the Tile level's attributes */
+  PtoUnaryRow row = pto_pto_unary_row(v->id);
+  if (known_attrs(v, row == PTO_UNARY_ROW_NONE ? no_attrs : pto_unary_row_attrs(row)) ||
+      (row != PTO_UNARY_ROW_NONE && pto_opcheck_unary_attrs(&v->c, row)))
+    return PTO_FAILURE;
   for (unsigned i = 0; i < ntiles; i++)
     if (need_tile(v, "operand", i, opnd(v, i))) return PTO_FAILURE;
   if (need_tile(v, "result", 0, res(v, 0)) || all_vec(v, 0) ||

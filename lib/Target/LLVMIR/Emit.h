@@ -372,6 +372,35 @@ PtoResult pto_emit_fill(PtoEmit *e, PtoEmitTile dst, LLVMValueRef bits,
 PtoResult pto_emit_gcd(PtoEmit *e, PtoEmitTile dst, PtoEmitTile a,
                        PtoEmitTile b, LLVMValueRef rows, LLVMValueRef cols,
                        PtoError *err);
+
+/* ---- the Tile level's bitwise ops (EmitBitwise.c) and piecewise-linear
+ * functions (EmitPiecewise.c) ---- */
+
+#define PTO_EMIT_BITWISE_OPS(X) \
+  X(AND, "and") X(OR, "or") X(XOR, "xor") X(SHL, "shl") X(SHR, "shr")
+#define PTO_EMIT_ENUM(id, name) PTO_EMIT_BITWISE_##id,
+typedef enum PtoEmitBitwise { PTO_EMIT_BITWISE_OPS(PTO_EMIT_ENUM) } PtoEmitBitwise;
+#undef PTO_EMIT_ENUM
+/* dst = a (op) b of integer tiles of one dtype, bit for bit (tand tor
+ * txor tshl tshr): shifts by a count outside [0, width) give 0 (left, and
+ * right of unsigned types) or the sign fill (right, arithmetic). */
+PtoResult pto_emit_bitwise(PtoEmit *e, PtoEmitBitwise op, PtoEmitTile dst,
+                           PtoEmitTile a, PtoEmitTile b, LLVMValueRef rows,
+                           LLVMValueRef cols, PtoError *err);
+
+#define PTO_EMIT_PIECEWISE_OPS(X) \
+  X(SIGN, "sign") X(TRUNC, "trunc") X(HARDSIGMOID, "hardsigmoid") \
+  X(LRELU, "lrelu") X(CLIP, "clip")
+#define PTO_EMIT_ENUM(id, name) PTO_EMIT_PIECEWISE_##id,
+typedef enum PtoEmitPiecewise { PTO_EMIT_PIECEWISE_OPS(PTO_EMIT_ENUM) } PtoEmitPiecewise;
+#undef PTO_EMIT_ENUM
+/* dst = op(src) with the parameters p (lrelu: slope; clip: min, max),
+ * bit for bit with the interpreter (tsign ttrunc thardsigmoid tlrelu
+ * tclip): floats in f64, rounded once to dst, NaN and -0 as the Tile
+ * level keeps them; sign and trunc of integers too. */
+PtoResult pto_emit_piecewise(PtoEmit *e, PtoEmitPiecewise op, const double p[2],
+                             PtoEmitTile dst, PtoEmitTile src, LLVMValueRef rows,
+                             LLVMValueRef cols, PtoError *err);
 /* sin, cos and erf of a float or a vector of floats, and pow (C's powf:
  * pow(x, 0) = pow(1, y) = 1, a negative base takes integer exponents
  * only), computed in f64 (EmitMathF64.c): within 1 ulp of the correctly
@@ -405,12 +434,6 @@ PtoResult pto_emit_trig(PtoEmit *e, PtoEmitMath op, PtoEmitTile dst, PtoEmitTile
  * outside [-1, 1]. */
 LLVMValueRef pto_emit_trig_f32(PtoEmit *e, PtoEmitMath op, LLVMValueRef x, bool odd);
 LLVMValueRef pto_emit_atan2_f32(PtoEmit *e, LLVMValueRef a, LLVMValueRef b, bool odd);
-/* d (double) rounded to f32 to odd: the f32 toward zero, its last bit set
- * when inexact. Rounding that to f16 or bf16 to nearest even rounds d
- * once, as the interpreter does (f32 has more than 2 bits beyond both);
- * d beyond f32's range gives FLT_MAX, which is inf in both
- * (EmitArgReduce.c). */
-LLVMValueRef pto_emit_f64_to_f32_odd(PtoEmit *e, LLVMValueRef d);
 /* dst = the window of the uniform or normal stream of (key, counter)
  * (i64 values) that pto_kernel_random fills, bit for bit (trandom): the
  * stream has `rank` dims `full`, the window starts at `origin` and has

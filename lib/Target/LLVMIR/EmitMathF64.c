@@ -258,7 +258,7 @@ static void trig_libm(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r, LLVMVal
   LLVMValueRef y = LLVMBuildCall2(B, fty, fn, &x, 1, "");
   pto_emit_store(e, dt, pto_emit_elem_ptr(e, t->dst, r, c),
                  dt == PTO_DT_F16 || dt == PTO_DT_BF16
-                     ? pto_emit_f64_to_f32_odd(e, y)
+                     ? pto_emit_f32_odd(e, y)
                      : LLVMBuildFPTrunc(B, y, LLVMFloatTypeInContext(e->ctx), ""));
 }
 

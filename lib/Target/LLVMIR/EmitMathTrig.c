@@ -26,7 +26,7 @@ static LLVMValueRef to64(PtoEmit *e, LLVMValueRef x) {
 /* to f32 to nearest, or to odd (for the store's rounding to f16 / bf16) */
 static LLVMValueRef to32(PtoEmit *e, LLVMValueRef x, bool odd) {
   if (odd)
-    return pto_emit_f64_to_f32_odd(e, x);
+    return pto_emit_f32_odd(e, x);
   return LLVMBuildFPTrunc(
       B, x, pto_emit_vec_type(LLVMFloatTypeInContext(e->ctx), pto_emit_lanes_of(x)), "");
 }
