@@ -1,8 +1,9 @@
 /* The coefficients of the f64 log and sine / cosine that both the random
  * generator's C kernel (lib/Kernels/KernelRandom.c) and the compiled
  * kernels (lib/Target/LLVMIR/EmitMathF64.c) evaluate, in the same order,
- * so that both compute the same bits: Taylor series, highest degree
- * first, for Horner's scheme with fused multiply-adds. */
+ * so that both compute the same bits, and erf's that the compiled erf
+ * and erfc (EmitMathTrig.c) share: Taylor series, highest degree first,
+ * for Horner's scheme with fused multiply-adds. */
 #ifndef PTO_POLYF64_H
 #define PTO_POLYF64_H
 
@@ -22,6 +23,15 @@ static const double pto_poly_cos[9] = {-1.0 / 6402373705728000.0, 1.0 / 20922789
                                        -1.0 / 3628800.0,          1.0 / 40320.0,
                                        -1.0 / 720.0,              1.0 / 24.0,
                                        -0.5};
+/* erf(x) = x P(x^2) for |x| < 1: 2/sqrt(pi) (-1)^n / (n! (2n+1)),
+ * n = 15 down to 0 */
+static const double pto_poly_erf[16] = {
+    -2.7835162072109215e-14, 4.4632242632864775e-13, -6.7113668551641105e-12,
+    9.422759064650411e-11,   -1.2290555301717928e-09, 1.4807192815879218e-08,
+    -1.6365844691234924e-07, 1.6462114365889248e-06,  -1.492565035840625e-05,
+    0.00012055332981789664,  -0.0008548327023450853,  0.005223977625442188,
+    -0.026866170645131252,   0.11283791670955126,     -0.37612638903183754,
+    1.1283791670955126};
 /* ln 2 split so that n * hi is exact for |n| < 2^20; pi/2 as three
  * doubles; 2/pi */
 #define PTO_LN2_HI 6.93147180369123816490e-01

@@ -305,7 +305,13 @@ static double round_float(PtoDType dt, double v, PtoCastMode mode) {
       break;
     case PTO_ROUND_ROUND: {
       double o = next_float(dt, r, v > r);
-      if (v - r == o - v && fabs(o) > fabs(r)) r = o;
+      /* past the largest finite value the tie is with the value the
+       * format would have next (2r in E8M0, one more last step
+       * elsewhere), and away from zero it overflows: E4M3FN's 464 (RNE
+       * gives its even 448) */
+      bool over = isinf(o) && !isinf(r);
+      if (over) o = dt == PTO_DT_F8E8M0 ? 2 * r : 2 * r - next_float(dt, r, v < r);
+      if (v - r == o - v && fabs(o) > fabs(r)) r = over ? copysign(INFINITY, v) : o;
       break;
     }
     case PTO_ROUND_FLOOR:

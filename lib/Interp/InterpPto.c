@@ -451,6 +451,12 @@ static int kernel_kind(PtoPtoOp id) {
   case PTO_PTO_TCOS: return PTO_UNARY_COS;
   case PTO_PTO_TERF: return PTO_UNARY_ERF;
   case PTO_PTO_TPOW: return PTO_BINARY_POW;
+  case PTO_PTO_TTAN: return PTO_UNARY_TAN;
+  case PTO_PTO_TATAN: return PTO_UNARY_ATAN;
+  case PTO_PTO_TASIN: return PTO_UNARY_ASIN;
+  case PTO_PTO_TACOS: return PTO_UNARY_ACOS;
+  case PTO_PTO_TERFC: return PTO_UNARY_ERFC;
+  case PTO_PTO_TATAN2: return PTO_BINARY_ATAN2;
   case PTO_PTO_TROWSUM: case PTO_PTO_TCOLSUM: return PTO_REDUCE_SUM;
   case PTO_PTO_TROWMAX: case PTO_PTO_TCOLMAX: return PTO_REDUCE_MAX;
   case PTO_PTO_TROWMIN: case PTO_PTO_TCOLMIN: return PTO_REDUCE_MIN;

@@ -58,10 +58,11 @@ def _positive_table(fmt):
     return codes + [None], np.array(vals)
 
 
-def encode(fmt, x, saturate=False):
+def encode(fmt, x, saturate=False, away=False):
     """uint8 codes of float64 values: to nearest, ties to the even code
     (E8M0's significand is its implicit 1 alone, no neighbour is even: a tie
-    goes up, as in LLVM's APFloat), IEEE's overflow rule, then the OCP
+    goes up, as in LLVM's APFloat) or with `away` to the larger magnitude
+    (the one past the maximum too), IEEE's overflow rule, then the OCP
     choices for what a format cannot hold."""
     eb, mb, bias, has_inf, signed = FORMATS[fmt]
     codes, vals = _positive_table(fmt)
@@ -89,7 +90,7 @@ def encode(fmt, x, saturate=False):
                 j = i - 1
             elif a - lo > hi - a:
                 j = i
-            elif signed:
+            elif signed and not away:
                 j = i - 1 if (codes[i - 1] % 2 == 0) else i
             else:
                 j = i
@@ -538,3 +539,28 @@ def test_mx_functions_trace_one_op_each():
     text = kern.ir(np.zeros((4, 128), np.float32), np.zeros((4, 4), np.float32))
     assert text.count("pypto.quant_mx") == 1 and text.count("pypto.scaled_mm") == 1
     assert "pypto.amax" not in text
+
+
+@pytest.mark.parametrize("sat", [False, True])
+@pytest.mark.parametrize("fmt", ["e4m3", "e5m2"])
+def test_round_mode_ties_away_past_the_maximum(fmt, sat):
+    # "round" takes a tie to the larger magnitude, the one past the largest
+    # finite value too: E4M3FN's 464 overflows (NaN, or 448 saturating)
+    # where to-nearest-even gives the even 448
+    x = np.array([[464.0, -464.0, 460.0, 61440.0, -61440.0, 1.0625, 2.5, -1.1875]], np.float32)
+    got = run_cast(x, DT[fmt], np.uint8, DT[fmt], mode="round", satmode=sat)
+    np.testing.assert_array_equal(got, encode(fmt, x, saturate=sat, away=True))
+    assert (encode("e4m3", [464.0], saturate=sat, away=True) ==
+            (0x7E if sat else 0x7F)).all()
+
+
+@pytest.mark.parametrize("sat", [False, True])
+def test_round_mode_into_f16_overflows_at_the_tie(sat):
+    # f16's largest finite value 65504 and half its last step above it:
+    # the tie goes up, to inf (65504 saturating); below it, 65504; 2049,
+    # between 2048 and 2050, goes up too
+    x = np.array([[65520.0, -65520.0, 65519.0, 65504.0, 65488.0, 2049.0]], np.float32)
+    got = run_cast(x, pypto.DT_FP16, np.float16, mode="round", satmode=sat)
+    big = 65504.0 if sat else np.inf
+    want = np.array([[big, -big, 65504.0, 65504.0, 65504.0, 2050.0]], np.float16)
+    np.testing.assert_array_equal(got, want)

@@ -28,6 +28,9 @@ static const struct {
     {"tile.cos", "pto.tcos"},         {"tile.erf", "pto.terf"},
     {"tile.sign", "pto.tsign"},       {"tile.trunc", "pto.ttrunc"},
     {"tile.hardsigmoid", "pto.thardsigmoid"},
+    {"tile.tan", "pto.ttan"},         {"tile.atan", "pto.tatan"},
+    {"tile.asin", "pto.tasin"},       {"tile.acos", "pto.tacos"},
+    {"tile.erfc", "pto.terfc"},
 };
 
 /* Tile ops with float parameters, and the instruction that takes them as
@@ -58,6 +61,7 @@ static const struct {
     {"tile.bitwise_xor", "pto.txor"},
     {"tile.bitwise_left_shift", "pto.tshl"},
     {"tile.bitwise_right_shift", "pto.tshr"},
+    {"tile.atan2", "pto.tatan2"},
 };
 
 static const char *binary_instr(PtoOp *op) {

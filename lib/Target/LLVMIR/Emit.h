@@ -356,7 +356,8 @@ PtoResult pto_emit_quant(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
 #define PTO_EMIT_MATH_OPS(X) \
   X(SIGMOID, "sigmoid") X(TANH, "tanh") X(SILU, "silu") X(FLOOR, "floor") \
   X(CEIL, "ceil") X(ROUND, "round") X(SIGNBIT, "signbit") X(SIN, "sin")    \
-  X(COS, "cos") X(ERF, "erf")
+  X(COS, "cos") X(ERF, "erf")                                             \
+  X(TAN, "tan") X(ATAN, "atan") X(ASIN, "asin") X(ACOS, "acos") X(ERFC, "erfc")
 #define PTO_EMIT_ENUM(id, name) PTO_EMIT_MATH_##id,
 typedef enum PtoEmitMath { PTO_EMIT_MATH_OPS(PTO_EMIT_ENUM) } PtoEmitMath;
 #undef PTO_EMIT_ENUM
@@ -431,11 +432,21 @@ LLVMValueRef pto_emit_exp_f64(PtoEmit *e, LLVMValueRef y);
 LLVMValueRef pto_emit_log_f64(PtoEmit *e, LLVMValueRef x);
 void pto_emit_sincos_f64(PtoEmit *e, LLVMValueRef x, LLVMValueRef *sin_out,
                          LLVMValueRef *cos_out);
-/* dst = sin(src) or cos(src) of float tiles of one dtype (tsin, tcos):
- * the polynomial above, or, in a tile holding an |x| > 2^50, libm's
- * function element by element, so every argument gets its value. */
-PtoResult pto_emit_trig(PtoEmit *e, bool cosine, PtoEmitTile dst, PtoEmitTile src,
+/* dst = sin(src), cos(src) or tan(src) of float tiles of one dtype
+ * (tsin, tcos, ttan; op one of PTO_EMIT_MATH_SIN, _COS, _TAN): the
+ * polynomials, or, in a tile holding an |x| > 2^50, libm's function
+ * element by element, so every argument gets its value. */
+PtoResult pto_emit_trig(PtoEmit *e, PtoEmitMath op, PtoEmitTile dst, PtoEmitTile src,
                         LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
+/* tan, atan, asin, acos, erfc (op PTO_EMIT_MATH_TAN ... _ERFC) and C's
+ * atan2(a, b) of a float or a vector of floats, computed in f64 and
+ * rounded once to f32 (EmitMathTrig.c), to odd with `odd` so that the
+ * store's rounding to f16 or bf16 is the one correct rounding: within
+ * 2^-40 of the value before that rounding (tan for |x| <= 2^50, NaN
+ * beyond); C's values at +-0, +-inf and NaN, NaN for asin and acos
+ * outside [-1, 1]. */
+LLVMValueRef pto_emit_trig_f32(PtoEmit *e, PtoEmitMath op, LLVMValueRef x, bool odd);
+LLVMValueRef pto_emit_atan2_f32(PtoEmit *e, LLVMValueRef a, LLVMValueRef b, bool odd);
 /* dst = the window of the uniform or normal stream of (key, counter)
  * (i64 values) that pto_kernel_random fills, bit for bit (trandom): the
  * stream has `rank` dims `full`, the window starts at `origin` and has
@@ -444,8 +455,9 @@ PtoResult pto_emit_random(PtoEmit *e, bool normal, PtoEmitTile dst, LLVMValueRef
                           LLVMValueRef counter, unsigned rank, const int64_t *origin,
                           const int64_t *full, const int64_t *window, LLVMValueRef rows,
                           LLVMValueRef cols, PtoError *err);
-/* dst = pow(a, b) of float tiles of one dtype (tpow). */
-PtoResult pto_emit_pow(PtoEmit *e, PtoEmitTile dst, PtoEmitTile a, PtoEmitTile b,
+/* dst = pow(a, b), or with angle atan2(a, b), of float tiles of one
+ * dtype (tpow, tatan2). */
+PtoResult pto_emit_pow(PtoEmit *e, bool angle, PtoEmitTile dst, PtoEmitTile a, PtoEmitTile b,
                        LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
 /* 1 / (1 + e^-x) of a float or a vector of floats, without overflow for
  * any x (the exponential of -|x| only). */

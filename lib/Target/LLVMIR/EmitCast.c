@@ -263,14 +263,11 @@ static LLVMValueRef f32_to_f8(PtoEmit *e, PtoCastMode mode, PtoDType to, LLVMVal
   LLVMValueRef no = LLVMConstNull(i1), up, C;
   bool clamp = false; /* the magnitude rounds down: overflow stops at max */
   switch (mode.round) {
-  case PTO_ROUND_ROUND: {
-    /* a tie goes away from zero, unless the larger neighbour would be
-     * past the largest finite value (the interpreter's tie test against
-     * infinity fails) */
-    LLVMValueRef fits = LLVMBuildICmp(B, LLVMIntULE, LLVMBuildAdd(B, T, I32C(1), ""), max, "");
-    up = LLVMBuildOr(B, gt, LLVMBuildAnd(B, tie, LLVMBuildOr(B, lsb, fits, ""), ""), "");
+  case PTO_ROUND_ROUND:
+    /* a tie goes away from zero, past the largest finite value too,
+     * where it overflows below (E4M3FN's 464: NaN, or 448 saturating) */
+    up = LLVMBuildOr(B, gt, tie, "");
     break;
-  }
   case PTO_ROUND_FLOOR:
     up = LLVMBuildAnd(B, neg, sticky, "");
     break;

@@ -54,8 +54,9 @@ static LLVMValueRef silu_f32(PtoEmit *e, LLVMValueRef x) {
   return LLVMBuildSelect(B, l.neg, lo, LLVMBuildFDiv(B, x, l.den, ""), "");
 }
 
-/* f(x) of the compute type (f32 for every float dtype). */
-static LLVMValueRef float_math(PtoEmit *e, PtoEmitMath op, LLVMValueRef x) {
+/* f(x) of the compute type (f32 for every float dtype; the functions
+ * computed in f64 rounded to odd for an f16 or bf16 dst: `odd`). */
+static LLVMValueRef float_math(PtoEmit *e, PtoEmitMath op, LLVMValueRef x, bool odd) {
   switch (op) {
   case PTO_EMIT_MATH_SIGMOID: return pto_emit_sigmoid_f32(e, x);
   case PTO_EMIT_MATH_TANH: return pto_emit_tanh_f32(e, x);
@@ -67,6 +68,8 @@ static LLVMValueRef float_math(PtoEmit *e, PtoEmitMath op, LLVMValueRef x) {
   case PTO_EMIT_MATH_SIN: return pto_emit_sin_f32(e, x);
   case PTO_EMIT_MATH_COS: return pto_emit_cos_f32(e, x);
   case PTO_EMIT_MATH_ERF: return pto_emit_erf_f32(e, x);
+  case PTO_EMIT_MATH_TAN: case PTO_EMIT_MATH_ATAN: case PTO_EMIT_MATH_ASIN:
+  case PTO_EMIT_MATH_ACOS: case PTO_EMIT_MATH_ERFC: return pto_emit_trig_f32(e, op, x, odd);
   case PTO_EMIT_MATH_SIGNBIT: break;
   }
   return x;
@@ -88,14 +91,16 @@ static void math_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
     pto_emit_store(e, dt, dp, LLVMBuildSelect(B, neg, one, LLVMConstNull(ct), ""));
     return;
   }
-  pto_emit_store(e, dt, dp, float_math(e, (PtoEmitMath)t->op, pto_emit_load(e, dt, sp, 0)));
+  pto_emit_store(e, dt, dp,
+                 float_math(e, (PtoEmitMath)t->op, pto_emit_load(e, dt, sp, 0),
+                            dt == PTO_DT_F16 || dt == PTO_DT_BF16));
 }
 
 PtoResult pto_emit_math(PtoEmit *e, PtoEmitMath op, PtoEmitTile dst,
                         PtoEmitTile src, LLVMValueRef rows, LLVMValueRef cols,
                         PtoError *err) {
-  if (op == PTO_EMIT_MATH_SIN || op == PTO_EMIT_MATH_COS)
-    return pto_emit_trig(e, op == PTO_EMIT_MATH_COS, dst, src, rows, cols, err);
+  if (op == PTO_EMIT_MATH_SIN || op == PTO_EMIT_MATH_COS || op == PTO_EMIT_MATH_TAN)
+    return pto_emit_trig(e, op, dst, src, rows, cols, err);
   bool fp = pto_emit_is_float(src.dtype);
   bool ints = pto_emit_is_int(src.dtype);
   if (!fp && !(op == PTO_EMIT_MATH_SIGNBIT && ints))

@@ -125,6 +125,8 @@ void pto_emit_sincos_f64(PtoEmit *e, LLVMValueRef x, LLVMValueRef *sin_out,
   LLVMValueRef cneg = LLVMBuildAnd(B, LLVMBuildFCmp(B, LLVMRealOGE, q, dc(e, x, 1.0), ""),
                                    LLVMBuildFCmp(B, LLVMRealOLE, q, dc(e, x, 2.0), ""), "");
   *sin_out = LLVMBuildSelect(B, sneg, LLVMBuildFNeg(B, ss, ""), ss, "");
+  /* sin(-0) = -0: the reduction's x - 0 pi/2 is +0 */
+  *sin_out = fsel(e, LLVMRealOEQ, x, dc(e, x, 0.0), x, *sin_out);
   *cos_out = LLVMBuildSelect(B, cneg, LLVMBuildFNeg(B, cc, ""), cc, "");
 }
 
@@ -148,15 +150,7 @@ LLVMValueRef pto_emit_sin_f32(PtoEmit *e, LLVMValueRef x) { return trig_f32(e, x
 LLVMValueRef pto_emit_cos_f32(PtoEmit *e, LLVMValueRef x) { return trig_f32(e, x, true); }
 
 LLVMValueRef pto_emit_erf_f32(PtoEmit *e, LLVMValueRef x) {
-  /* |x| < 1: x P(x^2), P the Taylor series 2/sqrt(pi) (-1)^n / (n! (2n+1)),
-   * n = 15 down to 0 */
-  static const double sp[] = {
-      -2.7835162072109215e-14, 4.4632242632864775e-13, -6.7113668551641105e-12,
-      9.422759064650411e-11,   -1.2290555301717928e-09, 1.4807192815879218e-08,
-      -1.6365844691234924e-07, 1.6462114365889248e-06,  -1.492565035840625e-05,
-      0.00012055332981789664,  -0.0008548327023450853,  0.005223977625442188,
-      -0.026866170645131252,   0.11283791670955126,     -0.37612638903183754,
-      1.1283791670955126};
+  /* |x| < 1: x P(x^2), P pto_poly_erf */
   /* 1 <= |x| < 4: erfc(x) = e^(-x^2) g(x), g a Chebyshev fit in
    * t = (x - 2.5) / 1.5, relative error 1e-12 */
   static const double gp[] = {
@@ -169,7 +163,7 @@ LLVMValueRef pto_emit_erf_f32(PtoEmit *e, LLVMValueRef x) {
   LLVMValueRef d = to64(e, x);
   LLVMValueRef ax = call1(e, "llvm.fabs", d);
   LLVMValueRef x2 = LLVMBuildFMul(B, d, d, ""); /* exact */
-  LLVMValueRef small = LLVMBuildFMul(B, d, horner(e, x2, sp, 16), "");
+  LLVMValueRef small = LLVMBuildFMul(B, d, horner(e, x2, pto_poly_erf, 16), "");
   LLVMValueRef t = LLVMBuildFMul(B, LLVMBuildFSub(B, ax, dc(e, d, 2.5), ""),
                                  dc(e, d, 1.0 / 1.5), "");
   LLVMValueRef ec = LLVMBuildFMul(B, pto_emit_exp_f64(e, LLVMBuildFNeg(B, x2, "")),
@@ -221,47 +215,56 @@ static void pow_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r, LLVMValu
   PtoDType dt = t->dst.dtype;
   LLVMValueRef a = pto_emit_load(e, dt, pto_emit_elem_ptr(e, t->src[0], r, c), 0);
   LLVMValueRef b = pto_emit_load(e, dt, pto_emit_elem_ptr(e, t->src[1], r, c), 0);
-  pto_emit_store(e, dt, pto_emit_elem_ptr(e, t->dst, r, c), pto_emit_pow_f32(e, a, b));
+  pto_emit_store(e, dt, pto_emit_elem_ptr(e, t->dst, r, c),
+                 t->op ? pto_emit_atan2_f32(e, a, b, dt == PTO_DT_F16 || dt == PTO_DT_BF16)
+                       : pto_emit_pow_f32(e, a, b));
 }
 
-PtoResult pto_emit_pow(PtoEmit *e, PtoEmitTile dst, PtoEmitTile a, PtoEmitTile b,
+PtoResult pto_emit_pow(PtoEmit *e, bool angle, PtoEmitTile dst, PtoEmitTile a, PtoEmitTile b,
                        LLVMValueRef rows, LLVMValueRef cols, PtoError *err) {
-  PtoEmitTiles t = {.dst = dst, .src = {a, b}};
+  PtoEmitTiles t = {.dst = dst, .src = {a, b}, .op = angle};
   return pto_emit_tiles_each(e, &t, 2,
                              pto_emit_is_float(dst.dtype) && a.dtype == dst.dtype &&
                                  b.dtype == dst.dtype,
-                             "pow needs float tiles of one element type", rows, cols,
-                             pow_elem, err);
+                             angle ? "atan2 needs float tiles of one element type"
+                                   : "pow needs float tiles of one element type",
+                             rows, cols, pow_elem, err);
 }
 
-/* ---- tsin, tcos: the polynomial loop, or libm past its range ---- */
+/* ---- tsin, tcos, ttan: the polynomial loop, or libm past its range ---- */
 
 static void trig_fast(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r, LLVMValueRef c) {
   PtoDType dt = t->dst.dtype;
   LLVMValueRef x = pto_emit_load(e, dt, pto_emit_elem_ptr(e, t->src[0], r, c), 0);
-  pto_emit_store(e, dt, pto_emit_elem_ptr(e, t->dst, r, c),
-                 t->op ? pto_emit_cos_f32(e, x) : pto_emit_sin_f32(e, x));
+  bool odd = dt == PTO_DT_F16 || dt == PTO_DT_BF16;
+  LLVMValueRef y = t->op == PTO_EMIT_MATH_TAN   ? pto_emit_trig_f32(e, PTO_EMIT_MATH_TAN, x, odd)
+                   : t->op == PTO_EMIT_MATH_COS ? pto_emit_cos_f32(e, x)
+                                                : pto_emit_sin_f32(e, x);
+  pto_emit_store(e, dt, pto_emit_elem_ptr(e, t->dst, r, c), y);
 }
 
-/* libm's sin or cos of the f64 argument, rounded once to f32: what the
- * interpreter computes */
+/* libm's sin, cos or tan of the f64 argument, rounded once to the dtype
+ * (through f32 rounded to odd for f16 and bf16): what the interpreter
+ * computes */
 static void trig_libm(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r, LLVMValueRef c) {
   PtoDType dt = t->dst.dtype;
   LLVMTypeRef d = LLVMDoubleTypeInContext(e->ctx);
   LLVMTypeRef fty = LLVMFunctionType(d, &d, 1, 0);
-  const char *name = t->op ? "cos" : "sin";
+  const char *name = pto_emit_math_name((PtoEmitMath)t->op); /* libm's names */
   LLVMValueRef fn = LLVMGetNamedFunction(e->mod, name);
   if (!fn) fn = LLVMAddFunction(e->mod, name, fty);
   LLVMValueRef x = LLVMBuildFPExt(
       B, pto_emit_load(e, dt, pto_emit_elem_ptr(e, t->src[0], r, c), 0), d, "");
   LLVMValueRef y = LLVMBuildCall2(B, fty, fn, &x, 1, "");
   pto_emit_store(e, dt, pto_emit_elem_ptr(e, t->dst, r, c),
-                 LLVMBuildFPTrunc(B, y, LLVMFloatTypeInContext(e->ctx), ""));
+                 dt == PTO_DT_F16 || dt == PTO_DT_BF16
+                     ? pto_emit_f32_odd(e, y)
+                     : LLVMBuildFPTrunc(B, y, LLVMFloatTypeInContext(e->ctx), ""));
 }
 
-PtoResult pto_emit_trig(PtoEmit *e, bool cosine, PtoEmitTile dst, PtoEmitTile src,
+PtoResult pto_emit_trig(PtoEmit *e, PtoEmitMath op, PtoEmitTile dst, PtoEmitTile src,
                         LLVMValueRef rows, LLVMValueRef cols, PtoError *err) {
-  PtoEmitTiles t = {.dst = dst, .src = {src}, .op = cosine};
+  PtoEmitTiles t = {.dst = dst, .src = {src}, .op = (int)op};
   const char *needs = "an elementwise instruction needs one float element type";
   if (!pto_emit_is_float(src.dtype) || dst.dtype != src.dtype)
     return pto_emit_tiles_each(e, &t, 1, false, needs, rows, cols, trig_fast, err);
@@ -295,4 +298,20 @@ PtoResult pto_emit_trig(PtoEmit *e, bool cosine, PtoEmitTile dst, PtoEmitTile sr
   LLVMBuildBr(B, done);
   LLVMPositionBuilderAtEnd(B, done);
   return PTO_SUCCESS;
+}
+
+/* ---- the helpers above, for the other f64 math (EmitMathF64.h) ---- */
+
+LLVMValueRef pto_emit_f64_const(PtoEmit *e, LLVMValueRef like, double v) {
+  return dc(e, like, v);
+}
+LLVMValueRef pto_emit_f64_fma(PtoEmit *e, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
+  return fma3(e, a, b, c);
+}
+LLVMValueRef pto_emit_f64_poly(PtoEmit *e, LLVMValueRef x, const double *c, unsigned n) {
+  return horner(e, x, c, n);
+}
+LLVMValueRef pto_emit_f64_select(PtoEmit *e, LLVMRealPredicate p, LLVMValueRef a,
+                                 LLVMValueRef b, LLVMValueRef then, LLVMValueRef otherwise) {
+  return fsel(e, p, a, b, then, otherwise);
 }

@@ -73,7 +73,10 @@ bool pto_llvmir_math_of(PtoPtoOp id, PtoEmitMath *m) {
               {PTO_PTO_TSILU, PTO_EMIT_MATH_SILU},       {PTO_PTO_TFLOOR, PTO_EMIT_MATH_FLOOR},
               {PTO_PTO_TCEIL, PTO_EMIT_MATH_CEIL},       {PTO_PTO_TROUND, PTO_EMIT_MATH_ROUND},
               {PTO_PTO_TSIGNBIT, PTO_EMIT_MATH_SIGNBIT}, {PTO_PTO_TSIN, PTO_EMIT_MATH_SIN},
-              {PTO_PTO_TCOS, PTO_EMIT_MATH_COS},         {PTO_PTO_TERF, PTO_EMIT_MATH_ERF}};
+              {PTO_PTO_TCOS, PTO_EMIT_MATH_COS},         {PTO_PTO_TERF, PTO_EMIT_MATH_ERF},
+              {PTO_PTO_TTAN, PTO_EMIT_MATH_TAN},         {PTO_PTO_TATAN, PTO_EMIT_MATH_ATAN},
+              {PTO_PTO_TASIN, PTO_EMIT_MATH_ASIN},       {PTO_PTO_TACOS, PTO_EMIT_MATH_ACOS},
+              {PTO_PTO_TERFC, PTO_EMIT_MATH_ERFC}};
   for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
     if (rows[i].id == id) return *m = rows[i].m, true;
   return false;
@@ -106,7 +109,7 @@ static bool is_step(PtoPtoOp id) {
   PtoEmitMath m;
   if (id == PTO_PTO_TROWPROD) return false; /* not among the emitter's reductions */
   if (pto_llvmir_math_of(id, &m)) return false; /* nor among its steps */
-  if (id == PTO_PTO_TGCD || id == PTO_PTO_TPOW) return false;
+  if (id == PTO_PTO_TGCD || id == PTO_PTO_TPOW || id == PTO_PTO_TATAN2) return false;
   PtoEmitBitwise bw;
   PtoEmitPiecewise pw;
   if (pto_llvmir_bitwise_of(id, &bw) || pto_llvmir_piecewise_of(id, &pw)) return false;

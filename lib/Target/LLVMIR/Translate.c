@@ -421,7 +421,7 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
   case PTO_PTO_KIND_ROWRED:
     if (id == PTO_PTO_TROWPROD) break; /* a product: below */
     if (kind == PTO_PTO_KIND_UNARY && pto_llvmir_math_of(id, &m)) break; /* below */
-    if (id == PTO_PTO_TGCD || id == PTO_PTO_TPOW) break; /* below */
+    if (id == PTO_PTO_TGCD || id == PTO_PTO_TPOW || id == PTO_PTO_TATAN2) break; /* below */
     if (pto_llvmir_bitwise_of(id, &bw) || pto_llvmir_piecewise_of(id, &pw)) break;
     if (pto_failed(step_of(t, op, id, kind, &st))) return PTO_FAILURE;
     switch (st.kind) {
@@ -457,10 +457,11 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
             : pto_emit_math(&t->e, m, dst, a, rows, cols, &err);
     break;
   }
-  case PTO_PTO_KIND_BINARY: { /* tgcd, tpow, the bitwise ops */
+  case PTO_PTO_KIND_BINARY: { /* tgcd, tpow, tatan2, the bitwise ops */
     PtoEmitTile b;
     if (pto_failed(tile_of(t, op, pto_op_operand(op, 1), &b))) return PTO_FAILURE;
-    r = id == PTO_PTO_TPOW ? pto_emit_pow(&t->e, dst, a, b, rows, cols, &err)
+    r = id == PTO_PTO_TPOW || id == PTO_PTO_TATAN2
+            ? pto_emit_pow(&t->e, id == PTO_PTO_TATAN2, dst, a, b, rows, cols, &err)
         : pto_llvmir_bitwise_of(id, &bw)
             ? pto_emit_bitwise(&t->e, bw, dst, a, b, rows, cols, &err)
             : pto_emit_gcd(&t->e, dst, a, b, rows, cols, &err);
