@@ -1995,7 +1995,7 @@ typedef struct TrigSweep {
  * or a result more than 1 ulp off. */
 static bool trig_sweep(PtoPtoOp id, PtoDType dt, unsigned chunks, TrigSweep *out) {
   static const Shape sh = {64, 128, 1};
-  Variant v = {dt, NULL, false, FILL_UNIFORM};
+  Variant v = {dt, NULL, false, FILL_UNIFORM, false};
   Case c;
   memset(out, 0, sizeof *out);
   if (!build_case(&c, 0, id, dt, &sh, 0, &v)) return false;
