@@ -68,6 +68,7 @@ static LLVMValueRef float_math(PtoEmit *e, PtoEmitMath op, LLVMValueRef x) {
   case PTO_EMIT_MATH_COS: return pto_emit_cos_f32(e, x);
   case PTO_EMIT_MATH_ERF: return pto_emit_erf_f32(e, x);
   case PTO_EMIT_MATH_SIGNBIT: break;
+  default: break; /* EmitMathExp.c's, in math_elem */
   }
   return x;
 }
@@ -88,7 +89,9 @@ static void math_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
     pto_emit_store(e, dt, dp, LLVMBuildSelect(B, neg, one, LLVMConstNull(ct), ""));
     return;
   }
-  pto_emit_store(e, dt, dp, float_math(e, (PtoEmitMath)t->op, pto_emit_load(e, dt, sp, 0)));
+  LLVMValueRef x = pto_emit_load(e, dt, sp, 0);
+  LLVMValueRef y = pto_emit_exp_math(e, (PtoEmitMath)t->op, dt, x);
+  pto_emit_store(e, dt, dp, y ? y : float_math(e, (PtoEmitMath)t->op, x));
 }
 
 PtoResult pto_emit_math(PtoEmit *e, PtoEmitMath op, PtoEmitTile dst,

@@ -73,7 +73,14 @@ bool pto_llvmir_math_of(PtoPtoOp id, PtoEmitMath *m) {
               {PTO_PTO_TSILU, PTO_EMIT_MATH_SILU},       {PTO_PTO_TFLOOR, PTO_EMIT_MATH_FLOOR},
               {PTO_PTO_TCEIL, PTO_EMIT_MATH_CEIL},       {PTO_PTO_TROUND, PTO_EMIT_MATH_ROUND},
               {PTO_PTO_TSIGNBIT, PTO_EMIT_MATH_SIGNBIT}, {PTO_PTO_TSIN, PTO_EMIT_MATH_SIN},
-              {PTO_PTO_TCOS, PTO_EMIT_MATH_COS},         {PTO_PTO_TERF, PTO_EMIT_MATH_ERF}};
+              {PTO_PTO_TCOS, PTO_EMIT_MATH_COS},         {PTO_PTO_TERF, PTO_EMIT_MATH_ERF},
+              /* EmitMathExp.c */
+              {PTO_PTO_TLOG2, PTO_EMIT_MATH_LOG2},       {PTO_PTO_TLOG10, PTO_EMIT_MATH_LOG10},
+              {PTO_PTO_TLOG1P, PTO_EMIT_MATH_LOG1P},     {PTO_PTO_TEXP2, PTO_EMIT_MATH_EXP2},
+              {PTO_PTO_TEXPM1, PTO_EMIT_MATH_EXPM1},     {PTO_PTO_TSINH, PTO_EMIT_MATH_SINH},
+              {PTO_PTO_TCOSH, PTO_EMIT_MATH_COSH},       {PTO_PTO_TASINH, PTO_EMIT_MATH_ASINH},
+              {PTO_PTO_TACOSH, PTO_EMIT_MATH_ACOSH},     {PTO_PTO_TATANH, PTO_EMIT_MATH_ATANH},
+              {PTO_PTO_TCBRT, PTO_EMIT_MATH_CBRT}};
   for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
     if (rows[i].id == id) return *m = rows[i].m, true;
   return false;
