@@ -16,6 +16,43 @@ extern "C" {
 
 typedef struct PtoHostProgram PtoHostProgram;
 
+/* ---- host ops: extension ops the program runs as tasks of their own ----
+ * An op of a user's dialect that stays in the host function (it has no
+ * PTO form; pto_llvmir_is_host_op) runs as one task of the graph, ordered
+ * by its GM buffers like a kernel's, on a runtime worker. Its
+ * implementation is a PtoHostOpDef, found by the op's name: the
+ * program's own (PtoHostProgramOptions.host_ops) first, then the
+ * library's (the `experimental` dialect's gathers). The extension guide:
+ * docs/dialects/experimental.md, "Adding your own op". */
+enum { PTO_HOST_OP_MAX_ATTRS = 8 };
+
+/* What a host op's task gets: views of its operands' and result's GM
+ * buffers (C-contiguous, the dims the host program computed), the
+ * integers `prepare` took from the op, and room for a message. */
+typedef struct PtoHostOpCall {
+  const PtoNdArray *operands;
+  unsigned num_operands;
+  PtoNdArray *result;
+  const int64_t *attrs;
+  char *error;
+  size_t error_size;
+} PtoHostOpCall;
+
+typedef struct PtoHostOpDef {
+  const char *name; /* "dialect.op" */
+  /* When the program is created, on its thread: the op's attributes as
+   * up to PTO_HOST_OP_MAX_ATTRS integers for `run`. Failure: after a
+   * diagnostic at the op (the program is not created). May be NULL. */
+  PtoResult (*prepare)(PtoOp *op, int64_t *attrs);
+  /* The task, on a runtime worker thread while other tasks run: it must
+   * not touch the IR or the context. Returns 0, or nonzero with a message
+   * in call->error, which the run reports as an error at the op. */
+  int (*run)(const PtoHostOpCall *call);
+} PtoHostOpDef;
+
+/* The library's host ops (the `experimental` gathers). */
+const PtoHostOpDef *pto_host_ops_builtin(unsigned *count);
+
 typedef struct PtoHostProgramOptions {
   /* The machine whose core counts, latencies and cycles the runtime uses
    * (NULL: the default platform). */
@@ -26,6 +63,9 @@ typedef struct PtoHostProgramOptions {
    * serves every program compiled with it (NULL: one of the program's
    * own). It must outlive the program. */
   PtoJit *jit;
+  /* Implementations of host ops, searched before the library's. */
+  const PtoHostOpDef *host_ops;
+  unsigned num_host_ops;
 } PtoHostProgramOptions;
 
 /* Translates `module` (lowered to PTO: kernels and the host function

@@ -101,7 +101,28 @@ typedef struct PtoHostEnv {
    * dims, and a slot where the element goes (sign-extended). Returns 0,
    * or -1 after a diagnostic (an index out of range, a failed task). */
   int64_t (*read_scalar)(struct PtoHostEnv *env, int64_t *req);
+  /* A host op (pto_llvmir_is_host_op): `req` holds the op's site
+   * (pto_llvmir_host_op_op), its number of operands, then per operand its
+   * buffer, rank and PTO_LLVMIR_HOST_OP_DIMS dims. The callback declares
+   * the result's buffer and submits the task that computes it; returns
+   * the buffer's index, or -1 after a diagnostic. */
+  int64_t (*host_op)(struct PtoHostEnv *env, int64_t *req);
 } PtoHostEnv;
+
+/* Dims per operand in a host op's request. */
+enum { PTO_LLVMIR_HOST_OP_DIMS = 8 };
+
+/* Whether the host program runs `op` as a task of its own: an op of a
+ * dialect outside the compiler's levels (a user's extension op, such as
+ * the `experimental` gathers) with tensor operands and one tensor result
+ * of static shape. No kernel computes it; the program that runs the host
+ * function supplies its implementation (pto/HostProgram.h,
+ * PtoHostOpDef). */
+bool pto_llvmir_is_host_op(PtoOp *op);
+/* The host ops of a host function, numbered in walk order: the site of
+ * `op`, and the op of a site (NULL past the last). */
+unsigned pto_llvmir_host_op_site(PtoOp *func, PtoOp *op);
+PtoOp *pto_llvmir_host_op_op(PtoOp *func, unsigned site);
 
 /* The tile.load_scalar ops of a host function, numbered in walk order:
  * the site of `op`, and the op of a site (NULL past the last). */

@@ -51,13 +51,16 @@ static uint64_t kib(uint64_t bytes) { return (bytes + 1023) / 1024; }
 /* The capacity rules of the cube unit for the tile of `mm` on the
  * session's platform: A's L0 tile in L0A, B's in L0B, the accumulator's in
  * L0C, and both L1 tiles together in L1, each dim padded to the fractal
- * (16, or 32 for i8). */
+ * (16, or 32 for i8). scaled_mm's cube operands are its scaled f32 rows
+ * (decompose), not its 8-bit inputs. */
 static PtoResult check_cube_capacity(PtoEmbed *e, PtoOp *mm, PtoLoc *loc) {
   int64_t t[6];
   if (!pto_tuning_cube_tile(mm, t)) return PTO_SUCCESS;
-  PtoDType in_dt;
+  PtoDType in_dt = PTO_DT_F32;
   PtoType *a = pto_value_type(pto_op_operand(mm, 0));
-  if (!pto_dtype_from_type(pto_type_tensor_elem(a), &in_dt)) return PTO_SUCCESS;
+  if (pto_pypto_op_id(mm) == PTO_PYPTO_MATMUL &&
+      !pto_dtype_from_type(pto_type_tensor_elem(a), &in_dt))
+    return PTO_SUCCESS;
   const PtoPlatform *pf = &e->platform;
   uint64_t cap_l0a = pf->buffers[PTO_MEM_LEFT].size_bytes;
   uint64_t cap_l0b = pf->buffers[PTO_MEM_RIGHT].size_bytes;
@@ -70,7 +73,9 @@ static PtoResult check_cube_capacity(PtoEmbed *e, PtoOp *mm, PtoLoc *loc) {
   uint64_t l0b = align_up(t[4], al) * align_up(t[2], al) * es;
   uint64_t l0c = align_up(t[0], al) * align_up(t[4], al) * acc;
   uint64_t l1 = (align_up(t[1], al) + align_up(t[5], al)) * align_up(t[3], al) * es;
-  PtoErrSite site = {e->ctx, loc, "'pypto.matmul' op "};
+  char prefix[48];
+  snprintf(prefix, sizeof prefix, "'%s' op ", pto_pypto_op_name(pto_pypto_op_id(mm)));
+  PtoErrSite site = {e->ctx, loc, prefix};
   if (l0a > cap_l0a)
     return pto_site_error(&site,
         "cube tile mL0 x kL0 = %" PRId64 " x %" PRId64 " of %s needs %" PRIu64
@@ -139,7 +144,8 @@ PtoResult pto_embed_pypto_infer(PtoEmbed *e, const char *op,
                              dict ? pto_attr_dict_entries(dict) : NULL,
                              dict ? pto_attr_dict_size(dict) : 0);
     if (!built) r = PTO_FAILURE;
-    else if (pto_pypto_op_id(built) == PTO_PYPTO_MATMUL)
+    else if (pto_pypto_op_id(built) == PTO_PYPTO_MATMUL ||
+             pto_pypto_op_id(built) == PTO_PYPTO_SCALED_MM)
       r = check_cube_capacity(e, built, loc);
   }
   if (!r && pto_op_num_results(built) > cap)

@@ -122,7 +122,9 @@ PtoEmbedBackend *pto_embed_kernel_use_backend(PtoEmbedKernel *k, PtoEmbedEngine 
     return NULL;
   }
   PtoHostProgramOptions hopts = {
-      &plat, opts->kind == PTO_EMBED_BACKEND_SIM ? PTO_RT_BOTH : PTO_RT_HOST, eng->jit};
+      .platform = &plat,
+      .backend = opts->kind == PTO_EMBED_BACKEND_SIM ? PTO_RT_BOTH : PTO_RT_HOST,
+      .jit = eng->jit};
   PtoHostProgram *prog = pto_host_program_create(e->ctx, m->op, func, &hopts);
   if (!prog) {
     pto_embed_module_destroy(m);

@@ -7,6 +7,7 @@
 #include "pto/Dialect/Block.h"
 #include "pto/Dialect/PTO.h"
 #include "pto/LLVMIR.h"
+#include "pto/NdArray.h"
 #include "pto/RuntimePlatform.h"
 
 #include "Analysis/CostModel.h"
@@ -34,6 +35,29 @@ typedef struct TaskRec {
   const char *label; /* a constant of the compiled host program */
   PtoRtTaskDesc desc; /* for a run ahead of the build (its regions: region0) */
 } TaskRec;
+
+enum { MAX_HOST_OPERANDS = 8 };
+
+/* A host op of the host function (pto/HostProgram.h): its implementation,
+ * the runtime kernel that runs it and what `prepare` took from it. */
+typedef struct HostOpSite {
+  const PtoHostOpDef *def;
+  PtoOp *op;
+  int32_t kernel;
+  int64_t attrs[PTO_HOST_OP_MAX_ATTRS];
+} HostOpSite;
+
+/* One task of a host op: where its operands and result live and with
+ * which dims; error is the message of a failed run, read after it. */
+typedef struct HostOpTask {
+  const HostOpSite *site;
+  unsigned nops;
+  int32_t bufs[MAX_HOST_OPERANDS + 1]; /* the operands', then the result's */
+  PtoDType dts[MAX_HOST_OPERANDS + 1];
+  unsigned ranks[MAX_HOST_OPERANDS + 1];
+  int64_t dims[MAX_HOST_OPERANDS + 1][PTO_LLVMIR_HOST_OP_DIMS];
+  char error[256];
+} HostOpTask;
 
 /* Bytes of the guard zones around every buffer in a checked run. */
 enum { GUARD_BYTES = 64, GUARD_FILL = 0xa5 };
@@ -75,6 +99,10 @@ struct PtoHostProgram {
   uint32_t ahead_bufs, ahead_done;
   bool guard;       /* runs check the guard zones around every buffer */
   bool guard_ran;   /* the last run was checked and found clean */
+  const PtoHostOpDef *user_hops; /* the options' host ops */
+  unsigned num_user_hops, nhops;
+  HostOpSite *hops;
+  PTO_VEC(HostOpTask *) hop_tasks; /* the graph's host-op tasks */
   double t_compile, t_build;
 };
 
@@ -229,6 +257,122 @@ static int64_t cb_read_scalar(PtoHostEnv *env, int64_t *req) {
   return 0;
 }
 
+/* The runtime kernel of every host op: views of the task's buffers, then
+ * the op's own run. */
+static int host_op_task(const PtoRtTaskArgs *args) {
+  HostOpTask *t = args->user;
+  PtoNdArray views[MAX_HOST_OPERANDS + 1];
+  for (unsigned i = 0; i <= t->nops; i++) {
+    PtoNdArray *v = &views[i];
+    memset(v, 0, sizeof *v);
+    v->dtype = t->dts[i];
+    v->rank = t->ranks[i];
+    int64_t n = 1;
+    for (unsigned d = v->rank; d-- > 0;) {
+      v->shape[d] = t->dims[i][d];
+      v->strides[d] = n;
+      n *= v->shape[d];
+    }
+    v->data = args->buffers[t->bufs[i]];
+    v->nbytes = (size_t)n * pto_dtype_size(v->dtype);
+  }
+  PtoHostOpCall call = {views, t->nops, &views[t->nops], t->site->attrs, t->error,
+                        sizeof t->error};
+  t->error[0] = 0;
+  int rc = t->site->def->run(&call);
+  if (rc && !t->error[0]) snprintf(t->error, sizeof t->error, "failed (status %d)", rc);
+  return rc;
+}
+
+/* PtoHostEnv.host_op: the result's buffer, and the op's task reading its
+ * operands' buffers whole and writing the result's. */
+static int64_t cb_host_op(PtoHostEnv *env, int64_t *req) {
+  PtoHostProgram *p = (PtoHostProgram *)env;
+  int64_t site = req[0], nops = req[1];
+  if (site < 0 || (uint64_t)site >= p->nhops || nops < 0 ||
+      (uint64_t)nops != pto_op_num_operands(p->hops[site].op)) {
+    pto_emit_error(p->ctx, loc_of(p), "the host program asked for host op %lld, which it "
+                   "does not have", (long long)site);
+    p->refused = true;
+    return -1;
+  }
+  const HostOpSite *hs = &p->hops[site];
+  HostOpTask *t = pto_calloc(1, sizeof *t);
+  pto_vec_push(&p->hop_tasks, t);
+  t->site = hs;
+  t->nops = (unsigned)nops;
+  PtoRtRegion regions[MAX_HOST_OPERANDS + 1];
+  int64_t moved = 0;
+  for (unsigned i = 0; i <= t->nops; i++) {
+    PtoType *ty = pto_value_type(i < t->nops ? pto_op_operand(hs->op, i) : pto_op_result(hs->op, 0));
+    if (!pto_dtype_from_type(pto_type_tensor_elem(ty), &t->dts[i])) t->dts[i] = PTO_DT_BOOL;
+    t->ranks[i] = pto_type_tensor_rank(ty);
+    int64_t bytes = (int64_t)pto_dtype_size(t->dts[i]);
+    for (unsigned d = 0; d < t->ranks[i]; d++) {
+      t->dims[i][d] = i < t->nops ? req[2 + i * (2 + PTO_LLVMIR_HOST_OP_DIMS) + 2 + d]
+                                  : pto_type_tensor_dim(ty, d);
+      bytes *= t->dims[i][d];
+    }
+    int64_t buf = i < t->nops ? req[2 + i * (2 + PTO_LLVMIR_HOST_OP_DIMS)]
+                              : cb_add_buffer(env, bytes, pto_op_name_str(hs->op));
+    if (buf < 0 || (uint64_t)buf >= p->sizes.len || bytes > p->sizes.data[buf]) {
+      pto_emit_error(p->ctx, pto_op_loc(hs->op), "'%s' op has no buffer for %s #%u",
+                     pto_op_name_str(hs->op), i < t->nops ? "operand" : "result",
+                     i < t->nops ? i : 0);
+      p->refused = true;
+      return -1;
+    }
+    t->bufs[i] = (int32_t)buf;
+    regions[i] = (PtoRtRegion){(uint32_t)buf, 0, bytes, i < t->nops ? PTO_RT_READ : PTO_RT_WRITE};
+    moved += bytes;
+  }
+  const char *label = pto_op_attr_str(hs->op, "label");
+  PtoRtTaskDesc d = {.kernel = hs->kernel,
+                     .regions = regions,
+                     .num_regions = t->nops + 1,
+                     .label = label ? label : pto_op_name_str(hs->op),
+                     .user = t,
+                     .gm_bytes = (uint64_t)moved};
+  if (cb_submit(env, &d) < 0) return -1;
+  return t->bufs[t->nops];
+}
+
+static const PtoHostOpDef *find_host_op(PtoHostProgram *p, const char *name) {
+  for (unsigned i = 0; i < p->num_user_hops; i++)
+    if (!strcmp(p->user_hops[i].name, name)) return &p->user_hops[i];
+  unsigned n = 0;
+  const PtoHostOpDef *lib = pto_host_ops_builtin(&n);
+  for (unsigned i = 0; i < n; i++)
+    if (!strcmp(lib[i].name, name)) return &lib[i];
+  return NULL;
+}
+
+/* Each host op of the host function: its implementation, prepared, and
+ * a runtime kernel of its own (its name in the swimlanes). */
+static PtoResult add_host_ops(PtoHostProgram *p) {
+  unsigned n = 0;
+  while (pto_llvmir_host_op_op(p->func, n)) n++;
+  p->hops = pto_calloc(n ? n : 1, sizeof *p->hops);
+  for (unsigned i = 0; i < n; i++) {
+    HostOpSite *hs = &p->hops[i];
+    hs->op = pto_llvmir_host_op_op(p->func, i);
+    if (pto_op_num_operands(hs->op) > MAX_HOST_OPERANDS)
+      return pto_op_emit_error(hs->op, "has %u operands; a host op takes at most %d",
+                               pto_op_num_operands(hs->op), MAX_HOST_OPERANDS);
+    hs->def = find_host_op(p, pto_op_name_str(hs->op));
+    if (!hs->def || !hs->def->run)
+      return pto_op_emit_error(hs->op, "has no PTO form and no host-op implementation "
+                               "(PtoHostOpDef) to run it as a task of the host program");
+    if (hs->def->prepare && hs->def->prepare(hs->op, hs->attrs)) return PTO_FAILURE;
+    hs->kernel = pto_runtime_add_kernel(p->rt, host_op_task, PTO_RT_CORE_AIV,
+                                        pto_op_name_str(hs->op));
+    if (hs->kernel < 0)
+      return pto_emit_error(p->ctx, pto_op_loc(hs->op), "%s", pto_runtime_error(p->rt));
+    p->nhops++;
+  }
+  return PTO_SUCCESS;
+}
+
 /* Translates and compiles the module; registers each kernel's task entry
  * with the runtime and its cost model cycles. */
 static PtoResult compile(PtoHostProgram *p, PtoOp *module, const PtoPlatform *plat) {
@@ -271,7 +415,7 @@ static PtoResult compile(PtoHostProgram *p, PtoOp *module, const PtoPlatform *pl
     p->cycles[n++] = t.total;
   }
   p->nkernels = n;
-  return PTO_SUCCESS;
+  return add_host_ops(p);
 }
 
 /* Whether some instruction of the kernel writes its argument `arg`. */
@@ -316,6 +460,10 @@ PtoHostProgram *pto_host_program_create(PtoContext *ctx, PtoOp *module, PtoOp *f
   p->ctx = ctx;
   p->func = func;
   p->backend = opts && opts->backend ? opts->backend : PTO_RT_HOST;
+  if (opts) {
+    p->user_hops = opts->host_ops;
+    p->num_user_hops = opts->host_ops ? opts->num_host_ops : 0;
+  }
   PtoPlatform plat;
   PtoPlatformError perr;
   if (opts && opts->platform) {
@@ -365,6 +513,8 @@ static void release_graph(PtoHostProgram *p) {
   for (uint32_t i = 0; i < p->packs.len; i++) pto_free(p->packs.data[i]);
   p->packs.len = 0;
   p->faults.len = 0;
+  for (uint32_t i = 0; i < p->hop_tasks.len; i++) pto_free(p->hop_tasks.data[i]);
+  p->hop_tasks.len = 0;
   p->tasks.len = 0;
   p->regions.len = 0;
   p->buf_names.len = 0;
@@ -390,6 +540,8 @@ void pto_host_program_destroy(PtoHostProgram *p) {
   release_graph(p);
   pto_vec_free(&p->packs);
   pto_vec_free(&p->faults);
+  pto_vec_free(&p->hop_tasks);
+  pto_free(p->hops);
   pto_vec_free(&p->tasks);
   pto_vec_free(&p->regions);
   pto_vec_free(&p->buf_names);
@@ -445,7 +597,7 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
   }
   p->g = pto_graph_create(p->rt);
   p->env = (PtoHostEnv){p,        cb_add_buffer, cb_submit,  cb_alloc,         p->ids,
-                        p->cycles, p->dims,      p->results, p->result_dims, cb_read_scalar};
+                        p->cycles, p->dims,      p->results, p->result_dims, cb_read_scalar, cb_host_op};
   p->refused = false;
   double t0 = pto_now_seconds();
   int rc = p->host(&p->env);
@@ -474,11 +626,27 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
   return PTO_SUCCESS;
 }
 
+/* A run a host op's task stopped: its message as an error at the op. */
+static bool report_host_op_error(PtoHostProgram *p) {
+  for (uint32_t i = 0; i < p->hop_tasks.len; i++) {
+    HostOpTask *t = p->hop_tasks.data[i];
+    if (!t->error[0]) continue;
+    PtoOp *op = t->site->op;
+    PtoDiag *d = pto_diag_begin(p->ctx, PTO_DIAG_ERROR, pto_op_loc(op));
+    pto_diag_printf(d, "'%s' op %s", pto_op_name_str(op), t->error);
+    pto_diag_note(d, loc_of(p), "the compiled run stopped there: %s", pto_runtime_error(p->rt));
+    pto_diag_emit(d);
+    for (uint32_t j = 0; j < p->hop_tasks.len; j++) p->hop_tasks.data[j]->error[0] = 0;
+    return true;
+  }
+  return false;
+}
+
 /* A run a kernel stopped with a fault: the interpreter's error at the
  * instruction, from the first task (in submission order) that recorded
  * one, and the runtime's account of the stop as a note. The records are
- * cleared for the next run of the graph. False when no task recorded a
- * fault. */
+ * cleared for the next run of the graph. Else a host op's failure; false
+ * when no task recorded either. */
 static bool report_fault(PtoHostProgram *p) {
   const int64_t *rec = NULL;
   PtoOp *op = NULL;
@@ -490,12 +658,16 @@ static bool report_fault(PtoHostProgram *p) {
       op = pto_llvmir_fault_op(p->kops[f->kernel], rec[PTO_LLVMIR_FAULT_SITE]);
     }
   }
-  if (!rec) return false;
+  if (!rec) return report_host_op_error(p);
   PtoDiag *d = pto_diag_begin(p->ctx, PTO_DIAG_ERROR, op ? pto_op_loc(op) : loc_of(p));
   if (op) pto_diag_printf(d, "'%s' op ", pto_op_name_str(op));
-  pto_diag_printf(d, "index %lld at position (%lld, %lld) is out of range [0, %lld) for dim %lld",
-                  (long long)rec[PTO_LLVMIR_FAULT_INDEX], (long long)rec[PTO_LLVMIR_FAULT_ROW],
-                  (long long)rec[PTO_LLVMIR_FAULT_COL], (long long)rec[PTO_LLVMIR_FAULT_BOUND],
+  /* the position as the interpreter names it: in the tile's N-D shape */
+  int64_t pos[PTO_MAX_RANK] = {rec[PTO_LLVMIR_FAULT_ROW], rec[PTO_LLVMIR_FAULT_COL]};
+  unsigned npos = op ? pto_pto_index_position(op, pos[0], pos[1], pos) : 2;
+  char at[PTO_SHAPE_STR_MAX];
+  pto_diag_printf(d, "index %lld at position %s is out of range [0, %lld) for dim %lld",
+                  (long long)rec[PTO_LLVMIR_FAULT_INDEX], pto_shape_str(at, npos, pos),
+                  (long long)rec[PTO_LLVMIR_FAULT_BOUND],
                   (long long)(op ? pto_op_attr_int(op, "dim", 0) : 0));
   pto_diag_note(d, loc_of(p), "the compiled run stopped there: %s", pto_runtime_error(p->rt));
   pto_diag_emit(d);

@@ -234,31 +234,80 @@ static PtoResult h_load(PtoInterpFrame *f, PtoOp *op, void *user) {
                 &err);
 }
 
-/* tgather_gm: the GM window spans the result along the other dim and the
- * whole tensor along `dim`; an index outside the tensor is an error, as
- * at the Tile level (pto_kernel_gather checks every index). */
+/* A 2-D tile array seen as `shape` (rank n, its leading dims flattened
+ * into the tile's rows): the rows keep their stride, the leading dims
+ * step over the rows inside them. */
+static void tile_as_nd(PtoNdArray *a, const int64_t *shape, unsigned n) {
+  int64_t row = a->strides[0], col = a->strides[1];
+  a->rank = n;
+  a->strides[n - 1] = col;
+  for (unsigned d = n - 1; d-- > 0;) {
+    a->strides[d] = row;
+    row *= shape[d];
+  }
+  for (unsigned d = 0; d < n && d < PTO_MAX_RANK; d++) a->shape[d] = shape[d];
+}
+
+/* The GM window of tgather_gm / tscatter_gm (tensor operand `gi`): the
+ * tile's shape in the tensor's rank, the whole tensor along dim; the
+ * run-time offsets checked. */
+static PtoResult indexed_window(PtoInterpFrame *f, PtoOp *op, unsigned gi, int64_t *shape,
+                                unsigned *n, unsigned *dim, PtoNdArray *xw) {
+  int64_t offs[PTO_MAX_RANK], size[PTO_MAX_RANK];
+  PtoValue *dyn[PTO_MAX_RANK];
+  const PtoNdArray *x = interp_tensor_arg(f, op, gi);
+  PtoAttr *d = pto_op_attr(op, "dim");
+  *n = pto_pto_indexed_shape(op, shape);
+  if (!*n || !x || pto_pto_get_offsets(op, offs, dyn) != *n || x->rank != *n || !d ||
+      pto_attr_int_value(d) < 0 || pto_attr_int_value(d) >= (int64_t)*n)
+    return pto_interp_error(f, op, "malformed indexed window");
+  *dim = (unsigned)pto_attr_int_value(d);
+  for (unsigned k = 0; k < *n; k++) size[k] = shape[k];
+  size[*dim] = x->shape[*dim];
+  if (interp_window_offsets(f, op, x, *n, offs, dyn, size, (int)*dim)) return PTO_FAILURE;
+  *xw = interp_window_of(x, offs, size);
+  return PTO_SUCCESS;
+}
+
+/* Every index of the rows x cols index tile in [0, extent), checked over
+ * the tile itself before anything moves, the first bad one (row-major)
+ * named at its position as pto_pto_index_position gives it, as the
+ * compiled kernel's fault names it. */
+static PtoResult indices_in_range(PtoInterpFrame *f, PtoOp *op, const PtoNdArray *ix,
+                                  int64_t extent, unsigned dim) {
+  for (int64_t r = 0; r < ix->shape[0]; r++)
+    for (int64_t c = 0; c < ix->shape[1]; c++) {
+      int64_t v = pto_dtype_load_i64(ix->dtype, ix->data,
+                                     r * ix->strides[0] + c * ix->strides[1]);
+      if (v >= 0 && v < extent) continue;
+      int64_t pos[PTO_MAX_RANK];
+      char b[PTO_SHAPE_STR_MAX];
+      unsigned n = pto_pto_index_position(op, r, c, pos);
+      pto_shape_str(b, n, pos);
+      return pto_interp_error(f, op, "index %lld at position %s is out of range [0, %lld) "
+                                     "for dim %u",
+                              (long long)v, b, (long long)extent, dim);
+    }
+  return PTO_SUCCESS;
+}
+
+/* tgather_gm: the window read at the indices, the index and result tiles
+ * seen in the tensor's rank, by the Tile level's gather. */
 static PtoResult h_gather_gm(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  int64_t offs[PTO_MAX_RANK], size[2];
-  PtoValue *dyn[PTO_MAX_RANK];
-  PtoType *rt = pto_value_type(pto_op_result(op, 0));
-  const PtoNdArray *x = interp_tensor_arg(f, op, 0);
-  PtoAttr *d = pto_op_attr(op, "dim");
-  if (pto_pto_get_offsets(op, offs, dyn) != 2 || x->rank != 2 || !d)
-    return pto_interp_error(f, op, "malformed gather window");
-  unsigned dim = pto_attr_int_value(d) == 0 ? 0 : 1;
-  size[0] = pto_pto_tile_rows(rt);
-  size[1] = pto_pto_tile_cols(rt);
-  size[dim] = x->shape[dim];
-  if (interp_window_offsets(f, op, x, 2, offs, dyn, size, (int)dim))
+  int64_t shape[PTO_MAX_RANK];
+  unsigned n = 0, dim = 0;
+  PtoNdArray xw, ix;
+  if (indexed_window(f, op, 0, shape, &n, &dim, &xw) || tile_read(f, op, 1, &ix) ||
+      indices_in_range(f, op, &ix, xw.shape[dim], dim))
     return PTO_FAILURE;
-  PtoNdArray xw = interp_window_of(x, offs, size), ix;
-  if (tile_read(f, op, 1, &ix)) return PTO_FAILURE;
   PtoTensor *t = tile_result(f, op, 0);
   if (!t) return PTO_FAILURE;
+  PtoNdArray out = *pto_tensor_array(t);
+  tile_as_nd(&ix, shape, n);
+  tile_as_nd(&out, shape, n);
   PtoKernelError err;
-  return finish(f, op, t,
-                pto_kernel_gather(&xw, &ix, dim, pto_tensor_array(t), &err), &err);
+  return finish(f, op, t, pto_kernel_gather(&xw, &ix, dim, &out, &err), &err);
 }
 
 /* tscatter_gm's mode as the Tile level's scatter_elements reduce. */
@@ -273,44 +322,30 @@ static PtoScatterReduce scatter_mode(PtoOp *op) {
  * tstore), each element in row-major order of the tile, so duplicate
  * indices apply in index order: the last overwrite wins, sums and
  * products accumulate in that order. The Tile level's scatter_elements
- * does the writing, with a slice index row broadcast along the other
- * dim (stride 0); the indices are checked first, over the index tile
- * itself, so that the position named is the one in that tile and
- * nothing is written when one is bad. */
+ * does the writing, the tiles seen in the tensor's rank, a slice index
+ * row broadcast along the other dims (stride 0); the indices are checked
+ * first, so that nothing is written when one is bad. */
 static PtoResult h_scatter_gm(PtoInterpFrame *f, PtoOp *op, void *user) {
   (void)user;
-  int64_t offs[PTO_MAX_RANK], size[2];
-  PtoValue *dyn[PTO_MAX_RANK];
-  const PtoNdArray *x = interp_tensor_arg(f, op, 1);
-  PtoAttr *d = pto_op_attr(op, "dim");
-  if (pto_pto_get_offsets(op, offs, dyn) != 2 || x->rank != 2 || !d)
-    return pto_interp_error(f, op, "malformed scatter window");
-  unsigned dim = pto_attr_int_value(d) == 0 ? 0 : 1;
-  PtoNdArray src, ix;
-  if (tile_read(f, op, 0, &src) || tile_read(f, op, 2, &ix)) return PTO_FAILURE;
-  size[0] = src.shape[0];
-  size[1] = src.shape[1];
-  size[dim] = x->shape[dim];
-  if (interp_window_offsets(f, op, x, 2, offs, dyn, size, (int)dim))
+  int64_t shape[PTO_MAX_RANK];
+  unsigned n = 0, dim = 0;
+  PtoNdArray xw, src, ix;
+  if (indexed_window(f, op, 1, shape, &n, &dim, &xw) || tile_read(f, op, 0, &src) ||
+      tile_read(f, op, 2, &ix) || indices_in_range(f, op, &ix, xw.shape[dim], dim))
     return PTO_FAILURE;
-  for (int64_t r = 0; r < ix.shape[0]; r++)
-    for (int64_t c = 0; c < ix.shape[1]; c++) {
-      int64_t v = pto_dtype_load_i64(ix.dtype, ix.data, r * ix.strides[0] + c * ix.strides[1]);
-      if (v < 0 || v >= x->shape[dim])
-        return pto_interp_error(f, op, "index %lld at position (%lld, %lld) is out of "
-                                       "range [0, %lld) for dim %u",
-                                (long long)v, (long long)r, (long long)c,
-                                (long long)x->shape[dim], dim);
-    }
-  if (ix.shape[0] != src.shape[0] || ix.shape[1] != src.shape[1]) {
-    /* one index per slice: index (0, j) serves row j (dim 0) or column j */
+  bool slices = ix.shape[0] != src.shape[0] || ix.shape[1] != src.shape[1];
+  tile_as_nd(&src, shape, n);
+  if (slices) {
+    /* one index per slice: index (0, j) serves the slice j along dim */
     int64_t step = ix.strides[1];
-    ix.shape[0] = src.shape[0];
-    ix.shape[1] = src.shape[1];
-    ix.strides[0] = dim == 0 ? step : 0;
-    ix.strides[1] = dim == 0 ? 0 : step;
+    ix.rank = n;
+    for (unsigned d = 0; d < n; d++) {
+      ix.shape[d] = shape[d];
+      ix.strides[d] = d == dim ? step : 0;
+    }
+  } else {
+    tile_as_nd(&ix, shape, n);
   }
-  PtoNdArray xw = interp_window_of(x, offs, size);
   PtoKernelError err;
   if (pto_kernel_scatter_elements(&xw, &ix, &src, dim, scatter_mode(op), &err))
     return interp_kernel_error(f, op, &err, NULL);
@@ -402,6 +437,16 @@ static int kernel_kind(PtoPtoOp id) {
   case PTO_PTO_TROUND: return PTO_UNARY_ROUND;
   case PTO_PTO_TSIGNBIT: return PTO_UNARY_SIGNBIT;
   case PTO_PTO_TGCD: return PTO_BINARY_GCD;
+  case PTO_PTO_TAND: return PTO_BINARY_AND;
+  case PTO_PTO_TOR: return PTO_BINARY_OR;
+  case PTO_PTO_TXOR: return PTO_BINARY_XOR;
+  case PTO_PTO_TSHL: return PTO_BINARY_SHL;
+  case PTO_PTO_TSHR: return PTO_BINARY_SHR;
+  case PTO_PTO_TSIGN: return PTO_UNARY_SIGN;
+  case PTO_PTO_TTRUNC: return PTO_UNARY_TRUNC;
+  case PTO_PTO_THARDSIGMOID: return PTO_UNARY_HARDSIGMOID;
+  case PTO_PTO_TLRELU: return PTO_UNARY_LEAKY_RELU;
+  case PTO_PTO_TCLIP: return PTO_UNARY_CLIP;
   case PTO_PTO_TSIN: return PTO_UNARY_SIN;
   case PTO_PTO_TCOS: return PTO_UNARY_COS;
   case PTO_PTO_TERF: return PTO_UNARY_ERF;
@@ -498,9 +543,13 @@ static PtoResult h_compute(PtoInterpFrame *f, PtoOp *op, void *user) {
   case PTO_PTO_KIND_BINARY: case PTO_PTO_KIND_SCALAR: case PTO_PTO_KIND_ROWEXPAND:
     r = pto_kernel_binary((PtoBinaryKind)k, &a[0], &a[1], out, &err);
     break;
-  case PTO_PTO_KIND_UNARY:
-    r = pto_kernel_unary((PtoUnaryKind)k, &a[0], out, &err);
+  case PTO_PTO_KIND_UNARY: {
+    double params[2] = {0, 0};
+    PtoUnaryRow row = pto_pto_unary_row(id);
+    if (row != PTO_UNARY_ROW_NONE) pto_unary_row_params(op, row, params);
+    r = pto_kernel_unary_params((PtoUnaryKind)k, params, &a[0], out, &err);
     break;
+  }
   case PTO_PTO_KIND_CVT: {
     PtoCastMode mode = {pto_pypto_get_cast_mode(op), pto_pypto_get_saturate(op)
                                                          ? PTO_SAT_SATURATE

@@ -160,25 +160,14 @@ static PtoUnaryKind unary_kind(const InterpKernel *k, PtoOp *op) {
   return (PtoUnaryKind)k->kind;
 }
 
-/* The kind's parameters from the op's attributes (verified to be numbers),
- * defaulted as UnaryOps.def says. */
-static void unary_params(PtoUnaryKind k, PtoOp *op, double *p) {
-  for (unsigned i = 0; i < pto_unary_num_params(k); i++) {
-    PtoAttr *a = pto_op_attr(op, pto_unary_param_name(k, i));
-    p[i] = !a ? pto_unary_param_default(k, i)
-           : pto_attr_kind(a) == PTO_ATTR_FLOAT ? pto_attr_float_value(a)
-                                                : (double)pto_attr_int_value(a);
-  }
-}
-
 static PtoResult h_unary(PtoInterpFrame *f, PtoOp *op, void *user) {
   const PtoNdArray *x = interp_tensor_arg(f, op, 0);
   PtoTensor *t = elementwise_result(f, op, 1, x->rank, x->shape);
   if (!t) return PTO_FAILURE;
   PtoKernelError err;
   PtoUnaryKind k = unary_kind(kernel_of(user), op);
-  double params[2];
-  unary_params(k, op, params);
+  double params[2] = {0, 0};
+  if ((int)k < PTO_UNARY_NUM_ROWS) pto_unary_row_params(op, (PtoUnaryRow)k, params);
   PtoResult r = pto_kernel_unary_params(k, params, x, pto_tensor_array(t), &err);
   return interp_finish(f, op, t, r, &err);
 }

@@ -94,7 +94,8 @@ static int backend_run(Backend *B, const RunOptions *o, PtoContext *ctx,
     pto_emit_error(ctx, pto_op_loc(func), "cannot JIT on this host: %s", jerr.msg);
     return 1;
   }
-  PtoHostProgramOptions hopts = {&plat, (PtoRtBackend)o->backend, B->jit};
+  PtoHostProgramOptions hopts = {
+      .platform = &plat, .backend = (PtoRtBackend)o->backend, .jit = B->jit};
   B->p = pto_host_program_create(ctx, module, func, &hopts);
   if (B->p) pto_host_program_set_gm_check(B->p, o->gm_check);
   if (!B->p || pto_host_program_build(B->p, args, nargs)) return 1;

@@ -111,6 +111,16 @@ static bool parse_scalar(const ArgCtx *a, const char *s, PtoDType dt,
   return true;
 }
 
+/* .npy has no 8-bit floats and no bfloat16, and '<u2' reads back as bf16
+ * (npy.md): a file of the same-sized bit patterns is read as the type an
+ * argument or a result needs, when that is an 8-bit float or ui16. */
+static void npy_take_bits_as(PtoNdArray *arr, PtoDType want) {
+  bool f8 = pto_dtype_size(want) == 1 && pto_dtype_is_float(want);
+  if ((f8 && arr->dtype == PTO_DT_U8) ||
+      (want == PTO_DT_U16 && arr->dtype == PTO_DT_BF16))
+    arr->dtype = want;
+}
+
 static bool load_input(const ArgCtx *a, const char *path, PtoInterpValue *out) {
   PtoDType dt;
   pto_interp_type_dtype(a->type, &dt);
@@ -123,12 +133,8 @@ static bool load_input(const ArgCtx *a, const char *path, PtoInterpValue *out) {
   snprintf(what, sizeof what, "input '%s'", path);
   bool ok;
   if (tensor) {
-    /* .npy has no 8-bit floats: their files hold the bit patterns as
-     * uint8, read here as the argument's type */
     PtoDType want;
-    if (pto_interp_type_dtype(a->type, &want) && pto_dtype_size(want) == 1 &&
-        pto_dtype_is_float(want) && arr->dtype == PTO_DT_U8)
-      arr->dtype = want;
+    if (pto_interp_type_dtype(a->type, &want)) npy_take_bits_as(arr, want);
     ok = check_fits(a, what, arr->dtype, arr->rank, arr->shape);
     if (ok) {
       *out = pto_interp_value_tensor(pto_tensor_take_ndarray(arr));
@@ -371,9 +377,7 @@ static bool compare(const RunOptions *o, PtoContext *ctx, unsigned i,
   bool ok = false;
   /* an index result is written as int64 (.npy has no index type), an
    * 8-bit float as its uint8 bit patterns */
-  if (e->dtype == PTO_DT_U8 && pto_dtype_size(got->dtype) == 1 &&
-      pto_dtype_is_float(got->dtype))
-    e->dtype = got->dtype;
+  npy_take_bits_as(e, got->dtype);
   bool same = e->dtype == got->dtype ||
               (got->dtype == PTO_DT_INDEX && e->dtype == PTO_DT_I64);
   if (!same) {

@@ -253,6 +253,23 @@ typedef struct RunParse {
   unsigned next_arg; /* the argument a plain --input gives */
 } RunParse;
 
+/* `x`, `%x`, `%arg0`: what a user may write for an argument's name. */
+static bool is_arg_name(const char *s) {
+  if (*s == '%') s++;
+  if (!*s || (*s >= '0' && *s <= '9')) return false;
+  for (; *s; s++)
+    if (!(*s == '_' || (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+          (*s >= '0' && *s <= '9')))
+      return false;
+  return true;
+}
+
+static bool file_exists(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
 static int run_input(RunParse *p, const char *v) {
   RunOptions *o = p->o;
   const char *tool = o->tool;
@@ -268,6 +285,11 @@ static int run_input(RunParse *p, const char *v) {
                                           "--input '%s'", v);
       in.arg = (unsigned)a;
       in.value = eq + 1;
+    } else if (is_arg_name(num) && !file_exists(v)) {
+      /* `x=a.npy` or `%x=a.npy`: the IR keeps no argument names */
+      return pto_tool_usage_error(tool, "--input '%s': an argument is given "
+                                        "by its number (0 for the first), "
+                                        "as in --input 0=FILE", v);
     }
   }
   for (uint32_t k = 0; k < o->inputs.len; k++)

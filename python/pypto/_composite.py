@@ -519,14 +519,15 @@ def signbit(input):
 
 
 def bitwise_not(input):
-    """~x: x ^ -1 for integers (all bits flipped), not x for bools."""
+    """~x: x ^ -1 for integers (all bits flipped: x ^ MAX for unsigned
+    ones, where -1 does not fit), not x for bools."""
     x = _ops._tensor(input)
     if x.dtype is DataType.DT_BOOL:
         return _ops.eq(x, False)
     if not x.dtype.is_int:
         raise error_at(TypeError, user_loc(), f"bitwise_not takes an integer or bool tensor, "
                        f"got {x.dtype!r}")
-    return bitwise_xor(x, -1)
+    return bitwise_xor(x, x.dtype.int_range[1] if x.dtype.is_unsigned else -1)
 
 
 def atan2(y, x):

@@ -543,6 +543,7 @@ class JitKernel:
                                f"(PTO_BACKEND=compiled):\n{why}")
         ck.fallback = why
         first = why.splitlines()[0] if why else "unknown reason"
+        _log_fallback(self.__name__, first)
         warnings.warn(f"pypto: {self.__name__} runs in the reference interpreter: the compiled "
                       f"back end cannot take it yet ({first})", stacklevel=4)
 
@@ -701,6 +702,18 @@ class JitKernel:
 
 
 BACKEND_ENV = "PTO_BACKEND"
+FALLBACK_LOG_ENV = "PTO_FALLBACK_LOG"
+
+
+def _log_fallback(kernel, reason):
+    """PTO_FALLBACK_LOG=FILE: one line per kernel the compiled back end
+    could not take, "<kernel>\t<first line of the reason>", appended (a
+    test suite's fallbacks counted by cause with sort | uniq -c)."""
+    path = os.environ.get(FALLBACK_LOG_ENV)
+    if not path:
+        return
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(f"{kernel}\t{reason}\n")
 _BACKENDS = ("interp", "compiled", "auto")
 
 

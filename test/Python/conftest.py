@@ -72,6 +72,24 @@ def assert_close(got, want, rtol=1e-5, atol=1e-6):
                                rtol=rtol, atol=atol)
 
 
+def npu(fn, arrays, out_shape, out_dtype, tiles=(4, 8)):
+    """fn(tensors) -> tensor as an NPU kernel writing an output argument;
+    returns the output, after checking the compiled path ran it."""
+    out = np.zeros(out_shape, out_dtype)
+
+    def body(*ts):
+        pypto.set_vec_tile_shapes(*tiles)
+        ts[-1][...] = fn(*ts[:-1])
+
+    params = ", ".join(f"a{i}: pypto.Tensor" for i in range(len(arrays) + 1))
+    ns = {"pypto": pypto, "body": body}
+    exec(f"def k({params}):\n    body({', '.join(f'a{i}' for i in range(len(arrays) + 1))})", ns)
+    k = pypto.frontend.jit(runtime_options={"run_mode": pypto.RunMode.NPU})(ns["k"])
+    k(*arrays, out)
+    assert k.backend == "host"
+    return out
+
+
 def run_update(fn, *arrays, tiles=None):
     """fn(x, index, src) traced in a kernel of the three arrays (and an
     output of the first's shape), optionally under vec tile shapes; returns

@@ -185,6 +185,22 @@ def test_tile_shape_errors():
         f"{FILE}:{line_of('capacity')}:13: error: 'pypto.matmul' op cube tile mL0 x kL0 = "
         "256 x 256 of f32 needs 256 KiB of L0A, which holds 64 KiB on a2a3; reduce mL0 or kL0")
 
+    # scaled_mm multiplies its scaled f32 rows: the same check, on f32
+    @pypto.frontend.jit
+    def k4(a: pypto.Tensor([256, 128], pypto.DT_FP8E4M3),
+           b: pypto.Tensor([128, 16], pypto.DT_FP8E4M3),
+           sa: pypto.Tensor([256, 2, 2], pypto.DT_FP8E8M0),
+           sb: pypto.Tensor([2, 16, 2], pypto.DT_FP8E8M0)):
+        pypto.set_cube_tile_shapes([256, 256], [128, 128], [16, 16])
+        c = pypto.scaled_mm(a, b, pypto.DT_FP32, sa, sb)  # scaled capacity
+    with pytest.raises(pypto.CompileError) as e:
+        k4(np.zeros((256, 128), np.uint8), np.zeros((128, 16), np.uint8),
+           np.zeros((256, 2, 2), np.uint8), np.zeros((2, 16, 2), np.uint8))
+    assert first_line(e) == (
+        f"{FILE}:{line_of('scaled capacity')}:13: error: 'pypto.scaled_mm' op cube tile "
+        "mL0 x kL0 = 256 x 128 of f32 needs 128 KiB of L0A, which holds 64 KiB on a2a3; "
+        "reduce mL0 or kL0")
+
 
 def test_run_time_error():
     @pypto.frontend.jit

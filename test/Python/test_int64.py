@@ -8,28 +8,11 @@ import numpy as np
 import pytest
 
 import pypto
+from conftest import npu
 
 
 def i64(shape, seed, lo=-(1 << 62), hi=1 << 62):
     return np.random.default_rng(seed).integers(lo, hi, size=shape, dtype=np.int64)
-
-
-def npu(fn, arrays, out_shape, out_dtype, tiles=(4, 8)):
-    """fn(tensors) -> tensor as an NPU kernel writing an output argument;
-    returns the output, after checking the compiled path ran it."""
-    out = np.zeros(out_shape, out_dtype)
-
-    def body(*ts):
-        pypto.set_vec_tile_shapes(*tiles)
-        ts[-1][...] = fn(*ts[:-1])
-
-    params = ", ".join(f"a{i}: pypto.Tensor" for i in range(len(arrays) + 1))
-    ns = {"pypto": pypto, "body": body}
-    exec(f"def k({params}):\n    body({', '.join(f'a{i}' for i in range(len(arrays) + 1))})", ns)
-    k = pypto.frontend.jit(runtime_options={"run_mode": pypto.RunMode.NPU})(ns["k"])
-    k(*arrays, out)
-    assert k.backend == "host"
-    return out
 
 
 @pytest.fixture(autouse=True)

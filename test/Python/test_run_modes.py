@@ -265,13 +265,19 @@ def test_a_kernel_the_compiled_path_cannot_take(in_tmp, monkeypatch):
     cache, pos, src = rand((8, 2, 4), seed=44), np.array([6, 1], np.int32), rand((2, 2, 4), seed=45)
     want = cache.copy()
     want[pos] = src
-    # auto: the interpreter runs it, and a warning says why
+    # auto: the interpreter runs it, and a warning says why; with
+    # PTO_FALLBACK_LOG the reason is also a line of that file
+    monkeypatch.setenv("PTO_FALLBACK_LOG", "fallbacks.log")
     k = make()
     with pytest.warns(UserWarning, match="k runs in the reference interpreter: the compiled "
-                                         "back end cannot take it yet"):
+                                         "back end cannot take it yet") as warned:
         k(cache, pos, src)
     assert k.backend == "interp"
     assert_close(cache, want)
+    with open("fallbacks.log", encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("k\t") and "error:" in lines[0], lines
+    assert f"({lines[0].split(chr(9))[1]})" in str(warned[0].message)
     # compiled: an error
     monkeypatch.setenv("PTO_BACKEND", "compiled")
     with pytest.raises(pypto.CompileError, match="the compiled back end cannot run this kernel"):

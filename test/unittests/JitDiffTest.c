@@ -241,6 +241,7 @@ typedef struct Gm {
    * planes from plane 1 on, r0 the row inside a plane: its rows at two
    * strides, a tload / tstore of two pieces */
   int64_t planes;
+  int64_t p0; /* with planes, of tgather_gm / tscatter_gm: the first plane */
 } Gm;
 
 typedef struct Case {
@@ -298,7 +299,7 @@ static void window_text(Buf *b, const Gm *g) {
  * (1, 2) of a wider tensor, so that the GM row stride is not the tile's. */
 static Gm gm_make(PtoDType dt, int64_t rows, int64_t cols, int variant,
                   Fill how, bool output) {
-  Gm g = {dt, rows, cols, 0, 0, rows, cols, NULL, false, 0};
+  Gm g = {dt, rows, cols, 0, 0, rows, cols, NULL, false, 0, 0};
   if (variant > 0) {
     g.rows += output ? 1 : 2;
     g.cols += output ? 2 : 3;
@@ -326,8 +327,34 @@ static void gm_planes(Gm *g, Fill how, bool output) {
   else fill(g->dt, g->data, (int64_t)n, how);
 }
 
+/* The 3-D GM operand of tgather_gm / tscatter_gm at the m x n tile seen
+ * as shape = [p, m / p, n] (3 planes of rows when m divides by 3, else 1
+ * or 2): the window starts at 1 along each dim but dim (0 there) of a
+ * tensor one wider there than the tile and two longer along dim. */
+static Gm gm_indexed_nd(PtoDType dt, int64_t m, int64_t n, unsigned dim, Fill how, bool output,
+                        int64_t *shape) {
+  shape[0] = m % 3 == 0 ? 3 : m % 2 == 0 ? 2 : 1;
+  shape[1] = m / shape[0];
+  shape[2] = n;
+  int64_t t[3];
+  for (unsigned d = 0; d < 3; d++) t[d] = shape[d] + (d == dim ? 2 : 2 - (d == 2));
+  Gm g = {dt, t[0] * t[1], t[2], dim == 1 ? 0 : 1, dim == 2 ? 0 : 1, m, n, NULL, false, t[0],
+          dim == 0 ? 0 : 1};
+  size_t count = (size_t)(g.rows * g.cols);
+  g.data = calloc(count, pto_dtype_size(dt));
+  if (output) memset(g.data, dt == PTO_DT_BOOL ? 0 : 0x5a, count * pto_dtype_size(dt));
+  else fill(dt, g.data, (int64_t)count, how);
+  return g;
+}
+
+/* The extent of g along dim d: its planes, their rows, its columns. */
+static int64_t gm_extent(const Gm *g, unsigned d) {
+  if (!g->planes) return d ? g->cols : g->rows;
+  return d == 0 ? g->planes : d == 1 ? g->rows / g->planes : g->cols;
+}
+
 static Gm scalar_make(PtoDType dt, double v) {
-  Gm g = {dt, 1, 1, 0, 0, 1, 1, calloc(1, 8), true, 0};
+  Gm g = {dt, 1, 1, 0, 0, 1, 1, calloc(1, 8), true, 0, 0};
   store_elem(dt, g.data, 0, v);
   return g;
 }
@@ -593,8 +620,9 @@ static void gather_gm_kernel(Emit *e, const char *attrs) {
   load_input(e, 1, PTO_BUF_VEC);
   Buf rt = {0};
   result_type(e, &rt, &c->out[0], PTO_BUF_VEC);
-  bprintf(e->b, "  %%r0 = pto.tgather_gm %%a0[%lld, %lld], %s%s : ", (long long)x->r0,
-          (long long)x->c0, e->name[1], attrs);
+  bprintf(e->b, "  %%r0 = pto.tgather_gm %%a0[");
+  if (x->planes) bprintf(e->b, "%lld, ", (long long)x->p0);
+  bprintf(e->b, "%lld, %lld], %s%s : ", (long long)x->r0, (long long)x->c0, e->name[1], attrs);
   tensor_type(e->b, x);
   bprintf(e->b, ", %s -> %s\n", e->type[1], rt.s);
   vec_flags(e->b, "MTE2", "MTE3");
@@ -610,8 +638,10 @@ static void scatter_gm_kernel(Emit *e, const char *attrs) {
   load_input(e, 0, PTO_BUF_VEC);
   load_input(e, 1, PTO_BUF_VEC);
   vec_flags(e->b, "MTE2", "MTE3");
-  bprintf(e->b, "  pto.tscatter_gm %s, %%o0[%lld, %lld], %s%s : %s, %s into ", e->name[0],
-          (long long)y->r0, (long long)y->c0, e->name[1], attrs, e->type[0], e->type[1]);
+  bprintf(e->b, "  pto.tscatter_gm %s, %%o0[", e->name[0]);
+  if (y->planes) bprintf(e->b, "%lld, ", (long long)y->p0);
+  bprintf(e->b, "%lld, %lld], %s%s : %s, %s into ", (long long)y->r0, (long long)y->c0,
+          e->name[1], attrs, e->type[0], e->type[1]);
   tensor_type(e->b, y);
   bprintf(e->b, "\n");
 }
@@ -622,6 +652,7 @@ typedef struct Variant {
                      * tscatter_gm: the mode */
   bool sat;         /* tcvt; tscatter_gm: one index per slice */
   Fill fill;
+  bool nd; /* tgather_gm, tscatter_gm: a window of a 3-D tensor */
 } Variant;
 
 static void case_free(Case *c) {
@@ -672,6 +703,15 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
     break;
   case PTO_PTO_KIND_BINARY:
     IN(dt, m, n), IN(dt, m, n), OUT(dt, m, n);
+    if (id == PTO_PTO_TSHL || id == PTO_PTO_TSHR) {
+      /* counts: half inside [0, width), half in [-70, 70] (negative, and
+       * past the width and past 63) */
+      int64_t w = 8 * (int64_t)pto_dtype_size(dt);
+      for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++)
+        store_elem(dt, c->in[1].data, i,
+                   (double)(rnd_u64() % 2 ? (int64_t)(rnd_u64() % (uint64_t)w)
+                                          : (int64_t)(rnd_u64() % 141) - 70));
+    }
     break;
   case PTO_PTO_KIND_SCALAR: {
     IN(dt, m, n);
@@ -680,7 +720,10 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
     OUT(dt, m, n);
     break;
   }
-  case PTO_PTO_KIND_UNARY: IN(dt, m, n), OUT(dt, m, n); break;
+  case PTO_PTO_KIND_UNARY:
+    IN(dt, m, n), OUT(dt, m, n);
+    if (v->attr) snprintf(attrs, sizeof attrs, " %s", v->attr); /* tlrelu, tclip */
+    break;
   case PTO_PTO_KIND_CVT:
     IN(dt, m, n), OUT(v->dt2, m, n);
     if (dt == PTO_DT_I32) { /* integers whose f32 rounding makes a bf16 tie */
@@ -825,22 +868,33 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
      * m rows (dim 1) or n columns (dim 0) at 0 along dim, in a tensor
      * wider than the tile; every index inside the tensor's dim; i32
      * indices at the first two shapes, i64 ones at the others */
-    unsigned dim = (unsigned)variant & 1;
+    /* nd: the same in a 3-D tensor, along each of its dims in turn */
+    unsigned dim = v->nd ? (unsigned)variant % 3 : (unsigned)variant & 1;
     PtoDType ixt = variant & 2 ? PTO_DT_I64 : PTO_DT_I32;
-    IN(dt, m + 3, n + 2), IN(ixt, m, n), OUT(dt, m, n);
+    int64_t nd[3];
+    if (v->nd) c->in[c->nin++] = gm_indexed_nd(dt, m, n, dim, how, false, nd);
+    else IN(dt, m + 3, n + 2);
+    IN(ixt, m, n), OUT(dt, m, n);
     Gm *x = &c->in[0];
-    if (dim == 1) x->c0 = 0, x->wrows = m, x->wcols = x->cols;
-    else x->r0 = 0, x->wrows = x->rows, x->wcols = n;
+    if (v->nd) {
+    } else if (dim == 1) {
+      x->c0 = 0, x->wrows = m, x->wcols = x->cols;
+    } else {
+      x->r0 = 0, x->wrows = x->rows, x->wcols = n;
+    }
     for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++) {
-      int64_t at = (int64_t)(rnd_u64() % (uint64_t)(dim ? x->cols : x->rows));
+      int64_t at = (int64_t)(rnd_u64() % (uint64_t)gm_extent(x, dim));
       if (ixt == PTO_DT_I64) ((int64_t *)c->in[1].data)[i] = at;
       else ((int32_t *)c->in[1].data)[i] = (int32_t)at;
     }
-    snprintf(attrs, sizeof attrs, " {dim = %u : i64}", dim);
+    if (v->nd)
+      snprintf(attrs, sizeof attrs, " {dim = %u : i64, shape = [%lld, %lld, %lld]}", dim,
+               (long long)nd[0], (long long)nd[1], (long long)nd[2]);
+    else
+      snprintf(attrs, sizeof attrs, " {dim = %u : i64}", dim);
     c->faults = true;
-    snprintf(c->name, sizeof c->name, "tgather_gm %s dim %u %s indices %lldx%lld", dt_name(dt), dim,
-             dt_name(ixt),
-             (long long)m, (long long)n);
+    snprintf(c->name, sizeof c->name, "tgather_gm %s%s dim %u %s indices %lldx%lld", dt_name(dt),
+             v->nd ? " 3-D" : "", dim, dt_name(ixt), (long long)m, (long long)n);
     break;
   }
   case PTO_PTO_KIND_SCATTERGM: {
@@ -850,27 +904,42 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
      * them); indices of the odd shape all 0 or 1, the others random, so
      * duplicates apply in order everywhere; i32 indices at the first two
      * shapes, i64 ones at the others */
-    unsigned dim = (unsigned)variant & 1;
+    /* nd: the same in a 3-D tensor, along each of its dims in turn */
+    unsigned dim = v->nd ? (unsigned)variant % 3 : (unsigned)variant & 1;
     bool slices = v->sat;
     PtoDType ixt = variant & 2 ? PTO_DT_I64 : PTO_DT_I32;
     if (strcmp(v->attr, "overwrite") != 0) how = FILL_UNIFORM; /* no NaN payloads */
+    int64_t nd[3];
+    Gm y0 = {0};
+    if (v->nd) y0 = gm_indexed_nd(dt, m, n, dim, how, true, nd);
+    int64_t count = v->nd ? nd[dim] : dim ? n : m;
     IN(dt, m, n);
-    IN(ixt, slices ? 1 : m, slices ? (dim ? n : m) : n);
-    OUT(dt, m + 3, n + 2);
+    IN(ixt, slices ? 1 : m, slices ? count : n);
+    if (v->nd) c->out[c->nout++] = y0;
+    else OUT(dt, m + 3, n + 2);
     Gm *y = &c->out[0];
     fill(dt, y->data, y->rows * y->cols, how);
-    if (dim == 1) y->c0 = 0, y->wrows = m, y->wcols = y->cols;
-    else y->r0 = 0, y->wrows = y->rows, y->wcols = n;
+    if (v->nd) {
+    } else if (dim == 1) {
+      y->c0 = 0, y->wrows = m, y->wcols = y->cols;
+    } else {
+      y->r0 = 0, y->wrows = y->rows, y->wcols = n;
+    }
     for (int64_t i = 0; i < c->in[1].rows * c->in[1].cols; i++) {
-      int64_t at = variant == 1 ? i % 2 : (int64_t)(rnd_u64() % (uint64_t)(dim ? y->cols : y->rows));
+      int64_t at = variant == 1 ? i % 2 : (int64_t)(rnd_u64() % (uint64_t)gm_extent(y, dim));
       if (ixt == PTO_DT_I64) ((int64_t *)c->in[1].data)[i] = at;
       else ((int32_t *)c->in[1].data)[i] = (int32_t)at;
     }
-    snprintf(attrs, sizeof attrs, " {dim = %u : i64, mode = \"%s\"}", dim, v->attr);
+    if (v->nd)
+      snprintf(attrs, sizeof attrs,
+               " {dim = %u : i64, mode = \"%s\", shape = [%lld, %lld, %lld]}", dim, v->attr,
+               (long long)nd[0], (long long)nd[1], (long long)nd[2]);
+    else
+      snprintf(attrs, sizeof attrs, " {dim = %u : i64, mode = \"%s\"}", dim, v->attr);
     c->faults = true;
-    snprintf(c->name, sizeof c->name, "tscatter_gm %s %s%s dim %u %s indices %lldx%lld",
-             dt_name(dt), v->attr, slices ? " slices" : "", dim, dt_name(ixt), (long long)m,
-             (long long)n);
+    snprintf(c->name, sizeof c->name, "tscatter_gm %s%s %s%s dim %u %s indices %lldx%lld",
+             dt_name(dt), v->nd ? " 3-D" : "", v->attr, slices ? " slices" : "", dim,
+             dt_name(ixt), (long long)m, (long long)n);
     break;
   }
   case PTO_PTO_KIND_SORT32:
@@ -1221,6 +1290,10 @@ static bool compare(const Case *c, unsigned j, const void *want, const void *got
 /* The bound of a float result (ulps), or bit for bit. */
 static bool bit_exact_op(PtoPtoOp id) {
   if (id == PTO_PTO_TMOV_TRANS) return false; /* seen through a tmatmul */
+  /* computed as the interpreter computes them, NaN payloads kept */
+  if (id == PTO_PTO_TSIGN || id == PTO_PTO_TTRUNC || id == PTO_PTO_THARDSIGMOID ||
+      id == PTO_PTO_TLRELU || id == PTO_PTO_TCLIP)
+    return true;
   switch (pto_pto_op_kind(id)) {
   case PTO_PTO_KIND_BINARY: case PTO_PTO_KIND_SCALAR: case PTO_PTO_KIND_UNARY:
   case PTO_PTO_KIND_CVT: case PTO_PTO_KIND_ROWRED: case PTO_PTO_KIND_COLRED:
@@ -1506,7 +1579,7 @@ TEST(every_instruction_and_dtype) {
           nv = 0;
           for (unsigned r = 0; r < 5; r++)
             for (int sat = 0; sat < 2; sat++)
-              vars[nv++] = (Variant){to, kRoundModes[r], sat, FILL_RANDOM};
+              vars[nv++] = (Variant){to, kRoundModes[r], sat, FILL_RANDOM, false};
           snprintf(label, sizeof label, "tcvt %s->%s", dt_name(dt), dt_name(to));
           CHECK(run_row(label, (PtoPtoOp)id, dt, vars, nv, row));
         }
@@ -1522,7 +1595,7 @@ TEST(every_instruction_and_dtype) {
           for (unsigned r = 0; r < 5; r++)
             for (int sat = 0; sat < 2; sat++)
               vars[nv++] = (Variant){kF8[t], kRoundModes[r], sat,
-                                     dt_float(dt) ? FILL_F8 : FILL_INT_EDGES};
+                                     dt_float(dt) ? FILL_F8 : FILL_INT_EDGES, false};
           snprintf(label, sizeof label, "tcvt %s->%s", dt_name(dt), dt_name(kF8[t]));
           CHECK(run_row(label, (PtoPtoOp)id, dt, vars, nv, row));
         }
@@ -1532,14 +1605,14 @@ TEST(every_instruction_and_dtype) {
         nv = 0;
         for (unsigned t = 0; t < nnumeric; t++)
           for (int sat = 0; sat < 2; sat++)
-            vars[nv++] = (Variant){numeric[t], kRoundModes[0], sat, FILL_RANDOM};
+            vars[nv++] = (Variant){numeric[t], kRoundModes[0], sat, FILL_RANDOM, false};
         snprintf(label, sizeof label, "tcvt %s rint", dt_name(dt));
         CHECK(run_row(label, (PtoPtoOp)id, dt, vars, nv, row));
         for (unsigned t = 0; t < nnumeric; t++) {
           nv = 0;
           for (unsigned r = 1; r < 5; r++)
             for (int sat = 0; sat < 2; sat++)
-              vars[nv++] = (Variant){numeric[t], kRoundModes[r], sat, FILL_RANDOM};
+              vars[nv++] = (Variant){numeric[t], kRoundModes[r], sat, FILL_RANDOM, false};
           snprintf(label, sizeof label, "tcvt %s->%s directed", dt_name(dt),
                    dt_name(numeric[t]));
           CHECK(run_row(label, (PtoPtoOp)id, dt, vars, nv, row));
@@ -1547,31 +1620,54 @@ TEST(every_instruction_and_dtype) {
         continue;
       }
       if (kind == PTO_PTO_KIND_CMP) {
-        for (unsigned p = 0; p < 6; p++) vars[nv++] = (Variant){dt, kCmpPreds[p], false, base};
+        for (unsigned p = 0; p < 6; p++) vars[nv++] = (Variant){dt, kCmpPreds[p], false, base, false};
       } else if (kind == PTO_PTO_KIND_SEL) {
         for (unsigned t = 0; t < nnumeric + 3; t++) { /* the 8-bit floats too */
           PtoDType data = t < nnumeric ? numeric[t] : kF8[t - nnumeric];
-          Variant one = {data, NULL, false, base};
+          Variant one = {data, NULL, false, base, false};
           snprintf(label, sizeof label, "tsel %s", dt_name(data));
           CHECK(run_row(label, (PtoPtoOp)id, dt, &one, 1, row));
         }
         snprintf(label, sizeof label, "tsel i1");
-        vars[nv++] = (Variant){PTO_DT_BOOL, NULL, false, base};
+        vars[nv++] = (Variant){PTO_DT_BOOL, NULL, false, base, false};
       } else if (kind == PTO_PTO_KIND_SCATTERGM) {
         /* each mode (i1 only overwrites), one index per element or per slice */
         static const char *const modes[] = {"overwrite", "add", "multiply"};
         for (unsigned k = 0; k < (dt == PTO_DT_BOOL ? 1u : 3u); k++)
-          for (int sl = 0; sl < 2; sl++) vars[nv++] = (Variant){dt, modes[k], sl, base};
+          for (int sl = 0; sl < 2; sl++)
+            for (int nd = 0; nd < 2; nd++) vars[nv++] = (Variant){dt, modes[k], sl, base, nd};
+      } else if (kind == PTO_PTO_KIND_GATHERGM) {
+        /* a 2-D tensor, and a 3-D one */
+        vars[nv++] = (Variant){dt, NULL, false, base, false};
+        vars[nv++] = (Variant){dt, NULL, false, base, true};
       } else if (kind == PTO_PTO_KIND_RANDOM) {
-        vars[nv++] = (Variant){dt, "uniform", false, base};
-        vars[nv++] = (Variant){dt, "normal", false, base};
+        vars[nv++] = (Variant){dt, "uniform", false, base, false};
+        vars[nv++] = (Variant){dt, "normal", false, base, false};
+      } else if (id == PTO_PTO_TLRELU || id == PTO_PTO_TCLIP) {
+        /* parameters exact and inexact in the dtype, the defaults, a
+         * bound at 0 (where -0 must stay) */
+        static const char *const lrelu[] = {NULL, "{slope = 0.2 : f64}", "{slope = 3.0 : f64}",
+                                            "{slope = 0.0 : f64}"};
+        static const char *const clip[] = {
+            NULL, "{min = -0.5 : f64, max = 2.0 : f64}",
+            "{min = -0.1 : f64, max = 0.3 : f64}", "{min = 0.0 : f64, max = 0.0 : f64}",
+            "{min = -1.0e30 : f64, max = 70000.5 : f64}", "{max = 1.0e-40 : f64}"};
+        const char *const *ps = id == PTO_PTO_TLRELU ? lrelu : clip;
+        unsigned np = id == PTO_PTO_TLRELU ? 4 : 6;
+        for (unsigned i = 0; i < np; i++) {
+          vars[nv++] = (Variant){dt, ps[i], false, FILL_RANDOM, false};
+          vars[nv++] = (Variant){dt, ps[i], false, FILL_UNIFORM, false};
+        }
+      } else if (id == PTO_PTO_TSIGN || id == PTO_PTO_TTRUNC || id == PTO_PTO_THARDSIGMOID) {
+        vars[nv++] = (Variant){dt, NULL, false, base, false};
+        vars[nv++] = (Variant){dt, NULL, false, FILL_DYADIC, false}; /* halves, -3 and 3 exactly */
       } else {
-        vars[nv++] = (Variant){dt, NULL, false, base};
+        vars[nv++] = (Variant){dt, NULL, false, base, false};
       }
       CHECK(run_row(label, (PtoPtoOp)id, dt, vars, nv, row));
       if (id == PTO_PTO_TSTORE && (dt == PTO_DT_F16 || dt == PTO_DT_BF16)) {
         /* an f32 accumulator stored into the narrower type */
-        Variant fix = {dt, "fix", false, FILL_UNIFORM};
+        Variant fix = {dt, "fix", false, FILL_UNIFORM, false};
         snprintf(label, sizeof label, "tstore acc f32->%s", dt_name(dt));
         CHECK(run_row(label, (PtoPtoOp)id, dt, &fix, 1, row));
       }
@@ -1628,52 +1724,58 @@ typedef struct FaultRow {
   int64_t index[6]; /* the 2x3 index tile */
   int64_t bad, row, col, bound; /* what both must report */
   bool scatter; /* tscatter_gm of the index tile into X (then of its type) */
+  bool nd; /* X is 2x2x40, the tile [2, 1, 3] in it: the message names (row, 0, col) */
 } FaultRow;
 
 static bool run_fault_row(const FaultRow *f) {
   const char *ixs = dt_name(f->ix), *xs = f->scatter ? ixs : "f32";
   const char *mn = f->scatter ? "tscatter_gm" : "tgather_gm";
+  const char *xd = f->nd ? "2x2x40" : "4x40", *shape = f->nd ? ", shape = [2, 1, 3]" : "";
+  char at[32];
+  if (f->nd) snprintf(at, sizeof at, "0, 1, %u", f->dim ? 0u : 2u);
+  else snprintf(at, sizeof at, "%u, %u", f->dim ? 1u : 0u, f->dim ? 0u : 2u);
   Buf text = {0};
   bprintf(&text,
-          "pto.kernel vector @k0(%%X: tensor<4x40x%s>, %%I: tensor<2x3x%s>, %%Y: tensor<2x3xf32>) {\n"
+          "pto.kernel vector @k0(%%X: tensor<%sx%s>, %%I: tensor<2x3x%s>, %%Y: tensor<2x3xf32>) {\n"
           "  %%i = pto.tload %%I[0, 0] : tensor<2x3x%s> -> !pto.tile<2x3x%s, vec, offset = 0>\n",
-          xs, ixs, ixs, ixs);
+          xd, xs, ixs, ixs, ixs);
   if (f->scatter)
     bprintf(&text,
-            "  pto.tscatter_gm %%i, %%X[%u, %u], %%i {dim = %u : i64} : !pto.tile<2x3x%s, vec, "
-            "offset = 0>, !pto.tile<2x3x%s, vec, offset = 0> into tensor<4x40x%s>\n}\n",
-            f->dim ? 1u : 0u, f->dim ? 0u : 2u, f->dim, ixs, ixs, ixs);
+            "  pto.tscatter_gm %%i, %%X[%s], %%i {dim = %u : i64%s} : !pto.tile<2x3x%s, vec, "
+            "offset = 0>, !pto.tile<2x3x%s, vec, offset = 0> into tensor<%sx%s>\n}\n",
+            at, f->dim, shape, ixs, ixs, xd, ixs);
   else
     bprintf(&text,
-            "  %%g = pto.tgather_gm %%X[%u, %u], %%i {dim = %u : i64} : tensor<4x40xf32>, "
+            "  %%g = pto.tgather_gm %%X[%s], %%i {dim = %u : i64%s} : tensor<%sxf32>, "
             "!pto.tile<2x3x%s, vec, offset = 0> -> !pto.tile<2x3xf32, vec, offset = 64>\n"
             "  pto.set_flag MTE2 -> MTE3, 0\n  pto.wait_flag MTE2 -> MTE3, 0\n"
             "  pto.tstore %%g, %%Y[0, 0] : !pto.tile<2x3xf32, vec, offset = 64> into "
             "tensor<2x3xf32>\n}\n",
-            f->dim ? 1u : 0u, f->dim ? 0u : 2u, f->dim, ixs);
+            at, f->dim, shape, xd, ixs);
   bprintf(&text,
-          "func.func @f0(%%X: tensor<4x40x%s>, %%I: tensor<2x3x%s>, %%Y: tensor<2x3xf32>) -> tensor<2x3xf32> {\n"
+          "func.func @f0(%%X: tensor<%sx%s>, %%I: tensor<2x3x%s>, %%Y: tensor<2x3xf32>) -> tensor<2x3xf32> {\n"
           "  block.launch @k0(%%X, %%I, %%Y) {label = \"k\", reads = [], writes = []} : "
-          "(tensor<4x40x%s>, tensor<2x3x%s>, tensor<2x3xf32>)\n"
+          "(tensor<%sx%s>, tensor<2x3x%s>, tensor<2x3xf32>)\n"
           "  func.return %%Y : tensor<2x3xf32>\n}\n",
-          xs, ixs, xs, ixs);
+          xd, xs, ixs, xd, xs, ixs);
   Case c;
   memset(&c, 0, sizeof c);
-  snprintf(c.name, sizeof c.name, "%s fault %s dim %u", mn, ixs, f->dim);
+  snprintf(c.name, sizeof c.name, "%s fault %s%s dim %u", mn, ixs, f->nd ? " 3-D" : "", f->dim);
   c.faults = c.fails = true;
   c.nin = 2, c.nout = 1;
   c.in[0] = (Gm){f->scatter ? f->ix : PTO_DT_F32, 4, 40, 0, 0, 4, 40, calloc(160, 8),
-                 false, 0};
-  c.in[1] = (Gm){f->ix, 2, 3, 0, 0, 2, 3, calloc(6, 8), false, 0};
-  c.out[0] = (Gm){PTO_DT_F32, 2, 3, 0, 0, 2, 3, calloc(6, 4), false, 0};
+                 false, f->nd ? 2 : 0, 0};
+  c.in[1] = (Gm){f->ix, 2, 3, 0, 0, 2, 3, calloc(6, 8), false, 0, 0};
+  c.out[0] = (Gm){PTO_DT_F32, 2, 3, 0, 0, 2, 3, calloc(6, 4), false, 0, 0};
   for (unsigned i = 0; i < 6; i++) {
     if (f->ix == PTO_DT_I64) ((int64_t *)c.in[1].data)[i] = f->index[i];
     else ((int32_t *)c.in[1].data)[i] = (int32_t)f->index[i];
   }
   char want[160];
   snprintf(want, sizeof want, "-:3:3: error: 'pto.%s' op index %lld at position "
-           "(%lld, %lld) is out of range [0, %lld) for dim %u", mn, (long long)f->bad,
-           (long long)f->row, (long long)f->col, (long long)f->bound, f->dim);
+           "(%lld, %s%lld) is out of range [0, %lld) for dim %u", mn, (long long)f->bad,
+           (long long)f->row, f->nd ? "0, " : "", (long long)f->col, (long long)f->bound,
+           f->dim);
   PtoContext *ctx;
   DiagCapture dc;
   PtoOp *m;
@@ -1746,23 +1848,29 @@ TEST(gather_gm_faults) {
   image_[PTO_BUF_VEC] = malloc(kImageBytes[PTO_BUF_VEC]);
   static const FaultRow rows[] = {
       /* the index equal to the bound; a later bad one is not the first */
-      {1, PTO_DT_I32, {1, 2, 3, 4, 40, 99}, 40, 1, 1, 40, false},
-      {1, PTO_DT_I32, {-1, 0, 0, 0, 0, 0}, -1, 0, 0, 40, false},
-      {1, PTO_DT_I32, {0, 0, 0, 0, 0, INT32_MIN}, INT32_MIN, 1, 2, 40, false},
+      {1, PTO_DT_I32, {1, 2, 3, 4, 40, 99}, 40, 1, 1, 40, false, false},
+      {1, PTO_DT_I32, {-1, 0, 0, 0, 0, 0}, -1, 0, 0, 40, false, false},
+      {1, PTO_DT_I32, {0, 0, 0, 0, 0, INT32_MIN}, INT32_MIN, 1, 2, 40, false, false},
       /* along dim 0 the bound is the tensor's 4 rows */
-      {0, PTO_DT_I32, {3, 0, 2, 1, 3, 4}, 4, 1, 2, 4, false},
-      {0, PTO_DT_I32, {0, -7, 0, 5, 0, 0}, -7, 0, 1, 4, false},
+      {0, PTO_DT_I32, {3, 0, 2, 1, 3, 4}, 4, 1, 2, 4, false, false},
+      {0, PTO_DT_I32, {0, -7, 0, 5, 0, 0}, -7, 0, 1, 4, false, false},
       /* the same for tscatter_gm, its good indices written nowhere */
-      {1, PTO_DT_I32, {1, 2, 3, 4, 40, 99}, 40, 1, 1, 40, true},
-      {1, PTO_DT_I32, {0, 0, 0, 0, 0, INT32_MIN}, INT32_MIN, 1, 2, 40, true},
-      {0, PTO_DT_I32, {3, 0, 2, 1, 3, 4}, 4, 1, 2, 4, true},
-      {0, PTO_DT_I32, {0, -7, 0, 5, 0, 0}, -7, 0, 1, 4, true},
+      {1, PTO_DT_I32, {1, 2, 3, 4, 40, 99}, 40, 1, 1, 40, true, false},
+      {1, PTO_DT_I32, {0, 0, 0, 0, 0, INT32_MIN}, INT32_MIN, 1, 2, 40, true, false},
+      {0, PTO_DT_I32, {3, 0, 2, 1, 3, 4}, 4, 1, 2, 4, true, false},
+      {0, PTO_DT_I32, {0, -7, 0, 5, 0, 0}, -7, 0, 1, 4, true, false},
       /* i64 indices: checked in 64 bits, not truncated to 32 first */
-      {1, PTO_DT_I64, {0, 0, ((int64_t)1 << 32) + 3, 0, 0, 0}, ((int64_t)1 << 32) + 3, 0, 2, 40, false},
-      {0, PTO_DT_I64, {0, 1, 2, 3, INT64_MIN, 0}, INT64_MIN, 1, 1, 4, false},
-      {1, PTO_DT_I64, {39, 0, 0, 40, 0, 0}, 40, 1, 0, 40, false},
-      {1, PTO_DT_I64, {0, 0, ((int64_t)1 << 32) + 3, 0, 0, 0}, ((int64_t)1 << 32) + 3, 0, 2, 40, true},
-      {0, PTO_DT_I64, {0, 1, 2, 3, INT64_MIN, 0}, INT64_MIN, 1, 1, 4, true},
+      {1, PTO_DT_I64, {0, 0, ((int64_t)1 << 32) + 3, 0, 0, 0}, ((int64_t)1 << 32) + 3, 0, 2, 40, false, false},
+      {0, PTO_DT_I64, {0, 1, 2, 3, INT64_MIN, 0}, INT64_MIN, 1, 1, 4, false, false},
+      {1, PTO_DT_I64, {39, 0, 0, 40, 0, 0}, 40, 1, 0, 40, false, false},
+      {1, PTO_DT_I64, {0, 0, ((int64_t)1 << 32) + 3, 0, 0, 0}, ((int64_t)1 << 32) + 3, 0, 2, 40, true, false},
+      {0, PTO_DT_I64, {0, 1, 2, 3, INT64_MIN, 0}, INT64_MIN, 1, 1, 4, true, false},
+      /* a 3-D tensor: the bound is its extent along dim, the position the
+       * index tile's seen as the tile's shape there */
+      {2, PTO_DT_I32, {1, 2, 3, 4, 40, 99}, 40, 1, 1, 40, false, true},
+      {0, PTO_DT_I32, {1, 0, 0, 0, 2, 0}, 2, 1, 1, 2, false, true},
+      {2, PTO_DT_I64, {0, 0, 0, 0, 0, -1}, -1, 1, 2, 40, true, true},
+      {0, PTO_DT_I32, {0, 1, -3, 0, 0, 5}, -3, 0, 2, 2, true, true},
   };
   unsigned n = 0;
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) n += run_fault_row(&rows[i]);

@@ -93,6 +93,9 @@ enum {
 /* The attributes the row's op defines (NULL-terminated): its float
  * parameters, and gelu's `approximate`. */
 const char *const *pto_unary_row_attrs(PtoUnaryRow row);
+/* The row's float parameters of a verified `op` in UnaryOps.def's order,
+ * each its attribute's value or the row's default (gelu has none). */
+void pto_unary_row_params(PtoOp *op, PtoUnaryRow row, double out[2]);
 
 /* ------------------------------------------------------------------ */
 /* Table-driven dialects                                                */

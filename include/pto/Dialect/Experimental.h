@@ -5,6 +5,9 @@
 #define PTO_DIALECT_EXPERIMENTAL_H
 
 #include "pto/IR.h"
+#include "pto/NdArray.h"
+
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +30,17 @@ PtoExperimentalOp pto_experimental_op_id(const PtoOp *op);
  * the token is negative or its block lies past the table (nblocks). */
 bool pto_experimental_row(int64_t token, int64_t block_size,
                           const int64_t *table, int64_t nblocks, int64_t *row);
+
+/* The gather itself, shared by the interpreter's hook and the compiled
+ * host program's task so that both copy the same rows: out (k x width,
+ * allocated by the caller) gets, for each token of idx (1 x k), the first
+ * width elements of its row of src through tab (1 x n). Any strides.
+ * False with the message in err (without the op's name) when width
+ * exceeds src's columns, a token has no block or its row lies past src.
+ * It touches no IR and no context, so a runtime worker may call it. */
+bool pto_experimental_gather(const PtoNdArray *src, const PtoNdArray *idx,
+                             const PtoNdArray *tab, int64_t block_size,
+                             PtoNdArray *out, char *err, size_t err_size);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #define PTO_DIALECT_PTO_H
 
 #include "pto/DType.h"
+#include "pto/Dialect/Common.h"
 #include "pto/Dialect/Block.h"
 #include "pto/IR.h"
 
@@ -146,6 +147,10 @@ PtoPtoOp pto_pto_op_id(const PtoOp *op);
 PtoPtoOp pto_pto_op_lookup(const char *name);
 PtoPtoKind pto_pto_op_kind(PtoPtoOp id);
 const char *pto_pto_op_mnemonic(PtoPtoOp id);
+/* The row of pto/UnaryOps.def whose float parameters (slope, min, max)
+ * instruction `id` takes as attributes, named and checked as the Tile
+ * level's (tlrelu, tclip), or PTO_UNARY_ROW_NONE. */
+PtoUnaryRow pto_pto_unary_row(PtoPtoOp id);
 /* The pipe an instruction issues on: its row's pipe, for tmov and tstore
  * the pipe of the path it moves along (mat -> left/right: MTE1, acc ->
  * mat/GM: FIX, vec -> GM: MTE3), for set_flag its source pipe, for
@@ -175,6 +180,19 @@ unsigned pto_pto_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn);
  * malformed: the verifier refuses such an op). */
 unsigned pto_pto_get_random_window(const PtoOp *op, int64_t *origin, int64_t *full,
                                    int64_t *window, bool *normal);
+
+/* tgather_gm, tscatter_gm: the tile (the result, or the scattered
+ * operand #0) seen in the tensor's rank: the `shape` attribute, whose
+ * leading dims flatten into the tile's rows and whose last is its
+ * columns, or without it, for a 2-D tensor, the tile's rows and columns.
+ * Returns the rank (0 if malformed). */
+unsigned pto_pto_indexed_shape(const PtoOp *op, int64_t *shape);
+
+/* The position an out-of-range index of tgather_gm / tscatter_gm at
+ * (row, col) of its index tile is named by: in the tile's shape in the
+ * tensor's rank (pto_pto_indexed_shape) when the index tile has one index
+ * per element, else (row, col). Returns the position's rank. */
+unsigned pto_pto_index_position(const PtoOp *op, int64_t row, int64_t col, int64_t *pos);
 
 /* tload, tstore, tprefetch: the sizes of the GM window, one per tensor
  * dim (the `sizes` attribute, or for tload / tstore without it the tile's

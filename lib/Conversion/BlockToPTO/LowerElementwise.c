@@ -3,7 +3,8 @@
  * same numbers with the same shared kernels in the interpreter
  * (tile.sigmoid -> pto.tsigmoid, ..., tile.pow -> pto.tpow, tile.lt ->
  * pto.tcmp, tile.where -> pto.tsel, tile.expand -> pto.texpand,
- * tile.full -> pto.texpands), tile.gelu its formula. */
+ * tile.full -> pto.texpands, tile.bitwise_and -> pto.tand, tile.clip ->
+ * pto.tclip {min, max}), tile.gelu its formula. */
 #include "Conversion/BlockToPTO/LowerElementwise.h"
 
 #include <string.h>
@@ -32,7 +33,45 @@ static const struct {
     {"tile.cosh", "pto.tcosh"},       {"tile.asinh", "pto.tasinh"},
     {"tile.acosh", "pto.tacosh"},     {"tile.atanh", "pto.tatanh"},
     {"tile.cbrt", "pto.tcbrt"},
+    {"tile.sign", "pto.tsign"},       {"tile.trunc", "pto.ttrunc"},
+    {"tile.hardsigmoid", "pto.thardsigmoid"},
 };
+
+/* Tile ops with float parameters, and the instruction that takes them as
+ * the same attributes. */
+static const struct {
+  PtoUnaryRow row;
+  const char *pto;
+} with_params[] = {
+    {PTO_UNARY_ROW_LEAKY_RELU, "pto.tlrelu"},
+    {PTO_UNARY_ROW_CLIP, "pto.tclip"},
+};
+
+static int with_params_of(PtoOp *op) {
+  PtoTileOp id = pto_tile_op_id(op);
+  PtoUnaryRow row = id == PTO_TILE_NONE ? PTO_UNARY_ROW_NONE : pto_tile_unary_row(id);
+  for (unsigned i = 0; i < PTO_ARRAY_SIZE(with_params); i++)
+    if (with_params[i].row == row) return (int)i;
+  return -1;
+}
+
+/* Tile ops of two tiles or a tile and a scalar, and their instruction. */
+static const struct {
+  const char *tile, *pto;
+} binary[] = {
+    {"tile.pow", "pto.tpow"},
+    {"tile.bitwise_and", "pto.tand"},
+    {"tile.bitwise_or", "pto.tor"},
+    {"tile.bitwise_xor", "pto.txor"},
+    {"tile.bitwise_left_shift", "pto.tshl"},
+    {"tile.bitwise_right_shift", "pto.tshr"},
+};
+
+static const char *binary_instr(PtoOp *op) {
+  for (unsigned i = 0; i < PTO_ARRAY_SIZE(binary); i++)
+    if (pto_op_is(op, binary[i].tile)) return binary[i].pto;
+  return NULL;
+}
 
 static const char *unary_instr(PtoOp *op) {
   for (unsigned i = 0; i < PTO_ARRAY_SIZE(unary); i++)
@@ -69,7 +108,8 @@ static bool mask_cast(PtoOp *op) {
 
 bool pto_lower_elementwise_handles(PtoOp *op) {
   return unary_instr(op) || compare_of(op) || mask_cast(op) ||
-         pto_op_is(op, "tile.where") || pto_op_is(op, "tile.pow") ||
+         binary_instr(op) || with_params_of(op) >= 0 ||
+         pto_op_is(op, "tile.where") ||
          pto_op_is(op, "tile.gelu") || pto_op_is(op, "tile.uniform") ||
          pto_op_is(op, "tile.normal") ||
          pto_op_is(op, "tile.expand") || pto_op_is(op, "tile.full");
@@ -279,6 +319,24 @@ static PtoOp *lower_random(PtoContext *ctx, PtoOp *op, PtoType *buffer,
   return t;
 }
 
+/* tile.leaky_relu, tile.clip: the instruction with each parameter as an
+ * f64 attribute, its default written out. */
+static PtoOp *lower_with_params(PtoContext *ctx, PtoOp *op, int p, PtoType *result) {
+  PtoValue *x = pto_op_operand(op, 0);
+  if (pto_op_num_operands(op) != 1 || !pto_type_is_pto_tile(pto_value_type(x))) {
+    pto_op_emit_error(op, "lower-to-pto: the operand is not a PTO tile");
+    return NULL;
+  }
+  PtoUnaryRow row = with_params[p].row;
+  double v[2];
+  pto_unary_row_params(op, row, v);
+  PtoOp *t = build(ctx, op, with_params[p].pto, &x, 1, result);
+  const char *const *names = pto_unary_row_attrs(row);
+  for (unsigned i = 0; i < 2 && names[i]; i++)
+    pto_op_set_attr(t, names[i], pto_attr_float(ctx, pto_type_float(ctx, PTO_F64), v[i]));
+  return t;
+}
+
 PtoOp *pto_lower_elementwise(PtoContext *ctx, PtoOp *op, PtoType *buffer,
                              PtoType *result) {
   const char *cmp = compare_of(op);
@@ -289,10 +347,13 @@ PtoOp *pto_lower_elementwise(PtoContext *ctx, PtoOp *op, PtoType *buffer,
   if (pto_op_is(op, "tile.gelu")) return lower_gelu(ctx, op);
   if (pto_op_is(op, "tile.uniform") || pto_op_is(op, "tile.normal"))
     return lower_random(ctx, op, buffer, result);
-  if (pto_op_is(op, "tile.pow")) {
+  const char *bin = binary_instr(op);
+  if (bin) {
     PtoValue *ops[2] = {as_tile(ctx, op, 0, result), as_tile(ctx, op, 1, result)};
-    return build(ctx, op, "pto.tpow", ops, 2, result);
+    return build(ctx, op, bin, ops, 2, result);
   }
+  int p = with_params_of(op);
+  if (p >= 0) return lower_with_params(ctx, op, p, result);
   if (pto_op_is(op, "tile.full")) {
     PtoValue *v = pto_op_operand(op, 0);
     return build(ctx, op, "pto.texpands", &v, 1, result);

@@ -10,4 +10,8 @@
 /* Lowers `op` when it is one of this file's (*done set), else leaves it. */
 PtoResult pto_lower_indexed(Lower *L, PtoOp *op, bool *done);
 
+/* Whether `op` is a scatter, whose tile operand's Block buffer
+ * (pto_lower_operand_buffer) gives the shape of its GM window. */
+bool pto_lower_indexed_stores(PtoOp *op);
+
 #endif

@@ -99,9 +99,9 @@ struct Lower {
   int64_t k_step;
   const PtoPlatform *platform;
   PtoPtrMap numbers; /* input op -> its pto_origin_ops number + 1 */
-  /* block.store, tile.expand -> the buffer type of operand 0, taken before
-   * the operand is rewritten: the GM window, or the view a broadcast
-   * repeats, has the buffer's shape, not the tile's */
+  /* block.store, tile.expand, the scatters -> the buffer type of operand
+   * 0, taken before the operand is rewritten: the GM window, or the view a
+   * broadcast repeats, has the buffer's shape, not the tile's */
   PtoPtrMap stored;
 };
 
@@ -647,7 +647,8 @@ static PtoResult lower_kernel(Lower *L, PtoOp *bk) {
        b = pto_block_next(b))
     for (PtoOp *op = pto_block_first_op(b); op; op = pto_op_next(op))
       if ((pto_op_is(op, "block.store") && pto_op_num_operands(op) >= 2) ||
-          (pto_op_is(op, "tile.expand") && pto_op_num_operands(op) >= 1))
+          (pto_op_is(op, "tile.expand") && pto_op_num_operands(op) >= 1) ||
+          (pto_lower_indexed_stores(op) && pto_op_num_operands(op) >= 1))
         pto_ptrmap_put(&L->stored, (uint64_t)(uintptr_t)op,
                        pto_value_type(pto_op_operand(op, 0)));
   for (PtoBlock *b = pto_region_first_block(pto_op_region(pk, 0)); b && !r;

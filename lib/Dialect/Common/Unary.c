@@ -24,6 +24,16 @@ const char *const *pto_unary_row_attrs(PtoUnaryRow row) {
   return row == PTO_UNARY_ROW_GELU ? gelu : rows[row].attrs;
 }
 
+void pto_unary_row_params(PtoOp *op, PtoUnaryRow row, double out[2]) {
+  out[0] = out[1] = 0;
+  for (unsigned i = 0; i < 2 && rows[row].attrs[i]; i++) {
+    PtoAttr *a = pto_op_attr(op, rows[row].attrs[i]);
+    out[i] = !a ? rows[row].dflt[i]
+             : pto_attr_kind(a) == PTO_ATTR_FLOAT ? pto_attr_float_value(a)
+                                                  : (double)pto_attr_int_value(a);
+  }
+}
+
 /* A float parameter: a float or integer attribute (bools are not). */
 static PtoResult param(PtoOpCheck *c, PtoUnaryRow row, unsigned i,
                        double *out) {

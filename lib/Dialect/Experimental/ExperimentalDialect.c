@@ -6,6 +6,7 @@
 #include "pto/DialectImplementation.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,44 @@ bool pto_experimental_row(int64_t token, int64_t block_size,
   int64_t blk = table[token / block_size];
   if (blk < 0 || blk > (INT64_MAX - token % block_size) / block_size) return false;
   *row = blk * block_size + token % block_size;
+  return true;
+}
+
+/* The element at (r, c) of a 2-D array, whatever its strides. */
+static char *elem_at(const PtoNdArray *a, int64_t r, int64_t c) {
+  return (char *)a->data +
+         (r * a->strides[0] + c * a->strides[1]) * (int64_t)pto_dtype_size(a->dtype);
+}
+
+bool pto_experimental_gather(const PtoNdArray *src, const PtoNdArray *idx,
+                             const PtoNdArray *tab, int64_t block_size,
+                             PtoNdArray *out, char *err, size_t err_size) {
+  int64_t k = idx->shape[1], n = tab->shape[1], width = out->shape[1];
+  size_t es = pto_dtype_size(src->dtype);
+  if (width > src->shape[1]) {
+    snprintf(err, err_size, "size %" PRId64 " exceeds the source's %" PRId64 " columns at "
+             "run time", width, src->shape[1]);
+    return false;
+  }
+  for (int64_t i = 0; i < k; i++) {
+    int64_t token = pto_dtype_load_i64(idx->dtype, idx->data, i * idx->strides[1]);
+    int64_t blk = 0, row = -1;
+    if (token >= 0 && block_size > 0 && token / block_size < n)
+      blk = pto_dtype_load_i64(tab->dtype, tab->data, token / block_size * tab->strides[1]);
+    /* the table's one entry for this token, as a table of one block */
+    if (token < 0 || block_size <= 0 || token / block_size >= n ||
+        !pto_experimental_row(token % block_size, block_size, &blk, 1, &row)) {
+      snprintf(err, err_size, "token index %" PRId64 " (position %" PRId64 ") has no block "
+               "in a table of %" PRId64 " blocks of %" PRId64, token, i, n, block_size);
+      return false;
+    }
+    if (row >= src->shape[0]) {
+      snprintf(err, err_size, "token index %" PRId64 " maps to row %" PRId64 ", past the "
+               "source's %" PRId64 " rows", token, row, src->shape[0]);
+      return false;
+    }
+    for (int64_t c = 0; c < width; c++) memcpy(elem_at(out, i, c), elem_at(src, row, c), es);
+  }
   return true;
 }
 

@@ -267,6 +267,12 @@ PtoPtoKind pto_pto_op_kind(PtoPtoOp id) { return kinds[id]; }
 const char *pto_pto_op_mnemonic(PtoPtoOp id) { return mnemonics[id]; }
 PtoPtoDtypes pto_pto_op_dtypes(PtoPtoOp id) { return dtypes[id]; }
 
+PtoUnaryRow pto_pto_unary_row(PtoPtoOp id) {
+  return id == PTO_PTO_TLRELU  ? PTO_UNARY_ROW_LEAKY_RELU
+         : id == PTO_PTO_TCLIP ? PTO_UNARY_ROW_CLIP
+                               : PTO_UNARY_ROW_NONE;
+}
+
 /* ------------------------------------------------------------------ */
 /* Queries                                                              */
 /* ------------------------------------------------------------------ */
@@ -329,6 +335,55 @@ unsigned pto_pto_get_random_window(const PtoOp *op, int64_t *origin, int64_t *fu
       no != nf || nw != nf)
     return 0;
   return nf;
+}
+
+unsigned pto_pto_indexed_shape(const PtoOp *op, int64_t *shape) {
+  PtoPtoOp id = pto_pto_op_id(op);
+  if ((id != PTO_PTO_TGATHER_GM && id != PTO_PTO_TSCATTER_GM) ||
+      pto_op_num_operands(op) < (id == PTO_PTO_TGATHER_GM ? 2u : 3u) ||
+      pto_op_num_results(op) != (id == PTO_PTO_TGATHER_GM ? 1u : 0u))
+    return 0;
+  PtoType *x = pto_value_type(pto_op_operand(op, id == PTO_PTO_TGATHER_GM ? 0 : 1));
+  PtoType *t = id == PTO_PTO_TGATHER_GM ? pto_value_type(pto_op_result(op, 0))
+                                        : pto_value_type(pto_op_operand(op, 0));
+  if (!pto_type_is_tensor(x) || !pto_type_is_pto_tile(t)) return 0;
+  unsigned rank = pto_type_tensor_rank(x), n = 0;
+  PtoAttr *a = pto_op_attr(op, "shape");
+  if (!a) {
+    if (rank != 2) return 0;
+    shape[0] = pto_pto_tile_rows(t);
+    shape[1] = pto_pto_tile_cols(t);
+    return 2;
+  }
+  if (!pto_attr_get_i64_array(a, shape, PTO_MAX_RANK, &n) || n != rank || n == 0) return 0;
+  int64_t rows = 1, want = pto_pto_tile_rows(t);
+  for (unsigned d = 0; d < n; d++) {
+    if (shape[d] < 1 || (d + 1 < n && shape[d] > want / rows)) return 0;
+    if (d + 1 < n) rows *= shape[d];
+  }
+  return rows == want && shape[n - 1] == pto_pto_tile_cols(t) ? n : 0;
+}
+
+unsigned pto_pto_index_position(const PtoOp *op, int64_t row, int64_t col, int64_t *pos) {
+  int64_t shape[PTO_MAX_RANK];
+  unsigned n = pto_pto_indexed_shape(op, shape);
+  bool gather = pto_pto_op_id(op) == PTO_PTO_TGATHER_GM;
+  PtoType *ix = n ? pto_value_type(pto_op_operand(op, gather ? 1 : 2)) : NULL;
+  PtoType *t = n ? (gather ? pto_value_type(pto_op_result(op, 0))
+                           : pto_value_type(pto_op_operand(op, 0)))
+                 : NULL;
+  if (!ix || !pto_type_is_pto_tile(ix) || pto_pto_tile_rows(ix) != pto_pto_tile_rows(t) ||
+      pto_pto_tile_cols(ix) != pto_pto_tile_cols(t)) {
+    pos[0] = row;
+    pos[1] = col;
+    return 2;
+  }
+  pos[n - 1] = col;
+  for (unsigned d = n - 1; d-- > 0;) {
+    pos[d] = row % shape[d];
+    row /= shape[d];
+  }
+  return n;
 }
 
 unsigned pto_pto_get_offsets(const PtoOp *op, int64_t *offs, PtoValue **dyn) {

@@ -8,7 +8,9 @@
 #include "Dialect/Common/OpCheck.h"
 #include "Dialect/PTO/PTOInternal.h"
 #include "pto/Dialect/AttrNames.h"
+#include "pto/NdArray.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef struct Verifier {
@@ -289,10 +291,6 @@ static PtoResult verify_random(Verifier *v) {
   return need_shape(v, "result", 0, r, rows, w[nf - 1]);
 }
 
-/* tgather_gm: torch.gather of a 2-D GM window into vec, the index tile
- * (i32 or i64, in vec: MTE2 reads it for the addresses) giving the positions
- * along `dim`, whose offset is therefore 0; the window spans the result's
- * extent along the other dim and the whole tensor along `dim`. */
 /* An index tile's element type: i32 or i64. */
 static PtoResult need_index_elem(Verifier *v, unsigned i) {
   PtoType *ie = pto_pto_tile_elem(opnd(v, i));
@@ -302,89 +300,107 @@ static PtoResult need_index_elem(Verifier *v, unsigned i) {
              tstr(v, ie));
 }
 
+/* The GM window of tgather_gm / tscatter_gm (tensor operand `gi`, the
+ * tile t): the tile seen in the tensor's rank (`shape`, required unless
+ * the tensor is 2-D), `dim` one of the tensor's dims, the offset along it
+ * 0 (the index tile gives the positions), and the window, the tile's
+ * shape but the whole tensor along dim, inside the tensor. */
+static PtoResult indexed_window(Verifier *v, unsigned gi, PtoType *t, const PtoShape *x,
+                                unsigned *dim, int64_t *shape) {
+  PtoAttr *d = pto_op_attr(v->op, "dim");
+  if (!pto_op_attr(v->op, "shape") && x->rank != 2)
+    return ERR(v, "requires the attribute 'shape' (the tile's dims in the rank-%u tensor)",
+               x->rank);
+  if (pto_pto_indexed_shape(v->op, shape) != x->rank) {
+    int64_t got[PTO_MAX_RANK];
+    unsigned n = 0;
+    char b[PTO_SHAPE_STR_MAX];
+    if (!pto_attr_get_i64_array(pto_op_attr(v->op, "shape"), got, PTO_MAX_RANK, &n))
+      return ERR(v, "attribute 'shape' must be an array of 1 to %d integers", PTO_MAX_RANK);
+    size_t at = 0;
+    for (unsigned d = 0; d < n; d++)
+      at += (size_t)snprintf(b + at, sizeof b - at, "%s%lld", d ? ", " : "", (long long)got[d]);
+    return ERR(v, "attribute 'shape' [%s] is not the %lldx%lld tile in the rank-%u tensor "
+                  "(its leading sizes multiply to the rows, its last is the columns)",
+               b, (long long)pto_pto_tile_rows(t), (long long)pto_pto_tile_cols(t), x->rank);
+  }
+  if (!d || pto_attr_kind(d) != PTO_ATTR_INTEGER || pto_attr_int_value(d) < 0 ||
+      pto_attr_int_value(d) >= (int64_t)x->rank)
+    return x->rank == 2 ? ERR(v, "requires an integer 'dim' of 0 or 1")
+                        : ERR(v, "requires an integer 'dim' in [0, %u)", x->rank);
+  *dim = (unsigned)pto_attr_int_value(d);
+  unsigned no = 0;
+  int64_t offs[PTO_MAX_RANK], win[PTO_MAX_RANK];
+  if (pto_opcheck_offsets(&v->c, gi + 2, offs, &no)) return PTO_FAILURE;
+  if (no == x->rank && offs[*dim] != 0)
+    return ERR(v, "offset #%u must be 0: the index tile gives the positions "
+                  "along dim %u", *dim, *dim);
+  memcpy(win, shape, x->rank * sizeof *win);
+  win[*dim] = x->dims[*dim];
+  PtoShape w;
+  pto_shape_init(&w, win, x->rank);
+  return pto_shape_window_check(&v->c.site, x, offs, no, &w);
+}
+
+/* tgather_gm: torch.gather of a GM window into vec, the index tile (i32
+ * or i64, in vec: MTE2 reads it for the addresses) giving the positions
+ * along `dim`; the result has the index tile's shape. */
 static PtoResult verify_gather_gm(Verifier *v) {
-  static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, "dim", NULL};
+  static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, "dim", "shape", NULL};
   PtoShape src;
   PtoType *ix = opnd(v, 1), *r = res(v, 0);
+  int64_t shape[PTO_MAX_RANK];
+  unsigned dim;
   if (known_attrs(v, known) ||
       pto_opcheck_tensor(&v->c, "operand", 0, opnd(v, 0), &src) ||
       need_tile(v, "operand", 1, ix) || need_tile(v, "result", 0, r) ||
       all_vec(v, 1) || need_index_elem(v, 1))
     return PTO_FAILURE;
-  if (src.rank != 2)
-    return ERR(v, "operand #0 must be a 2-D tensor, got rank %u", src.rank);
   if (need_like(v, "result", 0, r,
                 pto_pto_tile_type(v->c.ctx, pto_pto_tile_rows(ix),
                                   pto_pto_tile_cols(ix),
                                   pto_type_tensor_elem(opnd(v, 0)), PTO_BUF_VEC, 0)))
     return PTO_FAILURE;
-  PtoAttr *d = pto_op_attr(v->op, "dim");
-  if (!d || pto_attr_kind(d) != PTO_ATTR_INTEGER ||
-      (pto_attr_int_value(d) != 0 && pto_attr_int_value(d) != 1))
-    return ERR(v, "requires an integer 'dim' of 0 or 1");
-  unsigned dim = (unsigned)pto_attr_int_value(d), no = 0;
-  int64_t offs[PTO_MAX_RANK];
-  if (pto_opcheck_offsets(&v->c, 2, offs, &no)) return PTO_FAILURE;
-  if (no == 2 && offs[dim] != 0)
-    return ERR(v, "offset #%u must be 0: the index tile gives the positions "
-                  "along dim %u", dim, dim);
-  int64_t win[2] = {pto_pto_tile_rows(r), pto_pto_tile_cols(r)};
-  win[dim] = src.dims[dim];
-  PtoShape w;
-  pto_shape_init(&w, win, 2);
-  return pto_shape_window_check(&v->c.site, &src, offs, no, &w);
+  return indexed_window(v, 0, r, &src, &dim, shape);
 }
 
 /* tscatter_gm %t, %A[offsets], %ix {dim, mode}: the vec tile written
- * into a 2-D GM window along `dim`, its offset there 0 (the indices give
- * the positions), the window spanning the tile along the other dim. The
- * index tile (i32 or i64, in vec: MTE3 reads the addresses from it) is the
+ * into a GM window along `dim` (the window as tgather_gm's). The index
+ * tile (i32 or i64, in vec: MTE3 reads the addresses from it) is the
  * tile's shape, one index per element, or a single row of one index per
- * slice along dim (a row of the tile for dim 0, a column for dim 1).
- * add and multiply combine with what GM holds, so they need numbers. */
+ * slice along dim. add and multiply combine with what GM holds, so they
+ * need numbers. */
 static PtoResult verify_scatter_gm(Verifier *v) {
-  static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, "dim", "mode", NULL};
+  static const char *const known[] = {PTO_ATTR_STATIC_OFFSETS, "dim", "mode", "shape",
+                                      NULL};
   static const char *const modes[] = {"overwrite", "add", "multiply", NULL};
   PtoShape dst;
   PtoType *t = opnd(v, 0), *ix = opnd(v, 2);
+  int64_t shape[PTO_MAX_RANK];
+  unsigned dim;
   if (known_attrs(v, known) || need_tile(v, "operand", 0, t) ||
       pto_opcheck_tensor(&v->c, "operand", 1, opnd(v, 1), &dst) ||
       need_tile(v, "operand", 2, ix) ||
       need_space(v, "operand", 0, t, PTO_BUF_VEC, "MTE3 scatters from UB") ||
       all_vec(v, 2) || need_index_elem(v, 2))
     return PTO_FAILURE;
-  if (dst.rank != 2)
-    return ERR(v, "operand #1 must be a 2-D tensor, got rank %u", dst.rank);
   if (need_elem(v, "operand", 0, t, pto_type_tensor_elem(opnd(v, 1)))) return PTO_FAILURE;
-  PtoAttr *d = pto_op_attr(v->op, "dim");
-  if (!d || pto_attr_kind(d) != PTO_ATTR_INTEGER ||
-      (pto_attr_int_value(d) != 0 && pto_attr_int_value(d) != 1))
-    return ERR(v, "requires an integer 'dim' of 0 or 1");
   if (pto_opcheck_enum(&v->c, "mode", modes, "\"overwrite\", \"add\" or \"multiply\""))
     return PTO_FAILURE;
   const char *mode = pto_op_attr_str(v->op, "mode");
   if (mode && strcmp(mode, "overwrite") != 0 && is_i1(pto_pto_tile_elem(t)))
     return ERR(v, "mode \"%s\" combines numbers; element type 'i1' can only be "
                   "overwritten", mode);
-  unsigned dim = (unsigned)pto_attr_int_value(d), no = 0;
+  if (indexed_window(v, 1, t, &dst, &dim, shape)) return PTO_FAILURE;
   int64_t rows = pto_pto_tile_rows(t), cols = pto_pto_tile_cols(t);
-  int64_t slices = dim == 0 ? rows : cols;
+  int64_t slices = shape[dim];
   bool each = pto_pto_tile_rows(ix) == rows && pto_pto_tile_cols(ix) == cols;
   if (!each && (pto_pto_tile_rows(ix) != 1 || pto_pto_tile_cols(ix) != slices))
     return ERR(v, "index tile (operand #2) is %lldx%lld; expected %lldx%lld (one index "
                   "per element) or 1x%lld (one per slice along dim %u)",
                (long long)pto_pto_tile_rows(ix), (long long)pto_pto_tile_cols(ix),
                (long long)rows, (long long)cols, (long long)slices, dim);
-  int64_t offs[PTO_MAX_RANK];
-  if (pto_opcheck_offsets(&v->c, 3, offs, &no)) return PTO_FAILURE;
-  if (no == 2 && offs[dim] != 0)
-    return ERR(v, "offset #%u must be 0: the index tile gives the positions "
-                  "along dim %u", dim, dim);
-  int64_t win[2] = {rows, cols};
-  win[dim] = dst.dims[dim];
-  PtoShape w;
-  pto_shape_init(&w, win, 2);
-  return pto_shape_window_check(&v->c.site, &dst, offs, no, &w);
+  return PTO_SUCCESS;
 }
 
 static PtoResult verify_mov(Verifier *v) {
@@ -408,7 +424,11 @@ static PtoResult verify_mov(Verifier *v) {
  * type: binary, unary, and the tile part of the scalar forms. */
 static PtoResult verify_elementwise(Verifier *v, unsigned ntiles) {
   PtoType *a = opnd(v, 0);
-  if (known_attrs(v, no_attrs)) return PTO_FAILURE;
+  /* tlrelu's slope, tclip's min and max: the Tile level's attributes */
+  PtoUnaryRow row = pto_pto_unary_row(v->id);
+  if (known_attrs(v, row == PTO_UNARY_ROW_NONE ? no_attrs : pto_unary_row_attrs(row)) ||
+      (row != PTO_UNARY_ROW_NONE && pto_opcheck_unary_attrs(&v->c, row)))
+    return PTO_FAILURE;
   for (unsigned i = 0; i < ntiles; i++)
     if (need_tile(v, "operand", i, opnd(v, i))) return PTO_FAILURE;
   if (need_tile(v, "result", 0, res(v, 0)) || all_vec(v, 0) ||

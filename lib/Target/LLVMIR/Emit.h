@@ -293,32 +293,45 @@ PtoResult pto_emit_gather(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                           PtoEmitTile index, LLVMValueRef rows,
                           LLVMValueRef src_cols, LLVMValueRef cols,
                           PtoError *err);
-/* dst[r][c] = gm[idx[r][c]][c] (dim 0) or gm[r][idx[r][c]] (dim 1), gm a
- * GM window starting at 0 along dim, i32 indices; an index outside
- * [0, extent) reads nothing outside the tensor: it gives 0, or with
- * e->fault ends the kernel with the first such index's fault record
- * (EmitIndexed.c). */
-PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, PtoEmitTile gm,
-                             PtoEmitTile index, unsigned dim, LLVMValueRef extent,
-                             LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
+/* The GM window of tgather_gm / tscatter_gm: its first element at ptr
+ * (an i8*: the tensor at the window's offsets, 0 along dim), the tile
+ * seen as `shape` (rank dims, the leading ones flattened into the tile's
+ * rows, the last its columns), the tensor's dims `stride` elements apart
+ * (i64 values) and its extent along dim, which bounds the indices. */
+typedef struct PtoEmitGmWindow {
+  LLVMValueRef ptr;
+  PtoDType dtype;
+  unsigned rank, dim;
+  int64_t shape[PTO_MAX_RANK];
+  LLVMValueRef stride[PTO_MAX_RANK];
+  LLVMValueRef extent;
+} PtoEmitGmWindow;
+/* dst[p] = gm[p with its coordinate along dim replaced by index[p]] for
+ * each position p of dst (its rows x cols, seen as gm's shape), bit for
+ * bit, i32 or i64 indices; an index outside [0, extent) reads nothing
+ * outside the tensor: it gives 0, or with e->fault ends the kernel with
+ * the first such index's fault record (EmitIndexed.c). */
+PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, const PtoEmitGmWindow *gm,
+                             PtoEmitTile index, LLVMValueRef rows, LLVMValueRef cols,
+                             PtoError *err);
 /* How tscatter_gm combines a tile's element with what GM holds. */
 typedef enum PtoEmitScatter {
   PTO_EMIT_SCATTER_OVERWRITE,
   PTO_EMIT_SCATTER_ADD,
   PTO_EMIT_SCATTER_MUL
 } PtoEmitScatter;
-/* gm[idx][c] (dim 0) or gm[r][idx] (dim 1) overwritten with, or combined
- * with, src[r][c] for the rows x cols of src, in row-major order (so
- * duplicate indices apply in index order), idx = index[r][c], or with
- * `slices` index[0][r] (dim 0) or index[0][c] (dim 1); gm a GM window
- * starting at 0 along dim, i32 indices. Overwrite keeps every bit; add
- * and multiply compute as the vector instructions do. An index outside
- * [0, extent) writes nothing: with e->fault the kernel ends, before any
- * write, with the first such index's fault record (EmitIndexed.c). */
-PtoResult pto_emit_scatter_gm(PtoEmit *e, PtoEmitTile gm, PtoEmitTile src,
-                              PtoEmitTile index, unsigned dim, PtoEmitScatter mode,
-                              bool slices, LLVMValueRef extent, LLVMValueRef rows,
-                              LLVMValueRef cols, PtoError *err);
+/* gm[p with its coordinate along dim replaced by idx] overwritten with,
+ * or combined with, src[p] for each position p of src (its rows x cols,
+ * seen as gm's shape), in row-major order (so duplicate indices apply in
+ * index order), idx = index at p, or with `slices` index[0][j], j being
+ * p's coordinate along dim; i32 or i64 indices. Overwrite keeps every
+ * bit; add and multiply compute as the vector instructions do. An index
+ * outside [0, extent) writes nothing: with e->fault the kernel ends,
+ * before any write, with the first such index's fault record
+ * (EmitIndexed.c). */
+PtoResult pto_emit_scatter_gm(PtoEmit *e, const PtoEmitGmWindow *gm, PtoEmitTile src,
+                              PtoEmitTile index, PtoEmitScatter mode, bool slices,
+                              LLVMValueRef rows, LLVMValueRef cols, PtoError *err);
 /* dst[r][c] = row[0][c] for every row: tmatmul_bias's bias, put in the
  * accumulator before the products are added to it. */
 PtoResult pto_emit_broadcast_row(PtoEmit *e, PtoEmitTile dst, PtoEmitTile row,
@@ -377,6 +390,35 @@ PtoResult pto_emit_fill(PtoEmit *e, PtoEmitTile dst, LLVMValueRef bits,
 PtoResult pto_emit_gcd(PtoEmit *e, PtoEmitTile dst, PtoEmitTile a,
                        PtoEmitTile b, LLVMValueRef rows, LLVMValueRef cols,
                        PtoError *err);
+
+/* ---- the Tile level's bitwise ops (EmitBitwise.c) and piecewise-linear
+ * functions (EmitPiecewise.c) ---- */
+
+#define PTO_EMIT_BITWISE_OPS(X) \
+  X(AND, "and") X(OR, "or") X(XOR, "xor") X(SHL, "shl") X(SHR, "shr")
+#define PTO_EMIT_ENUM(id, name) PTO_EMIT_BITWISE_##id,
+typedef enum PtoEmitBitwise { PTO_EMIT_BITWISE_OPS(PTO_EMIT_ENUM) } PtoEmitBitwise;
+#undef PTO_EMIT_ENUM
+/* dst = a (op) b of integer tiles of one dtype, bit for bit (tand tor
+ * txor tshl tshr): shifts by a count outside [0, width) give 0 (left, and
+ * right of unsigned types) or the sign fill (right, arithmetic). */
+PtoResult pto_emit_bitwise(PtoEmit *e, PtoEmitBitwise op, PtoEmitTile dst,
+                           PtoEmitTile a, PtoEmitTile b, LLVMValueRef rows,
+                           LLVMValueRef cols, PtoError *err);
+
+#define PTO_EMIT_PIECEWISE_OPS(X) \
+  X(SIGN, "sign") X(TRUNC, "trunc") X(HARDSIGMOID, "hardsigmoid") \
+  X(LRELU, "lrelu") X(CLIP, "clip")
+#define PTO_EMIT_ENUM(id, name) PTO_EMIT_PIECEWISE_##id,
+typedef enum PtoEmitPiecewise { PTO_EMIT_PIECEWISE_OPS(PTO_EMIT_ENUM) } PtoEmitPiecewise;
+#undef PTO_EMIT_ENUM
+/* dst = op(src) with the parameters p (lrelu: slope; clip: min, max),
+ * bit for bit with the interpreter (tsign ttrunc thardsigmoid tlrelu
+ * tclip): floats in f64, rounded once to dst, NaN and -0 as the Tile
+ * level keeps them; sign and trunc of integers too. */
+PtoResult pto_emit_piecewise(PtoEmit *e, PtoEmitPiecewise op, const double p[2],
+                             PtoEmitTile dst, PtoEmitTile src, LLVMValueRef rows,
+                             LLVMValueRef cols, PtoError *err);
 /* sin, cos and erf of a float or a vector of floats, and pow (C's powf:
  * pow(x, 0) = pow(1, y) = 1, a negative base takes integer exponents
  * only), computed in f64 (EmitMathF64.c): within 1 ulp of the correctly
@@ -393,10 +435,6 @@ LLVMValueRef pto_emit_pow_f32(PtoEmit *e, LLVMValueRef a, LLVMValueRef b);
  * lies within about 2^-50 of a rounding boundary; special values as C's
  * functions. NULL for the other ops. */
 LLVMValueRef pto_emit_exp_math(PtoEmit *e, PtoEmitMath op, PtoDType dt, LLVMValueRef x);
-/* d (double, or a vector) rounded to f32 to odd: toward zero, the last bit
- * set when inexact, so that rounding it again to f16 or bf16 (which have
- * more than 2 bits fewer) rounds d once (EmitArgReduce.c). */
-LLVMValueRef pto_emit_f64_to_f32_odd(PtoEmit *e, LLVMValueRef d);
 /* The f64 functions they use, on a double or a vector of doubles:
  * exp (results below 2^-1000 or above 2^1000 are clamped there, which
  * every f32 rounding turns into 0 or inf), log (of normal, zero, inf or

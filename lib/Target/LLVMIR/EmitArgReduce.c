@@ -59,10 +59,7 @@ static LLVMValueRef better(PtoEmit *e, bool max, PtoEmitNum num, LLVMValueRef x,
   return LLVMBuildAnd(B, bnum, LLVMBuildOr(B, xnan, strictly, ""), "");
 }
 
-/* d (double) rounded to f32 to odd: the f32 toward zero, its last bit set
- * when inexact. Rounding that to f16 or bf16 to nearest even rounds d
- * once, as the interpreter does (f32 has more than 2 bits beyond both). */
-LLVMValueRef pto_emit_f64_to_f32_odd(PtoEmit *e, LLVMValueRef d) {
+LLVMValueRef pto_emit_f32_odd(PtoEmit *e, LLVMValueRef d) {
   unsigned lanes = pto_emit_lanes_of(d);
   LLVMTypeRef f32 = pto_emit_vec_type(LLVMFloatTypeInContext(e->ctx), lanes);
   LLVMTypeRef i32 = pto_emit_vec_type(LLVMInt32TypeInContext(e->ctx), lanes);
@@ -126,7 +123,7 @@ static void reduce_outputs(PtoEmit *e, const Red *k, LLVMValueRef o,
     v = k->dst.dtype == PTO_DT_F32
             ? LLVMBuildFPTrunc(
                   B, v, pto_emit_vec_type(LLVMFloatTypeInContext(e->ctx), lanes), "")
-            : pto_emit_f64_to_f32_odd(e, v);
+            : pto_emit_f32_odd(e, v);
   store_lanes(e, k->dst, k->col, o, v, lanes);
   if (k->arg) store_lanes(e, k->idx, k->col, o, lt.carry[1], lanes);
 }

@@ -86,51 +86,94 @@ static void fault_unless_in_range(PtoEmit *e, PtoEmitTile index, LLVMValueRef ro
     fault_if(e, any_out_of_range(e, index, rows, cols, extent), index, rows, cols, extent);
 }
 
-/* t->src[0] is the GM window (its first element at the window's offset
- * along the other dim and 0 along dim), src[1] the index tile; t->op the
- * dim and t->extra the tensor's extent along it. */
+/* The per-element emitters' view of the tiles with the GM window beside
+ * them (pto_emit_tiles_each hands back the PtoEmitTiles it was given, the
+ * first member). */
+typedef struct GmTiles {
+  PtoEmitTiles t;
+  const PtoEmitGmWindow *gm;
+} GmTiles;
+
+/* The coordinates of element (r, c) of the tile seen as the window's
+ * shape: c the last, r's digits in the leading sizes the others (the
+ * outermost takes what is left, so no division for it). */
+static void coords_of(PtoEmit *e, const PtoEmitGmWindow *w, LLVMValueRef r, LLVMValueRef c,
+                      LLVMValueRef *at) {
+  at[w->rank - 1] = c;
+  for (unsigned d = w->rank - 1; d-- > 0;) {
+    if (d == 0) {
+      at[d] = r;
+      break;
+    }
+    LLVMValueRef size = pto_emit_i64(e, w->shape[d]);
+    at[d] = LLVMBuildURem(B, r, size, "");
+    r = LLVMBuildUDiv(B, r, size, "");
+  }
+}
+
+/* The address of the window's element at `at`, its coordinate along dim
+ * replaced by `ix`. */
+static LLVMValueRef gm_elem_ptr(PtoEmit *e, const PtoEmitGmWindow *w, LLVMValueRef *at,
+                                LLVMValueRef ix) {
+  LLVMValueRef off = pto_emit_i64(e, 0);
+  for (unsigned d = 0; d < w->rank; d++)
+    off = LLVMBuildNSWAdd(B, off, LLVMBuildNSWMul(B, d == w->dim ? ix : at[d], w->stride[d], ""),
+                          "");
+  LLVMTypeRef st = pto_emit_storage_type(e, w->dtype);
+  LLVMValueRef p = LLVMBuildBitCast(B, w->ptr, LLVMPointerType(st, 0), "");
+  return LLVMBuildInBoundsGEP2(B, st, p, &off, 1, "");
+}
+
+/* t->src[1] is the index tile. */
 static void gather_gm_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
                            LLVMValueRef c) {
+  const PtoEmitGmWindow *w = ((const GmTiles *)(const void *)t)->gm;
+  LLVMValueRef at[PTO_MAX_RANK];
+  coords_of(e, w, r, c, at);
   /* an index outside the tensor reads its first element and gives 0: a
    * kernel that reports faults has stopped before, one that does not must
    * not read outside the tensor either */
-  LLVMValueRef in, at = pto_emit_load_index(e, t->src[1], r, c, t->extra, &in);
-  LLVMValueRef v = pto_emit_load_bits(
-      e, t->src[0].dtype,
-      pto_emit_elem_ptr(e, t->src[0], t->op == 0 ? at : r, t->op == 0 ? c : at));
+  LLVMValueRef in, ix = pto_emit_load_index(e, t->src[1], r, c, w->extent, &in);
+  LLVMValueRef v = pto_emit_load_bits(e, w->dtype, gm_elem_ptr(e, w, at, ix));
   pto_emit_store_bits(e, t->dst.dtype, pto_emit_elem_ptr(e, t->dst, r, c),
                       LLVMBuildSelect(B, in, v, LLVMConstNull(LLVMTypeOf(v)), ""));
 }
 
-PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, PtoEmitTile gm,
-                             PtoEmitTile index, unsigned dim, LLVMValueRef extent,
-                             LLVMValueRef rows, LLVMValueRef cols, PtoError *err) {
-  PtoEmitTiles t = {.dst = dst, .src = {gm, index}, .op = (int)dim, .extra = extent};
-  bool ok = gm.dtype == dst.dtype && dim < 2 && (index.dtype == PTO_DT_I32 || index.dtype == PTO_DT_I64);
+static bool index_dtype(PtoDType dt) { return dt == PTO_DT_I32 || dt == PTO_DT_I64; }
+
+PtoResult pto_emit_gather_gm(PtoEmit *e, PtoEmitTile dst, const PtoEmitGmWindow *gm,
+                             PtoEmitTile index, LLVMValueRef rows, LLVMValueRef cols,
+                             PtoError *err) {
+  GmTiles g = {.t = {.dst = dst,
+                     .src = {{.ptr = gm->ptr, .dtype = gm->dtype}, index}},
+               .gm = gm};
+  bool ok = gm->dtype == dst.dtype && gm->rank >= 1 && gm->dim < gm->rank &&
+            index_dtype(index.dtype);
   if (ok && pto_emit_storage_type(e, dst.dtype))
-    fault_unless_in_range(e, index, rows, cols, extent);
+    fault_unless_in_range(e, index, rows, cols, gm->extent);
   return pto_emit_tiles_each(
-      e, &t, 2, ok,
-      "a GM gather needs i32 or i64 indices, dim 0 or 1 and a result of the tensor's "
-      "element type",
+      e, &g.t, 2, ok,
+      "a GM gather needs i32 or i64 indices, a dim of the tensor and a result of the "
+      "tensor's element type",
       rows, cols, gather_gm_elem, err);
 }
 
-/* t->dst is the GM window, src[0] the tile, src[1] the index tile, t->op
- * packs dim (bit 0), slices (bit 1) and the mode (the bits above), t->extra
- * the tensor's extent along dim. */
+/* t->src[0] is the tile, src[1] the index tile; t->op packs slices (bit
+ * 0) and the mode (the bits above). */
 static void scatter_gm_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
                             LLVMValueRef c) {
-  unsigned dim = (unsigned)t->op & 1;
-  bool slices = t->op & 2;
-  PtoEmitScatter mode = (PtoEmitScatter)(t->op >> 2);
-  LLVMValueRef ir = slices ? pto_emit_i64(e, 0) : r, ic = slices && dim == 0 ? r : c;
+  const PtoEmitGmWindow *w = ((const GmTiles *)(const void *)t)->gm;
+  bool slices = t->op & 1;
+  PtoEmitScatter mode = (PtoEmitScatter)(t->op >> 1);
+  LLVMValueRef at[PTO_MAX_RANK];
+  coords_of(e, w, r, c, at);
+  LLVMValueRef ir = slices ? pto_emit_i64(e, 0) : r, ic = slices ? at[w->dim] : c;
   /* an index outside the tensor rewrites the tensor's first element with
    * what it holds: a kernel that reports faults has stopped before, one
    * that does not must not write outside the tensor either */
-  LLVMValueRef in, at = pto_emit_load_index(e, t->src[1], ir, ic, t->extra, &in);
-  PtoDType dt = t->dst.dtype;
-  LLVMValueRef p = pto_emit_elem_ptr(e, t->dst, dim == 0 ? at : r, dim == 0 ? c : at);
+  LLVMValueRef in, ix = pto_emit_load_index(e, t->src[1], ir, ic, w->extent, &in);
+  PtoDType dt = w->dtype;
+  LLVMValueRef p = gm_elem_ptr(e, w, at, ix);
   LLVMValueRef sp = pto_emit_elem_ptr(e, t->src[0], r, c);
   if (mode == PTO_EMIT_SCATTER_OVERWRITE) {
     LLVMValueRef old = pto_emit_load_bits(e, dt, p);
@@ -144,23 +187,23 @@ static void scatter_gm_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
   pto_emit_store(e, dt, p, LLVMBuildSelect(B, in, v, old, ""));
 }
 
-PtoResult pto_emit_scatter_gm(PtoEmit *e, PtoEmitTile gm, PtoEmitTile src,
-                              PtoEmitTile index, unsigned dim, PtoEmitScatter mode,
-                              bool slices, LLVMValueRef extent, LLVMValueRef rows,
-                              LLVMValueRef cols, PtoError *err) {
-  PtoEmitTiles t = {.dst = gm, .src = {src, index},
-                    .op = (int)((dim & 1) | (slices ? 2u : 0u) | ((unsigned)mode << 2)),
-                    .extra = extent};
-  bool ok = gm.dtype == src.dtype && dim < 2 &&
-            (index.dtype == PTO_DT_I32 || index.dtype == PTO_DT_I64) &&
+PtoResult pto_emit_scatter_gm(PtoEmit *e, const PtoEmitGmWindow *gm, PtoEmitTile src,
+                              PtoEmitTile index, PtoEmitScatter mode, bool slices,
+                              LLVMValueRef rows, LLVMValueRef cols, PtoError *err) {
+  GmTiles g = {.t = {.dst = {.ptr = gm->ptr, .dtype = gm->dtype},
+                     .src = {src, index},
+                     .op = (int)((slices ? 1u : 0u) | ((unsigned)mode << 1))},
+               .gm = gm};
+  bool ok = gm->dtype == src.dtype && gm->rank >= 1 && gm->dim < gm->rank &&
+            index_dtype(index.dtype) &&
             (mode == PTO_EMIT_SCATTER_OVERWRITE ||
-             (gm.dtype != PTO_DT_BOOL && pto_emit_compute_type(e, gm.dtype)));
+             (gm->dtype != PTO_DT_BOOL && pto_emit_compute_type(e, gm->dtype)));
   if (ok && pto_emit_storage_type(e, src.dtype))
     fault_unless_in_range(e, index, slices ? pto_emit_i64(e, 1) : rows,
-                          slices && dim == 0 ? rows : cols, extent);
+                          slices ? pto_emit_i64(e, gm->shape[gm->dim]) : cols, gm->extent);
   return pto_emit_tiles_each(
-      e, &t, 2, ok,
-      "a GM scatter needs i32 or i64 indices, dim 0 or 1, a tile of the tensor's element "
-      "type and, to add or multiply, a numeric one",
+      e, &g.t, 2, ok,
+      "a GM scatter needs i32 or i64 indices, a dim of the tensor, a tile of the tensor's "
+      "element type and, to add or multiply, a numeric one",
       rows, cols, scatter_gm_elem, err);
 }

@@ -207,7 +207,7 @@ LLVMValueRef pto_emit_exp_math(PtoEmit *e, PtoEmitMath op, PtoDType dt, LLVMValu
   /* f16 and bf16: rounded to odd first, so that the store's rounding to
    * nearest even is the one rounding of d (to nearest, the two roundings
    * would differ from one at the f32 results that fall on a tie) */
-  if (dt != PTO_DT_F32) return pto_emit_f64_to_f32_odd(e, d);
+  if (dt != PTO_DT_F32) return pto_emit_f32_odd(e, d);
   return LLVMBuildFPTrunc(
       B, d, pto_emit_vec_type(LLVMFloatTypeInContext(e->ctx), pto_emit_lanes_of(d)), "");
 }

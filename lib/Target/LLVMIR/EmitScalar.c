@@ -5,10 +5,25 @@
 #include "Target/LLVMIR/HostFunction.h"
 
 #include "Support/Alloc.h"
-#include "pto/Float16.h"
+#include "pto/DType.h"
+#include "pto/IRArray.h"
 
-static bool is_bf16(PtoType *ty) {
-  return pto_type_is_float(ty) && pto_type_float_kind(ty) == PTO_BF16;
+/* bf16 and the 8-bit floats are their bits here (pto_llvmir_scalar_type),
+ * not LLVM floats */
+static bool is_bits_float(PtoType *ty) {
+  if (!pto_type_is_float(ty)) return false;
+  PtoFloatKind k = pto_type_float_kind(ty);
+  return k == PTO_BF16 || k == PTO_F8E4M3FN || k == PTO_F8E5M2 || k == PTO_F8E8M0FNU;
+}
+
+/* The bits of a constant of such a type: the value rounded as the
+ * interpreter stores it (to nearest even, numpy's astype). */
+static LLVMValueRef bits_constant(LLVMTypeRef lt, PtoType *ty, double v) {
+  PtoDType dt;
+  if (!pto_dtype_from_type(ty, &dt)) return NULL;
+  uint16_t bits = 0;
+  pto_dtype_store_f64(dt, &bits, 0, v);
+  return LLVMConstInt(lt, pto_dtype_size(dt) == 1 ? (uint8_t)bits : bits, 0);
 }
 
 /* x / y rounded toward -inf (floor) or +inf (ceil), from the truncating
@@ -48,16 +63,14 @@ LLVMValueRef pto_llvmir_emit_scalar(LLVMContextRef c, LLVMBuilderRef b, PtoOp *o
   if (pto_op_is(op, "arith.constant")) {
     PtoAttr *v = pto_op_attr(op, "value");
     if (!v || n) return NULL;
-    /* a bf16 is its bits (pto_llvmir_scalar_type), not an LLVM float */
-    if (is_bf16(rty))
-      return LLVMConstInt(lt, pto_f32_to_bf16_bits((float)pto_round_to_bf16(pto_attr_float_value(v))), 0);
+    if (is_bits_float(rty)) return bits_constant(lt, rty, pto_attr_float_value(v));
     return pto_attr_kind(v) == PTO_ATTR_FLOAT ? LLVMConstReal(lt, pto_attr_float_value(v))
                                               : LLVMConstInt(lt, (uint64_t)pto_attr_int_value(v), 1);
   }
-  /* bf16 values are bits here: arithmetic on them would be on integers */
+  /* such values are bits here: arithmetic on them would be on integers */
   for (unsigned i = 0; i < n; i++)
-    if (is_bf16(pto_value_type(pto_op_operand(op, i)))) return NULL;
-  if (is_bf16(rty)) return NULL;
+    if (is_bits_float(pto_value_type(pto_op_operand(op, i)))) return NULL;
+  if (is_bits_float(rty)) return NULL;
   static const struct {
     const char *name;
     LLVMOpcode opc;

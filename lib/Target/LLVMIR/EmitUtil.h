@@ -134,6 +134,11 @@ void pto_emit_mark_nontemporal(PtoEmit *e, LLVMValueRef store);
  * the storage type, rounded as a store rounds it, and back. */
 LLVMValueRef pto_emit_to_storage(PtoEmit *e, PtoDType dt, LLVMValueRef v);
 LLVMValueRef pto_emit_from_storage(PtoEmit *e, PtoDType dt, LLVMValueRef v);
+/* d (double, scalar or vector) rounded to f32 to odd: the f32 toward
+ * zero, its last bit set when inexact. Rounding that to f16 or bf16 to
+ * nearest even rounds d once, as the interpreter does (f32 has more than
+ * 2 bits beyond both). */
+LLVMValueRef pto_emit_f32_odd(PtoEmit *e, LLVMValueRef d);
 /* One element at p as an integer of its width, and back: the instructions
  * that move values (select, gather, sort) keep every bit, NaN payloads
  * too. */

@@ -86,12 +86,37 @@ bool pto_llvmir_math_of(PtoPtoOp id, PtoEmitMath *m) {
   return false;
 }
 
+bool pto_llvmir_bitwise_of(PtoPtoOp id, PtoEmitBitwise *op) {
+  switch (id) {
+  case PTO_PTO_TAND: return *op = PTO_EMIT_BITWISE_AND, true;
+  case PTO_PTO_TOR: return *op = PTO_EMIT_BITWISE_OR, true;
+  case PTO_PTO_TXOR: return *op = PTO_EMIT_BITWISE_XOR, true;
+  case PTO_PTO_TSHL: return *op = PTO_EMIT_BITWISE_SHL, true;
+  case PTO_PTO_TSHR: return *op = PTO_EMIT_BITWISE_SHR, true;
+  default: return false;
+  }
+}
+
+bool pto_llvmir_piecewise_of(PtoPtoOp id, PtoEmitPiecewise *op) {
+  switch (id) {
+  case PTO_PTO_TSIGN: return *op = PTO_EMIT_PIECEWISE_SIGN, true;
+  case PTO_PTO_TTRUNC: return *op = PTO_EMIT_PIECEWISE_TRUNC, true;
+  case PTO_PTO_THARDSIGMOID: return *op = PTO_EMIT_PIECEWISE_HARDSIGMOID, true;
+  case PTO_PTO_TLRELU: return *op = PTO_EMIT_PIECEWISE_LRELU, true;
+  case PTO_PTO_TCLIP: return *op = PTO_EMIT_PIECEWISE_CLIP, true;
+  default: return false;
+  }
+}
+
 static bool is_step(PtoPtoOp id) {
   PtoPtoKind k = pto_pto_op_kind(id);
   PtoEmitMath m;
   if (id == PTO_PTO_TROWPROD) return false; /* not among the emitter's reductions */
   if (pto_llvmir_math_of(id, &m)) return false; /* nor among its steps */
   if (id == PTO_PTO_TGCD || id == PTO_PTO_TPOW) return false;
+  PtoEmitBitwise bw;
+  PtoEmitPiecewise pw;
+  if (pto_llvmir_bitwise_of(id, &bw) || pto_llvmir_piecewise_of(id, &pw)) return false;
   return k == PTO_PTO_KIND_BINARY || k == PTO_PTO_KIND_SCALAR ||
          k == PTO_PTO_KIND_ROWEXPAND || k == PTO_PTO_KIND_UNARY ||
          k == PTO_PTO_KIND_ROWRED;

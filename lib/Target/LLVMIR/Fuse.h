@@ -42,5 +42,10 @@ bool pto_llvmir_streams(PtoValue *tensor);
  * ops (tsigmoid ... tsignbit), emitted by pto_emit_math and so not a fused
  * step; *m is its emitter's op. */
 bool pto_llvmir_math_of(PtoPtoOp id, PtoEmitMath *m);
+/* Whether an instruction is one of the Tile level's bitwise ops (tand ...
+ * tshr) or piecewise-linear functions (tsign ... tclip), each emitted by
+ * its own emitter and so not a fused step; *op is that emitter's op. */
+bool pto_llvmir_bitwise_of(PtoPtoOp id, PtoEmitBitwise *op);
+bool pto_llvmir_piecewise_of(PtoPtoOp id, PtoEmitPiecewise *op);
 
 #endif

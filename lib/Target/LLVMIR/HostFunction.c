@@ -21,7 +21,8 @@ enum { MAX_RANK = 8, RT_MAX_PARAMS = 6, RT_READ = 1, RT_WRITE = 2 };
 /* Fields of the C structs the generated code reads and writes; their LLVM
  * types below follow the C declarations field by field. */
 enum { ENV_USER, ENV_ADD_BUFFER, ENV_SUBMIT, ENV_ALLOC, ENV_KERNEL_IDS,
-       ENV_KERNEL_CYCLES, ENV_DIMS, ENV_RESULTS, ENV_RESULT_DIMS, ENV_READ_SCALAR };
+       ENV_KERNEL_CYCLES, ENV_DIMS, ENV_RESULTS, ENV_RESULT_DIMS, ENV_READ_SCALAR,
+       ENV_HOST_OP };
 enum { DESC_KERNEL, DESC_REGIONS, DESC_NUM_REGIONS, DESC_PREDS,
        DESC_NUM_PREDS, DESC_LABEL, DESC_PARAMS, DESC_USER, DESC_CYCLES,
        DESC_GM_BYTES, DESC_FLOPS };
@@ -39,6 +40,8 @@ typedef struct Host {
   LLVMTypeRef i8p, i32, i64, env_t, region_t, desc_t, args_t;
   LLVMValueRef env, regions, desc;
   LLVMValueRef scalar_req; /* the request of a tile.load_scalar (PtoHostEnv) */
+  LLVMValueRef host_req;   /* the request of a host op, host_req_slots long */
+  unsigned host_req_slots;
   PtoOp *func;
   uint64_t max_regions;
   LLVMBasicBlockRef fail, div_fail;
@@ -80,6 +83,7 @@ static void make_types(Host *h) {
       LLVMPointerType(LLVMFunctionType(h->i64, submit, 2, 0), 0),
       LLVMPointerType(LLVMFunctionType(i64p, alloc, 2, 0), 0),
       i32p, i64p, i64p, i32p, i64p,
+      LLVMPointerType(LLVMFunctionType(h->i64, read_scalar, 2, 0), 0),
       LLVMPointerType(LLVMFunctionType(h->i64, read_scalar, 2, 0), 0)};
   LLVMStructSetBody(h->env_t, env, PTO_ARRAY_SIZE(env), 0);
   h->region_t = LLVMStructCreateNamed(c, "PtoRtRegion");
@@ -651,15 +655,20 @@ static PtoResult emit_load_scalar(Host *h, PtoOp *op) {
   return PTO_SUCCESS;
 }
 
+/* The sites of a kind of op (tile.load_scalar, host ops) in a host
+ * function: their positions in walk order. */
 typedef struct SiteFind {
+  bool (*is)(PtoOp *op);
   PtoOp *op;
   unsigned n;
   bool found;
 } SiteFind;
 
+static bool is_load_scalar(PtoOp *op) { return pto_op_is(op, "tile.load_scalar"); }
+
 static PtoWalkResult count_sites(PtoOp *op, void *user) {
   SiteFind *f = user;
-  if (!pto_op_is(op, "tile.load_scalar")) return PTO_WALK_ADVANCE;
+  if (!f->is(op)) return PTO_WALK_ADVANCE;
   if (op == f->op) {
     f->found = true;
     return PTO_WALK_INTERRUPT;
@@ -668,15 +677,9 @@ static PtoWalkResult count_sites(PtoOp *op, void *user) {
   return PTO_WALK_ADVANCE;
 }
 
-unsigned pto_llvmir_load_scalar_site(PtoOp *func, PtoOp *op) {
-  SiteFind f = {op, 0, false};
-  pto_op_walk(func, PTO_WALK_PRE, count_sites, &f);
-  return f.n;
-}
-
 static PtoWalkResult find_site(PtoOp *op, void *user) {
   SiteFind *f = user;
-  if (!pto_op_is(op, "tile.load_scalar")) return PTO_WALK_ADVANCE;
+  if (!f->is(op)) return PTO_WALK_ADVANCE;
   if (f->n-- == 0) {
     f->op = op;
     return PTO_WALK_INTERRUPT;
@@ -684,10 +687,91 @@ static PtoWalkResult find_site(PtoOp *op, void *user) {
   return PTO_WALK_ADVANCE;
 }
 
-PtoOp *pto_llvmir_load_scalar_op(PtoOp *func, unsigned site) {
-  SiteFind f = {NULL, site, false};
+static unsigned site_of(PtoOp *func, PtoOp *op, bool (*is)(PtoOp *)) {
+  SiteFind f = {is, op, 0, false};
+  pto_op_walk(func, PTO_WALK_PRE, count_sites, &f);
+  return f.n;
+}
+
+static PtoOp *op_of_site(PtoOp *func, unsigned site, bool (*is)(PtoOp *)) {
+  SiteFind f = {is, NULL, site, false};
   pto_op_walk(func, PTO_WALK_PRE, find_site, &f);
   return f.op;
+}
+
+unsigned pto_llvmir_load_scalar_site(PtoOp *func, PtoOp *op) {
+  return site_of(func, op, is_load_scalar);
+}
+PtoOp *pto_llvmir_load_scalar_op(PtoOp *func, unsigned site) {
+  return op_of_site(func, site, is_load_scalar);
+}
+
+/* The compiler's own dialects: their ops in a host function are either
+ * translated here or an error, never a host op. */
+static const char *const own_dialects[] = {"arith.", "scf.",  "func.", "builtin.",
+                                           "tile.",  "block.", "pto.", "pypto."};
+
+bool pto_llvmir_is_host_op(PtoOp *op) {
+  const char *name = pto_op_name_str(op);
+  for (size_t i = 0; i < PTO_ARRAY_SIZE(own_dialects); i++)
+    if (!strncmp(name, own_dialects[i], strlen(own_dialects[i]))) return false;
+  if (pto_op_num_regions(op) || pto_op_num_results(op) != 1 ||
+      pto_op_num_operands(op) == 0)
+    return false;
+  for (unsigned i = 0; i < pto_op_num_operands(op); i++)
+    if (!pto_type_is_tensor(pto_value_type(pto_op_operand(op, i)))) return false;
+  PtoType *rt = pto_value_type(pto_op_result(op, 0));
+  return pto_type_is_tensor(rt);
+}
+
+unsigned pto_llvmir_host_op_site(PtoOp *func, PtoOp *op) {
+  return site_of(func, op, pto_llvmir_is_host_op);
+}
+PtoOp *pto_llvmir_host_op_op(PtoOp *func, unsigned site) {
+  return op_of_site(func, site, pto_llvmir_is_host_op);
+}
+
+/* Request slots of a host op with n operands (PtoHostEnv.host_op). */
+static unsigned host_req_slots(unsigned n) { return 2 + n * (2 + PTO_LLVMIR_HOST_OP_DIMS); }
+
+static void max_host_req(Host *h, PtoBlock *blk) {
+  for (PtoOp *op = pto_block_first_op(blk); op; op = pto_op_next(op)) {
+    if (pto_llvmir_is_host_op(op) && host_req_slots(pto_op_num_operands(op)) > h->host_req_slots)
+      h->host_req_slots = host_req_slots(pto_op_num_operands(op));
+    for (unsigned r = 0; r < pto_op_num_regions(op); r++)
+      for (PtoBlock *b = pto_region_first_block(pto_op_region(op, r)); b;
+           b = pto_block_next(b))
+        max_host_req(h, b);
+  }
+}
+
+/* A host op: its operands' buffers and dims go to PtoHostEnv.host_op,
+ * which submits its task and gives back the buffer of its result. */
+static PtoResult emit_host_op(Host *h, PtoOp *op) {
+  LLVMBuilderRef b = h->e->b;
+  PtoType *rty = pto_value_type(pto_op_result(op, 0));
+  if (!tensor_rank_ok(rty) || pto_llvmir_dynamic_dims(rty))
+    return pto_op_emit_error(op, "has a result of dynamic shape or of rank above %d; a host "
+                             "op's result needs a static shape", MAX_RANK);
+  unsigned n = pto_op_num_operands(op);
+  LLVMValueRef req = h->host_req;
+  LLVMBuildStore(b, i64c(h, (int64_t)pto_llvmir_host_op_site(h->func, op)),
+                 elem_ptr(h, h->i64, req, i64c(h, 0)));
+  LLVMBuildStore(b, i64c(h, n), elem_ptr(h, h->i64, req, i64c(h, 1)));
+  for (unsigned i = 0; i < n; i++) {
+    Tensor *t = tensor_of(h, pto_op_operand(op, i));
+    if (!t) return pto_op_emit_error(op, "operand #%u is not a tensor the host program defines", i);
+    int64_t at = 2 + (int64_t)i * (2 + PTO_LLVMIR_HOST_OP_DIMS);
+    LLVMBuildStore(b, LLVMBuildSExt(b, t->buf, h->i64, ""), elem_ptr(h, h->i64, req, i64c(h, at)));
+    LLVMBuildStore(b, i64c(h, t->rank), elem_ptr(h, h->i64, req, i64c(h, at + 1)));
+    for (unsigned d = 0; d < t->rank; d++)
+      LLVMBuildStore(b, t->dims[d], elem_ptr(h, h->i64, req, i64c(h, at + 2 + d)));
+  }
+  LLVMValueRef buf = call_env(h, ENV_HOST_OP, &req, 1, false);
+  Tensor *t = new_tensor(h, pto_op_result(op, 0));
+  for (unsigned d = 0; d < t->rank; d++) t->dims[d] = i64c(h, pto_type_tensor_dim(rty, d));
+  t->buf = LLVMBuildTrunc(b, buf, h->i32, "");
+  return PTO_SUCCESS;
 }
 
 static PtoResult emit_block(Host *h, PtoBlock *blk) {
@@ -699,6 +783,7 @@ static PtoResult emit_block(Host *h, PtoBlock *blk) {
     else if (pto_op_is(op, "tile.tensor_reshape") || pto_op_is(op, "tile.tensor_bitcast"))
       r = emit_view(h, op);
     else if (pto_op_is(op, "tile.load_scalar")) r = emit_load_scalar(h, op);
+    else if (pto_llvmir_is_host_op(op)) r = emit_host_op(h, op);
     else if (pto_op_is(op, "scf.yield")) r = PTO_SUCCESS;
     else if (pto_op_is(op, "func.return")) r = emit_return(h, op);
     else if (pto_op_is(op, "tile.dim")) {
@@ -827,6 +912,11 @@ PtoResult pto_llvmir_emit_host(PtoEmit *e, PtoOp *module, PtoOp *func) {
   h.desc = LLVMBuildAlloca(b, h.desc_t, "task");
   h.scalar_req = LLVMBuildAlloca(b, LLVMArrayType(h.i64, 5 + 2 * MAX_RANK), "scalar.req");
   h.scalar_req = LLVMBuildBitCast(b, h.scalar_req, LLVMPointerType(h.i64, 0), "");
+  max_host_req(&h, body);
+  if (h.host_req_slots) {
+    h.host_req = LLVMBuildAlloca(b, LLVMArrayType(h.i64, h.host_req_slots), "host.req");
+    h.host_req = LLVMBuildBitCast(b, h.host_req, LLVMPointerType(h.i64, 0), "");
+  }
   h.func = func;
 
   LLVMValueRef dims = load_field(&h, h.env_t, h.env, ENV_DIMS);

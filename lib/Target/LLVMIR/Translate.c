@@ -42,7 +42,11 @@ LLVMTypeRef pto_llvmir_scalar_type(LLVMContextRef c, PtoType *ty) {
     case PTO_BF16: return LLVMInt16TypeInContext(c);
     case PTO_F32: return LLVMFloatTypeInContext(c);
     case PTO_F64: return LLVMDoubleTypeInContext(c);
-    default: break; /* the 8-bit floats do not compile */
+    /* their bits too: the kernels only move and convert them */
+    case PTO_F8E4M3FN:
+    case PTO_F8E5M2:
+    case PTO_F8E8M0FNU: return LLVMInt8TypeInContext(c);
+    default: break;
     }
   return NULL;
 }
@@ -235,11 +239,11 @@ PtoOp *pto_llvmir_fault_op(PtoOp *kernel, int64_t site) {
 }
 
 /* The GM window of tgather_gm / tscatter_gm (tensor operand `gi`): it
- * starts at the offset of the other dim and at 0 along `dim`, its rows the
- * tensor's row stride apart; *extent, the tensor's extent along dim,
- * bounds the indices. */
+ * starts at the offsets (0 along `dim`), the tile seen in the tensor's
+ * rank, the tensor's dims their run-time strides apart; its extent along
+ * dim bounds the indices. */
 static PtoResult indexed_window(Tr *t, PtoOp *op, unsigned gi, PtoDType dt,
-                                unsigned *dim, PtoEmitTile *gm, LLVMValueRef *extent) {
+                                PtoEmitGmWindow *w) {
   PtoValue *tensor = pto_op_operand(op, gi);
   LLVMValueRef *dims = pto_ptrmap_get(&t->dims, (uint64_t)(uintptr_t)tensor);
   int64_t offs[PTO_MAX_RANK];
@@ -248,48 +252,50 @@ static PtoResult indexed_window(Tr *t, PtoOp *op, unsigned gi, PtoDType dt,
   if (!dims)
     return pto_op_emit_error(op, "addresses a tensor that is not an argument of "
                              "its kernel");
-  if (pto_pto_get_offsets(op, offs, dyn) != 2 || !d ||
-      pto_type_tensor_rank(pto_value_type(tensor)) != 2)
+  unsigned n = pto_pto_indexed_shape(op, w->shape);
+  if (!n || pto_pto_get_offsets(op, offs, dyn) != n || !d || pto_attr_int_value(d) < 0 ||
+      pto_attr_int_value(d) >= (int64_t)n)
     return pto_op_emit_error(op, "has a malformed indexed window");
-  *dim = pto_attr_int_value(d) == 0 ? 0 : 1;
+  w->rank = n;
+  w->dim = (unsigned)pto_attr_int_value(d);
+  w->dtype = dt;
   LLVMBuilderRef b = t->e.b;
-  LLVMValueRef at[2];
-  for (unsigned k = 0; k < 2; k++)
-    at[k] = k == *dim ? pto_emit_i64(&t->e, 0)
-            : dyn[k] ? value_of(t, dyn[k])
-                     : pto_emit_i64(&t->e, offs[k]);
-  LLVMValueRef elems = LLVMBuildAdd(b, LLVMBuildMul(b, at[0], dims[1], ""), at[1], "");
+  w->stride[n - 1] = pto_emit_i64(&t->e, 1);
+  for (unsigned k = n - 1; k > 0; k--) w->stride[k - 1] = LLVMBuildMul(b, w->stride[k], dims[k], "");
+  LLVMValueRef elems = pto_emit_i64(&t->e, 0);
+  for (unsigned k = 0; k < n; k++) {
+    if (k == w->dim) continue;
+    LLVMValueRef at = dyn[k] ? value_of(t, dyn[k]) : pto_emit_i64(&t->e, offs[k]);
+    elems = LLVMBuildAdd(b, elems, LLVMBuildMul(b, at, w->stride[k], ""), "");
+  }
   LLVMValueRef bytes = LLVMBuildMul(b, elems, pto_emit_i64(&t->e, (int64_t)pto_dtype_size(dt)), "");
-  *gm = pto_emit_tile(&t->e, value_of(t, tensor), bytes, dims[1], dt);
-  *extent = dims[*dim];
+  w->ptr = pto_emit_tile(&t->e, value_of(t, tensor), bytes, w->stride[0], dt).ptr;
+  w->extent = dims[w->dim];
   t->e.site = op_site(op);
   return PTO_SUCCESS;
 }
 
 static PtoResult emit_gather_gm(Tr *t, PtoOp *op) {
-  PtoEmitTile dst, index, gm;
-  unsigned dim;
-  LLVMValueRef extent;
+  PtoEmitTile dst, index;
+  PtoEmitGmWindow gm;
   if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &dst)) ||
       pto_failed(tile_of(t, op, pto_op_operand(op, 1), &index)) ||
-      pto_failed(indexed_window(t, op, 0, dst.dtype, &dim, &gm, &extent)))
+      pto_failed(indexed_window(t, op, 0, dst.dtype, &gm)))
     return PTO_FAILURE;
   PtoError err;
   PtoValue *r = pto_op_result(op, 0);
-  return emitted(op, pto_emit_gather_gm(&t->e, dst, gm, index, dim, extent,
-                                        rows_of(t, r), cols_of(t, r), &err),
+  return emitted(op, pto_emit_gather_gm(&t->e, dst, &gm, index, rows_of(t, r), cols_of(t, r), &err),
                  &err);
 }
 
 /* tscatter_gm: the tile (operand 0) into the window of operand 1 at the
  * indices of operand 2, a full tile or one row of slice indices. */
 static PtoResult emit_scatter_gm(Tr *t, PtoOp *op) {
-  PtoEmitTile src, index, gm;
-  unsigned dim;
-  LLVMValueRef extent;
+  PtoEmitTile src, index;
+  PtoEmitGmWindow gm;
   PtoValue *sv = pto_op_operand(op, 0), *iv = pto_op_operand(op, 2);
   if (pto_failed(tile_of(t, op, sv, &src)) || pto_failed(tile_of(t, op, iv, &index)) ||
-      pto_failed(indexed_window(t, op, 1, src.dtype, &dim, &gm, &extent)))
+      pto_failed(indexed_window(t, op, 1, src.dtype, &gm)))
     return PTO_FAILURE;
   const char *m = pto_op_attr_str(op, "mode");
   PtoEmitScatter mode = m && strcmp(m, "add") == 0        ? PTO_EMIT_SCATTER_ADD
@@ -299,8 +305,8 @@ static PtoResult emit_scatter_gm(Tr *t, PtoOp *op) {
   bool slices = pto_pto_tile_rows(it) != pto_pto_tile_rows(tt) ||
                 pto_pto_tile_cols(it) != pto_pto_tile_cols(tt);
   PtoError err;
-  return emitted(op, pto_emit_scatter_gm(&t->e, gm, src, index, dim, mode, slices, extent,
-                                         rows_of(t, sv), cols_of(t, sv), &err),
+  return emitted(op, pto_emit_scatter_gm(&t->e, &gm, src, index, mode, slices, rows_of(t, sv),
+                                         cols_of(t, sv), &err),
                  &err);
 }
 
@@ -405,6 +411,8 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
   PtoResult r;
   PtoEmitStep st;
   PtoEmitMath m;
+  PtoEmitBitwise bw;
+  PtoEmitPiecewise pw;
   switch (kind) {
   case PTO_PTO_KIND_BINARY:
   case PTO_PTO_KIND_ROWEXPAND:
@@ -414,6 +422,7 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
     if (id == PTO_PTO_TROWPROD) break; /* a product: below */
     if (kind == PTO_PTO_KIND_UNARY && pto_llvmir_math_of(id, &m)) break; /* below */
     if (id == PTO_PTO_TGCD || id == PTO_PTO_TPOW) break; /* below */
+    if (pto_llvmir_bitwise_of(id, &bw) || pto_llvmir_piecewise_of(id, &pw)) break;
     if (pto_failed(step_of(t, op, id, kind, &st))) return PTO_FAILURE;
     switch (st.kind) {
     case PTO_EMIT_STEP_BINARY:
@@ -439,14 +448,22 @@ static PtoResult emit_vector(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind) {
       pto_failed(tile_of(t, op, src, &a)))
     return PTO_FAILURE;
   switch (kind) {
-  case PTO_PTO_KIND_UNARY: /* the Tile level's elementwise math */
-    r = pto_emit_math(&t->e, m, dst, a, rows, cols, &err);
+  case PTO_PTO_KIND_UNARY: { /* the Tile level's elementwise math */
+    PtoUnaryRow row = pto_pto_unary_row(id);
+    double p[2] = {0, 0};
+    if (row != PTO_UNARY_ROW_NONE) pto_unary_row_params(op, row, p);
+    r = pto_llvmir_piecewise_of(id, &pw)
+            ? pto_emit_piecewise(&t->e, pw, p, dst, a, rows, cols, &err)
+            : pto_emit_math(&t->e, m, dst, a, rows, cols, &err);
     break;
-  case PTO_PTO_KIND_BINARY: { /* tgcd, tpow */
+  }
+  case PTO_PTO_KIND_BINARY: { /* tgcd, tpow, the bitwise ops */
     PtoEmitTile b;
     if (pto_failed(tile_of(t, op, pto_op_operand(op, 1), &b))) return PTO_FAILURE;
     r = id == PTO_PTO_TPOW ? pto_emit_pow(&t->e, dst, a, b, rows, cols, &err)
-                           : pto_emit_gcd(&t->e, dst, a, b, rows, cols, &err);
+        : pto_llvmir_bitwise_of(id, &bw)
+            ? pto_emit_bitwise(&t->e, bw, dst, a, b, rows, cols, &err)
+            : pto_emit_gcd(&t->e, dst, a, b, rows, cols, &err);
     break;
   }
   case PTO_PTO_KIND_ROWRED: /* trowprod */
