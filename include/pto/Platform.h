@@ -61,7 +61,7 @@ typedef struct PtoPlatformVectorOp {
 enum {
   PTO_PLATFORM_MAX_PATHS = 32,
   PTO_PLATFORM_MAX_FRACTALS = 8,
-  PTO_PLATFORM_MAX_VECTOR_OPS = 64
+  PTO_PLATFORM_MAX_VECTOR_OPS = 128
 };
 
 /* Every quantity in one canonical unit, named by the field. */

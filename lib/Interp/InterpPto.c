@@ -457,6 +457,17 @@ static int kernel_kind(PtoPtoOp id) {
   case PTO_PTO_TACOS: return PTO_UNARY_ACOS;
   case PTO_PTO_TERFC: return PTO_UNARY_ERFC;
   case PTO_PTO_TATAN2: return PTO_BINARY_ATAN2;
+  case PTO_PTO_TLOG2: return PTO_UNARY_LOG2;
+  case PTO_PTO_TLOG10: return PTO_UNARY_LOG10;
+  case PTO_PTO_TLOG1P: return PTO_UNARY_LOG1P;
+  case PTO_PTO_TEXP2: return PTO_UNARY_EXP2;
+  case PTO_PTO_TEXPM1: return PTO_UNARY_EXPM1;
+  case PTO_PTO_TSINH: return PTO_UNARY_SINH;
+  case PTO_PTO_TCOSH: return PTO_UNARY_COSH;
+  case PTO_PTO_TASINH: return PTO_UNARY_ASINH;
+  case PTO_PTO_TACOSH: return PTO_UNARY_ACOSH;
+  case PTO_PTO_TATANH: return PTO_UNARY_ATANH;
+  case PTO_PTO_TCBRT: return PTO_UNARY_CBRT;
   case PTO_PTO_TROWSUM: case PTO_PTO_TCOLSUM: return PTO_REDUCE_SUM;
   case PTO_PTO_TROWMAX: case PTO_PTO_TCOLMAX: return PTO_REDUCE_MAX;
   case PTO_PTO_TROWMIN: case PTO_PTO_TCOLMIN: return PTO_REDUCE_MIN;

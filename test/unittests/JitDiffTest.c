@@ -1304,6 +1304,18 @@ static bool bit_exact_op(PtoPtoOp id) {
   }
 }
 
+/* EmitMathExp.c's instructions, computed in f64 and rounded once like
+ * sin and cos */
+static bool exp_math_op(PtoPtoOp id) {
+  switch (id) {
+  case PTO_PTO_TLOG2: case PTO_PTO_TLOG10: case PTO_PTO_TLOG1P: case PTO_PTO_TEXP2:
+  case PTO_PTO_TEXPM1: case PTO_PTO_TSINH: case PTO_PTO_TCOSH: case PTO_PTO_TASINH:
+  case PTO_PTO_TACOSH: case PTO_PTO_TATANH: case PTO_PTO_TCBRT:
+    return true;
+  default: return false;
+  }
+}
+
 static double ulp_bound(PtoPtoOp id, PtoDType dt) {
   if (id == PTO_PTO_TEXP || id == PTO_PTO_TLOG) return dt == PTO_DT_F32 ? 2 : 1;
   if (id == PTO_PTO_TRSQRT) return 1;
@@ -1317,6 +1329,7 @@ static double ulp_bound(PtoPtoOp id, PtoDType dt) {
   if (id == PTO_PTO_TTAN || id == PTO_PTO_TATAN || id == PTO_PTO_TASIN ||
       id == PTO_PTO_TACOS || id == PTO_PTO_TERFC || id == PTO_PTO_TATAN2)
     return 1;
+  if (exp_math_op(id)) return 1;
   return 0;
 }
 
@@ -1556,9 +1569,11 @@ TEST(every_instruction_and_dtype) {
       row->seen = true;
       Variant vars[64];
       unsigned nv = 0;
-      Fill base = id == PTO_PTO_TLOG || id == PTO_PTO_TSQRT || id == PTO_PTO_TRSQRT
+      Fill base = id == PTO_PTO_TLOG || id == PTO_PTO_TSQRT || id == PTO_PTO_TRSQRT ||
+                          id == PTO_PTO_TLOG2 || id == PTO_PTO_TLOG10 || id == PTO_PTO_TACOSH
                       ? FILL_POSITIVE
                   : id == PTO_PTO_TASIN || id == PTO_PTO_TACOS ? FILL_UNIFORM /* the domain */
+                  : id == PTO_PTO_TATANH || id == PTO_PTO_TLOG1P ? FILL_UNIFORM
                   : id == PTO_PTO_TGCD || id == PTO_PTO_TDIV || id == PTO_PTO_TDIVS ||
                           id == PTO_PTO_TROWEXPANDDIV
                       ? FILL_INT_EDGES

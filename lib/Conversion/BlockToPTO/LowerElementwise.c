@@ -26,6 +26,13 @@ static const struct {
     {"tile.ceil", "pto.tceil"},       {"tile.round", "pto.tround"},
     {"tile.signbit", "pto.tsignbit"}, {"tile.sin", "pto.tsin"},
     {"tile.cos", "pto.tcos"},         {"tile.erf", "pto.terf"},
+    /* the exponential, logarithmic and hyperbolic functions */
+    {"tile.log2", "pto.tlog2"},       {"tile.log10", "pto.tlog10"},
+    {"tile.log1p", "pto.tlog1p"},     {"tile.exp2", "pto.texp2"},
+    {"tile.expm1", "pto.texpm1"},     {"tile.sinh", "pto.tsinh"},
+    {"tile.cosh", "pto.tcosh"},       {"tile.asinh", "pto.tasinh"},
+    {"tile.acosh", "pto.tacosh"},     {"tile.atanh", "pto.tatanh"},
+    {"tile.cbrt", "pto.tcbrt"},
     {"tile.sign", "pto.tsign"},       {"tile.trunc", "pto.ttrunc"},
     {"tile.hardsigmoid", "pto.thardsigmoid"},
     {"tile.tan", "pto.ttan"},         {"tile.atan", "pto.tatan"},

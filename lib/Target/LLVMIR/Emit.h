@@ -357,7 +357,13 @@ PtoResult pto_emit_quant(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
   X(SIGMOID, "sigmoid") X(TANH, "tanh") X(SILU, "silu") X(FLOOR, "floor") \
   X(CEIL, "ceil") X(ROUND, "round") X(SIGNBIT, "signbit") X(SIN, "sin")    \
   X(COS, "cos") X(ERF, "erf")                                             \
-  X(TAN, "tan") X(ATAN, "atan") X(ASIN, "asin") X(ACOS, "acos") X(ERFC, "erfc")
+  X(TAN, "tan") X(ATAN, "atan") X(ASIN, "asin") X(ACOS, "acos") X(ERFC, "erfc") \
+  PTO_EMIT_MATH_EXP_OPS(X)
+/* the exponential, logarithmic and hyperbolic ones (EmitMathExp.c) */
+#define PTO_EMIT_MATH_EXP_OPS(X)                                                   \
+  X(LOG2, "log2") X(LOG10, "log10") X(LOG1P, "log1p") X(EXP2, "exp2")             \
+  X(EXPM1, "expm1") X(SINH, "sinh") X(COSH, "cosh") X(ASINH, "asinh")             \
+  X(ACOSH, "acosh") X(ATANH, "atanh") X(CBRT, "cbrt")
 #define PTO_EMIT_ENUM(id, name) PTO_EMIT_MATH_##id,
 typedef enum PtoEmitMath { PTO_EMIT_MATH_OPS(PTO_EMIT_ENUM) } PtoEmitMath;
 #undef PTO_EMIT_ENUM
@@ -422,6 +428,14 @@ LLVMValueRef pto_emit_sin_f32(PtoEmit *e, LLVMValueRef x);
 LLVMValueRef pto_emit_cos_f32(PtoEmit *e, LLVMValueRef x);
 LLVMValueRef pto_emit_erf_f32(PtoEmit *e, LLVMValueRef x);
 LLVMValueRef pto_emit_pow_f32(PtoEmit *e, LLVMValueRef a, LLVMValueRef b);
+/* One of PTO_EMIT_MATH_EXP_OPS (log2, log10, log1p, exp2, expm1, sinh,
+ * cosh, asinh, acosh, atanh, cbrt) of x, a float or a vector of floats
+ * loaded from a tile of float dtype dt, computed in f64 (EmitMathExp.c)
+ * and returned as the f32 that the store rounds to dt so that the result
+ * is d rounded once: libm's value so rounded but where the exact value
+ * lies within about 2^-50 of a rounding boundary; special values as C's
+ * functions. NULL for the other ops. */
+LLVMValueRef pto_emit_exp_math(PtoEmit *e, PtoEmitMath op, PtoDType dt, LLVMValueRef x);
 /* The f64 functions they use, on a double or a vector of doubles:
  * exp (results below 2^-1000 or above 2^1000 are clamped there, which
  * every f32 rounding turns into 0 or inf), log (of normal, zero, inf or
@@ -429,6 +443,14 @@ LLVMValueRef pto_emit_pow_f32(PtoEmit *e, LLVMValueRef a, LLVMValueRef b);
  * within a few ulp of f64, with llvm.fma so that C code calling fma() in
  * the same order computes the same bits. */
 LLVMValueRef pto_emit_exp_f64(PtoEmit *e, LLVMValueRef y);
+/* Their building blocks (EmitMathF64.c): a * b + c rounded once
+ * (llvm.fma); the polynomial of coefficients c (n of them, highest degree
+ * first) at x by Horner's scheme with it, f64 or vectors of f64; p(a, b) ?
+ * then : otherwise for a float comparison p. */
+LLVMValueRef pto_emit_fma_f64(PtoEmit *e, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
+LLVMValueRef pto_emit_horner_f64(PtoEmit *e, LLVMValueRef x, const double *c, unsigned n);
+LLVMValueRef pto_emit_fselect(PtoEmit *e, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b,
+                              LLVMValueRef then, LLVMValueRef otherwise);
 LLVMValueRef pto_emit_log_f64(PtoEmit *e, LLVMValueRef x);
 void pto_emit_sincos_f64(PtoEmit *e, LLVMValueRef x, LLVMValueRef *sin_out,
                          LLVMValueRef *cos_out);

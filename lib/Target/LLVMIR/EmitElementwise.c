@@ -71,6 +71,7 @@ static LLVMValueRef float_math(PtoEmit *e, PtoEmitMath op, LLVMValueRef x, bool 
   case PTO_EMIT_MATH_TAN: case PTO_EMIT_MATH_ATAN: case PTO_EMIT_MATH_ASIN:
   case PTO_EMIT_MATH_ACOS: case PTO_EMIT_MATH_ERFC: return pto_emit_trig_f32(e, op, x, odd);
   case PTO_EMIT_MATH_SIGNBIT: break;
+  default: break; /* EmitMathExp.c's, in math_elem */
   }
   return x;
 }
@@ -91,9 +92,11 @@ static void math_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r,
     pto_emit_store(e, dt, dp, LLVMBuildSelect(B, neg, one, LLVMConstNull(ct), ""));
     return;
   }
+  LLVMValueRef x = pto_emit_load(e, dt, sp, 0);
+  LLVMValueRef y = pto_emit_exp_math(e, (PtoEmitMath)t->op, dt, x);
   pto_emit_store(e, dt, dp,
-                 float_math(e, (PtoEmitMath)t->op, pto_emit_load(e, dt, sp, 0),
-                            dt == PTO_DT_F16 || dt == PTO_DT_BF16));
+                 y ? y : float_math(e, (PtoEmitMath)t->op, x,
+                                    dt == PTO_DT_F16 || dt == PTO_DT_BF16));
 }
 
 PtoResult pto_emit_math(PtoEmit *e, PtoEmitMath op, PtoEmitTile dst,

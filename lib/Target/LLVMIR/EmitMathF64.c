@@ -32,17 +32,17 @@ static LLVMTypeRef vty(PtoEmit *e, LLVMTypeRef t, LLVMValueRef like) {
 }
 /* a * b + c rounded once (llvm.fma, not fmuladd: the C kernels that must
  * agree bit for bit call fma() too) */
-static LLVMValueRef fma3(PtoEmit *e, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
+LLVMValueRef pto_emit_fma_f64(PtoEmit *e, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
   LLVMValueRef args[3] = {a, b, c};
   return pto_emit_intrinsic(e, "llvm.fma", args, 3);
 }
-static LLVMValueRef horner(PtoEmit *e, LLVMValueRef x, const double *c, unsigned n) {
+LLVMValueRef pto_emit_horner_f64(PtoEmit *e, LLVMValueRef x, const double *c, unsigned n) {
   LLVMValueRef y = dc(e, x, c[0]);
-  for (unsigned i = 1; i < n; i++) y = fma3(e, y, x, dc(e, x, c[i]));
+  for (unsigned i = 1; i < n; i++) y = pto_emit_fma_f64(e, y, x, dc(e, x, c[i]));
   return y;
 }
-static LLVMValueRef fsel(PtoEmit *e, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b,
-                         LLVMValueRef then, LLVMValueRef otherwise) {
+LLVMValueRef pto_emit_fselect(PtoEmit *e, LLVMRealPredicate p, LLVMValueRef a, LLVMValueRef b,
+                             LLVMValueRef then, LLVMValueRef otherwise) {
   return LLVMBuildSelect(B, LLVMBuildFCmp(B, p, a, b, ""), then, otherwise, "");
 }
 static LLVMValueRef call1(PtoEmit *e, const char *name, LLVMValueRef x) {
@@ -57,14 +57,14 @@ LLVMValueRef pto_emit_exp_f64(PtoEmit *e, LLVMValueRef y) {
                              1.0 / 24.0,         1.0 / 6.0,         0.5,
                              1.0,                1.0};
   /* e^+-700 are 0 and inf once rounded to f32, and 2^n stays normal */
-  y = fsel(e, LLVMRealOLT, y, dc(e, y, -700.0), dc(e, y, -700.0), y);
-  y = fsel(e, LLVMRealOGT, y, dc(e, y, 700.0), dc(e, y, 700.0), y);
+  y = pto_emit_fselect(e, LLVMRealOLT, y, dc(e, y, -700.0), dc(e, y, -700.0), y);
+  y = pto_emit_fselect(e, LLVMRealOGT, y, dc(e, y, 700.0), dc(e, y, 700.0), y);
   LLVMValueRef n = call1(e, "llvm.rint", LLVMBuildFMul(B, y, dc(e, y, 1.4426950408889634), ""));
-  LLVMValueRef r = fma3(e, LLVMBuildFNeg(B, n, ""), dc(e, y, PTO_LN2_HI), y);
-  r = fma3(e, LLVMBuildFNeg(B, n, ""), dc(e, y, PTO_LN2_LO), r);
-  LLVMValueRef q = horner(e, r, p, 14);
+  LLVMValueRef r = pto_emit_fma_f64(e, LLVMBuildFNeg(B, n, ""), dc(e, y, PTO_LN2_HI), y);
+  r = pto_emit_fma_f64(e, LLVMBuildFNeg(B, n, ""), dc(e, y, PTO_LN2_LO), r);
+  LLVMValueRef q = pto_emit_horner_f64(e, r, p, 14);
   /* NaN converts to poison: it scales by 2^0 and stays NaN through q */
-  LLVMValueRef nn = fsel(e, LLVMRealUNO, n, n, dc(e, y, 0.0), n);
+  LLVMValueRef nn = pto_emit_fselect(e, LLVMRealUNO, n, n, dc(e, y, 0.0), n);
   LLVMTypeRef ity = vty(e, LLVMInt64TypeInContext(e->ctx), y);
   LLVMValueRef ni = LLVMBuildFPToSI(B, nn, ity, "");
   LLVMValueRef bits = LLVMBuildShl(B, LLVMBuildAdd(B, ni, lc(e, y, 1023), ""), lc(e, y, 52), "");
@@ -89,13 +89,13 @@ LLVMValueRef pto_emit_log_f64(PtoEmit *e, LLVMValueRef x) {
   LLVMValueRef s = LLVMBuildFDiv(B, f, LLVMBuildFAdd(B, f, dc(e, x, 2.0), ""), "");
   LLVMValueRef z = LLVMBuildFMul(B, s, s, "");
   LLVMValueRef s2 = LLVMBuildFAdd(B, s, s, "");
-  LLVMValueRef lm = fma3(e, LLVMBuildFMul(B, s2, z, ""), horner(e, z, pto_poly_atanh, 11), s2);
+  LLVMValueRef lm = pto_emit_fma_f64(e, LLVMBuildFMul(B, s2, z, ""), pto_emit_horner_f64(e, z, pto_poly_atanh, 11), s2);
   LLVMValueRef fe = LLVMBuildSIToFP(B, ex, LLVMTypeOf(x), "");
-  LLVMValueRef r = fma3(e, fe, dc(e, x, PTO_LN2_HI), fma3(e, fe, dc(e, x, PTO_LN2_LO), lm));
+  LLVMValueRef r = pto_emit_fma_f64(e, fe, dc(e, x, PTO_LN2_HI), pto_emit_fma_f64(e, fe, dc(e, x, PTO_LN2_LO), lm));
   /* log(+inf) = +inf, log(0) = -inf, log(x < 0) and log(NaN) = NaN */
-  r = fsel(e, LLVMRealOEQ, x, dc(e, x, INFINITY), x, r);
-  r = fsel(e, LLVMRealOEQ, x, dc(e, x, 0.0), dc(e, x, -INFINITY), r);
-  return fsel(e, LLVMRealULT, x, dc(e, x, 0.0), dc(e, x, NAN), r);
+  r = pto_emit_fselect(e, LLVMRealOEQ, x, dc(e, x, INFINITY), x, r);
+  r = pto_emit_fselect(e, LLVMRealOEQ, x, dc(e, x, 0.0), dc(e, x, -INFINITY), r);
+  return pto_emit_fselect(e, LLVMRealULT, x, dc(e, x, 0.0), dc(e, x, NAN), r);
 }
 
 void pto_emit_sincos_f64(PtoEmit *e, LLVMValueRef x, LLVMValueRef *sin_out,
@@ -104,20 +104,20 @@ void pto_emit_sincos_f64(PtoEmit *e, LLVMValueRef x, LLVMValueRef *sin_out,
    * leave r accurate for |j| < 2^50 */
   LLVMValueRef j = call1(e, "llvm.rint", LLVMBuildFMul(B, x, dc(e, x, PTO_2_OVER_PI), ""));
   LLVMValueRef nj = LLVMBuildFNeg(B, j, "");
-  LLVMValueRef r = fma3(e, nj, dc(e, x, PTO_PIO2_1), x);
-  r = fma3(e, nj, dc(e, x, PTO_PIO2_2), r);
-  r = fma3(e, nj, dc(e, x, PTO_PIO2_3), r);
+  LLVMValueRef r = pto_emit_fma_f64(e, nj, dc(e, x, PTO_PIO2_1), x);
+  r = pto_emit_fma_f64(e, nj, dc(e, x, PTO_PIO2_2), r);
+  r = pto_emit_fma_f64(e, nj, dc(e, x, PTO_PIO2_3), r);
   LLVMValueRef z = LLVMBuildFMul(B, r, r, "");
-  LLVMValueRef s = fma3(e, LLVMBuildFMul(B, r, z, ""), horner(e, z, pto_poly_sin, 8), r);
-  LLVMValueRef c = fma3(e, z, horner(e, z, pto_poly_cos, 9), dc(e, x, 1.0));
+  LLVMValueRef s = pto_emit_fma_f64(e, LLVMBuildFMul(B, r, z, ""), pto_emit_horner_f64(e, z, pto_poly_sin, 8), r);
+  LLVMValueRef c = pto_emit_fma_f64(e, z, pto_emit_horner_f64(e, z, pto_poly_cos, 9), dc(e, x, 1.0));
   /* the quadrant j mod 4, in f64 (exact, and NaN and inf need no care) */
   LLVMValueRef q = LLVMBuildFSub(
       B, j,
       LLVMBuildFMul(B, call1(e, "llvm.floor", LLVMBuildFMul(B, j, dc(e, x, 0.25), "")),
                     dc(e, x, 4.0), ""),
       "");
-  LLVMValueRef odd = fsel(e, LLVMRealOEQ, q, dc(e, x, 1.0), dc(e, x, 1.0),
-                          fsel(e, LLVMRealOEQ, q, dc(e, x, 3.0), dc(e, x, 1.0), dc(e, x, 0.0)));
+  LLVMValueRef odd = pto_emit_fselect(e, LLVMRealOEQ, q, dc(e, x, 1.0), dc(e, x, 1.0),
+                          pto_emit_fselect(e, LLVMRealOEQ, q, dc(e, x, 3.0), dc(e, x, 1.0), dc(e, x, 0.0)));
   LLVMValueRef swap = LLVMBuildFCmp(B, LLVMRealOEQ, odd, dc(e, x, 1.0), "");
   LLVMValueRef ss = LLVMBuildSelect(B, swap, c, s, ""), cc = LLVMBuildSelect(B, swap, s, c, "");
   /* sin is negative in quadrants 2 and 3, cos in 1 and 2 */
@@ -126,7 +126,7 @@ void pto_emit_sincos_f64(PtoEmit *e, LLVMValueRef x, LLVMValueRef *sin_out,
                                    LLVMBuildFCmp(B, LLVMRealOLE, q, dc(e, x, 2.0), ""), "");
   *sin_out = LLVMBuildSelect(B, sneg, LLVMBuildFNeg(B, ss, ""), ss, "");
   /* sin(-0) = -0: the reduction's x - 0 pi/2 is +0 */
-  *sin_out = fsel(e, LLVMRealOEQ, x, dc(e, x, 0.0), x, *sin_out);
+  *sin_out = pto_emit_fselect(e, LLVMRealOEQ, x, dc(e, x, 0.0), x, *sin_out);
   *cos_out = LLVMBuildSelect(B, cneg, LLVMBuildFNeg(B, cc, ""), cc, "");
 }
 
@@ -143,7 +143,7 @@ static LLVMValueRef trig_f32(PtoEmit *e, LLVMValueRef x, bool cosine) {
   LLVMValueRef d = to64(e, x), s, c;
   pto_emit_sincos_f64(e, d, &s, &c);
   LLVMValueRef r = cosine ? c : s;
-  r = fsel(e, LLVMRealOGT, call1(e, "llvm.fabs", d), dc(e, d, 0x1p50), dc(e, d, NAN), r);
+  r = pto_emit_fselect(e, LLVMRealOGT, call1(e, "llvm.fabs", d), dc(e, d, 0x1p50), dc(e, d, NAN), r);
   return to32(e, r);
 }
 LLVMValueRef pto_emit_sin_f32(PtoEmit *e, LLVMValueRef x) { return trig_f32(e, x, false); }
@@ -163,18 +163,18 @@ LLVMValueRef pto_emit_erf_f32(PtoEmit *e, LLVMValueRef x) {
   LLVMValueRef d = to64(e, x);
   LLVMValueRef ax = call1(e, "llvm.fabs", d);
   LLVMValueRef x2 = LLVMBuildFMul(B, d, d, ""); /* exact */
-  LLVMValueRef small = LLVMBuildFMul(B, d, horner(e, x2, pto_poly_erf, 16), "");
+  LLVMValueRef small = LLVMBuildFMul(B, d, pto_emit_horner_f64(e, x2, pto_poly_erf, 16), "");
   LLVMValueRef t = LLVMBuildFMul(B, LLVMBuildFSub(B, ax, dc(e, d, 2.5), ""),
                                  dc(e, d, 1.0 / 1.5), "");
   LLVMValueRef ec = LLVMBuildFMul(B, pto_emit_exp_f64(e, LLVMBuildFNeg(B, x2, "")),
-                                  horner(e, t, gp, 18), "");
+                                  pto_emit_horner_f64(e, t, gp, 18), "");
   LLVMValueRef big = LLVMBuildFSub(B, dc(e, d, 1.0), ec, "");
   /* erf(4) rounds to 1 in every float dtype */
-  big = fsel(e, LLVMRealOGE, ax, dc(e, d, 4.0), dc(e, d, 1.0), big);
+  big = pto_emit_fselect(e, LLVMRealOGE, ax, dc(e, d, 4.0), dc(e, d, 1.0), big);
   LLVMValueRef args[2] = {big, d};
   big = pto_emit_intrinsic(e, "llvm.copysign", args, 2);
   /* NaN fails the comparison and takes the second form, which keeps it */
-  return to32(e, fsel(e, LLVMRealOLT, ax, dc(e, d, 1.0), small, big));
+  return to32(e, pto_emit_fselect(e, LLVMRealOLT, ax, dc(e, d, 1.0), small, big));
 }
 
 LLVMValueRef pto_emit_pow_f32(PtoEmit *e, LLVMValueRef a, LLVMValueRef b) {
@@ -304,14 +304,4 @@ PtoResult pto_emit_trig(PtoEmit *e, PtoEmitMath op, PtoEmitTile dst, PtoEmitTile
 
 LLVMValueRef pto_emit_f64_const(PtoEmit *e, LLVMValueRef like, double v) {
   return dc(e, like, v);
-}
-LLVMValueRef pto_emit_f64_fma(PtoEmit *e, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
-  return fma3(e, a, b, c);
-}
-LLVMValueRef pto_emit_f64_poly(PtoEmit *e, LLVMValueRef x, const double *c, unsigned n) {
-  return horner(e, x, c, n);
-}
-LLVMValueRef pto_emit_f64_select(PtoEmit *e, LLVMRealPredicate p, LLVMValueRef a,
-                                 LLVMValueRef b, LLVMValueRef then, LLVMValueRef otherwise) {
-  return fsel(e, p, a, b, then, otherwise);
 }

@@ -1,7 +1,6 @@
-/* The small builders of EmitMathF64.c's f64 math, for the other files
- * that compute in f64 the same way (EmitMathTrig.c): constants shaped
- * like a value, llvm.fma (rounded once, as C's fma()), Horner's scheme
- * with it, and a select on a comparison. */
+/* The f64 constant builder of EmitMathF64.c, for the other files that
+ * compute in f64 the same way (EmitMathTrig.c); its fma, Horner and
+ * select builders are declared in Emit.h. */
 #ifndef PTO_TARGET_LLVMIR_EMITMATHF64_H
 #define PTO_TARGET_LLVMIR_EMITMATHF64_H
 
@@ -9,12 +8,7 @@
 
 /* The double v with as many lanes as `like`. */
 LLVMValueRef pto_emit_f64_const(PtoEmit *e, LLVMValueRef like, double v);
-/* a * b + c rounded once (llvm.fma). */
-LLVMValueRef pto_emit_f64_fma(PtoEmit *e, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c);
-/* c[0] x^(n-1) + ... + c[n-1] by Horner's scheme with pto_emit_f64_fma. */
-LLVMValueRef pto_emit_f64_poly(PtoEmit *e, LLVMValueRef x, const double *c, unsigned n);
-/* (a p b) ? then : otherwise. */
-LLVMValueRef pto_emit_f64_select(PtoEmit *e, LLVMRealPredicate p, LLVMValueRef a,
-                                 LLVMValueRef b, LLVMValueRef then, LLVMValueRef otherwise);
+/* a * b + c rounded once, Horner's scheme and the select on a comparison
+ * are pto_emit_fma_f64, pto_emit_horner_f64 and pto_emit_fselect (Emit.h). */
 
 #endif

@@ -56,8 +56,8 @@ static LLVMValueRef atan_pos(PtoEmit *e, LLVMValueRef t) {
       "");
   LLVMValueRef z = LLVMBuildFMul(B, u, u, "");
   /* u - u z (1/3 - z/5 + ...): the series' signs, the first one kept */
-  LLVMValueRef a = pto_emit_f64_fma(e, LLVMBuildFNeg(B, LLVMBuildFMul(B, u, z, ""), ""),
-                                    pto_emit_f64_poly(e, z, p, 20), u);
+  LLVMValueRef a = pto_emit_fma_f64(e, LLVMBuildFNeg(B, LLVMBuildFMul(B, u, z, ""), ""),
+                                    pto_emit_horner_f64(e, z, p, 20), u);
   return LLVMBuildFAdd(B, base, a, "");
 }
 
@@ -101,8 +101,8 @@ LLVMValueRef pto_emit_atan2_f32(PtoEmit *e, LLVMValueRef a, LLVMValueRef b, bool
   LLVMValueRef mn = LLVMBuildSelect(B, steep, ax, ay, "");
   LLVMValueRef mx = LLVMBuildSelect(B, steep, ay, ax, "");
   LLVMValueRef q = LLVMBuildFDiv(B, mn, mx, "");
-  q = pto_emit_f64_select(e, LLVMRealOEQ, mn, mx, pto_emit_f64_const(e, y, 1.0), q);
-  q = pto_emit_f64_select(e, LLVMRealOEQ, mx, pto_emit_f64_const(e, y, 0.0),
+  q = pto_emit_fselect(e, LLVMRealOEQ, mn, mx, pto_emit_f64_const(e, y, 1.0), q);
+  q = pto_emit_fselect(e, LLVMRealOEQ, mx, pto_emit_f64_const(e, y, 0.0),
                           pto_emit_f64_const(e, y, 0.0), q);
   LLVMValueRef r = atan_pos(e, q);
   r = LLVMBuildSelect(B, steep, LLVMBuildFSub(B, pto_emit_f64_const(e, y, PI_2), r, ""), r, "");
@@ -124,7 +124,7 @@ static LLVMValueRef tan_f32(PtoEmit *e, LLVMValueRef x, bool odd) {
   pto_emit_sincos_f64(e, d, &s, &c);
   LLVMValueRef r = LLVMBuildFDiv(B, s, c, "");
   return to32(e,
-              pto_emit_f64_select(e, LLVMRealOGT, fabs1(e, d), pto_emit_f64_const(e, d, 0x1p50),
+              pto_emit_fselect(e, LLVMRealOGT, fabs1(e, d), pto_emit_f64_const(e, d, 0x1p50),
                                   pto_emit_f64_const(e, d, NAN), r),
               odd);
 }
@@ -158,26 +158,26 @@ static LLVMValueRef erfc_f32(PtoEmit *e, LLVMValueRef x, bool odd) {
   LLVMValueRef ax = fabs1(e, d), one = pto_emit_f64_const(e, d, 1.0);
   LLVMValueRef x2 = LLVMBuildFMul(B, d, d, ""); /* exact */
   LLVMValueRef small = LLVMBuildFSub(
-      B, one, LLVMBuildFMul(B, d, pto_emit_f64_poly(e, x2, pto_poly_erf, 16), ""), "");
+      B, one, LLVMBuildFMul(B, d, pto_emit_horner_f64(e, x2, pto_poly_erf, 16), ""), "");
   LLVMValueRef ex = pto_emit_exp_f64(e, LLVMBuildFNeg(B, x2, ""));
   LLVMValueRef ta = LLVMBuildFMul(B, LLVMBuildFSub(B, ax, pto_emit_f64_const(e, d, 2.5), ""),
                                   pto_emit_f64_const(e, d, 1.0 / 1.5), "");
-  LLVMValueRef mida = pto_emit_f64_poly(e, ta, ga, 24);
+  LLVMValueRef mida = pto_emit_horner_f64(e, ta, ga, 24);
   LLVMValueRef v = LLVMBuildFDiv(B, one, x2, "");
   LLVMValueRef tb =
       LLVMBuildFMul(B, LLVMBuildFSub(B, v, pto_emit_f64_const(e, d, 0.03615148024703461), ""),
                     pto_emit_f64_const(e, d, 1.0 / 0.026348519752965396), "");
-  LLVMValueRef tailb = LLVMBuildFDiv(B, pto_emit_f64_poly(e, tb, hb, 13), ax, "");
+  LLVMValueRef tailb = LLVMBuildFDiv(B, pto_emit_horner_f64(e, tb, hb, 13), ax, "");
   LLVMValueRef tail = LLVMBuildFMul(
-      B, ex, pto_emit_f64_select(e, LLVMRealOLT, ax, pto_emit_f64_const(e, d, 4.0), mida, tailb),
+      B, ex, pto_emit_fselect(e, LLVMRealOLT, ax, pto_emit_f64_const(e, d, 4.0), mida, tailb),
       "");
-  tail = pto_emit_f64_select(e, LLVMRealOGE, ax, pto_emit_f64_const(e, d, 10.1),
+  tail = pto_emit_fselect(e, LLVMRealOGE, ax, pto_emit_f64_const(e, d, 10.1),
                              pto_emit_f64_const(e, d, 0.0), tail);
-  tail = pto_emit_f64_select(e, LLVMRealOLT, d, pto_emit_f64_const(e, d, 0.0),
+  tail = pto_emit_fselect(e, LLVMRealOLT, d, pto_emit_f64_const(e, d, 0.0),
                              LLVMBuildFSub(B, pto_emit_f64_const(e, d, 2.0), tail, ""), tail);
   /* NaN fails the comparison and takes the tail, whose exponential of
    * NaN keeps it */
-  return to32(e, pto_emit_f64_select(e, LLVMRealOLT, ax, one, small, tail), odd);
+  return to32(e, pto_emit_fselect(e, LLVMRealOLT, ax, one, small, tail), odd);
 }
 
 LLVMValueRef pto_emit_trig_f32(PtoEmit *e, PtoEmitMath op, LLVMValueRef x, bool odd) {

@@ -76,7 +76,14 @@ bool pto_llvmir_math_of(PtoPtoOp id, PtoEmitMath *m) {
               {PTO_PTO_TCOS, PTO_EMIT_MATH_COS},         {PTO_PTO_TERF, PTO_EMIT_MATH_ERF},
               {PTO_PTO_TTAN, PTO_EMIT_MATH_TAN},         {PTO_PTO_TATAN, PTO_EMIT_MATH_ATAN},
               {PTO_PTO_TASIN, PTO_EMIT_MATH_ASIN},       {PTO_PTO_TACOS, PTO_EMIT_MATH_ACOS},
-              {PTO_PTO_TERFC, PTO_EMIT_MATH_ERFC}};
+              {PTO_PTO_TERFC, PTO_EMIT_MATH_ERFC},
+              /* EmitMathExp.c */
+              {PTO_PTO_TLOG2, PTO_EMIT_MATH_LOG2},       {PTO_PTO_TLOG10, PTO_EMIT_MATH_LOG10},
+              {PTO_PTO_TLOG1P, PTO_EMIT_MATH_LOG1P},     {PTO_PTO_TEXP2, PTO_EMIT_MATH_EXP2},
+              {PTO_PTO_TEXPM1, PTO_EMIT_MATH_EXPM1},     {PTO_PTO_TSINH, PTO_EMIT_MATH_SINH},
+              {PTO_PTO_TCOSH, PTO_EMIT_MATH_COSH},       {PTO_PTO_TASINH, PTO_EMIT_MATH_ASINH},
+              {PTO_PTO_TACOSH, PTO_EMIT_MATH_ACOSH},     {PTO_PTO_TATANH, PTO_EMIT_MATH_ATANH},
+              {PTO_PTO_TCBRT, PTO_EMIT_MATH_CBRT}};
   for (unsigned i = 0; i < sizeof rows / sizeof rows[0]; i++)
     if (rows[i].id == id) return *m = rows[i].m, true;
   return false;
