@@ -15,7 +15,7 @@ config.environment["PATH"] = os.pathsep.join(
     [config.pto_tools_dir, config.pto_test_tools_dir, config.llvm_tools_dir,
      config.environment.get("PATH", os.environ.get("PATH", ""))])
 for var in ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME", "TMPDIR",
-            "PTO_JIT_OPT_LEVEL"]:
+            "PTO_JIT_OPT_LEVEL", "PTO_ORACLE_SAMPLE"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
