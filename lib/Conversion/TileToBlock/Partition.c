@@ -295,6 +295,61 @@ typedef struct Forks {
  * in place. A version that a second op updates (after cse merged two
  * equal tensors, say), or that an op in a nested block updates, is copied
  * first, so that every update is the only one of its version. */
+/* How many ops read_after_update looks at from an update on. */
+enum { READ_AFTER_BUDGET = 1024 };
+
+/* Puts into `readers` the ops that read tensor v's data, other than
+ * `skip`: its users, through the views and reshapes that each kernel
+ * recomputes (part_is_remat). Returns how many. */
+static unsigned collect_readers(PtoValue *v, PtoOp *skip, PtoPtrMap *readers) {
+  unsigned n = 0;
+  for (PtoUse *u = pto_value_first_use(v); u; u = pto_use_next(u)) {
+    PtoOp *o = pto_use_owner(u);
+    if (o == skip || pto_tile_op_id(o) == PTO_TILE_DIM) continue;
+    if (part_is_remat(o)) {
+      for (unsigned i = 0; i < pto_op_num_results(o); i++)
+        n += collect_readers(pto_op_result(o, i), skip, readers);
+    } else if (!pto_ptrmap_get(readers, (uintptr_t)o)) {
+      pto_ptrmap_put(readers, (uintptr_t)o, (void *)1);
+      n++;
+    }
+  }
+  return n;
+}
+
+/* Whether an op that reads tensor version v also uses what update `upd`
+ * makes (looked for along def-use edges, within a budget): it must run
+ * after the update and see v as it was before, which no order of in-place
+ * updates gives (a clone folded away, then updated), so the update goes
+ * to a copy of v. */
+static bool read_after_update(PtoOp *upd, PtoValue *v) {
+  PtoPtrMap readers, seen;
+  pto_ptrmap_init(&readers);
+  bool found = false;
+  if (collect_readers(v, upd, &readers)) {
+    pto_ptrmap_init(&seen);
+    OpVec stack = {0};
+    pto_vec_push(&stack, upd);
+    for (unsigned budget = READ_AFTER_BUDGET; stack.len && !found && budget; budget--) {
+      PtoOp *o = pto_vec_pop(&stack);
+      for (unsigned i = 0; i < pto_op_num_results(o) && !found; i++)
+        for (PtoUse *u = pto_value_first_use(pto_op_result(o, i)); u && !found;
+             u = pto_use_next(u)) {
+          PtoOp *w = pto_use_owner(u);
+          found = pto_ptrmap_get(&readers, (uintptr_t)w) != NULL;
+          if (!found && !pto_ptrmap_get(&seen, (uintptr_t)w)) {
+            pto_ptrmap_put(&seen, (uintptr_t)w, (void *)1);
+            pto_vec_push(&stack, w);
+          }
+        }
+    }
+    pto_vec_free(&stack);
+    pto_ptrmap_release(&seen);
+  }
+  pto_ptrmap_release(&readers);
+  return found;
+}
+
 static PtoWalkResult split_fork(PtoOp *op, void *user) {
   Forks *f = user;
   if (pto_op_is(op, "scf.if")) {
@@ -314,7 +369,8 @@ static PtoWalkResult split_fork(PtoOp *op, void *user) {
     PtoValue *v = is_for ? pto_scf_for_init(op, i) : pto_tile_get_tensor(op);
     if (!pto_type_is_tensor(pto_value_type(v)) || branch_carries(op, v)) continue;
     if (!pto_ptrmap_get(&f->updated, (uintptr_t)v) &&
-        pto_value_parent_block(v) == pto_op_block(op)) {
+        pto_value_parent_block(v) == pto_op_block(op) &&
+        (is_for || !read_after_update(op, v))) {
       pto_ptrmap_put(&f->updated, (uintptr_t)v, (void *)1);
       continue;
     }
