@@ -149,6 +149,12 @@ class _FunctionScope:
         """The block's tensors, in the order given."""
         return list(self._tensors)
 
+    @property
+    def backend(self):
+        """What ran the block (as ``JitKernel.backend`` says): "host", "sim"
+        or "interp"."""
+        return self._kernel.backend
+
     def ir(self, stage=None, generic=False, debuginfo=False):
         """The block's IR once it has run (as ``JitKernel.ir`` shows it)."""
         return self._kernel.ir(stage=stage, generic=generic, debuginfo=debuginfo)

@@ -70,7 +70,8 @@ def test_nested_loops_carry_outer_tensor():
     assert_close(y, x.sum(1), 1e-5, 1e-5)
 
 
-def test_loop_over_symbolic_expression_and_min():
+def test_loop_over_symbolic_expression_and_min(monkeypatch):
+    monkeypatch.delenv("PTO_BACKEND", raising=False)
     N = pypto.frontend.dynamic("N")
 
     @pypto.frontend.jit
@@ -87,10 +88,12 @@ def test_loop_over_symbolic_expression_and_min():
         y = np.zeros_like(x)
         k(x, y)
         assert_close(y, x * 3)
+        assert k.backend == "host"  # the branch is compiled, not interpreted
     assert k.num_compiles == 1
 
 
-def test_cond_and_loop_boundaries():
+def test_cond_and_loop_boundaries(monkeypatch):
+    monkeypatch.delenv("PTO_BACKEND", raising=False)
     @pypto.frontend.jit
     def k(x: pypto.Tensor([pypto.DYN, 16], pypto.DT_FP32),
           y: pypto.Tensor([pypto.DYN, 16], pypto.DT_FP32)):
@@ -110,10 +113,12 @@ def test_cond_and_loop_boundaries():
         want[-1] += 2
         want[0] = x[0] + 1
         assert_close(y, want)
+        assert k.backend == "host"
     assert k.ir().count("scf.if") == 2
 
 
-def test_python_if_on_symbolic_condition_traces_both_branches():
+def test_python_if_on_symbolic_condition_traces_both_branches(monkeypatch):
+    monkeypatch.delenv("PTO_BACKEND", raising=False)
     @pypto.frontend.jit
     def k(x: pypto.Tensor([6, 4], pypto.DT_FP32), y: pypto.Tensor([6, 4], pypto.DT_FP32)):
         for i in pypto.loop(6):
@@ -130,9 +135,11 @@ def test_python_if_on_symbolic_condition_traces_both_branches():
     want[::2] *= 2
     want[:3] += 1
     assert_close(y, want)
+    assert k.backend == "host"
 
 
-def test_cond_at_function_level_and_static_python_if():
+def test_cond_at_function_level_and_static_python_if(monkeypatch):
+    monkeypatch.delenv("PTO_BACKEND", raising=False)
     @pypto.frontend.jit
     def k(x: pypto.Tensor([pypto.DYNAMIC, 4], pypto.DT_FP32),
           y: pypto.Tensor([pypto.DYNAMIC, 4], pypto.DT_FP32), scale=2.0, square=False):
@@ -152,6 +159,7 @@ def test_cond_at_function_level_and_static_python_if():
         if n > 3:
             want[0] = 0
         assert_close(y, want)
+        assert k.backend == "host"
     assert k.num_compiles == 2
 
 

@@ -88,7 +88,8 @@ def test_scalar_arithmetic_and_negative_index():
     assert_close(y, np.stack(want))
 
 
-def test_scalar_in_condition():
+def test_scalar_in_condition(monkeypatch):
+    monkeypatch.delenv("PTO_BACKEND", raising=False)
     @pypto.frontend.jit(verify_options=VERIFY)
     def k(x: pypto.Tensor([4, 8], pypto.DT_FP32), flags: pypto.Tensor([4], pypto.DT_INT8),
           y: pypto.Tensor([4, 8], pypto.DT_FP32)):
@@ -103,6 +104,7 @@ def test_scalar_in_condition():
     y = np.zeros_like(x)
     k(x, flags, y)
     assert_close(y, np.where(flags[:, None] > 0, x + 1, x - 1))
+    assert k.backend == "host"  # the condition reads flags on the host
 
 
 def test_index_out_of_range_at_run_time_is_located():

@@ -121,6 +121,27 @@ static bool writes_tensor(PtoTileOp id) {
          (id != PTO_TILE_NONE && pto_tile_kind(id) == PTO_TILE_KIND_SCATTER);
 }
 
+static bool defined_inside(PtoValue *v, PtoOp *host) {
+  PtoOp *d = pto_value_def_op(v);
+  if (d) return pto_op_is_ancestor_of(host, d);
+  PtoBlock *ob = pto_value_owner_block(v);
+  PtoOp *parent = ob ? pto_block_parent_op(ob) : NULL;
+  return parent && pto_op_is_ancestor_of(host, parent);
+}
+
+static PtoValue *version_of(PtoValue *v);
+
+/* The tensor from outside scf.if `op` that region `r` yields a version of
+ * as result #i (what the branch updates in place), or NULL when that
+ * version starts inside the branch. */
+static PtoValue *if_init(PtoOp *op, unsigned i, unsigned r) {
+  PtoBlock *blk = pto_region_first_block(pto_op_region(op, r));
+  PtoOp *y = blk ? pto_block_terminator(blk) : NULL;
+  PtoValue *x = y && i < pto_op_num_operands(y) ? pto_op_operand(y, i) : NULL;
+  while (x && defined_inside(x, op)) x = version_of(x);
+  return x;
+}
+
 /* The tensor a version updates (or carries), or NULL for a root. */
 static PtoValue *version_of(PtoValue *v) {
   PtoOp *d = pto_value_def_op(v);
@@ -131,6 +152,8 @@ static PtoValue *version_of(PtoValue *v) {
     if (pto_op_is(d, "scf.for"))
       return pto_scf_for_init(d, pto_value_index(v));
     if (pto_op_is(d, "scf.if")) {
+      PtoValue *init = if_init(d, pto_value_index(v), 0);
+      if (init) return init;
       PtoBlock *then = pto_region_first_block(pto_op_region(d, 0));
       PtoOp *y = then ? pto_block_terminator(then) : NULL;
       return y && pto_value_index(v) < pto_op_num_operands(y)
@@ -144,6 +167,24 @@ static PtoValue *version_of(PtoValue *v) {
   if (parent && pto_op_is(parent, "scf.for") && pto_value_index(v) >= 1)
     return pto_scf_for_init(parent, pto_value_index(v) - 1);
   return NULL;
+}
+
+/* Whether `op`, directly in a branch of an scf.if, updates `v` (from
+ * outside the scf.if) as a step of the version the branch yields: the
+ * scf.if updates v in place, and at run time one branch does it for it. */
+static bool branch_carries(PtoOp *op, PtoValue *v) {
+  PtoBlock *blk = pto_op_block(op);
+  PtoOp *ifop = blk ? pto_block_parent_op(blk) : NULL;
+  if (!ifop || !pto_op_is(ifop, "scf.if") || defined_inside(v, ifop)) return false;
+  PtoOp *y = pto_block_terminator(blk);
+  for (unsigned j = 0; y && j < pto_op_num_operands(y); j++)
+    for (PtoValue *x = pto_op_operand(y, j); x && defined_inside(x, ifop);
+         x = version_of(x))
+      if (pto_value_def_op(x) == op) {
+        if (version_of(x) == v) return true;
+        break;
+      }
+  return false;
 }
 
 PtoValue *part_root(Partition *p, PtoValue *v) {
@@ -186,7 +227,7 @@ static PtoResult note_update(Partition *p, uint32_t n, PtoOp *op, PtoValue *v) {
     return pto_op_emit_error(op, "updates a tensor that another op already "
                                  "updated; cv-partition writes GM tensors in "
                                  "place and needs each version updated once");
-  if (pto_value_parent_block(v) != pto_op_block(op))
+  if (pto_value_parent_block(v) != pto_op_block(op) && !branch_carries(op, v))
     return pto_op_emit_error(op, "updates a tensor defined outside its block; "
                                  "cv-partition writes GM tensors in place and "
                                  "needs loops to carry the tensors they "
@@ -204,9 +245,10 @@ static PtoResult note_update(Partition *p, uint32_t n, PtoOp *op, PtoValue *v) {
 /* Bytes of one tile of the copy: small enough for any core's buffers. */
 enum { COPY_TILE_BYTES = 16384 };
 
-/* A copy of static tensor v in a new workspace, built before `at` from
- * tiles of its trailing dims; NULL when v's shape does not allow it. */
-static PtoValue *copy_tensor(Partition *p, PtoValue *v, PtoOp *at) {
+/* A copy of static tensor v into `dst` (a new workspace when NULL),
+ * built before `at` from tiles of its trailing dims: the last version of
+ * dst; NULL when v's shape does not allow it. */
+static PtoValue *copy_tensor(Partition *p, PtoValue *v, PtoValue *dst, PtoOp *at) {
   PtoType *t = pto_value_type(v);
   unsigned rank = pto_type_tensor_rank(t);
   if (!pto_type_tensor_is_static(t) || rank == 0) return NULL;
@@ -225,7 +267,7 @@ static PtoValue *copy_tensor(Partition *p, PtoValue *v, PtoOp *at) {
   pto_builder_init(&b, p->ctx);
   pto_builder_set_before(&b, at);
   b.loc = pto_op_loc(at);
-  PtoValue *dst = pto_tile_build_empty(&b, t, NULL, 0);
+  if (!dst) dst = pto_tile_build_empty(&b, t, NULL, 0);
   int64_t offs[PTO_MAX_RANK] = {0};
   for (;;) {
     PtoValue *x = pto_tile_build_view(&b, v, offs, NULL, tile);
@@ -253,20 +295,86 @@ typedef struct Forks {
  * in place. A version that a second op updates (after cse merged two
  * equal tensors, say), or that an op in a nested block updates, is copied
  * first, so that every update is the only one of its version. */
+/* How many ops read_after_update looks at from an update on. */
+enum { READ_AFTER_BUDGET = 1024 };
+
+/* Puts into `readers` the ops that read tensor v's data, other than
+ * `skip`: its users, through the views and reshapes that each kernel
+ * recomputes (part_is_remat). Returns how many. */
+static unsigned collect_readers(PtoValue *v, PtoOp *skip, PtoPtrMap *readers) {
+  unsigned n = 0;
+  for (PtoUse *u = pto_value_first_use(v); u; u = pto_use_next(u)) {
+    PtoOp *o = pto_use_owner(u);
+    if (o == skip || pto_tile_op_id(o) == PTO_TILE_DIM) continue;
+    if (part_is_remat(o)) {
+      for (unsigned i = 0; i < pto_op_num_results(o); i++)
+        n += collect_readers(pto_op_result(o, i), skip, readers);
+    } else if (!pto_ptrmap_get(readers, (uintptr_t)o)) {
+      pto_ptrmap_put(readers, (uintptr_t)o, (void *)1);
+      n++;
+    }
+  }
+  return n;
+}
+
+/* Whether an op that reads tensor version v also uses what update `upd`
+ * makes (looked for along def-use edges, within a budget): it must run
+ * after the update and see v as it was before, which no order of in-place
+ * updates gives (a clone folded away, then updated), so the update goes
+ * to a copy of v. */
+static bool read_after_update(PtoOp *upd, PtoValue *v) {
+  PtoPtrMap readers, seen;
+  pto_ptrmap_init(&readers);
+  bool found = false;
+  if (collect_readers(v, upd, &readers)) {
+    pto_ptrmap_init(&seen);
+    OpVec stack = {0};
+    pto_vec_push(&stack, upd);
+    for (unsigned budget = READ_AFTER_BUDGET; stack.len && !found && budget; budget--) {
+      PtoOp *o = pto_vec_pop(&stack);
+      for (unsigned i = 0; i < pto_op_num_results(o) && !found; i++)
+        for (PtoUse *u = pto_value_first_use(pto_op_result(o, i)); u && !found;
+             u = pto_use_next(u)) {
+          PtoOp *w = pto_use_owner(u);
+          found = pto_ptrmap_get(&readers, (uintptr_t)w) != NULL;
+          if (!found && !pto_ptrmap_get(&seen, (uintptr_t)w)) {
+            pto_ptrmap_put(&seen, (uintptr_t)w, (void *)1);
+            pto_vec_push(&stack, w);
+          }
+        }
+    }
+    pto_vec_free(&stack);
+    pto_ptrmap_release(&seen);
+  }
+  pto_ptrmap_release(&readers);
+  return found;
+}
+
 static PtoWalkResult split_fork(PtoOp *op, void *user) {
   Forks *f = user;
+  if (pto_op_is(op, "scf.if")) {
+    /* its branches' updates of a tensor from outside are its own: copied
+     * for neither; a second update of that version is note_update's */
+    for (unsigned i = 0; i < pto_op_num_results(op); i++) {
+      PtoValue *v = if_init(op, i, 0);
+      if (v && pto_value_parent_block(v) == pto_op_block(op))
+        pto_ptrmap_put(&f->updated, (uintptr_t)v, (void *)1);
+    }
+    return PTO_WALK_ADVANCE;
+  }
   if (!is_updater(op)) return PTO_WALK_ADVANCE;
   bool is_for = pto_op_is(op, "scf.for");
   unsigned n = is_for ? pto_scf_for_num_iter_args(op) : 1;
   for (unsigned i = 0; i < n; i++) {
     PtoValue *v = is_for ? pto_scf_for_init(op, i) : pto_tile_get_tensor(op);
-    if (!pto_type_is_tensor(pto_value_type(v))) continue;
+    if (!pto_type_is_tensor(pto_value_type(v)) || branch_carries(op, v)) continue;
     if (!pto_ptrmap_get(&f->updated, (uintptr_t)v) &&
-        pto_value_parent_block(v) == pto_op_block(op)) {
+        pto_value_parent_block(v) == pto_op_block(op) &&
+        (is_for || !read_after_update(op, v))) {
       pto_ptrmap_put(&f->updated, (uintptr_t)v, (void *)1);
       continue;
     }
-    PtoValue *c = copy_tensor(f->p, v, op);
+    PtoValue *c = copy_tensor(f->p, v, NULL, op);
     if (!c) continue; /* note_update reports it */
     unsigned idx = is_for ? 3 + i : 1;
     pto_op_set_operand(op, idx, c);
@@ -275,7 +383,85 @@ static PtoWalkResult split_fork(PtoOp *op, void *user) {
   return PTO_WALK_ADVANCE;
 }
 
+/* Whether an op of block `blk`, or one nested in it, uses v. */
+static bool used_in(PtoValue *v, PtoBlock *blk) {
+  for (PtoUse *u = pto_value_first_use(v); u; u = pto_use_next(u))
+    for (PtoOp *o = pto_use_owner(u); o; o = pto_op_parent_op(o))
+      if (pto_op_block(o) == blk) return true;
+  return false;
+}
+
+/* Block `blk` of a loop or branch that carries GM tensor `target` in
+ * place yields as its result #i a tensor it made itself (a tile.empty
+ * and its updates: the Tile level's value semantics, or an assemble
+ * covering a whole tensor, which canonicalize folds to its source). That
+ * tensor becomes `target` when blk does not read target, and is copied
+ * into it at the end of blk otherwise; a branch's yield is followed into
+ * the branches of an scf.if. */
+static void adopt_fresh(Partition *p, PtoBlock *blk, unsigned i, PtoValue *target) {
+  PtoOp *y = pto_block_terminator(blk);
+  if (!y || i >= pto_op_num_operands(y)) return;
+  PtoValue *x = pto_op_operand(y, i);
+  PtoOp *d;
+  for (;;) {
+    d = pto_value_def_op(x);
+    if (!d || pto_op_block(d) != blk) return; /* a version of a tensor from outside */
+    if (pto_op_is(d, "scf.if")) {
+      for (unsigned r = 0; r < pto_op_num_regions(d); r++) {
+        PtoBlock *in = pto_region_first_block(pto_op_region(d, r));
+        if (in) adopt_fresh(p, in, pto_value_index(x), target);
+      }
+      return;
+    }
+    if (pto_tile_op_id(d) == PTO_TILE_EMPTY) break;
+    if (!(x = version_of(x))) return;
+  }
+  if (pto_value_type(x) != pto_value_type(target)) return;
+  if (!used_in(target, blk)) {
+    pto_value_replace_all_uses(x, target);
+    pto_op_erase(d);
+    return;
+  }
+  PtoValue *c = copy_tensor(p, pto_op_operand(y, i), target, y);
+  if (c) pto_op_set_operand(y, i, c);
+}
+
+static PtoWalkResult collect_scf(PtoOp *op, void *user) {
+  if (pto_op_is(op, "scf.for") || pto_op_is(op, "scf.if")) pto_vec_push((OpVec *)user, op);
+  return PTO_WALK_ADVANCE;
+}
+
+/* adopt_fresh for every loop and branch, outer ones first (a loop's
+ * branches yield what the loop carries). A branch carries the tensor
+ * another branch yields a version of. */
+static void adopt_all(Partition *p, PtoOp *func) {
+  OpVec ops = {0};
+  pto_op_walk(func, PTO_WALK_PRE, collect_scf, &ops);
+  for (uint32_t k = 0; k < ops.len; k++) {
+    PtoOp *op = ops.data[k];
+    if (pto_op_is(op, "scf.for")) {
+      PtoBlock *body = pto_scf_for_body(op);
+      for (unsigned i = 0; i < pto_scf_for_num_iter_args(op); i++)
+        if (pto_type_is_tensor(pto_value_type(pto_scf_for_init(op, i))))
+          adopt_fresh(p, body, i, pto_block_arg(body, 1 + i));
+      continue;
+    }
+    for (unsigned i = 0; i < pto_op_num_results(op); i++) {
+      if (!pto_type_is_tensor(pto_value_type(pto_op_result(op, i)))) continue;
+      PtoValue *target = NULL;
+      for (unsigned r = 0; r < pto_op_num_regions(op) && !target; r++)
+        target = if_init(op, i, r);
+      for (unsigned r = 0; target && r < pto_op_num_regions(op); r++) {
+        PtoBlock *in = pto_region_first_block(pto_op_region(op, r));
+        if (in && !if_init(op, i, r)) adopt_fresh(p, in, i, target);
+      }
+    }
+  }
+  pto_vec_free(&ops);
+}
+
 void part_split_forks(Partition *p, PtoOp *func) {
+  adopt_all(p, func);
   Forks f = {p, {0}, PTO_SUCCESS};
   pto_ptrmap_init(&f.updated);
   pto_op_walk(func, PTO_WALK_PRE, split_fork, &f);
@@ -321,14 +507,6 @@ typedef struct Capture {
   U32Vec *preds;
   ValVec *reads;
 } Capture;
-
-static bool defined_inside(PtoValue *v, PtoOp *host) {
-  PtoOp *d = pto_value_def_op(v);
-  if (d) return pto_op_is_ancestor_of(host, d);
-  PtoBlock *ob = pto_value_owner_block(v);
-  PtoOp *parent = ob ? pto_block_parent_op(ob) : NULL;
-  return parent && pto_op_is_ancestor_of(host, parent);
-}
 
 /* Values an op's regions use from outside make it depend on their
  * producers, as operands do. */
@@ -946,8 +1124,10 @@ static PtoResult check_carried(Partition *p, PtoOp *op) {
     for (unsigned r = 0; r < pto_op_num_regions(op); r++) {
       PtoBlock *blk = pto_region_first_block(pto_op_region(op, r));
       PtoOp *y = blk ? pto_block_terminator(blk) : NULL;
+      /* both branches update the same version in place */
       if (y && i < pto_op_num_operands(y) &&
-          part_root(p, pto_op_operand(y, i)) != want)
+          (part_root(p, pto_op_operand(y, i)) != want ||
+           (!is_for && if_init(op, i, r) != if_init(op, i, 0))))
         return pto_op_emit_error(op, "result #%u is not an update of the "
                                      "tensor it %s; cv-partition writes GM "
                                      "tensors in place and cannot give it "
@@ -957,6 +1137,37 @@ static PtoResult check_carried(Partition *p, PtoOp *op) {
     }
   }
   return PTO_SUCCESS;
+}
+
+/* The GM tensors a loop or branch updates in place: a loop's tensor
+ * iter_args, the tensors from outside that a branch's results update. */
+static void host_inits(PtoOp *op, ValVec *inits) {
+  if (pto_op_is(op, "scf.for")) {
+    for (unsigned i = 0; i < pto_scf_for_num_iter_args(op); i++) {
+      PtoValue *init = pto_scf_for_init(op, i);
+      if (pto_type_is_tensor(pto_value_type(init))) pto_vec_push(inits, init);
+    }
+  } else if (pto_op_is(op, "scf.if")) {
+    for (unsigned i = 0; i < pto_op_num_results(op); i++) {
+      PtoValue *init = pto_type_is_tensor(pto_value_type(pto_op_result(op, i)))
+                           ? if_init(op, i, 0) : NULL;
+      if (init) pto_vec_push(inits, init);
+    }
+  }
+}
+
+/* While the ops of one branch of scf.if `op` (node n) are cut, the
+ * tensors it updates have no writer yet: that branch's ops update them,
+ * as the other branch's do. UINT32_MAX hides the writers, a node puts
+ * it back. */
+static void set_branch_writers(Partition *p, PtoOp *op, uint32_t n) {
+  if (!pto_op_is(op, "scf.if")) return;
+  ValVec inits = {0};
+  host_inits(op, &inits);
+  for (uint32_t i = 0; i < inits.len; i++)
+    if (n == UINT32_MAX) pto_ptrmap_remove(&p->writer, (uintptr_t)inits.data[i]);
+    else pto_ptrmap_put(&p->writer, (uintptr_t)inits.data[i], (void *)(uintptr_t)(n + 1));
+  pto_vec_free(&inits);
 }
 
 static PtoResult host_op(Partition *p, PtoBlock *b, PtoOp *op, U32Vec *ids) {
@@ -974,18 +1185,16 @@ static PtoResult host_op(Partition *p, PtoBlock *b, PtoOp *op, U32Vec *ids) {
   }
   for (uint32_t i = 0; i < preds.len; i++) add_edge(p, preds.data[i], n);
   PtoResult res = PTO_SUCCESS;
-  unsigned ninit = pto_op_is(op, "scf.for") ? pto_scf_for_num_iter_args(op) : 0;
-  for (unsigned i = 0; i < ninit && !res; i++) {
-    PtoValue *init = pto_scf_for_init(op, i);
-    if (pto_type_is_tensor(pto_value_type(init)))
-      res = note_update(p, n, op, init);
-  }
+  ValVec inits = {0};
+  host_inits(op, &inits);
+  for (uint32_t i = 0; i < inits.len && !res; i++)
+    res = note_update(p, n, op, inits.data[i]);
   for (uint32_t i = 0; i < reads.len && !res; i++) {
     bool updated = false;
-    for (unsigned k = 0; k < ninit; k++)
-      updated |= pto_scf_for_init(op, k) == reads.data[i];
+    for (uint32_t k = 0; k < inits.len; k++) updated |= inits.data[k] == reads.data[i];
     if (!updated) note_read(p, n, reads.data[i]);
   }
+  pto_vec_free(&inits);
   pto_vec_free(&preds);
   pto_vec_free(&reads);
   return res;
@@ -1011,10 +1220,14 @@ PtoResult part_block(Partition *p, PtoBlock *b) {
     /* the op's dependencies first, from its regions as they are: cutting
      * them puts launches there that name whole tensors, not versions */
     r = host_op(p, b, op, &ids);
+    uint32_t n = r ? UINT32_MAX : ids.data[ids.len - 1];
     for (unsigned i = 0; i < pto_op_num_regions(op) && !r; i++)
       for (PtoBlock *in = pto_region_first_block(pto_op_region(op, i));
-           in && !r; in = pto_block_next(in))
+           in && !r; in = pto_block_next(in)) {
+        set_branch_writers(p, op, UINT32_MAX);
         r = part_block(p, in);
+        set_branch_writers(p, op, n);
+      }
   }
   if (!r) {
     /* representatives, once each */

@@ -165,7 +165,11 @@ void part_sort_ops(Partition *p, PtoOp **ops, uint32_t n);
 /* Bytes a tile of type `t` takes in `space`, aligned. */
 uint64_t part_tile_bytes(Partition *p, PtoType *t, PtoBufSpace space);
 /* Copies each tensor version that more than one op updates (or that an
- * op of a nested block updates) before the extra updates. */
+ * op of a nested block updates, other than a branch's update of what its
+ * scf.if carries, or that an op reads along with what the update made)
+ * before the extra updates; a tensor a loop body or
+ * branch makes and yields where a GM tensor is carried becomes (or is
+ * copied into) that tensor. */
 void part_split_forks(Partition *p, PtoOp *func);
 /* Cuts the ops of `b` (and, first, of the blocks nested in its host ops)
  * into host ops and groups, then emits each group as a kernel. */

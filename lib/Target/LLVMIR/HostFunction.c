@@ -1,8 +1,8 @@
 /* The host program as LLVM code that builds the runtime's task graph
  * through the callbacks of PtoHostEnv (pto/LLVMIR.h): GM buffers for the
  * arguments and workspaces, one task per block.launch with its GM windows
- * as byte regions; scf.for and index arithmetic as plain LLVM control flow;
- * and per kernel the task entry the runtime's workers call. */
+ * as byte regions; scf.for, scf.if and index arithmetic as plain LLVM
+ * control flow; and per kernel the task entry the runtime's workers call. */
 #include "Target/LLVMIR/HostFunction.h"
 
 #include <string.h>
@@ -437,7 +437,7 @@ static PtoResult emit_arith(Host *h, PtoOp *op) {
   if (!r)
     return pto_op_emit_error(op, "cannot be translated in a host program: it "
                              "takes block.workspace, block.launch, scf.for, "
-                             "tile.dim, tile.load_scalar, tensor reshapes and "
+                             "scf.if, tile.dim, tile.load_scalar, tensor reshapes and "
                              "bitcasts, and scalar arithmetic");
   bind(h, pto_op_result(op, 0), r);
   return PTO_SUCCESS;
@@ -554,6 +554,78 @@ static PtoResult emit_for(Host *h, PtoOp *op) {
   }
   pto_free(cs);
   return r;
+}
+
+/* The values yielded at the end of branch `r` of scf.if `op`, emitted at
+ * the builder's place; *end is the block the branch ends in. */
+static PtoResult emit_branch(Host *h, PtoOp *op, unsigned r, LLVMBasicBlockRef join,
+                             PtoOp **yield, LLVMBasicBlockRef *end) {
+  PtoBlock *blk = r < pto_op_num_regions(op) ? pto_region_first_block(pto_op_region(op, r)) : NULL;
+  *yield = blk ? pto_block_last_op(blk) : NULL;
+  if (blk && (!*yield || !pto_op_is(*yield, "scf.yield") ||
+              pto_op_num_operands(*yield) != pto_op_num_results(op)))
+    return pto_op_emit_error(op, "has a branch that does not end in a yield of one value "
+                             "per result");
+  if (!blk && pto_op_num_results(op))
+    return pto_op_emit_error(op, "has results but no else branch");
+  PtoResult r2 = blk ? emit_block(h, blk) : PTO_SUCCESS;
+  *end = LLVMGetInsertBlock(h->e->b);
+  if (pto_succeeded(r2)) LLVMBuildBr(h->e->b, join);
+  return r2;
+}
+
+/* scf.if on a host-side i1 (index arithmetic, scalars read from tensors):
+ * the launches of a branch are submitted only when it is taken. Its
+ * results are phis of the join: a tensor's buffer index and dims (the
+ * same buffer when the branches update it in place), or a scalar. */
+static PtoResult emit_if(Host *h, PtoOp *op) {
+  LLVMBuilderRef b = h->e->b;
+  LLVMContextRef c = h->e->ctx;
+  LLVMValueRef cond = value_of(h, pto_op_operand(op, 0));
+  if (!cond || LLVMTypeOf(cond) != LLVMInt1TypeInContext(c))
+    return pto_op_emit_error(op, "has a condition the host program does not define");
+  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(c, h->e->fn, "if.then");
+  LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(c, h->e->fn, "if.else");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c, h->e->fn, "if.end");
+  LLVMBuildCondBr(b, cond, then, other);
+  PtoOp *y[2];
+  LLVMBasicBlockRef from[2];
+  LLVMPositionBuilderAtEnd(b, then);
+  PtoResult r = emit_branch(h, op, 0, join, &y[0], &from[0]);
+  if (pto_succeeded(r)) {
+    LLVMPositionBuilderAtEnd(b, other);
+    r = emit_branch(h, op, 1, join, &y[1], &from[1]);
+  }
+  if (pto_failed(r)) return r;
+  LLVMMoveBasicBlockAfter(join, LLVMGetLastBasicBlock(h->e->fn));
+  LLVMPositionBuilderAtEnd(b, join);
+  for (unsigned i = 0; i < pto_op_num_results(op); i++) {
+    PtoValue *v0 = pto_op_operand(y[0], i), *v1 = pto_op_operand(y[1], i);
+    Tensor *t0 = tensor_of(h, v0), *t1 = tensor_of(h, v1);
+    if (t0 || t1) {
+      if (!t0 || !t1 || t0->rank != t1->rank)
+        return pto_op_emit_error(op, "yields tensors of different ranks or not a tensor "
+                                 "the host program defines from its branches (result #%u)", i);
+      Tensor *t = new_tensor(h, pto_op_result(op, i));
+      t->buf = LLVMBuildPhi(b, h->i32, "buf");
+      LLVMValueRef bufs[] = {t0->buf, t1->buf};
+      LLVMAddIncoming(t->buf, bufs, from, 2);
+      for (unsigned d = 0; d < t->rank; d++) {
+        t->dims[d] = LLVMBuildPhi(b, h->i64, "dim");
+        LLVMValueRef dims[] = {t0->dims[d], t1->dims[d]};
+        LLVMAddIncoming(t->dims[d], dims, from, 2);
+      }
+      continue;
+    }
+    LLVMValueRef x[] = {value_of(h, v0), value_of(h, v1)};
+    if (!x[0] || !x[1] || LLVMTypeOf(x[0]) != LLVMTypeOf(x[1]))
+      return pto_op_emit_error(op, "yields a value the host program does not define "
+                               "(result #%u)", i);
+    LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(x[0]), "if.result");
+    LLVMAddIncoming(phi, x, from, 2);
+    bind(h, pto_op_result(op, i), phi);
+  }
+  return PTO_SUCCESS;
 }
 
 /* tile.tensor_reshape and tile.tensor_bitcast of a GM tensor: the same
@@ -780,6 +852,7 @@ static PtoResult emit_block(Host *h, PtoBlock *blk) {
     if (pto_op_is(op, "block.launch")) r = emit_launch(h, op);
     else if (pto_op_is(op, "block.workspace")) r = emit_workspace(h, op);
     else if (pto_op_is(op, "scf.for")) r = emit_for(h, op);
+    else if (pto_op_is(op, "scf.if")) r = emit_if(h, op);
     else if (pto_op_is(op, "tile.tensor_reshape") || pto_op_is(op, "tile.tensor_bitcast"))
       r = emit_view(h, op);
     else if (pto_op_is(op, "tile.load_scalar")) r = emit_load_scalar(h, op);
