@@ -7,6 +7,7 @@
 
 #include "Embed/EmbedInternal.h"
 #include "Support/Alloc.h"
+#include "Support/Str.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -97,11 +98,17 @@ PtoEmbedBackend *pto_embed_kernel_use_backend(PtoEmbedKernel *k, PtoEmbedEngine 
   PtoEmbed *e = source->e;
   PtoEmbedBackendOptions none = {PTO_EMBED_BACKEND_HOST, NULL, NULL, NULL};
   if (!opts) opts = &none;
-  const char *pipeline = opts->pipeline ? opts->pipeline : "pto-lower-to-pto";
+  /* by default, lowered for the platform the kernels run on */
+  char *own = !opts->pipeline && opts->platform && *opts->platform
+                  ? pto_str_format("pto-lower-to-pto{platform=\"%s\"}", opts->platform)
+                  : NULL;
+  const char *pipeline = opts->pipeline ? opts->pipeline : own ? own : "pto-lower-to-pto";
   PtoEmbedModule *m = pto_embed_module_clone(source);
   PtoOp *func = NULL;
-  if (pto_embed_run_pipeline(m, pipeline, NULL) ||
-      !(func = pto_embed_find_entry(e, m->op, opts->entry))) {
+  bool lowered = !pto_embed_run_pipeline(m, pipeline, NULL);
+  pto_free(own);
+  pipeline = opts->pipeline ? opts->pipeline : "pto-lower-to-pto";
+  if (!lowered || !(func = pto_embed_find_entry(e, m->op, opts->entry))) {
     pto_embed_module_destroy(m);
     return NULL;
   }

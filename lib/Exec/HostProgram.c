@@ -379,7 +379,11 @@ static PtoResult compile(PtoHostProgram *p, PtoOp *module, const PtoPlatform *pl
   PtoError err;
   unsigned lanes = strcmp(pto_jit_get_vector_isa(p->jit), "avx512f") ? 8 : 16;
   char *ll = NULL;
-  if (pto_translate_to_llvmir(module, lanes, &ll) != PTO_SUCCESS) return PTO_FAILURE;
+  /* the platform's buffers: the runtime gives each core an image of them */
+  PtoTranslateOptions topts = {.lanes = lanes};
+  for (unsigned s = 0; s < PTO_MEM_SPACE_COUNT; s++)
+    topts.buffer_bytes[s] = plat->buffers[s].size_bytes;
+  if (pto_translate_to_llvmir_with(module, &topts, &ll) != PTO_SUCCESS) return PTO_FAILURE;
   PtoJitModule *mod = pto_jit_compile(p->jit, ll, strlen(ll), &err);
   pto_free(ll);
   if (!mod) return pto_emit_error(p->ctx, loc_of(p), "the JIT failed: %s", err.msg);

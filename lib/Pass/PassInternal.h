@@ -83,12 +83,36 @@ struct PtoPass {
 const char *pto_pass_option_parse(const PtoPassOptionDef *od, const char *s,
                                   size_t n, PassOptValue *out, PtoArena *arena,
                                   char *why, size_t why_len, size_t *error_at);
+/* The options given to a named pipeline (`pto-lower-to-pto{platform=a3}`),
+ * which every pass of its expansion that declares an option of that name
+ * takes unless its own options set it. `used` has bit k set once some pass
+ * declared the k-th option of `text` (at most 64 are given); `names`
+ * collects the option names the expansion's passes declare, for "did you
+ * mean". */
+typedef struct PassInherit {
+  const char *text;
+  size_t len;
+  const PtoTextSrc *src; /* errors point into it at `offset` */
+  size_t offset;
+  uint64_t used;
+  PTO_VEC(const char *) names;
+} PassInherit;
+
 /* Creates an instance from options text (`a=1 b=2,3`). Errors point into
- * `src` at `opts_offset` (src may be NULL: errors are then at `loc`). */
+ * `src` at `opts_offset` (src may be NULL: errors are then at `loc`).
+ * `inherit` (may be NULL) adds the options of the named pipeline the pass
+ * comes from that it declares and `opts` does not set. */
 PtoPass *pto_pass_create(PtoContext *ctx, const PtoPassDef *def,
                          const char *opts, size_t opts_len,
                          const PtoTextSrc *src, size_t opts_offset,
-                         PtoLoc *loc);
+                         PtoLoc *loc, PassInherit *inherit);
+/* Splits options text into its `key[=value]` items: calls fn(user, key,
+ * klen, key offset) for each; stops at the first nonzero return, which it
+ * returns. An item without a key is reported as a 0-length key. */
+int pto_pass_options_each(const char *s, size_t n,
+                          int (*fn)(void *user, const char *key, size_t klen,
+                                    size_t off),
+                          void *user);
 void pto_pass_destroy(PtoPass *pass);
 /* Appends ` {a=1 b=2}` style options that were given explicitly. */
 void pto_pass_print_options(PtoPass *pass, PtoStr *out);

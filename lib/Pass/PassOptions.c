@@ -233,31 +233,64 @@ static bool scan_value(const char *s, size_t n, size_t *pos) {
   return true;
 }
 
-static PtoResult parse_options(const OptCtx *oc, const char *s, size_t n) {
+/* Splits `s` into items; see PassInternal.h. */
+int pto_pass_options_each(const char *s, size_t n,
+                          int (*fn)(void *user, const char *key, size_t klen,
+                                    size_t off),
+                          void *user) {
+  size_t i = 0;
+  for (;;) {
+    while (i < n && is_space(s[i])) i++;
+    if (i == n) return 0;
+    size_t kstart = i;
+    while (i < n && !is_space(s[i]) && s[i] != '=') i++;
+    int r = fn(user, s + kstart, i - kstart, kstart);
+    if (r) return r;
+    if (i < n && s[i] == '=') {
+      i++;
+      if (!scan_value(s, n, &i)) return 0; /* reported by parse_options */
+    }
+  }
+}
+
+/* Parses options text into the pass's values. With `inherit`, the text is
+ * a named pipeline's: options the pass does not declare, or that its own
+ * text set, are left alone, and each one it takes is marked used. */
+static PtoResult parse_options(const OptCtx *oc, const char *s, size_t n,
+                               PassInherit *inherit) {
   PtoPass *pass = oc->pass;
   const PtoPassDef *def = pass->def;
   PtoContext *ctx = pass->ctx;
   size_t i = 0;
-  for (;;) {
+  for (unsigned item = 0;; item++) {
     while (i < n && is_space(s[i])) i++;
     if (i == n) return PTO_SUCCESS;
     size_t kstart = i;
     while (i < n && !is_space(s[i]) && s[i] != '=') i++;
     size_t klen = i - kstart;
     if (!klen)
-      return pto_emit_error(ctx, opt_loc(oc, kstart),
-                            "expected an option name before '=' in the "
-                            "options of pass '%s'",
-                            def->argument);
+      return inherit ? pto_emit_error(ctx, opt_loc(oc, kstart),
+                                      "expected an option name before '=' "
+                                      "in the options of a pass pipeline")
+                     : pto_emit_error(ctx, opt_loc(oc, kstart),
+                                      "expected an option name before '=' in the "
+                                      "options of pass '%s'",
+                                      def->argument);
     const char *key = s + kstart;
     unsigned idx = def->num_options;
     for (unsigned k = 0; k < def->num_options; k++)
       if (strlen(def->options[k].name) == klen &&
           strncmp(def->options[k].name, key, klen) == 0)
         idx = k;
-    if (idx == def->num_options) return unknown_option(oc, kstart, key, klen);
-    const PtoPassOptionDef *od = &def->options[idx];
-    if (pass->opts[idx].set)
+    bool skip = false;
+    if (inherit) {
+      if (idx < def->num_options && item < 64) inherit->used |= 1ull << item;
+      skip = idx == def->num_options || pass->opts[idx].set;
+    } else if (idx == def->num_options) {
+      return unknown_option(oc, kstart, key, klen);
+    }
+    const PtoPassOptionDef *od = skip ? NULL : &def->options[idx];
+    if (od && pass->opts[idx].set)
       return pto_emit_error(ctx, opt_loc(oc, kstart),
                             "option '%s' of pass '%s' is given more than once",
                             od->name, def->argument);
@@ -266,10 +299,14 @@ static PtoResult parse_options(const OptCtx *oc, const char *s, size_t n) {
     if (i < n && s[i] == '=') {
       vstart = ++i;
       if (!scan_value(s, n, &i))
-        return pto_emit_error(ctx, opt_loc(oc, vstart),
-                              "unterminated value for option '%s' of pass "
-                              "'%s'",
-                              od->name, def->argument);
+        return inherit ? pto_emit_error(ctx, opt_loc(oc, vstart),
+                                        "unterminated value for option "
+                                        "'%.*s' of a pass pipeline",
+                                        (int)klen, key)
+                       : pto_emit_error(ctx, opt_loc(oc, vstart),
+                                        "unterminated value for option '%s' "
+                                        "of pass '%s'",
+                                        od->name, def->argument);
       val = s + vstart;
       vlen = i - vstart;
       if (vlen >= 2 && (val[0] == '"' || val[0] == '\'') &&
@@ -277,6 +314,8 @@ static PtoResult parse_options(const OptCtx *oc, const char *s, size_t n) {
         val++;
         vlen -= 2;
       }
+    } else if (skip) {
+      continue;
     } else if (od->kind == PTO_OPT_BOOL) {
       val = "true";
       vlen = 4;
@@ -287,6 +326,7 @@ static PtoResult parse_options(const OptCtx *oc, const char *s, size_t n) {
                             od->name, def->argument, od->name,
                             kind_name(od->kind));
     }
+    if (skip) continue;
     char why[256];
     size_t bad;
     const char *err = pto_pass_option_parse(od, val, vlen, &pass->opts[idx],
@@ -303,7 +343,7 @@ static PtoResult parse_options(const OptCtx *oc, const char *s, size_t n) {
 PtoPass *pto_pass_create(PtoContext *ctx, const PtoPassDef *def,
                          const char *opts, size_t opts_len,
                          const PtoTextSrc *src, size_t opts_offset,
-                         PtoLoc *loc) {
+                         PtoLoc *loc, PassInherit *inherit) {
   PtoPass *pass = pto_calloc(1, sizeof *pass);
   pass->def = def;
   pass->ctx = ctx;
@@ -314,7 +354,13 @@ PtoPass *pto_pass_create(PtoContext *ctx, const PtoPassDef *def,
                                  (def->num_statistics + 1) * sizeof(int64_t));
   for (unsigned i = 0; i < def->num_options; i++) set_default(pass, i);
   OptCtx oc = {pass, src, opts_offset, loc};
-  if (opts && parse_options(&oc, opts, opts_len)) goto fail;
+  if (opts && parse_options(&oc, opts, opts_len, NULL)) goto fail;
+  if (inherit) {
+    for (unsigned i = 0; i < def->num_options; i++)
+      pto_vec_push(&inherit->names, def->options[i].name);
+    OptCtx ic = {pass, inherit->src, inherit->offset, loc};
+    if (parse_options(&ic, inherit->text, inherit->len, inherit)) goto fail;
+  }
   if (def->check_options && def->check_options(pass, loc)) goto fail;
   if (def->create_state) {
     unsigned errors = pto_ctx_num_errors(ctx);

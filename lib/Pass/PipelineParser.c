@@ -21,6 +21,7 @@ typedef struct PP {
   const NamedPipeline *expanding; /* named pipeline this text comes from */
   const struct PP *outer;         /* the text that used it */
   unsigned depth;                 /* nested '(' open around pp->i */
+  PassInherit *inherit;           /* the options of `expanding`, or NULL */
 } PP;
 
 static PtoLoc *at(const PP *pp, size_t off) {
@@ -80,8 +81,35 @@ static bool find_close_brace(const PP *pp, size_t *close, size_t *quote) {
   return false;
 }
 
+typedef struct UnusedCtx {
+  PP *pp;
+  PassInherit *inh;
+  const NamedPipeline *np;
+  unsigned item;
+} UnusedCtx;
+
+/* An option of a named pipeline that none of its passes declares. */
+static int report_unused(void *user, const char *key, size_t klen, size_t off) {
+  UnusedCtx *u = user;
+  unsigned k = u->item++;
+  if (k >= 64 || (u->inh->used >> k & 1)) return 0;
+  PtoDiag *d = pto_diag_begin(u->pp->ctx, PTO_DIAG_ERROR,
+                              at(u->pp, u->inh->offset + off));
+  pto_diag_printf(d, "pass pipeline '%s' has no option '%.*s': none of its passes takes it",
+                  u->np->argument, (int)klen, key);
+  PtoSuggest sg;
+  pto_suggest_init(&sg, key, klen);
+  pto_vec_foreach(&u->inh->names, n) pto_suggest_offer(&sg, *n);
+  if (sg.best) pto_diag_printf(d, "; did you mean '%s'?", sg.best);
+  pto_diag_emit(d);
+  return 1;
+}
+
+/* Expands the named pipeline `np` used at `use_off`; `inherit` holds the
+ * options it was given there (or those of the pipeline it is part of). */
 static PtoResult expand_pipeline(PP *pp, PtoPassManager *pm,
-                                 const NamedPipeline *np, size_t use_off) {
+                                 const NamedPipeline *np, size_t use_off,
+                                 PassInherit *inherit) {
   for (const PP *o = pp; o; o = o->outer)
     if (o->expanding == np)
       return pto_emit_error(pp->ctx, at(pp, use_off),
@@ -89,7 +117,7 @@ static PtoResult expand_pipeline(PP *pp, PtoPassManager *pm,
                             np->argument);
   char name[160];
   snprintf(name, sizeof name, "<pipeline '%s'>", np->argument);
-  PP sub = {pp->ctx, {0}, np->text, strlen(np->text), 0, np, pp, pp->depth};
+  PP sub = {pp->ctx, {0}, np->text, strlen(np->text), 0, np, pp, pp->depth, inherit};
   pto_text_src_init(&sub.src, pp->ctx, name, sub.s, sub.n);
   PtoResult r = parse_list(&sub, pm, false, NULL);
   if (r) {
@@ -178,13 +206,19 @@ static PtoResult parse_element(PP *pp, PtoPassManager *pm) {
     ooff = open + 1;
     olen = close - open - 1;
     pp->i = close + 1;
-    if (e->pipeline)
-      return pto_emit_error(ctx, at(pp, open),
-                            "pass pipeline '%s' takes no options", buf);
   }
-  if (e->pipeline) return expand_pipeline(pp, pm, e->pipeline, start);
-  PtoPass *pass =
-      pto_pass_create(ctx, e->pass, opts, olen, &pp->src, ooff, at(pp, start));
+  if (e->pipeline) {
+    /* options given here replace those of an enclosing pipeline */
+    if (!opts) return expand_pipeline(pp, pm, e->pipeline, start, pp->inherit);
+    PassInherit inh = {opts, olen, &pp->src, ooff, 0, {0}};
+    PtoResult r = expand_pipeline(pp, pm, e->pipeline, start, &inh);
+    UnusedCtx u = {pp, &inh, e->pipeline, 0};
+    if (!r && pto_pass_options_each(opts, olen, report_unused, &u)) r = PTO_FAILURE;
+    pto_vec_free(&inh.names);
+    return r;
+  }
+  PtoPass *pass = pto_pass_create(ctx, e->pass, opts, olen, &pp->src, ooff,
+                                  at(pp, start), pp->inherit);
   if (!pass) return PTO_FAILURE;
   return pto_pm_add_pass_instance(pm, pass, at(pp, start));
 }
@@ -228,7 +262,7 @@ static PtoResult parse_list(PP *pp, PtoPassManager *pm, bool nested,
 }
 
 PtoResult pto_pipeline_parse(PtoPassManager *pm, const char *text, size_t len) {
-  PP pp = {pm->ctx, {0}, text, len, 0, NULL, NULL, 0};
+  PP pp = {pm->ctx, {0}, text, len, 0, NULL, NULL, 0, NULL};
   pto_text_src_init(&pp.src, pm->ctx, "<pass-pipeline>", text, len);
   /* `anchor(...)` around the whole text names the manager's own op */
   skip_ws(&pp);
@@ -282,15 +316,16 @@ PtoResult pto_pm_add_pass(PtoPassManager *pm, const char *argument,
     return pto_diag_emit(d);
   }
   if (e->pipeline) {
-    if (options && *options)
-      return pto_emit_error(ctx, NULL, "pass pipeline '%s' takes no options",
-                            argument);
-    return pto_pm_add_pipeline(pm, e->pipeline->text);
+    if (!options || !*options) return pto_pm_add_pipeline(pm, e->pipeline->text);
+    char *text = pto_str_format("%s{%s}", argument, options);
+    PtoResult r = pto_pm_add_pipeline(pm, text);
+    pto_free(text);
+    return r;
   }
   PtoTextSrc src;
   size_t olen = options ? strlen(options) : 0;
   pto_text_src_init(&src, ctx, "<pass-options>", options ? options : "", olen);
-  PtoPass *pass = pto_pass_create(ctx, e->pass, options, olen, &src, 0, NULL);
+  PtoPass *pass = pto_pass_create(ctx, e->pass, options, olen, &src, 0, NULL, NULL);
   if (!pass) return PTO_FAILURE;
   return pto_pm_add_pass_instance(pm, pass, NULL);
 }

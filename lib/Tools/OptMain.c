@@ -276,14 +276,6 @@ static int opt_pass_flag(void *user, const char *a) {
                (int)(n - a), a, hint);
     return pto_tool_usage_error(p->tool, hint ? msg : "unknown option '%s'", a);
   }
-  /* Said in the flag's own words: the pipeline parser would quote
-   * `name{value}`, a spelling the user did not type. */
-  if (is_pipeline && eq) {
-    char msg[300];
-    snprintf(msg, sizeof msg, "'%%s': the pipeline '%s' takes no options",
-             name);
-    return pto_tool_usage_error(p->tool, msg, a);
-  }
   if (!o->first_pass_flag) o->first_pass_flag = a;
   if (o->pass_flags.len) pto_str_putc(&o->pass_flags, ',');
   pto_str_puts(&o->pass_flags, name);

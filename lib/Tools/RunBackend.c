@@ -11,6 +11,7 @@
 #include "pto/LevelCheck.h"
 
 #include "Support/Alloc.h"
+#include "Support/Str.h"
 #include "Support/Time.h"
 
 #include <inttypes.h>
@@ -207,8 +208,15 @@ static unsigned num_results(PtoOp *func) {
  * when it already has kernels, else pto-lower-to-pto). */
 static bool lower(const RunOptions *o, PtoContext *ctx, PtoOp *module,
                   const char *pipeline) {
-  if (!pipeline && !has_kernels(module)) pipeline = "pto-lower-to-pto";
-  if (pipeline && !run_apply_pipeline(o, ctx, module, pipeline)) return false;
+  char *own = NULL;
+  if (!pipeline && !has_kernels(module)) {
+    /* lowered for the platform the kernels run on (its buffer sizes) */
+    if (o->platform) own = pto_str_format("pto-lower-to-pto{platform=\"%s\"}", o->platform);
+    pipeline = own ? own : "pto-lower-to-pto";
+  }
+  bool ok = !pipeline || run_apply_pipeline(o, ctx, module, pipeline);
+  pto_free(own);
+  if (!ok) return false;
   if (!has_kernels(module)) {
     run_error(o, "the module has no pto.kernel after %s; the host and sim "
               "back ends run PTO kernels", pipeline ? pipeline : "parsing");

@@ -46,8 +46,10 @@ def test_same_kernel_fits_a3():
     assert pypto.get_platform() == "a3"
     a, b = rand((256, 16)), rand((16, 256), seed=1)
     c = np.zeros((256, 256), np.float32)
-    wide_matmul()(a, b, c)
+    k = wide_matmul()
+    k(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    assert k.backend == "host"  # lowered and compiled for a3, not a2a3
 
 
 def test_platform_from_file(tmp_path):
@@ -60,8 +62,10 @@ def test_platform_from_file(tmp_path):
     assert pypto.get_platform() == "big"
     a, b = rand((256, 16)), rand((16, 256), seed=1)
     c = np.zeros((256, 256), np.float32)
-    wide_matmul()(a, b, c)
+    k = wide_matmul()
+    k(a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    assert k.backend == "host"
 
 
 def test_compiled_per_platform():
@@ -70,6 +74,8 @@ def test_compiled_per_platform():
     c = np.zeros((256, 256), np.float32)
     pypto.set_platform("a3")
     k(a, b, c)
+    assert k.backend == "host"
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
     pypto.set_platform("a2a3")
     with pytest.raises(pypto.CompileError):
         k(a, b, c)
