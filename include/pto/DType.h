@@ -36,9 +36,13 @@ typedef enum PtoDType {
    * uint8 (docs/numerics.md). */
   PTO_DT_F8E4M3 = 13,
   PTO_DT_F8E5M2 = 14,
-  PTO_DT_F8E8M0 = 15
+  PTO_DT_F8E8M0 = 15,
+  /* Kernels compute integers in int64; a u64 value above 2^63 is its bit
+   * pattern there, so ordering, division and conversions to float take
+   * unsigned paths (pto_dtype_is_u64). */
+  PTO_DT_U64 = 16
 } PtoDType;
-#define PTO_DT_COUNT 16
+#define PTO_DT_COUNT 17
 
 /* Largest rank of the host arrays and strided conversions. */
 #define PTO_MAX_RANK 8
@@ -47,7 +51,7 @@ bool pto_dtype_is_valid(int dt);
 /* Bytes per element. */
 size_t pto_dtype_size(PtoDType dt);
 /* Short name: f32 f16 bf16 f64 i8 i16 i32 i64 u8 bool index u16 u32
- * f8e4m3 f8e5m2 f8e8m0. */
+ * f8e4m3 f8e5m2 f8e8m0 u64. */
 const char *pto_dtype_name(PtoDType dt);
 /* numpy's name: float32 ... uint8 bool; bf16 is "bfloat16" (not a numpy
  * type), index is "int64". */
@@ -63,14 +67,19 @@ bool pto_dtype_from_name(const char *name, PtoDType *out);
 
 /* f16 bf16 f32 f64 and the 8-bit floats. */
 bool pto_dtype_is_float(PtoDType dt);
-/* Integer storage: i8..i64, u8..u32, bool, index. */
+/* Integer storage: i8..i64, u8..u64, bool, index. */
 bool pto_dtype_is_int(PtoDType dt);
 /* Can hold negative values: floats but f8e8m0, i8..i64 and index (not
- * u8..u32, bool). */
+ * u8..u64, bool). */
 bool pto_dtype_is_signed(PtoDType dt);
-/* Range of an integer dtype (bool: 0..1). */
+/* u64: the one integer dtype whose values do not all fit int64 (its
+ * int64 form is the bit pattern). */
+static inline bool pto_dtype_is_u64(PtoDType dt) { return dt == PTO_DT_U64; }
+/* Range of an integer dtype (bool: 0..1). int_max of u64 is INT64_MAX,
+ * the largest value it shares with int64; uint_max gives its own. */
 int64_t pto_dtype_int_min(PtoDType dt);
 int64_t pto_dtype_int_max(PtoDType dt);
+uint64_t pto_dtype_uint_max(PtoDType dt);
 
 /* Scalar IR types <-> dtypes: pto/IRDType.h, on the IR side. */
 
@@ -116,7 +125,9 @@ bool pto_sat_mode_from_name(const char *name, PtoSatMode *out);
 /* Element i (counted in elements from `base`, may be negative) of a buffer
  * of `dt`. load_f64 is exact except for 64-bit integers beyond 2^53 (to
  * nearest even); bool reads any non-zero byte as 1. load_i64 of a float
- * truncates toward zero and saturates, NaN giving 0. */
+ * truncates toward zero and saturates, NaN giving 0; of a u64, the bit
+ * pattern. store_i64 into a float reads v as signed: a u64 source goes
+ * through pto_dtype_cast_elem. */
 double pto_dtype_load_f64(PtoDType dt, const void *base, int64_t i);
 int64_t pto_dtype_load_i64(PtoDType dt, const void *base, int64_t i);
 /* Stores with the default mode (numpy's astype): floats round to nearest

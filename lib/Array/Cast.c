@@ -439,11 +439,11 @@ static int64_t f64_to_int(PtoDType dt, double v, PtoCastMode mode) {
   unsigned bits = (unsigned)pto_dtype_size(dt) * 8;
   if (mode.sat == PTO_SAT_SATURATE) {
     /* 2^(bits-1) (signed) or 2^bits (u8) is exact in double, unlike
-     * INT64_MAX. */
+     * INT64_MAX. A u64 result is its bit pattern. */
     double hi = ldexp(1.0, pto_dtype_is_signed(dt) ? (int)bits - 1 : (int)bits);
-    if (t >= hi) return pto_dtype_int_max(dt);
+    if (t >= hi) return (int64_t)pto_dtype_uint_max(dt);
     if (t < (pto_dtype_is_signed(dt) ? -hi : 0.0)) return pto_dtype_int_min(dt);
-    return (int64_t)t;
+    return t >= 0x1p63 ? (int64_t)(uint64_t)t : (int64_t)t;
   }
   if (isinf(t)) return 0;
   if (!(t >= -0x1p63 && t < 0x1p63)) {
@@ -455,12 +455,11 @@ static int64_t f64_to_int(PtoDType dt, double v, PtoCastMode mode) {
   return wrap_int(dt, (int64_t)t);
 }
 
-/* int64 -> double rounded under `m` (odd rounding keeps a sticky bit so
- * that rounding the result again to a narrower format is exact). */
-static double i64_to_f64(int64_t i, PtoRoundMode m) {
-  if (i >= -(INT64_C(1) << 53) && i <= (INT64_C(1) << 53)) return (double)i;
-  bool neg = i < 0;
-  uint64_t u = neg ? -(uint64_t)i : (uint64_t)i;
+/* The integer of magnitude u (negative when `neg`) -> double rounded
+ * under `m` (odd rounding keeps a sticky bit so that rounding the result
+ * again to a narrower format is exact). */
+static double mag_to_f64(bool neg, uint64_t u, PtoRoundMode m) {
+  if (u <= ((uint64_t)1 << 53)) return neg ? -(double)u : (double)u;
   int s = 0;
   while ((u >> s) >= ((uint64_t)1 << 53)) s++;
   uint64_t q = u >> s, rem = u & (((uint64_t)1 << s) - 1);
@@ -489,6 +488,26 @@ static double i64_to_f64(int64_t i, PtoRoundMode m) {
   if (up) q++; /* q <= 2^53: still exact */
   double d = ldexp((double)q, s);
   return neg ? -d : d;
+}
+
+static double i64_to_f64(int64_t i, PtoRoundMode m) {
+  return mag_to_f64(i < 0, i < 0 ? 0 - (uint64_t)i : (uint64_t)i, m);
+}
+
+/* A u64 value into any dtype: as store_from_i64, but clamping and
+ * rounding see the unsigned value. */
+static void store_from_u64(PtoDType dt, char *p, uint64_t u, PtoCastMode mode) {
+  if (dt == PTO_DT_BOOL) {
+    store_int(dt, p, u != 0);
+  } else if (pto_dtype_is_int(dt)) {
+    bool clamp = mode.sat == PTO_SAT_SATURATE && u > pto_dtype_uint_max(dt);
+    store_int(dt, p, clamp ? pto_dtype_int_max(dt) : wrap_int(dt, (int64_t)u));
+  } else if (dt == PTO_DT_F64) {
+    double d = mag_to_f64(false, u, mode.round);
+    memcpy(p, &d, 8);
+  } else {
+    store_float(dt, p, mag_to_f64(false, u, PTO_ROUND_ODD), mode);
+  }
 }
 
 static void store_from_i64(PtoDType dt, char *p, int64_t v, PtoCastMode mode) {
@@ -521,6 +540,8 @@ static double load_f64(PtoDType dt, const char *p) {
     memcpy(&d, p, 8);
     return d;
   }
+  case PTO_DT_U64:
+    return (double)(uint64_t)load_int(dt, p); /* to nearest even */
   default:
     return (double)load_int(dt, p);
   }
@@ -571,6 +592,10 @@ void pto_dtype_cast_elem(PtoDType sdt, const void *src, PtoDType ddt, void *dst,
   char *d = dst;
   if (sdt == ddt) {
     memcpy(d, s, pto_dtype_size(sdt));
+    return;
+  }
+  if (sdt == PTO_DT_U64) {
+    store_from_u64(ddt, d, (uint64_t)load_int(sdt, s), mode);
     return;
   }
   if (pto_dtype_is_int(sdt)) {

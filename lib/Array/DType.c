@@ -11,7 +11,8 @@ enum { F_FLOAT = 1, F_INT = 2, F_SIGNED = 4 };
 typedef struct DTypeInfo {
   const char *name, *numpy, *descr, *ir;
   uint8_t size, flags;
-  int64_t min, max;
+  int64_t min;
+  uint64_t max;
 } DTypeInfo;
 
 /* Indexed by PtoDType. */
@@ -42,6 +43,7 @@ static const DTypeInfo infos[PTO_DT_COUNT] = {
                        F_FLOAT | F_SIGNED, 0, 0},
     [PTO_DT_F8E8M0] = {"f8e8m0", "float8_e8m0fnu", "|u1", "f8E8M0FNU", 1,
                        F_FLOAT, 0, 0},
+    [PTO_DT_U64] = {"u64", "uint64", "<u8", "ui64", 8, F_INT, 0, UINT64_MAX},
 };
 
 bool pto_dtype_is_valid(int dt) { return dt >= 0 && dt < PTO_DT_COUNT; }
@@ -69,7 +71,10 @@ bool pto_dtype_is_float(PtoDType dt) { return infos[dt].flags & F_FLOAT; }
 bool pto_dtype_is_int(PtoDType dt) { return infos[dt].flags & F_INT; }
 bool pto_dtype_is_signed(PtoDType dt) { return infos[dt].flags & F_SIGNED; }
 int64_t pto_dtype_int_min(PtoDType dt) { return infos[dt].min; }
-int64_t pto_dtype_int_max(PtoDType dt) { return infos[dt].max; }
+int64_t pto_dtype_int_max(PtoDType dt) {
+  return infos[dt].max > INT64_MAX ? INT64_MAX : (int64_t)infos[dt].max;
+}
+uint64_t pto_dtype_uint_max(PtoDType dt) { return infos[dt].max; }
 
 /* ---- cast mode names ---- */
 

@@ -271,7 +271,7 @@ static bool parse_descr(Lex *lx, Header *h) {
     pto_str_putc(&m, '\'');
     if (digits) describe_descr(&m, kind, size);
     fail(r, "%s; PTO reads float16, float32, float64, bfloat16 (as '<u2'), "
-            "int8, int16, int32, int64, uint8, uint32 and bool",
+            "int8, int16, int32, int64, uint8, uint32, uint64 and bool",
          m.data);
     pto_str_release(&m);
     return false;

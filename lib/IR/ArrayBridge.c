@@ -34,6 +34,7 @@ bool pto_dtype_from_type(const PtoType *t, PtoDType *out) {
       case 8: *out = PTO_DT_U8; return true;
       case 16: *out = PTO_DT_U16; return true;
       case 32: *out = PTO_DT_U32; return true;
+      case 64: *out = PTO_DT_U64; return true;
       default: return false;
       }
     }
@@ -87,6 +88,8 @@ PtoType *pto_dtype_to_type(PtoContext *ctx, PtoDType dt) {
     return pto_type_int_signed(ctx, 16, PTO_UNSIGNED);
   case PTO_DT_U32:
     return pto_type_int_signed(ctx, 32, PTO_UNSIGNED);
+  case PTO_DT_U64:
+    return pto_type_int_signed(ctx, 64, PTO_UNSIGNED);
   case PTO_DT_BOOL:
     return pto_type_int(ctx, 1);
   case PTO_DT_INDEX:

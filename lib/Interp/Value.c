@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* v reduced to dt's width and read back as signed, or unsigned for u8..u32
- * (bool: 0 or 1). */
+ * (bool: 0 or 1); a u64 keeps its bit pattern. */
 static int64_t wrap_to(PtoDType dt, int64_t v) {
   switch (dt) {
   case PTO_DT_BOOL: return v & 1;
@@ -28,7 +28,7 @@ PtoInterpValue pto_interp_value_int(PtoDType dt, int64_t v) {
   r.kind = PTO_IVAL_SCALAR;
   r.dtype = dt;
   r.i = wrap_to(dt, v);
-  r.f = (double)r.i;
+  r.f = dt == PTO_DT_U64 ? (double)(uint64_t)r.i : (double)r.i;
   return r;
 }
 
@@ -84,6 +84,8 @@ char *pto_interp_value_to_string(const PtoInterpValue *v) {
   case PTO_IVAL_SCALAR:
     if (pto_dtype_is_float(v->dtype))
       pto_str_printf(&s, "%.9g : %s", v->f, pto_dtype_name(v->dtype));
+    else if (v->dtype == PTO_DT_U64)
+      pto_str_printf(&s, "%" PRIu64 " : %s", (uint64_t)v->i, pto_dtype_name(v->dtype));
     else
       pto_str_printf(&s, "%" PRId64 " : %s", v->i, pto_dtype_name(v->dtype));
     break;

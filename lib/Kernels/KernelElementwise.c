@@ -85,6 +85,26 @@ UNARY_I(i_relu, x < 0 ? 0 : x)
 UNARY_I(i_sign, x > 0 ? 1 : x < 0 ? -1 : 0)
 UNARY_I(i_trunc, x)
 UNARY_I(i_signbit, x < 0 ? 1 : 0)
+/* u64 in its bit pattern: no value is negative */
+UNARY_I(iu_sign, x != 0)
+static void iu_zero(int64_t *v, int64_t n, const double *p) {
+  (void)p;
+  memset(v, 0, (size_t)n * sizeof *v);
+}
+
+/* The integer function of kind k for dtype dt: u64 has no negative
+ * values, so abs and relu are the identity, sign is 0 or 1 and signbit
+ * is 0 (neg wraps as for the signed types). */
+static UnaryI64 unary_int_fn(PtoUnaryKind k, PtoDType dt, UnaryI64 fn) {
+  if (dt != PTO_DT_U64) return fn;
+  switch (k) {
+  case PTO_UNARY_ABS:
+  case PTO_UNARY_RELU: return i_trunc;
+  case PTO_UNARY_SIGN: return iu_sign;
+  case PTO_UNARY_SIGNBIT: return iu_zero;
+  default: return fn;
+  }
+}
 
 static const struct UnaryRow {
   const char *name;
@@ -171,6 +191,7 @@ PtoResult pto_kernel_unary_params(PtoUnaryKind k, const double *params,
     return pto_error_set(err, "%s needs a float dtype, got %s", row->name,
                    pto_dtype_name(x->dtype));
   const double *p = params ? params : row->dflt;
+  UnaryI64 ifn = fl ? NULL : unary_int_fn(k, x->dtype, row->i);
   KernelIter it;
   if (!kernel_iter_map(&it, x, out, err)) return PTO_FAILURE;
   if (it.empty) return PTO_SUCCESS;
@@ -192,7 +213,7 @@ PtoResult pto_kernel_unary_params(PtoUnaryKind k, const double *params,
       } else {
         int64_t v[KERNEL_CHUNK];
         kernel_load_i64(x->dtype, x->data, xo, it.step[0], m, v);
-        row->i(v, m, p);
+        ifn(v, m, p);
         kernel_store_i64(out->dtype, out->data, oo, it.step[1], m, v);
       }
     }
@@ -276,6 +297,47 @@ static inline int64_t bi_gcd(int64_t a, int64_t b) {
     y = t;
   }
   return (int64_t)x;
+}
+
+/* u64 in its bit pattern: division, shifts right and gcd read unsigned
+ * values (the other kinds either give the same bits or, for max and min,
+ * run on kernel_ord_key forms). */
+static inline int64_t bu_div(int64_t a, int64_t b) {
+  return b == 0 ? 0 : (int64_t)((uint64_t)a / (uint64_t)b);
+}
+static inline int64_t bu_shr(int64_t a, int64_t s) {
+  return (uint64_t)s > 63 ? 0 : (int64_t)((uint64_t)a >> s);
+}
+static inline int64_t bu_gcd(int64_t a, int64_t b) {
+  uint64_t x = (uint64_t)a, y = (uint64_t)b;
+  while (y) {
+    uint64_t t = x % y;
+    x = y;
+    y = t;
+  }
+  return (int64_t)x;
+}
+
+/* a = a (op) b over a chunk of u64 values; false for the kinds that
+ * binary_i64 computes the same. */
+static bool binary_u64(PtoBinaryKind k, int64_t *a, int64_t *b, int64_t n) {
+  int64_t (*fn)(int64_t, int64_t);
+  switch (k) {
+  case PTO_BINARY_DIV: fn = bu_div; break;
+  case PTO_BINARY_SHR: fn = bu_shr; break;
+  case PTO_BINARY_GCD: fn = bu_gcd; break;
+  case PTO_BINARY_MAX:
+  case PTO_BINARY_MIN:
+    kernel_ord_row(PTO_DT_U64, a, n);
+    kernel_ord_row(PTO_DT_U64, b, n);
+    for (int64_t i = 0; i < n; i++)
+      a[i] = k == PTO_BINARY_MAX ? bi_max(a[i], b[i]) : bi_min(a[i], b[i]);
+    kernel_ord_row(PTO_DT_U64, a, n);
+    return true;
+  default: return false;
+  }
+  for (int64_t i = 0; i < n; i++) a[i] = fn(a[i], b[i]);
+  return true;
 }
 
 /* a = a (op) b over a chunk, one loop per row. A row's NO_FLOAT / NO_INT
@@ -395,8 +457,13 @@ PtoResult pto_kernel_binary(PtoBinaryKind k, const PtoNdArray *a,
         int64_t vb[KERNEL_CHUNK];
         kernel_load_i64(a->dtype, a->data, ao, it.step[0], m, r);
         kernel_load_i64(b->dtype, b->data, bo, it.step[1], m, vb);
-        if (cmp) compare_i64(k, r, vb, r, m);
-        else binary_i64(k, r, vb, m);
+        if (cmp) {
+          kernel_ord_row(a->dtype, r, m);
+          kernel_ord_row(a->dtype, vb, m);
+          compare_i64(k, r, vb, r, m);
+        } else if (a->dtype != PTO_DT_U64 || !binary_u64(k, r, vb, m)) {
+          binary_i64(k, r, vb, m);
+        }
         kernel_store_i64(out->dtype, out->data, oo, it.step[2], m, r);
       }
     }
@@ -454,7 +521,7 @@ static bool cast_via_double(PtoDType s, PtoDType d, PtoCastMode mode) {
   if (mode.sat != PTO_SAT_WRAP || !pto_dtype_is_float(d) ||
       (mode.round != PTO_ROUND_DEFAULT && mode.round != PTO_ROUND_RINT))
     return false;
-  return s != PTO_DT_I64 && s != PTO_DT_INDEX;
+  return s != PTO_DT_I64 && s != PTO_DT_INDEX && s != PTO_DT_U64;
 }
 
 PtoResult pto_kernel_cast(const PtoNdArray *x, const PtoNdArray *out,

@@ -309,7 +309,7 @@ PtoResult pto_kernel_topk(const PtoNdArray *x, int64_t k, unsigned dim,
         int64_t o = xo + r * x->strides[dim];
         items[r].idx = r;
         if (fl) items[r].f = pto_dtype_load_f64(x->dtype, x->data, o);
-        else items[r].i = pto_dtype_load_i64(x->dtype, x->data, o);
+        else items[r].i = kernel_ord_key(x->dtype, pto_dtype_load_i64(x->dtype, x->data, o));
       }
       qsort(items, (size_t)R, sizeof *items, cmp);
       for (int64_t r = 0; r < k; r++) {

@@ -105,6 +105,17 @@ static void fold_chunk_i(PtoReduceKind k, Acc *acc, bool one, const int64_t *v,
     one ? fold_i(k, acc, v[i], r + i) : fold_i(k, &acc[i], v[i], r);
 }
 
+/* The order-based kinds compare integers in their kernel_ord_key form. */
+static bool is_order_kind(PtoReduceKind k) {
+  return k != PTO_REDUCE_SUM && k != PTO_REDUCE_PROD;
+}
+
+static void load_ints(PtoReduceKind k, const PtoNdArray *x, int64_t off,
+                      int64_t step, int64_t n, int64_t *v) {
+  kernel_load_i64(x->dtype, x->data, off, step, n, v);
+  if (is_order_kind(k)) kernel_ord_row(x->dtype, v, n);
+}
+
 static void store_acc(PtoReduceKind k, bool fl, const PtoNdArray *out,
                       int64_t off, int64_t step, const Acc *acc, int64_t m) {
   bool arg = k == PTO_REDUCE_ARGMAX || k == PTO_REDUCE_ARGMIN;
@@ -115,6 +126,7 @@ static void store_acc(PtoReduceKind k, bool fl, const PtoNdArray *out,
   } else {
     int64_t v[KERNEL_CHUNK];
     for (int64_t i = 0; i < m; i++) v[i] = arg ? acc[i].idx : acc[i].i;
+    if (!arg && is_order_kind(k)) kernel_ord_row(out->dtype, v, m);
     kernel_store_i64(out->dtype, out->data, off, step, m, v);
   }
 }
@@ -177,7 +189,7 @@ PtoResult pto_kernel_reduce(PtoReduceKind k, const PtoNdArray *x, unsigned dim,
               fold_chunk_f(k, &acc[i], true, v, q, r);
             } else {
               int64_t v[KERNEL_CHUNK];
-              kernel_load_i64(x->dtype, x->data, base + r * sr, sr, q, v);
+              load_ints(k, x, base + r * sr, sr, q, v);
               fold_chunk_i(k, &acc[i], true, v, q, r);
             }
           }
@@ -190,7 +202,7 @@ PtoResult pto_kernel_reduce(PtoReduceKind k, const PtoNdArray *x, unsigned dim,
             fold_chunk_f(k, acc, false, v, m, r);
           } else {
             int64_t v[KERNEL_CHUNK];
-            kernel_load_i64(x->dtype, x->data, xo + r * sr, it.step[0], m, v);
+            load_ints(k, x, xo + r * sr, it.step[0], m, v);
             fold_chunk_i(k, acc, false, v, m, r);
           }
         }
@@ -246,7 +258,8 @@ PtoResult pto_kernel_arg_combine(bool max, const PtoNdArray *v0,
           kernel_load_i64(v0->dtype, v0->data, it.off[0] + c * it.step[0], it.step[0], m, a);
           kernel_load_i64(v1->dtype, v1->data, it.off[1] + c * it.step[1], it.step[1], m, b);
           for (int64_t i = 0; i < m; i++) {
-            take[pos + i] = max ? b[i] > a[i] : b[i] < a[i];
+            int64_t ka = kernel_ord_key(v0->dtype, a[i]), kb = kernel_ord_key(v0->dtype, b[i]);
+            take[pos + i] = max ? kb > ka : kb < ka;
             if (take[pos + i]) a[i] = b[i];
           }
           kernel_store_i64(vout->dtype, vout->data, it.off[2] + c * it.step[2], it.step[2], m, a);

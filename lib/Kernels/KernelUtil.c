@@ -161,6 +161,7 @@ void kernel_load_f64(PtoDType dt, const void *data, int64_t off, int64_t step,
   case PTO_DT_U8: LOAD_ROW(uint8_t, (double)); break;
   case PTO_DT_U16: LOAD_ROW(uint16_t, (double)); break;
   case PTO_DT_U32: LOAD_ROW(uint32_t, (double)); break;
+  case PTO_DT_U64: LOAD_ROW(uint64_t, (double)); break;
   case PTO_DT_BOOL: LOAD_ROW(uint8_t, (double)BOOL_IN); break;
   default: /* the 8-bit floats */
     for (int64_t i = 0; i < n; i++)
@@ -176,6 +177,7 @@ void kernel_load_i64(PtoDType dt, const void *data, int64_t off, int64_t step,
   case PTO_DT_I16: LOAD_ROW(int16_t, (int64_t)); break;
   case PTO_DT_I32: LOAD_ROW(int32_t, (int64_t)); break;
   case PTO_DT_I64:
+  case PTO_DT_U64: /* the bit pattern */
   case PTO_DT_INDEX: LOAD_ROW(int64_t, AS_IS); break;
   case PTO_DT_U8: LOAD_ROW(uint8_t, (int64_t)); break;
   case PTO_DT_U16: LOAD_ROW(uint16_t, (int64_t)); break;
@@ -221,6 +223,7 @@ void kernel_store_i64(PtoDType dt, void *data, int64_t off, int64_t step,
   case PTO_DT_I16: STORE_ROW(int16_t, I16_OUT); break;
   case PTO_DT_I32: STORE_ROW(int32_t, I32_OUT); break;
   case PTO_DT_I64:
+  case PTO_DT_U64:
   case PTO_DT_INDEX: STORE_ROW(int64_t, AS_IS); break;
   case PTO_DT_U8: STORE_ROW(uint8_t, U8_OUT); break;
   case PTO_DT_U16: STORE_ROW(uint16_t, U16_OUT); break;

@@ -58,6 +58,18 @@ void kernel_load_i64(PtoDType dt, const void *data, int64_t off, int64_t step,
 void kernel_store_i64(PtoDType dt, void *data, int64_t off, int64_t step,
                   int64_t n, const int64_t *in);
 
+/* Integers in a form whose signed order is the dtype's order: u64 (held
+ * as its bit pattern) with the sign bit flipped, every other dtype as it
+ * is. The flip is its own inverse, so it also maps results back. Order-
+ * based kernels (max, min, compare, arg-reductions, sort) run on it. */
+static inline int64_t kernel_ord_key(PtoDType dt, int64_t v) {
+  return dt == PTO_DT_U64 ? (int64_t)((uint64_t)v ^ ((uint64_t)1 << 63)) : v;
+}
+static inline void kernel_ord_row(PtoDType dt, int64_t *v, int64_t n) {
+  if (dt == PTO_DT_U64)
+    for (int64_t i = 0; i < n; i++) v[i] = kernel_ord_key(dt, v[i]);
+}
+
 /* Pointer to element `off` of an array's buffer. */
 static inline char *kernel_at(const PtoNdArray *a, int64_t off) {
   return (char *)a->data + off * (int64_t)pto_dtype_size(a->dtype);

@@ -98,10 +98,18 @@ static bool parse_scalar(const ArgCtx *a, const char *s, PtoDType dt,
     *out = pto_interp_value_int(dt, s[0] == 't');
     return true;
   }
-  long long v = strtoll(s, &end, 0);
+  long long v;
+  bool range_ok;
+  if (dt == PTO_DT_U64) { /* past INT64_MAX: the bit pattern */
+    unsigned long long u = strtoull(s, &end, 0);
+    range_ok = !errno && !strchr(s, '-');
+    v = (long long)u;
+  } else {
+    v = strtoll(s, &end, 0);
+    range_ok = !errno && v >= pto_dtype_int_min(dt) && v <= pto_dtype_int_max(dt);
+  }
   if (!*s || *end) return false;
-  int64_t lo = pto_dtype_int_min(dt), hi = pto_dtype_int_max(dt);
-  if (errno || v < lo || v > hi) {
+  if (!range_ok) {
     arg_error(a, "%s is out of range for " ARG_FMT, s, ARG_ARGS(a));
     *out = pto_interp_value_int(dt, 0);
     out->kind = PTO_IVAL_NONE;

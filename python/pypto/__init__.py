@@ -24,7 +24,7 @@ from ._enums import (CachePolicy, LogBaseType, OpType, OutType, PrecisionType,
                      ReduceMode, ScatterMode, TopKAlgo, TransMode)
 from ._control import cond, is_loop_begin, is_loop_end, loop, loop_unroll
 from ._dtypes import (DT_BF16, DT_BOOL, DT_FP16, DT_FP32, DT_INT8, DT_INT16,
-                      DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DataType,
+                      DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64, DataType,
                       DT_FP8E4M3, DT_FP8E5M2, DT_FP8E8M0,
                       Element, bytes_of)
 from ._errors import (ArgumentError, CompileError, LibraryNotFoundError,

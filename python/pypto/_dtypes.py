@@ -8,7 +8,7 @@ import numpy as np
 # PtoDType values (stable in the C API)
 _PTO_F32, _PTO_F16, _PTO_BF16, _PTO_I8, _PTO_I16, _PTO_I32, _PTO_I64, _PTO_BOOL = (
     0, 1, 2, 4, 5, 6, 7, 9)
-_PTO_U8, _PTO_U16, _PTO_U32 = 8, 11, 12
+_PTO_U8, _PTO_U16, _PTO_U32, _PTO_U64 = 8, 11, 12, 16
 _PTO_F8E4M3, _PTO_F8E5M2, _PTO_F8E8M0 = 13, 14, 15
 PTO_INDEX = 10
 
@@ -29,6 +29,7 @@ class DataType(enum.Enum):
     DT_UINT8 = ("ui8", _PTO_U8, "uint8", 1)
     DT_UINT16 = ("ui16", _PTO_U16, "uint16", 2)
     DT_UINT32 = ("ui32", _PTO_U32, "uint32", 4)
+    DT_UINT64 = ("ui64", _PTO_U64, "uint64", 8)
     DT_FP8E4M3 = ("f8E4M3FN", _PTO_F8E4M3, "uint8", 1)
     DT_FP8E5M2 = ("f8E5M2", _PTO_F8E5M2, "uint8", 1)
     DT_FP8E8M0 = ("f8E8M0FNU", _PTO_F8E8M0, "uint8", 1)
@@ -57,7 +58,8 @@ class DataType(enum.Enum):
 
     @property
     def is_unsigned(self):
-        return self in (DataType.DT_UINT8, DataType.DT_UINT16, DataType.DT_UINT32)
+        return self in (DataType.DT_UINT8, DataType.DT_UINT16, DataType.DT_UINT32,
+                        DataType.DT_UINT64)
 
     @property
     def int_range(self):
@@ -84,6 +86,7 @@ DT_BOOL = DataType.DT_BOOL
 DT_UINT8 = DataType.DT_UINT8
 DT_UINT16 = DataType.DT_UINT16
 DT_UINT32 = DataType.DT_UINT32
+DT_UINT64 = DataType.DT_UINT64
 DT_FP8E4M3 = DataType.DT_FP8E4M3
 DT_FP8E5M2 = DataType.DT_FP8E5M2
 DT_FP8E8M0 = DataType.DT_FP8E8M0
@@ -94,11 +97,12 @@ _BY_NUMPY = {np.dtype("float32"): DT_FP32, np.dtype("float16"): DT_FP16,
              np.dtype("int8"): DT_INT8, np.dtype("int16"): DT_INT16,
              np.dtype("int32"): DT_INT32, np.dtype("int64"): DT_INT64,
              np.dtype("bool"): DT_BOOL, np.dtype("uint8"): DT_UINT8,
-             np.dtype("uint16"): DT_UINT16, np.dtype("uint32"): DT_UINT32}
+             np.dtype("uint16"): DT_UINT16, np.dtype("uint32"): DT_UINT32,
+             np.dtype("uint64"): DT_UINT64}
 _TORCH_NAMES = {"float32": DT_FP32, "float16": DT_FP16, "bfloat16": DT_BF16,
                 "int8": DT_INT8, "int16": DT_INT16, "int32": DT_INT32,
                 "int64": DT_INT64, "bool": DT_BOOL, "uint8": DT_UINT8,
-                "uint16": DT_UINT16, "uint32": DT_UINT32,
+                "uint16": DT_UINT16, "uint32": DT_UINT32, "uint64": DT_UINT64,
                 "float8_e4m3fn": DT_FP8E4M3, "float8_e5m2": DT_FP8E5M2,
                 "float8_e8m0fnu": DT_FP8E8M0}
 
@@ -141,7 +145,7 @@ def coerce(value, what="dtype"):
         return d
     raise TypeError(f"{what} must be a pypto dtype (DT_FP32, DT_FP16, DT_BF16, "
                     f"DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, "
-                    f"DT_UINT32, DT_BOOL, DT_FP8E4M3, DT_FP8E5M2, DT_FP8E8M0), got {value!r}")
+                    f"DT_UINT32, DT_UINT64, DT_BOOL, DT_FP8E4M3, DT_FP8E5M2, DT_FP8E8M0), got {value!r}")
 
 
 def bytes_of(dtype):

@@ -119,7 +119,8 @@ def _unsigned_fill(shape, x, dt, loc):
     lo, hi = dt.int_range
     if not lo <= v <= hi:
         raise error_at(OverflowError, loc, f"{v} does not fit the tensor's {dt.ir}")
-    signed = {1: DataType.DT_INT8, 2: DataType.DT_INT16, 4: DataType.DT_INT32}[dt.itemsize]
+    signed = {1: DataType.DT_INT8, 2: DataType.DT_INT16, 4: DataType.DT_INT32,
+              8: DataType.DT_INT64}[dt.itemsize]
     if v > signed.int_range[1]:
         v -= 1 << (8 * dt.itemsize)
     return _bitcast(full(shape, v, signed), dt, loc)

@@ -44,7 +44,8 @@ def describe(value, annotated_dtype):
         dt = _dtypes.from_numpy(value.dtype, annotated_dtype)
         if dt is None:
             return (f"a numpy array of dtype {value.dtype}, which pypto does not support "
-                    "(float32, float16, int8, int16, int32, int64, bool; bf16 as uint16 bit "
+                    "(float32, float16, int8, int16, int32, int64, uint8, uint16, uint32, "
+                    "uint64, bool; bf16 as uint16 bit "
                     "patterns for DT_BF16 parameters)")
         item = value.itemsize
         strides = []
@@ -163,4 +164,10 @@ def to_torch(arr, dtype):
     import torch
     if dtype is _dtypes.DT_BF16:
         return torch.from_numpy(arr.view(np.int16)).view(torch.bfloat16)
+    if dtype.is_unsigned and getattr(torch, dtype.numpy.name, None) is None:
+        # torch.from_numpy's own message lists what it takes, not why
+        from ._errors import UnsupportedError
+        raise UnsupportedError(f"torch {torch.__version__} has no {dtype.numpy.name} tensors, "
+                               f"so a {dtype.name} result cannot be returned as one; "
+                               "pass numpy arrays to get a numpy result")
     return torch.from_numpy(arr)

@@ -1,4 +1,4 @@
-"""The unsigned dtypes DT_UINT8, DT_UINT16 and DT_UINT32 against numpy:
+"""The unsigned dtypes DT_UINT8, DT_UINT16, DT_UINT32 and DT_UINT64 against numpy:
 numpy interop, arithmetic that wraps, comparisons, division, min/max and
 sums that are unsigned, casts both ways, at the Tensor level and through
 tile-expand; and pack / unpack, which read bytes as DT_UINT8."""
@@ -9,7 +9,7 @@ import pytest
 import pypto
 
 UNSIGNED = [(np.uint8, pypto.DT_UINT8), (np.uint16, pypto.DT_UINT16),
-            (np.uint32, pypto.DT_UINT32)]
+            (np.uint32, pypto.DT_UINT32), (np.uint64, pypto.DT_UINT64)]
 
 
 def urand(shape, dtype, seed):
@@ -125,7 +125,7 @@ def test_pack_unpack_documented_example():
 
 
 @pytest.mark.parametrize("np_dt", [np.float32, np.float16, np.int8, np.int16, np.int32,
-                                   np.int64, np.uint8, np.uint16, np.uint32])
+                                   np.int64, np.uint8, np.uint16, np.uint32, np.uint64])
 def test_pack_unpack_round_trip(np_dt):
     r = np.random.default_rng(6)
     x = (r.uniform(-9, 9, size=(3, 4)) if np.dtype(np_dt).kind == "f"
@@ -152,3 +152,130 @@ def test_pack_unpack_errors():
         run1(lambda t: pypto.unpack(t, pypto.DT_INT32), b, (1,), np.int32)
     with pytest.raises(TypeError, match="DT_BOOL has no byte layout"):
         run1(pypto.pack, np.zeros(4, np.bool_), (4,), np.uint8)
+
+
+def u64_operands(seed):
+    """DT_UINT64 operands half of whose values lie past 2^63, where the
+    int64 the kernels compute in reads them as negative."""
+    a = urand((4, 8), np.uint64, seed)
+    b = urand((4, 8), np.uint64, seed + 1)
+    a[0, :4] = [2**64 - 1, 2**63, 2**63 + 1, 5]
+    b[0, :4] = [3, 2**63 + 7, 1, 2**63]
+    b[1, :2] = 0                            # x / 0 = 0, as for the other ints
+    a[2, :4] = 2**63 + 12345                # ties for the arg-reductions
+    return a, b
+
+
+@pytest.mark.parametrize("tiles", [None, (2, 4)])
+def test_u64_ops_past_the_signed_range(tiles):
+    a, b = u64_operands(11)
+    s = (b % 70).astype(np.uint64)           # shift counts, some past 63
+    safe_b = np.where(b == 0, np.uint64(1), b)
+    with np.errstate(over="ignore", divide="ignore"):
+        cases = {
+            "div": (lambda x, y: pypto.div(x, y), np.where(b == 0, 0, a // safe_b), b),
+            "floor_div": (lambda x, y: pypto.floor_div(x, y), a // safe_b, safe_b),
+            "remainder": (lambda x, y: pypto.remainder(x, y), a % safe_b, safe_b),
+            "shr": (lambda x, y: pypto.bitwise_right_shift(x, y),
+                    np.where(s > 63, 0, a >> np.minimum(s, 63)), s),
+            "shl": (lambda x, y: pypto.bitwise_left_shift(x, y),
+                    np.where(s > 63, 0, a << np.minimum(s, 63)), s),
+            "gcd": (lambda x, y: pypto.gcd(x, y), np.gcd(a, b), b),
+            "xor": (lambda x, y: pypto.bitwise_xor(x, y), a ^ b, b),
+            "mul": (lambda x, y: x * y, a * b, b),
+            "maximum": (lambda x, y: pypto.maximum(x, y), np.maximum(a, b), b),
+            "minimum": (lambda x, y: pypto.minimum(x, y), np.minimum(a, b), b),
+            "abs": (lambda x, y: pypto.abs(x), a, b),
+            "neg": (lambda x, y: pypto.neg(x), np.uint64(0) - a, b),
+            "sign": (lambda x, y: pypto.sign(x), (a != 0).astype(np.uint64), b),
+            "relu": (lambda x, y: pypto.relu(x), a, b),
+            "where": (lambda x, y: pypto.where(x > y, x, y), np.where(a > b, a, b), b),
+        }
+    for name, (fn, want, other) in cases.items():
+        got = run2(fn, a, other, np.uint64, tiles)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    for name, fn, want in [("lt", lambda x, y: x < y, a < b), ("le", lambda x, y: x <= y, a <= b),
+                           ("gt", lambda x, y: x > y, a > b), ("ne", lambda x, y: x != y, a != b),
+                           ("signbit", lambda x, y: pypto.signbit(x), np.zeros(a.shape, bool))]:
+        np.testing.assert_array_equal(run2(fn, a, b, np.bool_, tiles), want, err_msg=name)
+
+
+@pytest.mark.parametrize("tiles", [None, (2, 4)])
+def test_u64_reductions_and_topk(tiles):
+    a, _ = u64_operands(12)
+    for name, fn, want in [
+            ("amax", lambda x: pypto.amax(x, -1, keepdim=True), a.max(-1, keepdims=True)),
+            ("amin", lambda x: pypto.amin(x, -1, keepdim=True), a.min(-1, keepdims=True)),
+            ("amax0", lambda x: pypto.amax(x, 0, keepdim=True), a.max(0, keepdims=True)),
+            ("sum", lambda x: pypto.sum(x, -1, keepdim=True), a.sum(-1, keepdims=True)),
+            ("topk", lambda x: pypto.topk(x, 3, -1)[0], -np.sort(-a.astype(object), -1)[:, :3]),
+            ("topk_min", lambda x: pypto.topk(x, 3, -1, largest=False)[0],
+             np.sort(a, -1)[:, :3])]:
+        out = np.zeros(want.shape, np.uint64)
+
+        @pypto.frontend.jit
+        def k(x: pypto.Tensor(), z: pypto.Tensor()):
+            if tiles:
+                pypto.set_vec_tile_shapes(*tiles)
+            z[...] = fn(x)
+        k(a, out)
+        np.testing.assert_array_equal(out, want.astype(np.uint64), err_msg=name)
+    for name, fn, want in [("argmax", pypto.argmax, a.argmax(-1)),
+                           ("argmin", pypto.argmin, a.argmin(-1))]:
+        out = np.zeros((4, 1), np.int32)
+
+        @pypto.frontend.jit
+        def k(x: pypto.Tensor(), z: pypto.Tensor()):
+            if tiles:
+                pypto.set_vec_tile_shapes(*tiles)
+            z[...] = fn(x, -1, keepdim=True)
+        k(a, out)
+        np.testing.assert_array_equal(out[:, 0], want, err_msg=name)
+
+
+def test_u64_casts_both_ways():
+    a, _ = u64_operands(13)
+    for np_to, dt in [(np.float32, pypto.DT_FP32), (np.float16, pypto.DT_FP16),
+                      (np.int64, pypto.DT_INT64), (np.int8, pypto.DT_INT8),
+                      (np.uint32, pypto.DT_UINT32)]:
+        with np.errstate(over="ignore"):
+            want = a.astype(np_to)
+        got = run2(lambda x, y: pypto.cast(x, dt), a, a, np_to)
+        np.testing.assert_array_equal(got, want, err_msg=str(dt))
+    # floats at and past 2^63 come back with their value; int64 wraps
+    f = np.array([[0, 1.5, 2.0**63, 2.0**64 - 2.0**40, 3e18, 1e19, 17.9, 2.0**63 + 2.0**11]],
+                 np.float32).astype(np.float32)
+    got = run2(lambda x, y: pypto.cast(x, pypto.DT_UINT64, "trunc"), f, f, np.uint64)
+    np.testing.assert_array_equal(got, f.astype(np.uint64))
+    i = np.array([[-1, -2**63, 2**63 - 1, 0, 7, -9, 100, -100]], np.int64)
+    got = run2(lambda x, y: pypto.cast(x, pypto.DT_UINT64), i, i, np.uint64)
+    np.testing.assert_array_equal(got, i.astype(np.uint64))
+
+
+def test_u64_full_and_scalars_past_2_63():
+    a, _ = u64_operands(14)
+    with np.errstate(over="ignore"):
+        got = run2(lambda x, y: pypto.full([4, 8], 2**64 - 1, pypto.DT_UINT64) + x, a, a,
+                   np.uint64)
+        np.testing.assert_array_equal(got, a + np.uint64(2**64 - 1))
+        got = run2(lambda x, y: x // (2**63 + 3), a, a, np.uint64)
+        np.testing.assert_array_equal(got, a // np.uint64(2**63 + 3))
+    got = run2(lambda x, y: x * pypto.Element(pypto.DT_UINT64, 2**63), a, a, np.uint64)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(got, a * np.uint64(2**63))
+    with pytest.raises(OverflowError, match="18446744073709551616 does not fit the tensor's ui64"):
+        run2(lambda x, y: x + 2**64, a, a, np.uint64)
+
+
+def test_u64_torch_results_need_a_torch_uint64():
+    torch = pytest.importorskip("torch")
+    if hasattr(torch, "uint64"):
+        pytest.skip("this torch has uint64 tensors")
+
+    @pypto.frontend.jit
+    def k(x: pypto.Tensor([2, 4], pypto.DT_INT64)):
+        return pypto.cast(x, pypto.DT_UINT64)
+    with pytest.raises(pypto.UnsupportedError,
+                       match=f"torch {torch.__version__} has no uint64 tensors, so a "
+                       "DT_UINT64 result cannot be returned as one"):
+        k(torch.zeros(2, 4, dtype=torch.int64))

@@ -49,6 +49,7 @@ TEST(table) {
       {PTO_DT_F8E4M3, 1, "f8e4m3", "float8_e4m3fn", "|u1"},
       {PTO_DT_F8E5M2, 1, "f8e5m2", "float8_e5m2", "|u1"},
       {PTO_DT_F8E8M0, 1, "f8e8m0", "float8_e8m0fnu", "|u1"},
+      {PTO_DT_U64, 8, "u64", "uint64", "<u8"},
   };
   CHECK(sizeof rows / sizeof rows[0] == PTO_DT_COUNT);
   for (size_t i = 0; i < PTO_DT_COUNT; i++) {
@@ -91,17 +92,17 @@ TEST(ir_types) {
   }
   static const char *const spell[] = {"i1",   "ui8",  "index",    "bf16",
                                       "si32", "ui16", "ui32",     "f8E4M3FN",
-                                      "f8E5M2", "f8E8M0FNU"};
+                                      "f8E5M2", "f8E8M0FNU", "ui64"};
   static const PtoDType want[] = {PTO_DT_BOOL, PTO_DT_U8,     PTO_DT_INDEX,
                                   PTO_DT_BF16, PTO_DT_I32,    PTO_DT_U16,
                                   PTO_DT_U32,  PTO_DT_F8E4M3, PTO_DT_F8E5M2,
-                                  PTO_DT_F8E8M0};
-  for (unsigned i = 0; i < 10; i++) {
+                                  PTO_DT_F8E8M0, PTO_DT_U64};
+  for (unsigned i = 0; i < 11; i++) {
     PtoDType dt;
     CHECK(pto_dtype_from_type(pto_parse_type_str(ctx, spell[i]), &dt) &&
           dt == want[i]);
   }
-  static const char *const none[] = {"tensor<4xf32>", "i4", "ui64", "si1",
+  static const char *const none[] = {"tensor<4xf32>", "i4", "ui4", "si1",
                                      "none", "() -> ()"};
   for (unsigned i = 0; i < 6; i++) {
     PtoDType dt;
@@ -348,6 +349,72 @@ TEST(int_to_int_and_float) {
   CHECK(h == 0xfbff);
 }
 
+/* u64 values above 2^63, whose int64 form is negative: every conversion
+ * sees the unsigned value (numpy's astype). */
+TEST(u64_casts) {
+  uint64_t u = UINT64_MAX, big = (UINT64_C(1) << 63) + 3073; /* not a double */
+  double d;
+  pto_dtype_cast_elem(PTO_DT_U64, &u, PTO_DT_F64, &d, WRAP);
+  CHECK(d == 0x1p64);
+  pto_dtype_cast_elem(PTO_DT_U64, &big, PTO_DT_F64, &d, WRAP);
+  CHECK(d == 0x1p63 + 4096); /* nearest: the step is 2048 here */
+  PtoCastMode floor = {PTO_ROUND_FLOOR, PTO_SAT_WRAP};
+  pto_dtype_cast_elem(PTO_DT_U64, &big, PTO_DT_F64, &d, floor);
+  CHECK(d == 0x1p63 + 2048);
+  CHECK(pto_dtype_load_f64(PTO_DT_U64, &u, 0) == 0x1p64);
+  float f;
+  pto_dtype_cast_elem(PTO_DT_U64, &big, PTO_DT_F32, &f, WRAP);
+  CHECK(f == 0x1p63f);
+  uint16_t h;
+  pto_dtype_cast_elem(PTO_DT_U64, &u, PTO_DT_F16, &h, WRAP);
+  CHECK(h == 0x7c00); /* +inf, not -1 */
+  pto_dtype_cast_elem(PTO_DT_U64, &u, PTO_DT_F16, &h, SAT);
+  CHECK(h == 0x7bff);
+  int64_t i64;
+  pto_dtype_cast_elem(PTO_DT_U64, &u, PTO_DT_I64, &i64, WRAP);
+  CHECK(i64 == -1);
+  pto_dtype_cast_elem(PTO_DT_U64, &u, PTO_DT_I64, &i64, SAT);
+  CHECK(i64 == INT64_MAX);
+  uint32_t u32;
+  pto_dtype_cast_elem(PTO_DT_U64, &big, PTO_DT_U32, &u32, WRAP);
+  CHECK(u32 == 3073);
+  pto_dtype_cast_elem(PTO_DT_U64, &big, PTO_DT_U32, &u32, SAT);
+  CHECK(u32 == UINT32_MAX);
+  int8_t i8;
+  pto_dtype_cast_elem(PTO_DT_U64, &big, PTO_DT_I8, &i8, SAT);
+  CHECK(i8 == 127);
+  uint8_t bl;
+  pto_dtype_cast_elem(PTO_DT_U64, &big, PTO_DT_BOOL, &bl, WRAP);
+  CHECK(bl == 1);
+  /* into u64: signed values wrap (or clamp at 0), floats past 2^63 keep
+   * their value, negative and too large floats wrap modulo 2^64 as they
+   * do into u8..u32 */
+  uint64_t r;
+  i64 = -1;
+  pto_dtype_cast_elem(PTO_DT_I64, &i64, PTO_DT_U64, &r, WRAP);
+  CHECK(r == UINT64_MAX);
+  pto_dtype_cast_elem(PTO_DT_I64, &i64, PTO_DT_U64, &r, SAT);
+  CHECK(r == 0);
+  d = 0x1p63 + 4096;
+  pto_dtype_cast_elem(PTO_DT_F64, &d, PTO_DT_U64, &r, WRAP);
+  CHECK(r == (UINT64_C(1) << 63) + 4096);
+  pto_dtype_cast_elem(PTO_DT_F64, &d, PTO_DT_U64, &r, SAT);
+  CHECK(r == (UINT64_C(1) << 63) + 4096);
+  d = -1.0;
+  pto_dtype_cast_elem(PTO_DT_F64, &d, PTO_DT_U64, &r, WRAP);
+  CHECK(r == UINT64_MAX);
+  pto_dtype_cast_elem(PTO_DT_F64, &d, PTO_DT_U64, &r, SAT);
+  CHECK(r == 0);
+  d = 0x1p64;
+  pto_dtype_cast_elem(PTO_DT_F64, &d, PTO_DT_U64, &r, SAT);
+  CHECK(r == UINT64_MAX);
+  pto_dtype_cast_elem(PTO_DT_F64, &d, PTO_DT_U64, &r, WRAP);
+  CHECK(r == 0);
+  CHECK(pto_dtype_int_max(PTO_DT_U64) == INT64_MAX);
+  CHECK(pto_dtype_uint_max(PTO_DT_U64) == UINT64_MAX &&
+        pto_dtype_uint_max(PTO_DT_I8) == 127);
+}
+
 TEST(float_rounding_modes) {
   /* 1 + 2^-11 is the f16 tie between 1 and 1 + 2^-10 */
   static const double in[] = {1.0 + 0x1p-11, -(1.0 + 0x1p-11),
@@ -500,5 +567,5 @@ TEST(ndarray) {
 
 RUN_TESTS(T(table), T(ir_types), T(mode_names), T(fp8_boundaries), T(load_store_every_dtype),
           T(f16_rounding), T(nan_bits_follow_numpy), T(float_to_int),
-          T(int_to_int_and_float), T(float_rounding_modes),
+          T(int_to_int_and_float), T(u64_casts), T(float_rounding_modes),
           T(strided_convert), T(ndarray))

@@ -221,22 +221,22 @@ static const struct {
      "save one plain numeric array per file"},
     {H("'<c8'", "False", "(2,)"),
      "unsupported dtype '<c8' (complex64); PTO reads float16, float32, "
-     "float64, bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32 and bool"},
-    {H("'<u8'", "False", "(2,)"),
-     "unsupported dtype '<u8' (uint64); PTO reads float16, float32, float64, "
-     "bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32 and bool"},
+     "float64, bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32, uint64 and bool"},
+    {H("'<c16'", "False", "(2,)"),
+     "unsupported dtype '<c16' (complex128); PTO reads float16, float32, float64, "
+     "bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32, uint64 and bool"},
     {H("'<f16'", "False", "(2,)"),
      "unsupported dtype '<f16' (float128); PTO reads float16, float32, "
-     "float64, bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32 and bool"},
+     "float64, bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32, uint64 and bool"},
     {H("'<U5'", "False", "(2,)"),
      "unsupported dtype '<U5' (str); PTO reads float16, float32, float64, "
-     "bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32 and bool"},
+     "bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32, uint64 and bool"},
     {H("'<M8[ns]'", "False", "(2,)"),
      "unsupported dtype '<M8[ns]'; PTO reads float16, float32, float64, "
-     "bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32 and bool"},
+     "bfloat16 (as '<u2'), int8, int16, int32, int64, uint8, uint32, uint64 and bool"},
     {H("''", "False", "(2,)"),
      "unsupported dtype ''; PTO reads float16, float32, float64, bfloat16 "
-     "(as '<u2'), int8, int16, int32, int64, uint8, uint32 and bool"},
+     "(as '<u2'), int8, int16, int32, int64, uint8, uint32, uint64 and bool"},
     {H("'<f4'", "False", "(3, -1)"),
      "invalid shape (3, -1): dimensions must be non-negative"},
     {H("'<f4'", "False", "(1, 1, 1, 1, 1, 1, 1, 1, 1)"),

@@ -37,10 +37,13 @@ PtoDtypeClass pto_dtype_class(const PtoType *t) {
     }
   case PTO_TYPE_INTEGER:
     /* ui8..ui32 compute as the integers they hold (every value fits the
-     * int64 the kernels work in); ui64 and si* are not supported */
+     * int64 the kernels work in), ui64 as its bit pattern there (the
+     * kernels order, divide and convert it unsigned); si* are not
+     * supported */
     if (pto_type_int_signedness(t) == PTO_UNSIGNED) {
       unsigned w = pto_type_int_width(t);
-      return w == 8 || w == 16 || w == 32 ? PTO_DTYPE_INT : PTO_DTYPE_UNSUPPORTED;
+      return w == 8 || w == 16 || w == 32 || w == 64 ? PTO_DTYPE_INT
+                                                     : PTO_DTYPE_UNSUPPORTED;
     }
     if (pto_type_int_signedness(t) != PTO_SIGNLESS) return PTO_DTYPE_UNSUPPORTED;
     switch (pto_type_int_width(t)) {

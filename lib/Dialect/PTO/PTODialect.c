@@ -53,8 +53,8 @@ unsigned pto_pto_elem_bytes(const PtoType *elem) {
     return w == 1 || w == 8 ? 1 : w == 16 ? 2 : w == 32 ? 4 : w == 64 ? 8 : 0;
   }
   /* ui8, ui16, ui32: integers the instructions compare, divide and
-   * widen unsigned (ui1, ui64 and si* have no tile: the element types of
-   * the host arrays, PtoDType, have no u64) */
+   * widen unsigned (ui1 and si* have no tile; ui64 has none yet: the
+   * emitters would compute it as i64) */
   if (pto_type_is_integer(elem) &&
       pto_type_int_signedness(elem) == PTO_UNSIGNED) {
     unsigned w = pto_type_int_width(elem);

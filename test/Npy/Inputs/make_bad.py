@@ -10,7 +10,7 @@ a = np.arange(6, dtype=np.float32).reshape(2, 3)
 np.save(os.path.join(d, "fortran.npy"), np.asfortranarray(a))
 np.save(os.path.join(d, "bigendian.npy"), a.astype(">f4"))
 np.save(os.path.join(d, "complex.npy"), a.astype(np.complex64))
-np.save(os.path.join(d, "uint64.npy"), a.astype(np.uint64))
+np.save(os.path.join(d, "complex128.npy"), a.astype(np.complex128))
 np.save(os.path.join(d, "str.npy"), np.array(["ab", "c"]))
 np.save(os.path.join(d, "datetime.npy"), np.array(["2024-01-01"], dtype="M8[D]"))
 np.save(os.path.join(d, "object.npy"), np.array([1, "x"], dtype=object),
