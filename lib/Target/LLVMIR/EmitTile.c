@@ -532,8 +532,13 @@ PtoResult pto_emit_col_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
     return pto_error_set(err, "a column sum of %s tiles has no LLVM "
                          "translation yet", pto_dtype_name(src.dtype));
   LLVMValueRef one = pto_emit_i64(e, 1);
-  /* dst = row 0, then dst = dst (op) row r for each further row */
+  /* dst = row 0, then dst = dst (op) row r for each further row; a float
+   * sum starts as +0 + row 0, as the interpreter's sum starts from +0
+   * (numpy's too): a column of -0 sums to +0 */
   Ew first = {.kind = EW_COPY, .dst = dst, .a = src};
+  if (op == PTO_EMIT_RED_SUM && is_float(src.dtype))
+    first = (Ew){.kind = EW_SCALAR, .op = PTO_EMIT_BIN_ADD, .dst = dst, .a = src,
+                 .s = LLVMConstReal(pto_emit_compute_type(e, src.dtype), 0.0)};
   elementwise(e, &first, one, cols);
   PtoEmitLoop lr;
   pto_emit_loop_begin(e, &lr, one, rows, 1, 0, NULL);
