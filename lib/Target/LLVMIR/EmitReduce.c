@@ -11,7 +11,7 @@ PtoResult pto_emit_col_sum_narrow(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                                   PtoError *err) {
   if (dst.dtype != src.dtype || (src.dtype != PTO_DT_F16 && src.dtype != PTO_DT_BF16))
     return pto_error_set(err, "a narrow column sum takes f16 or bf16 tiles, not %s",
-                         pto_dtype_name(src.dtype));
+                         pto_dtype_ir_name(src.dtype));
   LLVMValueRef zero = pto_emit_i64(e, 0), one = pto_emit_i64(e, 1);
   PtoEmitLoop lc, lr;
   pto_emit_loop_begin(e, &lc, zero, cols, 1, 0, NULL);
