@@ -53,6 +53,9 @@ size_t pto_dtype_size(PtoDType dt);
 /* Short name: f32 f16 bf16 f64 i8 i16 i32 i64 u8 bool index u16 u32
  * f8e4m3 f8e5m2 f8e8m0 u64. */
 const char *pto_dtype_name(PtoDType dt);
+/* The IR's spelling of the element type: f32 ... i64, ui8 ui16 ui32, i1,
+ * index, f8E4M3FN f8E5M2 f8E8M0FNU; what diagnostics about IR types say. */
+const char *pto_dtype_ir_name(PtoDType dt);
 /* numpy's name: float32 ... uint8 bool; bf16 is "bfloat16" (not a numpy
  * type), index is "int64". */
 const char *pto_dtype_numpy_name(PtoDType dt);

@@ -50,6 +50,7 @@ bool pto_dtype_is_valid(int dt) { return dt >= 0 && dt < PTO_DT_COUNT; }
 
 size_t pto_dtype_size(PtoDType dt) { return infos[dt].size; }
 const char *pto_dtype_name(PtoDType dt) { return infos[dt].name; }
+const char *pto_dtype_ir_name(PtoDType dt) { return infos[dt].ir; }
 const char *pto_dtype_numpy_name(PtoDType dt) { return infos[dt].numpy; }
 const char *pto_dtype_npy_descr(PtoDType dt) { return infos[dt].descr; }
 

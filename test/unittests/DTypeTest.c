@@ -89,6 +89,10 @@ TEST(ir_types) {
     PtoType *t = pto_dtype_to_type(ctx, (PtoDType)i);
     PtoDType back;
     CHECK(t && pto_dtype_from_type(t, &back) && back == (PtoDType)i);
+    /* the IR name is how the type prints */
+    char *text = t ? pto_type_to_string(t) : NULL;
+    CHECK(text && strcmp(text, pto_dtype_ir_name((PtoDType)i)) == 0);
+    pto_free(text);
   }
   static const char *const spell[] = {"i1",   "ui8",  "index",    "bf16",
                                       "si32", "ui16", "ui32",     "f8E4M3FN",

@@ -969,6 +969,17 @@ TEST(unsupported_is_an_error) {
   PtoEmitTile f64 = k_tile(&k, 0, 8, PTO_DT_F64);
   CHECK(pto_failed(pto_emit_copy(&k.e, f64, f64, k.rows, k.cols, &err)));
   CHECK_STR(err.msg, "copy on f64 tiles has no LLVM translation yet");
+  /* element types in the IR's spelling: ui32, i1, f8E4M3FN (not u32,
+   * bool, f8e4m3) */
+  PtoEmitTile u32 = k_tile(&k, 0, 8, PTO_DT_U32), i1 = k_tile(&k, 0, 8, PTO_DT_BOOL),
+              f8 = k_tile(&k, 0, 8, PTO_DT_F8E4M3);
+  CHECK(pto_failed(pto_emit_unary(&k.e, PTO_EMIT_UN_EXP, u32, u32, k.rows, k.cols, &err)));
+  CHECK_STR(err.msg, "exp takes float tiles, not ui32");
+  CHECK(pto_failed(pto_emit_binary(&k.e, PTO_EMIT_BIN_ADD, u32, u32, i1, k.rows, k.cols, &err)));
+  CHECK_STR(err.msg, "add needs tiles of one element type, not ui32 and i1");
+  CHECK(pto_failed(pto_emit_matmul(&k.e, f32, f8, f8, 4, 4, 4, false, &err)));
+  CHECK_STR(err.msg, "matmul of f32 = f8E4M3FN x f8E4M3FN is not one the cube has: (f32, f32, "
+                     "f32), (f32, f16, f16), (f32, bf16, bf16) or (i32, i8, i8)");
   /* nothing half-built: the function still verifies */
   char *text = k_text(&k);
   PtoJitModule *m = pto_jit_compile(jit_, text, strlen(text), &err);

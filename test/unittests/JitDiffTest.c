@@ -5,7 +5,8 @@
  * through pto_translate_to_llvmir + the JIT (8 and 16 f32 lanes) on the
  * same random inputs. Integer and data-movement results must match bit for
  * bit; floating-point ones within the bounds of docs/numerics.md, which
- * this test measures and prints. An instruction the translation does not
+ * this test measures and prints, and with the interpreter's sign of zero
+ * (inputs of mostly -0 and +0 make it show). An instruction the translation does not
  * take fails the test unless kNotTranslated lists it with the reason. */
 #include <math.h>
 #include <stdarg.h>
@@ -103,6 +104,8 @@ typedef enum Fill {
   FILL_INT_EDGES, /* FILL_RANDOM, integers with 0, +-1, MIN, MAX and small
                    * multiples of powers of two among them: division, gcd */
   FILL_F8,        /* floats about the 8-bit floats' codes (f8_edge) */
+  FILL_ZEROS,     /* mostly -0 and +0, with +-1, subnormals and infinities
+                   * among them: where a result's sign of zero shows */
 } Fill;
 
 static void store_elem(PtoDType dt, void *p, int64_t i, double v) {
@@ -215,6 +218,11 @@ static void fill(PtoDType dt, void *p, int64_t n, Fill how) {
       v = ((double)(rnd_u64() % 65) - 32) / 8;
     } else if (how == FILL_F8) {
       v = f8_edge();
+    } else if (how == FILL_ZEROS) {
+      /* -0 the most often: a column or row of -0 only is common */
+      static const double z[] = {-0.0, -0.0, -0.0, -0.0, 0.0, 0.0, 1.0, -1.0,
+                                 1e-40, -1e-40, INFINITY, -INFINITY};
+      v = z[rnd_u64() % (sizeof z / sizeof z[0])];
     } else if (how == FILL_TIES) {
       v = i % 7 == 3 ? -0.0 : (double)(rnd_u64() % 5) - 2;
       if (i == 5) v = NAN;
@@ -716,6 +724,7 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
   case PTO_PTO_KIND_SCALAR: {
     IN(dt, m, n);
     double s = dt_float(dt) ? 8 * rnd_unit() - 4 : (double)(int)(rnd_u64() % 200) - 100;
+    if (how == FILL_ZEROS) s = variant % 2 ? -0.0 : 0.0;
     c->in[c->nin++] = scalar_make(dt, s);
     OUT(dt, m, n);
     break;
@@ -1248,9 +1257,16 @@ static double magnitude(const Case *c, int64_t r, int64_t col) {
   return s;
 }
 
+/* -0 against +0: a wrong sign, not 1 ulp (the distance `ordered` gives
+ * them), whatever the bound. */
+static bool zero_sign_differs(double w, double x) {
+  return w == 0 && x == 0 && signbit(w) != signbit(x);
+}
+
 /* Compares one output: bit for bit, or for float results of computing
- * instructions within `ulps` (NaN matches NaN), or for accumulations
- * within the bound of docs/numerics.md. Records the worst in row. */
+ * instructions within `ulps` (NaN matches NaN; a zero of the other sign
+ * never matches), or for accumulations within the bound of
+ * docs/numerics.md. Records the worst in row. */
 static bool compare(const Case *c, unsigned j, const void *want, const void *got,
                     bool bitexact, double ulps, Row *row, const char *what) {
   const Gm *g = &c->out[j];
@@ -1267,6 +1283,8 @@ static bool compare(const Case *c, unsigned j, const void *want, const void *got
       if (inside && fp && !bitexact) {
         if (isnan(w) || isnan(x)) {
           ok = isnan(w) && isnan(x);
+        } else if (zero_sign_differs(w, x)) {
+          ok = false;
         } else if (c->accum && j == 0) {
           double unit = (double)c->k * 0x1p-24 * magnitude(c, r - g->r0, col - g->c0);
           double d = fabs(w - x);
@@ -1499,6 +1517,20 @@ static unsigned row_dtypes(PtoPtoOp id, PtoDType *out) {
   return n;
 }
 
+/* Instructions whose float results run_row checks on zeros of both
+ * signs: those compared within a bound, where a zero of the wrong sign
+ * would otherwise hide in rows of random values. */
+static bool zero_signs(PtoPtoOp id) {
+  switch (pto_pto_op_kind(id)) {
+  case PTO_PTO_KIND_BINARY: case PTO_PTO_KIND_SCALAR: case PTO_PTO_KIND_UNARY:
+  case PTO_PTO_KIND_CVT: case PTO_PTO_KIND_ROWRED: case PTO_PTO_KIND_COLRED:
+  case PTO_PTO_KIND_ROWEXPAND: case PTO_PTO_KIND_MATMUL: case PTO_PTO_KIND_MOV:
+  case PTO_PTO_KIND_EXPAND:
+    return true;
+  default: return false;
+  }
+}
+
 static bool run_row(const char *label, PtoPtoOp id, PtoDType dt, const Variant *vars,
                     unsigned nvars, Row *row) {
   static Case cases[64];
@@ -1526,6 +1558,18 @@ static bool run_row(const char *label, PtoPtoOp id, PtoDType dt, const Variant *
         }
         n++;
       }
+    }
+  /* the signs of zero: a float instruction that computes (data movement
+   * is compared bit for bit anyway) on inputs of mostly -0 and +0, at two
+   * shapes (the scalar of tadds ... +0 at one, -0 at the other); tcvt
+   * once into each float destination */
+  bool cvt = kind == PTO_PTO_KIND_CVT;
+  for (unsigned v = 0; dt_float(dt) && zero_signs(id) && v < (cvt ? nvars : 1); v++)
+    for (int s = 1; s < 3; s++) {
+      Variant vv = vars[v];
+      if (vv.fill == FILL_F8 || (cvt && (!dt_float(vv.dt2) || s != 1))) continue;
+      vv.fill = FILL_ZEROS;
+      if (build_case(&cases[n], n, id, dt, &kShapes[s], s, &vv)) n++;
     }
   bool ok = run_module(label, id, dt, cases, n, row);
   for (unsigned i = 0; i < n; i++) case_free(&cases[i]);
@@ -2053,8 +2097,9 @@ static bool trig_sweep(PtoPtoOp id, PtoDType dt, unsigned chunks, TrigSweep *out
       out->n++;
       if (isnan(w) && isnan(x)) continue;
       if (bits_of(dt, want[0], i) == bits_of(dt, c.out[0].data, i)) continue;
-      int64_t d = isnan(w) || isnan(x) ? INT64_MAX
-                                      : llabs(ordered(dt, want[0], i) - ordered(dt, c.out[0].data, i));
+      int64_t d = isnan(w) || isnan(x) || zero_sign_differs(w, x)
+                      ? INT64_MAX
+                      : llabs(ordered(dt, want[0], i) - ordered(dt, c.out[0].data, i));
       out->differ++;
       out->special_differ += special;
       if (d > out->max_ulps) out->max_ulps = d;

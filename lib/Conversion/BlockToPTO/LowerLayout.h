@@ -7,8 +7,9 @@
 
 #include "Conversion/BlockToPTO/LowerCubeIndex.h"
 
-/* The Block buffer type of `op`'s operand 0 before the operand was
- * rewritten (the flattened tile does not tell [2, 1, 4] from [1, 2, 4]). */
+/* The Block buffer type of `op`'s operand 0 (a tile.dequantize's scale,
+ * operand 1) before the operand was rewritten (the flattened tile does
+ * not tell [2, 1, 4] from [1, 2, 4]). */
 PtoType *pto_lower_operand_buffer(Lower *L, PtoOp *op);
 /* `op`'s result i is result 0 of lasts[i]: marks their provenance,
  * rewires the users and erases `op`. */

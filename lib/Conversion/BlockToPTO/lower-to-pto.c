@@ -100,8 +100,9 @@ struct Lower {
   const PtoPlatform *platform;
   PtoPtrMap numbers; /* input op -> its pto_origin_ops number + 1 */
   /* block.store, tile.expand, the scatters -> the buffer type of operand
-   * 0, taken before the operand is rewritten: the GM window, or the view a
-   * broadcast repeats, has the buffer's shape, not the tile's */
+   * 0 (tile.dequantize: of its scale, operand 1), taken before the operand
+   * is rewritten: the GM window, or the view a broadcast repeats, has the
+   * buffer's shape, not the tile's */
   PtoPtrMap stored;
 };
 
@@ -651,13 +652,18 @@ static PtoResult lower_kernel(Lower *L, PtoOp *bk) {
           (pto_lower_indexed_stores(op) && pto_op_num_operands(op) >= 1))
         pto_ptrmap_put(&L->stored, (uint64_t)(uintptr_t)op,
                        pto_value_type(pto_op_operand(op, 0)));
+      else if (pto_op_is(op, "tile.dequantize") && pto_op_num_operands(op) == 2)
+        pto_ptrmap_put(&L->stored, (uint64_t)(uintptr_t)op,
+                       pto_value_type(pto_op_operand(op, 1)));
   for (PtoBlock *b = pto_region_first_block(pto_op_region(pk, 0)); b && !r;
        b = pto_block_next(b))
     for (PtoOp *op = pto_block_first_op(b), *next; op && !r; op = next) {
       next = pto_op_next(op);
       if (pto_op_num_regions(op))
-        r = pto_op_emit_error(op, "lower-to-pto: ops with regions inside "
-                                  "kernels are not supported");
+        r = pto_op_emit_error(op, "lower-to-pto: a PTO kernel is "
+                                  "straight-line code, and this op has "
+                                  "regions; keep loops and branches in the "
+                                  "host function, around the launch");
       else
         r = lower_op(L, op);
     }
@@ -751,7 +757,13 @@ const PtoPassDef pto_lower_to_pto_pass = {
         "(`tile.muls`\n"
         "-> `pto.tmuls`, `tile.rowsum` -> `pto.trowsum`, "
         "`tile.rowexpand_mul` ->\n"
-        "`pto.trowexpandmul`, `tile.cast` -> `pto.tcvt`, ...). A "
+        "`pto.trowexpandmul`, `tile.cast` -> `pto.tcvt`, ...). "
+        "`tile.dequantize` is\n"
+        "`pto.tcvt` to f32, the scale multiplied in (`pto.trowexpandmul` "
+        "per row,\n"
+        "`pto.tmul` per element or after a `pto.texpand` / `pto.trepeat` "
+        "of the\n"
+        "scale into a scratch tile) and a `pto.tcvt` to the result type. A "
         "`tile.matmul` of two mat buffers "
         "becomes\n"
         "`pto.tmov` to left and right and `pto.tmatmul` into acc (with an\n"

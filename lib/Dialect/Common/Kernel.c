@@ -158,10 +158,21 @@ static PtoResult check_window(PtoOp *op, PtoType *buf, PtoType *tensor,
                               unsigned first_dyn, bool placed) {
   if (!pto_type_is_tensor(tensor))
     return pto_dialect_op_error(op, "expects a GM tensor, got '%T'", tensor);
-  if (pto_tile_elem(buf) != pto_type_tensor_elem(tensor))
-    return pto_dialect_op_error(op, "buffer '%T' and tensor '%T' have "
-                                    "different element types",
-                                buf, tensor);
+  if (pto_tile_elem(buf) != pto_type_tensor_elem(tensor)) {
+    /* the one converting move is FIX's (tstore lets an f32 acc tile into
+     * f16 / bf16 through before this check): say what to write instead */
+    static const char *const what[2][2] = {
+        {"load the tensor's type and convert the buffer after it (tile.cast)",
+         "convert the buffer to the tensor's type first (tile.cast) and store that"},
+        {"load the tensor's type and convert the tile after it (pto.tcvt)",
+         "convert the tile to the tensor's type first (pto.tcvt) and store that: only "
+         "an f32 acc tile converts on the way out (to f16 or bf16, on FIX)"}};
+    const char *name = pto_op_name_str(op);
+    bool pto = strncmp(name, "pto.", 4) == 0, store = strstr(name, "store") != NULL;
+    return pto_dialect_op_error(op, "buffer '%T' and tensor '%T' have different "
+                                    "element types; %s",
+                                buf, tensor, what[pto][store]);
+  }
   unsigned rank = pto_type_tensor_rank(tensor);
   int64_t win[PTO_MAX_RANK], wn = 1;
   if (!placed && pto_tile_rank(buf) != rank)

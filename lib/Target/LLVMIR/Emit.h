@@ -427,7 +427,9 @@ PtoResult pto_emit_piecewise(PtoEmit *e, PtoEmitPiecewise op, const double p[2],
 LLVMValueRef pto_emit_sin_f32(PtoEmit *e, LLVMValueRef x);
 LLVMValueRef pto_emit_cos_f32(PtoEmit *e, LLVMValueRef x);
 LLVMValueRef pto_emit_erf_f32(PtoEmit *e, LLVMValueRef x);
-LLVMValueRef pto_emit_pow_f32(PtoEmit *e, LLVMValueRef a, LLVMValueRef b);
+/* to_odd: the f64 result rounded to f32 to odd, for a store's rounding
+ * to f16 / bf16 (one rounding in effect, as the interpreter's) */
+LLVMValueRef pto_emit_pow_f32(PtoEmit *e, LLVMValueRef a, LLVMValueRef b, bool to_odd);
 /* One of PTO_EMIT_MATH_EXP_OPS (log2, log10, log1p, exp2, expm1, sinh,
  * cosh, asinh, acosh, atanh, cbrt) of x, a float or a vector of floats
  * loaded from a tile of float dtype dt, computed in f64 (EmitMathExp.c)

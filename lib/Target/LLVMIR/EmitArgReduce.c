@@ -136,7 +136,7 @@ static PtoResult reduce(PtoEmit *e, const Red *k, LLVMValueRef rows,
                          "element type%s, not %s -> %s",
                          k->arg ? "arg" : "product",
                          k->arg ? " and i32 positions" : "",
-                         pto_dtype_name(k->src.dtype), pto_dtype_name(k->dst.dtype));
+                         pto_dtype_ir_name(k->src.dtype), pto_dtype_ir_name(k->dst.dtype));
   unsigned lanes = e->lanes ? e->lanes : 8;
   LLVMValueRef nout = k->col ? cols : rows, nterms = k->col ? rows : cols;
   LLVMValueRef vend = LLVMBuildAnd(B, nout, pto_emit_i64(e, -(int64_t)lanes), "");
@@ -200,7 +200,7 @@ PtoResult pto_emit_arg_combine(PtoEmit *e, bool max, PtoEmitTile values,
       indices.dtype != PTO_DT_I32)
     return pto_error_set(err, "an arg merge needs numeric values of one element "
                          "type and i32 positions, not %s, %s",
-                         pto_dtype_name(dt), pto_dtype_name(v1.dtype));
+                         pto_dtype_ir_name(dt), pto_dtype_ir_name(v1.dtype));
   Combine k = {values, indices, v0, i0, v1, i1, max, pto_emit_num_of(dt)};
   pto_emit_each(e, rows, cols, combine_elem, &k);
   return PTO_SUCCESS;

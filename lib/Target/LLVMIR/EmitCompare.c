@@ -39,7 +39,7 @@ PtoResult pto_emit_compare(PtoEmit *e, PtoEmitCompare op, PtoEmitTile dst,
                            LLVMValueRef cols, PtoError *err) {
   if (!pto_emit_is_float(a.dtype) && !pto_emit_is_int(a.dtype))
     return pto_error_set(err, "a comparison of %s tiles has no LLVM translation yet",
-                         pto_dtype_name(a.dtype));
+                         pto_dtype_ir_name(a.dtype));
   PtoEmitTiles t = {.dst = dst, .src = {a, b}, .op = op};
   return pto_emit_tiles_each(
       e, &t, 2, a.dtype == b.dtype && dst.dtype == PTO_DT_BOOL,

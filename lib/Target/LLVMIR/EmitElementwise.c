@@ -108,7 +108,7 @@ PtoResult pto_emit_math(PtoEmit *e, PtoEmitMath op, PtoEmitTile dst,
   bool ints = pto_emit_is_int(src.dtype);
   if (!fp && !(op == PTO_EMIT_MATH_SIGNBIT && ints))
     return pto_error_set(err, "%s on %s tiles has no LLVM translation yet",
-                         math_names[op], pto_dtype_name(src.dtype));
+                         math_names[op], pto_dtype_ir_name(src.dtype));
   PtoEmitTiles t = {.dst = dst, .src = {src}, .op = op};
   return pto_emit_tiles_each(e, &t, 1, dst.dtype == src.dtype,
                              "an elementwise instruction needs one element type",

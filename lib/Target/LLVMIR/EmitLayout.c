@@ -17,10 +17,10 @@ PtoResult pto_emit_copy_pieces(PtoEmit *e, bool load, PtoEmitTile tile,
                                PtoError *err) {
   if (!pto_emit_storage_type(e, tile.dtype) || !pto_emit_storage_type(e, gm.dtype))
     return pto_error_set(err, "a copy of %s tiles has no LLVM translation yet",
-                         pto_dtype_name(tile.dtype));
+                         pto_dtype_ir_name(tile.dtype));
   if (tile.dtype != gm.dtype && (load || !cast))
     return pto_error_set(err, "a copy between %s and %s needs a cast",
-                         pto_dtype_name(tile.dtype), pto_dtype_name(gm.dtype));
+                         pto_dtype_ir_name(tile.dtype), pto_dtype_ir_name(gm.dtype));
   int64_t total = 1;
   for (unsigned k = 0; k < pieces->n; k++) total *= pieces->size[k];
   /* one piece per trip: its rows after the previous piece's in the tile,
@@ -87,7 +87,7 @@ PtoResult pto_emit_layout(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                           const int64_t *src_stride, PtoError *err) {
   if (!pto_emit_storage_type(e, dst.dtype) || dst.dtype != src.dtype || rank < 1)
     return pto_error_set(err, "a layout copy of %s tiles has no LLVM translation yet",
-                         pto_dtype_name(src.dtype));
+                         pto_dtype_ir_name(src.dtype));
   int64_t rows = 1;
   for (unsigned d = 0; d + 1 < rank; d++) rows *= shape[d];
   Layout l = {dst, src, rank, shape, src_stride};

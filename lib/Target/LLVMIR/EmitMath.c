@@ -160,8 +160,10 @@ LLVMValueRef pto_emit_tanh_f32(PtoEmit *e, LLVMValueRef x) {
       LLVMBuildFDiv(B, fc(e, x, 2.0),
                     LLVMBuildFAdd(B, ez, fc(e, x, 1.0), ""), ""),
       "");
-  LLVMValueRef args[2] = {big, x};
-  big = pto_emit_intrinsic(e, "llvm.copysign", args, 2);
   /* NaN fails the comparison and takes the exp form, which keeps it */
-  return fsel(e, LLVMRealOLT, ax, fc(e, x, 0.625), ps, big);
+  LLVMValueRef r = fsel(e, LLVMRealOLT, ax, fc(e, x, 0.625), ps, big);
+  /* tanh is odd: x's sign on both forms; the series alone would turn -0
+   * into +0 (x^3 P(x^2) is (-0)(-0) there, and +0 + -0 = +0) */
+  LLVMValueRef args[2] = {r, x};
+  return pto_emit_intrinsic(e, "llvm.copysign", args, 2);
 }

@@ -177,7 +177,7 @@ LLVMValueRef pto_emit_erf_f32(PtoEmit *e, LLVMValueRef x) {
   return to32(e, pto_emit_fselect(e, LLVMRealOLT, ax, dc(e, d, 1.0), small, big));
 }
 
-LLVMValueRef pto_emit_pow_f32(PtoEmit *e, LLVMValueRef a, LLVMValueRef b) {
+LLVMValueRef pto_emit_pow_f32(PtoEmit *e, LLVMValueRef a, LLVMValueRef b, bool to_odd) {
   LLVMValueRef da = to64(e, a), db = to64(e, b);
   LLVMValueRef one = dc(e, da, 1.0), zero = dc(e, da, 0.0);
   LLVMValueRef aa = call1(e, "llvm.fabs", da);
@@ -208,7 +208,8 @@ LLVMValueRef pto_emit_pow_f32(PtoEmit *e, LLVMValueRef a, LLVMValueRef b) {
                                ""),
                   ""),
       "");
-  return to32(e, LLVMBuildSelect(B, is1, one, r, ""));
+  r = LLVMBuildSelect(B, is1, one, r, "");
+  return to_odd ? pto_emit_f32_odd(e, r) : to32(e, r);
 }
 
 static void pow_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r, LLVMValueRef c) {
@@ -217,7 +218,7 @@ static void pow_elem(PtoEmit *e, const PtoEmitTiles *t, LLVMValueRef r, LLVMValu
   LLVMValueRef b = pto_emit_load(e, dt, pto_emit_elem_ptr(e, t->src[1], r, c), 0);
   pto_emit_store(e, dt, pto_emit_elem_ptr(e, t->dst, r, c),
                  t->op ? pto_emit_atan2_f32(e, a, b, dt == PTO_DT_F16 || dt == PTO_DT_BF16)
-                       : pto_emit_pow_f32(e, a, b));
+                       : pto_emit_pow_f32(e, a, b, dt == PTO_DT_F16 || dt == PTO_DT_BF16));
 }
 
 PtoResult pto_emit_pow(PtoEmit *e, bool angle, PtoEmitTile dst, PtoEmitTile a, PtoEmitTile b,

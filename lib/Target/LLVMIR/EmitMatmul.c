@@ -182,8 +182,8 @@ PtoResult pto_emit_matmul(PtoEmit *e, PtoEmitTile c, PtoEmitTile a,
   if (!(fp || i8) || b.dtype != a.dtype)
     return pto_error_set(err, "matmul of %s = %s x %s is not one the cube "
                          "has: (f32, f32, f32), (f32, f16, f16), (f32, bf16, "
-                         "bf16) or (i32, i8, i8)", pto_dtype_name(c.dtype),
-                         pto_dtype_name(a.dtype), pto_dtype_name(b.dtype));
+                         "bf16) or (i32, i8, i8)", pto_dtype_ir_name(c.dtype),
+                         pto_dtype_ir_name(a.dtype), pto_dtype_ir_name(b.dtype));
   if (m < 0 || k < 0 || n < 0)
     return pto_error_set(err, "matmul of a negative shape %lldx%lldx%lld",
                          (long long)m, (long long)k, (long long)n);

@@ -12,8 +12,8 @@ PtoResult pto_emit_quant(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
   if (!fp || scale.dtype != PTO_DT_F32 || dst.dtype != PTO_DT_I8)
     return pto_error_set(err, "a quantisation takes a float tile and f32 "
                          "scales to i8, not %s, %s -> %s",
-                         pto_dtype_name(src.dtype), pto_dtype_name(scale.dtype),
-                         pto_dtype_name(dst.dtype));
+                         pto_dtype_ir_name(src.dtype), pto_dtype_ir_name(scale.dtype),
+                         pto_dtype_ir_name(dst.dtype));
   LLVMValueRef zero = pto_emit_i64(e, 0);
   PtoEmitLoop lr, lc;
   pto_emit_loop_begin(e, &lr, zero, rows, 1, 0, NULL);

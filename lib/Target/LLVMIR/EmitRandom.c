@@ -140,7 +140,7 @@ PtoResult pto_emit_random(PtoEmit *e, bool normal, PtoEmitTile dst, LLVMValueRef
                           const int64_t *full, const int64_t *window, LLVMValueRef rows,
                           LLVMValueRef cols, PtoError *err) {
   if (!pto_emit_is_float(dst.dtype))
-    return pto_error_set(err, "trandom makes float tiles, not %s", pto_dtype_name(dst.dtype));
+    return pto_error_set(err, "trandom makes float tiles, not %s", pto_dtype_ir_name(dst.dtype));
   if (rank < 1 || rank > 8)
     return pto_error_set(err, "trandom: a stream of rank %u (1 to 8)", rank);
   RandomArgs a = {.normal = normal, .rank = rank, .key = key, .counter = counter};

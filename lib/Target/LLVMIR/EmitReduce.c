@@ -11,12 +11,15 @@ PtoResult pto_emit_col_sum_narrow(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                                   PtoError *err) {
   if (dst.dtype != src.dtype || (src.dtype != PTO_DT_F16 && src.dtype != PTO_DT_BF16))
     return pto_error_set(err, "a narrow column sum takes f16 or bf16 tiles, not %s",
-                         pto_dtype_name(src.dtype));
+                         pto_dtype_ir_name(src.dtype));
   LLVMValueRef zero = pto_emit_i64(e, 0), one = pto_emit_i64(e, 1);
   PtoEmitLoop lc, lr;
   pto_emit_loop_begin(e, &lc, zero, cols, 1, 0, NULL);
-  /* the first row, then the others in order: the order of the f32 form */
+  /* +0 + the first row (a column of -0 sums to +0, as the interpreter's
+   * sum from +0 gives), then the others in order: the order of the f32
+   * form */
   LLVMValueRef first = pto_emit_load(e, src.dtype, pto_emit_elem_ptr(e, src, zero, lc.iv), 0);
+  first = LLVMBuildFAdd(B, first, LLVMConstReal(LLVMTypeOf(first), 0.0), "");
   pto_emit_loop_begin(e, &lr, one, rows, 1, 1, &first);
   lr.next[0] = LLVMBuildFAdd(
       B, lr.carry[0], pto_emit_load(e, src.dtype, pto_emit_elem_ptr(e, src, lr.iv, lc.iv), 0),

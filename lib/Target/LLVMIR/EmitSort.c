@@ -16,7 +16,7 @@ PtoResult pto_emit_sort(PtoEmit *e, PtoEmitTile dst, PtoEmitTile dst_index,
   if (!fp || dst.dtype != src.dtype || dst_index.dtype != PTO_DT_I32 ||
       (src_index && src_index->dtype != PTO_DT_I32))
     return pto_error_set(err, "a sort takes float values and i32 indices, not %s",
-                         pto_dtype_name(src.dtype));
+                         pto_dtype_ir_name(src.dtype));
   if (window < 1 || cols % window)
     return pto_error_set(err, "rows of %lld elements are not whole windows of %lld",
                          (long long)cols, (long long)window);

@@ -41,7 +41,7 @@ PtoResult pto_emit_copy_streaming(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
   if (!pto_emit_storage_type(e, dst.dtype) || dst.dtype != src.dtype)
     return pto_error_set(err, "a streaming copy needs tiles of one element "
                          "type the emitters handle, not %s and %s",
-                         pto_dtype_name(dst.dtype), pto_dtype_name(src.dtype));
+                         pto_dtype_ir_name(dst.dtype), pto_dtype_ir_name(src.dtype));
   unsigned lanes = e->lanes ? e->lanes : 8;
   int64_t w = 4 * (int64_t)lanes; /* bytes per vector store */
   LLVMTypeRef i64 = LLVMInt64TypeInContext(e->ctx);

@@ -39,13 +39,13 @@ static bool is_int(PtoDType dt) { return pto_emit_is_int(dt); }
 static PtoResult check_dtype(PtoEmitTile t, const char *what, PtoError *err) {
   if (is_float(t.dtype) || is_int(t.dtype)) return PTO_SUCCESS;
   return pto_error_set(err, "%s on %s tiles has no LLVM translation yet", what,
-                       pto_dtype_name(t.dtype));
+                       pto_dtype_ir_name(t.dtype));
 }
 static PtoResult check_same(PtoEmitTile a, PtoEmitTile b, const char *what,
                             PtoError *err) {
   if (a.dtype == b.dtype) return PTO_SUCCESS;
   return pto_error_set(err, "%s needs tiles of one element type, not %s and %s",
-                       what, pto_dtype_name(a.dtype), pto_dtype_name(b.dtype));
+                       what, pto_dtype_ir_name(a.dtype), pto_dtype_ir_name(b.dtype));
 }
 
 /* Tiles of one element type the emitters handle. */
@@ -96,7 +96,7 @@ static PtoResult check_binary(PtoEmitBinary op, PtoDType dt, PtoError *err) {
   /* pto_emit_int_div divides the integers of 8 to 64 bits */
   if (op == PTO_EMIT_BIN_DIV && !is_float(dt) && !pto_emit_is_int(dt))
     return pto_error_set(err, "div on %s tiles has no LLVM translation yet",
-                         pto_dtype_name(dt));
+                         pto_dtype_ir_name(dt));
   return PTO_SUCCESS;
 }
 
@@ -227,12 +227,12 @@ PtoResult pto_emit_step_check(PtoEmit *e, const PtoEmitStep *st,
       return PTO_FAILURE;
     if (LLVMTypeOf(st->s) != pto_emit_compute_type(e, st->dst.dtype))
       return pto_error_set(err, "%s of a %s tile needs a scalar of its compute "
-                           "type", n, pto_dtype_name(st->dst.dtype));
+                           "type", n, pto_dtype_ir_name(st->dst.dtype));
     return PTO_SUCCESS;
   case PTO_EMIT_STEP_UNARY:
     if (!is_float(st->dst.dtype) && !unary_takes_ints((PtoEmitUnary)st->op))
       return pto_error_set(err, "%s takes float tiles, not %s", n,
-                           pto_dtype_name(st->dst.dtype));
+                           pto_dtype_ir_name(st->dst.dtype));
     return PTO_SUCCESS;
   case PTO_EMIT_STEP_ROWREDUCE:
   case PTO_EMIT_STEP_LOAD:
@@ -438,8 +438,8 @@ PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
                 !directed16(mode.round, f8_in ? PTO_DT_F32 : src.dtype, dst.dtype) &&
                 !directed_int32(mode.round, src.dtype, dst.dtype))
     return pto_error_set(err, "a cast from %s to %s rounding '%s' has no LLVM "
-                         "translation yet", pto_dtype_name(src.dtype),
-                         pto_dtype_name(dst.dtype),
+                         "translation yet", pto_dtype_ir_name(src.dtype),
+                         pto_dtype_ir_name(dst.dtype),
                          pto_round_mode_name(mode.round));
   Ew w = {.kind = EW_CAST, .dst = dst, .a = src, .mode = mode};
   elementwise(e, &w, rows, cols);
@@ -530,10 +530,15 @@ PtoResult pto_emit_col_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
   if (pto_failed(check_pair(dst, src, n, err))) return PTO_FAILURE;
   if (op == PTO_EMIT_RED_SUM && (src.dtype == PTO_DT_F16 || src.dtype == PTO_DT_BF16))
     return pto_error_set(err, "a column sum of %s tiles has no LLVM "
-                         "translation yet", pto_dtype_name(src.dtype));
+                         "translation yet", pto_dtype_ir_name(src.dtype));
   LLVMValueRef one = pto_emit_i64(e, 1);
-  /* dst = row 0, then dst = dst (op) row r for each further row */
+  /* dst = row 0, then dst = dst (op) row r for each further row; a float
+   * sum starts as +0 + row 0, as the interpreter's sum starts from +0
+   * (numpy's too): a column of -0 sums to +0 */
   Ew first = {.kind = EW_COPY, .dst = dst, .a = src};
+  if (op == PTO_EMIT_RED_SUM && is_float(src.dtype))
+    first = (Ew){.kind = EW_SCALAR, .op = PTO_EMIT_BIN_ADD, .dst = dst, .a = src,
+                 .s = LLVMConstReal(pto_emit_compute_type(e, src.dtype), 0.0)};
   elementwise(e, &first, one, cols);
   PtoEmitLoop lr;
   pto_emit_loop_begin(e, &lr, one, rows, 1, 0, NULL);

@@ -60,12 +60,12 @@ static PtoResult select_k(PtoEmit *e, const Lists *l, PtoEmitTile values,
   if (!topk_dtype(src.dtype) || values.dtype != src.dtype ||
       (l->n0 && l->src2.dtype != src.dtype))
     return pto_error_set(err, "topk of %s into %s tiles has no LLVM "
-                         "translation yet", pto_dtype_name(src.dtype),
-                         pto_dtype_name(values.dtype));
+                         "translation yet", pto_dtype_ir_name(src.dtype),
+                         pto_dtype_ir_name(values.dtype));
   if (indices.dtype != PTO_DT_I32 ||
       (l->n0 && (l->i0.dtype != PTO_DT_I32 || l->i1.dtype != PTO_DT_I32)))
     return pto_error_set(err, "topk indices of %s have no LLVM translation yet",
-                         pto_dtype_name(indices.dtype));
+                         pto_dtype_ir_name(indices.dtype));
   PtoEmitNum fp = pto_emit_num_of(src.dtype);
   LLVMTypeRef ct = pto_emit_compute_type(e, src.dtype);
   LLVMValueRef zero = pto_emit_i64(e, 0), none = pto_emit_i64(e, -1);

@@ -293,9 +293,9 @@ PtoResult pto_emit_tiles_each(PtoEmit *e, const PtoEmitTiles *t, unsigned nsrc,
     size_t n = 0;
     for (unsigned i = 0; i < nsrc; i++)
       n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", i ? ", " : "",
-                            pto_dtype_name(t->src[i].dtype));
+                            pto_dtype_ir_name(t->src[i].dtype));
     return pto_error_set(err, "%s, not %s -> %s", needs, list,
-                         pto_dtype_name(t->dst.dtype));
+                         pto_dtype_ir_name(t->dst.dtype));
   }
   TilesEach k = {t, fn};
   pto_emit_each(e, rows, cols, tiles_elem, &k);
