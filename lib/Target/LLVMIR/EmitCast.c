@@ -43,6 +43,10 @@ LLVMValueRef pto_emit_int_to_f32_round(PtoEmit *e, PtoRoundMode mode, PtoDType f
   if (mode == PTO_ROUND_ODD) /* an inexact one keeps its last bit set */
     kept = LLVMBuildOr(B, kept, LLVMBuildSelect(B, inexact, unit, zero, ""), "");
   LLVMValueRef r = LLVMBuildUIToFP(B, kept, f32, "");
+  if (from == PTO_DT_U64) /* past 2^64 - 2^40 the magnitude rounds up to 2^64, kept to 0 */
+    r = LLVMBuildSelect(B, LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, kept, zero, ""),
+                                        LLVMBuildICmp(B, LLVMIntNE, mag, zero, ""), ""),
+                        pto_emit_fconst(e, r, 0x1p64), r, "");
   return LLVMBuildSelect(B, neg, LLVMBuildFNeg(B, r, ""), r, "");
 }
 
