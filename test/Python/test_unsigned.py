@@ -18,7 +18,8 @@ def urand(shape, dtype, seed):
                                                 dtype=np.uint64).astype(dtype)
 
 
-def run2(fn, a, b, out_dtype, tiles=None):
+def run2(fn, a, b, out_dtype, tiles=None, backend=None):
+    """fn(a, b) run by a jit kernel; `backend`: the one it must have run on."""
     out = np.zeros(a.shape, out_dtype)
 
     @pypto.frontend.jit
@@ -27,6 +28,8 @@ def run2(fn, a, b, out_dtype, tiles=None):
             pypto.set_vec_tile_shapes(*tiles)
         z[...] = fn(x, y)
     k(a, b, out)
+    if backend:
+        assert k.backend == backend
     return out
 
 
@@ -68,7 +71,8 @@ def test_arithmetic_wraps_and_compares_unsigned(np_dt, dt, tiles):
         np.testing.assert_array_equal(got, want, err_msg=name)
     for name, fn, want in [("lt", lambda x, y: x < y, a < b), ("ge", lambda x, y: x >= y, a >= b),
                            ("eq", lambda x, y: x == y, a == b)]:
-        np.testing.assert_array_equal(run2(fn, a, b, np.bool_, tiles), want, err_msg=name)
+        np.testing.assert_array_equal(run2(fn, a, b, np.bool_, tiles, "host"), want,
+                                      err_msg=name)
 
 
 @pytest.mark.parametrize("np_dt,dt", UNSIGNED)
@@ -191,13 +195,19 @@ def test_u64_ops_past_the_signed_range(tiles):
             "relu": (lambda x, y: pypto.relu(x), a, b),
             "where": (lambda x, y: pypto.where(x > y, x, y), np.where(a > b, a, b), b),
         }
+    # compiled (lowered to PTO and run by the JIT), but floor_div and
+    # remainder, whose lowering makes a ui64 constant the compiled back end
+    # does not take yet: they run in the interpreter
+    interpreted = ("floor_div", "remainder")
     for name, (fn, want, other) in cases.items():
-        got = run2(fn, a, other, np.uint64, tiles)
+        got = run2(fn, a, other, np.uint64, tiles,
+                   backend=None if name in interpreted else "host")
         np.testing.assert_array_equal(got, want, err_msg=name)
     for name, fn, want in [("lt", lambda x, y: x < y, a < b), ("le", lambda x, y: x <= y, a <= b),
                            ("gt", lambda x, y: x > y, a > b), ("ne", lambda x, y: x != y, a != b),
                            ("signbit", lambda x, y: pypto.signbit(x), np.zeros(a.shape, bool))]:
-        np.testing.assert_array_equal(run2(fn, a, b, np.bool_, tiles), want, err_msg=name)
+        np.testing.assert_array_equal(run2(fn, a, b, np.bool_, tiles, "host"), want,
+                                      err_msg=name)
 
 
 @pytest.mark.parametrize("tiles", [None, (2, 4)])
@@ -219,6 +229,7 @@ def test_u64_reductions_and_topk(tiles):
                 pypto.set_vec_tile_shapes(*tiles)
             z[...] = fn(x)
         k(a, out)
+        assert k.backend == "host", name
         np.testing.assert_array_equal(out, want.astype(np.uint64), err_msg=name)
     for name, fn, want in [("argmax", pypto.argmax, a.argmax(-1)),
                            ("argmin", pypto.argmin, a.argmin(-1))]:
@@ -230,6 +241,7 @@ def test_u64_reductions_and_topk(tiles):
                 pypto.set_vec_tile_shapes(*tiles)
             z[...] = fn(x, -1, keepdim=True)
         k(a, out)
+        assert k.backend == "host", name
         np.testing.assert_array_equal(out[:, 0], want, err_msg=name)
 
 
@@ -240,12 +252,12 @@ def test_u64_casts_both_ways():
                       (np.uint32, pypto.DT_UINT32)]:
         with np.errstate(over="ignore"):
             want = a.astype(np_to)
-        got = run2(lambda x, y: pypto.cast(x, dt), a, a, np_to)
+        got = run2(lambda x, y: pypto.cast(x, dt), a, a, np_to, backend="host")
         np.testing.assert_array_equal(got, want, err_msg=str(dt))
     # floats at and past 2^63 come back with their value; int64 wraps
     f = np.array([[0, 1.5, 2.0**63, 2.0**64 - 2.0**40, 3e18, 1e19, 17.9, 2.0**63 + 2.0**11]],
                  np.float32).astype(np.float32)
-    got = run2(lambda x, y: pypto.cast(x, pypto.DT_UINT64, "trunc"), f, f, np.uint64)
+    got = run2(lambda x, y: pypto.cast(x, pypto.DT_UINT64, "trunc"), f, f, np.uint64, backend="host")
     np.testing.assert_array_equal(got, f.astype(np.uint64))
     i = np.array([[-1, -2**63, 2**63 - 1, 0, 7, -9, 100, -100]], np.int64)
     got = run2(lambda x, y: pypto.cast(x, pypto.DT_UINT64), i, i, np.uint64)

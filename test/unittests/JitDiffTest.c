@@ -70,6 +70,7 @@ static const char *dt_name(PtoDType dt) {
   case PTO_DT_U8: return "ui8";
   case PTO_DT_U16: return "ui16";
   case PTO_DT_U32: return "ui32";
+  case PTO_DT_U64: return "ui64";
   case PTO_DT_F8E4M3: return "f8E4M3FN";
   case PTO_DT_F8E5M2: return "f8E5M2";
   case PTO_DT_F8E8M0: return "f8E8M0FNU";
@@ -122,6 +123,7 @@ static void store_elem(PtoDType dt, void *p, int64_t i, double v) {
   case PTO_DT_U16: ((uint16_t *)p)[i] = (uint16_t)(int64_t)v; break;
   case PTO_DT_U8: ((uint8_t *)p)[i] = (uint8_t)(int64_t)v; break;
   case PTO_DT_I64: ((int64_t *)p)[i] = (int64_t)v; break;
+  case PTO_DT_U64: ((uint64_t *)p)[i] = (uint64_t)(int64_t)v; break;
   default: ((uint8_t *)p)[i] = v != 0; break;
   }
 }
@@ -136,6 +138,7 @@ static double load_elem(PtoDType dt, const void *p, int64_t i) {
   case PTO_DT_U32: return ((const uint32_t *)p)[i];
   case PTO_DT_U16: return ((const uint16_t *)p)[i];
   case PTO_DT_I64: return (double)((const int64_t *)p)[i];
+  case PTO_DT_U64: return (double)((const uint64_t *)p)[i];
   default: return ((const uint8_t *)p)[i];
   }
 }
@@ -146,8 +149,9 @@ static double special(void) {
   return s[rnd_u64() % (sizeof s / sizeof s[0])];
 }
 
-/* i64 element i, drawn as fill() draws the narrower integers but in
- * integers (a double does not hold every i64): any 64 bits; with
+/* i64 (or ui64: the same bits, past 2^63 where i64 is negative) element
+ * i, drawn as fill() draws the narrower integers but in integers (a
+ * double does not hold every i64): any 64 bits; with
  * FILL_INT_EDGES also 0, +-1, MIN, MAX and small multiples of powers of
  * two; small ones for the other fills. */
 static void fill_i64(void *p, int64_t i, Fill how) {
@@ -187,7 +191,7 @@ static void fill(PtoDType dt, void *p, int64_t n, Fill how) {
   uint8_t start = (uint8_t)rnd_u64();
   for (int64_t i = 0; i < n; i++) {
     double v;
-    if (dt == PTO_DT_I64) {
+    if (dt == PTO_DT_I64 || dt == PTO_DT_U64) {
       fill_i64(p, i, how);
       continue;
     }
@@ -359,6 +363,15 @@ static Gm gm_indexed_nd(PtoDType dt, int64_t m, int64_t n, unsigned dim, Fill ho
 static int64_t gm_extent(const Gm *g, unsigned d) {
   if (!g->planes) return d ? g->cols : g->rows;
   return d == 0 ? g->planes : d == 1 ? g->rows / g->planes : g->cols;
+}
+
+/* An integer scalar's value as the interpreter holds it (a ui64 past
+ * 2^63 as its bit pattern, which a double would round). */
+static int64_t scalar_int(const Gm *g) {
+  int64_t v;
+  if (pto_dtype_size(g->dt) != 8) return (int64_t)load_elem(g->dt, g->data, 0);
+  memcpy(&v, g->data, 8);
+  return v;
 }
 
 static Gm scalar_make(PtoDType dt, double v) {
@@ -748,7 +761,16 @@ static bool build_case(Case *c, unsigned idx, PtoPtoOp id, PtoDType dt,
       for (int64_t i = 0; i < c->in[0].rows * c->in[0].cols; i += 5)
         ((int64_t *)c->in[0].data)[i] = hard[(i / 5) % 6];
     }
-    if (dt == PTO_DT_F32 && v->dt2 == PTO_DT_I64) { /* at and past 2^63: wraps modulo 2^64 */
+    if (dt == PTO_DT_U64) { /* past 2^63: bf16 ties after an f32 rounding, 2^64 - 1 rounds up */
+      static const uint64_t hard[] = {((uint64_t)1 << 63) + ((uint64_t)1 << 55) + 1,
+                                      ((uint64_t)1 << 63) + ((uint64_t)1 << 39) + 1,
+                                      UINT64_MAX, (uint64_t)1 << 63, 65520,
+                                      ((uint64_t)1 << 24) + 1};
+      for (int64_t i = 0; i < c->in[0].rows * c->in[0].cols; i += 5)
+        ((uint64_t *)c->in[0].data)[i] = hard[(i / 5) % 6];
+    }
+    if (dt == PTO_DT_F32 && (v->dt2 == PTO_DT_I64 || v->dt2 == PTO_DT_U64)) {
+      /* at and past 2^63: wraps modulo 2^64 */
       static const float hard[] = {0x1p63f, -0x1p63f, 0x1.000002p64f, -0x1.8p66f,
                                    0x1.fffffep87f, 0x1p88f, 0x1.fffffep62f};
       for (int64_t i = 0; i < c->in[0].rows * c->in[0].cols; i += 3)
@@ -1109,7 +1131,8 @@ static const char *llvm_type(PtoDType dt) {
   case PTO_DT_U32: return "i32";
   case PTO_DT_I16:
   case PTO_DT_U16: return "i16";
-  case PTO_DT_I64: return "i64";
+  case PTO_DT_I64:
+  case PTO_DT_U64: return "i64";
   default: return "i8";
   }
 }
@@ -1170,7 +1193,7 @@ static bool run_interp(PtoInterp *I, PtoOp *module, const Case *c, unsigned idx,
     const Gm *g = i < c->nin ? &c->in[i] : &c->out[i - c->nin];
     if (g->scalar) {
       args[n++] = dt_float(g->dt) ? pto_interp_value_float(g->dt, load_elem(g->dt, g->data, 0))
-                                  : pto_interp_value_int(g->dt, (int64_t)load_elem(g->dt, g->data, 0));
+                                  : pto_interp_value_int(g->dt, scalar_int(g));
       continue;
     }
     int64_t shape[3] = {g->rows, g->cols, 0};
@@ -1487,7 +1510,7 @@ done:
 /* The element types row `id` accepts for its main operand. */
 static unsigned row_dtypes(PtoPtoOp id, PtoDType *out) {
   static const PtoDType all[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I64, PTO_DT_I32,
-                                 PTO_DT_I16, PTO_DT_I8, PTO_DT_U32, PTO_DT_U16,
+                                 PTO_DT_I16, PTO_DT_I8, PTO_DT_U64, PTO_DT_U32, PTO_DT_U16,
                                  PTO_DT_U8, PTO_DT_BOOL, PTO_DT_F8E4M3,
                                  PTO_DT_F8E5M2, PTO_DT_F8E8M0};
   unsigned n = 0;
@@ -1596,8 +1619,8 @@ TEST(every_instruction_and_dtype) {
   for (unsigned s = 0; s < PTO_BUF_NUM_SPACES; s++) image_[s] = malloc(kImageBytes[s]);
   static const PtoDType numeric[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16,
                                      PTO_DT_I64, PTO_DT_I32, PTO_DT_I16,
-                                     PTO_DT_I8, PTO_DT_U32, PTO_DT_U16,
-                                     PTO_DT_U8};
+                                     PTO_DT_I8, PTO_DT_U64, PTO_DT_U32,
+                                     PTO_DT_U16, PTO_DT_U8};
   const unsigned nnumeric = sizeof numeric / sizeof numeric[0];
   static const PtoDType kF8[] = {PTO_DT_F8E4M3, PTO_DT_F8E5M2, PTO_DT_F8E8M0};
   /* PTO_JITDIFF_ONLY=tcvt runs one instruction's rows (while debugging) */
@@ -1729,7 +1752,7 @@ TEST(every_instruction_and_dtype) {
   /* the coverage table */
   printf("%-14s", "instruction");
   static const PtoDType cols[] = {PTO_DT_F32, PTO_DT_F16, PTO_DT_BF16, PTO_DT_I64, PTO_DT_I32,
-                                  PTO_DT_I16, PTO_DT_I8, PTO_DT_U32, PTO_DT_U16,
+                                  PTO_DT_I16, PTO_DT_I8, PTO_DT_U64, PTO_DT_U32, PTO_DT_U16,
                                   PTO_DT_U8, PTO_DT_BOOL, PTO_DT_F8E4M3,
                                   PTO_DT_F8E5M2, PTO_DT_F8E8M0};
   const unsigned ncols = sizeof cols / sizeof cols[0];

@@ -52,13 +52,12 @@ unsigned pto_pto_elem_bytes(const PtoType *elem) {
     unsigned w = pto_type_int_width(elem);
     return w == 1 || w == 8 ? 1 : w == 16 ? 2 : w == 32 ? 4 : w == 64 ? 8 : 0;
   }
-  /* ui8, ui16, ui32: integers the instructions compare, divide and
-   * widen unsigned (ui1 and si* have no tile; ui64 has none yet: the
-   * emitters would compute it as i64) */
+  /* ui8, ui16, ui32, ui64: integers the instructions compare, divide
+   * and widen unsigned (ui1 and si* have no tile) */
   if (pto_type_is_integer(elem) &&
       pto_type_int_signedness(elem) == PTO_UNSIGNED) {
     unsigned w = pto_type_int_width(elem);
-    return w == 8 ? 1 : w == 16 ? 2 : w == 32 ? 4 : 0;
+    return w == 8 ? 1 : w == 16 ? 2 : w == 32 ? 4 : w == 64 ? 8 : 0;
   }
   return 0;
 }
@@ -87,8 +86,8 @@ static const char *tile_problem(char *buf, size_t cap, int64_t rows,
   }
   unsigned eb = pto_pto_elem_bytes(elem);
   if (!eb)
-    return "tile element type must be f32, f16, bf16, i64, i32, i16, i8, ui32, ui16, ui8, i1, "
-           "f8E4M3FN, f8E5M2 or f8E8M0FNU";
+    return "tile element type must be f32, f16, bf16, i64, i32, i16, i8, ui64, ui32, ui16, ui8, "
+           "i1, f8E4M3FN, f8E5M2 or f8E8M0FNU";
   if (rows > MAX_TILE_BYTES / cols / eb) {
     snprintf(buf, cap, "tile of %lldx%lld elements is larger than 1 GiB",
              (long long)rows, (long long)cols);

@@ -133,12 +133,12 @@ static PtoResult need_dtypes(Verifier *v, PtoType *t) {
   case PTO_PTO_DT_INT:
     if (is_float(e) || is_i1(e))
       return ERR(v, "element type '%s' is not supported; %s takes i64, i32, "
-                    "i16, i8, ui32, ui16 or ui8", tstr(v, e), mn(v));
+                    "i16, i8, ui64, ui32, ui16 or ui8", tstr(v, e), mn(v));
     break;
   case PTO_PTO_DT_NUMERIC:
     if (is_i1(e))
       return ERR(v, "element type 'i1' is not supported; %s takes f32, f16, "
-                    "bf16, i64, i32, i16, i8, ui32, ui16 or ui8", mn(v));
+                    "bf16, i64, i32, i16, i8, ui64, ui32, ui16 or ui8", mn(v));
     break;
   case PTO_PTO_DT_BOOL:
     if (!is_i1(e))

@@ -11,9 +11,13 @@ LLVMValueRef pto_emit_int_to_f32_round(PtoEmit *e, PtoRoundMode mode, PtoDType f
                                        LLVMValueRef x) {
   LLVMTypeRef i64 = pto_emit_vec_type(LLVMInt64TypeInContext(e->ctx), pto_emit_lanes_of(x));
   LLVMTypeRef f32 = pto_emit_vec_type(LLVMFloatTypeInContext(e->ctx), pto_emit_lanes_of(x));
-  if (from != PTO_DT_I64) x = pto_emit_int_widen(e, from, x, i64);
+  if (from != PTO_DT_I64 && from != PTO_DT_U64) x = pto_emit_int_widen(e, from, x, i64);
   LLVMValueRef zero = LLVMConstNull(i64), one = pto_emit_iconst_like(x, 1);
-  LLVMValueRef neg = LLVMBuildICmp(B, LLVMIntSLT, x, zero, "");
+  /* a ui64 is its own magnitude, up to 2^64 - 1 */
+  LLVMValueRef neg = from == PTO_DT_U64
+                         ? LLVMConstNull(pto_emit_vec_type(LLVMInt1TypeInContext(e->ctx),
+                                                           pto_emit_lanes_of(x)))
+                         : LLVMBuildICmp(B, LLVMIntSLT, x, zero, "");
   /* |MIN| = 2^63 is right as an unsigned magnitude */
   LLVMValueRef mag = LLVMBuildSelect(B, neg, LLVMBuildSub(B, zero, x, ""), x, "");
   LLVMValueRef args[2] = {mag, LLVMConstInt(LLVMInt1TypeInContext(e->ctx), 0, 0)};
@@ -39,6 +43,10 @@ LLVMValueRef pto_emit_int_to_f32_round(PtoEmit *e, PtoRoundMode mode, PtoDType f
   if (mode == PTO_ROUND_ODD) /* an inexact one keeps its last bit set */
     kept = LLVMBuildOr(B, kept, LLVMBuildSelect(B, inexact, unit, zero, ""), "");
   LLVMValueRef r = LLVMBuildUIToFP(B, kept, f32, "");
+  if (from == PTO_DT_U64) /* past 2^64 - 2^40 the magnitude rounds up to 2^64, kept to 0 */
+    r = LLVMBuildSelect(B, LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, kept, zero, ""),
+                                        LLVMBuildICmp(B, LLVMIntNE, mag, zero, ""), ""),
+                        pto_emit_fconst(e, r, 0x1p64), r, "");
   return LLVMBuildSelect(B, neg, LLVMBuildFNeg(B, r, ""), r, "");
 }
 
@@ -48,7 +56,7 @@ LLVMValueRef pto_emit_cast_to_float(PtoEmit *e, PtoSatMode sat, PtoDType from,
   if (pto_emit_is_int(from))
     /* rounded to odd, rounding that again to bf16 is the single rounding
      * of the integer */
-    x = (from == PTO_DT_I32 || from == PTO_DT_U32 || from == PTO_DT_I64) && to == PTO_DT_BF16
+    x = pto_emit_int_past_f32(from) && to == PTO_DT_BF16
             ? pto_emit_int_to_f32_round(e, PTO_ROUND_ODD, from, x)
         : pto_emit_is_uint(from) ? LLVMBuildUIToFP(B, x, f32, "")
                                  : LLVMBuildSIToFP(B, x, f32, "");
@@ -308,7 +316,7 @@ static LLVMValueRef f32_to_f8(PtoEmit *e, PtoCastMode mode, PtoDType to, LLVMVal
 
 LLVMValueRef pto_emit_cast_to_f8(PtoEmit *e, PtoCastMode mode, PtoDType from,
                                  PtoDType to, LLVMValueRef x) {
-  if (from == PTO_DT_I32 || from == PTO_DT_U32 || from == PTO_DT_I64)
+  if (pto_emit_int_past_f32(from))
     /* rounding it again is the single rounding */
     x = pto_emit_int_to_f32_round(e, PTO_ROUND_ODD, from, x);
   else if (pto_emit_is_int(from))

@@ -327,7 +327,7 @@ static bool directed16(PtoRoundMode m, PtoDType from, PtoDType to) {
 /* A directed rounding into f32 of an integer f32 does not hold:
  * pto_emit_int_to_f32_round. */
 static bool directed_int32(PtoRoundMode m, PtoDType from, PtoDType to) {
-  return to == PTO_DT_F32 && (from == PTO_DT_I32 || from == PTO_DT_U32 || from == PTO_DT_I64) &&
+  return to == PTO_DT_F32 && pto_emit_int_past_f32(from) &&
          directed(m);
 }
 
@@ -394,7 +394,7 @@ static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x) {
     LLVMValueRef ax = pto_emit_intrinsic(e, "llvm.fabs", &x, 1);
     LLVMValueRef huge = LLVMBuildFCmp(B, LLVMRealUGE, ax,
                                       pto_emit_fconst(e, x, 0x1p63), "");
-    v = LLVMBuildSelect(B, huge, to == PTO_DT_I64 ? wrap_huge_i64(e, x) : LLVMConstNull(LLVMTypeOf(v)), v, "");
+    v = LLVMBuildSelect(B, huge, LLVMGetIntTypeWidth(ct) == 64 ? wrap_huge_i64(e, x) : LLVMConstNull(LLVMTypeOf(v)), v, "");
     return LLVMBuildTrunc(B, v, ct, "");
   }
   /* integer to integer: the source's value (sign- or zero-extended)
@@ -403,10 +403,16 @@ static LLVMValueRef cast_value(PtoEmit *e, const Ew *w, LLVMValueRef x) {
   unsigned fb = LLVMGetIntTypeWidth(LLVMTypeOf(x)), tb = LLVMGetIntTypeWidth(ct);
   if (w->mode.sat == PTO_SAT_SATURATE && from != to) {
     x = pto_emit_int_widen(e, from, x, i64);
+    LLVMValueRef zero = LLVMConstNull(i64);
+    if (to == PTO_DT_U64) /* holds every value but the negative ones */
+      return LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, x, zero, ""), zero, x, "");
     LLVMValueRef lo = LLVMConstInt(i64, (uint64_t)pto_dtype_int_min(to), 1);
     LLVMValueRef hi = LLVMConstInt(i64, (uint64_t)pto_dtype_int_max(to), 1);
-    x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, x, lo, ""), lo, x, "");
-    x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSGT, x, hi, ""), hi, x, "");
+    /* a ui64 is never below the range, and past 2^63 is above it */
+    if (from != PTO_DT_U64)
+      x = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntSLT, x, lo, ""), lo, x, "");
+    x = LLVMBuildSelect(B, LLVMBuildICmp(B, from == PTO_DT_U64 ? LLVMIntUGT : LLVMIntSGT, x, hi, ""),
+                        hi, x, "");
     return LLVMBuildTrunc(B, x, ct, "");
   }
   return tb < fb ? LLVMBuildTrunc(B, x, ct, "")
@@ -425,8 +431,7 @@ PtoResult pto_emit_cast(PtoEmit *e, PtoCastMode mode, PtoEmitTile dst,
   /* integers wrap or clamp, and some float destinations hold every
    * source value: no rounding for the mode to direct */
   bool exact = (is_int(src.dtype) && is_int(dst.dtype)) || src.dtype == dst.dtype ||
-               (dst.dtype == PTO_DT_F32 && src.dtype != PTO_DT_I32 &&
-                src.dtype != PTO_DT_U32 && src.dtype != PTO_DT_I64) ||
+               (dst.dtype == PTO_DT_F32 && !pto_emit_int_past_f32(src.dtype)) ||
                ((src.dtype == PTO_DT_I8 || src.dtype == PTO_DT_U8) && is_float(dst.dtype)) ||
                /* into an 8-bit float every mode is translated; out of one,
                 * E4M3 and E5M2 fit f16 and bf16, E8M0 bf16 */

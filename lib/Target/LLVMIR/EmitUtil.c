@@ -142,7 +142,8 @@ LLVMTypeRef pto_emit_storage_type(PtoEmit *e, PtoDType dt) {
   case PTO_DT_U16: return LLVMInt16TypeInContext(e->ctx);
   case PTO_DT_I32:
   case PTO_DT_U32: return LLVMInt32TypeInContext(e->ctx);
-  case PTO_DT_I64: return LLVMInt64TypeInContext(e->ctx);
+  case PTO_DT_I64:
+  case PTO_DT_U64: return LLVMInt64TypeInContext(e->ctx);
   case PTO_DT_I8:
   case PTO_DT_U8:
   case PTO_DT_BOOL: return LLVMInt8TypeInContext(e->ctx); /* 0 or 1 */

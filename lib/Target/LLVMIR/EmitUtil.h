@@ -16,7 +16,11 @@ static inline bool pto_emit_is_f8(PtoDType dt) {
   return dt == PTO_DT_F8E4M3 || dt == PTO_DT_F8E5M2 || dt == PTO_DT_F8E8M0;
 }
 static inline bool pto_emit_is_uint(PtoDType dt) {
-  return dt == PTO_DT_U32 || dt == PTO_DT_U16 || dt == PTO_DT_U8;
+  return dt == PTO_DT_U64 || dt == PTO_DT_U32 || dt == PTO_DT_U16 || dt == PTO_DT_U8;
+}
+/* The integers f32 does not hold every value of. */
+static inline bool pto_emit_int_past_f32(PtoDType dt) {
+  return dt == PTO_DT_I32 || dt == PTO_DT_U32 || dt == PTO_DT_I64 || dt == PTO_DT_U64;
 }
 static inline bool pto_emit_is_int(PtoDType dt) {
   return dt == PTO_DT_I64 || dt == PTO_DT_I32 || dt == PTO_DT_I16 || dt == PTO_DT_I8 ||
