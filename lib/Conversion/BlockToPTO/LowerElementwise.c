@@ -174,15 +174,23 @@ static PtoValue *as_tile(PtoContext *ctx, PtoOp *op, unsigned i, PtoType *like) 
   return pto_op_result(build(ctx, op, "pto.texpands", &v, 1, with_elem(ctx, like, t)), 0);
 }
 
-/* Tile `t` filled with v (0 or 1) of its element type. */
+/* Tile `t` filled with v (0 or 1) of its element type. An unsigned type
+ * has no constants (arith's are signless): v is filled in the signless
+ * type of its width and converted, which is exact for 0 and 1. */
 static PtoValue *fill(PtoContext *ctx, PtoOp *at, PtoType *t, int v) {
   PtoBuilder b;
   pto_builder_init(&b, ctx);
   pto_builder_set_before(&b, at);
   PtoType *e = pto_pto_tile_elem(t);
-  PtoValue *c = pto_type_is_float(e) ? pto_arith_build_constant_float(&b, e, v)
-                                     : pto_arith_build_constant_int(&b, e, v);
-  return pto_op_result(build(ctx, at, "pto.texpands", &c, 1, t), 0);
+  if (pto_type_is_float(e)) {
+    PtoValue *c = pto_arith_build_constant_float(&b, e, v);
+    return pto_op_result(build(ctx, at, "pto.texpands", &c, 1, t), 0);
+  }
+  bool unsig = pto_type_int_signedness(e) == PTO_UNSIGNED;
+  PtoType *se = unsig ? pto_type_int(ctx, pto_type_int_width(e)) : e;
+  PtoValue *c = pto_arith_build_constant_int(&b, se, v);
+  PtoValue *f = pto_op_result(build(ctx, at, "pto.texpands", &c, 1, with_elem(ctx, t, se)), 0);
+  return unsig ? pto_op_result(build(ctx, at, "pto.tcvt", &f, 1, t), 0) : f;
 }
 
 static PtoValue *bool_fill(PtoContext *ctx, PtoOp *at, PtoType *mask, bool v) {
