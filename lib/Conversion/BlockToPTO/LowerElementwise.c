@@ -181,6 +181,7 @@ static PtoValue *fill(PtoContext *ctx, PtoOp *at, PtoType *t, int v) {
   PtoBuilder b;
   pto_builder_init(&b, ctx);
   pto_builder_set_before(&b, at);
+  b.loc = pto_op_loc(at);
   PtoType *e = pto_pto_tile_elem(t);
   if (pto_type_is_float(e)) {
     PtoValue *c = pto_arith_build_constant_float(&b, e, v);
@@ -266,6 +267,7 @@ static PtoValue *with_scalar(PtoContext *ctx, PtoOp *at, const char *name,
   PtoBuilder b;
   pto_builder_init(&b, ctx);
   pto_builder_set_before(&b, at);
+  b.loc = pto_op_loc(at);
   PtoType *t = pto_value_type(x);
   PtoValue *ops[2] = {x, pto_arith_build_constant_float(&b, pto_pto_tile_elem(t), s)};
   return pto_op_result(build(ctx, at, name, ops, 2, t), 0);
@@ -318,6 +320,7 @@ static PtoOp *lower_random(PtoContext *ctx, PtoOp *op, PtoType *buffer,
   PtoBuilder b;
   pto_builder_init(&b, ctx);
   pto_builder_set_before(&b, op);
+  b.loc = pto_op_loc(op);
   PtoType *i64 = pto_type_int(ctx, 64);
   PtoValue *ops[2] = {
       pto_arith_build_constant_int(&b, i64, pto_op_attr_int(op, "key", 0)),

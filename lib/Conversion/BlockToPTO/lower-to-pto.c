@@ -293,6 +293,7 @@ static void shift_offset(Lower *L, PtoOp *at, int64_t *off, PtoValue **dyn,
   PtoBuilder b;
   pto_builder_init(&b, L->ctx);
   pto_builder_set_before(&b, at);
+  b.loc = pto_op_loc(at);
   PtoValue *c = pto_arith_build_constant_index(&b, delta);
   *dyn = pto_arith_build_binary(&b, "arith.addi", *dyn, c);
 }
