@@ -1,14 +1,13 @@
-/* The measuring side of bench/jit-kernels: a row softmax as the
- * pto.kernel the PTO level gives it, translated to LLVM IR as
- * pto-translate does (with element-wise fusion, and without for
- * comparison); rms_norm, layer_norm and a matmul written with the
- * instruction-semantics emitters the way the PTO level spells them (tload
- * to a UB tile, vector instructions on it, tstore, streaming as the
- * translation does for outputs this large; the cube's tmov to L0A/L0B,
- * tmatmul_acc along k, L0C out). All JIT-compiled for this host and run
- * on worker threads, each with its own buffers; and the memory floor, a
- * streaming copy of the same bytes on as many threads. Prints one line
- * per figure for run.py; checks its own results. */
+/* The measuring side of bench/jit-kernels: a row softmax, rms_norm and
+ * layer_norm as the pto.kernels the PTO level gives them, translated to
+ * LLVM IR as the JIT's translation does on this host (with element-wise
+ * fusion, and without for comparison); a matmul written with the
+ * instruction-semantics emitters the way the PTO level spells it (the
+ * cube's tmov to L0A/L0B, tmatmul_acc along k, L0C out). All
+ * JIT-compiled for this host and run on worker threads, each with its
+ * own buffers; and the memory floor, a streaming copy of the same bytes
+ * on as many threads. Prints one line per figure for run.py; checks its
+ * own results. */
 #include <llvm-c/Core.h>
 #include <math.h>
 #include <pthread.h>
@@ -84,13 +83,28 @@ static void check(PtoResult r, const PtoError *err) {
   if (pto_failed(r)) die("emit", err->msg);
 }
 
-/* tstore: streaming (as the translation does for outputs of 16 MiB and
- * more) or, with --plain-stores, plain stores for comparison */
-static void tstore(PtoEmit *e, bool stream, PtoEmitTile gm, PtoEmitTile t,
-                   LLVMValueRef rows, LLVMValueRef cols) {
+/* A kernel's text, parsed, translated as pto-translate does (with
+ * element-wise fusion, or without it for comparison) and compiled. */
+static void *translate_kernel(PtoJit *jit, const char *text, const char *name,
+                              bool fuse, double *secs) {
+  PtoContext *ctx = pto_ctx_create();
+  pto_register_all_dialects(ctx);
+  PtoOp *mod = pto_parse_module(ctx, text, strlen(text), NULL);
+  unsigned lanes = strcmp(pto_jit_get_vector_isa(jit), "avx512f") == 0 ? 16 : 8;
+  PtoTranslateOptions o = {.lanes = lanes, .no_fuse = !fuse, .x86 = pto_llvmir_host_is_x86()};
+  char *ll = NULL;
+  if (!mod || pto_failed(pto_op_verify(mod)) ||
+      pto_failed(pto_translate_to_llvmir_with(mod, &o, &ll)))
+    die(name, "the kernel does not translate");
   PtoError err;
-  check(stream ? pto_emit_copy_streaming(e, gm, t, rows, cols, &err)
-               : pto_emit_copy(e, gm, t, rows, cols, &err), &err);
+  PtoJitModule *jm = pto_jit_compile(jit, ll, strlen(ll), &err);
+  pto_free(ll);
+  void *p = jm ? pto_jit_module_lookup(jm, name, &err) : NULL;
+  if (!p) die(name, err.msg);
+  *secs = pto_jit_module_compile_seconds(jm);
+  pto_op_destroy(mod);
+  pto_ctx_destroy(ctx);
+  return p;
 }
 
 /* ---- softmax over rows: the pto.kernel a PyPTO user's softmax lowers
@@ -122,84 +136,85 @@ static SoftmaxFn build_softmax(PtoJit *jit, bool fuse, int64_t rows, int64_t col
            "  %%q = pto.trowexpanddiv %%e, %%s : %s, %s -> %s\n"
            "  pto.tstore %%q, %%Y[%%i, 0] : %s into %s\n}\n",
            g, g, g, x, x, m, x, m, x, x, x, x, sum, x, sum, x, x, g);
-  PtoContext *ctx = pto_ctx_create();
-  pto_register_all_dialects(ctx);
-  PtoOp *mod = pto_parse_module(ctx, text, strlen(text), NULL);
-  unsigned lanes = strcmp(pto_jit_get_vector_isa(jit), "avx512f") == 0 ? 16 : 8;
-  PtoTranslateOptions o = {lanes, {0}, !fuse};
-  char *ll = NULL;
-  if (!mod || pto_failed(pto_op_verify(mod)) ||
-      pto_failed(pto_translate_to_llvmir_with(mod, &o, &ll)))
-    die("softmax", "the kernel does not translate");
-  PtoError err;
-  PtoJitModule *jm = pto_jit_compile(jit, ll, strlen(ll), &err);
-  pto_free(ll);
-  void *p = jm ? pto_jit_module_lookup(jm, "softmax", &err) : NULL;
-  if (!p) die("softmax", err.msg);
-  *secs = pto_jit_module_compile_seconds(jm);
-  pto_op_destroy(mod);
-  pto_ctx_destroy(ctx);
+  void *p = translate_kernel(jit, text, "softmax", fuse, secs);
   SoftmaxFn fn;
   memcpy(&fn, &p, sizeof p);
   return fn;
 }
 
-/* ---- rms_norm and layer_norm over rows, one 1 x cols tile at a time
- * (gamma and beta are [1, cols] tensors, loaded to UB once):
- * void norm(in, out, gamma, beta, ub, r0, r1); rms_norm ignores beta ---- */
+/* ---- rms_norm and layer_norm over rows, one 1 x cols tile per call: the
+ * pto.kernel the PTO level gives a PyPTO user's norm with vector tile
+ * [1, cols] (gamma and beta [1, cols] tensors, loaded by every call),
+ * with its placement:
+ * void rms_norm(ub, x, row, gamma, y, row)
+ * void layer_norm(ub, x, row, gamma, beta, y, row) ---- */
 
-typedef void (*NormFn)(const float *, float *, const float *, const float *,
-                       void *, int64_t, int64_t);
+typedef void (*RmsFn)(void *, const float *, int64_t, const float *, float *, int64_t);
+typedef void (*LayerFn)(void *, const float *, int64_t, const float *, const float *,
+                        float *, int64_t);
 
-static NormFn build_norm(PtoJit *jit, bool stream, bool layer, int64_t cols,
-                         double *secs) {
-  Fn f;
-  const char *name = layer ? "layer_norm" : "rms_norm";
-  fn_begin(&f, jit, name, 5, 2);
-  PtoEmit *e = &f.e;
-  LLVMValueRef in = LLVMGetParam(e->fn, 0), out = LLVMGetParam(e->fn, 1);
-  LLVMValueRef ub = LLVMGetParam(e->fn, 4);
-  LLVMValueRef r0 = LLVMGetParam(e->fn, 5), r1 = LLVMGetParam(e->fn, 6);
-  PtoError err;
-  LLVMValueRef c = pto_emit_i64(e, cols), one = pto_emit_i64(e, 1);
-  LLVMValueRef inv_n = LLVMConstReal(LLVMFloatTypeInContext(e->ctx), 1.0 / (double)cols);
-  LLVMValueRef eps = LLVMConstReal(LLVMFloatTypeInContext(e->ctx), 1e-5);
-  /* UB: x, its squares, gamma, beta (each 1 x cols), then two 1 x 1 */
-  PtoEmitTile t[6];
-  for (int i = 0; i < 6; i++)
-    t[i] = pto_emit_tile(e, ub, pto_emit_i64(e, i * cols * 4 + (i > 4 ? 64 : 0)),
-                         i < 4 ? c : one, PTO_DT_F32);
-  PtoEmitTile x = t[0], sq = t[1], g = t[2], bt = t[3], s = t[4], v = t[5];
-  PtoEmitTile zero_at = pto_emit_tile(e, LLVMGetParam(e->fn, 2), pto_emit_i64(e, 0), c, PTO_DT_F32);
-  check(pto_emit_copy(e, g, zero_at, one, c, &err), &err);            /* tload gamma */
-  if (layer) {
-    zero_at = pto_emit_tile(e, LLVMGetParam(e->fn, 3), pto_emit_i64(e, 0), c, PTO_DT_F32);
-    check(pto_emit_copy(e, bt, zero_at, one, c, &err), &err);         /* tload beta */
-  }
-  PtoEmitLoop l;
-  pto_emit_loop_begin(e, &l, r0, r1, 1, 0, NULL);
-  LLVMValueRef off = LLVMBuildMul(e->b, l.iv, pto_emit_i64(e, cols * 4), "");
-  check(pto_emit_copy(e, x, pto_emit_tile(e, in, off, c, PTO_DT_F32), one, c, &err), &err);
-  if (layer) { /* x -= mean(x) */
-    check(pto_emit_row_reduce(e, PTO_EMIT_RED_SUM, s, x, one, c, &err), &err);
-    check(pto_emit_binary_scalar(e, PTO_EMIT_BIN_MUL, s, s, inv_n, one, one, &err), &err);
-    check(pto_emit_row_expand(e, PTO_EMIT_BIN_SUB, x, x, s, one, c, &err), &err);
-  }
-  /* x *= rsqrt(mean(x^2) + eps) */
-  check(pto_emit_binary(e, PTO_EMIT_BIN_MUL, sq, x, x, one, c, &err), &err);
-  check(pto_emit_row_reduce(e, PTO_EMIT_RED_SUM, v, sq, one, c, &err), &err);
-  check(pto_emit_binary_scalar(e, PTO_EMIT_BIN_MUL, v, v, inv_n, one, one, &err), &err);
-  check(pto_emit_binary_scalar(e, PTO_EMIT_BIN_ADD, v, v, eps, one, one, &err), &err);
-  check(pto_emit_unary(e, PTO_EMIT_UN_RSQRT, v, v, one, one, &err), &err);
-  check(pto_emit_row_expand(e, PTO_EMIT_BIN_MUL, x, x, v, one, c, &err), &err);
-  check(pto_emit_binary(e, PTO_EMIT_BIN_MUL, x, x, g, one, c, &err), &err);
-  if (layer) check(pto_emit_binary(e, PTO_EMIT_BIN_ADD, x, x, bt, one, c, &err), &err);
-  tstore(e, stream, pto_emit_tile(e, out, off, c, PTO_DT_F32), x, one, c);
-  pto_emit_loop_end(e, &l);
-  void *p = fn_finish(&f, jit, name, secs);
-  NormFn fn;
-  memcpy(&fn, &p, sizeof p);
-  return fn;
+static void *build_norm(PtoJit *jit, bool fuse, bool layer, int64_t rows, int64_t cols,
+                        double *secs) {
+  long long R = rows, C = cols, T = cols * 4; /* a row tile's bytes */
+  char g[64], v[64], x[64];
+  snprintf(g, sizeof g, "tensor<%lldx%lldxf32>", R, C);
+  snprintf(v, sizeof v, "tensor<1x%lldxf32>", C);
+  snprintf(x, sizeof x, "tile<1x%lldxf32, vec, offset", C);
+  char text[8192];
+  if (!layer) /* x, gamma, x*x / r, s and its scalars, x*r */
+    snprintf(text, sizeof text,
+             "pto.kernel vector @rms_norm(%%X: %s, %%i: index, %%G: %s, %%Y: %s, %%j: index) {\n"
+             "  %%eps = arith.constant 1.000000e-05 : f32\n"
+             "  %%inv = arith.constant %.9e : f32\n"
+             "  %%x = pto.tload %%X[%%i, 0] : %s -> !pto.%s = 0>\n"
+             "  %%g = pto.tload %%G[0, 0] : %s -> !pto.%s = %lld>\n"
+             "  pto.set_flag MTE2 -> V, 0\n"
+             "  pto.wait_flag MTE2 -> V, 0\n"
+             "  %%q = pto.tmul %%x, %%x : !pto.%s = 0> -> !pto.%s = %lld>\n"
+             "  %%s = pto.trowsum %%q : !pto.%s = %lld> -> !pto.tile<1x1xf32, vec, offset = %lld>\n"
+             "  %%m = pto.tmuls %%s, %%inv : !pto.tile<1x1xf32, vec, offset = %lld>, f32 -> !pto.tile<1x1xf32, vec, offset = %lld>\n"
+             "  %%e = pto.tadds %%m, %%eps : !pto.tile<1x1xf32, vec, offset = %lld>, f32 -> !pto.tile<1x1xf32, vec, offset = %lld>\n"
+             "  %%r = pto.trsqrt %%e : !pto.tile<1x1xf32, vec, offset = %lld> -> !pto.tile<1x1xf32, vec, offset = %lld>\n"
+             "  %%n = pto.trowexpandmul %%x, %%r : !pto.%s = 0>, !pto.tile<1x1xf32, vec, offset = %lld> -> !pto.%s = %lld>\n"
+             "  %%y = pto.tmul %%n, %%g : !pto.%s = %lld>, !pto.%s = %lld> -> !pto.%s = 0>\n"
+             "  pto.set_flag V -> MTE3, 0\n"
+             "  pto.wait_flag V -> MTE3, 0\n"
+             "  pto.tstore %%y, %%Y[%%j, 0] : !pto.%s = 0> into %s\n}\n",
+             g, v, g, 1.0 / (double)cols, g, x, v, x, T, x, x, 2 * T, x, 2 * T, 3 * T,
+             3 * T, 2 * T, 2 * T, 2 * T + 32, 2 * T + 32, 2 * T, x, 2 * T, x,
+             2 * T + 32, x, 2 * T + 32, x, T, x, x, g);
+  else /* x, gamma, beta, then the sums and scalars, x - mean */
+    snprintf(text, sizeof text,
+             "pto.kernel vector @layer_norm(%%X: %s, %%i: index, %%G: %s, %%B: %s, %%Y: %s, %%j: index) {\n"
+             "  %%eps = arith.constant 1.000000e-05 : f32\n"
+             "  %%inv = arith.constant %.9e : f32\n"
+             "  %%x = pto.tload %%X[%%i, 0] : %s -> !pto.%s = 0>\n"
+             "  %%g = pto.tload %%G[0, 0] : %s -> !pto.%s = %lld>\n"
+             "  %%b = pto.tload %%B[0, 0] : %s -> !pto.%s = %lld>\n"
+             "  pto.set_flag MTE2 -> V, 0\n"
+             "  pto.wait_flag MTE2 -> V, 0\n"
+             "  %%s = pto.trowsum %%x : !pto.%s = 0> -> !pto.tile<1x1xf32, vec, offset = %lld>\n"
+             "  %%m = pto.tmuls %%s, %%inv : !pto.tile<1x1xf32, vec, offset = %lld>, f32 -> !pto.tile<1x1xf32, vec, offset = %lld>\n"
+             "  %%c = pto.trowexpandsub %%x, %%m : !pto.%s = 0>, !pto.tile<1x1xf32, vec, offset = %lld> -> !pto.%s = %lld>\n"
+             "  %%q = pto.tmul %%c, %%c : !pto.%s = %lld> -> !pto.%s = 0>\n"
+             "  %%v = pto.trowsum %%q : !pto.%s = 0> -> !pto.tile<1x1xf32, vec, offset = %lld>\n"
+             "  %%vm = pto.tmuls %%v, %%inv : !pto.tile<1x1xf32, vec, offset = %lld>, f32 -> !pto.tile<1x1xf32, vec, offset = %lld>\n"
+             "  %%ve = pto.tadds %%vm, %%eps : !pto.tile<1x1xf32, vec, offset = %lld>, f32 -> !pto.tile<1x1xf32, vec, offset = %lld>\n"
+             "  %%r = pto.trsqrt %%ve : !pto.tile<1x1xf32, vec, offset = %lld> -> !pto.tile<1x1xf32, vec, offset = %lld>\n"
+             "  %%n = pto.trowexpandmul %%c, %%r : !pto.%s = %lld>, !pto.tile<1x1xf32, vec, offset = %lld> -> !pto.%s = 0>\n"
+             "  %%ng = pto.tmul %%n, %%g : !pto.%s = 0>, !pto.%s = %lld> -> !pto.%s = %lld>\n"
+             "  %%y = pto.tadd %%ng, %%b : !pto.%s = %lld>, !pto.%s = %lld> -> !pto.%s = 0>\n"
+             "  pto.set_flag V -> MTE3, 0\n"
+             "  pto.wait_flag V -> MTE3, 0\n"
+             "  pto.tstore %%y, %%Y[%%j, 0] : !pto.%s = 0> into %s\n}\n",
+             g, v, v, g, 1.0 / (double)cols, g, x, v, x, T, v, x, 2 * T,
+             x, 3 * T, 3 * T, 3 * T + 32, x, 3 * T + 32, x, 3 * T + 64,
+             x, 3 * T + 64, x, x, 3 * T, 3 * T, 3 * T + 32, 3 * T + 32, 3 * T,
+             3 * T, 3 * T + 32, x, 3 * T + 64, 3 * T + 32, x,
+             x, x, T, x, 3 * T,
+             x, 3 * T, x, 2 * T, x, x, g);
+  (void)R;
+  return translate_kernel(jit, text, layer ? "layer_norm" : "rms_norm", fuse, secs);
 }
 
 /* ---- matmul: void mm(A, B, C, l0a, l0b, l0c, i0, j0) for one mt x nt
@@ -259,7 +274,8 @@ typedef struct Job {
   int kind, id, nthreads;
   /* softmax, and the norms (kind 3) */
   SoftmaxFn softmax;
-  NormFn norm;
+  void *norm; /* RmsFn or LayerFn */
+  bool layer;
   const float *in, *gamma, *beta;
   float *out;
   int64_t rows, cols, tr;
@@ -294,7 +310,15 @@ static void *run_job(void *arg) {
       r1 = r0 + per < j->rows ? r0 + per : j->rows;
       for (int64_t r = r0; r < r1; r += j->tr) j->softmax(j->buf, j->in, j->out, r);
     }
-    if (r0 < r1 && j->kind == 3) j->norm(j->in, j->out, j->gamma, j->beta, j->buf, r0, r1);
+    if (j->kind == 3 && j->layer) {
+      LayerFn f;
+      memcpy(&f, &j->norm, sizeof f);
+      for (int64_t r = r0; r < r1; r++) f(j->buf, j->in, r, j->gamma, j->beta, j->out, r);
+    } else if (j->kind == 3) {
+      RmsFn f;
+      memcpy(&f, &j->norm, sizeof f);
+      for (int64_t r = r0; r < r1; r++) f(j->buf, j->in, r, j->gamma, j->out, r);
+    }
   } else if (j->kind == 1) {
     char *b = j->buf;
     int64_t tiles_n = j->N / j->nt, tiles = ((j->M + j->mt - 1) / j->mt) * tiles_n;
@@ -357,17 +381,15 @@ static float rnd(void) {
 int main(int argc, char **argv) {
   int64_t rows = 4096, cols = 4096, tr = 4, mmn = 1024;
   int reps = 5, nthreads = 2;
-  bool stream = true;
   for (int i = 1; i < argc; i += 2) {
     int64_t v = i + 1 < argc ? atoll(argv[i + 1]) : 0;
     if (!strcmp(argv[i], "--rows")) rows = v;
     else if (!strcmp(argv[i], "--cols")) cols = v;
     else if (!strcmp(argv[i], "--tile-rows")) tr = v;
-    else if (!strcmp(argv[i], "--plain-stores")) stream = false, i--;
     else if (!strcmp(argv[i], "--matmul")) mmn = v;
     else if (!strcmp(argv[i], "--reps")) reps = (int)v;
     else if (!strcmp(argv[i], "--threads")) nthreads = (int)v;
-    else die("usage", "jit-kernels [--rows R] [--cols C] [--tile-rows T] [--plain-stores] "
+    else die("usage", "jit-kernels [--rows R] [--cols C] [--tile-rows T] "
                       "[--matmul N] [--reps K] [--threads T]");
   }
   if (rows < 1 || cols < 1 || tr < 1 || mmn < 128 || mmn % 128 || reps < 1 ||
@@ -422,10 +444,11 @@ int main(int argc, char **argv) {
     gamma[c] = 1.0f + 0.5f * rnd();
     beta[c] = rnd();
   }
-  for (int layer = 0; layer < 2; layer++) {
+  for (int k = 0; k < 4; k++) { /* rms fused, unfused, layer fused, unfused */
+    bool layer = k >= 2, fuse = k % 2 == 0;
     Job jn = {.kind = 3, .in = in, .out = out, .gamma = gamma, .beta = beta,
-              .rows = rows, .cols = cols};
-    jn.norm = build_norm(jit, stream, layer, cols, &csec);
+              .rows = rows, .cols = cols, .layer = layer};
+    jn.norm = build_norm(jit, fuse, layer, rows, cols, &csec);
     memset(out, 0, n * 4);
     t = best_of(&jn, nthreads, bufs, reps);
     maxerr = 0;
@@ -443,8 +466,9 @@ int main(int argc, char **argv) {
         maxerr = fmax(maxerr, fabs(out[r * cols + c] - want));
       }
     }
-    printf("%s %lldx%lld tile 1x%lld compile %.6f run %.6f cpu %.6f "
-           "maxabserr %.3g\n", layer ? "layer_norm" : "rms_norm", (long long)rows,
+    printf("%s%s %lldx%lld tile 1x%lld compile %.6f run %.6f cpu %.6f "
+           "maxabserr %.3g\n", layer ? "layer_norm" : "rms_norm", fuse ? "" : "_nofuse",
+           (long long)rows,
            (long long)cols, (long long)cols, csec, t.wall, t.cpu, maxerr);
     if (!(maxerr < 1e-4)) die(layer ? "layer_norm" : "rms_norm", "wrong results");
   }

@@ -7,10 +7,12 @@ numpy and against the machine's own limits, measured in the same run:
     trowexpandsub, texp, trowsum, trowexpanddiv, tstore) translated as
     pto-translate does, with element-wise fusion and, for comparison,
     without (--no-fuse), called per tile on 2 threads;
-  - rms_norm and layer_norm of the same matrix, one 1x4096 tile at a time
-    with gamma and beta as [1, 4096] tiles loaded once (tmul, trowsum,
-    tmuls, tadds, trsqrt, trowexpandmul; layer_norm first subtracts the
-    row mean, and adds beta at the end), on 2 threads;
+  - rms_norm and layer_norm of the same matrix: the pto.kernel the PTO
+    level gives each with vector tile [1, 4096] (tload of the row and of
+    gamma (and beta) to UB, tmul, trowsum, tmuls, tadds, trsqrt,
+    trowexpandmul, tmul by gamma; layer_norm first subtracts the row mean
+    and adds beta at the end; tstore), translated the same way, with and
+    without fusion, called per row on 2 threads;
   - each against numpy and against the memory floor, a 2-thread streaming
     copy of the same bytes (one read and one write of the matrix);
   - matmul 1024^3 f32 (tmov of 96x128 / 128x128 tiles to L0A / L0B,
@@ -120,20 +122,17 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--tile-rows", type=int, default=4,
                     help="rows of the softmax's tiles")
-    ap.add_argument("--plain-stores", action="store_true",
-                    help="the norms' tstore with plain stores instead of "
-                         "streaming ones, for comparison (the softmax's "
-                         "stores are the translation's)")
     ap.add_argument("--no-check", action="store_true",
                     help="report only; do not fail on missed targets")
     args = ap.parse_args()
 
     ours = {}
+    # without the JIT's disk cache, so that the compile times are LLVM's
+    cold = dict(os.environ, PTO_JIT_CACHE="0")
     for line in run([args.pto_bench, "--rows", str(args.rows), "--cols",
                      str(args.cols), "--matmul", str(args.matmul), "--reps",
-                     str(args.reps), "--tile-rows", str(args.tile_rows)]
-                    + (["--plain-stores"] if args.plain_stores else [])
-                    ).splitlines():
+                     str(args.reps), "--tile-rows", str(args.tile_rows)],
+                    env=cold).splitlines():
         f = line.split()
         ours[f[0]] = f
     env = dict(os.environ)
@@ -151,9 +150,8 @@ def main():
         peer[k] = v
 
     isa = ours["isa"]
-    print("jit-kernels: %s (%s), %s threads, best of %d runs each%s"
-          % (isa[1], isa[3], isa[5], args.reps,
-             ", plain stores" if args.plain_stores else ""))
+    print("jit-kernels: %s (%s), %s threads, best of %d runs each"
+          % (isa[1], isa[3], isa[5], args.reps))
     copy = ours["copy"]
     floor = field(copy, "run")
     print("memory floor  %8.2f ms   (2-thread copy of %s bytes; CPU %.2f ms)"
@@ -168,8 +166,8 @@ def main():
               "floor   (CPU per thread %.2f ms, %3.0f%% of the floor's)"
               % (t * 1e3, np_t / t, 100 * shares[k], cpu * 1e3,
                  100 * field(copy, "cpu") / cpu))
-        if k == "softmax":
-            u = ours["softmax_nofuse"]
+        if k + "_nofuse" in ours:
+            u = ours[k + "_nofuse"]
             ut, ucpu = field(u, "run"), field(u, "cpu")
             print("  --no-fuse     %8.2f ms   %5.1fx numpy   %3.0f%% of the memory "
                   "floor   (CPU per thread %.2f ms; fused/unfused CPU %.2f)"

@@ -142,6 +142,14 @@ typedef struct PtoTranslateOptions {
   /* Each vector instruction as its own loop nest, as before element-wise
    * fusion (docs/jit.md, "Fusion"); the results are the same bits. */
   bool no_fuse;
+  /* The IR is for an x86-64 target (the JIT on such a host): it may call
+   * x86 intrinsics where they beat the target-neutral form. Today one: a
+   * kernel's streaming stores are ordered by an SFENCE
+   * (llvm.x86.sse.sfence), where the target-neutral seq_cst fence is an
+   * MFENCE on x86, which also waits for every store to drain and holds
+   * back later loads (docs/jit.md, "Streaming stores"). Off: IR any
+   * LLVM target compiles. */
+  bool x86;
 } PtoTranslateOptions;
 
 /* pto_translate_to_llvmir with options (NULL: the defaults);
@@ -153,6 +161,9 @@ PtoResult pto_translate_to_llvmir_with(PtoOp *module,
 /* The f32 lanes of this host's widest vectors LLVM reports: 16 with
  * AVX-512 (avx512f), else 8. */
 unsigned pto_llvmir_host_lanes(void);
+/* Whether this host is x86-64 (LLVM's default target triple), for
+ * PtoTranslateOptions.x86. */
+bool pto_llvmir_host_is_x86(void);
 
 #ifdef __cplusplus
 }

@@ -380,7 +380,7 @@ static PtoResult compile(PtoHostProgram *p, PtoOp *module, const PtoPlatform *pl
   unsigned lanes = strcmp(pto_jit_get_vector_isa(p->jit), "avx512f") ? 8 : 16;
   char *ll = NULL;
   /* the platform's buffers: the runtime gives each core an image of them */
-  PtoTranslateOptions topts = {.lanes = lanes};
+  PtoTranslateOptions topts = {.lanes = lanes, .x86 = pto_llvmir_host_is_x86()};
   for (unsigned s = 0; s < PTO_MEM_SPACE_COUNT; s++)
     topts.buffer_bytes[s] = plat->buffers[s].size_bytes;
   if (pto_translate_to_llvmir_with(module, &topts, &ll) != PTO_SUCCESS) return PTO_FAILURE;

@@ -22,7 +22,7 @@ typedef struct TrOptions {
   PtoTranslateOptions llvmir;
 } TrOptions;
 
-enum { TR_OUTPUT, TR_TO_LLVMIR, TR_MAX_INPUT_BYTES, TR_LANES, TR_PLATFORM, TR_NO_FUSE };
+enum { TR_OUTPUT, TR_TO_LLVMIR, TR_MAX_INPUT_BYTES, TR_LANES, TR_PLATFORM, TR_NO_FUSE, TR_ARCH };
 
 static const PtoToolArg tr_args[] = {
     {PTO_TOOL_ARG_SECTION, "TRANSLATIONS", NULL, NULL, NULL, 0},
@@ -38,6 +38,10 @@ static const PtoToolArg tr_args[] = {
     {PTO_TOOL_ARG_VALUE, "--platform", NULL, "--platform <name|file.xml>",
      "Check every tile against this platform's buffers (default a2a3)",
      TR_PLATFORM},
+    {PTO_TOOL_ARG_VALUE, "--target-arch", NULL, "--target-arch <generic|x86-64|host>",
+     "Architecture whose intrinsics the IR may call (default generic: IR any "
+     "LLVM target compiles; x86-64: SFENCE after streaming stores)",
+     TR_ARCH},
     {PTO_TOOL_ARG_FLAG, "--no-fuse", NULL, NULL,
      "Each vector instruction as its own loop nest (no element-wise fusion)",
      TR_NO_FUSE},
@@ -65,6 +69,14 @@ static int tr_option(void *user, int id, const char *a, const char *v) {
     else
       return pto_tool_usage_error(o->tool, "invalid --vector-lanes '%s': expected "
                                   "8, 16 or host", v);
+    break;
+  case TR_ARCH:
+    if (strcmp(v, "host") == 0) o->llvmir.x86 = pto_llvmir_host_is_x86();
+    else if (strcmp(v, "generic") == 0 || strcmp(v, "x86-64") == 0)
+      o->llvmir.x86 = strcmp(v, "x86-64") == 0;
+    else
+      return pto_tool_usage_error(o->tool, "invalid --target-arch '%s': expected "
+                                  "generic, x86-64 or host", v);
     break;
   case TR_PLATFORM: {
     PtoPlatform p;
@@ -131,7 +143,7 @@ static int translate(TrOptions *o, PtoContext *ctx) {
 
 int pto_translate_main(int argc, char **argv, const char *tool,
                        PtoRegisterFn register_fn) {
-  TrOptions o = {tool, NULL, NULL, false, PTO_DEFAULT_MAX_INPUT_BYTES, {0, {0}, false}};
+  TrOptions o = {.tool = tool, .max_input_bytes = PTO_DEFAULT_MAX_INPUT_BYTES};
   PtoToolCommandLine cl = {tool, tr_header, tr_args, PTO_ARRAY_SIZE(tr_args),
                            tr_option, tr_positional, NULL, NULL};
   int rc = pto_tool_parse_args(&cl, argc, argv, &o);

@@ -200,7 +200,7 @@ static uint8_t ub_[SLOT_BYTES * 8];
  * (rows x 1) filled. NULL text on a failure, reported. */
 static char *run(PtoOp *m, unsigned lanes, bool fuse, unsigned ty, int64_t r,
                  int64_t c, void *const *in, void *o, void *p) {
-  PtoTranslateOptions opts = {lanes, {0}, !fuse};
+  PtoTranslateOptions opts = {.lanes = lanes, .no_fuse = !fuse};
   char *ll = NULL;
   if (pto_failed(pto_translate_to_llvmir_with(m, &opts, &ll))) return NULL;
   const char *entry = "define void @entry(i8** %a) {\n"

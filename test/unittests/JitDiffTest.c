@@ -1991,7 +1991,7 @@ TEST(lanes_from_the_host) {
   CHECK(m && pto_failed(pto_translate_to_llvmir(m, 12, &ll)) && !ll);
   CHECK(diag_capture_has(&dc, "error: 'builtin.module' op cannot translate for 12 f32 lanes: 8 or 16 (AVX-512)"));
   /* a buffer smaller than the tile: refused at the tload */
-  PtoTranslateOptions o = {16, {128, 0, 0, 0, 0}, false};
+  PtoTranslateOptions o = {.lanes = 16, .buffer_bytes = {128, 0, 0, 0, 0}};
   CHECK(m && pto_failed(pto_translate_to_llvmir_with(m, &o, &ll)) && !ll);
   CHECK(diag_capture_has(&dc, "-:2:3: error: 'pto.tload' op tile '!pto.tile<8x8xf32, vec, "
                               "offset = 0>' occupies bytes [0, 256) of vec, which has 128 bytes"));

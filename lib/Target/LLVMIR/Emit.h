@@ -23,6 +23,8 @@ typedef struct PtoEmit {
   /* f32 lanes of the explicit vectors the reductions and the matmul
    * micro-kernel use: 8 (AVX, AVX2) or 16 (AVX-512). */
   unsigned lanes;
+  /* x86-64 intrinsics allowed (PtoTranslateOptions.x86) */
+  bool x86;
   /* The kernel's fault record (an i64*, pto/LLVMIR.h) when it has an
    * instruction that can fail at run time, else NULL: such an emitter
    * then checks its indices, and on a bad one writes the record, tagged
@@ -149,6 +151,11 @@ PtoResult pto_emit_layout(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
 PtoResult pto_emit_copy_streaming(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
                                   LLVMValueRef rows, LLVMValueRef cols,
                                   PtoError *err);
+/* The fence after streaming stores: they are not ordered with later
+ * stores, so it makes them visible before whatever says the kernel is
+ * done. A seq_cst fence, or on x86 (e->x86) an SFENCE, which orders the
+ * stores without holding back later loads as the MFENCE does. */
+void pto_emit_streaming_fence(PtoEmit *e);
 
 /* values[r][0..k) and indices[r][0..k) (i32 columns) = the k largest
  * (smallest) elements of each row of src, sorted, bit for bit: equal
@@ -228,7 +235,10 @@ PtoResult pto_emit_fused(PtoEmit *e, const PtoEmitStep *steps, unsigned n,
                          PtoError *err);
 
 /* The f32 functions on a float or a vector of floats, as straight-line
- * code (no calls, no branches) that vectorises. Accuracy against the
+ * code (no calls, no branches) that vectorises; exp of an explicit
+ * vector (a fused run's) branches once, to a shorter form when every
+ * lane's result is a normal float reached by one scaling (the same
+ * bits; EmitTest.c checks it). Accuracy against the
  * correctly rounded result, measured by test/unittests/EmitTest.c over
  * every float class: exp, log and tanh within 2 ulp (denormal results of
  * exp: within 1 ulp of the smallest denormal); sqrt exact; rsqrt 1 ulp. */

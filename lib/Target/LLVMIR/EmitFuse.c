@@ -197,6 +197,6 @@ PtoResult pto_emit_fused(PtoEmit *e, const PtoEmitStep *st, unsigned n,
   pto_emit_loop_end(e, &lr);
   pto_emit_loop_keep_rolled(e, &lr);
   /* as after pto_emit_copy_streaming: visible before the kernel is done */
-  if (nt) LLVMBuildFence(B, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+  if (nt) pto_emit_streaming_fence(e);
   return PTO_SUCCESS;
 }

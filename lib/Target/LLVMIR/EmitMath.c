@@ -52,7 +52,9 @@ static const double LOG2E = 1.44269504088896340736,
                     SQRT1_2 = 0.70710678118654752440;
 static const double LN2_HI = 0.693359375, LN2_LO = -2.12194440e-4;
 
-LLVMValueRef pto_emit_exp_f32(PtoEmit *e, LLVMValueRef x) {
+/* e^r = 1 + r + r^2 P(r) for the reduced argument r = x - n ln2 (fn is
+ * n as a float) */
+static LLVMValueRef exp_reduced(PtoEmit *e, LLVMValueRef x, LLVMValueRef fn) {
   /* A minimax fit of (e^r - 1 - r) / r^2 on [-ln2/2, ln2/2], relative
    * error of e^r below 0.06 ulp before rounding (Cephes's P has one more
    * term for no measurable gain: both stay within 1 ulp; every constant
@@ -60,9 +62,21 @@ LLVMValueRef pto_emit_exp_f32(PtoEmit *e, LLVMValueRef x) {
   static const double p[] = {1.3814539415761828e-3, 8.36874544620514e-3,
                              4.166838899254799e-2, 1.666652113199234e-1,
                              4.999999403953552e-1};
-  /* 1.5 * 2^23: adding it rounds a float below 2^22 in magnitude to an
-   * integer (to nearest even, as rint), which its low bits then hold */
-  static const double MAGIC = 12582912.0;
+  LLVMValueRef r = fma3(e, fn, fc(e, x, -LN2_HI), x);
+  r = fma3(e, fn, fc(e, x, -LN2_LO), r);
+  LLVMValueRef z = LLVMBuildFMul(B, r, r, "");
+  LLVMValueRef y = horner(e, r, p, 5);
+  y = fma3(e, y, z, r);
+  return LLVMBuildFAdd(B, y, fc(e, x, 1.0), "");
+}
+
+/* 1.5 * 2^23: adding it rounds a float below 2^22 in magnitude to an
+ * integer (to nearest even, as rint), which its low bits then hold */
+static const double MAGIC = 12582912.0;
+
+/* e^x for every x (NaN, infinities, results that overflow or are
+ * denormal). */
+static LLVMValueRef exp_any(PtoEmit *e, LLVMValueRef x) {
   LLVMTypeRef fty = LLVMTypeOf(x);
   LLVMTypeRef ity = i32_like(e, x);
   /* Beyond [-104, 89] the result is 0 or +inf already; clamping keeps n
@@ -78,20 +92,52 @@ LLVMValueRef pto_emit_exp_f32(PtoEmit *e, LLVMValueRef x) {
   LLVMValueRef n = LLVMBuildSub(B, LLVMBuildBitCast(B, t, ity, ""),
                                 ic(e, x, 0x4b400000), "");
   /* exact, and one constant fewer than t - MAGIC */
-  LLVMValueRef fn = LLVMBuildSIToFP(B, n, fty, "");
-  LLVMValueRef r = fma3(e, fn, fc(e, x, -LN2_HI), xc);
-  r = fma3(e, fn, fc(e, x, -LN2_LO), r);
-  /* e^r = 1 + r + r^2 P(r) */
-  LLVMValueRef z = LLVMBuildFMul(B, r, r, "");
-  LLVMValueRef y = horner(e, r, p, 5);
-  y = fma3(e, y, z, r);
-  y = LLVMBuildFAdd(B, y, fc(e, x, 1.0), "");
+  LLVMValueRef y = exp_reduced(e, xc, LLVMBuildSIToFP(B, n, fty, ""));
   /* times 2^n in two steps, 2^(n/2) each, so that results near the top
    * overflow to inf and those below 2^-126 round once into a denormal */
   LLVMValueRef n1 = LLVMBuildAShr(B, n, ic(e, n, 1), "");
   LLVMValueRef n2 = LLVMBuildSub(B, n, n1, "");
   y = LLVMBuildFMul(B, y, pow2i(e, n1, fty), "");
   return LLVMBuildFMul(B, y, pow2i(e, n2, fty), "");
+}
+
+LLVMValueRef pto_emit_exp_f32(PtoEmit *e, LLVMValueRef x) {
+  if (!pto_emit_lanes_of(x)) return exp_any(e, x);
+  /* A vector whose every n = rint(x log2 e) lies in [-126, 127] (|x| up
+   * to about 87, every lane of a softmax's exp) needs no clamp, and 2^n
+   * is one normal float: y 2^n in one product, which rounds where
+   * exp_any's second product does (y 2^n1 is exact), so the bits are
+   * exp_any's. Other vectors take exp_any, behind a branch that a
+   * tile's loop predicts. NaN, the infinities and every x past the
+   * magic constant's range give an n far outside [-126, 127]. */
+  LLVMTypeRef fty = LLVMTypeOf(x);
+  LLVMTypeRef ity = i32_like(e, x);
+  LLVMValueRef t = fma3(e, x, fc(e, x, LOG2E), fc(e, x, MAGIC));
+  LLVMValueRef n = LLVMBuildSub(B, LLVMBuildBitCast(B, t, ity, ""),
+                                ic(e, x, 0x4b400000), "");
+  LLVMValueRef in = LLVMBuildICmp(B, LLVMIntULE, LLVMBuildAdd(B, n, ic(e, n, 126), ""),
+                                  ic(e, n, 253), "");
+  LLVMValueRef all = pto_emit_intrinsic(e, "llvm.vector.reduce.and", &in, 1);
+  LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "exp.fast");
+  LLVMBasicBlockRef any = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "exp.any");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "exp.join");
+  LLVMBuildCondBr(B, all, fast, any);
+  LLVMPositionBuilderAtEnd(B, fast);
+  /* t - MAGIC is n exactly */
+  LLVMValueRef yf = exp_reduced(e, x, LLVMBuildFSub(B, t, fc(e, x, MAGIC), ""));
+  yf = LLVMBuildFMul(B, yf, pow2i(e, n, fty), "");
+  LLVMBasicBlockRef fast_end = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, any);
+  LLVMValueRef ya = exp_any(e, x);
+  LLVMBasicBlockRef any_end = LLVMGetInsertBlock(B);
+  LLVMBuildBr(B, join);
+  LLVMPositionBuilderAtEnd(B, join);
+  LLVMValueRef phi = LLVMBuildPhi(B, fty, "");
+  LLVMValueRef vals[2] = {yf, ya};
+  LLVMBasicBlockRef from[2] = {fast_end, any_end};
+  LLVMAddIncoming(phi, vals, from, 2);
+  return phi;
 }
 
 LLVMValueRef pto_emit_log_f32(PtoEmit *e, LLVMValueRef x) {

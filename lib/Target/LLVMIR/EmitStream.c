@@ -81,8 +81,16 @@ PtoResult pto_emit_copy_streaming(PtoEmit *e, PtoEmitTile dst, PtoEmitTile src,
   copy_bytes(e, dp, sp, body_end, nbytes);
   pto_emit_loop_end(e, &lr);
   pto_emit_loop_keep_rolled(e, &lr);
-  /* streaming stores are not ordered with later ones: a full fence makes
-   * them visible before whatever says the kernel is done */
-  LLVMBuildFence(B, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+  pto_emit_streaming_fence(e);
   return PTO_SUCCESS;
+}
+
+void pto_emit_streaming_fence(PtoEmit *e) {
+  if (!e->x86) {
+    LLVMBuildFence(B, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+    return;
+  }
+  unsigned id = LLVMLookupIntrinsicID("llvm.x86.sse.sfence", 19);
+  LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->mod, id, NULL, 0);
+  LLVMBuildCall2(B, LLVMIntrinsicGetType(e->ctx, id, NULL, 0), fn, NULL, 0, "");
 }

@@ -888,8 +888,15 @@ unsigned pto_llvmir_host_lanes(void) {
   return lanes;
 }
 
+bool pto_llvmir_host_is_x86(void) {
+  char *t = LLVMGetDefaultTargetTriple();
+  bool x86 = t && strncmp(t, "x86_64", 6) == 0;
+  LLVMDisposeMessage(t);
+  return x86;
+}
+
 PtoResult pto_translate_to_llvmir(PtoOp *module, unsigned lanes, char **out) {
-  PtoTranslateOptions o = {lanes, {0}, false};
+  PtoTranslateOptions o = {.lanes = lanes};
   return pto_translate_to_llvmir_with(module, &o, out);
 }
 
@@ -897,7 +904,7 @@ PtoResult pto_translate_to_llvmir_with(PtoOp *module,
                                        const PtoTranslateOptions *opts,
                                        char **out) {
   *out = NULL;
-  static const PtoTranslateOptions defaults = {0, {0}, false};
+  static const PtoTranslateOptions defaults = {.lanes = 0};
   static const uint64_t a2a3[PTO_BUF_NUM_SPACES] = {192 << 10, 512 << 10, 64 << 10,
                                                     64 << 10, 128 << 10};
   if (!opts) opts = &defaults;
@@ -913,6 +920,7 @@ PtoResult pto_translate_to_llvmir_with(PtoOp *module,
   t.e.mod = LLVMModuleCreateWithNameInContext("pto", t.e.ctx);
   t.e.b = LLVMCreateBuilderInContext(t.e.ctx);
   t.e.lanes = lanes ? lanes : 8;
+  t.e.x86 = opts->x86;
   t.fuse = !opts->no_fuse;
   pto_ptrmap_init(&t.values);
   pto_ptrmap_init(&t.dims);
