@@ -32,6 +32,15 @@ typedef struct PtoLevelCheck PtoLevelCheck;
 PtoLevelCheck *pto_level_check_create(PtoContext *ctx, PtoOp *module,
                                       const char *pipeline, double rtol,
                                       double atol);
+/* The same, with the lowerings of the default chain that declare a
+ * `platform` option lowering for `platform` (a built-in name or a
+ * description file; NULL: their default), as a compiled back end lowers
+ * for the platform its kernels run on. A pipeline given with a lowering
+ * is taken as it is. */
+PtoLevelCheck *pto_level_check_create_for(PtoContext *ctx, PtoOp *module,
+                                          const char *pipeline,
+                                          const char *platform, double rtol,
+                                          double atol);
 void pto_level_check_destroy(PtoLevelCheck *c);
 
 /* The stages, 0 being the reference. */

@@ -226,10 +226,19 @@ static void default_lowerings(PtoContext *ctx, DefVec *out) {
   pto_free(defs);
 }
 
+static bool declares_option(const PtoPassDef *d, const char *name) {
+  for (unsigned i = 0; i < d->num_options; i++)
+    if (strcmp(d->options[i].name, name) == 0) return true;
+  return false;
+}
+
 /* Cuts the canonical text `builtin.module(a,b{...},c(...))` into the
  * pipelines of the stages after the reference: the passes before the
- * first lowering (an empty string when none), then one per lowering. */
-static bool split_pipeline(PtoContext *ctx, const char *pipeline, StrVec *parts,
+ * first lowering (an empty string when none), then one per lowering. The
+ * default chain's lowerings that declare `platform` get `platform` (when
+ * not NULL). */
+static bool split_pipeline(PtoContext *ctx, const char *pipeline,
+                           const char *platform, StrVec *parts,
                            DefVec *lowerings, bool *implicit) {
   *implicit = false;
   char *canon = NULL;
@@ -270,7 +279,12 @@ static bool split_pipeline(PtoContext *ctx, const char *pipeline, StrVec *parts,
     pto_vec_foreach(&chain, d) {
       pto_vec_push(parts, pto_str_take(&cur));
       pto_vec_push(lowerings, *d);
-      append_traced(&cur, (*d)->argument, strlen((*d)->argument));
+      char *item = platform && declares_option(*d, "platform")
+                       ? pto_str_format("%s{platform=\"%s\"}", (*d)->argument,
+                                        platform)
+                       : pto_str_format("%s", (*d)->argument);
+      append_traced(&cur, item, strlen(item));
+      pto_free(item);
     }
     pto_vec_free(&chain);
   }
@@ -348,10 +362,18 @@ static void trace(Stage *before, Stage *lowered) {
 PtoLevelCheck *pto_level_check_create(PtoContext *ctx, PtoOp *module,
                                       const char *pipeline, double rtol,
                                       double atol) {
+  return pto_level_check_create_for(ctx, module, pipeline, NULL, rtol, atol);
+}
+
+PtoLevelCheck *pto_level_check_create_for(PtoContext *ctx, PtoOp *module,
+                                          const char *pipeline,
+                                          const char *platform, double rtol,
+                                          double atol) {
   StrVec parts = {0};
   DefVec lows = {0};
   bool implicit;
-  if (!split_pipeline(ctx, pipeline, &parts, &lows, &implicit)) return NULL;
+  if (!split_pipeline(ctx, pipeline, platform, &parts, &lows, &implicit))
+    return NULL;
   PtoLevelCheck *c = pto_calloc(1, sizeof *c);
   c->ctx = ctx;
   c->rtol = rtol;

@@ -85,16 +85,16 @@ const char *pto_pass_option_parse(const PtoPassOptionDef *od, const char *s,
                                   char *why, size_t why_len, size_t *error_at);
 /* The options given to a named pipeline (`pto-lower-to-pto{platform=a3}`),
  * which every pass of its expansion that declares an option of that name
- * takes unless its own options set it. `used` has bit k set once some pass
- * declared the k-th option of `text` (at most 64 are given); `names`
- * collects the option names the expansion's passes declare, for "did you
- * mean". */
+ * takes unless its own options set it. `used` holds one flag per option of
+ * `text`, in order (the caller sizes it to their number), set once some
+ * pass declared that option; `names` collects the option names the
+ * expansion's passes declare, for "did you mean". */
 typedef struct PassInherit {
   const char *text;
   size_t len;
   const PtoTextSrc *src; /* errors point into it at `offset` */
   size_t offset;
-  uint64_t used;
+  PTO_VEC(bool) used;
   PTO_VEC(const char *) names;
 } PassInherit;
 

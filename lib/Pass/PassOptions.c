@@ -284,7 +284,8 @@ static PtoResult parse_options(const OptCtx *oc, const char *s, size_t n,
         idx = k;
     bool skip = false;
     if (inherit) {
-      if (idx < def->num_options && item < 64) inherit->used |= 1ull << item;
+      if (idx < def->num_options && item < inherit->used.len)
+        inherit->used.data[item] = true;
       skip = idx == def->num_options || pass->opts[idx].set;
     } else if (idx == def->num_options) {
       return unknown_option(oc, kstart, key, klen);

@@ -81,25 +81,49 @@ static bool find_close_brace(const PP *pp, size_t *close, size_t *quote) {
   return false;
 }
 
-typedef struct UnusedCtx {
+typedef struct OptKey {
+  const char *s;
+  size_t n;
+} OptKey;
+
+typedef struct PipelineOptsCtx {
   PP *pp;
   PassInherit *inh;
   const NamedPipeline *np;
   unsigned item;
-} UnusedCtx;
+  PTO_VEC(OptKey) keys; /* the option names seen so far */
+} PipelineOptsCtx;
+
+/* An option given twice to a named pipeline, as a pass's own options may
+ * not be: reported at the second. Counts the options as it goes. */
+static int report_duplicate(void *user, const char *key, size_t klen,
+                            size_t off) {
+  PipelineOptsCtx *c = user;
+  c->item++;
+  if (!klen) return 0; /* a missing name is reported by the passes */
+  pto_vec_foreach(&c->keys, k) {
+    if (k->n != klen || memcmp(k->s, key, klen)) continue;
+    pto_emit_error(c->pp->ctx, at(c->pp, c->inh->offset + off),
+                   "option '%.*s' of pass pipeline '%s' is given more than "
+                   "once",
+                   (int)klen, key, c->np->argument);
+    return 1;
+  }
+  pto_vec_push(&c->keys, ((OptKey){key, klen}));
+  return 0;
+}
 
 /* An option of a named pipeline that none of its passes declares. */
 static int report_unused(void *user, const char *key, size_t klen, size_t off) {
-  UnusedCtx *u = user;
-  unsigned k = u->item++;
-  if (k >= 64 || (u->inh->used >> k & 1)) return 0;
-  PtoDiag *d = pto_diag_begin(u->pp->ctx, PTO_DIAG_ERROR,
-                              at(u->pp, u->inh->offset + off));
+  PipelineOptsCtx *c = user;
+  if (c->inh->used.data[c->item++]) return 0;
+  PtoDiag *d = pto_diag_begin(c->pp->ctx, PTO_DIAG_ERROR,
+                              at(c->pp, c->inh->offset + off));
   pto_diag_printf(d, "pass pipeline '%s' has no option '%.*s': none of its passes takes it",
-                  u->np->argument, (int)klen, key);
+                  c->np->argument, (int)klen, key);
   PtoSuggest sg;
   pto_suggest_init(&sg, key, klen);
-  pto_vec_foreach(&u->inh->names, n) pto_suggest_offer(&sg, *n);
+  pto_vec_foreach(&c->inh->names, n) pto_suggest_offer(&sg, *n);
   if (sg.best) pto_diag_printf(d, "; did you mean '%s'?", sg.best);
   pto_diag_emit(d);
   return 1;
@@ -210,10 +234,20 @@ static PtoResult parse_element(PP *pp, PtoPassManager *pm) {
   if (e->pipeline) {
     /* options given here replace those of an enclosing pipeline */
     if (!opts) return expand_pipeline(pp, pm, e->pipeline, start, pp->inherit);
-    PassInherit inh = {opts, olen, &pp->src, ooff, 0, {0}};
-    PtoResult r = expand_pipeline(pp, pm, e->pipeline, start, &inh);
-    UnusedCtx u = {pp, &inh, e->pipeline, 0};
-    if (!r && pto_pass_options_each(opts, olen, report_unused, &u)) r = PTO_FAILURE;
+    PassInherit inh = {opts, olen, &pp->src, ooff, {0}, {0}};
+    PipelineOptsCtx c = {pp, &inh, e->pipeline, 0, {0}};
+    PtoResult r = pto_pass_options_each(opts, olen, report_duplicate, &c)
+                      ? PTO_FAILURE
+                      : PTO_SUCCESS;
+    pto_vec_free(&c.keys);
+    if (!r) {
+      pto_vec_resize(&inh.used, c.item);
+      if (c.item) memset(inh.used.data, 0, c.item * sizeof *inh.used.data);
+      r = expand_pipeline(pp, pm, e->pipeline, start, &inh);
+    }
+    c.item = 0;
+    if (!r && pto_pass_options_each(opts, olen, report_unused, &c)) r = PTO_FAILURE;
+    pto_vec_free(&inh.used);
     pto_vec_free(&inh.names);
     return r;
   }

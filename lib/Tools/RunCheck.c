@@ -170,9 +170,9 @@ int run_check_levels(const RunOptions *o, PtoContext *ctx, PtoOp *module,
                      PtoInterpRegisterFn interp_fn) {
   PtoOp *func = run_find_entry(o, module);
   if (!func) return 1;
-  PtoLevelCheck *c = pto_level_check_create(ctx, module, o->pass_pipeline,
-                                            o->have_rtol ? o->rtol : -1,
-                                            o->have_atol ? o->atol : -1);
+  PtoLevelCheck *c = pto_level_check_create_for(
+      ctx, module, o->pass_pipeline, o->platform, o->have_rtol ? o->rtol : -1,
+      o->have_atol ? o->atol : -1);
   if (!c) return 1;
   unsigned nargs = pto_block_num_args(pto_region_first_block(pto_op_region(func, 0)));
   PtoInterpValue *args = pto_calloc(nargs ? nargs : 1, sizeof *args);

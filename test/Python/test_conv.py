@@ -70,6 +70,7 @@ def run_conv(dt, xs, ws, strides, pads, dil, groups=1, bias=False, vec=None, see
     k(x, w, b, y)
     got = from_bf16(y) if dt is pypto.DT_BF16 else y.astype(np.float32)
     np.testing.assert_allclose(got, ref, rtol=TOL[dt], atol=TOL[dt] * np.abs(ref).max())
+    return k
 
 
 @pytest.mark.parametrize("dt", [pypto.DT_FP32, pypto.DT_FP16, pypto.DT_BF16])
@@ -91,6 +92,18 @@ def test_conv1d_stride_and_padding():
 def test_conv3d_depthwise():
     run_conv(pypto.DT_FP32, (1, 4, 3, 5, 6), (4, 1, 2, 2, 3), [1, 2, 1],
              [0, 1, 1, 0, 2, 2], [1, 1, 2], groups=4, seed=3)
+
+
+@pytest.mark.parametrize("dt", [pypto.DT_FP32, pypto.DT_BF16])
+def test_padding_and_strides_reach_the_pto_level(dt, monkeypatch):
+    """The zero padding (a tile.full), strides and dilations lower to PTO:
+    the compiled back end runs the convolution, not the interpreter."""
+    monkeypatch.setenv("PTO_BACKEND", "compiled")
+    k = run_conv(dt, (2, 4, 7, 9), (6, 2, 3, 2), [2, 1], [1, 0, 1, 1], [1, 2], groups=2,
+                 bias=True, vec=(1, 4, 8, 16))
+    assert k.backend == "host"
+    k = run_conv(dt, (2, 3, 20), (5, 3, 3), [3], [2, 1], [1], bias=True, seed=2)
+    assert k.backend == "host"
 
 
 def _kernel(xs, ws, dt=pypto.DT_FP32, wdt=pypto.DT_FP32, **kw):

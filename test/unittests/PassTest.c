@@ -329,6 +329,57 @@ TEST(registry_listing) {
   pto_ctx_destroy(ctx);
 }
 
+/* A named pipeline takes as many options as its passes declare: each one is
+ * checked, past any fixed number, and none may be given twice. */
+enum { MANY_OPTIONS = 70 };
+static char many_names[MANY_OPTIONS][8];
+static PtoPassOptionDef many_options[MANY_OPTIONS];
+static const PtoPassDef many_pass = {.argument = "ut-many",
+                                     .options = many_options,
+                                     .num_options = MANY_OPTIONS,
+                                     .run = count_run};
+
+TEST(pipeline_with_many_options) {
+  for (unsigned i = 0; i < MANY_OPTIONS; i++) {
+    snprintf(many_names[i], sizeof many_names[i], "o%u", i);
+    many_options[i] = (PtoPassOptionDef){many_names[i], PTO_OPT_INT, "0", "",
+                                         0, 1000, NULL};
+  }
+  Captured cap;
+  PtoContext *ctx = make_ctx(&cap);
+  CHECK(pto_pass_register(ctx, &many_pass) == PTO_SUCCESS);
+  CHECK(pto_pipeline_register(ctx, "ut-many-pipe", "", "ut-many") ==
+        PTO_SUCCESS);
+  char opts[1024] = "";
+  for (unsigned i = 0; i < MANY_OPTIONS; i++)
+    snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "%so%u=%u",
+             i ? " " : "", i, i);
+  PtoPassManager *pm = pto_pm_create(ctx, NULL);
+  CHECK(pto_pm_add_pass(pm, "ut-many-pipe", opts) == PTO_SUCCESS);
+  CHECK(cap.n == 0);
+  char *text = pto_pm_to_string(pm);
+  CHECK(strstr(text, "o63=63 o64=64") != NULL);
+  CHECK(strstr(text, "o69=69}") != NULL);
+  pto_free(text);
+  pto_pm_destroy(pm);
+  /* the 71st option, which no pass declares, is an error */
+  char more[1100];
+  snprintf(more, sizeof more, "%s oo=1", opts);
+  pm = pto_pm_create(ctx, NULL);
+  CHECK(pto_pm_add_pass(pm, "ut-many-pipe", more) == PTO_FAILURE);
+  CHECK_STR(cap.text, "pass pipeline 'ut-many-pipe' has no option 'oo': none "
+                      "of its passes takes it");
+  cap.text[0] = 0;
+  /* so is one given twice, past the 64th */
+  snprintf(more, sizeof more, "%s o65=1", opts);
+  CHECK(pto_pm_add_pass(pm, "ut-many-pipe", more) == PTO_FAILURE);
+  CHECK_STR(cap.text, "option 'o65' of pass pipeline 'ut-many-pipe' is given "
+                      "more than once");
+  CHECK(pto_pm_empty(pm));
+  pto_pm_destroy(pm);
+  pto_ctx_destroy(ctx);
+}
+
 TEST(patterns_and_folding) {
   PtoContext *ctx = make_ctx(NULL);
   PtoOp *m = pto_parse_module(ctx, ut_module, sizeof ut_module - 1, NULL);
@@ -462,5 +513,6 @@ TEST(two_contexts_two_threads) {
 
 RUN_TESTS(T(register_and_run_external_pass), T(pass_failure_and_options),
           T(in_place_folds), T(symbols_are_not_dead),
-          T(registration_errors), T(registry_listing), T(patterns_and_folding),
+          T(registration_errors), T(registry_listing),
+          T(pipeline_with_many_options), T(patterns_and_folding),
           T(wrong_anchor), T(two_contexts_two_threads))

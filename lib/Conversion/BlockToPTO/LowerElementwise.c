@@ -236,7 +236,10 @@ static PtoOp *lower_compare(PtoContext *ctx, PtoOp *op, const char *cmp,
   if (pto_type_is_integer(elem) && pto_type_int_width(elem) == 1) {
     bool eq = strcmp(cmp, "eq") == 0;
     if (!eq && strcmp(cmp, "ne") != 0) {
-      pto_op_emit_error(op, "lower-to-pto: masks (i1) compare by eq and ne only");
+      pto_op_emit_error(op, "lower-to-pto: masks (i1) compare by eq and ne "
+                            "only (tcmp compares numbers; two masks are "
+                            "compared by selecting), not by %s",
+                        cmp);
       return NULL;
     }
     PtoValue *sel[3] = {ops[1], bool_fill(ctx, op, result, false),

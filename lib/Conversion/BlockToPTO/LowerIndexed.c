@@ -14,6 +14,7 @@
 #include "pto/Dialect/PTO.h"
 #include "pto/Dialect/Tile.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 /* The tile of an indexed op seen in its tensor's rank: the Block buffer
@@ -120,10 +121,22 @@ static PtoResult lower_index_select(Lower *L, PtoOp *op) {
   PtoValue *ix = pto_op_operand(op, 1);
   PtoType *ti = pto_value_type(ix);
   unsigned dim = pto_tile_get_dim(op);
-  /* the Tile level's 1-D index: a tile of one row, an entry per slice */
-  if (!out || !pto_type_is_pto_tile(ti) || pto_pto_tile_rows(ti) != 1 || dim >= rank ||
-      pto_pto_tile_cols(ti) != shape[dim])
-    return pto_op_emit_error(op, "lower-to-pto: index_select takes a 1-D index");
+  /* the Tile level's 1-D index: a tile of one row, an entry per slice
+   * (what the verifier checks; a module not verified may differ) */
+  if (!out || !pto_type_is_pto_tile(ti) || pto_pto_tile_rows(ti) != 1) {
+    char *ts = pto_type_to_string(ti);
+    PtoResult r = pto_op_emit_error(
+        op, "lower-to-pto: index_select takes a 1-D index (a tile of one row), got '%s'",
+        ts);
+    pto_free(ts);
+    return r;
+  }
+  if (dim >= rank || pto_pto_tile_cols(ti) != shape[dim])
+    return pto_op_emit_error(op,
+                             "lower-to-pto: index_select's index has %" PRId64
+                             " entries, not one per slice along dim %u of the "
+                             "rank-%u result",
+                             pto_pto_tile_cols(ti), dim, rank);
   int64_t rows = pto_pto_tile_rows(out), cols = pto_pto_tile_cols(out);
   PtoType *elem = pto_pto_tile_elem(ti);
   PtoType *full = pto_pto_tile_type(pto_op_ctx(op), rows, cols, elem, PTO_BUF_VEC,

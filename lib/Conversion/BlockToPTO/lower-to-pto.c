@@ -350,10 +350,22 @@ static PtoResult lower_matmul(Lower *L, PtoOp *mm) {
       pto_pto_tile_space(tc) != PTO_BUF_ACC)
     return pto_op_emit_error(mm, "lower-to-pto: a matmul needs 2-D operands "
                                  "in mat and a result in acc");
-  if (acc && pto_value_type(acc) != tc)
-    return pto_op_emit_error(mm, "lower-to-pto: the accumulator must have "
-                                 "the result's type: tmatmul_acc updates it "
-                                 "in place");
+  if (acc && pto_value_type(acc) != tc) {
+    /* e.g. an f16 accumulator (acc_dtype = f16) that no matmul made: L0C
+     * holds what the cube computes, f32 for floats */
+    char *have = pto_type_to_string(pto_value_type(acc));
+    char *want = pto_type_to_string(tc);
+    PtoResult r = pto_op_emit_error(
+        mm, "lower-to-pto: the accumulator is '%s', not the result's '%s': "
+            "tmatmul_acc updates it in place%s",
+        have, want,
+        pto_type_is_float(pto_pto_tile_elem(tc))
+            ? " (the cube accumulates floats in f32)"
+            : "");
+    pto_free(have);
+    pto_free(want);
+    return r;
+  }
   int64_t m = at ? pto_pto_tile_cols(ta) : pto_pto_tile_rows(ta),
           k = at ? pto_pto_tile_rows(ta) : pto_pto_tile_cols(ta),
           n = bt ? pto_pto_tile_rows(tb) : pto_pto_tile_cols(tb);
