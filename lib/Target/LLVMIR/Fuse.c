@@ -23,7 +23,9 @@
  * only scalar arith ops, set_flag and wait_flag between them and the run
  * (on a host core flags compile to nothing and instructions run in
  * program order; the fused iteration keeps every data dependence they
- * order, which is what follows). Each copies a rows x cols tile of one
+ * order, which is what follows); a tload also across other tloads into
+ * tiles that do not overlap its own, which the run then emits before its
+ * loop nest (next_past_loads). Each copies a rows x cols tile of one
  * dtype (no cast) between GM and the vector buffer, so an element (r, c)
  * moves in the iteration of (r, c):
  *  - the tload's tile is a group the run writes: no other group, column
@@ -229,6 +231,22 @@ static PtoOp *next_past_flags(PtoOp *op) {
   return op;
 }
 
+/* The op after the tload `load`, past scalar arith ops, flags and other
+ * tloads into planned vector tiles that do not overlap its own: what
+ * that tload may fuse across. The run emits the tloads it passes before
+ * its loop nest (emit_run): each only reads GM, which nothing between
+ * writes, and writes bytes that `load` does not, so the two orders leave
+ * the same bytes; the run's steps come after both, as before. */
+static PtoOp *next_past_loads(PtoOp *load) {
+  Span own, other;
+  PtoOp *op = next_past_flags(load);
+  if (!span_of(pto_op_result(load, 0), &own)) return op;
+  while (op && is_kind(op, PTO_PTO_KIND_LOAD) && pto_op_num_results(op) == 1 &&
+         span_of(pto_op_result(op, 0), &other) && !overlap(own, other))
+    op = next_past_flags(op);
+  return op;
+}
+
 /* A tload or tstore as a step: its tile a planned rows x cols group of
  * the vector buffer of the GM tensor's dtype; a streaming tstore only of
  * 4-byte elements (what the fused loop streams). */
@@ -308,7 +326,7 @@ void pto_llvmir_fuse_plan(PtoOp *first, PtoFuseRun *run) {
   if (load) {
     if (!add_copy(&p, first, true, &run->step[0])) return;
     run->n = 1;
-    op = next_past_flags(first);
+    op = next_past_loads(first);
   }
   for (; op && run->n < PTO_EMIT_MAX_STEPS; op = pto_op_next(op)) {
     if (is_scalar_arith(op)) continue;
