@@ -343,7 +343,11 @@ static PtoTileOp expand_form(PtoTileOp id, bool col) {
 #include "pto/BinaryOps.def"
   };
   if ((unsigned)id >= PTO_TILE_NUM_OPS || !kind_of[id]) return PTO_TILE_NONE;
-  unsigned short f = (col ? colf : row)[kind_of[id] - 1];
+  /* Each table subscripted by name: gcc 12's -fsanitize=object-size at -O1
+   * and above misjudges the size of `(col ? colf : row)[k]` and reports an
+   * in-bounds load. */
+  unsigned k = kind_of[id] - 1u;
+  unsigned short f = col ? colf[k] : row[k];
   return f ? (PtoTileOp)(f - 1) : PTO_TILE_NONE;
 }
 
