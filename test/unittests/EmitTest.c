@@ -393,9 +393,11 @@ TEST(transcendental_ulp_bounds) {
  * short form (one scaling, no clamp); any other lane sends the whole
  * vector through the general one (pto_emit_exp_f32 on explicit vectors,
  * as a fused run has them). The two give the same bits: every 4099th
- * f32 with |x| < 87.3, once in vectors of their own and once with a NaN
- * at every 8th column (so that every vector, of 8 or 16 lanes, takes the
- * general form), compared bit for bit. */
+ * f32 with |x| < 89 (n = 127 and the denormal results of n = -126
+ * included) and the edges of the short form's range, once in vectors of
+ * their own and once with a NaN at every 8th column (so that every
+ * vector, of 8 or 16 lanes, takes the general form), compared bit for
+ * bit. */
 TEST(exp_short_form_same_bits) {
   enum { N = 1 << 15 };
   K k;
@@ -410,16 +412,25 @@ TEST(exp_short_form_same_bits) {
   KernelFn f = k_finish(&k, failures_);
   if (!f) return;
   float *in = (float *)(space_ + OFF_A), *out = (float *)(space_ + OFF_D);
+  static const float edges[] = {88.0f, 88.02969f, 88.3762626f, 88.37627f, 88.7f,
+                                -87.0f, -87.3365f, -87.33655f, -87.6832f, -87.68f,
+                                -87.9f, 0.0f, -0.0f, 0x1p-149f};
   static float xs[N], fast[N];
   int64_t bad = 0, compared = 0;
   uint64_t bits = 0;
+  bool first = true;
   while (bits <= UINT32_MAX) {
     int64_t n = 0;
+    if (first) {
+      memcpy(xs, edges, sizeof edges);
+      n = (int64_t)(sizeof edges / sizeof edges[0]);
+      first = false;
+    }
     for (; n < N && bits <= UINT32_MAX; bits += 4099) {
       uint32_t b32 = (uint32_t)bits;
       float x;
       memcpy(&x, &b32, 4);
-      if (fabsf(x) < 87.3f) xs[n++] = x;
+      if (fabsf(x) < 89.0f) xs[n++] = x;
     }
     memcpy(in, xs, (size_t)n * 4);
     f(space_, 1, n);

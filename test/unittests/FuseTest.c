@@ -4,8 +4,9 @@
  * at the end, trowexpand columns) on every element type, at several tile
  * shapes and both vector widths, JIT-compiled both ways and run on the
  * same inputs and the same buffer image, must write the same bits (also
- * with tloads and tstores fused across flags, and a fused streaming
- * tstore); the kernels whose instructions must not fuse (overlapping
+ * with tloads and tstores fused across flags, a tload fused across
+ * another tload but not across one into its own bytes, and a fused
+ * streaming tstore); the kernels whose instructions must not fuse (overlapping
  * tiles, a pipe barrier between them, a column the run overwrites, a
  * tload into bytes the run reads through another tile) must translate to
  * the same IR both ways. */
@@ -109,6 +110,24 @@ static const Kernel kKernels[] = {
           "  pto.wait_flag V -> MTE3, 0\n"
           "  pto.tstore %c, %O[0, 0] : {F3} into {G}\n"
           "  %m = pto.trowsum %a : {F1} -> {V4}\n"
+          "  pto.tstore %m, %P[0, 0] : {V4} into {C}\n}\n"},
+    /* x's tload fuses with the run across y's (a tile apart), which the
+     * run emits first, and a scalar op between */
+    {"load-across-load", false, true,
+     HEAD "  %t = arith.constant {S} : {D}\n"
+          "  %a = pto.tmuls %x, %t : {F0}, {D} -> {F2}\n"
+          "  %m = pto.trowsum %a : {F2} -> {V3}\n"
+          "  %b = pto.tmul %x, %y : {F0}, {F1} -> {F4}\n"
+          "  pto.tstore %b, %O[0, 0] : {F4} into {G}\n"
+          "  pto.tstore %m, %P[0, 0] : {V3} into {C}\n}\n"},
+    /* a tload into bytes of x's tile after it: x's tload may not move
+     * past it (x then holds some of z's bytes) */
+    {"load-across-overlap", false, true,
+     HEAD "  %z = pto.tload %Y[0, 0] : {G} -> {O0}\n"
+          "  %a = pto.tmuls %x, %s : {F0}, {D} -> {F2}\n"
+          "  %b = pto.tadds %a, %s : {F2}, {D} -> {F3}\n"
+          "  pto.tstore %b, %O[0, 0] : {F3} into {G}\n"
+          "  %m = pto.trowsum %z : {O0} -> {V4}\n"
           "  pto.tstore %m, %P[0, 0] : {V4} into {C}\n}\n"},
 };
 

@@ -117,7 +117,10 @@ LLVMValueRef pto_emit_exp_f32(PtoEmit *e, LLVMValueRef x) {
                                 ic(e, x, 0x4b400000), "");
   LLVMValueRef in = LLVMBuildICmp(B, LLVMIntULE, LLVMBuildAdd(B, n, ic(e, n, 126), ""),
                                   ic(e, n, 253), "");
-  LLVMValueRef all = pto_emit_intrinsic(e, "llvm.vector.reduce.and", &in, 1);
+  /* frozen: a branch on an undef or poison lane (a tile never written)
+   * would be undefined, where before only that lane's result was */
+  LLVMValueRef all = LLVMBuildFreeze(
+      B, pto_emit_intrinsic(e, "llvm.vector.reduce.and", &in, 1), "");
   LLVMBasicBlockRef fast = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "exp.fast");
   LLVMBasicBlockRef any = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "exp.any");
   LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(e->ctx, e->fn, "exp.join");

@@ -751,14 +751,15 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
  * emitted one instruction at a time, which reports it at its op. */
 static PtoResult emit_run(Tr *t, PtoOp *first, const PtoFuseRun *run) {
   for (PtoOp *op = first;; op = pto_op_next(op)) {
-    if (pto_pto_op_id(op) == PTO_PTO_NONE && pto_failed(emit_arith(t, op)))
-      return PTO_FAILURE;
-    /* a tload the run's first step fused across (Fuse.c) */
-    bool step = false;
-    for (unsigned i = 0; i < run->n && !step; i++) step = run->step[i].op == op;
-    if (!step && pto_pto_op_kind(pto_pto_op_id(op)) == PTO_PTO_KIND_LOAD &&
-        pto_failed(emit_op(t, op)))
-      return PTO_FAILURE;
+    PtoPtoOp id = pto_pto_op_id(op);
+    if (id == PTO_PTO_NONE) {
+      if (pto_failed(emit_arith(t, op))) return PTO_FAILURE;
+    } else if (pto_pto_op_kind(id) == PTO_PTO_KIND_LOAD) {
+      /* a tload the run's first step fused across (Fuse.c) */
+      bool step = false;
+      for (unsigned i = 0; i < run->n && !step; i++) step = run->step[i].op == op;
+      if (!step && pto_failed(emit_op(t, op))) return PTO_FAILURE;
+    }
     if (op == run->last) break;
   }
   PtoEmitStep steps[PTO_EMIT_MAX_STEPS];

@@ -39,7 +39,11 @@ import tempfile
 import zlib
 
 PLATFORMS = ['a2a3', 'a3']
-SAMPLE = max(1, int(os.environ.get('PTO_ORACLE_SAMPLE', '1') or '1'))
+try:
+    SAMPLE = max(1, int(os.environ.get('PTO_ORACLE_SAMPLE', '1') or '1'))
+except ValueError:
+    sys.exit('check_levels.py: PTO_ORACLE_SAMPLE=%r is not a whole number'
+             % os.environ['PTO_ORACLE_SAMPLE'])
 
 
 def sampled(func, ti, tile, platform):
