@@ -16,6 +16,7 @@ PACKAGES=(
   python3-jsonschema          # checks runtime traces against their JSON schema
   python3-torch               # the Python front end's torch tensor paths
   mlir-14-tools               # mlir-opt, for compatibility and speed comparisons
+  llvm-22                     # opt-22, llc-22: the newest LLVM reads pto-translate's output too
   graphviz                    # dot, to check print-op-graph output
   librsvg2-bin                # rsvg-convert, to render the runtime's SVG swimlanes in tests
   libomp-14-dev libtbb-dev g++  # bench/runtime-dispatch: OpenMP (libgomp, libomp) and oneTBB peers

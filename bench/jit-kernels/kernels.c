@@ -84,14 +84,16 @@ static void check(PtoResult r, const PtoError *err) {
 }
 
 /* A kernel's text, parsed, translated as pto-translate does (with
- * element-wise fusion, or without it for comparison) and compiled. */
+ * element-wise fusion, or without it for comparison; with prefetching of
+ * the next task's windows unless --no-prefetch) and compiled. */
 static void *translate_kernel(PtoJit *jit, const char *text, const char *name,
-                              bool fuse, double *secs) {
+                              bool fuse, bool prefetch, double *secs) {
   PtoContext *ctx = pto_ctx_create();
   pto_register_all_dialects(ctx);
   PtoOp *mod = pto_parse_module(ctx, text, strlen(text), NULL);
   unsigned lanes = strcmp(pto_jit_get_vector_isa(jit), "avx512f") == 0 ? 16 : 8;
-  PtoTranslateOptions o = {.lanes = lanes, .no_fuse = !fuse, .x86 = pto_llvmir_host_is_x86()};
+  PtoTranslateOptions o = {.lanes = lanes, .no_fuse = !fuse, .x86 = pto_llvmir_host_is_x86(),
+                           .no_prefetch = !prefetch};
   char *ll = NULL;
   if (!mod || pto_failed(pto_op_verify(mod)) ||
       pto_failed(pto_translate_to_llvmir_with(mod, &o, &ll)))
@@ -114,8 +116,8 @@ static void *translate_kernel(PtoJit *jit, const char *text, const char *name,
 
 typedef void (*SoftmaxFn)(void *, const float *, float *, int64_t);
 
-static SoftmaxFn build_softmax(PtoJit *jit, bool fuse, int64_t rows, int64_t cols,
-                               int64_t tr, double *secs) {
+static SoftmaxFn build_softmax(PtoJit *jit, bool fuse, bool prefetch, int64_t rows,
+                               int64_t cols, int64_t tr, double *secs) {
   /* UB: the tile x (tr x cols), then its row maxima and row sums */
   char g[64], x[96], m[96], sum[96];
   snprintf(g, sizeof g, "tensor<%lldx%lldxf32>", (long long)rows, (long long)cols);
@@ -136,7 +138,7 @@ static SoftmaxFn build_softmax(PtoJit *jit, bool fuse, int64_t rows, int64_t col
            "  %%q = pto.trowexpanddiv %%e, %%s : %s, %s -> %s\n"
            "  pto.tstore %%q, %%Y[%%i, 0] : %s into %s\n}\n",
            g, g, g, x, x, m, x, m, x, x, x, x, sum, x, sum, x, x, g);
-  void *p = translate_kernel(jit, text, "softmax", fuse, secs);
+  void *p = translate_kernel(jit, text, "softmax", fuse, prefetch, secs);
   SoftmaxFn fn;
   memcpy(&fn, &p, sizeof p);
   return fn;
@@ -153,8 +155,8 @@ typedef void (*RmsFn)(void *, const float *, int64_t, const float *, float *, in
 typedef void (*LayerFn)(void *, const float *, int64_t, const float *, const float *,
                         float *, int64_t);
 
-static void *build_norm(PtoJit *jit, bool fuse, bool layer, int64_t rows, int64_t cols,
-                        double *secs) {
+static void *build_norm(PtoJit *jit, bool fuse, bool prefetch, bool layer, int64_t rows,
+                        int64_t cols, double *secs) {
   long long R = rows, C = cols, T = cols * 4; /* a row tile's bytes */
   char g[64], v[64], x[64];
   snprintf(g, sizeof g, "tensor<%lldx%lldxf32>", R, C);
@@ -214,7 +216,8 @@ static void *build_norm(PtoJit *jit, bool fuse, bool layer, int64_t rows, int64_
              x, x, T, x, 3 * T,
              x, 3 * T, x, 2 * T, x, x, g);
   (void)R;
-  return translate_kernel(jit, text, layer ? "layer_norm" : "rms_norm", fuse, secs);
+  return translate_kernel(jit, text, layer ? "layer_norm" : "rms_norm", fuse, prefetch,
+                          secs);
 }
 
 /* ---- matmul: void mm(A, B, C, l0a, l0b, l0c, i0, j0) for one mt x nt
@@ -381,16 +384,20 @@ static float rnd(void) {
 int main(int argc, char **argv) {
   int64_t rows = 4096, cols = 4096, tr = 4, mmn = 1024;
   int reps = 5, nthreads = 2;
+  bool prefetch = true;
   for (int i = 1; i < argc; i += 2) {
     int64_t v = i + 1 < argc ? atoll(argv[i + 1]) : 0;
-    if (!strcmp(argv[i], "--rows")) rows = v;
+    if (!strcmp(argv[i], "--no-prefetch")) {
+      prefetch = false;
+      i--;
+    } else if (!strcmp(argv[i], "--rows")) rows = v;
     else if (!strcmp(argv[i], "--cols")) cols = v;
     else if (!strcmp(argv[i], "--tile-rows")) tr = v;
     else if (!strcmp(argv[i], "--matmul")) mmn = v;
     else if (!strcmp(argv[i], "--reps")) reps = (int)v;
     else if (!strcmp(argv[i], "--threads")) nthreads = (int)v;
     else die("usage", "jit-kernels [--rows R] [--cols C] [--tile-rows T] "
-                      "[--matmul N] [--reps K] [--threads T]");
+                      "[--matmul N] [--reps K] [--threads T] [--no-prefetch]");
   }
   if (rows < 1 || cols < 1 || tr < 1 || mmn < 128 || mmn % 128 || reps < 1 ||
       nthreads < 1 || nthreads > 64 || tr * cols * 4 + 512 > (192 << 10) || rows % tr ||
@@ -419,7 +426,7 @@ int main(int argc, char **argv) {
   /* fused (what pto-translate emits), then --no-fuse, in the same run */
   for (int fuse = 1; fuse >= 0; fuse--) {
     Job js = {.kind = 0, .in = in, .out = out, .rows = rows, .cols = cols, .tr = tr};
-    js.softmax = build_softmax(jit, fuse, rows, cols, tr, &csec);
+    js.softmax = build_softmax(jit, fuse, prefetch, rows, cols, tr, &csec);
     memset(out, 0, n * 4);
     t = best_of(&js, nthreads, bufs, reps);
     maxerr = 0;
@@ -448,7 +455,7 @@ int main(int argc, char **argv) {
     bool layer = k >= 2, fuse = k % 2 == 0;
     Job jn = {.kind = 3, .in = in, .out = out, .gamma = gamma, .beta = beta,
               .rows = rows, .cols = cols, .layer = layer};
-    jn.norm = build_norm(jit, fuse, layer, rows, cols, &csec);
+    jn.norm = build_norm(jit, fuse, prefetch, layer, rows, cols, &csec);
     memset(out, 0, n * 4);
     t = best_of(&jn, nthreads, bufs, reps);
     maxerr = 0;

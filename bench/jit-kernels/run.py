@@ -124,6 +124,9 @@ def main():
                     help="rows of the softmax's tiles")
     ap.add_argument("--no-check", action="store_true",
                     help="report only; do not fail on missed targets")
+    ap.add_argument("--no-prefetch", action="store_true",
+                    help="translate without prefetching the next task's "
+                         "windows (pto-translate --no-prefetch), for comparison")
     args = ap.parse_args()
 
     ours = {}
@@ -131,7 +134,8 @@ def main():
     cold = dict(os.environ, PTO_JIT_CACHE="0")
     for line in run([args.pto_bench, "--rows", str(args.rows), "--cols",
                      str(args.cols), "--matmul", str(args.matmul), "--reps",
-                     str(args.reps), "--tile-rows", str(args.tile_rows)],
+                     str(args.reps), "--tile-rows", str(args.tile_rows)]
+                    + (["--no-prefetch"] if args.no_prefetch else []),
                     env=cold).splitlines():
         f = line.split()
         ours[f[0]] = f

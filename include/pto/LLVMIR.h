@@ -150,6 +150,9 @@ typedef struct PtoTranslateOptions {
    * back later loads (docs/jit.md, "Streaming stores"). Off: IR any
    * LLVM target compiles. */
   bool x86;
+  /* No prefetching of the windows the next task of a vector kernel loads
+   * (docs/jit.md, "Prefetching"); the results are the same bits. */
+  bool no_prefetch;
 } PtoTranslateOptions;
 
 /* pto_translate_to_llvmir with options (NULL: the defaults);

@@ -22,7 +22,7 @@ typedef struct TrOptions {
   PtoTranslateOptions llvmir;
 } TrOptions;
 
-enum { TR_OUTPUT, TR_TO_LLVMIR, TR_MAX_INPUT_BYTES, TR_LANES, TR_PLATFORM, TR_NO_FUSE, TR_ARCH };
+enum { TR_OUTPUT, TR_TO_LLVMIR, TR_MAX_INPUT_BYTES, TR_LANES, TR_PLATFORM, TR_NO_FUSE, TR_NO_PREFETCH, TR_ARCH };
 
 static const PtoToolArg tr_args[] = {
     {PTO_TOOL_ARG_SECTION, "TRANSLATIONS", NULL, NULL, NULL, 0},
@@ -45,6 +45,9 @@ static const PtoToolArg tr_args[] = {
     {PTO_TOOL_ARG_FLAG, "--no-fuse", NULL, NULL,
      "Each vector instruction as its own loop nest (no element-wise fusion)",
      TR_NO_FUSE},
+    {PTO_TOOL_ARG_FLAG, "--no-prefetch", NULL, NULL,
+     "No prefetching, in a fused run, of the window the next task's tload reads",
+     TR_NO_PREFETCH},
     PTO_TOOL_ARG_HELP_VERSION_ROWS,
 };
 
@@ -63,6 +66,7 @@ static int tr_option(void *user, int id, const char *a, const char *v) {
   case TR_OUTPUT: o->output = v; break;
   case TR_TO_LLVMIR: o->to_llvmir = true; break;
   case TR_NO_FUSE: o->llvmir.no_fuse = true; break;
+  case TR_NO_PREFETCH: o->llvmir.no_prefetch = true; break;
   case TR_LANES:
     if (strcmp(v, "host") == 0) o->llvmir.lanes = pto_llvmir_host_lanes();
     else if (strcmp(v, "8") == 0 || strcmp(v, "16") == 0) o->llvmir.lanes = (unsigned)atoi(v);

@@ -1012,6 +1012,38 @@ TEST(matmuls_share_one_pack_buffer) {
   LLVMDisposeMessage(text);
 }
 
+/* A fused run with a prefetch step: the prefetch (of the next rows'
+ * window, as the translation puts it) changes no result, and it may use
+ * no slot of the run. */
+TEST(fused_prefetch) {
+  K k;
+  k_begin(&k);
+  PtoError err = {{0}};
+  PtoEmitStep st[2] = {
+      {.kind = PTO_EMIT_STEP_PREFETCH, .a = k_tile(&k, OFF_A + ROWS * STRIDE * 4, STRIDE,
+                                                   PTO_DT_F32),
+       .dst_slot = -1, .a_slot = -1, .b_slot = -1},
+      {.kind = PTO_EMIT_STEP_UNARY, .op = PTO_EMIT_UN_NEG,
+       .dst = k_tile(&k, OFF_D, STRIDE, PTO_DT_F32), .a = k_tile(&k, OFF_A, STRIDE, PTO_DT_F32),
+       .dst_slot = 1, .a_slot = 0, .b_slot = -1, .store = true}};
+  unsigned bad = 9;
+  st[0].a_slot = 0;
+  CHECK(pto_failed(pto_emit_fused(&k.e, st, 2, k.rows, k.cols, &bad, &err)));
+  CHECK_STR(err.msg, "a fused prefetch uses no slot of the run");
+  CHECK(bad == 0);
+  st[0].a_slot = -1;
+  CHECK(pto_succeeded(pto_emit_fused(&k.e, st, 2, k.rows, k.cols, &bad, &err)));
+  KernelFn f = k_finish(&k, failures_);
+  if (!f) return;
+  float *in = (float *)(space_ + OFF_A), *out = (float *)(space_ + OFF_D);
+  for (int i = 0; i < ROWS * STRIDE; i++) in[i] = (float)i - 100.5f;
+  f(space_, ROWS, COLS);
+  int64_t wrong = 0;
+  for (int r = 0; r < ROWS; r++)
+    for (int c = 0; c < COLS; c++) wrong += out[r * STRIDE + c] != -in[r * STRIDE + c];
+  CHECK(wrong == 0);
+}
+
 /* ---- what the emitters refuse ---- */
 
 TEST(unsupported_is_an_error) {
@@ -1077,4 +1109,4 @@ RUN_TESTS(T(setup), T(binary_bit_exact), T(binary_scalar_bit_exact),
           T(exp_math_match_libm), T(exp_math_vectorises),
           T(row_reduce), T(col_reduce), T(transpose_keeps_every_bit), T(casts), T(copy_keeps_every_bit),
           T(streaming_copy_keeps_every_bit), T(matmul), T(matmuls_share_one_pack_buffer),
-          T(matmul_uses_vector_fma), T(unsupported_is_an_error), T(teardown))
+          T(matmul_uses_vector_fma), T(fused_prefetch), T(unsupported_is_an_error), T(teardown))

@@ -187,7 +187,9 @@ PtoResult pto_emit_matmul(PtoEmit *e, PtoEmitTile c, PtoEmitTile a,
  * reduction of a; or a copy dst = a between a GM window and a tile of the
  * run (tload as the first step: a is the window; tstore as the last, in
  * a run without a reduction: dst is the window), one dtype on both
- * sides. */
+ * sides; or a prefetch of a GM window a (element (r, c) of each whole
+ * vector's iteration: a hint, which reads and writes nothing and so may
+ * stand anywhere in the run; it uses no slot). */
 typedef enum PtoEmitStepKind {
   PTO_EMIT_STEP_BINARY,
   PTO_EMIT_STEP_SCALAR,
@@ -196,6 +198,7 @@ typedef enum PtoEmitStepKind {
   PTO_EMIT_STEP_ROWREDUCE,
   PTO_EMIT_STEP_LOAD,
   PTO_EMIT_STEP_STORE,
+  PTO_EMIT_STEP_PREFETCH,
 } PtoEmitStepKind;
 
 typedef struct PtoEmitStep {

@@ -49,6 +49,12 @@ static LLVMValueRef body(PtoEmit *e, const PtoEmitStep *st, unsigned n,
   LLVMValueRef cur[MAX_SLOTS] = {0};
   for (unsigned i = 0; i < n; i++) {
     const PtoEmitStep *s = &st[i];
+    if (s->kind == PTO_EMIT_STEP_PREFETCH) {
+      /* one line of whole vectors' worth: the single columns would only
+       * repeat the prefetches of their neighbours */
+      if (lanes) pto_emit_prefetch(e, pto_emit_elem_ptr(e, s->a, r, c));
+      continue;
+    }
     if (s->kind == PTO_EMIT_STEP_STORE) {
       store_gm(e, s, r, c, operand(e, s->a, s->a_slot, cur, r, c, lanes), lanes);
       continue;
@@ -113,6 +119,9 @@ static PtoResult check_run(PtoEmit *e, const PtoEmitStep *st, unsigned n,
       return pto_error_set(err, "a fused tload reads GM into a slot of the run");
     if (s->kind == PTO_EMIT_STEP_STORE && (s->a_slot < 0 || s->dst_slot >= 0))
       return pto_error_set(err, "a fused tstore writes a slot of the run to GM");
+    if (s->kind == PTO_EMIT_STEP_PREFETCH &&
+        (s->a_slot >= 0 || s->b_slot >= 0 || s->dst_slot >= 0))
+      return pto_error_set(err, "a fused prefetch uses no slot of the run");
     if (s->dst_slot >= MAX_SLOTS || s->a_slot >= MAX_SLOTS || s->b_slot >= MAX_SLOTS)
       return pto_error_set(err, "a fused run has at most %d slots", MAX_SLOTS);
   }

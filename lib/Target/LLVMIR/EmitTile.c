@@ -206,6 +206,10 @@ static void elementwise(PtoEmit *e, const Ew *w, LLVMValueRef rows,
 
 PtoResult pto_emit_step_check(PtoEmit *e, const PtoEmitStep *st,
                               PtoError *err) {
+  if (st->kind == PTO_EMIT_STEP_PREFETCH) { /* any window of any dtype */
+    if (!st->a.ptr) return pto_error_set(err, "a fused prefetch has no window");
+    return PTO_SUCCESS;
+  }
   if (st->kind == PTO_EMIT_STEP_LOAD || st->kind == PTO_EMIT_STEP_STORE) {
     const char *n = st->kind == PTO_EMIT_STEP_LOAD ? "a fused tload" : "a fused tstore";
     if (st->stream && (st->kind == PTO_EMIT_STEP_LOAD || pto_dtype_size(st->dst.dtype) != 4))
@@ -236,7 +240,8 @@ PtoResult pto_emit_step_check(PtoEmit *e, const PtoEmitStep *st,
     return PTO_SUCCESS;
   case PTO_EMIT_STEP_ROWREDUCE:
   case PTO_EMIT_STEP_LOAD:
-  case PTO_EMIT_STEP_STORE: return PTO_SUCCESS;
+  case PTO_EMIT_STEP_STORE:
+  case PTO_EMIT_STEP_PREFETCH: return PTO_SUCCESS;
   }
   return PTO_SUCCESS;
 }

@@ -61,6 +61,15 @@ LLVMValueRef pto_emit_intrinsic(PtoEmit *e, const char *name,
   return LLVMBuildCall2(e->b, fty, fn, args, n, "");
 }
 
+void pto_emit_prefetch(PtoEmit *e, LLVMValueRef p) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(e->ctx);
+  LLVMValueRef args[4] = {
+      LLVMBuildBitCast(e->b, p, LLVMPointerType(LLVMInt8TypeInContext(e->ctx), 0), ""),
+      LLVMConstInt(i32, 0, 0) /* read */, LLVMConstInt(i32, 3, 0) /* all levels */,
+      LLVMConstInt(i32, 1, 0) /* data */};
+  pto_emit_intrinsic(e, "llvm.prefetch", args, 4);
+}
+
 void pto_emit_loop_begin(PtoEmit *e, PtoEmitLoop *l, LLVMValueRef lo,
                          LLVMValueRef hi, int64_t step, unsigned ncarry,
                          const LLVMValueRef *init) {

@@ -61,6 +61,9 @@ LLVMValueRef pto_emit_splat(PtoEmit *e, LLVMValueRef s, unsigned lanes);
  * at the type of args[0]. */
 LLVMValueRef pto_emit_intrinsic(PtoEmit *e, const char *name,
                                 LLVMValueRef *args, unsigned n);
+/* llvm.prefetch of the cache line holding *p, for reading, into every
+ * cache level: a hint that no target faults on. */
+void pto_emit_prefetch(PtoEmit *e, LLVMValueRef p);
 
 /* A counted loop: iv runs lo, lo + step, ... while iv < hi (signed i64),
  * with up to PTO_EMIT_MAX_CARRY values carried from one iteration to the

@@ -23,6 +23,15 @@ typedef struct Tr {
   PtoPtrMap values; /* PtoValue * -> LLVMValueRef */
   PtoPtrMap dims;   /* tensor argument PtoValue * -> LLVMValueRef[rank] */
   bool fuse;        /* runs of vector instructions as one loop nest */
+  bool prefetch;    /* the next task's windows, during fused runs */
+  /* windows of the kernel's tloads as the next task along the innermost
+   * tiled dim would load them, waiting for a fused run of their tile's
+   * shape to prefetch them (prefetch_next) */
+  struct {
+    PtoEmitTile gm;
+    int64_t rows, cols;
+  } pf[4];
+  unsigned npf;
 } Tr;
 
 static LLVMValueRef value_of(Tr *t, PtoValue *v) {
@@ -96,7 +105,8 @@ static PtoResult emitted(PtoOp *op, PtoResult r, const PtoError *err) {
  * move one piece only). A tensor's dims are constants or, when dynamic,
  * the kernel's arguments after its pointer; its strides are row-major. */
 static PtoResult window_of(Tr *t, PtoOp *op, PtoValue *tensor, PtoValue *tile,
-                           PtoDType dt, PtoEmitTile *out, PtoEmitPieces *pieces) {
+                           PtoDType dt, int ahead, PtoEmitTile *out,
+                           PtoEmitPieces *pieces) {
   PtoType *ty = pto_value_type(tensor), *tt = pto_value_type(tile);
   LLVMValueRef *dims = pto_ptrmap_get(&t->dims, (uint64_t)(uintptr_t)tensor);
   unsigned rank = pto_type_tensor_rank(ty);
@@ -153,6 +163,12 @@ static PtoResult window_of(Tr *t, PtoOp *op, PtoValue *tensor, PtoValue *tile,
   LLVMValueRef elems = pto_emit_i64(&t->e, 0);
   for (unsigned d = 0; d < rank; d++) {
     LLVMValueRef at = dyn[d] ? value_of(t, dyn[d]) : pto_emit_i64(&t->e, offs[d]);
+    if ((int)d == ahead) { /* the window after this one, if it fits */
+      LLVMValueRef size = pto_emit_i64(&t->e, sizes[d]), next = LLVMBuildAdd(b, at, size, "");
+      LLVMValueRef fits =
+          LLVMBuildICmp(b, LLVMIntSLE, LLVMBuildAdd(b, next, size, ""), dims[d], "");
+      at = LLVMBuildSelect(b, fits, next, at, "");
+    }
     elems = LLVMBuildAdd(b, elems, LLVMBuildMul(b, at, stride[d], ""), "");
   }
   LLVMValueRef bytes = LLVMBuildMul(
@@ -183,7 +199,7 @@ static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
   if (!pto_dtype_from_type(pto_type_tensor_elem(pto_value_type(tensor)), &gdt))
     gdt = tile.dtype;
   PtoEmitPieces pieces;
-  if (pto_failed(window_of(t, op, tensor, tv, gdt, &gm, &pieces)))
+  if (pto_failed(window_of(t, op, tensor, tv, gdt, -1, &gm, &pieces)))
     return PTO_FAILURE;
   /* an f32 accumulator stored into f16 / bf16: FIX rounds it on the way */
   PtoCastMode rne = {PTO_ROUND_RINT, PTO_SAT_WRAP};
@@ -361,7 +377,7 @@ static PtoResult step_of(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind,
     st->kind = load ? PTO_EMIT_STEP_LOAD : PTO_EMIT_STEP_STORE;
     st->stream = !load && pto_llvmir_streams(tensor);
     if (pto_failed(tile_of(t, op, tv, tile))) return PTO_FAILURE;
-    return window_of(t, op, tensor, tv, tile->dtype, gm, NULL);
+    return window_of(t, op, tensor, tv, tile->dtype, -1, gm, NULL);
   }
   if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &st->dst)) ||
       pto_failed(tile_of(t, op, pto_op_operand(op, 0), &st->a)))
@@ -746,9 +762,69 @@ static PtoResult emit_op(Tr *t, PtoOp *op) {
   }
 }
 
+/* Prefetching (docs/jit.md, "Prefetching"). A vector kernel is one task
+ * of a loop over tiles, and the next task along the innermost dim the
+ * tiles divide loads the window after a tload's. That window (the tload's
+ * own when the next one would leave the tensor: lines already cached)
+ * waits for the first fused run of the tile's shape after the tload,
+ * whose whole vectors prefetch one element of it each, a line of f32 at
+ * 16 lanes: the reads from memory then overlap the run's arithmetic
+ * instead of stalling the next task's tload. Windows of several pieces,
+ * or that are the whole tensor, are not prefetched. */
+static void note_next_window(Tr *t, PtoOp *op) {
+  PtoPtoOp id = pto_pto_op_id(op);
+  if (!t->prefetch || t->npf == sizeof t->pf / sizeof t->pf[0] || id == PTO_PTO_NONE ||
+      pto_pto_op_kind(id) != PTO_PTO_KIND_LOAD)
+    return;
+  PtoValue *tensor = pto_op_operand(op, 0), *tv = pto_op_result(op, 0);
+  PtoType *ty = pto_value_type(tensor), *tt = pto_value_type(tv);
+  unsigned rank = pto_type_tensor_rank(ty);
+  int64_t sizes[PTO_MAX_RANK];
+  PtoDType gdt;
+  if (pto_pto_window_sizes(op, sizes) != rank ||
+      !pto_dtype_from_type(pto_type_tensor_elem(ty), &gdt))
+    return;
+  int ahead = -1;
+  for (unsigned d = rank; d-- > 0 && ahead < 0;) {
+    int64_t n = pto_type_tensor_dim(ty, d);
+    if (n == PTO_DYN || sizes[d] < n) ahead = (int)d;
+  }
+  PtoEmitPieces pieces;
+  PtoEmitTile gm;
+  /* the tload itself was emitted from the same window: this succeeds */
+  if (ahead < 0 || pto_failed(window_of(t, op, tensor, tv, gdt, ahead, &gm, &pieces)) ||
+      pieces.n)
+    return;
+  t->pf[t->npf].gm = gm;
+  t->pf[t->npf].rows = pto_pto_tile_rows(tt);
+  t->pf[t->npf++].cols = pto_pto_tile_cols(tt);
+}
+
+/* The prefetch steps of the windows waiting for a run of this shape, put
+ * first in steps; returns their number. */
+static unsigned take_prefetches(Tr *t, PtoValue *shape, unsigned room, PtoEmitStep *steps) {
+  PtoType *ty = pto_value_type(shape);
+  unsigned k = 0;
+  for (unsigned i = 0; i < t->npf;) {
+    if (k == room || t->pf[i].rows != pto_pto_tile_rows(ty) ||
+        t->pf[i].cols != pto_pto_tile_cols(ty)) {
+      i++;
+      continue;
+    }
+    memset(&steps[k], 0, sizeof steps[k]);
+    steps[k].kind = PTO_EMIT_STEP_PREFETCH;
+    steps[k].a = t->pf[i].gm;
+    steps[k].dst_slot = steps[k].a_slot = steps[k].b_slot = -1;
+    k++;
+    t->pf[i] = t->pf[--t->npf];
+  }
+  return k;
+}
+
 /* A planned run (Fuse.h) as one loop nest: its scalar arith ops first,
- * which the steps may use. If an emitter refuses a step, the run is
- * emitted one instruction at a time, which reports it at its op. */
+ * which the steps may use, and the prefetches waiting for it. If an
+ * emitter refuses a step, the run is emitted one instruction at a time,
+ * which reports it at its op. */
 static PtoResult emit_run(Tr *t, PtoOp *first, const PtoFuseRun *run) {
   for (PtoOp *op = first;; op = pto_op_next(op)) {
     PtoPtoOp id = pto_pto_op_id(op);
@@ -763,19 +839,20 @@ static PtoResult emit_run(Tr *t, PtoOp *first, const PtoFuseRun *run) {
     if (op == run->last) break;
   }
   PtoEmitStep steps[PTO_EMIT_MAX_STEPS];
+  unsigned k = take_prefetches(t, run->shape, PTO_EMIT_MAX_STEPS - run->n, steps);
   for (unsigned i = 0; i < run->n; i++) {
     PtoOp *op = run->step[i].op;
     PtoPtoOp id = pto_pto_op_id(op);
-    if (pto_failed(step_of(t, op, id, pto_pto_op_kind(id), &steps[i])))
-      return PTO_FAILURE;
-    steps[i].dst_slot = run->step[i].dst_slot;
-    steps[i].a_slot = run->step[i].a_slot;
-    steps[i].b_slot = run->step[i].b_slot;
-    steps[i].store = run->step[i].store || steps[i].kind == PTO_EMIT_STEP_ROWREDUCE;
+    PtoEmitStep *s = &steps[k + i];
+    if (pto_failed(step_of(t, op, id, pto_pto_op_kind(id), s))) return PTO_FAILURE;
+    s->dst_slot = run->step[i].dst_slot;
+    s->a_slot = run->step[i].a_slot;
+    s->b_slot = run->step[i].b_slot;
+    s->store = run->step[i].store || s->kind == PTO_EMIT_STEP_ROWREDUCE;
   }
   PtoError err;
   unsigned bad;
-  if (pto_succeeded(pto_emit_fused(&t->e, steps, run->n, rows_of(t, run->shape),
+  if (pto_succeeded(pto_emit_fused(&t->e, steps, k + run->n, rows_of(t, run->shape),
                                    cols_of(t, run->shape), &bad, &err)))
     return PTO_SUCCESS;
   for (unsigned i = 0; i < run->n; i++)
@@ -845,6 +922,7 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
   }
   pto_ptrmap_clear(&t->values);
   release_dims(t);
+  t->npf = 0;
   np = nspaces;
   for (unsigned i = 0; i < nargs; i++) {
     PtoValue *v = pto_block_arg(body, i);
@@ -877,9 +955,14 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
     if (t->fuse && !cube) pto_llvmir_fuse_plan(op, &run);
     if (run.n < 2) {
       r = emit_op(t, op);
+      if (pto_succeeded(r)) note_next_window(t, op);
       continue;
     }
     r = emit_run(t, op, &run);
+    for (PtoOp *o = op; pto_succeeded(r); o = pto_op_next(o)) {
+      note_next_window(t, o);
+      if (o == run.last) break;
+    }
     op = run.last;
   }
   if (can_fault) LLVMBuildRet(t->e.b, LLVMConstInt(LLVMInt32TypeInContext(c), 0, 0));
@@ -929,6 +1012,7 @@ PtoResult pto_translate_to_llvmir_with(PtoOp *module,
   t.e.lanes = lanes ? lanes : 8;
   t.e.x86 = opts->x86;
   t.fuse = !opts->no_fuse;
+  t.prefetch = !opts->no_prefetch;
   pto_ptrmap_init(&t.values);
   pto_ptrmap_init(&t.dims);
   PtoResult r = PTO_SUCCESS;
