@@ -82,6 +82,7 @@ void rt_graph_free(PtoGraph *g) {
   free(g->scratch);
   free(g->labels);
   free(g->label_index);
+  free(g->syncs);
   rt_timeline_free(&g->host_tl);
   rt_timeline_free(&g->sim_tl);
   free(g);
@@ -101,6 +102,8 @@ static void graph_reset(PtoGraph *g) {
   g->args_stale = false;
   g->finalized = false;
   g->host_tl.valid = g->sim_tl.valid = false;
+  g->ran = 0;
+  g->nsyncs = 0;
 }
 
 void pto_graph_destroy(PtoGraph *g) {
@@ -781,6 +784,7 @@ PtoRtStatus pto_graph_wait(PtoGraph *g) {
   }
   PtoRtStatus st = g->stream ? rt_host_stream_end(g, false) : PTO_RT_OK;
   g->streaming = false;
+  g->ran = g->ntasks;
   /* The simulator models submission overlapping execution on every run:
    * it replays the submitted graph with the orchestrator's costs. */
   if (st == PTO_RT_OK && (rt->opts.backend & PTO_RT_SIM)) {
@@ -801,19 +805,61 @@ void rt_graph_stop(PtoGraph *g) {
   end_run(g->rt);
 }
 
-PtoRtStatus pto_graph_run(PtoGraph *g, void *const *buffers,
-                          uint32_t num_buffers) {
-  PtoRtStatus st = begin_run(g, buffers, num_buffers, "run");
+/* Records that the orchestrator submitted the tasks from `first` on once
+ * the run before them was over: where the simulator holds its submission. */
+static bool mark_sync(PtoGraph *g, uint32_t first) {
+  if (!first || first >= g->ntasks ||
+      (g->nsyncs && g->syncs[g->nsyncs - 1] >= first))
+    return true;
+  if (!rt_grow((void **)&g->syncs, &g->capsyncs, g->nsyncs + 1,
+               sizeof *g->syncs)) {
+    rt_set_error(g->rt, "resume: out of memory");
+    return false;
+  }
+  g->syncs[g->nsyncs++] = first;
+  return true;
+}
+
+/* A whole run (pto_graph_run) or, with `resume`, the tasks the last run
+ * did not run (pto_graph_resume). */
+static PtoRtStatus run_graph(PtoGraph *g, void *const *buffers,
+                             uint32_t num_buffers, bool resume) {
+  PtoRtStatus st =
+      begin_run(g, buffers, num_buffers, resume ? "resume" : "run");
   if (st != PTO_RT_OK)
     return st;
   PtoRuntime *rt = g->rt;
-  st = rt_graph_finalize(g);
-  if (st == PTO_RT_OK && (rt->opts.backend & PTO_RT_HOST))
-    st = rt_host_run(g, buffers, num_buffers);
+  uint32_t first = g->ran < g->ntasks ? g->ran : g->ntasks;
+  if (resume && !mark_sync(g, first))
+    st = PTO_RT_ERR_NOMEM;
+  if (st == PTO_RT_OK)
+    st = rt_graph_finalize(g);
+  if (st == PTO_RT_OK && (rt->opts.backend & PTO_RT_HOST)) {
+    if (!resume) {
+      st = rt_host_run(g, buffers, num_buffers);
+    } else {
+      /* A streaming run whose submission is already over: it dispatches
+       * the new tasks, the finished ones being the edges it skips. */
+      st = rt_host_stream_resume(g, buffers, num_buffers, first);
+      if (st == PTO_RT_OK)
+        st = rt_host_stream_end(g, false);
+    }
+  }
   if (st == PTO_RT_OK && (rt->opts.backend & PTO_RT_SIM))
     st = rt_sim_run(g);
+  g->ran = g->ntasks;
   end_run(rt);
   return st;
+}
+
+PtoRtStatus pto_graph_run(PtoGraph *g, void *const *buffers,
+                          uint32_t num_buffers) {
+  return run_graph(g, buffers, num_buffers, false);
+}
+
+PtoRtStatus pto_graph_resume(PtoGraph *g, void *const *buffers,
+                             uint32_t num_buffers) {
+  return run_graph(g, buffers, num_buffers, true);
 }
 
 void pto_graph_get_stats(const PtoGraph *g, PtoRtGraphStats *out) {

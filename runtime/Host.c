@@ -61,6 +61,8 @@ typedef struct RtRun {
    * in chunks (the counts and capacities are the submitter's alone). */
   bool stream, record;
   bool oom; /* a submission found no memory: the run stopped */
+  /* The tasks before it ran in the run this one continues. */
+  uint32_t first;
   void *st[RT_CHUNKS], *slots[RT_CHUNKS], *nodes[RT_CHUNKS];
   uint32_t published, nnodes, cap_st, cap_slots, cap_nodes;
   RtSucc closed;
@@ -631,6 +633,7 @@ PtoRtStatus rt_host_run(PtoGraph *g, void *const *buffers, uint32_t nbuf) {
     r.times = tl->times;
     r.lane = tl->lane;
     clock_gettime(CLOCK_MONOTONIC, &r.t0);
+    g->run_t0 = r.t0;
   }
   /* Reset the per-run state; the graph itself is not analysed again. The
    * tasks' argument records point at run_buffers. */
@@ -699,6 +702,11 @@ static void stream_free(RtRun *r) {
 
 PtoRtStatus rt_host_stream_start(PtoGraph *g, void *const *buffers,
                                  uint32_t nbuf) {
+  return rt_host_stream_resume(g, buffers, nbuf, 0);
+}
+
+PtoRtStatus rt_host_stream_resume(PtoGraph *g, void *const *buffers,
+                                  uint32_t nbuf, uint32_t first) {
   PtoRuntime *rt = g->rt;
   RtRun *r = aligned_alloc(_Alignof(RtRun), sizeof *r);
   if (!r) {
@@ -718,8 +726,11 @@ PtoRtStatus rt_host_stream_start(PtoGraph *g, void *const *buffers,
   atomic_init(&r->failed_task, RT_NONE);
   atomic_init(&r->head, 0);
   atomic_init(&r->tail, 0);
+  r->first = r->published = first;
   g->host_tl.valid = false;
-  clock_gettime(CLOCK_MONOTONIC, &r->t0);
+  if (!first)
+    clock_gettime(CLOCK_MONOTONIC, &g->run_t0);
+  r->t0 = g->run_t0;
   /* Buffers cannot be declared while the graph streams, so that the
    * table the argument records point at stays where it is. */
   if (nbuf)
@@ -728,7 +739,17 @@ PtoRtStatus rt_host_stream_start(PtoGraph *g, void *const *buffers,
   /* seq_cst: see enter(); the records published below reach the helpers
    * through the queue's release/acquire. */
   atomic_store_explicit(&rt->cur, r, memory_order_seq_cst);
-  if (!rt_host_stream_publish(g, 0, 0)) {
+  /* The first edge into a task of this run: edges are grouped by target
+   * in increasing order. */
+  uint32_t lo = 0, hi = g->nedges;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (g->edges[mid].to < first)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (!rt_host_stream_publish(g, first, lo)) {
     rt_host_stream_end(g, true);
     rt_set_error(rt, "start: out of memory");
     return PTO_RT_ERR_NOMEM;
@@ -789,9 +810,11 @@ bool rt_host_stream_publish(PtoGraph *g, uint32_t t0, uint32_t e0) {
     atomic_init(&t->count, 1);
     /* relaxed: the task's finisher acquires the count it releases. */
     atomic_fetch_add_explicit(&r->remaining, 1, memory_order_relaxed);
+    /* A task of the run this one continues has finished. */
     for (; e < g->nedges && g->edges[e].to == id; e++)
-      stream_attach(r, g->edges[e].from, id, t,
-                    chunk_at(r->nodes, r->nnodes++, sizeof(RtSucc)));
+      if (g->edges[e].from >= r->first)
+        stream_attach(r, g->edges[e].from, id, t,
+                      chunk_at(r->nodes, r->nnodes++, sizeof(RtSucc)));
     r->published = id + 1;
     /* acq_rel: the last predecessor's release, or this thread's records. */
     if (atomic_fetch_sub_explicit(&t->count, 1, memory_order_acq_rel) == 1) {
@@ -843,11 +866,39 @@ PtoRtStatus rt_host_stream_end(PtoGraph *g, bool cancel) {
   }
   if (st == PTO_RT_OK && !cancel && r->record) {
     uint32_t lane_base[PTO_RT_CORE_TYPE_COUNT];
-    if (!host_lanes(g, lane_base)) {
+    /* A continued run keeps the earlier tasks' times and, as (core type,
+     * worker), their lanes, which host_lanes renumbers. */
+    PtoRtTimeline *tl = &g->host_tl;
+    uint32_t first = r->first, threads = rt->opts.threads;
+    double *keep = first ? malloc((size_t)first * 5 * sizeof *keep) : NULL;
+    uint32_t *keep_lane =
+        first ? malloc((size_t)first * sizeof *keep_lane) : NULL;
+    bool had = tl->times && tl->cap_tasks >= first;
+    if (first && (!keep || !keep_lane)) {
+      rt_set_error(rt, "wait: out of memory");
       st = PTO_RT_ERR_NOMEM;
-    } else {
-      PtoRtTimeline *tl = &g->host_tl;
-      for (uint32_t i = 0; i < r->published; i++) {
+    }
+    for (uint32_t i = 0; st == PTO_RT_OK && i < first; i++) {
+      bool ran = had && tl->lane[i] != RT_NONE;
+      memset(&keep[(size_t)i * 5], 0, 5 * sizeof *keep);
+      if (had)
+        memcpy(&keep[(size_t)i * 5], &tl->times[(size_t)i * 5],
+               5 * sizeof *keep);
+      keep_lane[i] = ran ? (uint32_t)tl->lane_core[tl->lane[i]] * threads +
+                               tl->lane[i] % threads
+                         : RT_NONE;
+    }
+    if (st == PTO_RT_OK && !host_lanes(g, lane_base)) {
+      st = PTO_RT_ERR_NOMEM;
+    } else if (st == PTO_RT_OK) {
+      for (uint32_t i = 0; i < first; i++) {
+        memcpy(&tl->times[(size_t)i * 5], &keep[(size_t)i * 5],
+               5 * sizeof *keep);
+        if (keep_lane[i] != RT_NONE)
+          tl->lane[i] =
+              lane_base[keep_lane[i] / threads] + keep_lane[i] % threads;
+      }
+      for (uint32_t i = first; i < r->published; i++) {
         const RtSTask *t = stask(r, i);
         memcpy(&tl->times[(size_t)i * 5], t->times, sizeof t->times);
         if (t->worker != RT_NONE)
@@ -855,6 +906,8 @@ PtoRtStatus rt_host_stream_end(PtoGraph *g, bool cancel) {
       }
       tl->valid = true;
     }
+    free(keep);
+    free(keep_lane);
   }
   if (st == PTO_RT_OK && !cancel && f != RT_NONE) {
     /* The dependents named in the message come from the built lists. */

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <time.h>
 
 #define RT_NONE UINT32_MAX
 /* Task ids stay below 2^31, so that a successor list can carry a flag. */
@@ -151,6 +152,15 @@ struct PtoGraph {
    * when the host back end is off. */
   bool streaming;
   struct RtRun *stream;
+  /* The tasks the last run ran (pto_graph_resume runs the rest) and, on
+   * the host, the clock its timeline counts from, which a resumed run
+   * keeps. The tasks the orchestrator submitted only once every earlier
+   * task had finished (pto_graph_resume's), in increasing order: the
+   * simulator holds its submission there. */
+  uint32_t ran;
+  struct timespec run_t0;
+  uint32_t *syncs;
+  uint32_t nsyncs, capsyncs;
 };
 
 struct PtoRuntime {
@@ -219,6 +229,11 @@ PtoRtStatus rt_sim_run(PtoGraph *g);
  * in the run until it is over (or, with cancel, stops it) and frees it. */
 PtoRtStatus rt_host_stream_start(PtoGraph *g, void *const *buffers,
                                  uint32_t nbuf);
+/* The same, for a run that continues the last one: the tasks before
+ * `first` ran in it and count as finished; the timeline keeps their
+ * times, and the new tasks' count from that run's start. */
+PtoRtStatus rt_host_stream_resume(PtoGraph *g, void *const *buffers,
+                                  uint32_t nbuf, uint32_t first);
 bool rt_host_stream_publish(PtoGraph *g, uint32_t t0, uint32_t e0);
 bool rt_host_stream_failed(PtoGraph *g, const char *what);
 PtoRtStatus rt_host_stream_end(PtoGraph *g, bool cancel);

@@ -56,6 +56,10 @@ typedef struct Sim {
   double mem_last;
   uint64_t mem_gen;
   uint32_t next_submit;
+  /* Tasks whose completion was handled; the next of the graph's syncs
+   * and whether the orchestrator waits at it for every earlier task. */
+  uint32_t completed, next_sync;
+  bool held;
   uint32_t dispatching; /* cores reserved while a dispatch is charged */
   double last_account;
 } Sim;
@@ -202,6 +206,31 @@ static bool schedule(Sim *s) {
   return true;
 }
 
+/* The orchestrator's next submission: the barriers next in order enter at
+ * once, the next real task after the submission cost; none while it
+ * waits at one of the graph's syncs for every earlier task to finish. */
+static bool submit_next(Sim *s) {
+  const PtoGraph *g = s->g;
+  uint32_t n = g->ntasks;
+  while (s->next_submit < n) {
+    uint32_t id = s->next_submit;
+    if (s->next_sync < g->nsyncs && g->syncs[s->next_sync] == id) {
+      if (s->completed < id) {
+        s->held = true;
+        return true;
+      }
+      s->next_sync++;
+    }
+    s->next_submit++;
+    if (!s->st[id].barrier)
+      return ev_push(s, s->now + s->p->submit_cycles, EV_SUBMIT, id, 0);
+    s->st[id].submitted = 1;
+    if (s->st[id].deps == 0)
+      make_ready(s, id);
+  }
+  return true;
+}
+
 static bool handle(Sim *s, const Event *e) {
   PtoGraph *g = s->g;
   switch (e->kind) {
@@ -213,20 +242,7 @@ static bool handle(Sim *s, const Event *e) {
     T(s, id)[0] = s->now;
     if (s->st[id].deps == 0)
       make_ready(s, id);
-    uint32_t n = g->ntasks;
-    while (s->next_submit < n && s->st[s->next_submit].barrier) {
-      s->st[s->next_submit].submitted = 1;
-      if (s->st[s->next_submit].deps == 0)
-        make_ready(s, s->next_submit);
-      s->next_submit++;
-    }
-    if (s->next_submit < n) {
-      if (!ev_push(s, s->now + s->p->submit_cycles, EV_SUBMIT,
-                   s->next_submit, 0))
-        return false;
-      s->next_submit++;
-    }
-    return true;
+    return submit_next(s);
   }
   case EV_JOB_DONE: {
     uint32_t th = e->a, id = e->b / 2;
@@ -256,6 +272,11 @@ static bool handle(Sim *s, const Event *e) {
       uint32_t succ = g->succ[k];
       if (--s->st[succ].deps == 0 && s->st[succ].submitted)
         make_ready(s, succ);
+    }
+    /* Every task before the one the orchestrator waits at is done. */
+    if (++s->completed == s->next_submit && s->held) {
+      s->held = false;
+      return submit_next(s);
     }
     return true;
   }
@@ -364,15 +385,11 @@ PtoRtStatus rt_sim_run(PtoGraph *g) {
     tl->lane[i] = RT_NONE;
     memset(T(&s, i), 0, 5 * sizeof(double));
   }
-  if (n) {
-    s.next_submit = 0;
-    /* Barriers before the first task enter at once (none in practice). */
-    while (s.next_submit < n && s.st[s.next_submit].barrier)
-      s.st[s.next_submit++].submitted = 1;
-    if (s.next_submit < n &&
-        !ev_push(&s, p->submit_cycles, EV_SUBMIT, s.next_submit++, 0))
-      goto oom;
-  }
+  s.next_submit = s.completed = s.next_sync = 0;
+  s.held = false;
+  /* Barriers before the first task enter at once (none in practice). */
+  if (n && !submit_next(&s))
+    goto oom;
   while (s.nheap) {
     Event e = ev_pop(&s);
     s.now = e.time;

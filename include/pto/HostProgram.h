@@ -83,7 +83,11 @@ void pto_host_program_destroy(PtoHostProgram *p);
 PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
                                  unsigned nargs);
 /* Runs the graph on `bufs` (one base per buffer; NULL: the program's own,
- * the arguments' copies then zeroed workspaces). */
+ * the arguments' copies then zeroed workspaces). When the build already
+ * ran some tasks on the program's own buffers (for a tile.load_scalar of
+ * a tensor a task writes), the run on them runs only the others: each
+ * task runs once (the runtime's pto_graph_resume); a run on other
+ * buffers first ends that one, then runs every task. */
 PtoResult pto_host_program_run(PtoHostProgram *p, void *const *bufs);
 /* With `on`, each run works on copies of the buffers between guard zones
  * and fails, naming the buffer and the launches that write it, when a
@@ -115,9 +119,14 @@ void *const *pto_host_program_buffers(PtoHostProgram *p);
 /* The buffer result i is in (valid after a build). */
 int32_t pto_host_program_result_buffer(PtoHostProgram *p, unsigned i);
 unsigned pto_host_program_num_kernels(PtoHostProgram *p);
-/* Seconds spent translating and compiling, and building the last graph. */
+/* Seconds spent translating and compiling, and building the last graph
+ * (its host program's own time: without the steps below). */
 double pto_host_program_compile_seconds(PtoHostProgram *p);
 double pto_host_program_build_seconds(PtoHostProgram *p);
+/* Seconds the last build spent running the tasks its host program's
+ * tile.load_scalar reads waited for: steps of the first run on the
+ * program's own buffers, which pto_host_program_run ends. */
+double pto_host_program_step_seconds(PtoHostProgram *p);
 /* The timeline the trace, SVG and report show: the simulator's when it
  * ran, else the host's (NULL before a run). */
 const PtoRtTimeline *pto_host_program_timeline(PtoHostProgram *p);

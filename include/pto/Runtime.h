@@ -152,6 +152,21 @@ int64_t pto_graph_submit(PtoGraph *g, const PtoRtTaskDesc *task);
 PtoRtStatus pto_graph_run(PtoGraph *g, void *const *buffers,
                           uint32_t num_buffers);
 
+/* Resuming: a graph run in steps, as an orchestrator that reads results
+ * between its submissions does (a scalar that decides what it submits
+ * next). pto_graph_resume runs the tasks submitted since the graph's last
+ * run (all of them when it never ran) and waits for them; the earlier
+ * tasks count as finished, and `buffers` (one base per buffer declared so
+ * far, buffers may be declared between the steps) must hold what they
+ * left. The host timeline is then the one run's: the earlier tasks keep
+ * their times and the new ones are timed from that run's start, so that
+ * the trace shows every task once, with the orchestrator's waits as gaps.
+ * The simulator models those waits on every later run of the graph: it
+ * submits the first task of each step only once every earlier task has
+ * finished. pto_graph_run replays the whole graph as usual. */
+PtoRtStatus pto_graph_resume(PtoGraph *g, void *const *buffers,
+                             uint32_t num_buffers);
+
 /* Streaming: tasks dispatched while the caller still submits them, as an
  * MPMD orchestrator does. pto_graph_start begins a run of the graph with
  * the given buffer bases (one per declared buffer, declared before the

@@ -62,6 +62,14 @@ typedef struct HostOpTask {
 /* Bytes of the guard zones around every buffer in a checked run. */
 enum { GUARD_BYTES = 64, GUARD_FILL = 0xa5 };
 
+/* Copies of a run's buffers between guard zones: cp[i] is raw[i] past
+ * its leading zone; n buffers have one so far. */
+typedef struct Guarded {
+  uint8_t **raw;
+  void **cp;
+  uint32_t n;
+} Guarded;
+
 struct PtoHostProgram {
   PtoHostEnv env; /* first: the host program's callbacks get it */
   PtoContext *ctx;
@@ -83,6 +91,7 @@ struct PtoHostProgram {
   int32_t *results;
   int64_t *result_dims;
   void **bufs;
+  uint32_t nbufs; /* the buffers bufs holds so far */
   bool refused; /* the runtime refused a task; its diagnostic is out */
   /* per kernel: the pto.kernel and where its tasks' fault records lie
    * (-1: it cannot fail); the records of the graph's tasks */
@@ -92,11 +101,15 @@ struct PtoHostProgram {
   PTO_VEC(TaskRec) tasks;
   PTO_VEC(PtoRtRegion) regions;
   PTO_VEC(const char *) buf_names; /* constants of the host program */
-  /* The state of the buffers after the first `ahead_done` tasks, run
-   * while the graph is built so that tile.load_scalar reads what the
-   * tasks before it wrote; NULL until a read needs it. */
-  void **ahead;
-  uint32_t ahead_bufs, ahead_done;
+  /* The first run of the graph, begun while it is built: when the host
+   * program's control flow reads a GM scalar some task writes
+   * (tile.load_scalar), the tasks submitted so far run, on the program's
+   * own buffers (or, in a checked run, on `steps`, their guarded copies),
+   * and the run on them later resumes with the rest, so that every task
+   * runs once (see sync). t_steps: the seconds those steps took. */
+  bool resumed;
+  Guarded steps;
+  double t_steps;
   bool guard;       /* runs check the guard zones around every buffer */
   bool guard_ran;   /* the last run was checked and found clean */
   const PtoHostOpDef *user_hops; /* the options' host ops */
@@ -182,42 +195,78 @@ static int64_t *cb_alloc(PtoHostEnv *env, uint32_t n) {
 
 static bool report_fault(PtoHostProgram *p);
 
-/* Runs the tasks submitted since the last run ahead on the buffers' state
- * after it (the arguments' copies and zeroed workspaces at first), in a
- * graph of their own: the graph being built runs later, from the start. */
-static PtoResult run_ahead(PtoHostProgram *p) {
+/* Storage for the buffers declared so far: a tensor argument's is its
+ * contiguous copy, a workspace's a zeroed allocation. */
+static void ensure_bufs(PtoHostProgram *p) {
   uint32_t n = p->sizes.len;
-  if (n > p->ahead_bufs) {
-    p->ahead = pto_realloc(p->ahead, n * sizeof *p->ahead);
-    for (uint32_t i = p->ahead_bufs; i < n; i++) {
-      p->ahead[i] = pto_calloc((size_t)p->sizes.data[i] + 1, 1);
-      if (i < p->ntensors) memcpy(p->ahead[i], p->arrays[i]->data, p->arrays[i]->nbytes);
-    }
-    p->ahead_bufs = n;
+  if (n <= p->nbufs && p->bufs) return;
+  p->bufs = pto_realloc(p->bufs, (n + 1) * sizeof *p->bufs);
+  for (uint32_t i = p->nbufs; i < n; i++)
+    p->bufs[i] = i < p->ntensors ? p->arrays[i]->data
+                                 : pto_calloc((size_t)p->sizes.data[i] + 1, 1);
+  p->bufs[n] = NULL;
+  p->nbufs = n;
+}
+
+/* Guarded copies of the buffers from G->n on, with the contents of bufs. */
+static void guard_extend(PtoHostProgram *p, Guarded *G, void *const *bufs) {
+  uint32_t n = p->sizes.len;
+  if (n <= G->n && G->cp) return;
+  G->raw = pto_realloc(G->raw, (n + 1) * sizeof *G->raw);
+  G->cp = pto_realloc(G->cp, (n + 1) * sizeof *G->cp);
+  for (uint32_t i = G->n; i < n; i++) {
+    size_t size = (size_t)p->sizes.data[i];
+    G->raw[i] = pto_malloc(size + 2 * GUARD_BYTES);
+    memset(G->raw[i], GUARD_FILL, size + 2 * GUARD_BYTES);
+    G->cp[i] = G->raw[i] + GUARD_BYTES;
+    memcpy(G->cp[i], bufs[i], size);
   }
-  if (p->ahead_done == p->tasks.len) return PTO_SUCCESS;
-  PtoGraph *g = pto_graph_create(p->rt);
-  bool ok = g != NULL;
-  for (uint32_t i = 0; ok && i < n; i++)
-    ok = pto_graph_add_buffer(g, p->sizes.data[i], p->buf_names.data[i]) == (int32_t)i;
-  for (uint32_t t = p->ahead_done; ok && t < p->tasks.len; t++) {
-    PtoRtTaskDesc d = p->tasks.data[t].desc;
-    d.regions = p->regions.data + p->tasks.data[t].region0;
-    ok = pto_graph_submit(g, &d) >= 0;
+  G->raw[n] = NULL;
+  G->cp[n] = NULL;
+  G->n = n;
+}
+
+static void guard_free(Guarded *G) {
+  for (uint32_t i = 0; i < G->n; i++) pto_free(G->raw[i]);
+  pto_free(G->raw);
+  pto_free(G->cp);
+  memset(G, 0, sizeof *G);
+}
+
+/* Runs the tasks submitted since the last step, so that the host program
+ * reads what they wrote. Rather than running them apart, on copies of the
+ * buffers, and all of them again when the graph runs, each step continues
+ * the graph's one run (pto_graph_resume) on the program's own buffers (a
+ * checked run's guarded copies of them), and the run on those buffers
+ * resumes with what the program submits after its last read. So every
+ * task runs once, the runtime's timeline, trace and report show each
+ * task once, with the host program's waits between the steps, and the
+ * simulator models those waits. (A streaming run, dispatching tasks while
+ * the program submits them, would overlap building and running too, but
+ * a host program declares buffers as it goes, which a running graph does
+ * not take.) */
+static PtoResult sync(PtoHostProgram *p) {
+  ensure_bufs(p);
+  void *const *on = p->bufs;
+  if (p->guard || p->steps.n) {
+    guard_extend(p, &p->steps, p->bufs);
+    on = p->steps.cp;
   }
-  ok = ok && pto_graph_run(g, p->ahead, n) == PTO_RT_OK;
-  if (g) pto_graph_destroy(g);
-  if (!ok && !report_fault(p))
+  p->resumed = true;
+  double t0 = pto_now_seconds();
+  PtoRtStatus st = pto_graph_resume(p->g, on, p->sizes.len);
+  p->t_steps += pto_now_seconds() - t0;
+  if (st == PTO_RT_OK) return PTO_SUCCESS;
+  if (!report_fault(p))
     pto_emit_error(p->ctx, loc_of(p), "running the tasks a load_scalar waits for failed: %s",
                    pto_runtime_error(p->rt));
-  p->ahead_done = p->tasks.len;
-  return ok ? PTO_SUCCESS : PTO_FAILURE;
+  return PTO_FAILURE;
 }
 
 /* PtoHostEnv.read_scalar: an element of a GM tensor for the host program's
  * control flow. A tensor some task of the graph writes is read after the
- * tasks submitted so far have run (ahead of the graph); an argument no
- * task writes, from its copy. */
+ * tasks submitted so far have run (a step of the graph's first run); an
+ * argument no task writes, from its copy. */
 static int64_t cb_read_scalar(PtoHostEnv *env, int64_t *req) {
   PtoHostProgram *p = (PtoHostProgram *)env;
   int64_t buf = req[0], rank = req[3];
@@ -245,11 +294,11 @@ static int64_t cb_read_scalar(PtoHostEnv *env, int64_t *req) {
   }
   const void *data;
   if (p->written.data[buf] || (uint64_t)buf >= p->ntensors) {
-    if (run_ahead(p)) {
+    if (sync(p)) {
       p->refused = true;
       return -1;
     }
-    data = p->ahead[buf];
+    data = (p->steps.n ? p->steps.cp : p->bufs)[buf];
   } else {
     data = p->arrays[buf]->data;
   }
@@ -507,13 +556,13 @@ PtoHostProgram *pto_host_program_create(PtoContext *ctx, PtoOp *module, PtoOp *f
 
 /* Drops the graph of the last build and everything made for it. */
 static void release_graph(PtoHostProgram *p) {
-  for (uint32_t i = p->ntensors; p->bufs && i < p->sizes.len; i++) pto_free(p->bufs[i]);
+  for (uint32_t i = p->ntensors; p->bufs && i < p->nbufs; i++) pto_free(p->bufs[i]);
   pto_free(p->bufs);
   p->bufs = NULL;
-  for (uint32_t i = 0; i < p->ahead_bufs; i++) pto_free(p->ahead[i]);
-  pto_free(p->ahead);
-  p->ahead = NULL;
-  p->ahead_bufs = p->ahead_done = 0;
+  p->nbufs = 0;
+  guard_free(&p->steps);
+  p->resumed = false;
+  p->t_steps = 0;
   for (uint32_t i = 0; i < p->packs.len; i++) pto_free(p->packs.data[i]);
   p->packs.len = 0;
   p->faults.len = 0;
@@ -605,7 +654,8 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
   p->refused = false;
   double t0 = pto_now_seconds();
   int rc = p->host(&p->env);
-  p->t_build = pto_now_seconds() - t0;
+  /* the steps of the first run it waited for are that run's time */
+  p->t_build = pto_now_seconds() - t0 - p->t_steps;
   if (rc == PTO_HOST_DIVISION_BY_ZERO)
     return pto_emit_error(p->ctx, loc_of(p), "building the task graph failed: the host "
                           "program's index arithmetic divides by zero (or the smallest "
@@ -619,10 +669,7 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
   if (p->sizes.len < p->ntensors)
     return pto_emit_error(p->ctx, loc_of(p), "the host program declared %u buffers for %u "
                           "tensor arguments", p->sizes.len, p->ntensors);
-  p->bufs = pto_calloc(p->sizes.len + 1, sizeof *p->bufs);
-  for (uint32_t i = 0; i < p->sizes.len; i++)
-    p->bufs[i] = i < p->ntensors ? p->arrays[i]->data
-                                 : pto_calloc((size_t)p->sizes.data[i] + 1, 1);
+  ensure_bufs(p);
   for (unsigned i = 0; i < p->nres; i++)
     if (!result_is_scalar(p, i) && (p->results[i] < 0 || (uint32_t)p->results[i] >= p->sizes.len))
       return pto_emit_error(p->ctx, loc_of(p),
@@ -680,8 +727,12 @@ static bool report_fault(PtoHostProgram *p) {
   return true;
 }
 
-static PtoResult run_graph(PtoHostProgram *p, void *const *bufs) {
-  if (pto_graph_run(p->g, bufs, p->sizes.len) == PTO_RT_OK) return PTO_SUCCESS;
+/* A run of the graph on bufs, or, with `resume`, the end of the run its
+ * build began on them (the tasks after its last step). */
+static PtoResult run_graph(PtoHostProgram *p, void *const *bufs, bool resume) {
+  PtoRtStatus st = resume ? pto_graph_resume(p->g, bufs, p->sizes.len)
+                          : pto_graph_run(p->g, bufs, p->sizes.len);
+  if (st == PTO_RT_OK) return PTO_SUCCESS;
   if (report_fault(p)) return PTO_FAILURE;
   return pto_emit_error(p->ctx, loc_of(p), "the run failed: %s", pto_runtime_error(p->rt));
 }
@@ -700,19 +751,13 @@ static int64_t guard_hit(const uint8_t *data, int64_t size) {
  * a kernel's GM store past either end of its buffer changes (a store
  * inside the buffer but outside the launch's window goes unseen: it is
  * the windows the runtime orders by): the copies go back
- * to `bufs` after the run, whatever it found. */
-static PtoResult run_guarded(PtoHostProgram *p, void *const *bufs) {
+ * to `bufs` after the run, whatever it found. With `resume`, the copies
+ * are those the build's steps ran on (G), extended to the later buffers. */
+static PtoResult run_guarded(PtoHostProgram *p, void *const *bufs, Guarded *G, bool resume) {
   uint32_t n = p->sizes.len;
-  uint8_t **raw = pto_calloc(n + 1, sizeof *raw);
-  void **cp = pto_calloc(n + 1, sizeof *cp);
-  for (uint32_t i = 0; i < n; i++) {
-    size_t size = (size_t)p->sizes.data[i];
-    raw[i] = pto_malloc(size + 2 * GUARD_BYTES);
-    memset(raw[i], GUARD_FILL, size + 2 * GUARD_BYTES);
-    cp[i] = raw[i] + GUARD_BYTES;
-    memcpy(cp[i], bufs[i], size);
-  }
-  PtoResult r = run_graph(p, cp);
+  guard_extend(p, G, bufs);
+  void **cp = G->cp;
+  PtoResult r = run_graph(p, cp, resume);
   for (uint32_t i = 0; i < n; i++) {
     int64_t at = guard_hit(cp[i], p->sizes.data[i]);
     if (at && r == PTO_SUCCESS) {
@@ -737,18 +782,31 @@ static PtoResult run_guarded(PtoHostProgram *p, void *const *bufs) {
       r = PTO_FAILURE;
     }
     memcpy(bufs[i], cp[i], (size_t)p->sizes.data[i]);
-    pto_free(raw[i]);
   }
-  pto_free(raw);
-  pto_free(cp);
+  guard_free(G);
   p->guard_ran = r == PTO_SUCCESS;
   return r;
 }
 
+/* A whole run of the graph on bufs, checked when asked. */
+static PtoResult run_all(PtoHostProgram *p, void *const *bufs) {
+  Guarded G = {0};
+  return p->guard ? run_guarded(p, bufs, &G, false) : run_graph(p, bufs, false);
+}
+
+/* The end of the run the build began on the program's own buffers. */
+static PtoResult finish_steps(PtoHostProgram *p) {
+  p->resumed = false;
+  return p->steps.n ? run_guarded(p, p->bufs, &p->steps, true)
+                    : run_graph(p, p->bufs, true);
+}
+
 PtoResult pto_host_program_run(PtoHostProgram *p, void *const *bufs) {
   if (!p->g) return pto_emit_error(p->ctx, loc_of(p), "no task graph was built");
-  if (!bufs) bufs = p->bufs;
-  return p->guard ? run_guarded(p, bufs) : run_graph(p, bufs);
+  if (!bufs || bufs == p->bufs) return p->resumed ? finish_steps(p) : run_all(p, p->bufs);
+  /* a run on other buffers (a replay) after the program's own run ends */
+  if (p->resumed && finish_steps(p)) return PTO_FAILURE;
+  return run_all(p, bufs);
 }
 
 void pto_host_program_set_gm_check(PtoHostProgram *p, bool on) { p->guard = on; }
@@ -907,6 +965,7 @@ int32_t pto_host_program_result_buffer(PtoHostProgram *p, unsigned i) {
 unsigned pto_host_program_num_kernels(PtoHostProgram *p) { return p->nkernels; }
 double pto_host_program_compile_seconds(PtoHostProgram *p) { return p->t_compile; }
 double pto_host_program_build_seconds(PtoHostProgram *p) { return p->t_build; }
+double pto_host_program_step_seconds(PtoHostProgram *p) { return p->t_steps; }
 
 const PtoRtTimeline *pto_host_program_timeline(PtoHostProgram *p) {
   if (!p->g) return NULL;

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 static double now_s(void) {
@@ -331,6 +332,97 @@ TEST(random_dags_streamed) {
   CHECK(overlapped > 0);
 }
 
+/* dst = src + 1 (int64), buffers params[0] -> params[1]; counts runs. */
+static int k_inc(const PtoRtTaskArgs *a) {
+  const int64_t *src = a->buffers[a->params[0]];
+  int64_t *dst = a->buffers[a->params[1]];
+  *dst = *src + 1;
+  atomic_fetch_add(&ran, 1);
+  return 0;
+}
+
+/* pto_graph_resume: a run in steps, as an orchestrator that reads a result
+ * before it submits more does. Each step runs only the tasks submitted
+ * since the last, on what they left; a buffer declared between steps is
+ * fine. The host timeline is the one run's, every task in it once and
+ * timed from its start; the simulator holds the submission of a step's
+ * first task until every earlier task has finished, on a replay too. */
+TEST(resume_runs_each_task_once) {
+  FxRun f = fx_open(PTO_RT_BOTH, 2, 1, k_inc, PTO_RT_CORE_AIV, "inc", 2, 8, "x");
+  PtoGraph *g = f.g;
+  int32_t k = f.k;
+  CHECK(g != NULL);
+  if (!g) {
+    fx_close(&f);
+    return;
+  }
+  int64_t x[3] = {10, 0, 0};
+  void *bufs[3] = {&x[0], &x[1], &x[2]};
+  PtoRtRegion r01[2] = {{0, 0, 8, PTO_RT_READ}, {1, 0, 8, PTO_RT_WRITE}};
+  PtoRtRegion r11 = {1, 0, 8, PTO_RT_READ_WRITE};
+  PtoRtRegion r22 = {2, 0, 8, PTO_RT_READ_WRITE};
+  atomic_store(&ran, 0);
+  /* nothing submitted: an empty step */
+  CHECK(pto_graph_resume(g, bufs, 2) == PTO_RT_OK);
+  CHECK(fx_submit(g, k, 0, 1, r01, 2, "a") == 0);
+  CHECK(fx_submit(g, k, 1, 1, &r11, 1, "b") == 1);
+  CHECK(pto_graph_resume(g, bufs, 2) == PTO_RT_OK);
+  CHECK(atomic_load(&ran) == 2 && x[1] == 12);
+  /* the buffer count is checked as for a run */
+  CHECK(pto_graph_add_buffer(g, 8, "z") == 2);
+  CHECK(pto_graph_resume(g, bufs, 2) == PTO_RT_ERR_MISUSE);
+  CHECK_STR(pto_runtime_error(f.rt), "resume: the graph has 3 buffers, 2 given");
+  /* c depends on neither a nor b */
+  CHECK(fx_submit(g, k, 2, 2, &r22, 1, "c") == 2);
+  CHECK(pto_graph_resume(g, bufs, 3) == PTO_RT_OK);
+  CHECK(atomic_load(&ran) == 3 && x[1] == 12 && x[2] == 1);
+  CHECK(pto_graph_resume(g, bufs, 3) == PTO_RT_OK);
+  CHECK(atomic_load(&ran) == 3);
+  const PtoRtTimeline *tl = pto_graph_get_timeline(g, PTO_RT_HOST);
+  PtoRtTaskTimes t[3];
+  CHECK(tl != NULL);
+  for (uint64_t i = 0; tl && i < 3; i++) CHECK(pto_timeline_get_task(tl, i, &t[i]));
+  /* one clock: c was submitted, and ran, after b had finished */
+  if (tl) CHECK(t[1].finish <= t[2].submit && t[2].submit <= t[2].start);
+  const PtoRtTimeline *sim = pto_graph_get_timeline(g, PTO_RT_SIM);
+  CHECK(sim != NULL);
+  for (uint64_t i = 0; sim && i < 3; i++) CHECK(pto_timeline_get_task(sim, i, &t[i]));
+  if (sim) CHECK(t[1].finish <= t[2].submit && t[0].start < t[1].start);
+  /* a replay runs every task again, and the simulator still holds c */
+  x[0] = 10;
+  x[2] = 0;
+  CHECK(pto_graph_run(g, bufs, 3) == PTO_RT_OK);
+  CHECK(atomic_load(&ran) == 6 && x[1] == 12 && x[2] == 1);
+  sim = pto_graph_get_timeline(g, PTO_RT_SIM);
+  for (uint64_t i = 0; sim && i < 3; i++) CHECK(pto_timeline_get_task(sim, i, &t[i]));
+  if (sim) CHECK(t[1].finish <= t[2].submit);
+  fx_close(&f);
+}
+
+/* A kernel failing in a step: the step reports it, its dependents in the
+ * step do not run. */
+TEST(resume_reports_a_failure) {
+  FxRun f = fx_open(PTO_RT_HOST, 2, 1, k_fail, PTO_RT_CORE_AIV, "fail", 1, 8, "x");
+  PtoGraph *g = f.g;
+  CHECK(g != NULL);
+  if (!g) {
+    fx_close(&f);
+    return;
+  }
+  char x[8];
+  void *bufs[1] = {x};
+  PtoRtRegion w = {0, 0, 8, PTO_RT_READ_WRITE};
+  CHECK(fx_submit(g, f.k, 0, 0, &w, 1, "ok") == 0);
+  CHECK(pto_graph_resume(g, bufs, 1) == PTO_RT_OK);
+  CHECK(fx_submit(g, f.k, 0, 7, &w, 1, "bad") == 1);
+  CHECK(fx_submit(g, f.k, 0, 0, &w, 1, "after") == 2);
+  CHECK(pto_graph_resume(g, bufs, 1) == PTO_RT_ERR_KERNEL);
+  CHECK_STR(pto_runtime_error(f.rt), "task 1 (kernel 'fail', label 'bad') failed "
+            "with status 7; its 1 dependent tasks were not started");
+  fx_close(&f);
+}
+
 RUN_TESTS(T(tasks_run_while_submitting), T(failure_while_submitting),
           T(misuse_is_an_error), T(destroy_while_running),
-          T(random_dags_streamed))
+          T(random_dags_streamed), T(resume_runs_each_task_once),
+          T(resume_reports_a_failure))
