@@ -260,7 +260,8 @@ PtoResult pto_kernel_quantize(const PtoNdArray *x, const PtoNdArray *q,
 PtoResult pto_kernel_quantize_scaled(const PtoNdArray *x,
                                      const PtoNdArray *scale,
                                      const PtoNdArray *q, PtoKernelError *err);
-/* out = f32(q) * scale rounded to out's dtype; scale (f32) broadcasts. */
+/* out = f32(f32(q) * scale) converted to out's dtype (an f16 / bf16 result
+ * rounds the f32 product once more); scale (f32) broadcasts. */
 PtoResult pto_kernel_dequantize(const PtoNdArray *q, const PtoNdArray *scale,
                                 const PtoNdArray *out, PtoKernelError *err);
 

@@ -101,6 +101,17 @@ void pto_pipeline_get(PtoContext *ctx, unsigned i,
                       const char **argument, const char **summary,
                       const char **pipeline);
 
+/* Pipeline text for pass (or pipeline) `argument` with string option
+ * `option` set to `value`, quoted so that it reads back as `value`
+ * whatever characters it holds (`pto-lower-to-pto{platform="a b.xml"}`);
+ * freed with pto_free. */
+char *pto_pass_text_with_option(const char *argument, const char *option,
+                                const char *value);
+/* In pipeline text s[0..n), the offset of the quote that closes the
+ * quoted string opening at s[i] (a '"' or '\''), its escapes `\\`, `\"`
+ * and `\'` skipped; n when the string is not closed. */
+size_t pto_pass_text_closing_quote(const char *s, size_t n, size_t i);
+
 /* ---- inside a pass ---- */
 PtoContext *pto_pass_ctx(PtoPass *pass);
 const PtoPassDef *pto_pass_def(PtoPass *pass);

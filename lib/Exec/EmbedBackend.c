@@ -4,6 +4,7 @@
 #include "pto/EmbedBackend.h"
 
 #include "pto/HostProgram.h"
+#include "pto/Pass.h"
 
 #include "Embed/EmbedInternal.h"
 #include "Support/Alloc.h"
@@ -100,7 +101,7 @@ PtoEmbedBackend *pto_embed_kernel_use_backend(PtoEmbedKernel *k, PtoEmbedEngine 
   if (!opts) opts = &none;
   /* by default, lowered for the platform the kernels run on */
   char *own = !opts->pipeline && opts->platform && *opts->platform
-                  ? pto_str_format("pto-lower-to-pto{platform=\"%s\"}", opts->platform)
+                  ? pto_pass_text_with_option("pto-lower-to-pto", "platform", opts->platform)
                   : NULL;
   const char *pipeline = opts->pipeline ? opts->pipeline : own ? own : "pto-lower-to-pto";
   PtoEmbedModule *m = pto_embed_module_clone(source);

@@ -258,7 +258,9 @@ static bool split_pipeline(PtoContext *ctx, const char *pipeline,
     size_t j = i;
     int depth = 0;
     for (; j < blen && (depth > 0 || body[j] != ','); j++) {
-      if (body[j] == '(' || body[j] == '{') depth++;
+      if (body[j] == '"' || body[j] == '\'')
+        j = pto_pass_text_closing_quote(body, blen, j); /* canonical: closed */
+      else if (body[j] == '(' || body[j] == '{') depth++;
       else if (body[j] == ')' || body[j] == '}') depth--;
     }
     const PtoPassDef *low = item_lowering(ctx, body + i, j - i);
@@ -280,8 +282,8 @@ static bool split_pipeline(PtoContext *ctx, const char *pipeline,
       pto_vec_push(parts, pto_str_take(&cur));
       pto_vec_push(lowerings, *d);
       char *item = platform && declares_option(*d, "platform")
-                       ? pto_str_format("%s{platform=\"%s\"}", (*d)->argument,
-                                        platform)
+                       ? pto_pass_text_with_option((*d)->argument, "platform",
+                                                   platform)
                        : pto_str_format("%s", (*d)->argument);
       append_traced(&cur, item, strlen(item));
       pto_free(item);

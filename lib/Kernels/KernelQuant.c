@@ -135,9 +135,12 @@ PtoResult pto_kernel_dequantize(const PtoNdArray *q, const PtoNdArray *scale,
       kernel_load_f64(q->dtype, q->data, it.off[0] + c * it.step[0], it.step[0], m, a);
       kernel_load_f64(scale->dtype, scale->data, it.off[1] + c * it.step[1],
                   it.step[1], m, s);
-      /* f32(q) first (i32 may need rounding), then one product, rounded
-       * once to the output */
-      for (int64_t i = 0; i < m; i++) a[i] = (double)f32(a[i]) * s[i];
+      /* f32(q) first (i32 may need rounding), then the f32 product (the
+       * exact product of two f32 values rounded once to f32), and that
+       * converted to the output: Ascend's vector unit multiplies in f32
+       * and converts, so an f16 / bf16 result is rounded twice, as the
+       * compiled kernels' tcvt after their f32 product does */
+      for (int64_t i = 0; i < m; i++) a[i] = f32((double)f32(a[i]) * s[i]);
       kernel_store_f64(out->dtype, out->data, it.off[2] + c * it.step[2],
                    it.step[2], m, a);
     }

@@ -207,14 +207,43 @@ static PtoResult unknown_option(const OptCtx *oc, size_t off, const char *key,
   return pto_diag_emit(d);
 }
 
+/* Inside a quoted value, `\\`, `\"` and `\'` stand for the second
+ * character; any other backslash stands for itself. */
+static bool is_escape(const char *s, size_t n, size_t i) {
+  return s[i] == '\\' && i + 1 < n &&
+         (s[i + 1] == '\\' || s[i + 1] == '"' || s[i + 1] == '\'');
+}
+
+size_t pto_pass_text_closing_quote(const char *s, size_t n, size_t i) {
+  char q = s[i++];
+  while (i < n && s[i] != q) i += is_escape(s, n, i) ? 2 : 1;
+  return i;
+}
+
+/* The quoted text s[0..n) (quotes removed) with its escapes replaced by
+ * what they stand for, in `arena`, or s itself when it has none. */
+static const char *unescape(const char *s, size_t *n, PtoArena *arena) {
+  size_t i = 0;
+  while (i < *n && !is_escape(s, *n, i)) i++;
+  if (i == *n) return s;
+  char *u = pto_arena_alloc(arena, *n + 1);
+  size_t k = 0;
+  for (i = 0; i < *n; i++) {
+    if (is_escape(s, *n, i)) i++;
+    u[k++] = s[i];
+  }
+  u[k] = '\0';
+  *n = k;
+  return u;
+}
+
 /* Scans a value: up to whitespace, with quoted strings and {...} groups
  * taken whole. Returns false on an unterminated quote or brace. */
 static bool scan_value(const char *s, size_t n, size_t *pos) {
   size_t i = *pos;
   while (i < n && !is_space(s[i])) {
     if (s[i] == '"' || s[i] == '\'') {
-      char q = s[i++];
-      while (i < n && s[i] != q) i++;
+      i = pto_pass_text_closing_quote(s, n, i);
       if (i == n) return false;
       i++;
     } else if (s[i] == '{') {
@@ -297,6 +326,7 @@ static PtoResult parse_options(const OptCtx *oc, const char *s, size_t n,
                             od->name, def->argument);
     const char *val = NULL;
     size_t vlen = 0, vstart = i;
+    bool quoted = false;
     if (i < n && s[i] == '=') {
       vstart = ++i;
       if (!scan_value(s, n, &i))
@@ -311,9 +341,10 @@ static PtoResult parse_options(const OptCtx *oc, const char *s, size_t n,
       val = s + vstart;
       vlen = i - vstart;
       if (vlen >= 2 && (val[0] == '"' || val[0] == '\'') &&
-          val[vlen - 1] == val[0]) {
+          pto_pass_text_closing_quote(val, vlen, 0) == vlen - 1) {
         val++;
         vlen -= 2;
+        quoted = true;
       }
     } else if (skip) {
       continue;
@@ -329,11 +360,12 @@ static PtoResult parse_options(const OptCtx *oc, const char *s, size_t n,
     }
     if (skip) continue;
     char why[256];
-    size_t bad;
-    const char *err = pto_pass_option_parse(od, val, vlen, &pass->opts[idx],
+    size_t bad, plen = vlen;
+    const char *text = quoted ? unescape(val, &plen, &pass->arena) : val;
+    const char *err = pto_pass_option_parse(od, text, plen, &pass->opts[idx],
                                             &pass->arena, why, sizeof why, &bad);
     if (err)
-      return pto_emit_error(ctx, opt_loc(oc, (size_t)(val - s) + bad),
+      return pto_emit_error(ctx, opt_loc(oc, (size_t)(val - s) + (text == val ? bad : 0)),
                             "invalid value '%.*s' for option '%s' of pass "
                             "'%s': %s",
                             (int)vlen, val, od->name, def->argument, err);
@@ -396,6 +428,35 @@ static bool needs_quotes(const char *s) {
   return false;
 }
 
+/* `v` quoted for pipeline text: in double quotes, or in single quotes
+ * when it holds a '"' but no '\'' or backslash, else in double quotes with
+ * its backslashes and '"'s escaped. */
+static void quote_value(PtoStr *out, const char *v) {
+  bool dq = strchr(v, '"'), sq = strchr(v, '\''), bs = strchr(v, '\\');
+  if (!bs && !dq) {
+    pto_str_printf(out, "\"%s\"", v);
+  } else if (!bs && !sq) {
+    pto_str_printf(out, "'%s'", v);
+  } else {
+    pto_str_putc(out, '"');
+    for (; *v; v++) {
+      if (*v == '"' || *v == '\\') pto_str_putc(out, '\\');
+      pto_str_putc(out, *v);
+    }
+    pto_str_putc(out, '"');
+  }
+}
+
+char *pto_pass_text_with_option(const char *argument, const char *option,
+                                const char *value) {
+  PtoStr s;
+  pto_str_init(&s);
+  pto_str_printf(&s, "%s{%s=", argument, option);
+  quote_value(&s, value);
+  pto_str_putc(&s, '}');
+  return pto_str_take(&s);
+}
+
 void pto_pass_print_options(PtoPass *pass, PtoStr *out) {
   const PtoPassDef *def = pass->def;
   bool any = false;
@@ -424,7 +485,7 @@ void pto_pass_print_options(PtoPass *pass, PtoStr *out) {
     case PTO_OPT_STRING:
     case PTO_OPT_ENUM:
       if (needs_quotes(v->s))
-        pto_str_printf(out, strchr(v->s, '"') ? "'%s'" : "\"%s\"", v->s);
+        quote_value(out, v->s);
       else
         pto_str_puts(out, v->s);
       break;

@@ -64,8 +64,7 @@ static bool find_close_brace(const PP *pp, size_t *close, size_t *quote) {
   for (size_t i = pp->i; i < pp->n; i++) {
     char c = pp->s[i];
     if (c == '"' || c == '\'') {
-      size_t j = i + 1;
-      while (j < pp->n && pp->s[j] != c) j++;
+      size_t j = pto_pass_text_closing_quote(pp->s, pp->n, i);
       if (j == pp->n) {
         *quote = i;
         return false;

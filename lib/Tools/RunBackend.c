@@ -9,6 +9,7 @@
 #include "pto/Dialect/PTO.h"
 #include "pto/HostProgram.h"
 #include "pto/LevelCheck.h"
+#include "pto/Pass.h"
 
 #include "Support/Alloc.h"
 #include "Support/Str.h"
@@ -213,7 +214,8 @@ static bool lower(const RunOptions *o, PtoContext *ctx, PtoOp *module,
   char *own = NULL;
   if (!pipeline && !has_kernels(module)) {
     /* lowered for the platform the kernels run on (its buffer sizes) */
-    if (o->platform) own = pto_str_format("pto-lower-to-pto{platform=\"%s\"}", o->platform);
+    if (o->platform)
+      own = pto_pass_text_with_option("pto-lower-to-pto", "platform", o->platform);
     pipeline = own ? own : "pto-lower-to-pto";
   }
   bool ok = !pipeline || run_apply_pipeline(o, ctx, module, pipeline);

@@ -1016,7 +1016,8 @@ def suite_quant():
                 if qdt == "i32":
                     q = RNG.integers(-2 ** 31, 2 ** 31 - 1, size=(6, 10))
                 s = rand(sshape, "f32", 0.001, 0.1)
-                want = q.astype(np.float32).astype(np.float64) * s
+                # the product in f32, then converted to the result type
+                want = (q.astype(np.float32) * s.astype(np.float32)).astype(np.float64)
                 run("dequantize-%s-%s-%s" % (qdt, odt, "x".join(map(str, sshape))),
                     [T(q, qdt), T(s, "f32")],
                     ["%%r0 = pypto.dequantize %%a0, %%a1 : %s, %s -> %s"

@@ -52,10 +52,17 @@ def test_same_kernel_fits_a3():
     assert k.backend == "host"  # lowered and compiled for a3, not a2a3
 
 
-def test_platform_from_file(tmp_path):
+# the second name (one quote, a space after it) needs quoting with escapes
+# in the pipeline text the compiled back end lowers with
+@pytest.fixture(params=["big.xml", 'my "big it\'s\\.xml'])
+def big_name(request):
+    return request.param
+
+
+def test_platform_from_file(tmp_path, big_name):
     with open(A2A3_XML) as f:
         text = f.read()
-    path = tmp_path / "big.xml"
+    path = tmp_path / big_name
     path.write_text(text.replace('name="a2a3"', 'name="big"')
                     .replace('size="128 KiB" align="1024 B"', 'size="1 MiB" align="1024 B"'))
     pypto.set_platform(str(path))

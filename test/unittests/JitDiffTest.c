@@ -2,7 +2,8 @@
  * every pto instruction of the op table, with every element type its row
  * accepts, in small kernels of several tile shapes (1x1, odd sizes, GM
  * windows whose row stride is not the tile's), run through InterpPto and
- * through pto_translate_to_llvmir + the JIT (8 and 16 f32 lanes) on the
+ * through pto_translate_to_llvmir (as the host back end translates: for
+ * x86-64 on such a host) + the JIT (8 and 16 f32 lanes) on the
  * same random inputs. Integer and data-movement results must match bit for
  * bit; floating-point ones within the bounds of docs/numerics.md, which
  * this test measures and prints, and with the interpreter's sign of zero
@@ -1377,6 +1378,15 @@ static double ulp_bound(PtoPtoOp id, PtoDType dt) {
 /* A context of every dialect with its diagnostics captured in dc, and
  * the module *m parsed from text; false (the reason printed) unless it
  * verifies. */
+/* The kernels of m translated for `lanes` as the host back end translates
+ * them (lib/Exec/HostProgram.c): for x86-64 on an x86-64 host (its
+ * streaming stores fenced with an SFENCE), so the code tested is the code
+ * shipped. */
+static PtoResult translate(PtoOp *m, unsigned lanes, char **ll) {
+  PtoTranslateOptions o = {.lanes = lanes, .x86 = pto_llvmir_host_is_x86()};
+  return pto_translate_to_llvmir_with(m, &o, ll);
+}
+
 static bool parse_verified(PtoContext **ctx, DiagCapture *dc, const Buf *text,
                            const char *what, PtoOp **m) {
   *ctx = pto_ctx_create();
@@ -1419,7 +1429,7 @@ static bool run_module(const char *label, PtoPtoOp id, PtoDType dt, Case *cases,
   char *ll[2] = {NULL, NULL};
   for (unsigned w = 0; ok && w < 2; w++) {
     diag_capture_take(&dc);
-    if (pto_succeeded(pto_translate_to_llvmir(m, w ? 16 : 8, &ll[w]))) continue;
+    if (pto_succeeded(translate(m, w ? 16 : 8, &ll[w]))) continue;
     const NotTranslated *nt = not_translated(label);
     if (!nt) {
       fprintf(stderr, "%s: not translated, and not listed in kNotTranslated:\n%s", label,
@@ -1886,7 +1896,7 @@ static bool run_fault_row(const FaultRow *f) {
   char *ll = NULL;
   if (ok) {
     pto_op_erase(find_func(m, "f0"));
-    ok = pto_succeeded(pto_translate_to_llvmir(m, 8, &ll));
+    ok = pto_succeeded(translate(m, 8, &ll));
     if (!ok) fprintf(stderr, "%s: not translated:\n%s\n", c.name, diag_capture_take(&dc));
   }
   if (ok) {
@@ -1961,6 +1971,90 @@ TEST(gather_gm_faults) {
          "error\n", n,
          sizeof rows / sizeof rows[0]);
   CHECK(n == sizeof rows / sizeof rows[0]);
+  free(image_[PTO_BUF_VEC]);
+  image_[PTO_BUF_VEC] = NULL;
+  pto_jit_destroy(jit_);
+  jit_ = NULL;
+}
+
+/* A tstore into a GM tensor of 16 MiB (streaming: non-temporal vector
+ * stores, then a fence) at a window whose rows start off the vector's
+ * alignment, translated as the host back end translates it: its fence is
+ * an SFENCE on x86-64 hosts (a seq_cst fence elsewhere), and the JIT'd
+ * kernel writes the window as the interpreter does and nothing else. */
+TEST(streaming_store_as_shipped) {
+  jit_ = test_jit();
+  CHECK(jit_ != NULL);
+  if (!jit_) return;
+  image_[PTO_BUF_VEC] = malloc(kImageBytes[PTO_BUF_VEC]);
+  Buf text = {0};
+  bprintf(&text,
+          "pto.kernel vector @k0(%%X: tensor<5x40xf32>, %%Y: tensor<2048x2048xf32>) {\n"
+          "  %%x = pto.tload %%X[0, 0] : tensor<5x40xf32> -> !pto.tile<5x40xf32, vec, offset = 0>\n"
+          "  pto.set_flag MTE2 -> MTE3, 0\n  pto.wait_flag MTE2 -> MTE3, 0\n"
+          "  pto.tstore %%x, %%Y[3, 5] : !pto.tile<5x40xf32, vec, offset = 0> into "
+          "tensor<2048x2048xf32>\n}\n"
+          "func.func @f0(%%X: tensor<5x40xf32>, %%Y: tensor<2048x2048xf32>) -> "
+          "tensor<2048x2048xf32> {\n"
+          "  block.launch @k0(%%X, %%Y) {label = \"k\", reads = [], writes = []} : "
+          "(tensor<5x40xf32>, tensor<2048x2048xf32>)\n"
+          "  func.return %%Y : tensor<2048x2048xf32>\n}\n");
+  Case c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.name, sizeof c.name, "streaming tstore");
+  c.nin = 1, c.nout = 1;
+  c.in[0] = (Gm){PTO_DT_F32, 5, 40, 0, 0, 5, 40, malloc(200 * 4), false, 0, 0};
+  c.out[0] = (Gm){PTO_DT_F32, 2048, 2048, 3, 5, 5, 40, NULL, false, 0, 0};
+  c.out[0].data = malloc(gm_bytes(&c.out[0]));
+  for (int64_t i = 0; i < 200; i++) ((float *)c.in[0].data)[i] = (float)i + 0.5f;
+  for (int64_t i = 0; i < 2048 * 2048; i++) ((float *)c.out[0].data)[i] = -(float)(i % 1000);
+  float *before = malloc(gm_bytes(&c.out[0]));
+  memcpy(before, c.out[0].data, gm_bytes(&c.out[0]));
+  PtoContext *ctx;
+  DiagCapture dc;
+  PtoOp *m;
+  bool ok = parse_verified(&ctx, &dc, &text, c.name, &m);
+  void *want[MAX_RESULTS] = {NULL};
+  if (ok) {
+    PtoInterp *I = pto_interp_create(ctx, NULL);
+    ok = run_interp(I, m, &c, 0, want, &dc);
+    pto_interp_destroy(I);
+  }
+  char *ll = NULL;
+  if (ok) {
+    pto_op_erase(find_func(m, "f0"));
+    ok = pto_succeeded(translate(m, pto_llvmir_host_lanes(), &ll));
+    if (!ok) fprintf(stderr, "%s: not translated:\n%s\n", c.name, diag_capture_take(&dc));
+  }
+  CHECK(ok);
+  if (ok) {
+    CHECK(strstr(ll, "!nontemporal") != NULL);
+    if (pto_llvmir_host_is_x86())
+      CHECK(strstr(ll, "call void @llvm.x86.sse.sfence()") && !strstr(ll, "fence seq_cst"));
+    else
+      CHECK(strstr(ll, "fence seq_cst") && !strstr(ll, "llvm.x86"));
+    int (*entry)(void **) = NULL;
+    void *p = jit_entry0(ll, &c);
+    CHECK(p != NULL);
+    if (p) {
+      memcpy(&entry, &p, sizeof p);
+      memcpy(c.out[0].data, before, gm_bytes(&c.out[0]));
+      void *argv[3] = {image_[PTO_BUF_VEC], c.in[0].data, c.out[0].data};
+      entry(argv);
+      CHECK(memcmp(c.out[0].data, want[0], gm_bytes(&c.out[0])) == 0);
+      /* and the window was written: the interpreter's result is not the
+       * tensor as it was */
+      CHECK(memcmp(want[0], before, gm_bytes(&c.out[0])) != 0);
+    }
+  }
+  free(want[0]);
+  free(before);
+  pto_free(ll);
+  diag_capture_end(&dc);
+  if (m) pto_op_destroy(m);
+  pto_ctx_destroy(ctx);
+  case_free(&c);
+  free(text.s);
   free(image_[PTO_BUF_VEC]);
   image_[PTO_BUF_VEC] = NULL;
   pto_jit_destroy(jit_);
@@ -2093,7 +2187,7 @@ static bool trig_sweep(PtoPtoOp id, PtoDType dt, unsigned chunks, TrigSweep *out
     /* the kernel alone translated; the interpreter runs the host
      * function, which is unlinked from the module meanwhile */
     pto_op_remove(host);
-    ok = pto_succeeded(pto_translate_to_llvmir(m, 8, &ll));
+    ok = pto_succeeded(translate(m, 8, &ll));
     pto_block_append(pto_region_first_block(pto_op_region(m, 0)), host);
     if (!ok) fprintf(stderr, "%s: not translated:\n%s\n", c.name, diag_capture_take(&dc));
   }
@@ -2175,5 +2269,5 @@ TEST(trig_sweeps) {
   jit_ = NULL;
 }
 
-RUN_TESTS(T(lanes_from_the_host), T(gather_gm_faults), T(every_instruction_and_dtype),
-          T(trig_sweeps))
+RUN_TESTS(T(lanes_from_the_host), T(gather_gm_faults), T(streaming_store_as_shipped),
+          T(every_instruction_and_dtype), T(trig_sweeps))

@@ -38,11 +38,11 @@ static PtoValue *broadcast_scale(Lower *L, PtoOp *op, PtoValue *s, PtoType *ts,
   return pto_op_result(rep, 0);
 }
 
-/* q * scale, with q converted to f32 first and the product rounded once
- * to the result (as the Tile level's dequantize): f32(q) is exact for i8
- * and i16 (i32 rounds as f32(q) does), an f32 product of two f32 values
- * is the double product rounded once, and an f16 / bf16 result rounds
- * that f32 once more. A scale of one per row (Mx1) is trowexpandmul's,
+/* q * scale, with q converted to f32 first, the product computed in f32
+ * and then converted to the result, as the Tile level's dequantize
+ * defines it: f32(q) is exact for i8 and i16 (i32 rounds as f32(q)
+ * does), an f32 product of two f32 values is the double product rounded
+ * once, and an f16 / bf16 result rounds that f32 once more. A scale of one per row (Mx1) is trowexpandmul's,
  * one per element tmul's; any other broadcast (one per column, one for
  * the tile, ...) is first expanded to the whole tile in a scratch f32
  * tile, which memory-plan places as any other. */

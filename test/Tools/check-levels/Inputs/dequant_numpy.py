@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """numpy's dequantize for dequantize.pto: `gen DIR` writes the inputs of
 @cols and @planes (i8 values over their whole range, f32 scales of mixed
-signs and magnitudes) and the results numpy computes for them, in two
-roundings: `once/` rounds the exact product of f32(q) and the scale to
-the result type once (the Tensor level's definition, the interpreter's);
-`f32/` rounds it to f32 first and then to the result type, as the PTO
-level's tcvt after the f32 product does (the same for f32 results)."""
+signs and magnitudes) and, in DIR/<func>/want/, the results as the Tensor
+level defines them: the product of f32(q) and the scale rounded to f32,
+then converted to the result type (the same for f32 results).
+
+Some elements of each f16 and bf16 result get values and scales, found by
+a search here, whose exact product rounds to a different result when
+rounded once to the result type than when rounded to f32 first; for each
+such result the generator prints how many of its elements differ so, and
+fails when none do."""
 import os
 import sys
 
@@ -32,12 +36,28 @@ def bf16_once(x):
 
 
 def narrow(x, dtype, once):
+    """The exact values x rounded to dtype once, or to f32 first (as bits
+    for bf16)."""
     x = np.asarray(x, np.float64)
-    if not once:
-        x = x.astype(np.float32)
     if dtype == 'bf16':
         return bf16_once(x) if once else bf16_bits(x)
+    if not once:
+        x = x.astype(np.float32)
     return x.astype(dtype)
+
+
+def doubly_rounded(r, dtype, n):
+    """n (value, scale) pairs whose product rounds differently to dtype
+    once and through f32."""
+    found = []
+    while len(found) < n:
+        q = r.integers(-128, 128, 1 << 20)
+        s = (r.choice([-1, 1], q.size) * r.uniform(1e-3, 3.0, q.size)).astype(np.float32)
+        p = q.astype(np.float64) * s
+        once = np.asarray(narrow(p, dtype, True)).view(np.uint16)
+        twice = np.asarray(narrow(p, dtype, False)).view(np.uint16)
+        found += [(q[i], s[i]) for i in np.nonzero(once != twice)[0]]
+    return found[:n]
 
 
 def main():
@@ -45,27 +65,41 @@ def main():
     r = np.random.default_rng(11)
     scale = lambda shape: (r.choice([-1, 1], shape) *
                            r.uniform(1e-3, 3.0, shape)).astype(np.float32)
-    args = {
-        'cols': [r.integers(-128, 128, (40, 48)).astype(np.int8),
-                 scale((1, 48)), scale((40, 1)), scale((40, 48))],
-        'planes': [r.integers(-128, 128, (3, 10, 24)).astype(np.int8),
-                   scale((3, 1, 24)), scale((1, 1, 24))],
-    }
+    cols = [r.integers(-128, 128, (40, 48)).astype(np.int8),
+            scale((1, 48)), scale((40, 1)), scale((40, 48))]
+    planes = [r.integers(-128, 128, (3, 10, 24)).astype(np.int8),
+              scale((3, 1, 24)), scale((1, 1, 24))]
+    # one per row of the per-row scale (bf16), one per element of the
+    # per-element scale (f16), one per element of the per-column scale of
+    # @planes (f16), in elements of q no other plant uses
+    for i, (q, s) in enumerate(doubly_rounded(r, 'bf16', 8)):
+        cols[2][i, 0], cols[0][i, 5 * i + 1] = s, q
+    for i, (q, s) in enumerate(doubly_rounded(r, np.float16, 8)):
+        cols[3][10 + i, 3 * i], cols[0][10 + i, 3 * i] = s, q
+    for k, (q, s) in enumerate(doubly_rounded(r, np.float16, 8)):
+        planes[2][0, 0, k], planes[0][k % 3, k, k] = s, q
+    args = {'cols': cols, 'planes': planes}
     outs = {
         'cols': [(1, np.float32), (2, 'bf16'), (3, np.float16)],
         'planes': [(1, np.float32), (2, np.float16)],
     }
+    status = 0
     for f, a in args.items():
-        os.makedirs(os.path.join(d, f), exist_ok=True)
+        os.makedirs(os.path.join(d, f, 'want'), exist_ok=True)
         for i, v in enumerate(a):
             np.save(os.path.join(d, f, 'in%d.npy' % i), v)
-        for kind, once in (('once', True), ('f32', False)):
-            os.makedirs(os.path.join(d, f, kind), exist_ok=True)
-            for k, (s, dt) in enumerate(outs[f]):
-                exact = a[0].astype(np.float32).astype(np.float64) * a[s]
-                np.save(os.path.join(d, f, kind, 'out%d.npy' % k),
-                        narrow(exact, dt, once))
-    return 0
+        for k, (s, dt) in enumerate(outs[f]):
+            exact = a[0].astype(np.float32).astype(np.float64) * a[s]
+            want = narrow(exact, dt, False)
+            np.save(os.path.join(d, f, 'want', 'out%d.npy' % k), want)
+            if dt == np.float32:
+                continue
+            once = np.asarray(narrow(exact, dt, True))
+            differ = int(np.sum(once.view(np.uint16) != want.view(np.uint16)))
+            print('%s out%d: %d of %d elements differ when rounded once'
+                  % (f, k, differ, want.size))
+            status |= differ == 0
+    return status
 
 
 if __name__ == '__main__':
