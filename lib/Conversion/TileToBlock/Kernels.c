@@ -3,6 +3,9 @@
  * block.kernel and a block.launch at its place, and finally rewrites the
  * host function to the Block level's in-place GM tensors.
  *
+ * A kernel's ops run in program order, but for a read of a tensor version
+ * that the kernel updates before it: the read goes first (order_kernel_ops).
+ *
  * A kernel's GM offsets are index arguments (static offsets too, passed
  * as constants by the launch), so that groups that differ only in where
  * they read and write get identical kernel bodies; subgraph-dedup relies
@@ -488,12 +491,203 @@ static PtoOp *made_before(Partition *p, PtoOp *kernel) {
   return NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* The order of a kernel's ops                                          */
+/* ------------------------------------------------------------------ */
+
+/* A GM access of a kernel op: a window of a tensor version (PTO_DYN
+ * offsets where dynamic), or all of it (`whole`: data-dependent places,
+ * or a tensor operand). */
+typedef struct Access {
+  PtoValue *tensor;
+  bool whole;
+  unsigned rank;
+  int64_t offs[PTO_MAX_RANK], sizes[PTO_MAX_RANK];
+} Access;
+
+/* The window view or assemble `op` reads or writes of its tensor with a
+ * tile of type `tile`. */
+static Access window_access(PtoOp *op, PtoType *tile) {
+  Access a;
+  memset(&a, 0, sizeof a);
+  a.tensor = pto_tile_get_tensor(op);
+  a.rank = pto_tile_get_offsets(op, a.offs, NULL);
+  pto_tile_window_shape(tile, a.rank, a.sizes);
+  return a;
+}
+
+static Access whole_access(PtoValue *tensor) {
+  Access a;
+  memset(&a, 0, sizeof a);
+  a.tensor = tensor;
+  a.whole = true;
+  return a;
+}
+
+/* Whether two accesses of one tensor may touch a common element: a
+ * dynamic offset may be anywhere. */
+static bool may_overlap(const Access *a, const Access *b) {
+  if (a->whole || b->whole || a->rank != b->rank) return true;
+  for (unsigned d = 0; d < a->rank; d++) {
+    if (a->offs[d] == PTO_DYN || b->offs[d] == PTO_DYN) continue;
+    if (a->offs[d] + a->sizes[d] <= b->offs[d] ||
+        b->offs[d] + b->sizes[d] <= a->offs[d])
+      return false;
+  }
+  return true;
+}
+
+typedef struct KOrder {
+  PtoPtrMap index;  /* kernel op -> its place in program order + 1 */
+  PtoPtrMap writer; /* tensor version -> place + 1 of the op updating it */
+  PTO_VEC(Access) reads;
+  U32Vec deps;
+  PTO_VEC(uint64_t) edges; /* from << 32 | to */
+} KOrder;
+
+/* What a kernel op's operand v needs: the kernel ops it comes from (into
+ * deps), through the views and reshapes the kernel recomputes, and the GM
+ * it reads (into reads): a view's window (`win`), a tensor operand whole. */
+static void operand_needs(KOrder *o, PtoValue *v, const Access *win) {
+  PtoOp *d = pto_value_def_op(v);
+  uintptr_t i = d ? (uintptr_t)pto_ptrmap_get(&o->index, (uintptr_t)d) : 0;
+  if (i) pto_vec_push(&o->deps, (uint32_t)(i - 1));
+  if (pto_type_is_tensor(pto_value_type(v))) {
+    pto_vec_push(&o->reads, win ? *win : whole_access(v));
+    return;
+  }
+  if (!part_is_remat(d)) return;
+  bool view = pto_tile_op_id(d) == PTO_TILE_VIEW;
+  Access a;
+  if (view) a = window_access(d, pto_value_type(v));
+  for (unsigned k = 0; k < pto_op_num_operands(d); k++)
+    operand_needs(o, pto_op_operand(d, k), view ? &a : NULL);
+}
+
+/* What update `op` writes of the tensor version it updates. */
+static Access update_access(PtoOp *op) {
+  if (pto_tile_op_id(op) == PTO_TILE_ASSEMBLE)
+    return window_access(op, pto_value_type(pto_op_operand(op, 0)));
+  return whole_access(pto_tile_get_tensor(op));
+}
+
+/* Whether `op` updates a tensor version that something else uses too. */
+static bool updates_read_version(PtoOp *op) {
+  if (!part_writes_tensor(pto_tile_op_id(op))) return false;
+  PtoUse *u = pto_value_first_use(pto_tile_get_tensor(op));
+  return u && pto_use_next(u);
+}
+
+/* Puts the kernel's ops `ops` (in program order) in the order the kernel
+ * runs them. A kernel runs its ops one after the other on GM it updates in
+ * place, so an op that reads a tensor version as it was must come before
+ * the kernel's update of that version where the two may overlap: the
+ * Tile level allows the read after the update (value semantics), and an
+ * update's chain merged into the kernel of a later read of the old
+ * version would otherwise store before that read loads. Program order
+ * when it already is one (no such read after its update); otherwise the
+ * first op in program order of those whose operands are ready, the
+ * update waiting for the reads. An update that must come first for the
+ * read too (through other reads and updates of the kernel) is an error. */
+static PtoResult order_kernel_ops(PtoOp **ops, unsigned n) {
+  bool updates = false, backward = false;
+  for (unsigned i = 0; i < n && !updates; i++) updates = updates_read_version(ops[i]);
+  if (!updates) return PTO_SUCCESS; /* the common case: nothing to order */
+  KOrder o;
+  memset(&o, 0, sizeof o);
+  pto_ptrmap_init(&o.index);
+  pto_ptrmap_init(&o.writer);
+  for (unsigned i = 0; i < n; i++) {
+    pto_ptrmap_put(&o.index, (uintptr_t)ops[i], (void *)(uintptr_t)(i + 1));
+    if (updates_read_version(ops[i]))
+      pto_ptrmap_put(&o.writer, (uintptr_t)pto_tile_get_tensor(ops[i]),
+                     (void *)(uintptr_t)(i + 1));
+  }
+  /* readers of a version the kernel updated before them (program order) */
+  bool *late = pto_calloc(n, sizeof *late);
+  for (unsigned i = 0; i < n; i++) {
+    PtoOp *op = ops[i];
+    PtoValue *dst = part_writes_tensor(pto_tile_op_id(op)) ? pto_tile_get_tensor(op) : NULL;
+    pto_vec_clear(&o.reads);
+    pto_vec_clear(&o.deps);
+    for (unsigned k = 0; k < pto_op_num_operands(op); k++) {
+      PtoValue *v = pto_op_operand(op, k);
+      uint32_t before = o.reads.len;
+      operand_needs(&o, v, NULL);
+      if (v == dst) o.reads.len = before; /* what it updates, not a read */
+    }
+    for (uint32_t j = 0; j < o.deps.len; j++)
+      pto_vec_push(&o.edges, (uint64_t)o.deps.data[j] << 32 | i);
+    for (uint32_t j = 0; j < o.reads.len; j++) {
+      const Access *r = &o.reads.data[j];
+      uintptr_t w = (uintptr_t)pto_ptrmap_get(&o.writer, (uintptr_t)r->tensor);
+      if (!w || w - 1 == i) continue;
+      Access u = update_access(ops[w - 1]);
+      if (!may_overlap(r, &u)) continue;
+      pto_vec_push(&o.edges, (uint64_t)i << 32 | (w - 1));
+      if (w - 1 < i) backward = late[i] = true;
+    }
+  }
+  PtoResult res = PTO_SUCCESS;
+  if (backward) {
+    /* Kahn's algorithm, the first ready op in program order first */
+    uint32_t *indeg = pto_calloc(n, sizeof *indeg), *start = pto_calloc(n + 1, sizeof *start);
+    uint32_t *succ = pto_malloc((o.edges.len ? o.edges.len : 1) * sizeof *succ);
+    for (uint32_t e = 0; e < o.edges.len; e++) {
+      start[(uint32_t)(o.edges.data[e] >> 32) + 1]++;
+      indeg[(uint32_t)o.edges.data[e]]++;
+    }
+    for (unsigned i = 0; i < n; i++) start[i + 1] += start[i];
+    uint32_t *fill = pto_malloc((n ? n : 1) * sizeof *fill);
+    memcpy(fill, start, n * sizeof *fill);
+    for (uint32_t e = 0; e < o.edges.len; e++)
+      succ[fill[o.edges.data[e] >> 32]++] = (uint32_t)o.edges.data[e];
+    KeyHeap heap = {0};
+    for (unsigned i = 0; i < n; i++)
+      if (!indeg[i]) heap_push(&heap, i);
+    OpVec order = {0};
+    while (heap.len) {
+      uint32_t i = (uint32_t)heap_pop(&heap);
+      pto_vec_push(&order, ops[i]);
+      for (uint32_t e = start[i]; e < start[i + 1]; e++)
+        if (--indeg[succ[e]] == 0) heap_push(&heap, succ[e]);
+    }
+    /* an op left out is on a cycle of reads and updates, or after one */
+    unsigned at = 0;
+    while (order.len < n && at < n && (!late[at] || indeg[at] == 0)) at++;
+    if (order.len == n) memcpy(ops, order.data, n * sizeof *ops);
+    else
+      res = pto_op_emit_error(
+          ops[at < n ? at : 0],
+          "reads a tensor as it was before an update that its kernel makes, "
+          "and no order of the kernel's ops puts every such read before its "
+          "update; cv-partition writes GM tensors in place");
+    pto_vec_free(&order);
+    pto_vec_free(&heap);
+    pto_free(indeg);
+    pto_free(start);
+    pto_free(succ);
+    pto_free(fill);
+  }
+  pto_free(late);
+  pto_vec_free(&o.reads);
+  pto_vec_free(&o.deps);
+  pto_vec_free(&o.edges);
+  pto_ptrmap_release(&o.index);
+  pto_ptrmap_release(&o.writer);
+  return res;
+}
+
 static PtoResult build_kernel(Partition *p, uint32_t g, PtoOp *before) {
   Node *node = &p->nodes.data[g];
   unsigned n = node->ops.len;
   PtoOp **ops = pto_malloc(n * sizeof *ops);
   memcpy(ops, node->ops.data, n * sizeof *ops);
   part_sort_ops(p, ops, n);
+  if (order_kernel_ops(ops, n)) {
+    pto_free(ops);
+    return PTO_FAILURE;
+  }
 
   KBuild k;
   memset(&k, 0, sizeof k);

@@ -114,13 +114,6 @@ static void add_edge(Partition *p, uint32_t from, uint32_t to) {
 /* GM tensors: versions and their roots                                 */
 /* ------------------------------------------------------------------ */
 
-/* Whether a tile op writes into its tensor operand (an assemble or a
- * scatter); PTO_TILE_NONE (not a tile op) writes none. */
-static bool writes_tensor(PtoTileOp id) {
-  return id == PTO_TILE_ASSEMBLE ||
-         (id != PTO_TILE_NONE && pto_tile_kind(id) == PTO_TILE_KIND_SCATTER);
-}
-
 static bool defined_inside(PtoValue *v, PtoOp *host) {
   PtoOp *d = pto_value_def_op(v);
   if (d) return pto_op_is_ancestor_of(host, d);
@@ -147,7 +140,7 @@ static PtoValue *version_of(PtoValue *v) {
   PtoOp *d = pto_value_def_op(v);
   if (d) {
     PtoTileOp id = pto_tile_op_id(d);
-    if (writes_tensor(id))
+    if (part_writes_tensor(id))
       return pto_tile_get_tensor(d);
     if (pto_op_is(d, "scf.for"))
       return pto_scf_for_init(d, pto_value_index(v));
@@ -281,7 +274,7 @@ static PtoValue *copy_tensor(Partition *p, PtoValue *v, PtoValue *dst, PtoOp *at
 
 static bool is_updater(PtoOp *op) {
   PtoTileOp id = pto_tile_op_id(op);
-  return writes_tensor(id) ||
+  return part_writes_tensor(id) ||
          pto_op_is(op, "scf.for");
 }
 
@@ -1102,7 +1095,7 @@ static PtoResult tile_op(Partition *p, PtoBlock *b, PtoOp *op, U32Vec *ids) {
                    (void *)(uintptr_t)(g + 1));
   account(p, op, g);
   for (uint32_t i = 0; i < preds.len; i++) add_edge(p, preds.data[i], g);
-  PtoValue *dst = writes_tensor(id)
+  PtoValue *dst = part_writes_tensor(id)
                       ? pto_tile_get_tensor(op) : NULL;
   PtoResult r = dst ? note_update(p, g, op, dst) : PTO_SUCCESS;
   for (uint32_t i = 0; i < reads.len; i++)

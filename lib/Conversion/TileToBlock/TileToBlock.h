@@ -10,7 +10,9 @@
  * def-use, and for GM tensors, which the Block level updates in place,
  * writer -> later writer (WAW) and reader -> next writer (WAR). Groups
  * only ever merge along producer -> consumer tile edges of one core type,
- * when the union stays acyclic and fits the core's buffers. */
+ * when the union stays acyclic and fits the core's buffers. A WAR edge
+ * inside a group (a read of a version after the group's update of it in
+ * program order) is kept by the kernel's order of its ops (Kernels.c). */
 #ifndef PTO_CONVERSION_TILETOBLOCK_H
 #define PTO_CONVERSION_TILETOBLOCK_H
 
@@ -129,6 +131,13 @@ typedef struct Partition {
 } Partition;
 
 /* ---- Partition.c ---- */
+
+/* Whether a tile op writes into its tensor operand (an assemble or a
+ * scatter); PTO_TILE_NONE (not a tile op) writes none. */
+static inline bool part_writes_tensor(PtoTileOp id) {
+  return id == PTO_TILE_ASSEMBLE ||
+         (id != PTO_TILE_NONE && pto_tile_kind(id) == PTO_TILE_KIND_SCATTER);
+}
 
 static inline uint32_t node_find(Partition *p, uint32_t n) {
   while (p->nodes.data[n].parent != n) {
