@@ -16,6 +16,13 @@
 #include "pto/Dialect/PTO.h"
 #include "pto/IRArray.h"
 
+/* A window waiting for a fused run of its tile's shape to prefetch it
+ * (note_next_window) */
+typedef struct PendingPrefetch {
+  PtoEmitTile gm;
+  int64_t rows, cols;
+} PendingPrefetch;
+
 typedef struct Tr {
   PtoEmit e;
   LLVMValueRef space[PTO_BUF_NUM_SPACES];
@@ -25,12 +32,8 @@ typedef struct Tr {
   bool fuse;        /* runs of vector instructions as one loop nest */
   bool prefetch;    /* the next task's windows, during fused runs */
   /* windows of the kernel's tloads as the next task along the innermost
-   * tiled dim would load them, waiting for a fused run of their tile's
-   * shape to prefetch them (prefetch_next) */
-  struct {
-    PtoEmitTile gm;
-    int64_t rows, cols;
-  } pf[4];
+   * tiled dim would load them (note_next_window) */
+  PendingPrefetch pf[4];
   unsigned npf;
 } Tr;
 
@@ -839,6 +842,10 @@ static PtoResult emit_run(Tr *t, PtoOp *first, const PtoFuseRun *run) {
     if (op == run->last) break;
   }
   PtoEmitStep steps[PTO_EMIT_MAX_STEPS];
+  /* a run emitted one instruction at a time leaves them to a later run */
+  unsigned npf = t->npf;
+  PendingPrefetch pf[sizeof t->pf / sizeof t->pf[0]];
+  memcpy(pf, t->pf, sizeof pf);
   unsigned k = take_prefetches(t, run->shape, PTO_EMIT_MAX_STEPS - run->n, steps);
   for (unsigned i = 0; i < run->n; i++) {
     PtoOp *op = run->step[i].op;
@@ -855,6 +862,8 @@ static PtoResult emit_run(Tr *t, PtoOp *first, const PtoFuseRun *run) {
   if (pto_succeeded(pto_emit_fused(&t->e, steps, k + run->n, rows_of(t, run->shape),
                                    cols_of(t, run->shape), &bad, &err)))
     return PTO_SUCCESS;
+  memcpy(t->pf, pf, sizeof pf);
+  t->npf = npf;
   for (unsigned i = 0; i < run->n; i++)
     if (pto_failed(emit_op(t, run->step[i].op))) return PTO_FAILURE;
   return PTO_SUCCESS;
@@ -955,7 +964,8 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
     if (t->fuse && !cube) pto_llvmir_fuse_plan(op, &run);
     if (run.n < 2) {
       r = emit_op(t, op);
-      if (pto_succeeded(r)) note_next_window(t, op);
+      /* the cube's kernels have no runs to prefetch in */
+      if (pto_succeeded(r) && !cube) note_next_window(t, op);
       continue;
     }
     r = emit_run(t, op, &run);
