@@ -87,6 +87,9 @@ struct PtoHostProgram {
   PTO_VEC(int64_t *) packs; /* the tasks' operand arrays */
   PTO_VEC(uint8_t) written; /* per buffer: some task writes it */
   PtoNdArray **arrays;      /* the tensor arguments' contiguous copies */
+  /* per tensor argument a step of the first run (see sync) writes: its
+   * copy as the build received it, before the step changed `arrays` */
+  PtoNdArray **inputs;
   int64_t *dims;
   int32_t *results;
   int64_t *result_dims;
@@ -252,6 +255,11 @@ static PtoResult sync(PtoHostProgram *p) {
     guard_extend(p, &p->steps, p->bufs);
     on = p->steps.cp;
   }
+  /* the arguments a step writes in place keep their inputs for replays */
+  for (unsigned i = 0; on == p->bufs && i < p->ntensors && i < p->written.len; i++)
+    if (p->written.data[i] && !p->inputs[i])
+      p->inputs[i] = pto_ndarray_convert(p->arrays[i], p->arrays[i]->dtype,
+                                         (PtoCastMode){PTO_ROUND_RINT, PTO_SAT_WRAP});
   p->resumed = true;
   double t0 = pto_now_seconds();
   PtoRtStatus st = pto_graph_resume(p->g, on, p->sizes.len);
@@ -576,9 +584,14 @@ static void release_graph(PtoHostProgram *p) {
   p->written.len = 0;
   if (p->g) pto_graph_destroy(p->g);
   p->g = NULL;
-  for (unsigned i = 0; i < p->ntensors; i++) pto_ndarray_destroy(p->arrays[i]);
+  for (unsigned i = 0; i < p->ntensors; i++) {
+    pto_ndarray_destroy(p->arrays[i]);
+    if (p->inputs) pto_ndarray_destroy(p->inputs[i]);
+  }
   pto_free(p->arrays);
+  pto_free(p->inputs);
   p->arrays = NULL;
+  p->inputs = NULL;
   p->ntensors = 0;
   pto_free(p->dims);
   pto_free(p->results);
@@ -632,6 +645,7 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
                                  unsigned nargs) {
   release_graph(p);
   p->arrays = pto_calloc(nargs ? nargs : 1, sizeof *p->arrays);
+  p->inputs = pto_calloc(nargs ? nargs : 1, sizeof *p->inputs);
   p->dims = pto_calloc(nargs * PTO_MAX_RANK + 1, sizeof *p->dims);
   p->results = pto_calloc(p->nres ? p->nres : 1, sizeof *p->results);
   p->result_dims = pto_calloc((p->nres ? p->nres : 1) * PTO_MAX_RANK, sizeof *p->result_dims);
@@ -946,6 +960,10 @@ PtoResult pto_host_program_result(PtoHostProgram *p, unsigned i, void *const *bu
 
 const PtoNdArray *pto_host_program_tensor_arg(PtoHostProgram *p, unsigned a) {
   return a < p->ntensors ? p->arrays[a] : NULL;
+}
+const PtoNdArray *pto_host_program_tensor_input(PtoHostProgram *p, unsigned a) {
+  if (a >= p->ntensors) return NULL;
+  return p->inputs[a] ? p->inputs[a] : p->arrays[a];
 }
 bool pto_host_program_writes_arg(PtoHostProgram *p, unsigned a) {
   return a < p->ntensors && a < p->written.len && p->written.data[a];

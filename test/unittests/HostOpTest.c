@@ -279,7 +279,7 @@ TEST(tasks_before_a_load_scalar_run_once) {
   void **other = calloc(nb + 1, sizeof *other);
   for (uint32_t i = 0; i < nb; i++) {
     other[i] = calloc((size_t)pto_host_program_buffer_size(p, i), 1);
-    if (i < 3) memcpy(other[i], pto_host_program_tensor_arg(p, i)->data,
+    if (i < 3) memcpy(other[i], pto_host_program_tensor_input(p, i)->data,
                       (size_t)pto_host_program_buffer_size(p, i));
   }
   CHECK(!pto_host_program_run(p, other));
