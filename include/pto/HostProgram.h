@@ -134,6 +134,9 @@ double pto_host_program_build_seconds(PtoHostProgram *p);
  * tile.load_scalar reads waited for: steps of the first run on the
  * program's own buffers, which pto_host_program_run ends. */
 double pto_host_program_step_seconds(PtoHostProgram *p);
+/* How many steps the last build ran: one per tile.load_scalar read of a
+ * buffer some task submitted since the previous step writes. */
+unsigned pto_host_program_num_steps(PtoHostProgram *p);
 /* The timeline the trace, SVG and report show: the simulator's when it
  * ran, else the host's (NULL before a run). */
 const PtoRtTimeline *pto_host_program_timeline(PtoHostProgram *p);
