@@ -103,6 +103,7 @@ static void graph_reset(PtoGraph *g) {
   g->finalized = false;
   g->host_tl.valid = g->sim_tl.valid = false;
   g->ran = 0;
+  g->run_failed = false;
   g->nsyncs = 0;
 }
 
@@ -773,6 +774,14 @@ PtoRtStatus pto_graph_start(PtoGraph *g, void *const *buffers,
   return PTO_RT_OK;
 }
 
+/* The end of a run: its tasks count as finished when it succeeded;
+ * otherwise the graph refuses to resume until a whole run. */
+static void record_run(PtoGraph *g, PtoRtStatus st) {
+  g->run_failed = st != PTO_RT_OK;
+  if (st == PTO_RT_OK)
+    g->ran = g->ntasks;
+}
+
 PtoRtStatus pto_graph_wait(PtoGraph *g) {
   if (!g || !g->rt)
     return PTO_RT_ERR_MISUSE;
@@ -784,7 +793,6 @@ PtoRtStatus pto_graph_wait(PtoGraph *g) {
   }
   PtoRtStatus st = g->stream ? rt_host_stream_end(g, false) : PTO_RT_OK;
   g->streaming = false;
-  g->ran = g->ntasks;
   /* The simulator models submission overlapping execution on every run:
    * it replays the submitted graph with the orchestrator's costs. */
   if (st == PTO_RT_OK && (rt->opts.backend & PTO_RT_SIM)) {
@@ -792,6 +800,7 @@ PtoRtStatus pto_graph_wait(PtoGraph *g) {
     if (st == PTO_RT_OK)
       st = rt_sim_run(g);
   }
+  record_run(g, st);
   end_run(rt);
   return st;
 }
@@ -821,9 +830,15 @@ static bool mark_sync(PtoGraph *g, uint32_t first) {
 }
 
 /* A whole run (pto_graph_run) or, with `resume`, the tasks the last run
- * did not run (pto_graph_resume). */
+ * did not run (pto_graph_resume), which a failed step refuses. */
 static PtoRtStatus run_graph(PtoGraph *g, void *const *buffers,
                              uint32_t num_buffers, bool resume) {
+  if (resume && g && g->rt && g->run_failed) {
+    rt_set_error(g->rt, "resume: an earlier run of the graph failed, so "
+                 "what its tasks left is unknown; pto_graph_run runs the "
+                 "whole graph again");
+    return PTO_RT_ERR_MISUSE;
+  }
   PtoRtStatus st =
       begin_run(g, buffers, num_buffers, resume ? "resume" : "run");
   if (st != PTO_RT_OK)
@@ -847,7 +862,7 @@ static PtoRtStatus run_graph(PtoGraph *g, void *const *buffers,
   }
   if (st == PTO_RT_OK && (rt->opts.backend & PTO_RT_SIM))
     st = rt_sim_run(g);
-  g->ran = g->ntasks;
+  record_run(g, st);
   end_run(rt);
   return st;
 }

@@ -156,8 +156,13 @@ struct PtoGraph {
    * the host, the clock its timeline counts from, which a resumed run
    * keeps. The tasks the orchestrator submitted only once every earlier
    * task had finished (pto_graph_resume's), in increasing order: the
-   * simulator holds its submission there. */
+   * simulator holds its submission there. `ran` counts a run's tasks
+   * only when it succeeded: after a failed run (a kernel's, the
+   * simulator's, out of memory) `run_failed` is set and pto_graph_resume
+   * refuses, since the tasks it did not finish would count as finished;
+   * a whole run (pto_graph_run) clears it. */
   uint32_t ran;
+  bool run_failed;
   struct timespec run_t0;
   uint32_t *syncs;
   uint32_t nsyncs, capsyncs;

@@ -104,8 +104,15 @@ PtoResult pto_host_program_write_dependencies(PtoHostProgram *p, const char *pat
 PtoResult pto_host_program_result(PtoHostProgram *p, unsigned i,
                                   void *const *bufs, PtoInterpValue *out);
 /* Tensor argument a (counting tensors only) as the last run left it: the
- * program's copy, written by kernels that store into their arguments. */
+ * program's copy, written by kernels that store into their arguments.
+ * After a build whose tile.load_scalar ran tasks (steps of the first run
+ * on the program's own buffers), the tasks of those steps have already
+ * changed it: the inputs of a replay are pto_host_program_tensor_input. */
 const PtoNdArray *pto_host_program_tensor_arg(PtoHostProgram *p, unsigned a);
+/* Tensor argument a as the last build received it, before any task ran:
+ * valid after the build until the first run on the program's own buffers
+ * ends (which may change an argument no step wrote). */
+const PtoNdArray *pto_host_program_tensor_input(PtoHostProgram *p, unsigned a);
 /* Whether some task of the graph writes tensor argument a. */
 bool pto_host_program_writes_arg(PtoHostProgram *p, unsigned a);
 
@@ -127,6 +134,9 @@ double pto_host_program_build_seconds(PtoHostProgram *p);
  * tile.load_scalar reads waited for: steps of the first run on the
  * program's own buffers, which pto_host_program_run ends. */
 double pto_host_program_step_seconds(PtoHostProgram *p);
+/* How many steps the last build ran: one per tile.load_scalar read of a
+ * buffer some task submitted since the previous step writes. */
+unsigned pto_host_program_num_steps(PtoHostProgram *p);
 /* The timeline the trace, SVG and report show: the simulator's when it
  * ran, else the host's (NULL before a run). */
 const PtoRtTimeline *pto_host_program_timeline(PtoHostProgram *p);

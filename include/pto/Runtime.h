@@ -163,7 +163,10 @@ PtoRtStatus pto_graph_run(PtoGraph *g, void *const *buffers,
  * the trace shows every task once, with the orchestrator's waits as gaps.
  * The simulator models those waits on every later run of the graph: it
  * submits the first task of each step only once every earlier task has
- * finished. pto_graph_run replays the whole graph as usual. */
+ * finished. pto_graph_run replays the whole graph as usual. After a
+ * failed run (a step's or a whole one's), pto_graph_resume refuses
+ * (PTO_RT_ERR_MISUSE) until a whole run succeeds: what the tasks of the
+ * failed run left is unknown. */
 PtoRtStatus pto_graph_resume(PtoGraph *g, void *const *buffers,
                              uint32_t num_buffers);
 

@@ -86,7 +86,12 @@ struct PtoHostProgram {
   PTO_VEC(int64_t) sizes;   /* bytes of each buffer */
   PTO_VEC(int64_t *) packs; /* the tasks' operand arrays */
   PTO_VEC(uint8_t) written; /* per buffer: some task writes it */
+  /* per buffer: the tasks submitted up to its last writer (0: none) */
+  PTO_VEC(uint32_t) last_write;
   PtoNdArray **arrays;      /* the tensor arguments' contiguous copies */
+  /* per tensor argument a step of the first run (see sync) writes: its
+   * copy as the build received it, before the step changed `arrays` */
+  PtoNdArray **inputs;
   int64_t *dims;
   int32_t *results;
   int64_t *result_dims;
@@ -108,6 +113,8 @@ struct PtoHostProgram {
    * and the run on them later resumes with the rest, so that every task
    * runs once (see sync). t_steps: the seconds those steps took. */
   bool resumed;
+  uint32_t stepped; /* the tasks submitted when the last step ran */
+  uint32_t nsteps;
   Guarded steps;
   double t_steps;
   bool guard;       /* runs check the guard zones around every buffer */
@@ -152,6 +159,7 @@ static int32_t cb_add_buffer(PtoHostEnv *env, int64_t bytes, const char *name) {
   if (i >= 0) {
     pto_vec_push(&p->sizes, bytes);
     pto_vec_push(&p->written, 0);
+    pto_vec_push(&p->last_write, 0);
     pto_vec_push(&p->buf_names, name);
   }
   return i;
@@ -175,8 +183,10 @@ static int64_t cb_submit(PtoHostEnv *env, const void *task) {
   pto_vec_push(&p->tasks, rec);
   for (uint32_t i = 0; i < d->num_regions; i++) {
     pto_vec_push(&p->regions, d->regions[i]);
-    if (d->regions[i].access != PTO_RT_READ && d->regions[i].buffer < p->written.len)
+    if (d->regions[i].access != PTO_RT_READ && d->regions[i].buffer < p->written.len) {
       p->written.data[d->regions[i].buffer] = 1;
+      p->last_write.data[d->regions[i].buffer] = p->tasks.len;
+    }
   }
   for (unsigned k = 0; k < p->nkernels; k++)
     if (p->ids[k] == d->kernel && p->fault_slot[k] >= 0) {
@@ -252,10 +262,17 @@ static PtoResult sync(PtoHostProgram *p) {
     guard_extend(p, &p->steps, p->bufs);
     on = p->steps.cp;
   }
+  /* the arguments a step writes in place keep their inputs for replays */
+  for (unsigned i = 0; on == p->bufs && i < p->ntensors && i < p->written.len; i++)
+    if (p->written.data[i] && !p->inputs[i])
+      p->inputs[i] = pto_ndarray_convert(p->arrays[i], p->arrays[i]->dtype,
+                                         (PtoCastMode){PTO_ROUND_RINT, PTO_SAT_WRAP});
   p->resumed = true;
   double t0 = pto_now_seconds();
   PtoRtStatus st = pto_graph_resume(p->g, on, p->sizes.len);
   p->t_steps += pto_now_seconds() - t0;
+  p->stepped = p->tasks.len;
+  p->nsteps++;
   if (st == PTO_RT_OK) return PTO_SUCCESS;
   if (!report_fault(p))
     pto_emit_error(p->ctx, loc_of(p), "running the tasks a load_scalar waits for failed: %s",
@@ -263,10 +280,22 @@ static PtoResult sync(PtoHostProgram *p) {
   return PTO_FAILURE;
 }
 
+/* The buffers as the steps so far left them: the program's own, or the
+ * guarded copies the steps of a checked run ran on. */
+static void *const *stepped_bufs(PtoHostProgram *p) {
+  ensure_bufs(p);
+  if (!p->steps.n) return p->bufs;
+  guard_extend(p, &p->steps, p->bufs);
+  return p->steps.cp;
+}
+
 /* PtoHostEnv.read_scalar: an element of a GM tensor for the host program's
- * control flow. A tensor some task of the graph writes is read after the
- * tasks submitted so far have run (a step of the graph's first run); an
- * argument no task writes, from its copy. */
+ * control flow. A tensor some task submitted since the last step writes
+ * is read after the tasks submitted so far have run (a step of the
+ * graph's first run); one the earlier steps wrote, or a workspace no task
+ * wrote yet, as the steps left it (a step costs the runtime's work on the
+ * whole graph, so reads need not cost one each); an argument no task
+ * writes, from its copy. */
 static int64_t cb_read_scalar(PtoHostEnv *env, int64_t *req) {
   PtoHostProgram *p = (PtoHostProgram *)env;
   int64_t buf = req[0], rank = req[3];
@@ -294,11 +323,11 @@ static int64_t cb_read_scalar(PtoHostEnv *env, int64_t *req) {
   }
   const void *data;
   if (p->written.data[buf] || (uint64_t)buf >= p->ntensors) {
-    if (sync(p)) {
+    if (p->last_write.data[buf] > p->stepped && sync(p)) {
       p->refused = true;
       return -1;
     }
-    data = (p->steps.n ? p->steps.cp : p->bufs)[buf];
+    data = stepped_bufs(p)[buf];
   } else {
     data = p->arrays[buf]->data;
   }
@@ -562,6 +591,8 @@ static void release_graph(PtoHostProgram *p) {
   p->nbufs = 0;
   guard_free(&p->steps);
   p->resumed = false;
+  p->stepped = 0;
+  p->nsteps = 0;
   p->t_steps = 0;
   for (uint32_t i = 0; i < p->packs.len; i++) pto_free(p->packs.data[i]);
   p->packs.len = 0;
@@ -574,11 +605,17 @@ static void release_graph(PtoHostProgram *p) {
   p->guard_ran = false;
   p->sizes.len = 0;
   p->written.len = 0;
+  p->last_write.len = 0;
   if (p->g) pto_graph_destroy(p->g);
   p->g = NULL;
-  for (unsigned i = 0; i < p->ntensors; i++) pto_ndarray_destroy(p->arrays[i]);
+  for (unsigned i = 0; i < p->ntensors; i++) {
+    pto_ndarray_destroy(p->arrays[i]);
+    if (p->inputs) pto_ndarray_destroy(p->inputs[i]);
+  }
   pto_free(p->arrays);
+  pto_free(p->inputs);
   p->arrays = NULL;
+  p->inputs = NULL;
   p->ntensors = 0;
   pto_free(p->dims);
   pto_free(p->results);
@@ -602,6 +639,7 @@ void pto_host_program_destroy(PtoHostProgram *p) {
   pto_free(p->fault_slot);
   pto_vec_free(&p->sizes);
   pto_vec_free(&p->written);
+  pto_vec_free(&p->last_write);
   pto_free(p->ids);
   pto_free(p->cycles);
   if (p->rt) pto_runtime_destroy(p->rt);
@@ -632,6 +670,7 @@ PtoResult pto_host_program_build(PtoHostProgram *p, const PtoInterpValue *args,
                                  unsigned nargs) {
   release_graph(p);
   p->arrays = pto_calloc(nargs ? nargs : 1, sizeof *p->arrays);
+  p->inputs = pto_calloc(nargs ? nargs : 1, sizeof *p->inputs);
   p->dims = pto_calloc(nargs * PTO_MAX_RANK + 1, sizeof *p->dims);
   p->results = pto_calloc(p->nres ? p->nres : 1, sizeof *p->results);
   p->result_dims = pto_calloc((p->nres ? p->nres : 1) * PTO_MAX_RANK, sizeof *p->result_dims);
@@ -947,6 +986,10 @@ PtoResult pto_host_program_result(PtoHostProgram *p, unsigned i, void *const *bu
 const PtoNdArray *pto_host_program_tensor_arg(PtoHostProgram *p, unsigned a) {
   return a < p->ntensors ? p->arrays[a] : NULL;
 }
+const PtoNdArray *pto_host_program_tensor_input(PtoHostProgram *p, unsigned a) {
+  if (a >= p->ntensors) return NULL;
+  return p->inputs[a] ? p->inputs[a] : p->arrays[a];
+}
 bool pto_host_program_writes_arg(PtoHostProgram *p, unsigned a) {
   return a < p->ntensors && a < p->written.len && p->written.data[a];
 }
@@ -966,6 +1009,7 @@ unsigned pto_host_program_num_kernels(PtoHostProgram *p) { return p->nkernels; }
 double pto_host_program_compile_seconds(PtoHostProgram *p) { return p->t_compile; }
 double pto_host_program_build_seconds(PtoHostProgram *p) { return p->t_build; }
 double pto_host_program_step_seconds(PtoHostProgram *p) { return p->t_steps; }
+unsigned pto_host_program_num_steps(PtoHostProgram *p) { return p->nsteps; }
 
 const PtoRtTimeline *pto_host_program_timeline(PtoHostProgram *p) {
   if (!p->g) return NULL;

@@ -111,7 +111,7 @@ static int backend_run(Backend *B, const RunOptions *o, PtoContext *ctx,
   if (o->repeat > 1) {
     keep = pto_calloc(ntensors + 1, sizeof *keep);
     for (unsigned i = 0; i < ntensors; i++) {
-      const PtoNdArray *a = pto_host_program_tensor_arg(p, i);
+      const PtoNdArray *a = pto_host_program_tensor_input(p, i);
       keep[i] = pto_malloc(a->nbytes + 1);
       memcpy(keep[i], a->data, a->nbytes);
     }
@@ -124,7 +124,7 @@ static int backend_run(Backend *B, const RunOptions *o, PtoContext *ctx,
       void **next = pto_calloc(n + 1, sizeof *next);
       for (uint32_t i = 0; i < n; i++) {
         next[i] = pto_calloc((size_t)pto_host_program_buffer_size(p, i) + 1, 1);
-        if (i < ntensors) memcpy(next[i], keep[i], pto_host_program_tensor_arg(p, i)->nbytes);
+        if (i < ntensors) memcpy(next[i], keep[i], pto_host_program_tensor_input(p, i)->nbytes);
       }
       free_set(cur, first, n);
       cur = next;

@@ -422,6 +422,19 @@ TEST(resume_reports_a_failure) {
   CHECK(pto_graph_resume(g, bufs, 1) == PTO_RT_ERR_KERNEL);
   CHECK_STR(pto_runtime_error(f.rt), "task 1 (kernel 'fail', label 'bad') failed "
             "with status 7; its 1 dependent tasks were not started");
+  /* the failed step's tasks did not all finish: a resume refuses rather
+   * than count them as finished, even with a new task to run */
+  CHECK(fx_submit(g, f.k, 0, 0, &w, 1, "later") == 3);
+  CHECK(pto_graph_resume(g, bufs, 1) == PTO_RT_ERR_MISUSE);
+  CHECK_STR(pto_runtime_error(f.rt), "resume: an earlier run of the graph failed, so "
+            "what its tasks left is unknown; pto_graph_run runs the whole graph again");
+  CHECK(pto_graph_resume(g, bufs, 1) == PTO_RT_ERR_MISUSE);
+  /* a whole run runs every task again: it fails at the same task, and
+   * the graph still refuses to resume */
+  CHECK(pto_graph_run(g, bufs, 1) == PTO_RT_ERR_KERNEL);
+  CHECK_STR(pto_runtime_error(f.rt), "task 1 (kernel 'fail', label 'bad') failed "
+            "with status 7; its 2 dependent tasks were not started");
+  CHECK(pto_graph_resume(g, bufs, 1) == PTO_RT_ERR_MISUSE);
   fx_close(&f);
 }
 

@@ -255,8 +255,10 @@ TEST(tasks_before_a_load_scalar_run_once) {
   const int32_t l[4] = {1, 2, 0, -1};
   inc_runs = 0;
   CHECK(build_loop(p, ctx, l));
-  /* the reads waited for the host op's task */
+  /* the reads waited for the host op's task; the first ran it, in the
+   * one step: no task after it writes what the later reads read */
   CHECK(inc_runs == 1);
+  CHECK(pto_host_program_num_steps(p) == 1);
   CHECK(!pto_host_program_run(p, NULL));
   CHECK(inc_runs == 1);
   CHECK(loop_result_ok(p, NULL, l));
@@ -279,7 +281,7 @@ TEST(tasks_before_a_load_scalar_run_once) {
   void **other = calloc(nb + 1, sizeof *other);
   for (uint32_t i = 0; i < nb; i++) {
     other[i] = calloc((size_t)pto_host_program_buffer_size(p, i), 1);
-    if (i < 3) memcpy(other[i], pto_host_program_tensor_arg(p, i)->data,
+    if (i < 3) memcpy(other[i], pto_host_program_tensor_input(p, i)->data,
                       (size_t)pto_host_program_buffer_size(p, i));
   }
   CHECK(!pto_host_program_run(p, other));
