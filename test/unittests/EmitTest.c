@@ -724,6 +724,69 @@ TEST(row_reduce) {
   }
 }
 
+/* An f32 row sum in the order Emit.h documents (pto_emit_reduce_vectors):
+ * whole vectors of `lanes` round-robin into PTO_EMIT_REDUCE_CHAINS
+ * accumulators while a group remains, the rest into the first; chains
+ * (0 + 1) + (2 + 3); the lanes by halves; the remaining columns in
+ * order. chains = 1 gives the order of one accumulator. */
+static float model_row_sum(const float *x, int64_t cols, unsigned lanes, unsigned chains) {
+  float acc[PTO_EMIT_REDUCE_CHAINS][16] = {{0}};
+  int64_t vend = cols / lanes * lanes, group = (int64_t)chains * lanes;
+  int64_t gend = vend / group * group, c = 0;
+  for (; c < gend; c += group)
+    for (unsigned k = 0; k < chains; k++)
+      for (unsigned l = 0; l < lanes; l++) acc[k][l] += x[c + k * lanes + l];
+  for (; c < vend; c += lanes)
+    for (unsigned l = 0; l < lanes; l++) acc[0][l] += x[c + l];
+  float v[16];
+  for (unsigned l = 0; l < lanes; l++)
+    v[l] = chains == 1 ? acc[0][l] : (acc[0][l] + acc[1][l]) + (acc[2][l] + acc[3][l]);
+  for (unsigned w = lanes / 2; w >= 1; w /= 2)
+    for (unsigned l = 0; l < w; l++) v[l] = v[l] + v[l + w];
+  float s = v[0];
+  for (; c < cols; c++) s += x[c];
+  return s;
+}
+
+/* Row sums of f32 are the documented order's bits exactly, on inputs
+ * whose sum depends on the order (a wide range of magnitudes), fused or
+ * not (FuseTest compares the two); the inputs tell the documented order
+ * from one accumulator's. */
+TEST(row_sum_order) {
+  static const int64_t widths[] = {37, 100, 300, 1000, 4096};
+  unsigned lanes = host_lanes();
+  K k;
+  k_begin(&k);
+  PtoError err = {{0}};
+  CHECK(pto_succeeded(pto_emit_row_reduce(&k.e, PTO_EMIT_RED_SUM,
+                                          k_tile(&k, OFF_D, 1, PTO_DT_F32),
+                                          k_tile(&k, OFF_A, 4096, PTO_DT_F32), k.rows,
+                                          k.cols, &err)));
+  KernelFn f = k_finish(&k, failures_);
+  if (!f) return;
+  float *in = (float *)(space_ + OFF_A), *out = (float *)(space_ + OFF_D);
+  uint32_t seed = 12345;
+  for (int64_t i = 0; i < 4 * 4096; i++) {
+    seed = seed * 1664525u + 1013904223u;
+    /* sign, and a magnitude from 2^-12 to 2^12 */
+    in[i] = ldexpf((float)(seed >> 8 & 0xffff) / 65536.0f + 0.5f, (int)(seed >> 24) % 25 - 12) *
+            (seed & 1 ? -1.0f : 1.0f);
+  }
+  int wrong = 0, distinct = 0;
+  for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+    f(space_, 4, widths[w]);
+    for (int64_t r = 0; r < 4; r++) {
+      float want = model_row_sum(in + r * 4096, widths[w], lanes, PTO_EMIT_REDUCE_CHAINS);
+      wrong += memcmp(&out[r], &want, sizeof want) != 0;
+      float one = model_row_sum(in + r * 4096, widths[w], lanes, 1);
+      distinct += memcmp(&one, &want, sizeof one) != 0;
+    }
+  }
+  if (wrong) fprintf(stderr, "row sums: %d of 20 differ from the documented order\n", wrong);
+  CHECK(wrong == 0);
+  CHECK(distinct > 0);
+}
+
 /* Column reductions fold rows in order, so even float sums are exact
  * against the same order in C. */
 TEST(col_reduce) {
@@ -1107,6 +1170,6 @@ RUN_TESTS(T(setup), T(binary_bit_exact), T(binary_scalar_bit_exact),
           T(row_expand_bit_exact), T(unary_exact_ops),
           T(transcendental_ulp_bounds), T(exp_short_form_same_bits), T(transcendentals_vectorise), T(f8_casts_vectorise),
           T(exp_math_match_libm), T(exp_math_vectorises),
-          T(row_reduce), T(col_reduce), T(transpose_keeps_every_bit), T(casts), T(copy_keeps_every_bit),
+          T(row_reduce), T(row_sum_order), T(col_reduce), T(transpose_keeps_every_bit), T(casts), T(copy_keeps_every_bit),
           T(streaming_copy_keeps_every_bit), T(matmul), T(matmuls_share_one_pack_buffer),
           T(matmul_uses_vector_fma), T(fused_prefetch), T(unsupported_is_an_error), T(teardown))

@@ -139,7 +139,9 @@ static const struct {
               {"bf16", "0.75", 2, true}, {"i32", "3", 4, false},
               {"i16", "3", 2, false},   {"i8", "3", 1, false}};
 
-static const int64_t kShapes[][2] = {{5, 37}, {1, 1}, {2, 100}};
+/* 1 x 84: whole groups of the reduction's chains, vectors after them and
+ * columns after those, at 8 and 16 lanes (Emit.h, pto_emit_row_reduce) */
+static const int64_t kShapes[][2] = {{5, 37}, {1, 1}, {2, 100}, {1, 84}};
 
 enum { SLOT_BYTES = 1024 };
 

@@ -96,7 +96,14 @@ PtoResult pto_emit_unary(PtoEmit *e, PtoEmitUnary op, PtoEmitTile dst,
                          PtoEmitTile src, LLVMValueRef rows,
                          LLVMValueRef cols, PtoError *err);
 /* dst[r][0] = reduction of src[r][0..cols). Float sums accumulate in f32
- * in `lanes` partial sums (a fixed order, the same on every run). */
+ * in a fixed order, the same on every run (and in a fused run's
+ * reduction): the whole vectors of `lanes` columns go round-robin into
+ * PTO_EMIT_REDUCE_CHAINS vectors of partial results (independent chains
+ * of additions, which the core overlaps) while a group of that many
+ * remains, the vectors after the last group into the first; the chains
+ * combine as (0 + 1) + (2 + 3), the lanes by halves (a fixed tree), then
+ * the remaining columns one by one. */
+#define PTO_EMIT_REDUCE_CHAINS 4
 PtoResult pto_emit_row_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
                               PtoEmitTile src, LLVMValueRef rows,
                               LLVMValueRef cols, PtoError *err);

@@ -92,6 +92,20 @@ static LLVMValueRef body(PtoEmit *e, const PtoEmitStep *st, unsigned n,
   return NULL;
 }
 
+/* The run's steps on a whole vector of row r (a reduction's vectors,
+ * pto_emit_reduce_vectors) */
+typedef struct RunVector {
+  const PtoEmitStep *st;
+  unsigned n, lanes;
+  const LLVMValueRef *rowv;
+  LLVMValueRef r;
+} RunVector;
+
+static LLVMValueRef run_vector(PtoEmit *e, LLVMValueRef c, const void *user) {
+  const RunVector *v = user;
+  return body(e, v->st, v->n, v->rowv, v->r, c, v->lanes);
+}
+
 static bool transcendental(const PtoEmitStep *s) {
   return s->kind == PTO_EMIT_STEP_UNARY &&
          (s->op == PTO_EMIT_UN_EXP || s->op == PTO_EMIT_UN_LOG ||
@@ -183,19 +197,26 @@ PtoResult pto_emit_fused(PtoEmit *e, const PtoEmitStep *st, unsigned n,
     body(e, st, n, rowv, r, lh.iv, 0);
     pto_emit_loop_end(e, &lh);
   }
-  /* whole vectors, with `lanes` partial results of the reduction */
+  /* whole vectors, with `lanes` partial results of the reduction in the
+   * chains of pto_emit_reduce_vectors; bodies this long (exp, log, tanh)
+   * spill their constants when copied further */
   LLVMValueRef vend = LLVMBuildAdd(
       B, vlo,
       LLVMBuildAnd(B, LLVMBuildSub(B, cols, vlo, ""), pto_emit_i64(e, -(int64_t)lanes), ""),
       "");
-  LLVMValueRef acc0 = red ? pto_emit_splat(e, init, lanes) : NULL;
-  pto_emit_loop_begin(e, &lv, vlo, vend, lanes, red ? 1 : 0, &acc0);
-  LLVMValueRef x = body(e, st, n, rowv, r, lv.iv, lanes);
-  if (red) lv.next[0] = pto_emit_reduce2(e, (PtoEmitReduce)red->op, fp, lv.carry[0], x);
-  pto_emit_loop_end(e, &lv);
-  /* bodies this long spill their constants when copied */
-  if (keep_single) pto_emit_loop_keep_single(e, &lv);
-  LLVMValueRef s = red ? pto_emit_reduce_tree(e, (PtoEmitReduce)red->op, fp, lv.carry[0]) : NULL;
+  LLVMValueRef x, s = NULL;
+  if (red) {
+    RunVector rv = {st, n, lanes, rowv, r};
+    s = pto_emit_reduce_tree(
+        e, (PtoEmitReduce)red->op, fp,
+        pto_emit_reduce_vectors(e, (PtoEmitReduce)red->op, fp, pto_emit_splat(e, init, lanes),
+                                vlo, vend, keep_single, run_vector, &rv));
+  } else {
+    pto_emit_loop_begin(e, &lv, vlo, vend, lanes, 0, NULL);
+    body(e, st, n, rowv, r, lv.iv, lanes);
+    pto_emit_loop_end(e, &lv);
+    if (keep_single) pto_emit_loop_keep_single(e, &lv);
+  }
   /* the columns after the last whole vector, one at a time */
   pto_emit_loop_begin(e, &lt, vend, cols, 1, red ? 1 : 0, &s);
   x = body(e, st, n, rowv, r, lt.iv, 0);

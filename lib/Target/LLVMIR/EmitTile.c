@@ -497,6 +497,47 @@ LLVMValueRef pto_emit_reduce_tree(PtoEmit *e, PtoEmitReduce op, PtoEmitNum num,
   return LLVMBuildExtractElement(B, acc, LLVMConstInt(i32, 0, 0), "");
 }
 
+LLVMValueRef pto_emit_reduce_vectors(PtoEmit *e, PtoEmitReduce op, PtoEmitNum num,
+                                     LLVMValueRef init, LLVMValueRef lo, LLVMValueRef hi,
+                                     bool single, PtoEmitVectorFn fn, const void *user) {
+  enum { K = PTO_EMIT_REDUCE_CHAINS };
+  _Static_assert(K == 4, "the chains combine as (0 + 1) + (2 + 3)");
+  int64_t lanes = (int64_t)pto_emit_lanes_of(init);
+  LLVMValueRef acc[K];
+  for (unsigned k = 0; k < K; k++) acc[k] = init;
+  /* whole groups of K vectors, one chain per vector of a group */
+  LLVMValueRef gend = LLVMBuildAdd(
+      B, lo, LLVMBuildAnd(B, LLVMBuildSub(B, hi, lo, ""), pto_emit_i64(e, -K * lanes), ""), "");
+  PtoEmitLoop lg, lv;
+  pto_emit_loop_begin(e, &lg, lo, gend, K * lanes, K, acc);
+  for (unsigned k = 0; k < K; k++) {
+    LLVMValueRef c = LLVMBuildAdd(B, lg.iv, pto_emit_i64(e, (int64_t)k * lanes), "");
+    lg.next[k] = pto_emit_reduce2(e, op, num, lg.carry[k], fn(e, c, user));
+  }
+  pto_emit_loop_end(e, &lg);
+  if (single) pto_emit_loop_keep_single(e, &lg);
+  /* the vectors after the last whole group, into chain 0 */
+  pto_emit_loop_begin(e, &lv, gend, hi, lanes, 1, &lg.carry[0]);
+  lv.next[0] = pto_emit_reduce2(e, op, num, lv.carry[0], fn(e, lv.iv, user));
+  pto_emit_loop_end(e, &lv);
+  if (single) pto_emit_loop_keep_single(e, &lv);
+  LLVMValueRef a01 = pto_emit_reduce2(e, op, num, lv.carry[0], lg.carry[1]);
+  LLVMValueRef a23 = pto_emit_reduce2(e, op, num, lg.carry[2], lg.carry[3]);
+  return pto_emit_reduce2(e, op, num, a01, a23);
+}
+
+/* pto_emit_row_reduce's vectors: loads of row r */
+typedef struct RowVector {
+  PtoEmitTile src;
+  LLVMValueRef r;
+  unsigned lanes;
+} RowVector;
+
+static LLVMValueRef row_vector(PtoEmit *e, LLVMValueRef c, const void *user) {
+  const RowVector *v = user;
+  return pto_emit_load(e, v->src.dtype, pto_emit_elem_ptr(e, v->src, v->r, c), v->lanes);
+}
+
 PtoResult pto_emit_row_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
                               PtoEmitTile src, LLVMValueRef rows,
                               LLVMValueRef cols, PtoError *err) {
@@ -507,18 +548,16 @@ PtoResult pto_emit_row_reduce(PtoEmit *e, PtoEmitReduce op, PtoEmitTile dst,
   LLVMTypeRef ct = pto_emit_compute_type(e, src.dtype);
   LLVMValueRef zero = pto_emit_i64(e, 0);
   LLVMValueRef init = pto_emit_reduce_init(e, op, src.dtype, ct);
-  PtoEmitLoop lr, lv, lt;
+  PtoEmitLoop lr, lt;
   pto_emit_loop_begin(e, &lr, zero, rows, 1, 0, NULL);
   LLVMValueRef r = lr.iv;
-  /* whole vectors: `lanes` partial results side by side */
+  /* whole vectors: `lanes` partial results side by side, in chains */
   LLVMValueRef vend = LLVMBuildAnd(B, cols, pto_emit_i64(e, -(int64_t)lanes), "");
-  LLVMValueRef acc0 = pto_emit_splat(e, init, lanes);
-  pto_emit_loop_begin(e, &lv, zero, vend, lanes, 1, &acc0);
-  LLVMValueRef v = pto_emit_load(e, src.dtype,
-                                 pto_emit_elem_ptr(e, src, r, lv.iv), lanes);
-  lv.next[0] = pto_emit_reduce2(e, op, fp, lv.carry[0], v);
-  pto_emit_loop_end(e, &lv);
-  LLVMValueRef s = pto_emit_reduce_tree(e, op, fp, lv.carry[0]);
+  RowVector rv = {src, r, lanes};
+  LLVMValueRef s = pto_emit_reduce_tree(
+      e, op, fp,
+      pto_emit_reduce_vectors(e, op, fp, pto_emit_splat(e, init, lanes), zero, vend, false,
+                              row_vector, &rv));
   /* the columns after the last whole vector */
   pto_emit_loop_begin(e, &lt, vend, cols, 1, 1, &s);
   LLVMValueRef x = pto_emit_load(e, src.dtype,

@@ -183,5 +183,19 @@ PtoResult pto_emit_step_check(PtoEmit *e, const PtoEmitStep *st, PtoError *err);
  * vector each time (a fixed tree). */
 LLVMValueRef pto_emit_reduce_tree(PtoEmit *e, PtoEmitReduce op, PtoEmitNum num,
                                   LLVMValueRef acc);
+/* The whole vectors of one row of a row reduction, columns [lo, hi)
+ * (hi - lo a multiple of the vector's lanes), reduced to one vector of
+ * partial results in the order of pto_emit_row_reduce (Emit.h), which
+ * pto_emit_fused shares so that both give the same bits; fn(e, c, user)
+ * emits the vector of columns c.. (a load, or a fused run's steps).
+ * Independent chains keep the loop from being one long chain of
+ * dependent additions (or comparisons), each waiting for the last.
+ * `init` is the chains' start (a splat of the reduction's start value).
+ * With `single`, the loops are not unrolled further
+ * (pto_emit_loop_keep_single). */
+typedef LLVMValueRef (*PtoEmitVectorFn)(PtoEmit *e, LLVMValueRef c, const void *user);
+LLVMValueRef pto_emit_reduce_vectors(PtoEmit *e, PtoEmitReduce op, PtoEmitNum num,
+                                     LLVMValueRef init, LLVMValueRef lo, LLVMValueRef hi,
+                                     bool single, PtoEmitVectorFn fn, const void *user);
 
 #endif
