@@ -83,17 +83,22 @@ static void check(PtoResult r, const PtoError *err) {
   if (pto_failed(r)) die("emit", err->msg);
 }
 
+/* What --no-prefetch and --no-forward turn off (PtoTranslateOptions) */
+enum { NO_PREFETCH = 1, NO_FORWARD = 2 };
+
 /* A kernel's text, parsed, translated as pto-translate does (with
  * element-wise fusion, or without it for comparison; with prefetching of
- * the next task's windows unless --no-prefetch) and compiled. */
+ * the next task's windows and forwarding unless `off` says otherwise)
+ * and compiled. */
 static void *translate_kernel(PtoJit *jit, const char *text, const char *name,
-                              bool fuse, bool prefetch, double *secs) {
+                              bool fuse, unsigned off, double *secs) {
   PtoContext *ctx = pto_ctx_create();
   pto_register_all_dialects(ctx);
   PtoOp *mod = pto_parse_module(ctx, text, strlen(text), NULL);
   unsigned lanes = strcmp(pto_jit_get_vector_isa(jit), "avx512f") == 0 ? 16 : 8;
   PtoTranslateOptions o = {.lanes = lanes, .no_fuse = !fuse, .x86 = pto_llvmir_host_is_x86(),
-                           .no_prefetch = !prefetch};
+                           .no_prefetch = (off & NO_PREFETCH) != 0,
+                           .no_forward = (off & NO_FORWARD) != 0};
   char *ll = NULL;
   if (!mod || pto_failed(pto_op_verify(mod)) ||
       pto_failed(pto_translate_to_llvmir_with(mod, &o, &ll)))
@@ -116,7 +121,7 @@ static void *translate_kernel(PtoJit *jit, const char *text, const char *name,
 
 typedef void (*SoftmaxFn)(void *, const float *, float *, int64_t);
 
-static SoftmaxFn build_softmax(PtoJit *jit, bool fuse, bool prefetch, int64_t rows,
+static SoftmaxFn build_softmax(PtoJit *jit, bool fuse, unsigned off, int64_t rows,
                                int64_t cols, int64_t tr, double *secs) {
   /* UB: the tile x (tr x cols), then its row maxima and row sums */
   char g[64], x[96], m[96], sum[96];
@@ -138,7 +143,7 @@ static SoftmaxFn build_softmax(PtoJit *jit, bool fuse, bool prefetch, int64_t ro
            "  %%q = pto.trowexpanddiv %%e, %%s : %s, %s -> %s\n"
            "  pto.tstore %%q, %%Y[%%i, 0] : %s into %s\n}\n",
            g, g, g, x, x, m, x, m, x, x, x, x, sum, x, sum, x, x, g);
-  void *p = translate_kernel(jit, text, "softmax", fuse, prefetch, secs);
+  void *p = translate_kernel(jit, text, "softmax", fuse, off, secs);
   SoftmaxFn fn;
   memcpy(&fn, &p, sizeof p);
   return fn;
@@ -155,7 +160,7 @@ typedef void (*RmsFn)(void *, const float *, int64_t, const float *, float *, in
 typedef void (*LayerFn)(void *, const float *, int64_t, const float *, const float *,
                         float *, int64_t);
 
-static void *build_norm(PtoJit *jit, bool fuse, bool prefetch, bool layer, int64_t rows,
+static void *build_norm(PtoJit *jit, bool fuse, unsigned off, bool layer, int64_t rows,
                         int64_t cols, double *secs) {
   long long R = rows, C = cols, T = cols * 4; /* a row tile's bytes */
   char g[64], v[64], x[64];
@@ -216,7 +221,7 @@ static void *build_norm(PtoJit *jit, bool fuse, bool prefetch, bool layer, int64
              x, x, T, x, 3 * T,
              x, 3 * T, x, 2 * T, x, x, g);
   (void)R;
-  return translate_kernel(jit, text, layer ? "layer_norm" : "rms_norm", fuse, prefetch,
+  return translate_kernel(jit, text, layer ? "layer_norm" : "rms_norm", fuse, off,
                           secs);
 }
 
@@ -384,11 +389,11 @@ static float rnd(void) {
 int main(int argc, char **argv) {
   int64_t rows = 4096, cols = 4096, tr = 4, mmn = 1024;
   int reps = 5, nthreads = 2;
-  bool prefetch = true;
+  unsigned off = 0;
   for (int i = 1; i < argc; i += 2) {
     int64_t v = i + 1 < argc ? atoll(argv[i + 1]) : 0;
-    if (!strcmp(argv[i], "--no-prefetch")) {
-      prefetch = false;
+    if (!strcmp(argv[i], "--no-prefetch") || !strcmp(argv[i], "--no-forward")) {
+      off |= !strcmp(argv[i], "--no-prefetch") ? NO_PREFETCH : NO_FORWARD;
       i--;
     } else if (!strcmp(argv[i], "--rows")) rows = v;
     else if (!strcmp(argv[i], "--cols")) cols = v;
@@ -397,7 +402,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--reps")) reps = (int)v;
     else if (!strcmp(argv[i], "--threads")) nthreads = (int)v;
     else die("usage", "jit-kernels [--rows R] [--cols C] [--tile-rows T] "
-                      "[--matmul N] [--reps K] [--threads T] [--no-prefetch]");
+                      "[--matmul N] [--reps K] [--threads T] [--no-prefetch] "
+                      "[--no-forward]");
   }
   if (rows < 1 || cols < 1 || tr < 1 || mmn < 128 || mmn % 128 || reps < 1 ||
       nthreads < 1 || nthreads > 64 || tr * cols * 4 + 512 > (192 << 10) || rows % tr ||
@@ -426,7 +432,7 @@ int main(int argc, char **argv) {
   /* fused (what pto-translate emits), then --no-fuse, in the same run */
   for (int fuse = 1; fuse >= 0; fuse--) {
     Job js = {.kind = 0, .in = in, .out = out, .rows = rows, .cols = cols, .tr = tr};
-    js.softmax = build_softmax(jit, fuse, prefetch, rows, cols, tr, &csec);
+    js.softmax = build_softmax(jit, fuse, off, rows, cols, tr, &csec);
     memset(out, 0, n * 4);
     t = best_of(&js, nthreads, bufs, reps);
     maxerr = 0;
@@ -455,7 +461,7 @@ int main(int argc, char **argv) {
     bool layer = k >= 2, fuse = k % 2 == 0;
     Job jn = {.kind = 3, .in = in, .out = out, .gamma = gamma, .beta = beta,
               .rows = rows, .cols = cols, .layer = layer};
-    jn.norm = build_norm(jit, fuse, prefetch, layer, rows, cols, &csec);
+    jn.norm = build_norm(jit, fuse, off, layer, rows, cols, &csec);
     memset(out, 0, n * 4);
     t = best_of(&jn, nthreads, bufs, reps);
     maxerr = 0;

@@ -127,6 +127,10 @@ def main():
     ap.add_argument("--no-prefetch", action="store_true",
                     help="translate without prefetching the next task's "
                          "windows (pto-translate --no-prefetch), for comparison")
+    ap.add_argument("--no-forward", action="store_true",
+                    help="translate without forwarding tloads' windows to "
+                         "their readers (pto-translate --no-forward), for "
+                         "comparison")
     args = ap.parse_args()
 
     ours = {}
@@ -135,7 +139,8 @@ def main():
     for line in run([args.pto_bench, "--rows", str(args.rows), "--cols",
                      str(args.cols), "--matmul", str(args.matmul), "--reps",
                      str(args.reps), "--tile-rows", str(args.tile_rows)]
-                    + (["--no-prefetch"] if args.no_prefetch else []),
+                    + (["--no-prefetch"] if args.no_prefetch else [])
+                    + (["--no-forward"] if args.no_forward else []),
                     env=cold).splitlines():
         f = line.split()
         ours[f[0]] = f

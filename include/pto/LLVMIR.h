@@ -153,6 +153,10 @@ typedef struct PtoTranslateOptions {
   /* No prefetching of the windows the next task of a vector kernel loads
    * (docs/jit.md, "Prefetching"); the results are the same bits. */
   bool no_prefetch;
+  /* No forwarding: every tload copies its window into the vector buffer
+   * and its readers read the copy (docs/jit.md, "Forwarding"); the
+   * results are the same bits. */
+  bool no_forward;
 } PtoTranslateOptions;
 
 /* pto_translate_to_llvmir with options (NULL: the defaults);

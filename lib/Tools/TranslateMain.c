@@ -22,7 +22,7 @@ typedef struct TrOptions {
   PtoTranslateOptions llvmir;
 } TrOptions;
 
-enum { TR_OUTPUT, TR_TO_LLVMIR, TR_MAX_INPUT_BYTES, TR_LANES, TR_PLATFORM, TR_NO_FUSE, TR_NO_PREFETCH, TR_ARCH };
+enum { TR_OUTPUT, TR_TO_LLVMIR, TR_MAX_INPUT_BYTES, TR_LANES, TR_PLATFORM, TR_NO_FUSE, TR_NO_PREFETCH, TR_NO_FORWARD, TR_ARCH };
 
 static const PtoToolArg tr_args[] = {
     {PTO_TOOL_ARG_SECTION, "TRANSLATIONS", NULL, NULL, NULL, 0},
@@ -48,6 +48,10 @@ static const PtoToolArg tr_args[] = {
     {PTO_TOOL_ARG_FLAG, "--no-prefetch", NULL, NULL,
      "No prefetching, in a fused run, of the window the next task's tload reads",
      TR_NO_PREFETCH},
+    {PTO_TOOL_ARG_FLAG, "--no-forward", NULL, NULL,
+     "Every tload copies its window into the vector buffer (no forwarding of "
+     "the window to the tile's readers)",
+     TR_NO_FORWARD},
     PTO_TOOL_ARG_HELP_VERSION_ROWS,
 };
 
@@ -67,6 +71,7 @@ static int tr_option(void *user, int id, const char *a, const char *v) {
   case TR_TO_LLVMIR: o->to_llvmir = true; break;
   case TR_NO_FUSE: o->llvmir.no_fuse = true; break;
   case TR_NO_PREFETCH: o->llvmir.no_prefetch = true; break;
+  case TR_NO_FORWARD: o->llvmir.no_forward = true; break;
   case TR_LANES:
     if (strcmp(v, "host") == 0) o->llvmir.lanes = pto_llvmir_host_lanes();
     else if (strcmp(v, "8") == 0 || strcmp(v, "16") == 0) o->llvmir.lanes = (unsigned)atoi(v);

@@ -363,3 +363,77 @@ void pto_llvmir_fuse_plan(PtoOp *first, PtoFuseRun *run) {
     s->store = !rewritten && read_after(run->last, p.slot_span[s->dst_slot]);
   }
 }
+
+/* ---- forwarding (Fuse.h) ---- */
+
+/* An instruction whose emitter reads its tile operands through their row
+ * stride (pto_emit_elem_ptr), so that a GM window serves as well. */
+static bool reads_by_stride(PtoOp *op) {
+  PtoPtoOp id = pto_pto_op_id(op);
+  if (id == PTO_PTO_NONE) return false;
+  switch (pto_pto_op_kind(id)) {
+  case PTO_PTO_KIND_BINARY:
+  case PTO_PTO_KIND_SCALAR:
+  case PTO_PTO_KIND_ROWEXPAND:
+  case PTO_PTO_KIND_UNARY:
+  case PTO_PTO_KIND_CVT:
+  case PTO_PTO_KIND_ROWRED:
+  case PTO_PTO_KIND_COLRED:
+  case PTO_PTO_KIND_TRANS:
+  case PTO_PTO_KIND_MOV: return true;
+  default: return false;
+  }
+}
+
+static bool is_tensor(PtoValue *v) { return pto_type_is_tensor(pto_value_type(v)); }
+
+bool pto_llvmir_forward_plan(PtoOp *load, PtoForward *f) {
+  f->n = 0;
+  if (!is_kind(load, PTO_PTO_KIND_LOAD)) return false;
+  PtoValue *tv = pto_op_result(load, 0), *tensor = pto_op_operand(load, 0);
+  PtoType *tt = pto_value_type(tv);
+  PtoType *elem = pto_pto_tile_elem(tt);
+  Span own;
+  if (!span_of(tv, &own) || elem != pto_type_tensor_elem(pto_value_type(tensor)) ||
+      (pto_type_is_integer(elem) && pto_type_int_width(elem) == 1))
+    return false;
+  /* the last reader */
+  PtoOp *last = NULL;
+  for (PtoUse *u = pto_value_first_use(tv); u; u = pto_use_next(u)) {
+    PtoOp *r = pto_use_owner(u);
+    if (!reads_by_stride(r) || pto_op_block(r) != pto_op_block(load)) return false;
+    if (!last || pto_op_is_before_in_block(last, r)) last = r;
+  }
+  if (!last) return false; /* nothing to forward to */
+  bool before_last = true;
+  for (PtoOp *op = pto_op_next(load); op; op = pto_op_next(op)) {
+    for (unsigned i = 0, n = pto_op_num_operands(op); i < n; i++) {
+      PtoValue *v = pto_op_operand(op, i);
+      Span sp;
+      if (is_tensor(v)) {
+        if (is_kind(op, PTO_PTO_KIND_LOAD) || is_kind(op, PTO_PTO_KIND_PREFETCH)) continue;
+        /* a GM tensor another instruction may write */
+        if (v == tensor) return false;
+        bool seen = false;
+        for (unsigned k = 0; k < f->n; k++) seen = seen || f->writes[k] == v;
+        if (seen) continue;
+        if (f->n == PTO_FORWARD_MAX_WRITES) return false;
+        f->writes[f->n++] = v;
+        continue;
+      }
+      /* the tile's bytes read through a tile defined before the tload */
+      PtoOp *def = pto_value_def_op(v);
+      if (v != tv && span_of(v, &sp) && overlap(sp, own) &&
+          (!def || pto_op_block(def) != pto_op_block(load) ||
+           !pto_op_is_before_in_block(load, def)))
+        return false;
+    }
+    if (op == last) before_last = false;
+    /* the tile's bytes written before its last reader */
+    for (unsigned i = 0, n = pto_op_num_results(op); before_last && i < n; i++) {
+      Span sp;
+      if (span_of(pto_op_result(op, i), &sp) && overlap(sp, own)) return false;
+    }
+  }
+  return true;
+}

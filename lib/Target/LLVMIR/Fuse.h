@@ -31,6 +31,33 @@ typedef struct PtoFuseRun {
  * run of two or more starts there. */
 void pto_llvmir_fuse_plan(PtoOp *first, PtoFuseRun *run);
 
+/* Forwarding (docs/jit.md, "Forwarding"): whether the readers of the
+ * tile of `load`, a tload of a vector kernel, may read it from its GM
+ * window instead of the vector buffer, so that the tload copies nothing
+ * (a fused one loads into registers only). It may when
+ *  - the tile is in the vector buffer, of the tensor's dtype (not i1);
+ *  - every reader of the tile is an instruction whose emitter addresses
+ *    its tiles by their row stride: the elementwise, scalar, row-broadcast,
+ *    unary and conversion instructions, row and column reductions,
+ *    transposes and tmov (not a tstore: its window may be the tile's own);
+ *  - no instruction after the tload reads the tile's bytes through a
+ *    tile defined before it, and none between the tload and the tile's
+ *    last reader writes them (a reader may write them, in place): every
+ *    read of those bytes is a read of the tile as loaded;
+ *  - the kernel writes the tload's tensor nowhere after the tload.
+ * f->writes gets the other GM tensors the kernel writes after the tload
+ * (at most PTO_FORWARD_MAX_WRITES, else no forwarding): a kernel's tensor
+ * arguments may be one buffer, so the translation checks at run time that
+ * the tensor overlaps none of them, and copies the tile as the tload does
+ * when it does. The window itself (one piece, consecutive columns) the
+ * translation checks when it computes it. */
+#define PTO_FORWARD_MAX_WRITES 8
+typedef struct PtoForward {
+  unsigned n;
+  PtoValue *writes[PTO_FORWARD_MAX_WRITES];
+} PtoForward;
+bool pto_llvmir_forward_plan(PtoOp *load, PtoForward *f);
+
 /* A tstore into a GM tensor this large streams (non-temporal stores):
  * the tensor outgrows a core's share of the last-level cache, so its
  * lines would be evicted before anyone reads them back, and normal stores

@@ -35,6 +35,8 @@ typedef struct Tr {
    * tiled dim would load them (note_next_window) */
   PendingPrefetch pf[4];
   unsigned npf;
+  bool forward;    /* tloads' readers read GM (Fuse.h, forwarding) */
+  PtoPtrMap fwd;   /* a forwarded tload's tile -> PtoEmitTile * its readers read */
 } Tr;
 
 static LLVMValueRef value_of(Tr *t, PtoValue *v) {
@@ -64,7 +66,7 @@ LLVMTypeRef pto_llvmir_scalar_type(LLVMContextRef c, PtoType *ty) {
 }
 
 /* A tile operand or result where memory planning put it. */
-static PtoResult tile_of(Tr *t, PtoOp *op, PtoValue *v, PtoEmitTile *out) {
+static PtoResult placed_tile(Tr *t, PtoOp *op, PtoValue *v, PtoEmitTile *out) {
   PtoType *ty = pto_value_type(v);
   int64_t off = pto_pto_tile_offset(ty);
   if (off == PTO_PTO_UNPLANNED)
@@ -86,6 +88,15 @@ static PtoResult tile_of(Tr *t, PtoOp *op, PtoValue *v, PtoEmitTile *out) {
   }
   *out = pto_emit_tile(&t->e, t->space[s], pto_emit_i64(&t->e, off),
                        pto_emit_i64(&t->e, pto_pto_tile_cols(ty)), dt);
+  return PTO_SUCCESS;
+}
+
+/* A tile operand or result: where memory planning put it, or for the
+ * tile of a forwarded tload, where its readers read it (forward_load). */
+static PtoResult tile_of(Tr *t, PtoOp *op, PtoValue *v, PtoEmitTile *out) {
+  PtoEmitTile *f = pto_ptrmap_get(&t->fwd, (uint64_t)(uintptr_t)v);
+  if (!f) return placed_tile(t, op, v, out);
+  *out = *f;
   return PTO_SUCCESS;
 }
 
@@ -180,6 +191,63 @@ static PtoResult window_of(Tr *t, PtoOp *op, PtoValue *tensor, PtoValue *tile,
   return PTO_SUCCESS;
 }
 
+/* A GM tensor argument's bytes [lo, hi) as i64 addresses. */
+static void extent_of(Tr *t, PtoValue *tensor, LLVMValueRef *lo, LLVMValueRef *hi) {
+  LLVMBuilderRef b = t->e.b;
+  PtoType *ty = pto_value_type(tensor);
+  LLVMValueRef *dims = pto_ptrmap_get(&t->dims, (uint64_t)(uintptr_t)tensor);
+  PtoDType dt;
+  if (!pto_dtype_from_type(pto_type_tensor_elem(ty), &dt)) dt = PTO_DT_I8;
+  LLVMValueRef n = pto_emit_i64(&t->e, (int64_t)pto_dtype_size(dt));
+  for (unsigned d = 0, r = pto_type_tensor_rank(ty); d < r; d++)
+    n = LLVMBuildMul(b, n, dims[d], "");
+  *lo = LLVMBuildPtrToInt(b, value_of(t, tensor), LLVMInt64TypeInContext(t->e.ctx), "");
+  *hi = LLVMBuildAdd(b, *lo, n, "");
+}
+
+/* A tload the kernel may forward (Fuse.h): its readers read `gm`, the
+ * window, instead of `ub`, the tile where memory planning put it, and the
+ * tload copies nothing; where the tensor overlaps one the kernel writes
+ * later (tensor arguments may share a buffer), the tload copies the tile
+ * after all and the readers read the copy, decided at run time. Returns
+ * whether the tload is forwarded. */
+static bool forward_load(Tr *t, PtoOp *op, PtoValue *tv, PtoEmitTile ub, PtoEmitTile gm) {
+  PtoForward f;
+  if (!t->forward || gm.dtype != ub.dtype || !pto_llvmir_forward_plan(op, &f)) return false;
+  LLVMBuilderRef b = t->e.b;
+  LLVMValueRef lo, hi, alias = NULL;
+  PtoValue *tensor = pto_op_operand(op, 0);
+  for (unsigned i = 0; i < f.n; i++) {
+    LLVMValueRef wlo, whi;
+    if (i == 0) extent_of(t, tensor, &lo, &hi);
+    extent_of(t, f.writes[i], &wlo, &whi);
+    LLVMValueRef o = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, lo, whi, ""),
+                                  LLVMBuildICmp(b, LLVMIntULT, wlo, hi, ""), "");
+    alias = alias ? LLVMBuildOr(b, alias, o, "") : o;
+  }
+  PtoEmitTile *rd = pto_malloc(sizeof *rd);
+  *rd = gm;
+  if (alias) { /* the tload's copy, when the buffers overlap */
+    LLVMBasicBlockRef copy = LLVMAppendBasicBlockInContext(t->e.ctx, t->e.fn, "fwd.copy");
+    LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(t->e.ctx, t->e.fn, "fwd.join");
+    LLVMBuildCondBr(b, alias, copy, join);
+    LLVMPositionBuilderAtEnd(b, copy);
+    PtoError err;
+    PtoResult r = pto_emit_copy(&t->e, ub, gm, rows_of(t, tv), cols_of(t, tv), &err);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+    if (pto_failed(r)) { /* cannot happen for a copy of one dtype; no forwarding */
+      pto_free(rd);
+      return false;
+    }
+    rd->ptr = LLVMBuildSelect(b, alias, ub.ptr, gm.ptr, "");
+    rd->row_stride = LLVMBuildSelect(b, alias, ub.row_stride, gm.row_stride, "");
+  }
+  pto_free(pto_ptrmap_get(&t->fwd, (uint64_t)(uintptr_t)tv));
+  pto_ptrmap_put(&t->fwd, (uint64_t)(uintptr_t)tv, rd);
+  return true;
+}
+
 static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
   PtoError err;
   PtoEmitTile tile, gm;
@@ -198,12 +266,14 @@ static PtoResult emit_memory(Tr *t, PtoOp *op, PtoPtoKind kind) {
   PtoValue *tv = load ? pto_op_result(op, 0) : pto_op_operand(op, 0);
   PtoValue *tensor = pto_op_operand(op, load ? 0 : 1);
   PtoDType gdt;
-  if (pto_failed(tile_of(t, op, tv, &tile))) return PTO_FAILURE;
+  if (pto_failed(load ? placed_tile(t, op, tv, &tile) : tile_of(t, op, tv, &tile)))
+    return PTO_FAILURE;
   if (!pto_dtype_from_type(pto_type_tensor_elem(pto_value_type(tensor)), &gdt))
     gdt = tile.dtype;
   PtoEmitPieces pieces;
   if (pto_failed(window_of(t, op, tensor, tv, gdt, -1, &gm, &pieces)))
     return PTO_FAILURE;
+  if (load && !pieces.n && forward_load(t, op, tv, tile, gm)) return PTO_SUCCESS;
   /* an f32 accumulator stored into f16 / bf16: FIX rounds it on the way */
   PtoCastMode rne = {PTO_ROUND_RINT, PTO_SAT_WRAP};
   if (pieces.n)
@@ -379,8 +449,12 @@ static PtoResult step_of(Tr *t, PtoOp *op, PtoPtoOp id, PtoPtoKind kind,
     PtoEmitTile *tile = load ? &st->dst : &st->a, *gm = load ? &st->a : &st->dst;
     st->kind = load ? PTO_EMIT_STEP_LOAD : PTO_EMIT_STEP_STORE;
     st->stream = !load && pto_llvmir_streams(tensor);
-    if (pto_failed(tile_of(t, op, tv, tile))) return PTO_FAILURE;
-    return window_of(t, op, tensor, tv, tile->dtype, -1, gm, NULL);
+    if (pto_failed(load ? placed_tile(t, op, tv, tile) : tile_of(t, op, tv, tile)) ||
+        pto_failed(window_of(t, op, tensor, tv, tile->dtype, -1, gm, NULL)))
+      return PTO_FAILURE;
+    /* a forwarded tload loads into registers only (emit_run) */
+    if (load) forward_load(t, op, tv, *tile, *gm);
+    return PTO_SUCCESS;
   }
   if (pto_failed(tile_of(t, op, pto_op_result(op, 0), &st->dst)) ||
       pto_failed(tile_of(t, op, pto_op_operand(op, 0), &st->a)))
@@ -856,6 +930,9 @@ static PtoResult emit_run(Tr *t, PtoOp *first, const PtoFuseRun *run) {
     s->a_slot = run->step[i].a_slot;
     s->b_slot = run->step[i].b_slot;
     s->store = run->step[i].store || s->kind == PTO_EMIT_STEP_ROWREDUCE;
+    if (s->kind == PTO_EMIT_STEP_LOAD &&
+        pto_ptrmap_get(&t->fwd, (uint64_t)(uintptr_t)pto_op_result(op, 0)))
+      s->store = false;
   }
   PtoError err;
   unsigned bad;
@@ -869,12 +946,13 @@ static PtoResult emit_run(Tr *t, PtoOp *first, const PtoFuseRun *run) {
   return PTO_SUCCESS;
 }
 
-static void release_dims(Tr *t) {
+/* Frees the values of a map of heap blocks and clears it. */
+static void release_map(PtoPtrMap *m) {
   uint32_t it = 0;
   uint64_t key;
   void *val;
-  while (pto_ptrmap_next(&t->dims, &it, &key, &val)) pto_free(val);
-  pto_ptrmap_clear(&t->dims);
+  while (pto_ptrmap_next(m, &it, &key, &val)) pto_free(val);
+  pto_ptrmap_clear(m);
 }
 
 static PtoResult emit_kernel(Tr *t, PtoOp *k) {
@@ -930,7 +1008,8 @@ static PtoResult emit_kernel(Tr *t, PtoOp *k) {
     t->space[spaces[i]] = p;
   }
   pto_ptrmap_clear(&t->values);
-  release_dims(t);
+  release_map(&t->dims);
+  release_map(&t->fwd);
   t->npf = 0;
   np = nspaces;
   for (unsigned i = 0; i < nargs; i++) {
@@ -1023,8 +1102,10 @@ PtoResult pto_translate_to_llvmir_with(PtoOp *module,
   t.e.x86 = opts->x86;
   t.fuse = !opts->no_fuse;
   t.prefetch = !opts->no_prefetch;
+  t.forward = !opts->no_forward;
   pto_ptrmap_init(&t.values);
   pto_ptrmap_init(&t.dims);
+  pto_ptrmap_init(&t.fwd);
   PtoResult r = PTO_SUCCESS;
   PtoOp *host = NULL;
   PtoBlock *top = pto_region_first_block(pto_op_region(module, 0));
@@ -1057,8 +1138,10 @@ PtoResult pto_translate_to_llvmir_with(PtoOp *module,
     LLVMDisposeMessage(s);
   }
   pto_ptrmap_release(&t.values);
-  release_dims(&t);
+  release_map(&t.dims);
   pto_ptrmap_release(&t.dims);
+  release_map(&t.fwd);
+  pto_ptrmap_release(&t.fwd);
   LLVMDisposeBuilder(t.e.b);
   LLVMDisposeModule(t.e.mod);
   LLVMContextDispose(t.e.ctx);
