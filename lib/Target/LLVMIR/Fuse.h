@@ -42,8 +42,8 @@ void pto_llvmir_fuse_plan(PtoOp *first, PtoFuseRun *run);
  *    transposes and tmov (not a tstore: its window may be the tile's own);
  *  - no instruction after the tload reads the tile's bytes through a
  *    tile defined before it, and none between the tload and the tile's
- *    last reader writes them (a reader may write them, in place): every
- *    read of those bytes is a read of the tile as loaded;
+ *    last reader writes them (the last reader itself may, in place):
+ *    every read of those bytes is a read of the tile as loaded;
  *  - the kernel writes the tload's tensor nowhere after the tload.
  * f->writes gets the other GM tensors the kernel writes after the tload
  * (at most PTO_FORWARD_MAX_WRITES, else no forwarding): a kernel's tensor

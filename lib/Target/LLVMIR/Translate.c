@@ -941,6 +941,8 @@ static PtoResult emit_run(Tr *t, PtoOp *first, const PtoFuseRun *run) {
     return PTO_SUCCESS;
   memcpy(t->pf, pf, sizeof pf);
   t->npf = npf;
+  /* a forwarded tload of the run plans again here: its overlap check and
+   * copy are emitted twice, which is redundant but the same bytes */
   for (unsigned i = 0; i < run->n; i++)
     if (pto_failed(emit_op(t, run->step[i].op))) return PTO_FAILURE;
   return PTO_SUCCESS;
