@@ -221,8 +221,11 @@ static bool forward_load(Tr *t, PtoOp *op, PtoValue *tv, PtoEmitTile ub, PtoEmit
     LLVMValueRef wlo, whi;
     if (i == 0) extent_of(t, tensor, &lo, &hi);
     extent_of(t, f.writes[i], &wlo, &whi);
-    LLVMValueRef o = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, lo, whi, ""),
-                                  LLVMBuildICmp(b, LLVMIntULT, wlo, hi, ""), "");
+    /* one statement each: the order of the instructions is the same
+     * whichever order a compiler evaluates arguments in */
+    LLVMValueRef below = LLVMBuildICmp(b, LLVMIntULT, wlo, hi, "");
+    LLVMValueRef above = LLVMBuildICmp(b, LLVMIntULT, lo, whi, "");
+    LLVMValueRef o = LLVMBuildAnd(b, above, below, "");
     alias = alias ? LLVMBuildOr(b, alias, o, "") : o;
   }
   PtoEmitTile *rd = pto_malloc(sizeof *rd);
