@@ -6,10 +6,13 @@
  * same inputs and the same buffer image, must write the same bits (also
  * with tloads and tstores fused across flags, a tload fused across
  * another tload but not across one into its own bytes, and a fused
- * streaming tstore); the kernels whose instructions must not fuse (overlapping
- * tiles, a pipe barrier between them, a column the run overwrites, a
- * tload into bytes the run reads through another tile) must translate to
- * the same IR both ways. */
+ * streaming tstore, and a result kept in registers over bytes the run
+ * reads before it); the kernels whose instructions must not fuse
+ * (overlapping tiles, a pipe barrier between them, a column the run
+ * overwrites, a tload into bytes the run reads through another tile, a
+ * result kept in registers over bytes the run reads after it, or read
+ * after the run wrote over its bytes) must translate to the same IR both
+ * ways. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +29,7 @@ typedef struct Kernel {
   const char *name;
   bool floats_only, fuses;
   /* {F<k>}: a rows x cols tile at slot k, {V<k>}: rows x 1 at slot k,
+   * {W<k>}: rows x 1 at slot k plus 64 bytes,
    * {G}: the rows x cols tensor, {C}: the rows x 1 tensor, {D}: the
    * dtype, {S}: a scalar constant's literal, {O<k>}: offset of slot k
    * plus 32 bytes (a tile that overlaps slot k) */
@@ -36,6 +40,17 @@ typedef struct Kernel {
              "  %s = arith.constant {S} : {D}\n"                           \
              "  %x = pto.tload %X[0, 0] : {G} -> {F0}\n"                   \
              "  %y = pto.tload %Y[0, 0] : {G} -> {F1}\n"
+
+/* layer_norm's last run (kernels overlap-dead*) */
+#define DEAD_RUN                                                          \
+  HEAD "  pto.pipe_barrier V\n"                                           \
+       "  %c = pto.tsub %x, %y : {F0}, {F1} -> {F2}\n"                     \
+       "  %v = pto.trowmax %y : {F1} -> {W2}\n"                            \
+       "  pto.pipe_barrier V\n"                                            \
+       "  %n = pto.trowexpandmul %c, %v : {F2}, {W2} -> {F4}\n"            \
+       "  %g = pto.tmul %n, %y : {F4}, {F1} -> {O2}\n"                     \
+       "  %z = pto.tadd %g, %x : {O2}, {F0} -> {F4}\n"                     \
+       "  pto.tstore %z, %O[0, 0] : {F4} into {G}\n"
 
 static const Kernel kKernels[] = {
     {"chain", false, true,
@@ -91,6 +106,34 @@ static const Kernel kKernels[] = {
           "  pto.pipe_barrier V\n"
           "  pto.tstore %b, %O[0, 0] : {F3} into {G}\n"
           "  pto.tstore %v, %P[0, 0] : {V2} into {C}\n}\n"},
+    /* layer_norm's last run: a result the run keeps in registers (g) over
+     * bytes of a tile (c) and a column (v) it reads before writing it */
+    {"overlap-dead", false, true,
+     DEAD_RUN "  pto.tstore %v, %P[0, 0] : {W2} into {C}\n}\n"},
+    /* the same, g read after the run: stored, it may not overlap c; the
+     * run gives up its steps from the end and starts again at tmul */
+    {"overlap-dead-stored", false, true,
+     DEAD_RUN "  pto.pipe_barrier V\n"
+              "  %m = pto.trowsum %g : {O2} -> {V5}\n"
+              "  pto.tstore %m, %P[0, 0] : {V5} into {C}\n}\n"},
+    /* a result the run keeps in registers over bytes of a tile it reads
+     * from memory after writing it: not fused */
+    {"overlap-read-after-write", false, false,
+     HEAD "  pto.pipe_barrier V\n"
+          "  %a = pto.tmuls %x, %s : {F0}, {D} -> {O1}\n"
+          "  %b = pto.tadd %a, %y : {O1}, {F1} -> {F2}\n"
+          "  pto.pipe_barrier V\n"
+          "  pto.tstore %b, %O[0, 0] : {F2} into {G}\n}\n"},
+    /* a result kept in registers (g) read after a later step of the run
+     * wrote a tile over its bytes (h): one instruction after the other,
+     * tadd reads h's values there; not fused */
+    {"overlap-clobber", false, false,
+     HEAD "  pto.pipe_barrier V\n"
+          "  %g = pto.tmuls %x, %s : {F0}, {D} -> {F2}\n"
+          "  %h = pto.tadds %x, %s : {F0}, {D} -> {O2}\n"
+          "  %z = pto.tadd %g, %y : {F2}, {F1} -> {F3}\n"
+          "  pto.pipe_barrier V\n"
+          "  pto.tstore %z, %O[0, 0] : {F3} into {G}\n}\n"},
     /* a tload into bytes the run reads through another tile */
     {"overlap-load", false, false,
      HEAD "  pto.pipe_barrier V\n"
@@ -164,18 +207,18 @@ static char *expand(const char *t, unsigned ty, int64_t r, int64_t c) {
   append(&s, &len, "%s", "");
   const char *d = kTypes[ty].name;
   for (; *t; t++) {
-    if (*t != '{' || !t[1] || !strchr("FVOGCDS", t[1])) {
+    if (*t != '{' || !t[1] || !strchr("FVWOGCDS", t[1])) {
       append(&s, &len, "%c", *t);
       continue;
     }
     char k = t[1];
-    int slot = k == 'F' || k == 'V' || k == 'O' ? t[2] - '0' : 0;
+    int slot = k == 'F' || k == 'V' || k == 'W' || k == 'O' ? t[2] - '0' : 0;
     if (k == 'F' || k == 'O')
       append(&s, &len, "!pto.tile<%lldx%lldx%s, vec, offset = %d>", (long long)r,
              (long long)c, d, slot * SLOT_BYTES + (k == 'O' ? 32 : 0));
-    else if (k == 'V')
+    else if (k == 'V' || k == 'W')
       append(&s, &len, "!pto.tile<%lldx1x%s, vec, offset = %d>", (long long)r, d,
-             slot * SLOT_BYTES);
+             slot * SLOT_BYTES + (k == 'W' ? 64 : 0));
     else if (k == 'G')
       append(&s, &len, "tensor<%lldx%lldx%s>", (long long)r, (long long)c, d);
     else if (k == 'C')

@@ -7,17 +7,28 @@
  * and written in one iteration, in the steps' order. That gives each step
  * the bytes the steps one after the other give it exactly when:
  *  - the rows x cols tiles are grouped by placement (their uniqued type:
- *    offset, shape, dtype), and two groups overlap only if the run writes
- *    neither: then no iteration reads an element that another iteration
- *    writes;
- *  - trowexpand's column operand and the reduction's result overlap no
- *    group the run writes (the column is read by every iteration of its
- *    row, the result written once per row), nor each other.
+ *    offset, shape, dtype). A step reads a group from memory unless an
+ *    earlier step wrote it (then from the register that step left), and
+ *    a group the run writes reaches memory only if some step of it stores
+ *    (below). Two groups may overlap when the run writes neither; or when
+ *    it stores neither and reads each (from memory or a register) only in
+ *    steps strictly before the first that writes the other. Then no
+ *    iteration reads an element another wrote, no bytes a step reads have
+ *    been overwritten by the other group in the instructions one after
+ *    the other, and a register holds what memory would;
+ *  - trowexpand's column operand overlaps no group the run stores, nor
+ *    one it writes at or before the column's step (the column is read
+ *    from memory once per row, before the row's iterations);
+ *  - the reduction's result (written once per row) overlaps no group and
+ *    no column.
  * A step's result skips its store only if a later step of the run writes
  * the same group (and so every element, in the same iteration) or no
  * instruction after the run reads a tile overlapping it that was defined
- * before the run ended: the bytes are dead. Scalar operands are SSA values
- * and need no proof.
+ * before the run ended: the bytes are dead. Which stores a run needs is
+ * known only at its end, and a shorter run may need more: the plan grows
+ * the run assuming none, then drops steps from its end until the run
+ * holds with its stores. Scalar operands are SSA values and need no
+ * proof.
  *
  * A tload may join as the run's first step and a tstore as its last, with
  * only scalar arith ops, set_flag and wait_flag between them and the run
@@ -142,26 +153,22 @@ static bool is_scalar_arith(PtoOp *op) {
 typedef struct Plan {
   PtoType *slot_type[3 * PTO_EMIT_MAX_STEPS];
   Span slot_span[3 * PTO_EMIT_MAX_STEPS];
-  bool slot_written[3 * PTO_EMIT_MAX_STEPS];
   unsigned nslots;
-  Span col[PTO_EMIT_MAX_STEPS]; /* trowexpand columns */
-  unsigned ncols;
-  Span red; /* the reduction's result */
-  bool has_red;
+  Span col[PTO_EMIT_MAX_STEPS]; /* step i's trowexpand column, if is_col[i] */
+  bool is_col[PTO_EMIT_MAX_STEPS];
+  Span red; /* the reduction's result, when the last step is one */
   int64_t rows, cols;
 } Plan;
 
-static int slot(Plan *p, PtoValue *v, bool written) {
+static int slot(Plan *p, PtoValue *v) {
   PtoType *ty = pto_value_type(v);
   unsigned i = 0;
   while (i < p->nslots && p->slot_type[i] != ty) i++;
   if (i == p->nslots) {
     p->slot_type[i] = ty;
     span_of(v, &p->slot_span[i]);
-    p->slot_written[i] = false;
     p->nslots++;
   }
-  p->slot_written[i] = p->slot_written[i] || written;
   return (int)i;
 }
 
@@ -170,53 +177,85 @@ static bool full_shape(const Plan *p, PtoValue *v) {
   return pto_pto_tile_rows(ty) == p->rows && pto_pto_tile_cols(ty) == p->cols;
 }
 
-static bool add_check(const Plan *p);
+static bool legal(const Plan *p, const PtoFuseStep *st, unsigned n, bool stores);
 
-/* Adds op to the plan as step *s; false when it cannot join (the plan
- * may then hold part of it: the caller restores a copy). */
-static bool add(Plan *p, PtoOp *op, PtoFuseStep *s) {
+/* Adds op to the plan as step i of st; false when it cannot join. */
+static bool add(Plan *p, PtoOp *op, PtoFuseStep *st, unsigned i) {
   PtoPtoKind k = pto_pto_op_kind(pto_pto_op_id(op));
+  PtoFuseStep *s = &st[i];
   Span sp;
   PtoValue *a = pto_op_operand(op, 0), *res = pto_op_result(op, 0);
   if (!span_of(a, &sp) || !span_of(res, &sp) || !full_shape(p, a)) return false;
   s->op = op;
-  s->a_slot = slot(p, a, false);
+  s->a_slot = slot(p, a);
   s->b_slot = -1;
   s->dst_slot = -1;
   s->store = true;
+  p->is_col[i] = false;
   if (k == PTO_PTO_KIND_BINARY || k == PTO_PTO_KIND_ROWEXPAND) {
     PtoValue *b = pto_op_operand(op, 1);
     if (!span_of(b, &sp)) return false;
     if (k == PTO_PTO_KIND_BINARY) {
       if (!full_shape(p, b)) return false;
-      s->b_slot = slot(p, b, false);
+      s->b_slot = slot(p, b);
     } else {
-      p->col[p->ncols++] = sp;
+      p->col[i] = sp;
+      p->is_col[i] = true;
     }
   }
   if (k == PTO_PTO_KIND_ROWRED) {
     span_of(res, &p->red);
-    p->has_red = true;
   } else {
     if (!full_shape(p, res)) return false;
-    s->dst_slot = slot(p, res, true);
+    s->dst_slot = slot(p, res);
   }
-  return add_check(p);
+  return legal(p, st, i + 1, false);
 }
 
-/* The conditions of the file's comment on the plan so far. */
-static bool add_check(const Plan *p) {
-  for (unsigned i = 0; i < p->nslots; i++) {
-    for (unsigned j = i + 1; j < p->nslots; j++)
-      if ((p->slot_written[i] || p->slot_written[j]) &&
-          overlap(p->slot_span[i], p->slot_span[j]))
-        return false;
-    for (unsigned c = 0; c < p->ncols; c++)
-      if (p->slot_written[i] && overlap(p->slot_span[i], p->col[c])) return false;
-    if (p->has_red && overlap(p->slot_span[i], p->red)) return false;
+/* The conditions of the file's comment on the first n steps of a plan;
+ * a group's store counts only when `stores` (before the run's end is
+ * known, every written group is assumed to skip its store: the plan is
+ * checked again with its stores once they are). */
+static bool legal(const Plan *p, const PtoFuseStep *st, unsigned n, bool stores) {
+  enum { NS = 3 * PTO_EMIT_MAX_STEPS };
+  int first_write[NS], last_read[NS]; /* -1: none */
+  bool used[NS] = {false}, stored[NS] = {false};
+  for (unsigned i = 0; i < p->nslots; i++) first_write[i] = last_read[i] = -1;
+  for (unsigned i = 0; i < n; i++) {
+    int reads[2] = {st[i].a_slot, st[i].b_slot};
+    for (unsigned r = 0; r < 2; r++) {
+      int x = reads[r];
+      if (x < 0) continue;
+      used[x] = true;
+      last_read[x] = (int)i; /* from memory, or from a step's register */
+    }
+    int d = st[i].dst_slot;
+    if (d < 0) continue;
+    used[d] = true;
+    if (first_write[d] < 0) first_write[d] = (int)i;
+    stored[d] = stored[d] || (stores && st[i].store);
   }
-  for (unsigned c = 0; p->has_red && c < p->ncols; c++)
-    if (overlap(p->col[c], p->red)) return false;
+  bool red = n > 0 && pto_pto_op_kind(pto_pto_op_id(st[n - 1].op)) == PTO_PTO_KIND_ROWRED;
+  for (unsigned i = 0; i < p->nslots; i++) {
+    if (!used[i]) continue;
+    for (unsigned j = i + 1; j < p->nslots; j++) {
+      if (!used[j] || !overlap(p->slot_span[i], p->slot_span[j])) continue;
+      if (first_write[i] < 0 && first_write[j] < 0) continue;
+      /* bytes of one group that the other writes: only if neither is
+       * stored, and each is read (from memory or a register) only
+       * before the other's first write */
+      if (stored[i] || stored[j]) return false;
+      if (first_write[i] >= 0 && last_read[j] >= first_write[i]) return false;
+      if (first_write[j] >= 0 && last_read[i] >= first_write[j]) return false;
+    }
+    for (unsigned c = 0; c < n; c++)
+      if (p->is_col[c] && first_write[i] >= 0 && overlap(p->slot_span[i], p->col[c]) &&
+          (stored[i] || (int)c >= first_write[i]))
+        return false;
+    if (red && overlap(p->slot_span[i], p->red)) return false;
+  }
+  for (unsigned c = 0; red && c < n; c++)
+    if (p->is_col[c] && overlap(p->col[c], p->red)) return false;
   return true;
 }
 
@@ -265,9 +304,9 @@ static bool add_copy(Plan *p, PtoOp *op, bool load, PtoFuseStep *s) {
   PtoPtoWindowPieces w;
   if (!pto_pto_op_window_pieces(op, &w) || w.pieces != 1) return false;
   s->op = op;
-  s->a_slot = load ? -1 : slot(p, tile, false);
+  s->a_slot = load ? -1 : slot(p, tile);
   s->b_slot = -1;
-  s->dst_slot = load ? slot(p, tile, true) : -1;
+  s->dst_slot = load ? slot(p, tile) : -1;
   s->store = true;
   return true;
 }
@@ -328,40 +367,50 @@ void pto_llvmir_fuse_plan(PtoOp *first, PtoFuseRun *run) {
     run->n = 1;
     op = next_past_loads(first);
   }
-  for (; op && run->n < PTO_EMIT_MAX_STEPS; op = pto_op_next(op)) {
+  bool red = false;
+  for (; op && run->n < PTO_EMIT_MAX_STEPS && !red; op = pto_op_next(op)) {
     if (is_scalar_arith(op)) continue;
     id = pto_pto_op_id(op);
     if (id == PTO_PTO_NONE || !is_step(id)) break;
     Plan saved = p;
-    if (!add(&p, op, &run->step[run->n])) {
+    if (!add(&p, op, run->step, run->n)) {
       p = saved;
       break;
     }
     run->n++;
     run->last = op;
-    if (p.has_red) break;
+    red = pto_pto_op_kind(id) == PTO_PTO_KIND_ROWRED;
   }
   if (load && run->n < 2) return; /* no step took the loaded tile */
   PtoOp *st = run->n > 0 ? next_past_flags(run->last) : NULL;
-  if (!load && !p.has_red && st && run->n < PTO_EMIT_MAX_STEPS &&
+  if (!load && !red && st && run->n < PTO_EMIT_MAX_STEPS &&
       is_kind(st, PTO_PTO_KIND_STORE)) {
     Plan saved = p;
-    if (add_copy(&p, st, false, &run->step[run->n]) && add_check(&p)) {
+    if (add_copy(&p, st, false, &run->step[run->n]) &&
+        legal(&p, run->step, run->n + 1, false)) {
       run->n++;
       run->last = st;
     } else {
       p = saved;
     }
   }
-  /* stores: the last write of each group, when its bytes are read later */
-  for (unsigned i = 0; i < run->n; i++) {
-    PtoFuseStep *s = &run->step[i];
-    if (s->dst_slot < 0) continue;
-    bool rewritten = false;
-    for (unsigned j = i + 1; j < run->n; j++)
-      rewritten = rewritten || run->step[j].dst_slot == s->dst_slot;
-    s->store = !rewritten && read_after(run->last, p.slot_span[s->dst_slot]);
+  /* stores: the last write of each group, when its bytes are read later;
+   * the run then holds with them, or gives up its last steps until it
+   * does (fewer steps may need more stores) */
+  for (; run->n >= 2; run->n--) {
+    run->last = run->step[run->n - 1].op;
+    for (unsigned i = 0; i < run->n; i++) {
+      PtoFuseStep *s = &run->step[i];
+      if (s->dst_slot < 0) continue;
+      bool rewritten = false;
+      for (unsigned j = i + 1; j < run->n; j++)
+        rewritten = rewritten || run->step[j].dst_slot == s->dst_slot;
+      s->store = !rewritten && read_after(run->last, p.slot_span[s->dst_slot]);
+    }
+    if (legal(&p, run->step, run->n, true)) return;
   }
+  if (load) run->n = 0; /* no step took the loaded tile */
+  run->last = run->n ? run->step[0].op : first;
 }
 
 /* ---- forwarding (Fuse.h) ---- */
