@@ -260,6 +260,15 @@ static void fill(unsigned ty, void *p, int64_t n) {
 static PtoJit *jit_;
 static uint8_t ub_[SLOT_BYTES * 8];
 
+/* The JIT every test compiles with (jit_), reported when it cannot be
+ * created. */
+static PtoJit *jit_open(void) {
+  PtoError err;
+  jit_ = pto_jit_create(NULL, &err);
+  if (!jit_) fprintf(stderr, "the JIT: %s\n", err.msg);
+  return jit_;
+}
+
 /* Translates, compiles and runs the module; out O (rows x cols) and P
  * (rows x 1) filled. NULL text on a failure, reported. */
 static char *run(PtoOp *m, unsigned lanes, bool fuse, unsigned ty, int64_t r,
@@ -326,9 +335,7 @@ static void bufs_free(Bufs *b) {
 }
 
 TEST(fused_and_unfused_write_the_same_bits) {
-  PtoError err;
-  jit_ = pto_jit_create(NULL, &err);
-  CHECK(jit_ != NULL);
+  CHECK(jit_open() != NULL);
   if (!jit_) return;
   unsigned fused_runs = 0;
   for (size_t k = 0; k < sizeof kKernels / sizeof kKernels[0]; k++)
@@ -397,9 +404,7 @@ TEST(fused_and_unfused_write_the_same_bits) {
  * differs from row to row with an odd row length: the same bits as the
  * streaming copy on its own, the elements around the window untouched. */
 TEST(fused_streaming_tstore_writes_the_same_bits) {
-  PtoError err;
-  jit_ = pto_jit_create(NULL, &err);
-  CHECK(jit_ != NULL);
+  CHECK(jit_open() != NULL);
   if (!jit_) return;
   const char *text =
       "pto.kernel vector @k(%X: tensor<2048x2049xf32>, %Y: tensor<2048x2049xf32>, "
@@ -450,9 +455,7 @@ TEST(fused_streaming_tstore_writes_the_same_bits) {
 typedef void (*NormFn)(void *, const float *, const float *, float *, int64_t);
 
 TEST(forwarded_tload_with_overlapping_tensors) {
-  PtoError err;
-  jit_ = pto_jit_create(NULL, &err);
-  CHECK(jit_ != NULL);
+  CHECK(jit_open() != NULL);
   if (!jit_) return;
   const char *text =
       "pto.kernel vector @k(%X: tensor<4x64xf32>, %G: tensor<1x64xf32>, "
@@ -485,6 +488,7 @@ TEST(forwarded_tload_with_overlapping_tensors) {
       if (!ll) continue;
       /* the forwarded tloads check for overlap; without forwarding, none */
       CHECK((strstr(ll, "fwd.copy") != NULL) == forward);
+      PtoError err;
       PtoJitModule *jm = pto_jit_compile(jit_, ll, strlen(ll), &err);
       void *p = jm ? pto_jit_module_lookup(jm, "k", &err) : NULL;
       free(ll);
